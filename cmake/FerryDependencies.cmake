@@ -1,0 +1,79 @@
+# Finds Ferry's dependencies. A missing required package stops the configure
+# step with the Debian command that installs it; optional ones only report
+# what they would enable.
+find_package(PkgConfig)
+if(NOT PKG_CONFIG_FOUND)
+  message(FATAL_ERROR "pkg-config not found. Install it with: apt-get install pkg-config")
+endif()
+
+set(FERRY_MISSING_PACKAGES "")
+
+macro(ferry_require_pkgconfig target module debian_package)
+  pkg_check_modules(${target} IMPORTED_TARGET ${module})
+  if(NOT ${target}_FOUND)
+    list(APPEND FERRY_MISSING_PACKAGES ${debian_package})
+  endif()
+endmacro()
+
+ferry_require_pkgconfig(PMIX pmix libpmix-dev)
+ferry_require_pkgconfig(HWLOC hwloc libhwloc-dev)
+ferry_require_pkgconfig(LIBSSH libssh libssh-dev)
+
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  list(APPEND FERRY_MISSING_PACKAGES libcli11-dev)
+endif()
+
+if(FERRY_BUILD_TESTS)
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    list(APPEND FERRY_MISSING_PACKAGES libgtest-dev)
+  endif()
+endif()
+
+if(FERRY_MISSING_PACKAGES)
+  list(JOIN FERRY_MISSING_PACKAGES " " _missing)
+  message(FATAL_ERROR
+    "Ferry needs packages that are not installed: ${_missing}\n"
+    "Install them with: apt-get install ${_missing}")
+endif()
+
+# Optional: ibverbs (RDMA transport) and CUDA (loaded at run time, so only the
+# headers matter at build time).
+pkg_check_modules(IBVERBS QUIET IMPORTED_TARGET libibverbs)
+set(FERRY_CUDA_ROOT "/usr/local/cuda" CACHE PATH "CUDA Toolkit location (headers only; libcuda is loaded at run time)")
+if(EXISTS "${FERRY_CUDA_ROOT}/include/cuda.h")
+  set(FERRY_HAVE_CUDA_HEADERS ON)
+else()
+  set(FERRY_HAVE_CUDA_HEADERS OFF)
+endif()
+
+# MPICH's header, when present, is the reference for the ABI test.
+find_path(FERRY_MPICH_INCLUDE_DIR mpi.h PATHS /usr/include/x86_64-linux-gnu/mpich NO_DEFAULT_PATH)
+find_program(FERRY_MPICH_MPICC mpicc.mpich)
+
+function(ferry_print_summary)
+  message(STATUS "Ferry ${PROJECT_VERSION} configuration:")
+  message(STATUS "  Open PMIx ${PMIX_VERSION}: wire-up, launcher PMIx server")
+  message(STATUS "  hwloc ${HWLOC_VERSION}: topology and binding")
+  message(STATUS "  libssh ${LIBSSH_VERSION}: remote launch")
+  message(STATUS "  CLI11 ${CLI11_VERSION}: mpirun options")
+  if(IBVERBS_FOUND)
+    message(STATUS "  libibverbs ${IBVERBS_VERSION}: RDMA transport enabled")
+  else()
+    message(STATUS "  libibverbs: not found, RDMA transport disabled (apt-get install libibverbs-dev)")
+  endif()
+  if(FERRY_HAVE_CUDA_HEADERS)
+    message(STATUS "  CUDA headers in ${FERRY_CUDA_ROOT}: CUDA-aware paths enabled (libcuda loaded at run time)")
+  else()
+    message(STATUS "  CUDA headers: not found, CUDA-aware paths disabled")
+  endif()
+  if(FERRY_MPICH_INCLUDE_DIR)
+    message(STATUS "  MPICH header in ${FERRY_MPICH_INCLUDE_DIR}: ABI test enabled")
+  else()
+    message(STATUS "  MPICH header: not found, ABI test disabled (apt-get install libmpich-dev)")
+  endif()
+  if(FERRY_BUILD_TESTS)
+    message(STATUS "  GoogleTest ${GTest_VERSION}: unit tests enabled")
+  endif()
+endfunction()

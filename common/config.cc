@@ -1,0 +1,133 @@
+#include "config.h"
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace ferry::config {
+namespace {
+
+// Every FERRY_* variable, with its default and what it does. Keep sorted by
+// component; the README's table is generated from `ferry_info`.
+constexpr std::array kSettings = {
+    Setting{"FERRY_DEBUG", "",
+            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, all"},
+    Setting{"FERRY_WAIT", "auto",
+            "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
+            "outnumber cores on the host, else spin briefly then block)"},
+    Setting{"FERRY_SPIN_US", "50", "Microseconds a blocking call polls before it sleeps in the kernel (FERRY_WAIT=auto)"},
+    Setting{"FERRY_TCP_EAGER_LIMIT", "65536",
+            "Largest TCP message sent eagerly; larger ones use the rendezvous protocol"},
+    Setting{"FERRY_TCP_FAMILY", "auto", "Address family for TCP connections: auto, ipv4 or ipv6"},
+    Setting{"FERRY_TCP_INTERFACE", "",
+            "Address or interface name to publish for TCP (default: all up interfaces, loopback for same-host peers)"},
+    Setting{"FERRY_CONNECT_TIMEOUT", "30", "Seconds to wait for a TCP connection to a peer before failing"},
+};
+
+const Setting* find(std::string_view name) {
+  for (const Setting& s : kSettings)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const Setting& require(std::string_view name) {
+  const Setting* s = find(name);
+  if (s == nullptr) {
+    std::fprintf(stderr, "ferry: internal error: setting %.*s is not registered\n", int(name.size()),
+                 name.data());
+    std::abort();
+  }
+  return *s;
+}
+
+std::optional<int64_t> parse_integer(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  size_t i = 0;
+  bool negative = false;
+  if (text[0] == '-') {
+    negative = true;
+    i = 1;
+  }
+  if (i == text.size()) return std::nullopt;
+  int64_t v = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    if (v > (INT64_MAX - 9) / 10) return std::nullopt;
+    v = v * 10 + (text[i] - '0');
+  }
+  if (i < text.size()) {
+    int shift = 0;
+    switch (std::tolower(static_cast<unsigned char>(text[i]))) {
+      case 'k': shift = 10; break;
+      case 'm': shift = 20; break;
+      case 'g': shift = 30; break;
+      default: return std::nullopt;
+    }
+    ++i;
+    if (i < text.size() && (text[i] == 'b' || text[i] == 'B')) ++i;
+    if (i != text.size() || v > (INT64_MAX >> shift)) return std::nullopt;
+    v <<= shift;
+  }
+  return negative ? -v : v;
+}
+
+std::optional<bool> parse_flag(std::string_view text) {
+  std::string t(text);
+  for (char& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "1" || t == "yes" || t == "true" || t == "on") return true;
+  if (t == "0" || t == "no" || t == "false" || t == "off" || t.empty()) return false;
+  return std::nullopt;
+}
+
+bool is_numeric_default(const Setting& s) { return parse_integer(s.default_value).has_value(); }
+
+}  // namespace
+
+std::span<const Setting> all_settings() { return kSettings; }
+
+std::string value(std::string_view name) {
+  const Setting& s = require(name);
+  if (const char* v = std::getenv(std::string(s.name).c_str())) return v;
+  return std::string(s.default_value);
+}
+
+int64_t integer(std::string_view name) {
+  const Setting& s = require(name);
+  if (auto v = parse_integer(value(name))) return *v;
+  return parse_integer(s.default_value).value_or(0);
+}
+
+bool flag(std::string_view name) {
+  const Setting& s = require(name);
+  if (auto v = parse_flag(value(name))) return *v;
+  return parse_flag(s.default_value).value_or(false);
+}
+
+std::optional<std::string> validate() {
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    if (!entry.starts_with("FERRY_")) continue;
+    size_t eq = entry.find('=');
+    std::string_view name = entry.substr(0, eq);
+    std::string_view text = eq == std::string_view::npos ? "" : entry.substr(eq + 1);
+    const Setting* s = find(name);
+    if (s == nullptr) {
+      // Variables the launcher sets for ranks are Ferry's too, but not tunables.
+      if (name.starts_with("FERRY_LAUNCH_")) continue;
+      return "unknown setting " + std::string(name) + " (ferry_info lists the settings)";
+    }
+    if (is_numeric_default(*s) && !parse_integer(text))
+      return std::string(name) + "=" + std::string(text) + " is not a number";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> environment(const char* name) {
+  if (const char* v = std::getenv(name)) return std::string(v);
+  return std::nullopt;
+}
+
+}  // namespace ferry::config
