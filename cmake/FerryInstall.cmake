@@ -1,0 +1,1 @@
+# Install rules: libraries, headers, mpirun/mpiexec, wrappers, pkg-config.
