@@ -1,0 +1,78 @@
+// Shared by the C entry points in src/api: the weak-alias macro for the
+// profiling interface and the Call helper that validates arguments.
+//
+// An entry point validates its arguments, translates handles and calls one
+// core function; MPI semantics live in the core (shared/STYLE.md).
+//
+//   extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+//     api::Call call("MPI_Send");
+//     Communicator* c = call.comm(comm);
+//     ...
+//     if (!call.ok()) return call.raise();
+//     return call.result(core::send(...));
+//   }
+//   FERRY_WEAK_ALIAS(Send)
+#pragma once
+
+#include <string>
+
+#include "core/communicator.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "mpi.h"
+
+#define FERRY_PRAGMA(text) _Pragma(#text)
+// MPI_X is a weak alias of PMPI_X, so a profiling library's MPI_X wins and
+// can call PMPI_X (MPI-3.1 §14.2).
+#define FERRY_WEAK_ALIAS(name) FERRY_PRAGMA(weak MPI_##name = PMPI_##name)
+
+namespace ferry::api {
+
+// What a rank argument may be besides a rank of the communicator.
+enum class RankUse { kDestination /* or MPI_PROC_NULL */, kSource /* or MPI_ANY_SOURCE, MPI_PROC_NULL */ };
+
+// One MPI call: collects the first argument error, then raises it on the
+// right error handler (the communicator's, else MPI_COMM_WORLD's).
+class Call {
+ public:
+  explicit Call(const char* name) : name_(name) {}
+
+  const char* name() const { return name_; }
+  bool ok() const { return error_.ok(); }
+
+  // Each check returns false (and records the error) when the argument is
+  // bad, or when an earlier check already failed.
+  bool initialized();
+  Communicator* comm(MPI_Comm handle);  // also checks initialization
+  const Datatype* datatype(MPI_Datatype handle, const char* argument = "datatype");
+  // A datatype that point-to-point can move (after datatype() succeeded).
+  bool movable(const Datatype* t, const char* argument = "datatype");
+  bool count(int count, const char* argument = "count");
+  bool buffer(const void* buf, int count, const char* argument = "buffer");
+  bool rank(int rank, const Communicator& c, RankUse use, const char* argument);
+  bool tag(int tag, bool allow_any);
+  bool not_null(const void* pointer, const char* argument);
+  bool fail(int mpi_class, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+  bool fail(Err e);
+
+  // Raises the recorded error: calls the error handler and returns the code.
+  int raise();
+  // MPI_SUCCESS, or raises `e`.
+  int result(Err e);
+  // Raises an existing error code (from a request) on this call's handler.
+  int raise_code(int code);
+
+  // The communicator whose handler applies (for calls that check a
+  // communicator some other way).
+  void use_errhandler_of(Communicator* c) { comm_ = c; }
+
+ private:
+  const char* name_;
+  Communicator* comm_ = nullptr;  // nullptr: MPI_COMM_WORLD's handler
+  Err error_;
+};
+
+// The stub for functions that Ferry does not implement yet.
+int not_implemented(const char* call);
+
+}  // namespace ferry::api

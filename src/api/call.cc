@@ -1,0 +1,130 @@
+#include "api/api.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "core/errhandler.h"
+#include "core/runtime.h"
+#include "core/limits.h"
+
+namespace ferry::api {
+
+bool Call::initialized() {
+  if (!ok()) return false;
+  if (runtime::initialized()) return true;
+  // No error handler exists yet (or any more): say so and stop, as MPICH does.
+  std::fprintf(stderr, "ferry: %s called %s MPI_Init\n", name_,
+               runtime::finalized() ? "after MPI_Finalize, not between MPI_Init and" : "before");
+  std::fflush(stderr);
+  runtime::abort_job(MPI_ERR_OTHER, std::string(name_) + ": MPI is not initialized");
+}
+
+Communicator* Call::comm(MPI_Comm handle) {
+  if (!initialized()) return nullptr;
+  Communicator* c = communicators::find(handle);
+  if (c == nullptr) {
+    if (handle == MPI_COMM_NULL) fail(MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
+    else fail(MPI_ERR_COMM, "invalid communicator handle 0x%x", static_cast<unsigned>(handle));
+    return nullptr;
+  }
+  comm_ = c;
+  return c;
+}
+
+const Datatype* Call::datatype(MPI_Datatype handle, const char* argument) {
+  if (!ok()) return nullptr;
+  const Datatype* t = find_datatype(handle);
+  if (t == nullptr) {
+    if (handle == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", argument);
+    else fail(MPI_ERR_TYPE, "invalid %s handle 0x%x", argument, static_cast<unsigned>(handle));
+    return nullptr;
+  }
+  return t;
+}
+
+bool Call::movable(const Datatype* t, const char* argument) {
+  if (!ok()) return false;
+  if (!t->supported)
+    return fail(MPI_ERR_TYPE, "%s %s is not supported by point-to-point yet", argument, t->name);
+  return true;
+}
+
+bool Call::count(int count, const char* argument) {
+  if (!ok()) return false;
+  if (count < 0) return fail(MPI_ERR_COUNT, "invalid %s %d (must be >= 0)", argument, count);
+  return true;
+}
+
+bool Call::buffer(const void* buf, int count, const char* argument) {
+  if (!ok()) return false;
+  if (buf == nullptr && count > 0)
+    return fail(MPI_ERR_BUFFER, "%s is NULL with count %d", argument, count);
+  return true;
+}
+
+bool Call::rank(int rank, const Communicator& c, RankUse use, const char* argument) {
+  if (!ok()) return false;
+  if (rank >= 0 && rank < c.size) return true;
+  if (rank == MPI_PROC_NULL) return true;
+  if (rank == MPI_ANY_SOURCE && use == RankUse::kSource) return true;
+  return fail(MPI_ERR_RANK, "invalid %s %d (communicator size %d)", argument, rank, c.size);
+}
+
+bool Call::tag(int tag, bool allow_any) {
+  if (!ok()) return false;
+  if (tag >= 0 && tag <= kTagUpperBound) return true;
+  if (tag == MPI_ANY_TAG && allow_any) return true;
+  return fail(MPI_ERR_TAG, "invalid tag %d (tags are 0 to %d%s)", tag, kTagUpperBound,
+              allow_any ? ", or MPI_ANY_TAG" : "");
+}
+
+bool Call::not_null(const void* pointer, const char* argument) {
+  if (!ok()) return false;
+  if (pointer == nullptr) return fail(MPI_ERR_ARG, "%s is NULL", argument);
+  return true;
+}
+
+bool Call::fail(int mpi_class, const char* fmt, ...) {
+  if (!ok()) return false;
+  char text[400];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  error_ = Err(mpi_class, text);
+  return false;
+}
+
+bool Call::fail(Err e) {
+  if (ok()) error_ = std::move(e);
+  return false;
+}
+
+int Call::raise() {
+  if (ok()) return MPI_SUCCESS;
+  std::string message = std::string(name_) + ": " + error_.message();
+  int code = error_code::make(error_.mpi_class(), message);
+  return errhandlers::invoke(comm_, code, message);
+}
+
+int Call::result(Err e) {
+  if (e.ok()) return MPI_SUCCESS;
+  error_ = std::move(e);
+  return raise();
+}
+
+int Call::raise_code(int code) {
+  if (code == MPI_SUCCESS) return MPI_SUCCESS;
+  std::string message = std::string(name_) + ": " + error_code::text(code);
+  int with_call = error_code::make(error_code::class_of(code), message);
+  return errhandlers::invoke(comm_, with_call, message);
+}
+
+int not_implemented(const char* call) {
+  Call c(call);
+  if (!c.initialized()) return MPI_ERR_OTHER;
+  std::string message = std::string(call) + " is not implemented yet";
+  return errhandlers::invoke(nullptr, error_code::make(MPI_ERR_OTHER, message), message);
+}
+
+}  // namespace ferry::api

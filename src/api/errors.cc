@@ -1,0 +1,93 @@
+// Error classes, error strings and error handlers (MPI-3.1 §8.3-8.5).
+#include <cstdio>
+#include <cstring>
+
+#include "api/api.h"
+#include "core/errhandler.h"
+
+using namespace ferry;
+
+extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  api::Call call("MPI_Error_string");
+  if (!call.not_null(string, "string") || !call.not_null(resultlen, "resultlen")) return call.raise();
+  if (!error_code::is_valid(errorcode)) {
+    call.fail(MPI_ERR_ARG, "invalid error code %d", errorcode);
+    return call.raise();
+  }
+  std::string text = error_code::text(errorcode);
+  std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", text.c_str());
+  *resultlen = static_cast<int>(std::strlen(string));
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Error_string)
+
+extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
+  api::Call call("MPI_Error_class");
+  if (!call.not_null(errorclass, "errorclass")) return call.raise();
+  if (!error_code::is_valid(errorcode)) {
+    call.fail(MPI_ERR_ARG, "invalid error code %d", errorcode);
+    return call.raise();
+  }
+  *errorclass = error_code::class_of(errorcode);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Error_class)
+
+extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  api::Call call("MPI_Comm_set_errhandler");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr) return call.raise();
+  if (!errhandlers::is_valid(errhandler)) {
+    call.fail(MPI_ERR_ARG, "invalid error handler 0x%x", static_cast<unsigned>(errhandler));
+    return call.raise();
+  }
+  errhandlers::retain(errhandler);
+  errhandlers::release(c->errhandler);
+  c->errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_set_errhandler)
+
+extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  api::Call call("MPI_Comm_get_errhandler");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(errhandler, "errhandler")) return call.raise();
+  // The caller gets a reference of its own (MPI-3.1 §8.3.1), freed with MPI_Errhandler_free.
+  errhandlers::retain(c->errhandler);
+  *errhandler = c->errhandler;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_get_errhandler)
+
+extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  api::Call call("MPI_Comm_create_errhandler");
+  if (!call.initialized() || !call.not_null(reinterpret_cast<void*>(fn), "comm_errhandler_fn") ||
+      !call.not_null(errhandler, "errhandler"))
+    return call.raise();
+  *errhandler = errhandlers::create(fn);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_create_errhandler)
+
+extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  api::Call call("MPI_Errhandler_free");
+  if (!call.initialized() || !call.not_null(errhandler, "errhandler")) return call.raise();
+  if (!errhandlers::is_valid(*errhandler)) {
+    call.fail(MPI_ERR_ARG, "invalid error handler 0x%x", static_cast<unsigned>(*errhandler));
+    return call.raise();
+  }
+  errhandlers::release(*errhandler);
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Errhandler_free)
+
+extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  api::Call call("MPI_Comm_call_errhandler");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr) return call.raise();
+  std::string message = "MPI_Comm_call_errhandler: " + error_code::text(errorcode);
+  errhandlers::invoke(c, errorcode, message);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_call_errhandler)

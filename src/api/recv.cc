@@ -1,0 +1,195 @@
+// Receives, combined send-receive, probes and matched receives
+// (MPI-3.1 §3.2, §3.8, §3.10).
+#include <cstdlib>
+#include <cstring>
+
+#include "api/api.h"
+#include "core/pt2pt.h"
+
+using namespace ferry;
+
+namespace {
+
+Communicator* check_recv(api::Call& call, void* buf, int count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, const Datatype** t) {
+  Communicator* c = call.comm(comm);
+  if (c == nullptr) return nullptr;
+  *t = call.datatype(type);
+  if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count) || !call.rank(source, *c, api::RankUse::kSource, "source rank") ||
+      !call.tag(tag, true))
+    return nullptr;
+  return c;
+}
+
+Communicator* check_probe(api::Call& call, int source, int tag, MPI_Comm comm) {
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(tag, true))
+    return nullptr;
+  return c;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                         MPI_Status* status) {
+  api::Call call("MPI_Recv");
+  const Datatype* t = nullptr;
+  Communicator* c = check_recv(call, buf, count, type, source, tag, comm, &t);
+  if (c == nullptr) return call.raise();
+  int code = MPI_SUCCESS;
+  if (Err e = pt2pt::recv(buf, count, t, source, tag, c, status, &code)) return call.result(std::move(e));
+  return call.raise_code(code);
+}
+FERRY_WEAK_ALIAS(Recv)
+
+extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  api::Call call("MPI_Irecv");
+  const Datatype* t = nullptr;
+  Communicator* c = check_recv(call, buf, count, type, source, tag, comm, &t);
+  if (c == nullptr || !call.not_null(request, "request")) return call.raise();
+  Request* r = nullptr;
+  Err e = pt2pt::irecv(buf, count, t, source, tag, c, &r);
+  *request = r->handle;
+  return call.result(std::move(e));
+}
+FERRY_WEAK_ALIAS(Irecv)
+
+extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                              MPI_Request* request) {
+  api::Call call("MPI_Recv_init");
+  const Datatype* t = nullptr;
+  Communicator* c = check_recv(call, buf, count, type, source, tag, comm, &t);
+  if (c == nullptr || !call.not_null(request, "request")) return call.raise();
+  *request = pt2pt::recv_init(buf, count, t, source, tag, c)->handle;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Recv_init)
+
+extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Status* status) {
+  api::Call call("MPI_Sendrecv");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr) return call.raise();
+  const Datatype* st = call.datatype(sendtype, "sendtype");
+  const Datatype* rt = call.datatype(recvtype, "recvtype");
+  if (!call.movable(st, "sendtype") || !call.movable(rt, "recvtype") || !call.count(sendcount, "sendcount") || !call.buffer(sendbuf, sendcount, "sendbuf") ||
+      !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") || !call.tag(sendtag, false) ||
+      !call.count(recvcount, "recvcount") || !call.buffer(recvbuf, recvcount, "recvbuf") ||
+      !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(recvtag, true))
+    return call.raise();
+  // Receive first, so that two ranks exchanging large messages never wait on
+  // each other's send.
+  Request* r = nullptr;
+  Err e = pt2pt::irecv(recvbuf, recvcount, rt, source, recvtag, c, &r);
+  MPI_Request handle = r->handle;
+  if (e) return call.result(std::move(e));
+  if (Err s = pt2pt::send(pt2pt::Message{sendbuf, sendcount, st}, dest, sendtag, c, Request::Mode::kStandard)) {
+    pt2pt::wait(&handle, MPI_STATUS_IGNORE);
+    return call.result(std::move(s));
+  }
+  return call.raise_code(pt2pt::wait(&handle, status));
+}
+FERRY_WEAK_ALIAS(Sendrecv)
+
+extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                                     int recvtag, MPI_Comm comm, MPI_Status* status) {
+  api::Call call("MPI_Sendrecv_replace");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr) return call.raise();
+  const Datatype* t = call.datatype(type);
+  if (!call.movable(t) || !call.count(count) || !call.buffer(buf, count) ||
+      !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") || !call.tag(sendtag, false) ||
+      !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(recvtag, true))
+    return call.raise();
+  // The outgoing data is copied aside so the receive can land in place.
+  size_t bytes = t->bytes(count);
+  void* copy = std::malloc(bytes > 0 ? bytes : 1);
+  if (copy == nullptr) {
+    call.fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes for the outgoing copy", bytes);
+    return call.raise();
+  }
+  if (bytes > 0) std::memcpy(copy, buf, bytes);
+  Request* r = nullptr;
+  Err e = pt2pt::irecv(buf, count, t, source, recvtag, c, &r);
+  MPI_Request handle = r->handle;
+  if (!e) e = pt2pt::send(pt2pt::Message{copy, count, t}, dest, sendtag, c, Request::Mode::kStandard);
+  int code = pt2pt::wait(&handle, status);
+  std::free(copy);
+  if (e) return call.result(std::move(e));
+  return call.raise_code(code);
+}
+FERRY_WEAK_ALIAS(Sendrecv_replace)
+
+extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  api::Call call("MPI_Probe");
+  Communicator* c = check_probe(call, source, tag, comm);
+  if (c == nullptr) return call.raise();
+  pt2pt::probe(source, tag, c, status);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Probe)
+
+extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  api::Call call("MPI_Iprobe");
+  Communicator* c = check_probe(call, source, tag, comm);
+  if (c == nullptr || !call.not_null(flag, "flag")) return call.raise();
+  *flag = pt2pt::iprobe(source, tag, c, status);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Iprobe)
+
+extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  api::Call call("MPI_Mprobe");
+  Communicator* c = check_probe(call, source, tag, comm);
+  if (c == nullptr || !call.not_null(message, "message")) return call.raise();
+  pt2pt::mprobe(source, tag, c, message, status);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Mprobe)
+
+extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                            MPI_Status* status) {
+  api::Call call("MPI_Improbe");
+  Communicator* c = check_probe(call, source, tag, comm);
+  if (c == nullptr || !call.not_null(flag, "flag") || !call.not_null(message, "message")) return call.raise();
+  *flag = pt2pt::improbe(source, tag, c, message, status);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Improbe)
+
+namespace {
+
+int matched_receive(api::Call& call, void* buf, int count, MPI_Datatype type, MPI_Message* message,
+                    Request** r) {
+  if (!call.initialized()) return call.raise();
+  const Datatype* t = call.datatype(type);
+  if (!call.movable(t) || !call.count(count) || !call.buffer(buf, count) || !call.not_null(message, "message")) return call.raise();
+  if (!pt2pt::valid_message(*message)) {
+    call.fail(MPI_ERR_REQUEST, "invalid message handle 0x%x", static_cast<unsigned>(*message));
+    return call.raise();
+  }
+  return call.result(pt2pt::imrecv(buf, count, t, message, r));
+}
+
+}  // namespace
+
+extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  api::Call call("MPI_Mrecv");
+  Request* r = nullptr;
+  if (int rc = matched_receive(call, buf, count, type, message, &r); rc != MPI_SUCCESS || r == nullptr) return rc;
+  MPI_Request handle = r->handle;
+  return call.raise_code(pt2pt::wait(&handle, status));
+}
+FERRY_WEAK_ALIAS(Mrecv)
+
+extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+  api::Call call("MPI_Imrecv");
+  if (!call.not_null(request, "request")) return call.raise();
+  Request* r = nullptr;
+  int rc = matched_receive(call, buf, count, type, message, &r);
+  if (r != nullptr) *request = r->handle;
+  return rc;
+}
+FERRY_WEAK_ALIAS(Imrecv)

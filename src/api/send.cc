@@ -1,0 +1,151 @@
+// Sends in every mode (MPI-3.1 §3.2-3.9): blocking, nonblocking, persistent,
+// and the buffered-send buffer.
+#include "api/api.h"
+#include "core/bsend.h"
+#include "core/pt2pt.h"
+
+using namespace ferry;
+
+namespace {
+
+using Mode = Request::Mode;
+
+// The checks every send shares; returns the communicator, or nullptr.
+Communicator* check_send(api::Call& call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm, const Datatype** t) {
+  Communicator* c = call.comm(comm);
+  if (c == nullptr) return nullptr;
+  *t = call.datatype(type);
+  if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count) || !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") ||
+      !call.tag(tag, false))
+    return nullptr;
+  return c;
+}
+
+int blocking_send(const char* name, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  Mode mode) {
+  api::Call call(name);
+  const Datatype* t = nullptr;
+  Communicator* c = check_send(call, buf, count, type, dest, tag, comm, &t);
+  if (c == nullptr) return call.raise();
+  pt2pt::Message m{buf, count, t};
+  if (mode == Mode::kBuffered) return call.result(bsend::send(m, dest, tag, c));
+  return call.result(pt2pt::send(m, dest, tag, c, mode));
+}
+
+int nonblocking_send(const char* name, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm comm, Mode mode, MPI_Request* request) {
+  api::Call call(name);
+  const Datatype* t = nullptr;
+  Communicator* c = check_send(call, buf, count, type, dest, tag, comm, &t);
+  if (c == nullptr || !call.not_null(request, "request")) return call.raise();
+  pt2pt::Message m{buf, count, t};
+  if (mode == Mode::kBuffered) {
+    // The copy is made now, so the user's request is complete at once: a
+    // send to MPI_PROC_NULL stands in for it.
+    if (Err e = bsend::send(m, dest, tag, c)) return call.result(std::move(e));
+    Request* r = nullptr;
+    Err e = pt2pt::isend(m, MPI_PROC_NULL, tag, c, Mode::kStandard, &r);
+    *request = r->handle;
+    return call.result(std::move(e));
+  }
+  Request* r = nullptr;
+  Err e = pt2pt::isend(m, dest, tag, c, mode, &r);
+  *request = r->handle;
+  return call.result(std::move(e));
+}
+
+int persistent_send(const char* name, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm, Mode mode, MPI_Request* request) {
+  api::Call call(name);
+  const Datatype* t = nullptr;
+  Communicator* c = check_send(call, buf, count, type, dest, tag, comm, &t);
+  if (c == nullptr || !call.not_null(request, "request")) return call.raise();
+  *request = pt2pt::send_init(pt2pt::Message{buf, count, t}, dest, tag, c, mode)->handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Send", buf, count, type, dest, tag, comm, Mode::kStandard);
+}
+FERRY_WEAK_ALIAS(Send)
+
+extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Ssend", buf, count, type, dest, tag, comm, Mode::kSynchronous);
+}
+FERRY_WEAK_ALIAS(Ssend)
+
+extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Rsend", buf, count, type, dest, tag, comm, Mode::kReady);
+}
+FERRY_WEAK_ALIAS(Rsend)
+
+extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Bsend", buf, count, type, dest, tag, comm, Mode::kBuffered);
+}
+FERRY_WEAK_ALIAS(Bsend)
+
+extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return nonblocking_send("MPI_Isend", buf, count, type, dest, tag, comm, Mode::kStandard, request);
+}
+FERRY_WEAK_ALIAS(Isend)
+
+extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request) {
+  return nonblocking_send("MPI_Issend", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
+}
+FERRY_WEAK_ALIAS(Issend)
+
+extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request) {
+  return nonblocking_send("MPI_Irsend", buf, count, type, dest, tag, comm, Mode::kReady, request);
+}
+FERRY_WEAK_ALIAS(Irsend)
+
+extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request) {
+  return nonblocking_send("MPI_Ibsend", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
+}
+FERRY_WEAK_ALIAS(Ibsend)
+
+extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                              MPI_Request* request) {
+  return persistent_send("MPI_Send_init", buf, count, type, dest, tag, comm, Mode::kStandard, request);
+}
+FERRY_WEAK_ALIAS(Send_init)
+
+extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request) {
+  return persistent_send("MPI_Ssend_init", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
+}
+FERRY_WEAK_ALIAS(Ssend_init)
+
+extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request) {
+  return persistent_send("MPI_Rsend_init", buf, count, type, dest, tag, comm, Mode::kReady, request);
+}
+FERRY_WEAK_ALIAS(Rsend_init)
+
+extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request) {
+  return persistent_send("MPI_Bsend_init", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
+}
+FERRY_WEAK_ALIAS(Bsend_init)
+
+extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
+  api::Call call("MPI_Buffer_attach");
+  if (!call.initialized() || !call.count(size, "size") || !call.buffer(buffer, size)) return call.raise();
+  return call.result(bsend::attach(buffer, size));
+}
+FERRY_WEAK_ALIAS(Buffer_attach)
+
+extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  api::Call call("MPI_Buffer_detach");
+  if (!call.initialized() || !call.not_null(buffer_addr, "buffer_addr") || !call.not_null(size, "size"))
+    return call.raise();
+  return call.result(bsend::detach(static_cast<void**>(buffer_addr), size));
+}
+FERRY_WEAK_ALIAS(Buffer_detach)

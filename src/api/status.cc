@@ -1,0 +1,122 @@
+// What a status says (MPI-3.1 §3.2.5, §4.1.11) and the sizes of datatypes.
+#include "api/api.h"
+#include "core/request.h"
+
+using namespace ferry;
+
+namespace {
+
+// Elements of `t` in `bytes`; MPI_UNDEFINED if not a whole number.
+MPI_Count elements_in(size_t bytes, const Datatype& t) {
+  if (t.size == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
+  if (bytes % t.size != 0) return MPI_UNDEFINED;
+  return static_cast<MPI_Count>(bytes / t.size);
+}
+
+int count_of(const char* name, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  api::Call call(name);
+  const Datatype* t = call.datatype(datatype);
+  if (!call.not_null(status, "status") || !call.not_null(count, "count")) return call.raise();
+  *count = elements_in(status_bytes(*status), *t);
+  return MPI_SUCCESS;
+}
+
+int as_int(MPI_Count c) { return c > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(c); }
+
+}  // namespace
+
+extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  MPI_Count c = 0;
+  int rc = count_of("MPI_Get_count", status, datatype, &c);
+  if (rc == MPI_SUCCESS && count != nullptr) *count = as_int(c);
+  return rc;
+}
+FERRY_WEAK_ALIAS(Get_count)
+
+// With predefined datatypes an element is one datatype; derived datatypes
+// will count their basic elements here.
+extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  MPI_Count c = 0;
+  int rc = count_of("MPI_Get_elements", status, datatype, &c);
+  if (rc == MPI_SUCCESS && count != nullptr) *count = as_int(c);
+  return rc;
+}
+FERRY_WEAK_ALIAS(Get_elements)
+
+extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return count_of("MPI_Get_elements_x", status, datatype, count);
+}
+FERRY_WEAK_ALIAS(Get_elements_x)
+
+extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  api::Call call("MPI_Status_set_elements_x");
+  const Datatype* t = call.datatype(datatype);
+  if (!call.not_null(status, "status")) return call.raise();
+  if (count < 0) {
+    call.fail(MPI_ERR_COUNT, "invalid count %lld (must be >= 0)", static_cast<long long>(count));
+    return call.raise();
+  }
+  set_status_bytes(*status, static_cast<size_t>(count) * t->size);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Status_set_elements_x)
+
+extern "C" int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  return PMPI_Status_set_elements_x(status, datatype, count);
+}
+FERRY_WEAK_ALIAS(Status_set_elements)
+
+extern "C" int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  api::Call call("MPI_Status_set_cancelled");
+  if (!call.not_null(status, "status")) return call.raise();
+  set_status_cancelled(*status, flag != 0);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Status_set_cancelled)
+
+extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  api::Call call("MPI_Test_cancelled");
+  if (!call.not_null(status, "status") || !call.not_null(flag, "flag")) return call.raise();
+  *flag = status_cancelled(*status);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Test_cancelled)
+
+extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  api::Call call("MPI_Type_size_x");
+  const Datatype* t = call.datatype(datatype);
+  if (!call.not_null(size, "size")) return call.raise();
+  *size = static_cast<MPI_Count>(t->size);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Type_size_x)
+
+extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  MPI_Count s = 0;
+  int rc = PMPI_Type_size_x(datatype, &s);
+  if (rc == MPI_SUCCESS && size != nullptr) *size = static_cast<int>(s);
+  return rc;
+}
+FERRY_WEAK_ALIAS(Type_size)
+
+extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  api::Call call("MPI_Type_get_extent_x");
+  const Datatype* t = call.datatype(datatype);
+  if (!call.not_null(lb, "lb") || !call.not_null(extent, "extent")) return call.raise();
+  *lb = t->lb;
+  *extent = t->extent;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Type_get_extent_x)
+
+extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  MPI_Count l = 0;
+  MPI_Count e = 0;
+  int rc = PMPI_Type_get_extent_x(datatype, &l, &e);
+  if (rc == MPI_SUCCESS && lb != nullptr && extent != nullptr) {
+    *lb = static_cast<MPI_Aint>(l);
+    *extent = static_cast<MPI_Aint>(e);
+  }
+  return rc;
+}
+FERRY_WEAK_ALIAS(Type_get_extent)

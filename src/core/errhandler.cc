@@ -1,0 +1,56 @@
+#include "core/errhandler.h"
+
+#include "core/error.h"
+#include "core/handles.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+
+namespace ferry::errhandlers {
+namespace {
+
+struct UserHandler {
+  MPI_Comm_errhandler_function* fn;
+  int references;
+};
+handle::Table<UserHandler> user_handlers;
+
+UserHandler* find_user(MPI_Errhandler h) {
+  if (!handle::is_dynamic(h, handle::Object::kErrhandler)) return nullptr;
+  return user_handlers.get(handle::index_of(h));
+}
+
+}  // namespace
+
+bool is_valid(MPI_Errhandler h) {
+  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || find_user(h) != nullptr;
+}
+
+MPI_Errhandler create(MPI_Comm_errhandler_function* fn) {
+  uint32_t index = user_handlers.add(new UserHandler{fn, 1});
+  return handle::make_dynamic(handle::Object::kErrhandler, index);
+}
+
+void retain(MPI_Errhandler h) {
+  if (UserHandler* u = find_user(h)) ++u->references;
+}
+
+void release(MPI_Errhandler h) {
+  UserHandler* u = find_user(h);
+  if (u != nullptr && --u->references == 0) delete user_handlers.remove(handle::index_of(h));
+}
+
+int invoke(Communicator* comm, int code, const std::string& message) {
+  Communicator* target = comm != nullptr ? comm : &communicators::world();
+  MPI_Errhandler h = target->errhandler;
+  if (h == MPI_ERRORS_RETURN) return code;
+  if (UserHandler* u = find_user(h)) {
+    MPI_Comm handle = target->handle;
+    int c = code;
+    u->fn(&handle, &c);
+    return code;
+  }
+  int mpi_class = error_code::class_of(code);
+  runtime::abort_job(mpi_class, message + " [" + error_class_name(mpi_class) + "]");
+}
+
+}  // namespace ferry::errhandlers

@@ -1,0 +1,80 @@
+// The progress engine: one loop that moves every transport forward.
+//
+// There is no progress thread and no thread per peer: whichever MPI call is
+// waiting drives the transports. A blocking call polls for a short while
+// (cheap when a reply is microseconds away) and then sleeps in the kernel on
+// the transports' file descriptors, so that oversubscribed ranks hand their
+// core to the rank that has work (FERRY_WAIT).
+#pragma once
+
+#include <mutex>
+
+#include "p2p/transport.h"
+
+namespace ferry::progress {
+
+enum class WaitPolicy { kSpin, kBlock, kSpinThenBlock };
+
+void add_transport(p2p::Transport* t);
+void remove_all_transports();
+void set_wait_policy(WaitPolicy policy, int spin_us);
+WaitPolicy wait_policy();
+
+// One pass over all transports; returns the number of events.
+int poll();
+
+// Under MPI_THREAD_MULTIPLE every entry into the engine holds this lock; at
+// lower thread levels taking it is a predictable branch and no atomic.
+extern bool threads_enabled;
+std::mutex& engine_mutex();
+
+class Lock {
+ public:
+  Lock() : held_(threads_enabled) {
+    if (held_) engine_mutex().lock();
+  }
+  ~Lock() {
+    if (held_) engine_mutex().unlock();
+  }
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+  void unlock() {
+    if (held_) engine_mutex().unlock();
+  }
+  void relock() {
+    if (held_) engine_mutex().lock();
+  }
+
+ private:
+  bool held_;
+};
+
+// Sleeps in the kernel until a transport has work or `timeout_ms` passes.
+// Called without the engine lock held.
+void sleep_for_events(int timeout_ms);
+// Wakes threads sleeping in sleep_for_events (something they wait for may
+// have completed on another thread).
+void wake_sleepers();
+
+// Microseconds since an arbitrary start, from the monotonic clock (vDSO).
+long long now_us();
+int spin_us();
+
+// Drives progress until done() holds. done() is evaluated with the engine
+// lock held (the caller must hold `lock`).
+template <typename Done>
+void wait_until(Lock& lock, Done done) {
+  if (done()) return;
+  long long spin_until = wait_policy() == WaitPolicy::kBlock ? 0 : now_us() + spin_us();
+  for (;;) {
+    int events = poll();
+    if (done()) return;
+    if (events > 0) continue;
+    if (wait_policy() == WaitPolicy::kSpin || now_us() < spin_until) continue;
+    lock.unlock();
+    sleep_for_events(threads_enabled ? 1 : 100);
+    lock.relock();
+  }
+}
+
+}  // namespace ferry::progress

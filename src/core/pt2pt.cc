@@ -1,0 +1,401 @@
+#include "core/pt2pt.h"
+
+#include <vector>
+
+#include "core/handles.h"
+#include "core/progress.h"
+#include "p2p/engine.h"
+
+namespace ferry::pt2pt {
+namespace {
+
+struct MatchedMessage {
+  p2p::UnexpectedMessage* message;
+  Communicator* comm;
+};
+handle::Table<MatchedMessage> messages;
+
+void describe(Request* r, Request::Kind kind, void* buffer, int count, const Datatype* t, int peer, int tag,
+              Communicator* c) {
+  r->kind = kind;
+  r->comm = c;
+  r->buffer = buffer;
+  r->count = count;
+  r->datatype = t;
+  r->bytes = t->bytes(count);
+  r->peer = peer;
+  r->tag = tag;
+  r->context = c->context;
+}
+
+// Starts a described request: hands it to the engine, or completes it at
+// once for MPI_PROC_NULL.
+Err launch(Request* r) {
+  r->active = true;
+  r->complete = false;
+  r->matched = false;
+  r->cancelled = false;
+  r->error = MPI_SUCCESS;
+  r->status = MPI_Status{};
+  if (r->peer == MPI_PROC_NULL) {
+    r->status = proc_null_status();
+    r->complete = true;
+    return {};
+  }
+  progress::Lock lock;
+  if (r->kind == Request::Kind::kSend) {
+    r->world_peer = r->comm->world_rank(r->peer);
+    return p2p::start_send(r);
+  }
+  p2p::start_recv(r);
+  return {};
+}
+
+void wait_for(Request* r) {
+  progress::Lock lock;
+  progress::wait_until(lock, [r] { return r->complete; });
+}
+
+// Retires a completed request: reports its status and frees it unless it
+// is persistent. Returns its error code.
+int retire(Request* r, MPI_Request* handle, MPI_Status* status) {
+  if (status != MPI_STATUS_IGNORE) *status = r->status;
+  int error = r->error;
+  if (r->persistent) {
+    r->active = false;
+    r->complete = false;
+  } else {
+    if (handle != nullptr) *handle = MPI_REQUEST_NULL;
+    requests::release(r);
+  }
+  return error;
+}
+
+// The live, active request behind a handle, or nullptr for null/inactive.
+Request* active_request(MPI_Request h) {
+  if (h == MPI_REQUEST_NULL) return nullptr;
+  Request* r = requests::find(h);
+  return r != nullptr && r->active ? r : nullptr;
+}
+
+void poll_once() {
+  progress::Lock lock;
+  progress::poll();
+}
+
+}  // namespace
+
+MPI_Status empty_status() {
+  MPI_Status s{};
+  s.MPI_SOURCE = MPI_ANY_SOURCE;
+  s.MPI_TAG = MPI_ANY_TAG;
+  s.MPI_ERROR = MPI_SUCCESS;
+  return s;
+}
+
+Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out, Context context) {
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
+  if (context == Context::kCollective) r->context = c->collective_context();
+  r->mode = mode;
+  *out = r;
+  return launch(r);
+}
+
+Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
+          Context context) {
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
+  if (context == Context::kCollective) r->context = c->collective_context();
+  *out = r;
+  return launch(r);
+}
+
+Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
+  if (dest == MPI_PROC_NULL) return {};
+  Request* r = nullptr;
+  if (Err e = isend(m, dest, tag, c, mode, &r, context)) {
+    requests::release(r);
+    return e;
+  }
+  wait_for(r);
+  int code = retire(r, nullptr, MPI_STATUS_IGNORE);
+  if (code != MPI_SUCCESS) return Err(error_code::class_of(code), error_code::text(code));
+  return {};
+}
+
+Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
+         int* code) {
+  if (source == MPI_PROC_NULL) {
+    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    *code = MPI_SUCCESS;
+    return {};
+  }
+  Request* r = nullptr;
+  Err e = irecv(buffer, count, t, source, tag, c, &r);
+  wait_for(r);
+  *code = retire(r, nullptr, status);
+  return e;
+}
+
+Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode) {
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
+  r->mode = mode;
+  r->persistent = true;
+  return r;
+}
+
+Request* recv_init(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c) {
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
+  r->persistent = true;
+  return r;
+}
+
+Err start(Request* r) {
+  if (r->active) return fail(MPI_ERR_REQUEST, "the persistent request is already active");
+  return launch(r);
+}
+
+int wait(MPI_Request* handle, MPI_Status* status) {
+  Request* r = active_request(*handle);
+  if (r == nullptr) {
+    if (status != MPI_STATUS_IGNORE) *status = empty_status();
+    return MPI_SUCCESS;
+  }
+  wait_for(r);
+  return retire(r, handle, status);
+}
+
+int test(MPI_Request* handle, int* flag, MPI_Status* status) {
+  Request* r = active_request(*handle);
+  if (r == nullptr) {
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = empty_status();
+    return MPI_SUCCESS;
+  }
+  if (!r->complete) poll_once();
+  if (!r->complete) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  return retire(r, handle, status);
+}
+
+int test_any(int n, MPI_Request handles[], int* index, int* flag, MPI_Status* status) {
+  poll_once();
+  bool any_active = false;
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r == nullptr) continue;
+    any_active = true;
+    if (r->complete) {
+      *index = i;
+      *flag = 1;
+      return retire(r, &handles[i], status);
+    }
+  }
+  *index = MPI_UNDEFINED;
+  *flag = any_active ? 0 : 1;
+  if (!any_active && status != MPI_STATUS_IGNORE) *status = empty_status();
+  return MPI_SUCCESS;
+}
+
+int wait_any(int n, MPI_Request handles[], int* index, MPI_Status* status) {
+  for (;;) {
+    int flag = 0;
+    int code = test_any(n, handles, index, &flag, status);
+    if (flag) return code;
+    progress::Lock lock;
+    progress::wait_until(lock, [&] {
+      for (int i = 0; i < n; ++i)
+        if (Request* r = active_request(handles[i]); r != nullptr && r->complete) return true;
+      return false;
+    });
+  }
+}
+
+// Waitall/Testall/Waitsome/Testsome report per-request errors in the
+// statuses and return MPI_ERR_IN_STATUS (MPI-3.1 §3.7.5).
+int test_all(int n, MPI_Request handles[], int* flag, MPI_Status statuses[]) {
+  poll_once();
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r != nullptr && !r->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return wait_all(n, handles, statuses);
+}
+
+int wait_all(int n, MPI_Request handles[], MPI_Status statuses[]) {
+  {
+    progress::Lock lock;
+    progress::wait_until(lock, [&] {
+      for (int i = 0; i < n; ++i)
+        if (Request* r = active_request(handles[i]); r != nullptr && !r->complete) return false;
+      return true;
+    });
+  }
+  bool any_error = false;
+  for (int i = 0; i < n; ++i) {
+    MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    Request* r = active_request(handles[i]);
+    if (r == nullptr) {
+      if (s != MPI_STATUS_IGNORE) *s = empty_status();
+      continue;
+    }
+    int code = retire(r, &handles[i], s);
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+    any_error |= code != MPI_SUCCESS;
+  }
+  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int test_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]) {
+  poll_once();
+  bool any_active = false;
+  bool any_error = false;
+  int done = 0;
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r == nullptr) continue;
+    any_active = true;
+    if (!r->complete) continue;
+    MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done];
+    int code = retire(r, &handles[i], s);
+    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+    any_error |= code != MPI_SUCCESS;
+    indices[done++] = i;
+  }
+  *outcount = any_active ? done : MPI_UNDEFINED;
+  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int wait_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]) {
+  for (;;) {
+    int code = test_some(n, handles, outcount, indices, statuses);
+    if (*outcount != 0) return code;
+    progress::Lock lock;
+    progress::wait_until(lock, [&] {
+      for (int i = 0; i < n; ++i)
+        if (Request* r = active_request(handles[i]); r != nullptr && r->complete) return true;
+      return false;
+    });
+  }
+}
+
+void peek(Request* r, int* flag, MPI_Status* status) {
+  if (r == nullptr || !r->active) {
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = empty_status();
+    return;
+  }
+  if (!r->complete) poll_once();
+  *flag = r->complete ? 1 : 0;
+  if (*flag && status != MPI_STATUS_IGNORE) *status = r->status;
+}
+
+void free_request(MPI_Request* handle) {
+  Request* r = requests::find(*handle);
+  *handle = MPI_REQUEST_NULL;
+  if (r == nullptr) return;
+  progress::Lock lock;
+  // An active request still owns its buffer and may be in a transport's
+  // queue: it is freed when it completes.
+  if (r->active && !r->complete) r->user_freed = true;
+  else requests::release(r);
+}
+
+void cancel(Request* r) {
+  if (!r->active || r->complete) return;
+  // Only an unmatched receive can be cancelled; a send that has left cannot
+  // be called back, and MPI allows a cancel to fail (MPI-3.1 §3.8.4).
+  if (r->kind == Request::Kind::kRecv) {
+    progress::Lock lock;
+    p2p::cancel_recv(r);
+  }
+}
+
+void probe(int source, int tag, Communicator* c, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    return;
+  }
+  MPI_Status s{};
+  progress::Lock lock;
+  progress::wait_until(lock, [&] { return p2p::probe(c->context, source, tag, &s); });
+  if (status != MPI_STATUS_IGNORE) *status = s;
+}
+
+bool iprobe(int source, int tag, Communicator* c, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    return true;
+  }
+  MPI_Status s{};
+  progress::Lock lock;
+  bool found = p2p::probe(c->context, source, tag, &s);
+  if (!found) {
+    progress::poll();
+    found = p2p::probe(c->context, source, tag, &s);
+  }
+  if (found && status != MPI_STATUS_IGNORE) *status = s;
+  return found;
+}
+
+bool improbe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    return true;
+  }
+  MPI_Status s{};
+  progress::Lock lock;
+  p2p::UnexpectedMessage* m = p2p::take_message(c->context, source, tag, &s);
+  if (m == nullptr) {
+    progress::poll();
+    m = p2p::take_message(c->context, source, tag, &s);
+  }
+  if (m == nullptr) return false;
+  *message = handle::make_dynamic(handle::Object::kMessage, messages.add(new MatchedMessage{m, c}));
+  if (status != MPI_STATUS_IGNORE) *status = s;
+  return true;
+}
+
+void mprobe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
+  while (!improbe(source, tag, c, message, status)) {
+    MPI_Status ignored;
+    probe(source, tag, c, &ignored);
+  }
+}
+
+bool valid_message(MPI_Message m) {
+  return m == MPI_MESSAGE_NO_PROC ||
+         (handle::is_dynamic(m, handle::Object::kMessage) && messages.get(handle::index_of(m)) != nullptr);
+}
+
+Err imrecv(void* buffer, int count, const Datatype* t, MPI_Message* message, Request** out) {
+  Request* r = requests::acquire();
+  *out = r;
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    describe(r, Request::Kind::kRecv, buffer, count, t, MPI_PROC_NULL, MPI_ANY_TAG, &communicators::self());
+    *message = MPI_MESSAGE_NULL;
+    return launch(r);
+  }
+  MatchedMessage* matched = messages.remove(handle::index_of(*message));
+  *message = MPI_MESSAGE_NULL;
+  describe(r, Request::Kind::kRecv, buffer, count, t, matched->message->header.source,
+           matched->message->header.tag, matched->comm);
+  r->active = true;
+  progress::Lock lock;
+  p2p::start_matched_recv(r, matched->message);
+  delete matched;
+  return {};
+}
+
+}  // namespace ferry::pt2pt

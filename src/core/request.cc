@@ -1,0 +1,90 @@
+#include "core/request.h"
+
+#include <memory>
+
+#include "core/handles.h"
+#include "core/progress.h"
+
+namespace ferry::requests {
+namespace {
+
+constexpr uint32_t kChunkBits = 8;
+constexpr uint32_t kChunkSize = 1u << kChunkBits;
+
+struct Pool {
+  std::vector<std::unique_ptr<Request[]>> chunks;
+  std::vector<Request*> free;
+  size_t live = 0;
+
+  void grow() {
+    uint32_t base = static_cast<uint32_t>(chunks.size()) * kChunkSize;
+    chunks.push_back(std::make_unique<Request[]>(kChunkSize));
+    Request* chunk = chunks.back().get();
+    // Pushed in reverse so that low indices are handed out first.
+    for (uint32_t i = kChunkSize; i-- > 0;) {
+      chunk[i].handle = handle::make_dynamic(handle::Object::kRequest, base + i);
+      free.push_back(&chunk[i]);
+    }
+  }
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
+// The pool has its own lock: requests are taken outside the engine lock
+// (starting an operation) and given back inside it (a request the user freed
+// completes during progress).
+std::mutex pool_mutex;
+
+struct PoolLock {
+  PoolLock() {
+    if (progress::threads_enabled) pool_mutex.lock();
+  }
+  ~PoolLock() {
+    if (progress::threads_enabled) pool_mutex.unlock();
+  }
+};
+
+Request* acquire() {
+  PoolLock lock;
+  Pool& p = pool();
+  if (p.free.empty()) p.grow();
+  Request* r = p.free.back();
+  p.free.pop_back();
+  MPI_Request h = r->handle;
+  *r = Request{};
+  r->handle = h;
+  ++p.live;
+  return r;
+}
+
+void release(Request* r) {
+  PoolLock lock;
+  Pool& p = pool();
+  MPI_Request h = r->handle;
+  *r = Request{};
+  r->handle = h;
+  r->active = false;
+  p.free.push_back(r);
+  --p.live;
+}
+
+Request* find(MPI_Request h) {
+  if (!handle::is_dynamic(h, handle::Object::kRequest)) return nullptr;
+  uint32_t index = handle::index_of(h);
+  Pool& p = pool();
+  uint32_t chunk = index >> kChunkBits;
+  if (chunk >= p.chunks.size()) return nullptr;
+  Request* r = &p.chunks[chunk][index & (kChunkSize - 1)];
+  // A released request is in the free list; `comm == nullptr` marks it, as
+  // every live request belongs to a communicator.
+  return r->comm != nullptr ? r : nullptr;
+}
+
+size_t live() { return pool().live; }
+
+}  // namespace ferry::requests

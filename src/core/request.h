@@ -1,0 +1,107 @@
+// Requests: the state of one nonblocking operation.
+//
+// Requests come from a pool that grows in chunks and never shrinks, so that
+// starting an operation allocates nothing once the program is warm. A
+// request's handle encodes its fixed slot in the pool, so translating a handle
+// is two array reads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mpi.h"
+#include "p2p/transport.h"
+
+namespace ferry {
+
+struct Communicator;
+struct Datatype;
+
+struct Request {
+  enum class Kind : uint8_t { kSend, kRecv };
+  enum class Mode : uint8_t { kStandard, kSynchronous, kReady, kBuffered };
+
+  Kind kind = Kind::kSend;
+  Mode mode = Mode::kStandard;
+  bool persistent = false;
+  bool active = false;      // started and not yet completed-and-retired (persistent: started)
+  bool complete = false;
+  bool user_freed = false;  // MPI_Request_free on an active request: retire when it completes
+  bool cancelled = false;
+  bool matched = false;     // receive: a message has been matched to it
+  MPI_Request handle = MPI_REQUEST_NULL;
+
+  // The operation as the user described it.
+  Communicator* comm = nullptr;
+  void* buffer = nullptr;
+  int count = 0;
+  const Datatype* datatype = nullptr;
+  size_t bytes = 0;  // send: message size; receive: buffer capacity
+  int peer = 0;      // communicator rank: destination, or source (may be MPI_ANY_SOURCE)
+  int tag = 0;
+  uint32_t context = 0;  // the communicator's point-to-point or collective context
+
+  // The outcome, reported through MPI_Status.
+  MPI_Status status{};
+  int error = MPI_SUCCESS;  // MPI error code, also in status.MPI_ERROR
+
+  // Protocol state. A send request sends its message (or rendezvous request
+  // and then the data); a receive request sends its rendezvous-ready reply.
+  p2p::SendItem packet;
+  int world_peer = -1;             // the other side, as a world rank
+  uint64_t remote_cookie = 0;      // the peer's request (rendezvous)
+  uint64_t message_bytes = 0;      // receive: size of the matched message (rendezvous)
+  void* bsend_copy = nullptr;      // MPI_Bsend: the copy in the attached buffer
+
+  // Links for the posted-receive queue.
+  Request* prev = nullptr;
+  Request* next = nullptr;
+
+  uint64_t cookie() const { return reinterpret_cast<uintptr_t>(this); }
+  static Request* from_cookie(uint64_t c) { return reinterpret_cast<Request*>(static_cast<uintptr_t>(c)); }
+};
+
+namespace requests {
+
+// A fresh request with a handle; fields at their defaults.
+Request* acquire();
+// Returns the request to the pool; its handle becomes invalid.
+void release(Request* r);
+// The live request behind a handle, or nullptr.
+Request* find(MPI_Request handle);
+// Requests currently handed out (for leak checks in tests).
+size_t live();
+
+}  // namespace requests
+
+// Marks a request complete. A request the user already freed
+// (MPI_Request_free) has nobody to collect it and goes back to the pool.
+inline void complete(Request* r) {
+  r->complete = true;
+  if (r->user_freed) requests::release(r);
+}
+
+// The number of bytes a status reports, in MPICH's layout: the low 32 bits
+// in count_lo, the rest above the cancelled bit of count_hi_and_cancelled.
+inline void set_status_bytes(MPI_Status& s, size_t bytes) {
+  s.count_lo = static_cast<int>(bytes & 0xffffffffu);
+  s.count_hi_and_cancelled = static_cast<int>(((bytes >> 32) << 1) | (s.count_hi_and_cancelled & 1));
+}
+inline size_t status_bytes(const MPI_Status& s) {
+  return static_cast<size_t>(static_cast<unsigned>(s.count_lo)) |
+         (static_cast<size_t>(static_cast<unsigned>(s.count_hi_and_cancelled) >> 1) << 32);
+}
+inline void set_status_cancelled(MPI_Status& s, bool cancelled) {
+  s.count_hi_and_cancelled = (s.count_hi_and_cancelled & ~1) | (cancelled ? 1 : 0);
+}
+inline bool status_cancelled(const MPI_Status& s) { return (s.count_hi_and_cancelled & 1) != 0; }
+
+// The status of an operation with MPI_PROC_NULL (MPI-3.1 §3.11).
+inline MPI_Status proc_null_status() {
+  MPI_Status s{};
+  s.MPI_SOURCE = MPI_PROC_NULL;
+  s.MPI_TAG = MPI_ANY_TAG;
+  return s;
+}
+
+}  // namespace ferry

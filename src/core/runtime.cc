@@ -1,0 +1,224 @@
+#include "core/runtime.h"
+
+#include <sched.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "common/config.h"
+#include "common/debug.h"
+#include "core/communicator.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "mpi.h"
+#include "p2p/engine.h"
+#include "p2p/self_transport.h"
+#include "p2p/tcp/tcp_transport.h"
+
+namespace ferry::runtime {
+namespace {
+
+constexpr const char* kCardKey = "ferry.card";
+constexpr const char* kSecretKey = "ferry.job.secret";
+
+struct State {
+  bool initialized = false;
+  bool finalized = false;
+  int thread_level = MPI_THREAD_SINGLE;
+  std::thread::id main_thread;
+  pmi::Job job;
+  std::unique_ptr<p2p::SelfTransport> self;
+  std::unique_ptr<p2p::tcp::TcpTransport> tcp;
+};
+State state;
+
+std::string to_hex(const uint8_t* bytes, size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += digits[bytes[i] >> 4];
+    s += digits[bytes[i] & 0xf];
+  }
+  return s;
+}
+
+bool from_hex(const std::string& text, uint8_t* bytes, size_t n) {
+  if (text.size() != 2 * n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    unsigned v = 0;
+    if (std::sscanf(text.c_str() + 2 * i, "%2x", &v) != 1) return false;
+    bytes[i] = static_cast<uint8_t>(v);
+  }
+  return true;
+}
+
+// The value of `field=` in a `;`-separated card.
+std::string card_field(const std::string& card, const std::string& field) {
+  size_t at = 0;
+  while (at < card.size()) {
+    size_t end = card.find(';', at);
+    if (end == std::string::npos) end = card.size();
+    if (card.compare(at, field.size() + 1, field + "=") == 0)
+      return card.substr(at + field.size() + 1, end - at - field.size() - 1);
+    at = end + 1;
+  }
+  return {};
+}
+
+int available_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+// FERRY_WAIT=auto: ranks that outnumber the cores must not spin, or the rank
+// they wait for cannot run.
+Err choose_wait_policy() {
+  std::string wait = config::value("FERRY_WAIT");
+  int spin = static_cast<int>(config::integer("FERRY_SPIN_US"));
+  int local = static_cast<int>(state.job.local_peers.size());
+  int cores = available_cores();
+  progress::WaitPolicy policy;
+  if (wait == "spin") policy = progress::WaitPolicy::kSpin;
+  else if (wait == "block") policy = progress::WaitPolicy::kBlock;
+  else if (wait == "auto")
+    policy = local > cores ? progress::WaitPolicy::kBlock : progress::WaitPolicy::kSpinThenBlock;
+  else
+    return fail(MPI_ERR_ARG, "FERRY_WAIT=%s: expected spin, block or auto", wait.c_str());
+  progress::set_wait_policy(policy, spin);
+  FERRY_DEBUG(kProgress, "%d ranks on this host, %d cores: waits %s", local, cores,
+              policy == progress::WaitPolicy::kBlock ? "block in the kernel"
+              : policy == progress::WaitPolicy::kSpin ? "spin"
+                                                      : "spin, then block");
+  return {};
+}
+
+Err setup_transports() {
+  const pmi::Job& job = state.job;
+  p2p::init(job.rank, job.size);
+  state.self = std::make_unique<p2p::SelfTransport>(job.rank, p2p::packet_handler());
+  progress::add_transport(state.self.get());
+  // The self path has no network to protect; its eager limit only bounds
+  // how much an early self-send buffers.
+  p2p::set_route(job.rank, p2p::Route{state.self.get(), 64 * 1024});
+  if (job.size == 1) return {};
+
+  p2p::tcp::TcpOptions options;
+  options.my_rank = job.rank;
+  options.world_size = job.size;
+  options.my_hostname = job.hostname;
+  std::string family = config::value("FERRY_TCP_FAMILY");
+  if (family == "ipv4") options.family = p2p::tcp::Family::kIpv4;
+  else if (family == "ipv6") options.family = p2p::tcp::Family::kIpv6;
+  else if (family != "auto") return fail(MPI_ERR_ARG, "FERRY_TCP_FAMILY=%s: expected auto, ipv4 or ipv6", family.c_str());
+  options.connect_timeout_ms = static_cast<int>(config::integer("FERRY_CONNECT_TIMEOUT") * 1000);
+  options.card_of = [](int rank, std::string* card) { return pmi::lookup(rank, kCardKey, card).ok(); };
+  options.fatal = [](const std::string& message) { abort_job(MPI_ERR_OTHER, message); };
+
+  // The job secret: from the launcher, or (under another PMIx server) made
+  // by rank 0 and read from its card after the fence.
+  auto secret_hex = pmi::job_string(kSecretKey);
+  bool secret_from_rank0 = !secret_hex.has_value();
+  if (secret_hex) {
+    if (!from_hex(*secret_hex, options.secret, sizeof options.secret))
+      return fail(MPI_ERR_INTERN, "the launcher's job secret is malformed");
+  } else if (job.rank == 0) {
+    if (getrandom(options.secret, sizeof options.secret, 0) != sizeof options.secret)
+      return fail(MPI_ERR_INTERN, "getrandom failed: %s", std::strerror(errno));
+  }
+
+  // Listening socket and card are set up before the fence, so any rank may
+  // connect to us as soon as it has our card.
+  auto tcp = std::make_unique<p2p::tcp::TcpTransport>(options, p2p::packet_handler());
+  std::string card;
+  std::string error;
+  if (!tcp->listen(config::value("FERRY_TCP_INTERFACE"), &card, &error))
+    return fail(MPI_ERR_OTHER, "TCP transport: %s", error.c_str());
+  if (secret_from_rank0 && job.rank == 0) card += ";secret=" + to_hex(options.secret, sizeof options.secret);
+  if (Err e = pmi::publish(kCardKey, card)) return e;
+  if (Err e = pmi::fence(true)) return e;
+  if (secret_from_rank0 && job.rank != 0) {
+    // Nobody connects before MPI_Init returns, so setting the secret now is
+    // in time for every handshake.
+    std::string rank0_card;
+    if (Err e = pmi::lookup(0, kCardKey, &rank0_card)) return e;
+    if (!from_hex(card_field(rank0_card, "secret"), options.secret, sizeof options.secret))
+      return fail(MPI_ERR_INTERN, "rank 0 published no job secret");
+    tcp->set_secret(options.secret);
+  }
+  state.tcp = std::move(tcp);
+  progress::add_transport(state.tcp.get());
+  size_t eager = static_cast<size_t>(config::integer("FERRY_TCP_EAGER_LIMIT"));
+  for (int peer = 0; peer < job.size; ++peer)
+    if (peer != job.rank) p2p::set_route(peer, p2p::Route{state.tcp.get(), eager});
+  return {};
+}
+
+}  // namespace
+
+Err init(int requested_thread_level, int* provided) {
+  if (state.initialized || state.finalized)
+    return fail(MPI_ERR_OTHER, "MPI is already %s", state.finalized ? "finalized" : "initialized");
+  if (auto problem = config::validate()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
+  debug::configure();
+  if (Err e = pmi::init(&state.job)) return e;
+  char identity[32];
+  std::snprintf(identity, sizeof identity, "rank %d", state.job.rank);
+  debug::set_identity(identity);
+
+  state.thread_level = requested_thread_level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                       : requested_thread_level > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                                      : requested_thread_level;
+  *provided = state.thread_level;
+  progress::threads_enabled = state.thread_level == MPI_THREAD_MULTIPLE;
+  state.main_thread = std::this_thread::get_id();
+
+  if (Err e = choose_wait_policy()) return e;
+  if (Err e = setup_transports()) return e;
+  communicators::create_predefined(state.job.rank, state.job.size);
+  state.initialized = true;
+  FERRY_DEBUG(kInit, "initialized: %d ranks, %zu on host %s", state.job.size, state.job.local_peers.size(),
+              state.job.hostname.c_str());
+  return {};
+}
+
+Err finalize() {
+  {
+    // Everything we sent must leave before the connections close.
+    progress::Lock lock;
+    progress::wait_until(lock, [] {
+      return !(state.tcp && state.tcp->has_pending_sends()) && !state.self->has_pending_sends();
+    });
+  }
+  // No rank closes its connections while another may still read from them.
+  Err e = pmi::fence(false);
+  state.initialized = false;
+  state.finalized = true;
+  progress::remove_all_transports();
+  state.tcp.reset();
+  state.self.reset();
+  p2p::finalize();
+  communicators::destroy_all();
+  pmi::finalize();
+  return e;
+}
+
+bool initialized() { return state.initialized; }
+bool finalized() { return state.finalized; }
+int thread_level() { return state.thread_level; }
+bool is_main_thread() { return std::this_thread::get_id() == state.main_thread; }
+const pmi::Job& job() { return state.job; }
+
+void abort_job(int exit_code, const std::string& message) {
+  std::string line = "ferry: rank " + std::to_string(state.job.rank) + ": " + message + "\n";
+  ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+  pmi::abort(exit_code, message.c_str());
+  _exit(exit_code & 0xff);
+}
+
+}  // namespace ferry::runtime

@@ -1,0 +1,269 @@
+#include "p2p/engine.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "common/debug.h"
+#include "core/communicator.h"
+#include "core/request.h"
+
+namespace ferry::p2p {
+namespace {
+
+// Destination::context carries either a receive request or an unexpected
+// message; the low bit says which (both are at least 8-byte aligned).
+constexpr uintptr_t kUnexpectedBit = 1;
+void* tag_unexpected(UnexpectedMessage* m) {
+  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(m) | kUnexpectedBit);
+}
+bool is_unexpected(const void* context) { return (reinterpret_cast<uintptr_t>(context) & kUnexpectedBit) != 0; }
+UnexpectedMessage* as_unexpected(void* context) {
+  return reinterpret_cast<UnexpectedMessage*>(reinterpret_cast<uintptr_t>(context) & ~kUnexpectedBit);
+}
+
+Request* request_of(SendItem* item) {
+  return reinterpret_cast<Request*>(reinterpret_cast<char*>(item) - offsetof(Request, packet));
+}
+
+class Handler final : public PacketHandler {
+ public:
+  Destination on_header(int peer, const PacketHeader& h) override;
+  void on_payload(int peer, const PacketHeader& h, const Destination& d) override;
+};
+
+struct State {
+  int world_rank = 0;
+  std::vector<Route> routes;
+  MatchingEngine matching;
+  Handler handler;
+};
+State* state = nullptr;
+
+void send_done(SendItem* item) { complete(request_of(item)); }
+
+Err send_packet(int world_peer, SendItem* item) {
+  const Route& route = state->routes[static_cast<size_t>(world_peer)];
+  if (const char* error = route.transport->send(world_peer, item))
+    return fail(MPI_ERR_OTHER, "cannot send to rank %d: %s", world_peer, error);
+  return {};
+}
+
+// The receive has its message: report source, tag, size, and truncation.
+void finish_receive(Request* r, const PacketHeader& h, size_t message_bytes) {
+  r->status.MPI_SOURCE = h.source;
+  r->status.MPI_TAG = h.tag;
+  set_status_bytes(r->status, std::min(message_bytes, r->bytes));
+  if (message_bytes > r->bytes) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "message truncated: %zu bytes arrived from rank %d with tag %d, the receive buffer holds %zu",
+                  message_bytes, h.source, h.tag, r->bytes);
+    r->error = error_code::make(MPI_ERR_TRUNCATE, text);
+    r->status.MPI_ERROR = r->error;
+  }
+  complete(r);
+}
+
+// A receive matched a rendezvous request: ask the sender for the data. The
+// ready packet says how much the receive can take, so a truncated message
+// sends no bytes that would be thrown away.
+void send_ready(Request* r, int world_peer, const PacketHeader& rts) {
+  r->matched = true;
+  r->world_peer = world_peer;
+  r->remote_cookie = rts.sender_cookie;
+  r->message_bytes = rts.message_bytes;
+  SendItem& ready = r->packet;
+  ready.header = rts;
+  ready.header.type = PacketType::kRendezvousReady;
+  ready.header.payload_bytes = 0;
+  ready.header.message_bytes = std::min<uint64_t>(rts.message_bytes, r->bytes);
+  ready.header.receiver_cookie = r->cookie();
+  ready.payload = nullptr;
+  ready.on_sent = nullptr;
+  if (Err e = send_packet(world_peer, &ready)) {
+    r->error = error_code::make(e.mpi_class(), e.message());
+    r->status.MPI_ERROR = r->error;
+    complete(r);
+  }
+}
+
+// A receive matched an unexpected message (eager data held, or a rendezvous
+// request).
+void deliver_unexpected(Request* r, UnexpectedMessage* m) {
+  r->matched = true;
+  if (m->header.type == PacketType::kRendezvousRequest) {
+    send_ready(r, m->world_peer, m->header);
+    delete m;
+    return;
+  }
+  if (!m->data_complete) {
+    m->claimed_by = r;  // on_payload finishes it
+    return;
+  }
+  size_t n = std::min<size_t>(m->header.payload_bytes, r->bytes);
+  if (n > 0) std::memcpy(r->buffer, m->data, n);
+  finish_receive(r, m->header, m->header.payload_bytes);
+  std::free(m->data);
+  delete m;
+}
+
+Destination Handler::on_header(int peer, const PacketHeader& h) {
+  switch (h.type) {
+    case PacketType::kEager: {
+      if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
+        r->matched = true;
+        return Destination{r->buffer, r->bytes, r};
+      }
+      auto* m = new UnexpectedMessage{};
+      m->header = h;
+      m->world_peer = peer;
+      if (h.payload_bytes > 0) m->data = std::malloc(h.payload_bytes);
+      state->matching.add_unexpected(h.context, m);
+      FERRY_DEBUG(kP2p, "unexpected eager message from rank %d tag %d, %llu bytes", h.source, h.tag,
+                  static_cast<unsigned long long>(h.payload_bytes));
+      return Destination{m->data, h.payload_bytes, tag_unexpected(m)};
+    }
+    case PacketType::kRendezvousRequest: {
+      if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
+        send_ready(r, peer, h);
+      } else {
+        auto* m = new UnexpectedMessage{};
+        m->header = h;
+        m->world_peer = peer;
+        m->data_complete = true;
+        state->matching.add_unexpected(h.context, m);
+      }
+      return {};
+    }
+    case PacketType::kRendezvousReady: {
+      // The receiver is ready: send the data it asked for, from the user's
+      // buffer, reusing the send request's packet (its request packet is
+      // long gone: the transport finished with it before this reply could
+      // exist).
+      Request* s = Request::from_cookie(h.sender_cookie);
+      SendItem& data = s->packet;
+      data.header.type = PacketType::kRendezvousData;
+      data.header.payload_bytes = h.message_bytes;
+      data.header.receiver_cookie = h.receiver_cookie;
+      data.payload = s->buffer;
+      data.on_sent = send_done;
+      Err e = send_packet(peer, &data);
+      if (e) {
+        s->error = error_code::make(e.mpi_class(), e.message());
+        complete(s);
+      }
+      return {};
+    }
+    case PacketType::kRendezvousData: {
+      Request* r = Request::from_cookie(h.receiver_cookie);
+      return Destination{r->buffer, r->bytes, r};
+    }
+  }
+  return {};
+}
+
+void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) {
+  switch (h.type) {
+    case PacketType::kEager:
+      if (is_unexpected(d.context)) {
+        UnexpectedMessage* m = as_unexpected(d.context);
+        m->data_complete = true;
+        if (Request* r = m->claimed_by) {
+          m->claimed_by = nullptr;
+          deliver_unexpected(r, m);
+        }
+      } else {
+        finish_receive(static_cast<Request*>(d.context), h, h.payload_bytes);
+      }
+      return;
+    case PacketType::kRendezvousData:
+      finish_receive(static_cast<Request*>(d.context), h, static_cast<Request*>(d.context)->message_bytes);
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+void init(int world_rank, int world_size) {
+  state = new State{};
+  state->world_rank = world_rank;
+  state->routes.resize(static_cast<size_t>(world_size));
+}
+
+void finalize() {
+  delete state;
+  state = nullptr;
+}
+
+void set_route(int world_peer, Route route) { state->routes[static_cast<size_t>(world_peer)] = route; }
+
+PacketHandler* packet_handler() { return &state->handler; }
+
+Err start_send(Request* r) {
+  int world_peer = r->world_peer;
+  const Route& route = state->routes[static_cast<size_t>(world_peer)];
+  SendItem& p = r->packet;
+  p.header.source = r->comm->rank;
+  p.header.tag = r->tag;
+  p.header.context = r->context;
+  p.header.sender_cookie = r->cookie();
+  p.header.receiver_cookie = 0;
+  if (r->mode == Request::Mode::kSynchronous || r->bytes > route.eager_limit) {
+    p.header.type = PacketType::kRendezvousRequest;
+    p.header.payload_bytes = 0;
+    p.header.message_bytes = r->bytes;
+    p.payload = nullptr;
+    p.on_sent = nullptr;  // the send completes when its data has gone
+  } else {
+    p.header.type = PacketType::kEager;
+    p.header.payload_bytes = r->bytes;
+    p.header.message_bytes = r->bytes;
+    p.payload = r->buffer;
+    p.on_sent = send_done;
+  }
+  return send_packet(world_peer, &p);
+}
+
+void start_recv(Request* r) {
+  if (UnexpectedMessage* m = state->matching.find_unexpected(r->context, r->peer, r->tag, true)) {
+    deliver_unexpected(r, m);
+    return;
+  }
+  state->matching.post(r->context, r);
+}
+
+bool probe(uint32_t context, int source, int tag, MPI_Status* status) {
+  UnexpectedMessage* m = state->matching.find_unexpected(context, source, tag, false);
+  if (m == nullptr) return false;
+  status->MPI_SOURCE = m->header.source;
+  status->MPI_TAG = m->header.tag;
+  status->MPI_ERROR = MPI_SUCCESS;
+  set_status_bytes(*status, m->header.message_bytes);
+  set_status_cancelled(*status, false);
+  return true;
+}
+
+UnexpectedMessage* take_message(uint32_t context, int source, int tag, MPI_Status* status) {
+  if (!probe(context, source, tag, status)) return nullptr;
+  return state->matching.find_unexpected(context, source, tag, true);
+}
+
+void start_matched_recv(Request* r, UnexpectedMessage* m) { deliver_unexpected(r, m); }
+
+bool cancel_recv(Request* r) {
+  if (r->matched || !state->matching.unpost(r->context, r)) return false;
+  r->cancelled = true;
+  set_status_cancelled(r->status, true);
+  complete(r);
+  return true;
+}
+
+size_t unexpected_messages() { return state ? state->matching.unexpected_count() : 0; }
+
+}  // namespace ferry::p2p

@@ -1,0 +1,56 @@
+// Point-to-point: the eager and rendezvous protocols over any transport.
+//
+//   eager       sender: [header + data] ------------------------------> receiver
+//   rendezvous  sender: [request, size] -----> receiver matches it, replies
+//               sender <----- [ready, receiver's cookie, bytes wanted]
+//               sender: [data for cookie] ---> straight into the user's buffer
+//
+// Small messages go eagerly: one packet, buffered at the receiver if no
+// receive is posted yet. Large messages and synchronous sends use the
+// rendezvous, so an unexpected large message costs the receiver a header,
+// never a copy of its data, and a synchronous send completes only once its
+// receive has matched (MPI-3.1 §3.4).
+#pragma once
+
+#include "core/error.h"
+#include "mpi.h"
+#include "p2p/matching.h"
+#include "p2p/transport.h"
+
+namespace ferry {
+struct Request;
+}
+
+namespace ferry::p2p {
+
+struct Route {
+  Transport* transport = nullptr;
+  size_t eager_limit = 0;
+};
+
+// Sets up the engine for this process; routes are filled in by set_route.
+void init(int world_rank, int world_size);
+void finalize();
+void set_route(int world_peer, Route route);
+PacketHandler* packet_handler();
+
+// Starts a send or receive described by the request's fields (comm, buffer,
+// bytes, peer, tag, context, mode); completion is reported through
+// request->complete. Peers are communicator ranks, never MPI_PROC_NULL here.
+Err start_send(Request* r);
+void start_recv(Request* r);
+
+// MPI_Iprobe: true and the status if a matching message has arrived.
+bool probe(uint32_t context, int source, int tag, MPI_Status* status);
+// MPI_Improbe: takes the matching message out of the queue (it becomes an
+// MPI_Message), or nullptr.
+UnexpectedMessage* take_message(uint32_t context, int source, int tag, MPI_Status* status);
+// MPI_Mrecv: receives a message taken by take_message.
+void start_matched_recv(Request* r, UnexpectedMessage* m);
+// MPI_Cancel of a receive: true if it was still unmatched and is now cancelled.
+bool cancel_recv(Request* r);
+
+// Unexpected messages currently held (for tests and FERRY_DEBUG).
+size_t unexpected_messages();
+
+}  // namespace ferry::p2p

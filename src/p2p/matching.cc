@@ -1,0 +1,60 @@
+#include "p2p/matching.h"
+
+#include "core/request.h"
+
+namespace ferry::p2p {
+
+MatchingEngine::Queues& MatchingEngine::queues(uint32_t context) {
+  if (context >= by_context_.size()) by_context_.resize(context + 1);
+  return by_context_[context];
+}
+
+Request* MatchingEngine::take_posted(uint32_t context, int source, int tag) {
+  Fifo<Request>& posted = queues(context).posted;
+  for (Request* r = posted.front(); r != nullptr; r = r->next) {
+    if (envelope_matches(r->peer, r->tag, source, tag)) {
+      posted.remove(r);
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+UnexpectedMessage* MatchingEngine::find_unexpected(uint32_t context, int source, int tag, bool remove) {
+  Fifo<UnexpectedMessage>& unexpected = queues(context).unexpected;
+  for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next) {
+    if (envelope_matches(source, tag, m->header.source, m->header.tag)) {
+      if (remove) {
+        unexpected.remove(m);
+        --unexpected_count_;
+      }
+      return m;
+    }
+  }
+  return nullptr;
+}
+
+void MatchingEngine::post(uint32_t context, Request* r) { queues(context).posted.push_back(r); }
+
+bool MatchingEngine::unpost(uint32_t context, Request* r) {
+  Fifo<Request>& posted = queues(context).posted;
+  for (Request* p = posted.front(); p != nullptr; p = p->next) {
+    if (p == r) {
+      posted.remove(r);
+      return true;
+    }
+  }
+  return false;
+}
+
+void MatchingEngine::add_unexpected(uint32_t context, UnexpectedMessage* m) {
+  queues(context).unexpected.push_back(m);
+  ++unexpected_count_;
+}
+
+void MatchingEngine::remove_unexpected(uint32_t context, UnexpectedMessage* m) {
+  queues(context).unexpected.remove(m);
+  --unexpected_count_;
+}
+
+}  // namespace ferry::p2p

@@ -1,0 +1,91 @@
+// Message matching: posted receives and unexpected messages, per context.
+//
+// MPI-3.1 §3.5: messages between a pair of ranks on one communicator are
+// non-overtaking. Both queues are kept in arrival/posting order and searched
+// from the front, so the first match is always the oldest one; a wildcard
+// receive (MPI_ANY_SOURCE, MPI_ANY_TAG) takes part in the same order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "p2p/packet.h"
+
+namespace ferry {
+struct Request;
+}
+
+namespace ferry::p2p {
+
+// A message that arrived before its receive was posted: the header, and for
+// an eager message its data (owned here), for a rendezvous one nothing yet.
+struct UnexpectedMessage {
+  PacketHeader header;
+  int world_peer = -1;
+  void* data = nullptr;          // eager payload, malloc'ed
+  bool data_complete = false;    // the eager payload has fully arrived
+  Request* claimed_by = nullptr; // a receive matched it before its data arrived
+  UnexpectedMessage* prev = nullptr;
+  UnexpectedMessage* next = nullptr;
+};
+
+// Intrusive FIFO list over nodes with prev/next members.
+template <typename Node>
+class Fifo {
+ public:
+  bool empty() const { return head_ == nullptr; }
+  Node* front() const { return head_; }
+  void push_back(Node* n) {
+    n->next = nullptr;
+    n->prev = tail_;
+    if (tail_) tail_->next = n;
+    else head_ = n;
+    tail_ = n;
+  }
+  void remove(Node* n) {
+    if (n->prev) n->prev->next = n->next;
+    else head_ = n->next;
+    if (n->next) n->next->prev = n->prev;
+    else tail_ = n->prev;
+    n->prev = n->next = nullptr;
+  }
+
+ private:
+  Node* head_ = nullptr;
+  Node* tail_ = nullptr;
+};
+
+inline bool envelope_matches(int want_source, int want_tag, int source, int tag) {
+  return (want_source == source || want_source == -2 /* MPI_ANY_SOURCE */) &&
+         (want_tag == tag || want_tag == -1 /* MPI_ANY_TAG */);
+}
+
+class MatchingEngine {
+ public:
+  // An arriving message: the oldest posted receive it matches, removed from
+  // the posted queue, or nullptr.
+  Request* take_posted(uint32_t context, int source, int tag);
+  // A receive being posted: the oldest unexpected message it matches,
+  // removed from the queue if `remove`, or nullptr.
+  UnexpectedMessage* find_unexpected(uint32_t context, int source, int tag, bool remove);
+  void post(uint32_t context, Request* r);
+  // Takes a posted receive back (MPI_Cancel). Returns false if not posted.
+  bool unpost(uint32_t context, Request* r);
+  void add_unexpected(uint32_t context, UnexpectedMessage* m);
+  void remove_unexpected(uint32_t context, UnexpectedMessage* m);
+
+  size_t unexpected_count() const { return unexpected_count_; }
+
+ private:
+  struct Queues {
+    Fifo<Request> posted;
+    Fifo<UnexpectedMessage> unexpected;
+  };
+  Queues& queues(uint32_t context);
+
+  std::vector<Queues> by_context_;
+  size_t unexpected_count_ = 0;
+};
+
+}  // namespace ferry::p2p

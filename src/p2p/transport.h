@@ -1,0 +1,68 @@
+// A transport moves packets between ranks; nothing more.
+//
+// Matching, protocols and datatypes live above it, once, in the p2p layer
+// (shared/STYLE.md: the Gloo `Pair`, UCX's uct/ucp split). A transport takes
+// packets to send as SendItems that the caller owns (they live inside
+// requests, so sending allocates nothing), and hands packets that arrive to a
+// PacketHandler, asking it first where the payload should land so that large
+// payloads go straight into the user's buffer.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "p2p/packet.h"
+
+namespace ferry::p2p {
+
+// One packet to send. The transport keeps a pointer to it until it calls
+// on_sent; the header and payload must stay valid until then.
+struct SendItem {
+  PacketHeader header;
+  const void* payload = nullptr;  // header.payload_bytes bytes
+  // Called once the whole packet is handed to the transport's medium, so the
+  // payload buffer may be reused.
+  void (*on_sent)(SendItem* item) = nullptr;
+  // Transport-private progress: bytes of header+payload already written, and
+  // the queue link.
+  uint64_t sent = 0;
+  SendItem* next = nullptr;
+};
+
+// Where an arriving payload goes: `capacity` bytes at `data`; bytes beyond
+// the capacity are discarded (the receiver reports the truncation).
+struct Destination {
+  void* data = nullptr;
+  size_t capacity = 0;
+  void* context = nullptr;  // for the handler: the request or message it belongs to
+};
+
+class PacketHandler {
+ public:
+  virtual ~PacketHandler() = default;
+  // A header arrived from world rank `peer`; its payload (if any) follows.
+  virtual Destination on_header(int peer, const PacketHeader& header) = 0;
+  // The whole payload of that packet has landed in `destination`.
+  virtual void on_payload(int peer, const PacketHeader& header, const Destination& destination) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const = 0;
+  // Queues the packet for world rank `peer`. Returns an error message
+  // (static storage) or nullptr.
+  virtual const char* send(int peer, SendItem* item) = 0;
+  // Moves whatever can move without blocking; returns how many events
+  // (packets sent or received, connections made) happened.
+  virtual int progress() = 0;
+  // A file descriptor that becomes readable when progress() would find work,
+  // for sleeping in the kernel; -1 if the transport cannot be waited on.
+  virtual int wait_fd() const = 0;
+  // True while packets are queued that progress() still has to push out.
+  virtual bool has_pending_sends() const = 0;
+};
+
+}  // namespace ferry::p2p
