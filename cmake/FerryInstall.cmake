@@ -1,1 +1,71 @@
-# Install rules: libraries, headers, mpirun/mpiexec, wrappers, pkg-config.
+# Install rules. `cmake --install build --prefix P` gives
+#   P/bin/      mpirun, mpiexec -> mpirun, mpicc, mpicxx, ferry_info
+#   P/lib/      libmpi.so.12 (+ libmpi.so), libmpich.so.12 and libmpich.so -> libmpi.so.12,
+#               pkgconfig/ferry.pc and pkgconfig/mpi.pc
+#   P/include/  mpi.h, mpio.h, mpix.h
+# Nothing installed names the build tree, so P can be moved: binaries carry
+# only $ORIGIN-relative RUNPATHs plus the directories of libraries outside the
+# project (the system's pmix2), the wrappers and .pc files find P from their
+# own location.
+#
+# Included at the end of the top-level CMakeLists.txt, once every target exists.
+
+set(FERRY_INSTALL_BINDIR ${CMAKE_INSTALL_BINDIR})
+
+# RUNPATH of installed programs: libmpi from P/lib, found relative to P/bin.
+if(IS_ABSOLUTE "${FERRY_INSTALL_LIBDIR}")
+  set(_ferry_bin_runpath "${FERRY_INSTALL_LIBDIR}")
+else()
+  file(RELATIVE_PATH _ferry_bin_to_lib "/prefix/${FERRY_INSTALL_BINDIR}" "/prefix/${FERRY_INSTALL_LIBDIR}")
+  set(_ferry_bin_runpath "$ORIGIN/${_ferry_bin_to_lib}")
+endif()
+
+# Creates the symlink <prefix>/<link> -> <target> at install time (honouring
+# DESTDIR and --prefix) and records it in install_manifest.txt.
+function(ferry_install_symlink target link)
+  install(CODE "
+    set(_ferry_link \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${link}\")
+    message(STATUS \"Installing: \${_ferry_link} -> ${target}\")
+    file(CREATE_LINK \"${target}\" \"\${_ferry_link}\" SYMBOLIC)
+    list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${_ferry_link}\")
+  ")
+endfunction()
+
+# The targets are written by several people; a missing one is reported here
+# rather than failing the configure step of everyone else.
+foreach(_ferry_target mpi mpirun ferry_info)
+  if(NOT TARGET ${_ferry_target})
+    message(STATUS "Install: target ${_ferry_target} is not defined yet; it will not be installed")
+  endif()
+endforeach()
+
+# --- libmpi ---------------------------------------------------------------------
+if(TARGET mpi)
+  # libmpi needs no RUNPATH of its own beyond the libraries outside the project.
+  set_target_properties(mpi PROPERTIES INSTALL_RPATH "" INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS mpi LIBRARY DESTINATION ${FERRY_INSTALL_LIBDIR})
+  # Binaries built with MPICH ask for libmpich.so.12; the same library answers.
+  ferry_install_symlink(libmpi.so.12 ${FERRY_INSTALL_LIBDIR}/libmpich.so.12)
+  ferry_install_symlink(libmpi.so.12 ${FERRY_INSTALL_LIBDIR}/libmpich.so)
+endif()
+
+# --- Headers --------------------------------------------------------------------
+# mpi.h, mpio.h, mpix.h and whatever they include from the same directory.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mpi/ DESTINATION ${FERRY_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+
+# --- Programs -------------------------------------------------------------------
+foreach(_ferry_program mpirun ferry_info)
+  if(TARGET ${_ferry_program})
+    set_target_properties(${_ferry_program} PROPERTIES
+      INSTALL_RPATH "${_ferry_bin_runpath}" INSTALL_RPATH_USE_LINK_PATH ON)
+    install(TARGETS ${_ferry_program} RUNTIME DESTINATION ${FERRY_INSTALL_BINDIR})
+  endif()
+endforeach()
+if(TARGET mpirun)
+  ferry_install_symlink(mpirun ${FERRY_INSTALL_BINDIR}/mpiexec)
+endif()
+
+# Relocatable mpicc/mpicxx and the .pc files, generated in tools/CMakeLists.txt.
+install(PROGRAMS ${FERRY_INSTALLED_WRAPPERS} DESTINATION ${FERRY_INSTALL_BINDIR})
+install(FILES ${FERRY_PKGCONFIG_FILES} DESTINATION ${FERRY_PKGCONFIG_DIR})
