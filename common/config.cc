@@ -52,7 +52,7 @@ std::optional<int64_t> parse_integer(std::string_view text) {
     negative = true;
     i = 1;
   }
-  if (i == text.size()) return std::nullopt;
+  if (i == text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
   int64_t v = 0;
   for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
     if (v > (INT64_MAX - 9) / 10) return std::nullopt;

@@ -10,6 +10,7 @@
 // kind 3 handles, which never collide with MPICH's predefined ones.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

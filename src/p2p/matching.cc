@@ -1,8 +1,20 @@
 #include "p2p/matching.h"
 
+#include <cstdlib>
+
 #include "core/request.h"
 
 namespace ferry::p2p {
+
+MatchingEngine::~MatchingEngine() {
+  for (Queues& q : by_context_) {
+    while (UnexpectedMessage* m = q.unexpected.front()) {
+      q.unexpected.remove(m);
+      std::free(m->data);
+      delete m;
+    }
+  }
+}
 
 MatchingEngine::Queues& MatchingEngine::queues(uint32_t context) {
   if (context >= by_context_.size()) by_context_.resize(context + 1);

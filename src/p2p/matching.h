@@ -63,6 +63,12 @@ inline bool envelope_matches(int want_source, int want_tag, int source, int tag)
 
 class MatchingEngine {
  public:
+  MatchingEngine() = default;
+  MatchingEngine(const MatchingEngine&) = delete;
+  MatchingEngine& operator=(const MatchingEngine&) = delete;
+  // Frees the unexpected messages nobody received (their data too).
+  ~MatchingEngine();
+
   // An arriving message: the oldest posted receive it matches, removed from
   // the posted queue, or nullptr.
   Request* take_posted(uint32_t context, int source, int tag);

@@ -44,7 +44,9 @@ std::optional<Endpoint> parse_endpoint(const std::string& text) {
     a->sin_port = htons(static_cast<uint16_t>(std::atoi(port.c_str())));
     e.length = sizeof(sockaddr_in);
   }
-  if (port.empty() || std::atoi(port.c_str()) <= 0) return std::nullopt;
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::atoi(port.c_str()) <= 0 || std::atoi(port.c_str()) > 65535)
+    return std::nullopt;
   e.loopback = is_loopback(reinterpret_cast<const sockaddr*>(&e.address));
   return e;
 }
@@ -188,7 +190,7 @@ std::optional<Endpoint> choose_endpoint(const std::vector<Endpoint>& endpoints, 
   // A peer on our host that published no loopback address (an interface
   // filter) is still reachable through its other addresses.
   for (const Endpoint& e : endpoints)
-    if (family_ok(e)) return e;
+    if (family_ok(e) && (same_host || !e.loopback)) return e;
   return std::nullopt;
 }
 

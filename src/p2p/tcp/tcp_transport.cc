@@ -202,7 +202,7 @@ void TcpTransport::check_connect_timeouts() {
 void TcpTransport::want_write(int peer, Outgoing& out, bool on) {
   if (out.writing == on) return;
   epoll_event ev{};
-  ev.events = on ? EPOLLOUT : 0;
+  ev.events = on ? static_cast<uint32_t>(EPOLLOUT) : 0u;
   ev.data.u64 = key(Kind::kOutgoing, static_cast<size_t>(peer));
   epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, out.fd, &ev);
   out.writing = on;
