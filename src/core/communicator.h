@@ -21,6 +21,11 @@ struct Communicator {
   std::vector<int> world_ranks;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
+  // Collectives are called in the same order on every rank (MPI-3.1 §5.12),
+  // so numbering them gives each one a tag that all ranks agree on, and
+  // concurrent nonblocking collectives never match each other's messages.
+  uint32_t collective_sequence = 0;
+  int next_collective_tag() { return static_cast<int>(collective_sequence++ & 0x3fffffffu); }
 
   int world_rank(int r) const { return world_ranks.empty() ? r : world_ranks[static_cast<size_t>(r)]; }
   uint32_t collective_context() const { return context + 1; }

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <complex>
+#include <cstring>
 
 #include "core/handles.h"
 
@@ -115,6 +116,20 @@ const Datatype* find_datatype(MPI_Datatype h) {
   else if (handle::kind_of(h) == handle::kKindDirect && handle::index_of(h) < kIndex.direct.size())
     t = kIndex.direct[handle::index_of(h)];
   return t != nullptr && t->handle == h ? t : nullptr;
+}
+
+}  // namespace ferry
+
+namespace ferry {
+
+Err copy_typed(const void* src, int scount, const Datatype& stype, void* dst, int rcount, const Datatype& rtype) {
+  size_t bytes = stype.bytes(scount);
+  if (bytes > rtype.bytes(rcount))
+    return fail(MPI_ERR_TRUNCATE, "%zu bytes do not fit in a buffer of %zu", bytes, rtype.bytes(rcount));
+  if (!stype.contiguous || !rtype.contiguous)
+    return fail(MPI_ERR_TYPE, "copying non-contiguous datatypes is not supported yet");
+  if (bytes > 0 && src != dst) std::memmove(dst, src, bytes);
+  return {};
 }
 
 }  // namespace ferry

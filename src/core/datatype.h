@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/error.h"
 #include "mpi.h"
 
 namespace ferry {
@@ -28,5 +29,10 @@ struct Datatype {
 
 // The datatype behind a handle, or nullptr for an invalid or null handle.
 const Datatype* find_datatype(MPI_Datatype handle);
+
+// Copies `scount` elements of `stype` at `src` into `rcount` elements of
+// `rtype` at `dst` (a local MPI_Sendrecv: the type signatures must match;
+// fails with MPI_ERR_TRUNCATE if the destination is smaller).
+Err copy_typed(const void* src, int scount, const Datatype& stype, void* dst, int rcount, const Datatype& rtype);
 
 }  // namespace ferry

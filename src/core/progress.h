@@ -16,6 +16,9 @@ namespace ferry::progress {
 enum class WaitPolicy { kSpin, kBlock, kSpinThenBlock };
 
 void add_transport(p2p::Transport* t);
+// Work that poll() also drives, besides the transports (collective
+// schedules); returns the number of events.
+void set_extra_work(int (*work)());
 void remove_all_transports();
 void set_wait_policy(WaitPolicy policy, int spin_us);
 WaitPolicy wait_policy();
@@ -28,21 +31,28 @@ int poll();
 extern bool threads_enabled;
 std::mutex& engine_mutex();
 
+// The lock is re-entrant per thread in effect: a thread that already holds
+// it (a collective schedule starting its next round from inside poll())
+// takes it again as a no-op.
+extern thread_local bool lock_held_here;
+
 class Lock {
  public:
-  Lock() : held_(threads_enabled) {
-    if (held_) engine_mutex().lock();
-  }
-  ~Lock() {
-    if (held_) engine_mutex().unlock();
-  }
+  Lock() : held_(threads_enabled && !lock_held_here) { relock(); }
+  ~Lock() { unlock(); }
   Lock(const Lock&) = delete;
   Lock& operator=(const Lock&) = delete;
   void unlock() {
-    if (held_) engine_mutex().unlock();
+    if (held_ && lock_held_here) {
+      lock_held_here = false;
+      engine_mutex().unlock();
+    }
   }
   void relock() {
-    if (held_) engine_mutex().lock();
+    if (held_ && !lock_held_here) {
+      engine_mutex().lock();
+      lock_held_here = true;
+    }
   }
 
  private:

@@ -18,7 +18,7 @@ struct Communicator;
 struct Datatype;
 
 struct Request {
-  enum class Kind : uint8_t { kSend, kRecv };
+  enum class Kind : uint8_t { kSend, kRecv, kCollective };
   enum class Mode : uint8_t { kStandard, kSynchronous, kReady, kBuffered };
 
   Kind kind = Kind::kSend;

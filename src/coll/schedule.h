@@ -1,0 +1,105 @@
+// A collective operation as a schedule: rounds of point-to-point messages on
+// the communicator's collective context, each followed by local work
+// (reductions, copies).
+//
+// Every algorithm in src/coll builds a Schedule; the blocking form runs it to
+// the end, the nonblocking form (MPI_I...) hands it to the progress engine,
+// which advances it from any MPI call. So each algorithm is written once and
+// reads as its textbook rounds:
+//
+//   Schedule s(comm);
+//   s.recv(tmp, count, type, left);        // round 0: exchange with neighbours
+//   s.send(buf, count, type, right);
+//   s.reduce(tmp, buf, count, type, op);   //          then combine
+//   s.end_round();
+//   ...
+//   return s.run();
+//
+// Within a round, receives are posted first, then sends; the local steps run
+// in order once all of the round's messages have completed. All messages of
+// one schedule share one tag, so a pair of ranks must post them in the same
+// order on both sides (MPI's non-overtaking rule then matches them).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/communicator.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/op.h"
+#include "core/request.h"
+
+namespace ferry::coll {
+
+class Schedule {
+ public:
+  explicit Schedule(Communicator* c);
+  ~Schedule();
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+
+  // Building. Peers are ranks of the communicator.
+  void send(const void* buf, int count, const Datatype* type, int peer);
+  void recv(void* buf, int count, const Datatype* type, int peer);
+  void reduce(const void* in, void* inout, int count, const Datatype* type, const Op* op);
+  void copy(const void* src, int scount, const Datatype* stype, void* dst, int rcount, const Datatype* rtype);
+  // Any other local work, run in order with the round's reduces and copies.
+  void local(std::function<void()> work);
+  void end_round();
+  // A buffer that lives as long as the schedule.
+  void* scratch(size_t bytes);
+
+  Communicator* comm() const { return comm_; }
+
+  // Running. run() is the blocking collective; start() and advance() are
+  // what the nonblocking form and the progress engine use.
+  Err run();
+  Err start();
+  // Moves the schedule forward without blocking; true once it has finished
+  // (then error() tells how).
+  bool advance();
+  const Err& error() const { return error_; }
+
+ private:
+  struct Step {
+    enum class Kind : uint8_t { kSend, kRecv, kReduce, kCopy, kLocal } kind;
+    const void* in;
+    void* out;
+    int count;
+    const Datatype* type;
+    int peer;
+    int count2;               // copy: destination count
+    const Datatype* type2;    // copy: destination type
+    const Op* op;
+  };
+
+  // Posts the messages of the current round.
+  void post_round();
+  // Runs the local steps of the current round.
+  void finish_round();
+
+  Communicator* comm_;
+  int tag_;
+  std::vector<Step> steps_;
+  std::vector<std::function<void()>> local_work_;  // kLocal steps: index in `count`
+  std::vector<size_t> round_ends_;  // index one past each round's last step
+  size_t round_ = 0;
+  std::vector<Request*> pending_;   // the current round's messages
+  std::vector<std::unique_ptr<char[]>> scratch_;
+  bool started_ = false;
+  bool finished_ = false;
+  Err error_;
+};
+
+// Starts a nonblocking collective: the progress engine owns the schedule
+// from here and frees it when it finishes; the returned request completes
+// then.
+Request* start_nonblocking(std::unique_ptr<Schedule> schedule, Err* error);
+
+// Advances every running nonblocking collective (called from progress::poll).
+int progress_nonblocking();
+
+}  // namespace ferry::coll
