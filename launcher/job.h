@@ -1,0 +1,38 @@
+// The life of a job: start the ranks, run the one event loop that forwards
+// their output and watches signals, PMIx events and exits, end the job when
+// a rank fails, and decide mpirun's exit status.
+#pragma once
+
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <optional>
+#include <string>
+
+#include "options.h"
+#include "pmix_host.h"
+
+namespace ferry::launcher {
+
+// The signals mpirun handles in its event loop (SIGCHLD, SIGINT, SIGTERM,
+// SIGHUP, SIGTSTP, SIGCONT) are blocked and read from a signalfd. They must
+// be blocked before any thread starts, so that PMIx's thread inherits the
+// mask and no signal is delivered to it instead.
+struct SignalSetup {
+  sigset_t handled;          // blocked in mpirun, read through the signalfd
+  sigset_t original_mask;    // what the ranks start with
+  bool default_sigpipe;      // mpirun ignores SIGPIPE; ranks get the default
+};
+SignalSetup take_over_signals();
+
+// What mpirun changed about itself that the ranks must not inherit.
+struct RankDefaults {
+  SignalSetup signals;
+  std::optional<rlimit> file_limit;  // set when mpirun raised its own
+};
+
+// Starts the job's ranks and runs it to the end. Returns mpirun's exit
+// status: 0, or that of the first failure.
+int run_job(const Options& options, PmixHost& server, const RankDefaults& defaults);
+
+}  // namespace ferry::launcher

@@ -1,0 +1,42 @@
+// What mpirun tells the PMIx server about the job: the standard job-level
+// and per-rank keys that ranks read at PMIx_Init (docs/architecture.md), plus
+// Ferry's job secret.
+#pragma once
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <string>
+
+namespace ferry::launcher {
+
+// The job-level key under which ranks find the job secret (PMIX_STRING).
+inline constexpr const char* kJobSecretKey = "ferry.job.secret";
+
+struct JobDescription {
+  std::string nspace;    // PMIx namespace, also PMIX_JOBID
+  int num_ranks = 0;     // all on this host: node 0
+  std::string hostname;
+  std::string secret;    // 32 hex digits
+};
+
+// 128 random bits from getrandom(), as 32 lowercase hex digits.
+std::string make_job_secret();
+
+// The pmix_info_t array for PMIx_server_register_nspace, owned here: the
+// server reads it until the registration's callback has run.
+class JobInfo {
+ public:
+  explicit JobInfo(const JobDescription& job);
+  ~JobInfo();
+  JobInfo(const JobInfo&) = delete;
+  JobInfo& operator=(const JobInfo&) = delete;
+
+  pmix_info_t* info() const { return static_cast<pmix_info_t*>(array_.array); }
+  size_t size() const { return array_.size; }
+
+ private:
+  pmix_data_array_t array_;
+};
+
+}  // namespace ferry::launcher

@@ -1,0 +1,124 @@
+// mpirun / mpiexec: starts N ranks of a program on this host, serves them
+// as their PMIx server, forwards their I/O and signals, and exits with the
+// job's status. The steps, in order: parse (nothing started yet), take over
+// signals (before PMIx starts its thread), start the PMIx server, register
+// the job, run it, clean up.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/debug.h"
+#include "job.h"
+#include "job_info.h"
+#include "options.h"
+#include "pmix_host.h"
+
+namespace {
+
+using namespace ferry::launcher;
+
+// A closed fd 0, 1 or 2 would be reused by the first pipe mpirun opens, and
+// the ranks' dup2 onto 0-2 would then go wrong: fill the gaps with /dev/null.
+void ensure_standard_fds() {
+  for (int fd = 0; fd < 3; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0) {
+      int null_fd = ::open("/dev/null", O_RDWR);
+      if (null_fd >= 0 && null_fd != fd) {
+        ::dup2(null_fd, fd);
+        ::close(null_fd);
+      }
+    }
+}
+
+// mpirun keeps two pipes per rank and PMIx one socket per connected rank.
+// Raises the soft limit on open files when the job needs more (the ranks
+// get the original back: a huge limit slows programs that close every
+// possible fd), or refuses the job before starting anything.
+std::string fit_file_limit(int num_ranks, std::optional<rlimit>* original) {
+  rlimit lim;
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return "";
+  rlim_t needed = rlim_t(num_ranks) * 4 + 64;
+  if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= needed) return "";
+  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < needed)
+    return "mpirun: " + std::to_string(num_ranks) + " ranks need about " + std::to_string(needed) +
+           " open files, but the limit (ulimit -Hn) is " + std::to_string(lim.rlim_max);
+  *original = lim;
+  rlimit raised = lim;
+  raised.rlim_cur = needed;
+  if (::setrlimit(RLIMIT_NOFILE, &raised) != 0)
+    return "mpirun: cannot raise the open files limit to " + std::to_string(needed);
+  return "";
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ferry::debug::configure();
+  ferry::debug::set_identity("mpirun");
+  if (auto problem = ferry::config::validate()) {
+    std::fprintf(stderr, "mpirun: %s\n", problem->c_str());
+    return 1;
+  }
+  ensure_standard_fds();
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ParseOutcome parsed = parse_options(args, ferry::config::environment);
+  switch (parsed.kind) {
+    case ParseOutcome::Kind::kPrintAndExit:
+      std::fputs(parsed.text.c_str(), stdout);
+      return 0;
+    case ParseOutcome::Kind::kError:
+      std::fprintf(stderr, "%s\n", parsed.error.c_str());
+      return 1;
+    case ParseOutcome::Kind::kRun:
+      break;
+  }
+  const Options& options = parsed.options;
+  RankDefaults defaults;
+  if (std::string problem = fit_file_limit(options.num_ranks, &defaults.file_limit); !problem.empty()) {
+    std::fprintf(stderr, "%s\n", problem.c_str());
+    return 1;
+  }
+
+  defaults.signals = take_over_signals();
+  try {
+    PmixHost server;
+    JobDescription job;
+    job.nspace = "ferry." + std::to_string(::getpid());
+    job.num_ranks = options.num_ranks;
+    job.hostname = host_name();
+    job.secret = make_job_secret();
+    server.register_job(job);
+    // stdio is flushed now: the ranks must not inherit buffered output.
+    std::fflush(nullptr);
+    int status;
+    try {
+      status = run_job(options, server, defaults);
+    } catch (const std::exception& e) {  // the event loop failed; the ranks are ended
+      std::fprintf(stderr, "mpirun: %s\n", e.what());
+      status = 1;
+    }
+    // Every rank is gone. End here, without finalizing PMIx (see
+    // prepare_exit) and without running destructors while PMIx's thread
+    // still runs.
+    server.prepare_exit();
+    std::fflush(nullptr);
+    ::_exit(status);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mpirun: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,345 @@
+#include "options.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <memory>
+
+#ifndef FERRY_VERSION_STRING
+#define FERRY_VERSION_STRING "unknown"
+#endif
+
+namespace ferry::launcher {
+namespace {
+
+// Open MPI and Hydra accept multi-letter options behind a single dash; CLI11
+// reads "-np" as "-n p". Every such spelling is rewritten here, in one table,
+// before CLI11 sees the arguments.
+struct Spelling {
+  std::string_view single_dash;
+  std::string_view canonical;
+};
+constexpr Spelling kSingleDashSpellings[] = {
+    {"-np", "--np"},                                // Open MPI, Hydra
+    {"-genv", "--genv"},                            // Hydra
+    {"-env", "--env"},                              // Hydra
+    {"-wdir", "--wdir"},                            // Open MPI, Hydra
+    {"-wd", "--wdir"},                              // Open MPI
+    {"-ppn", "--ppn"},                              // Hydra
+    {"-oversubscribe", "--oversubscribe"},          // Open MPI (pre-5 spelling)
+    {"-tag-output", "--tag-output"},                // Open MPI (pre-5 spelling)
+    {"-allow-run-as-root", "--allow-run-as-root"},  // Open MPI (pre-5 spelling)
+    {"-version", "--version"},                      // Open MPI, Hydra
+    {"-help", "--help"},                            // Hydra
+};
+
+constexpr int kMaxRanks = 65535;
+
+// What CLI11 stores; validated and turned into Options afterwards, so that
+// every complaint is one line worded by us.
+struct RawOptions {
+  std::string num_ranks;
+  std::string ranks_per_host;
+  bool oversubscribe = false;
+  bool allow_run_as_root = false;
+  bool tag_output = false;
+  std::vector<std::string> exports;
+  std::vector<std::pair<std::string, std::string>> genv;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string working_dir;
+};
+
+constexpr const char* kFooter = R"(
+Everything after the program name is passed to the program; "--" ends
+mpirun's options explicitly. Single-dash spellings -np, -genv, -env, -wdir,
+-wd, -ppn, -oversubscribe, -tag-output, -allow-run-as-root are accepted too.
+
+All ranks run on this host; more ranks than cores is allowed (the ranks then
+share cores), with or without --oversubscribe.
+
+Each rank is a PMIx client of mpirun. Its environment is mpirun's, plus the
+-x/-genv/-env variables, the PMIx connection variables, and
+OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE,NODE_RANK}, PMI_RANK, PMI_SIZE.
+
+Output: each rank's stdout and stderr go to mpirun's stdout and stderr, whole
+lines at a time, so that lines of different ranks never mix. --tag-output
+prefixes each line with "[RANK] ", e.g. "[3] hello".
+Input: mpirun's stdin goes to rank 0; the other ranks read /dev/null.
+
+Ending: when a rank exits with a non-zero status, is killed by a signal, or
+calls MPI_Abort, mpirun ends the other ranks (SIGTERM, then SIGKILL) and exits
+with that status (128+N for signal N, the MPI_Abort error code). SIGINT and
+SIGTERM sent to mpirun are passed to the ranks. Otherwise mpirun exits 0.
+
+Running as root is allowed; --allow-run-as-root is accepted for scripts
+written for Open MPI, which refuses root without it.
+Diagnostics: FERRY_DEBUG=launch prints what mpirun does, one line per fact.
+)";
+
+// CLI11 2.1 cannot be told the usage line; this says where the program goes.
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "Usage: mpirun [OPTIONS] [-n N] PROGRAM [ARGS...]\n";
+  }
+};
+
+std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
+  auto app = std::make_unique<CLI::App>(
+      "Starts N copies of a program on this host as the ranks of one MPI job.", "mpirun");
+  app->formatter(std::make_shared<Formatter>());
+  app->footer(kFooter);
+  // Scripts add options to a default command line: of a single-valued
+  // option given twice, the last counts (as in Open MPI and Hydra).
+  const auto last = CLI::MultiOptionPolicy::TakeLast;
+  app->add_option("-n,-c,--np", raw.num_ranks, "Number of ranks to start (default 1); also -np")
+      ->type_name("N")
+      ->multi_option_policy(last);
+  app->add_option("--ppn", raw.ranks_per_host,
+                  "Ranks per host (Hydra); one host runs all -n ranks, so only checked")
+      ->type_name("N")
+      ->multi_option_policy(last);
+  app->add_flag("--oversubscribe", raw.oversubscribe,
+                "Allow more ranks than cores (always allowed on one host; accepted for Open MPI scripts)");
+  app->add_option("-x", raw.exports,
+                  "Set VAR=value, or pass mpirun's own VAR, in every rank (Open MPI); repeatable")
+      ->type_name("VAR[=value]")
+      ->allow_extra_args(false);
+  app->add_option("--genv", raw.genv, "Set VAR to value in every rank (Hydra); repeatable; also -genv")
+      ->type_name("VAR value")
+      ->allow_extra_args(false);
+  app->add_option("--env", raw.env, "Same as --genv (Hydra's per-program form); also -env")
+      ->type_name("VAR value")
+      ->allow_extra_args(false);
+  app->add_option("--wdir", raw.working_dir,
+                  "Working directory of the ranks; a relative PROGRAM is found from there; also -wdir, -wd")
+      ->type_name("DIR")
+      ->multi_option_policy(last);
+  app->add_flag("--allow-run-as-root", raw.allow_run_as_root,
+                "Accepted for Open MPI scripts; Ferry runs as root without it");
+  app->add_flag("--tag-output", raw.tag_output, "Prefix every output line with \"[RANK] \"");
+  app->set_version_flag("--version", "mpirun (Ferry) " FERRY_VERSION_STRING);
+  // The first argument that is not an option is the program; it and all
+  // that follows are left in remaining() for the ranks.
+  app->prefix_command();
+  return app;
+}
+
+// How many values the option `name` takes, as CLI11 declares it: the walk
+// below must skip them to tell option values from the program name.
+size_t values_taken(const CLI::App& app, std::string_view name) {
+  if (name.starts_with("--") && name.find('=') != std::string_view::npos) return 0;  // --np=4
+  if (!name.starts_with("--") && name.size() > 2) return 0;                          // -n4
+  const CLI::Option* opt = app.get_option_no_throw(std::string(name));
+  if (opt == nullptr) return 0;  // unknown: CLI11 reports it
+  return size_t(std::max(0, opt->get_items_expected_min()));
+}
+
+std::optional<int> parse_count(const std::string& text) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+bool valid_variable_name(const std::string& name) {
+  return !name.empty() && name.find('=') == std::string::npos;
+}
+
+std::string error_line(const std::string& what) { return "mpirun: " + what; }
+
+ParseOutcome failure(const std::string& what) {
+  ParseOutcome out;
+  out.kind = ParseOutcome::Kind::kError;
+  out.error = error_line(what);
+  return out;
+}
+
+// The walk behind normalize_arguments(). Also notes the first option whose
+// values run out, so that the complaint names it as the user spelled it.
+struct Normalized {
+  std::vector<std::string> args;
+  std::string short_of_values;  // e.g. "-np"
+  size_t values_needed = 0;
+};
+
+Normalized normalize(std::span<const std::string> args) {
+  RawOptions scratch;
+  std::unique_ptr<CLI::App> app = make_app(scratch);
+  Normalized out;
+  out.args.reserve(args.size());
+  size_t i = 0;
+  while (i < args.size()) {
+    const std::string& arg = args[i];
+    if (arg == "--" || arg.size() < 2 || arg[0] != '-') break;  // the program's part starts
+    std::string canonical = arg;
+    for (const Spelling& s : kSingleDashSpellings)
+      if (arg == s.single_dash) canonical = s.canonical;
+    out.args.push_back(canonical);
+    ++i;
+    size_t n = values_taken(*app, canonical);
+    if (i + n > args.size() && out.short_of_values.empty()) {
+      out.short_of_values = arg;
+      out.values_needed = n;
+    }
+    // Values are copied verbatim ("-genv -np x" sets a variable named -np).
+    for (size_t k = 0; k < n && i < args.size(); ++k) out.args.push_back(args[i++]);
+  }
+  for (; i < args.size(); ++i) out.args.push_back(args[i]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> normalize_arguments(std::span<const std::string> args) {
+  return normalize(args).args;
+}
+
+ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentLookup& lookup) {
+  RawOptions raw;
+  std::unique_ptr<CLI::App> app = make_app(raw);
+  Normalized normalized = normalize(args);
+  if (!normalized.short_of_values.empty())
+    return failure("option " + normalized.short_of_values + " needs " +
+                   (normalized.values_needed == 1 ? std::string("a value")
+                                                  : std::to_string(normalized.values_needed) + " values") +
+                   " (mpirun --help lists the options)");
+  // CLI11 consumes a vector from the back.
+  std::vector<std::string> reversed(normalized.args.rbegin(), normalized.args.rend());
+  try {
+    app->parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    ParseOutcome out;
+    out.kind = ParseOutcome::Kind::kPrintAndExit;
+    out.text = app->help();
+    return out;
+  } catch (const CLI::CallForVersion& e) {
+    ParseOutcome out;
+    out.kind = ParseOutcome::Kind::kPrintAndExit;
+    out.text = std::string(e.what()) + "\n";
+    return out;
+  } catch (const CLI::ParseError& e) {
+    // CLI11's wording ("-x: 1 required VAR[=value] missing"), on one line.
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    return failure(what + " (mpirun --help lists the options)");
+  }
+
+  ParseOutcome out;
+  Options& o = out.options;
+
+  // The rank count.
+  if (!raw.num_ranks.empty()) {
+    std::optional<int> n = parse_count(raw.num_ranks);
+    if (!n || *n <= 0)
+      return failure("-n needs a positive number of ranks, not '" + raw.num_ranks + "'");
+    // PMIx numbers the ranks of a host with 16 bits (PMIX_LOCAL_RANK).
+    if (*n > kMaxRanks)
+      return failure("-n " + raw.num_ranks + " is more ranks than one host can run (at most " +
+                     std::to_string(kMaxRanks) + ")");
+    o.num_ranks = *n;
+  }
+  if (!raw.ranks_per_host.empty()) {
+    std::optional<int> n = parse_count(raw.ranks_per_host);
+    if (!n || *n <= 0)
+      return failure("-ppn needs a positive number of ranks, not '" + raw.ranks_per_host + "'");
+  }
+  o.oversubscribe = raw.oversubscribe;
+  o.allow_run_as_root = raw.allow_run_as_root;
+  o.tag_output = raw.tag_output;
+
+  // Variables for the ranks: -x first, then -genv/-env, later ones winning.
+  for (const std::string& x : raw.exports) {
+    size_t eq = x.find('=');
+    std::string name = x.substr(0, eq);
+    if (name.empty()) return failure("-x needs VAR or VAR=value, not '" + x + "'");
+    if (eq != std::string::npos) {
+      o.environment.emplace_back(name, x.substr(eq + 1));
+    } else if (std::optional<std::string> v = lookup(name.c_str())) {
+      o.environment.emplace_back(name, *v);
+    }
+    // -x VAR with VAR unset in mpirun: the ranks see it unset, as mpirun does.
+  }
+  for (const auto* list : {&raw.genv, &raw.env})
+    for (const auto& [name, value] : *list) {
+      if (!valid_variable_name(name))
+        return failure("-genv/-env needs a variable name without '=', not '" + name + "'");
+      o.environment.emplace_back(name, value);
+    }
+
+  // The working directory, made absolute: the ranks change to it before
+  // exec, and a relative program is found from it (as Open MPI and Hydra do).
+  if (!raw.working_dir.empty()) {
+    struct stat st;
+    if (::stat(raw.working_dir.c_str(), &st) != 0)
+      return failure("working directory '" + raw.working_dir + "' does not exist");
+    if (!S_ISDIR(st.st_mode))
+      return failure("working directory '" + raw.working_dir + "' is not a directory");
+    o.working_dir = raw.working_dir;
+    if (o.working_dir[0] != '/') {
+      char cwd[4096];
+      if (::getcwd(cwd, sizeof cwd) == nullptr) return failure("cannot read the current directory");
+      std::string base = cwd;
+      o.working_dir = (base.ends_with('/') ? base : base + "/") + o.working_dir;
+    }
+  }
+
+  // The program and its arguments.
+  std::vector<std::string> rest = app->remaining();
+  bool explicit_end = !rest.empty() && rest.front() == "--";
+  if (explicit_end) rest.erase(rest.begin());
+  if (rest.empty()) return failure("no program given (usage: mpirun -n N PROGRAM [ARGS...])");
+  if (!explicit_end && rest.front().size() > 1 && rest.front()[0] == '-')
+    return failure("unknown option " + rest.front() + " (mpirun --help lists the options)");
+  o.program = rest.front();
+  o.program_args = std::move(rest);
+
+  std::string to_resolve = o.program;
+  if (!o.working_dir.empty() && o.program[0] != '/' && o.program.find('/') != std::string::npos)
+    to_resolve = o.working_dir + "/" + o.program;
+  Resolved r = resolve_program(to_resolve, lookup("PATH"));
+  if (!r.error.empty()) return failure(r.error);
+  o.program_path = r.path;
+  if (!o.working_dir.empty() && o.program_path[0] != '/')  // found through a relative PATH entry
+    o.program_path = o.working_dir + "/" + o.program_path;
+  return out;
+}
+
+Resolved resolve_program(const std::string& program, const std::optional<std::string>& path) {
+  auto describe = [&](const std::string& candidate) -> std::string {
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) != 0) return "does not exist";
+    if (S_ISDIR(st.st_mode)) return "is a directory";
+    if (::access(candidate.c_str(), X_OK) != 0) return "is not executable (permission denied)";
+    return "";
+  };
+  if (program.empty()) return {"", "the program name is empty"};
+  if (program.find('/') != std::string::npos) {
+    std::string why = describe(program);
+    if (!why.empty()) return {"", "program '" + program + "' " + why};
+    return {program, ""};
+  }
+  // execvp's default search path when PATH is unset.
+  std::string search = path.value_or("/bin:/usr/bin");
+  std::string not_executable;
+  size_t start = 0;
+  while (start <= search.size()) {
+    size_t end = search.find(':', start);
+    if (end == std::string::npos) end = search.size();
+    std::string dir = search.substr(start, end - start);
+    std::string candidate = dir.empty() ? program : dir + "/" + program;
+    std::string why = describe(candidate);
+    if (why.empty()) return {candidate, ""};
+    if (why.starts_with("is not executable") && not_executable.empty()) not_executable = candidate;
+    start = end + 1;
+  }
+  if (!not_executable.empty())
+    return {"", "program '" + not_executable + "' is not executable (permission denied)"};
+  return {"", "program '" + program + "' not found in PATH"};
+}
+
+}  // namespace ferry::launcher

@@ -1,0 +1,284 @@
+#include "pmix_host.h"
+
+#include <hwloc.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "clock.h"
+#include "common/config.h"
+#include "common/debug.h"
+
+namespace ferry::launcher {
+namespace {
+
+// The one server of this process; the module's upcalls have no user pointer
+// except per client, so they find it here.
+PmixHost* g_server = nullptr;
+
+// PMIx's own reason for a status, for error messages.
+std::string pmix_error(pmix_status_t status) { return PMIx_Error_string(status); }
+
+// Waits for PMIx operations that finish through a pmix_op_cbfunc_t on
+// PMIx's thread. Only used while starting, before there is an event loop.
+class Completion {
+ public:
+  explicit Completion(int pending) : pending_(pending) {}
+
+  static void callback(pmix_status_t status, void* cbdata) {
+    auto* self = static_cast<Completion*>(cbdata);
+    std::lock_guard lock(self->mutex_);
+    if (status != PMIX_SUCCESS && self->status_ == PMIX_SUCCESS) self->status_ = status;
+    if (--self->pending_ == 0) self->done_.notify_one();
+  }
+
+  // An operation that failed before it was queued never calls back.
+  void not_queued(pmix_status_t status) { callback(status, this); }
+
+  pmix_status_t wait() {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    return status_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  int pending_;
+  pmix_status_t status_ = PMIX_SUCCESS;
+};
+
+int rank_of(void* server_object) { return int(reinterpret_cast<intptr_t>(server_object)); }
+
+// ---- Upcalls from PMIx's thread ------------------------------------------
+
+pmix_status_t client_connected(const pmix_proc_t* proc, void* server_object, pmix_info_t[], size_t,
+                               pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  g_server->post({ServerEvent::Kind::kConnected, rank_of(server_object)});
+  // The client stays blocked in PMIx_Init until this is called.
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t client_finalized(const pmix_proc_t* proc, void* server_object, pmix_op_cbfunc_t cbfunc,
+                               void* cbdata) {
+  g_server->post({ServerEvent::Kind::kFinalized, rank_of(server_object)});
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+// PMIx_Abort(code, msg, procs, nprocs). The runtime always aborts the whole
+// job (procs == NULL), and the rank prints its own diagnostic and exits with
+// `code` once released; the event loop ends the others.
+pmix_status_t abort_job(const pmix_proc_t* proc, void* server_object, int status, const char msg[],
+                        pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  // Posted before the caller is released, so the event loop learns of the
+  // abort before it can see the rank exit.
+  g_server->post({ServerEvent::Kind::kAbort, int(proc->rank), status});
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+void free_fence_data(void* data) { std::free(data); }
+
+// Every participant of a fence lives on this host, so by the time PMIx calls
+// up, the data of all of them is in `data`: hand it straight back. `data`
+// belongs to PMIx, and PMIx reads the reply only later (the callback moves to
+// its own thread), so the reply is a copy that PMIx returns through
+// free_fence_data once it is done with it.
+pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                    char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  char* copy = nullptr;
+  if (ndata > 0) {
+    copy = static_cast<char*>(std::malloc(ndata));
+    if (copy == nullptr) return PMIX_ERR_NOMEM;
+    std::memcpy(copy, data, ndata);
+  }
+  FERRY_DEBUG(kLaunch, "fence completed (%zu bytes of collected data)", ndata);
+  cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy != nullptr ? free_fence_data : nullptr, copy);
+  return PMIX_SUCCESS;
+}
+
+// A rank asking for data of a rank that did not take part in a fence: on
+// one host PMIx answers from its local store, so nothing is left to ask.
+pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
+                           pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
+pmix_server_module_t make_module() {
+  pmix_server_module_t m;
+  std::memset(&m, 0, sizeof m);  // NULL: "not supported" for the rest
+  m.client_connected2 = client_connected;
+  m.client_finalized = client_finalized;
+  m.abort = abort_job;
+  m.fence_nb = fence;
+  m.direct_modex = direct_modex;
+  return m;
+}
+pmix_server_module_t g_module = make_module();
+
+// The host's hardware topology, which the PMIx server wants at start-up.
+// Left to itself, PMIx discovers it with every hwloc plugin and I/O devices,
+// which costs ~12 ms of every mpirun; a CPU-and-memory topology without the
+// plugins (GL, OpenCL, PCI, XML) takes ~1 ms, and is all a one-host job
+// needs. A user's own HWLOC_PLUGINS_BLACKLIST is left alone.
+hwloc_topology_t load_topology() {
+  const char* kBlacklist = "HWLOC_PLUGINS_BLACKLIST";
+  bool set_blacklist = !config::environment(kBlacklist).has_value();
+  // Read by hwloc in hwloc_topology_init, before any other thread exists;
+  // gone again before the ranks' environment is built.
+  if (set_blacklist)
+    ::setenv(kBlacklist,
+             "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml,"
+             "hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero",
+             1);
+  hwloc_topology_t topology = nullptr;
+  int rc = hwloc_topology_init(&topology);
+  if (set_blacklist) ::unsetenv(kBlacklist);
+  if (rc != 0) return nullptr;
+  if (hwloc_topology_load(topology) != 0) {
+    hwloc_topology_destroy(topology);
+    return nullptr;
+  }
+  return topology;
+}
+
+// Job data in PMIx's hash store, sent to each rank as it connects, rather
+// than in the shared-memory stores (ds21, ds12): the server creates and
+// fills their 4 MiB segments when the first rank connects, ~8 ms of every
+// rank's PMIx_Init on a small job, for a saving that only pays off with
+// hundreds of ranks per host. PMIx takes this as an MCA parameter from the
+// environment, read at PMIx_server_init (before any other thread exists);
+// the ranks inherit it, which keeps them on the same store. A user's own
+// PMIX_MCA_gds wins.
+void choose_pmix_data_store() {
+  if (!config::environment("PMIX_MCA_gds").has_value()) ::setenv("PMIX_MCA_gds", "hash", 1);
+}
+
+}  // namespace
+
+PmixHost::PmixHost() {
+  double t0 = monotonic_ms();
+  event_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (event_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + strerror(errno));
+  g_server = this;
+
+  std::string server_nspace = "ferry-mpirun." + std::to_string(::getpid());
+  pmix_rank_t server_rank = 0;
+  bool no = false;
+  const size_t ninfo = 9;
+  pmix_info_t* info;
+  PMIX_INFO_CREATE(info, ninfo);
+  size_t n = 0;
+  choose_pmix_data_store();
+  topology_.topology = load_topology();
+  topology_.source = const_cast<char*>("hwloc:" HWLOC_VERSION);
+  if (topology_.topology != nullptr) {
+    // By pointer: loading the value the usual way would copy the topology,
+    // and PMIx keeps using the pointer it is given after init.
+    PMIX_LOAD_KEY(info[n].key, PMIX_TOPOLOGY2);
+    info[n].value.type = PMIX_TOPO;
+    info[n].value.data.topo = &topology_;
+    ++n;
+  }
+  // Only this mpirun's ranks may connect: no system-wide or session-wide
+  // rendezvous (another mpirun, or a resource manager's server, would collide
+  // with it) and no tool or remote connections.
+  PMIx_Info_load(&info[n++], PMIX_SERVER_TMPDIR, session_dir_.path().c_str(), PMIX_STRING);
+  PMIx_Info_load(&info[n++], PMIX_SYSTEM_TMPDIR, session_dir_.path().c_str(), PMIX_STRING);
+  PMIx_Info_load(&info[n++], PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
+  PMIx_Info_load(&info[n++], PMIX_SERVER_SESSION_SUPPORT, &no, PMIX_BOOL);
+  PMIx_Info_load(&info[n++], PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
+  PMIx_Info_load(&info[n++], PMIX_SERVER_REMOTE_CONNECTIONS, &no, PMIX_BOOL);
+  PMIx_Info_load(&info[n++], PMIX_SERVER_NSPACE, server_nspace.c_str(), PMIX_STRING);
+  PMIx_Info_load(&info[n++], PMIX_SERVER_RANK, &server_rank, PMIX_PROC_RANK);
+  pmix_status_t rc = PMIx_server_init(&g_module, info, n);
+  if (topology_.topology != nullptr) info[0].value.type = PMIX_UNDEF;  // not PMIx's to free
+  PMIX_INFO_FREE(info, ninfo);
+  if (rc != PMIX_SUCCESS) {
+    if (topology_.topology != nullptr)
+      hwloc_topology_destroy(static_cast<hwloc_topology_t>(topology_.topology));
+    ::close(event_fd_);
+    g_server = nullptr;
+    throw std::runtime_error("cannot start the PMIx server: " + pmix_error(rc));
+  }
+  initialized_ = true;
+  FERRY_DEBUG(kLaunch, "PMIx server started in %.1f ms, tmpdir %s (%s)", monotonic_ms() - t0,
+              session_dir_.path().c_str(), PMIx_Get_version());
+}
+
+// Reached when starting the job failed, before any rank ran: then
+// finalizing is safe.
+PmixHost::~PmixHost() {
+  if (initialized_) PMIx_server_finalize();
+  if (topology_.topology != nullptr)
+    hwloc_topology_destroy(static_cast<hwloc_topology_t>(topology_.topology));
+  if (event_fd_ >= 0) ::close(event_fd_);
+  g_server = nullptr;
+}
+
+void PmixHost::prepare_exit() { session_dir_.remove(); }
+
+void PmixHost::register_job(const JobDescription& job) {
+  double t0 = monotonic_ms();
+  nspace_ = job.nspace;
+  JobInfo info(job);
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, job.nspace.c_str());
+
+  // The namespace and all clients are queued at once and waited for
+  // together: PMIx's thread handles them in order.
+  Completion done(1 + job.num_ranks);
+  pmix_status_t rc = PMIx_server_register_nspace(ns, job.num_ranks, info.info(), info.size(),
+                                                 Completion::callback, &done);
+  if (rc != PMIX_SUCCESS) done.not_queued(rc);
+  uid_t uid = ::geteuid();
+  gid_t gid = ::getegid();
+  for (int r = 0; r < job.num_ranks; ++r) {
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), pmix_rank_t(r));
+    // The rank number rides along as the "server object" of the client.
+    void* server_object = reinterpret_cast<void*>(intptr_t(r));
+    rc = PMIx_server_register_client(&proc, uid, gid, server_object, Completion::callback, &done);
+    if (rc != PMIX_SUCCESS) done.not_queued(rc);
+  }
+  rc = done.wait();
+  if (rc != PMIX_SUCCESS) throw std::runtime_error("cannot register the job with PMIx: " + pmix_error(rc));
+  FERRY_DEBUG(kLaunch, "job %s registered in %.1f ms: %d ranks on %s", job.nspace.c_str(),
+              monotonic_ms() - t0, job.num_ranks, job.hostname.c_str());
+}
+
+void PmixHost::setup_fork(int rank, char*** env) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace_.c_str(), pmix_rank_t(rank));
+  pmix_status_t rc = PMIx_server_setup_fork(&proc, env);
+  if (rc != PMIX_SUCCESS)
+    throw std::runtime_error("cannot prepare rank " + std::to_string(rank) + " for PMIx: " + pmix_error(rc));
+}
+
+void PmixHost::post(const ServerEvent& event) {
+  {
+    std::lock_guard lock(mutex_);
+    events_.push_back(event);
+  }
+  uint64_t one = 1;
+  ssize_t ignored = ::write(event_fd_, &one, sizeof one);
+  (void)ignored;
+}
+
+std::vector<ServerEvent> PmixHost::take_events() {
+  uint64_t count;
+  ssize_t ignored = ::read(event_fd_, &count, sizeof count);
+  (void)ignored;
+  std::lock_guard lock(mutex_);
+  return std::exchange(events_, {});
+}
+
+}  // namespace ferry::launcher

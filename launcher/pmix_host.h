@@ -1,0 +1,76 @@
+// mpirun as a PMIx server: the Open PMIx server library answers the ranks'
+// PMIx calls on its own thread, and calls up into mpirun (the "host") for
+// what needs the launcher: fences, aborts, connection events.
+//
+// Those upcalls run on PMIx's thread. They never touch the job's state: a
+// fence is answered on the spot (one host holds every participant), and
+// everything else becomes a ServerEvent that the event loop picks up through
+// an eventfd.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "job_info.h"
+#include "session_dir.h"
+
+namespace ferry::launcher {
+
+struct ServerEvent {
+  // kFinalized: PMIx_Finalize, or (Open PMIx reports it the same way) a
+  // connection lost without it.
+  enum class Kind { kConnected, kFinalized, kAbort };
+  Kind kind;
+  int rank;
+  int code = 0;  // kAbort: the status passed to PMIx_Abort
+};
+
+class PmixHost {
+ public:
+  // Starts the server library in a private temporary directory under
+  // TMPDIR (or /tmp), so that concurrent mpiruns never meet. Throws
+  // std::runtime_error with a one-line reason.
+  PmixHost();
+  // Finalizes the library and removes the temporary directory.
+  ~PmixHost();
+
+  // For the end of mpirun, which then leaves with _exit(): removes the
+  // temporary directory but does not finalize the library. Open PMIx 4.2's
+  // PMIx_server_finalize can crash or hang after ranks died in the middle of
+  // a fence (an abort, a killed rank), and a process that is about to end
+  // has nothing to gain from it: its thread, sockets and memory go with it.
+  void prepare_exit();
+  PmixHost(const PmixHost&) = delete;
+  PmixHost& operator=(const PmixHost&) = delete;
+
+  // Registers the namespace and every rank as a client; returns once PMIx
+  // has taken them in, so that a rank started next finds its data.
+  void register_job(const JobDescription& job);
+
+  // Adds the variables a rank needs to reach this server (PMIX_NAMESPACE,
+  // PMIX_RANK, the server's URI, ...) to `env`, a malloc'ed environment
+  // that PMIx may grow.
+  void setup_fork(int rank, char*** env);
+
+  // Readable when take_events() has something.
+  int event_fd() const { return event_fd_; }
+  std::vector<ServerEvent> take_events();
+
+  // Where the server keeps its files (removed by the destructor).
+  const SessionDir& session_dir() const { return session_dir_; }
+
+  // Called from PMIx's thread.
+  void post(const ServerEvent& event);
+
+ private:
+  SessionDir session_dir_;         // outlives the server: destroyed last
+  pmix_topology_t topology_ = {};  // given to PMIx, destroyed after it
+  std::string nspace_;
+  int event_fd_ = -1;
+  bool initialized_ = false;
+  std::mutex mutex_;
+  std::vector<ServerEvent> events_;
+};
+
+}  // namespace ferry::launcher

@@ -1,0 +1,86 @@
+#include "spawn.h"
+
+#include <sched.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace ferry::launcher {
+namespace {
+
+struct ChildArgs {
+  const RankLaunch* launch;
+  pid_t parent;
+  // Written by the child, read by the parent after the child has exec'd or
+  // exited: they share memory (CLONE_VM) and the parent is suspended until
+  // then (CLONE_VFORK).
+  int error;
+  const char* step;
+};
+
+// The child shares mpirun's memory, sanitizer state included, and never
+// returns from its stack: instrumenting it would leave stale poison behind
+// for the next rank's child.
+#define FERRY_CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
+
+[[noreturn]] FERRY_CHILD_CODE void fail(ChildArgs* a, const char* step) {
+  a->error = errno;
+  a->step = step;
+  _exit(127);
+}
+
+// Runs in the child on its own stack, sharing mpirun's memory: only system
+// calls here, no allocation, no locks, nothing that another thread of mpirun
+// (PMIx's) could hold.
+FERRY_CHILD_CODE int child_main(void* arg) {
+  auto* a = static_cast<ChildArgs*>(arg);
+  const RankLaunch& l = *a->launch;
+  if (::setpgid(0, 0) != 0) fail(a, "setpgid");
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(a, "prctl");
+  // mpirun may have died before prctl took effect: then nobody would send
+  // the signal.
+  if (::getppid() != a->parent) _exit(127);
+  if (l.stdin_fd != 0 && ::dup2(l.stdin_fd, 0) < 0) fail(a, "dup2");
+  if (::dup2(l.stdout_fd, 1) < 0 || ::dup2(l.stderr_fd, 2) < 0) fail(a, "dup2");
+  if (l.default_sigpipe) {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(SIGPIPE, &dfl, nullptr);
+  }
+  if (::sigprocmask(SIG_SETMASK, l.signal_mask, nullptr) != 0) fail(a, "sigprocmask");
+  if (l.file_limit != nullptr) ::setrlimit(RLIMIT_NOFILE, l.file_limit);
+  if (l.working_dir != nullptr && ::chdir(l.working_dir) != 0) fail(a, "chdir");
+  ::execve(l.path, l.argv, l.envp);
+  fail(a, "exec");
+  return 127;
+}
+
+// The child's stack. CLONE_VFORK keeps mpirun's only spawning thread
+// suspended until the child has exec'd, so one stack serves every rank.
+alignas(64) char child_stack[64 * 1024];
+
+}  // namespace
+
+SpawnResult spawn_rank(const RankLaunch& launch) {
+  ChildArgs args{&launch, ::getpid(), 0, ""};
+  pid_t pid = ::clone(child_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  SpawnResult result;
+  if (pid < 0) {
+    result.error = errno;
+    result.step = "clone";
+    return result;
+  }
+  if (args.error != 0) {
+    // The child has exited (127); the event loop reaps it like any rank.
+    result.pid = pid;
+    result.error = args.error;
+    result.step = args.step;
+    return result;
+  }
+  result.pid = pid;
+  return result;
+}
+
+}  // namespace ferry::launcher

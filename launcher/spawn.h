@@ -1,0 +1,37 @@
+// Starting one rank: a child that shares mpirun's memory until it calls exec
+// (clone with CLONE_VM|CLONE_VFORK, as posix_spawn does), so starting many
+// ranks costs no page-table copies. posix_spawn itself cannot set the
+// parent-death signal, hence this small equivalent.
+#pragma once
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+namespace ferry::launcher {
+
+struct RankLaunch {
+  const char* path;          // resolved program
+  char* const* argv;
+  char* const* envp;
+  int stdin_fd;              // becomes the rank's fd 0 (may be 0 itself)
+  int stdout_fd;             // becomes fd 1
+  int stderr_fd;             // becomes fd 2
+  const char* working_dir;   // nullptr: mpirun's
+  const sigset_t* signal_mask;  // the mask to exec with (mpirun blocks some)
+  bool default_sigpipe;      // mpirun ignores SIGPIPE; the rank must not
+  const rlimit* file_limit;  // RLIMIT_NOFILE to exec with; nullptr: mpirun's
+};
+
+struct SpawnResult {
+  pid_t pid = -1;            // > 0: running the program
+  int error = 0;             // else: errno of the step that failed
+  const char* step = "";     // "exec", "chdir", ... for the message
+};
+
+// Starts the rank in its own process group (so that the job's teardown
+// reaches whatever the rank started), with PR_SET_PDEATHSIG so that it dies
+// with mpirun even if mpirun is killed with SIGKILL.
+SpawnResult spawn_rank(const RankLaunch& launch);
+
+}  // namespace ferry::launcher

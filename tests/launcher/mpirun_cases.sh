@@ -1,0 +1,259 @@
+#!/bin/sh
+# End-to-end cases for mpirun, one per ctest test: `mpirun_cases.sh CASE`.
+# MPIRUN and PROBE (tests/launcher/pmix_client_probe) come from the
+# environment. Each case fails with a line saying what did not hold.
+set -u
+
+: "${MPIRUN:?MPIRUN must name the mpirun to test}"
+: "${PROBE:=}"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpirun-case.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+# A sleep duration no other process uses, to find leftovers of this case.
+MARK="30.$$"
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in "$WORK"/out "$WORK"/err; do
+    [ -s "$f" ] && { echo "--- $(basename "$f"):" >&2; head -c 4000 "$f" >&2; }
+  done
+  exit 1
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# run ARGS...: runs mpirun with ARGS, stdout/stderr to $WORK/out and
+# $WORK/err; sets STATUS and ELAPSED (ms).
+run() {
+  start=$(now_ms)
+  "$MPIRUN" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+  STATUS=$?
+  ELAPSED=$(($(now_ms) - start))
+}
+
+expect_status() { [ "$STATUS" -eq "$1" ] || fail "exit status $STATUS, expected $1"; }
+expect_faster() { [ "$ELAPSED" -lt "$1" ] || fail "took ${ELAPSED} ms, expected under $1 ms"; }
+expect_out() { grep -q -- "$1" "$WORK/out" || fail "stdout lacks '$1'"; }
+expect_err() { grep -q -- "$1" "$WORK/err" || fail "stderr lacks '$1'"; }
+expect_out_lines() {
+  n=$(grep -c -- "$1" "$WORK/out")
+  [ "$n" -eq "$2" ] || fail "stdout has $n lines matching '$1', expected $2"
+}
+# No process of this case is left (ranks, or what the ranks started).
+expect_no_leftovers() {
+  i=0
+  while pgrep -f "sleep $MARK" >/dev/null; do
+    i=$((i + 1))
+    [ $i -gt 20 ] && fail "processes left behind: $(pgrep -af "sleep $MARK")"
+    sleep 0.1
+  done
+}
+
+# wait_for_ranks N: until N processes of this case's "sleep $MARK" run.
+wait_for_ranks() {
+  i=0
+  until [ "$(pgrep -fc "sleep $MARK")" -ge "$1" ]; do
+    i=$((i + 1))
+    [ $i -gt 100 ] && fail "the ranks did not start"
+    sleep 0.05
+  done
+}
+
+case_probe() {  # probe N: the PMIx client checks pass on every rank
+  run -n "$1" "$PROBE"
+  expect_status 0
+  expect_out_lines "^probe: rank [0-9]* of $1 ok$" "$1"
+}
+
+case_bad_arguments() {
+  touch "$WORK/not_executable"
+  mkdir "$WORK/dir"
+  for args in "-n 0 /bin/true" "-n -2 /bin/true" "-n abc /bin/true" "-n" "-np 2" "" \
+              "-n 2 no-such-program-xyz" "-n 2 $WORK/not_executable" "-n 2 $WORK/dir" \
+              "--no-such-option /bin/true" "-n 2 --wdir $WORK/nowhere /bin/true" "-genv A"; do
+    # shellcheck disable=SC2086  # word splitting is the point
+    run $args
+    [ "$STATUS" -eq 1 ] || fail "mpirun $args: exit status $STATUS, expected 1"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "mpirun $args: expected one line on stderr"
+    grep -q '^mpirun: ' "$WORK/err" || fail "mpirun $args: the line does not start with 'mpirun: '"
+  done
+  run -n 2 no-such-program-xyz
+  expect_err "no-such-program-xyz' not found in PATH"
+}
+
+case_exec_fails() {  # exec fails after the checks (no "#!"): one line, exit 1
+  printf 'echo hi\n' >"$WORK/no_interpreter"
+  chmod +x "$WORK/no_interpreter"
+  run -n 3 "$WORK/no_interpreter"
+  expect_status 1
+  expect_err "^mpirun: cannot start rank 0: exec .*no_interpreter: Exec format error$"
+  [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "expected one line on stderr"
+}
+
+case_exit_status() {  # a rank exits 3: mpirun exits 3, the others go at once
+  run -n 4 sh -c "if [ \$OMPI_COMM_WORLD_RANK = 2 ]; then sleep 0.2; exit 3; fi; sleep $MARK"
+  expect_status 3
+  expect_err "^mpirun: rank 2 (pid [0-9]*) exited with status 3$"
+  expect_faster 1500
+  expect_no_leftovers
+}
+
+case_sigterm_ignored() {  # ranks that ignore SIGTERM get SIGKILL soon after
+  run -n 3 sh -c "trap '' TERM; if [ \$OMPI_COMM_WORLD_RANK = 1 ]; then sleep 0.2; exit 3; fi; sleep $MARK"
+  expect_status 3
+  expect_faster 1500
+  expect_no_leftovers
+}
+
+case_killed_by_signal() {  # a rank dies of SIGKILL: 128+9
+  run -n 3 sh -c "if [ \$OMPI_COMM_WORLD_RANK = 0 ]; then kill -9 \$\$; fi; sleep $MARK"
+  expect_status 137
+  expect_err "^mpirun: rank 0 (pid [0-9]*) was killed by signal 9 (Killed)$"
+  expect_faster 1500
+  expect_no_leftovers
+}
+
+case_abort() {  # PMIx_Abort(3) from rank 1: exit 3, the others are ended
+  run -n 3 "$PROBE" abort 1 3
+  expect_status 3
+  expect_err "^mpirun: rank 1 called MPI_Abort with error code 3$"
+  expect_faster 1500
+}
+
+case_exit_without_finalize() {  # rank 1 leaves its peers in a fence: no hang
+  run -n 3 "$PROBE" nofinalize 1
+  # PMIx fails the fence of the others when rank 1's connection drops; they
+  # exit 1 and the job ends.
+  expect_status 1
+  expect_err "^mpirun: rank [02] (pid [0-9]*) exited with status 1$"
+  [ "$(grep -c '^mpirun:' "$WORK/err")" -eq 1 ] || fail "expected one mpirun line"
+  expect_faster 1500
+}
+
+case_stdin() {  # stdin reaches rank 0 only, and its EOF too
+  printf 'line one\nline two\n' >"$WORK/input"
+  "$MPIRUN" -n 3 --tag-output sh -c 'cat; echo done' <"$WORK/input" >"$WORK/out" 2>"$WORK/err"
+  STATUS=$?
+  expect_status 0
+  [ "$(grep -c '^\[0\] line' "$WORK/out")" -eq 2 ] || fail "rank 0 did not get its input (file)"
+  [ "$(grep -c 'line' "$WORK/out")" -eq 2 ] || fail "input reached other ranks (file)"
+  expect_out_lines "done$" 3
+  # Through a pipe, which mpirun forwards itself.
+  printf 'line one\nline two\n' | "$MPIRUN" -n 3 --tag-output sh -c 'cat; echo done' >"$WORK/out" 2>"$WORK/err"
+  STATUS=$?
+  expect_status 0
+  [ "$(grep -c '^\[0\] line' "$WORK/out")" -eq 2 ] || fail "rank 0 did not get its input (pipe)"
+  [ "$(grep -c 'line' "$WORK/out")" -eq 2 ] || fail "input reached other ranks (pipe)"
+  expect_out_lines "done$" 3
+}
+
+case_tag_output() {
+  run -n 2 --tag-output sh -c 'echo hello; echo oops >&2'
+  expect_status 0
+  expect_out_lines '^\[0\] hello$' 1
+  expect_out_lines '^\[1\] hello$' 1
+  grep -q '^\[1\] oops$' "$WORK/err" || fail "stderr lacks '[1] oops'"
+  [ "$(wc -l <"$WORK/out")" -eq 2 ] || fail "stdout has extra lines"
+}
+
+case_environment() {  # -x, -genv, -env, and the rank variables
+  FOO=from-mpirun
+  export FOO
+  run -n 2 -x FOO -x BAZ=qux -genv G1 "v 1" -env E1 e1 \
+    sh -c 'echo "$FOO|$BAZ|$G1|$E1|$OMPI_COMM_WORLD_SIZE|$PMI_SIZE|$PMI_RANK"'
+  expect_status 0
+  expect_out_lines '^from-mpirun|qux|v 1|e1|2|2|[01]$' 2
+}
+
+case_lines_stay_whole() {  # lines written in pieces by 4 ranks never mix
+  run -n 4 sh -c 'i=0; while [ $i -lt 300 ]; do printf "r%s:" $OMPI_COMM_WORLD_RANK; printf "%080d" 0; printf "\n"; i=$((i+1)); done'
+  expect_status 0
+  [ "$(grep -c '^r[0-3]:0\{80\}$' "$WORK/out")" -eq 1200 ] || fail "mixed or missing lines"
+  [ "$(wc -l <"$WORK/out")" -eq 1200 ] || fail "extra lines"
+}
+
+case_unterminated_line() {  # a last line without newline still comes out
+  run -n 1 printf 'abc'
+  expect_status 0
+  [ "$(cat "$WORK/out")" = "abc" ] && [ "$(wc -c <"$WORK/out")" -eq 3 ] || fail "1 rank: output is not 'abc'"
+  run -n 2 printf 'abc'
+  expect_status 0
+  expect_out_lines '^abc$' 2
+}
+
+case_working_dir() {
+  run -n 1 --wdir "$WORK" pwd
+  expect_status 0
+  expect_out "^$WORK$"
+  run -n 1 -wdir / sh -c 'pwd'
+  expect_out '^/$'
+}
+
+case_mpiexec() {  # the mpiexec name and Hydra's spellings
+  "$(dirname "$MPIRUN")/mpiexec" -np 2 -genv X 1 sh -c 'echo "x=$X"' >"$WORK/out" 2>"$WORK/err"
+  STATUS=$?
+  expect_status 0
+  expect_out_lines '^x=1$' 2
+}
+
+case_help_and_version() {
+  run --help
+  expect_status 0
+  for opt in -n --oversubscribe -x --genv --env --wdir --allow-run-as-root --tag-output --version; do
+    expect_out " $opt"
+  done
+  run --version
+  expect_status 0
+  expect_out "^mpirun (Ferry) "
+}
+
+case_sigterm_forwarded() {  # SIGTERM to mpirun reaches the ranks
+  "$MPIRUN" -n 3 sleep "$MARK" >"$WORK/out" 2>"$WORK/err" &
+  pid=$!
+  wait_for_ranks 3
+  start=$(now_ms)
+  kill -TERM $pid
+  wait $pid
+  STATUS=$?
+  ELAPSED=$(($(now_ms) - start))
+  expect_status 143
+  expect_faster 1500
+  expect_no_leftovers
+}
+
+case_sigint_forwarded() {  # Ctrl-C: the ranks get SIGINT, mpirun exits 130
+  # A background job of a script ignores SIGINT unless told otherwise.
+  env --default-signal=INT "$MPIRUN" -n 2 sh -c "sleep $MARK" >"$WORK/out" 2>"$WORK/err" &
+  pid=$!
+  wait_for_ranks 2
+  kill -INT $pid
+  wait $pid
+  STATUS=$?
+  expect_status 130
+  expect_err "^mpirun: received signal 2 "
+  expect_no_leftovers
+}
+
+case_mpirun_killed() {  # mpirun dies of SIGKILL: the ranks die with it
+  mkdir "$WORK/tmp"
+  TMPDIR="$WORK/tmp" "$MPIRUN" -n 3 sleep "$MARK" >"$WORK/out" 2>"$WORK/err" &
+  pid=$!
+  wait_for_ranks 3
+  kill -KILL $pid
+  wait $pid
+  expect_no_leftovers
+  # A killed mpirun cannot remove its directory; the next one does.
+  [ "${#WORK}" -gt 60 ] && return 0  # TMPDIR too long: mpirun used /tmp
+  [ -n "$(ls "$WORK/tmp")" ] || fail "the killed mpirun left no directory (wrong TMPDIR?)"
+  TMPDIR="$WORK/tmp" "$MPIRUN" -n 1 true || fail "mpirun after a killed one failed"
+  [ -z "$(ls "$WORK/tmp")" ] || fail "the killed mpirun's directory is still there: $(ls "$WORK/tmp")"
+}
+
+case_allow_run_as_root() {
+  run --allow-run-as-root --oversubscribe -n 2 /bin/true
+  expect_status 0
+}
+
+name=$1
+shift
+"case_$name" "$@" || exit 1
+echo "ok: $name $*"

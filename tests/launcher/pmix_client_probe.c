@@ -1,0 +1,192 @@
+/* A PMIx client that checks what mpirun promises its ranks (see
+ * docs/architecture.md, "Launcher <-> runtime"), standing in for libmpi
+ * until it exists.
+ *
+ *   pmix_client_probe [check]         job info, secret, put/commit/fence/get
+ *   pmix_client_probe bench           PMIx_Init + fence + PMIx_Finalize only
+ *   pmix_client_probe abort R CODE    rank R calls PMIx_Abort(CODE) and exits
+ *                                     CODE; the others wait in a fence that
+ *                                     never completes
+ *   pmix_client_probe nofinalize R    rank R exits 0 without PMIx_Finalize;
+ *                                     the others wait in a fence
+ *
+ * Prints "probe: rank R of N ok" and exits 0 when every check holds, else
+ * names the first check that failed and exits 1. */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pmix_proc_t me;
+static int failed;
+
+#define CHECK(cond, ...)                                  \
+  do {                                                    \
+    if (!(cond)) {                                        \
+      fprintf(stderr, "probe: rank %u: ", me.rank);       \
+      fprintf(stderr, __VA_ARGS__);                       \
+      fprintf(stderr, "\n");                              \
+      failed = 1;                                         \
+    }                                                     \
+  } while (0)
+
+/* A value of the job (rank wildcard) or of one rank. */
+static pmix_value_t *get(pmix_rank_t rank, const char *key) {
+  pmix_proc_t proc;
+  pmix_value_t *val = NULL;
+  PMIX_LOAD_PROCID(&proc, me.nspace, rank);
+  pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &val);
+  if (rc != PMIX_SUCCESS) {
+    CHECK(0, "PMIx_Get(%s) failed: %s", key, PMIx_Error_string(rc));
+    return NULL;
+  }
+  return val;
+}
+
+static long get_number(pmix_rank_t rank, const char *key) {
+  pmix_value_t *v = get(rank, key);
+  long n = -1;
+  if (v == NULL) return -1;
+  switch (v->type) {
+    case PMIX_UINT32: n = (long)v->data.uint32; break;
+    case PMIX_UINT16: n = (long)v->data.uint16; break;
+    case PMIX_PROC_RANK: n = (long)v->data.rank; break;
+    case PMIX_INT: n = (long)v->data.integer; break;
+    default: CHECK(0, "%s has unexpected type %d", key, (int)v->type);
+  }
+  PMIX_VALUE_RELEASE(v);
+  return n;
+}
+
+static char *get_string(pmix_rank_t rank, const char *key) {
+  pmix_value_t *v = get(rank, key);
+  char *s = NULL;
+  if (v == NULL) return NULL;
+  if (v->type == PMIX_STRING && v->data.string != NULL)
+    s = strdup(v->data.string);
+  else
+    CHECK(0, "%s is not a string (type %d)", key, (int)v->type);
+  PMIX_VALUE_RELEASE(v);
+  return s;
+}
+
+static long env_number(const char *name) {
+  const char *v = getenv(name);
+  return v == NULL ? -1 : strtol(v, NULL, 10);
+}
+
+static pmix_status_t fence_all(int collect) {
+  pmix_info_t info;
+  bool yes = true;
+  PMIX_INFO_CONSTRUCT(&info);
+  PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+  pmix_status_t rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
+  PMIX_INFO_DESTRUCT(&info);
+  return rc;
+}
+
+static int check_job(void) {
+  long size = get_number(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
+  CHECK(size > 0, "PMIX_JOB_SIZE is %ld", size);
+  CHECK(get_number(PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE) == size, "PMIX_UNIV_SIZE differs from the job size");
+  CHECK(get_number(PMIX_RANK_WILDCARD, PMIX_APPNUM) == 0, "PMIX_APPNUM is not 0");
+  CHECK(get_number(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE) == size, "PMIX_LOCAL_SIZE differs from the job size");
+  CHECK(get_number(me.rank, PMIX_LOCAL_RANK) == (long)me.rank, "PMIX_LOCAL_RANK is not the rank");
+  CHECK(get_number(me.rank, PMIX_NODE_RANK) == (long)me.rank, "PMIX_NODE_RANK is not the rank");
+
+  /* PMIX_LOCAL_PEERS: "0,1,...,size-1". */
+  char expected[4096] = "";
+  for (long r = 0; r < size && strlen(expected) < sizeof expected - 16; ++r)
+    snprintf(expected + strlen(expected), sizeof expected - strlen(expected), r ? ",%ld" : "%ld", r);
+  char *peers = get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS);
+  CHECK(peers != NULL && strcmp(peers, expected) == 0, "PMIX_LOCAL_PEERS is '%s', expected '%s'",
+        peers ? peers : "(none)", expected);
+  free(peers);
+
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  char *hostname = get_string(me.rank, PMIX_HOSTNAME);
+  CHECK(hostname != NULL && strcmp(hostname, host) == 0, "PMIX_HOSTNAME is '%s', expected '%s'",
+        hostname ? hostname : "(none)", host);
+  free(hostname);
+
+  /* The launcher's variables agree with PMIx. */
+  CHECK(env_number("OMPI_COMM_WORLD_RANK") == (long)me.rank, "OMPI_COMM_WORLD_RANK is wrong");
+  CHECK(env_number("OMPI_COMM_WORLD_SIZE") == size, "OMPI_COMM_WORLD_SIZE is wrong");
+  CHECK(env_number("OMPI_COMM_WORLD_LOCAL_RANK") == (long)me.rank, "OMPI_COMM_WORLD_LOCAL_RANK is wrong");
+  CHECK(env_number("OMPI_COMM_WORLD_LOCAL_SIZE") == size, "OMPI_COMM_WORLD_LOCAL_SIZE is wrong");
+  CHECK(env_number("OMPI_COMM_WORLD_NODE_RANK") == (long)me.rank, "OMPI_COMM_WORLD_NODE_RANK is wrong");
+  CHECK(env_number("PMI_RANK") == (long)me.rank, "PMI_RANK is wrong");
+  CHECK(env_number("PMI_SIZE") == size, "PMI_SIZE is wrong");
+
+  /* The job secret: 32 hex digits, the same in every rank (checked through
+   * the cards below). */
+  char *secret = get_string(PMIX_RANK_WILDCARD, "ferry.job.secret");
+  CHECK(secret != NULL && strlen(secret) == 32 && strspn(secret, "0123456789abcdef") == 32,
+        "ferry.job.secret is '%s'", secret ? secret : "(none)");
+
+  /* Put a card, exchange through a collecting fence, read a peer's. */
+  char card[128];
+  snprintf(card, sizeof card, "card-%u-%s", me.rank, secret ? secret : "");
+  pmix_value_t value;
+  PMIX_VALUE_LOAD(&value, card, PMIX_STRING);
+  CHECK(PMIx_Put(PMIX_GLOBAL, "probe.card", &value) == PMIX_SUCCESS, "PMIx_Put failed");
+  PMIX_VALUE_DESTRUCT(&value);
+  CHECK(PMIx_Commit() == PMIX_SUCCESS, "PMIx_Commit failed");
+  pmix_status_t rc = fence_all(1);
+  CHECK(rc == PMIX_SUCCESS, "PMIx_Fence failed: %s", PMIx_Error_string(rc));
+
+  if (size > 0) {
+    pmix_rank_t peer = (pmix_rank_t)((me.rank + 1) % (unsigned long)size);
+    char want[128];
+    snprintf(want, sizeof want, "card-%u-%s", peer, secret ? secret : "");
+    char *got = get_string(peer, "probe.card");
+    CHECK(got != NULL && strcmp(got, want) == 0, "rank %u's card is '%s', expected '%s'", peer,
+          got ? got : "(none)", want);
+    free(got);
+  }
+  free(secret);
+  return (int)size;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "check";
+  pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+  if (rc != PMIX_SUCCESS) {
+    fprintf(stderr, "probe: PMIx_Init failed: %s\n", PMIx_Error_string(rc));
+    return 1;
+  }
+
+  if (strcmp(mode, "bench") == 0) {
+    rc = fence_all(1);
+    if (rc != PMIX_SUCCESS) fprintf(stderr, "probe: PMIx_Fence failed: %s\n", PMIx_Error_string(rc));
+    PMIx_Finalize(NULL, 0);
+    return rc == PMIX_SUCCESS ? 0 : 1;
+  }
+
+  if (strcmp(mode, "abort") == 0 && argc > 3) {
+    if ((long)me.rank == strtol(argv[2], NULL, 10)) {
+      int code = (int)strtol(argv[3], NULL, 10);
+      fprintf(stderr, "probe: rank %u aborting with %d\n", me.rank, code);
+      PMIx_Abort(code, "probe abort", NULL, 0);
+      return code;
+    }
+    fence_all(0);  /* never completes: the aborting rank does not join */
+    fprintf(stderr, "probe: rank %u: fence completed after an abort\n", me.rank);
+    return 1;
+  }
+
+  if (strcmp(mode, "nofinalize") == 0 && argc > 2) {
+    if ((long)me.rank == strtol(argv[2], NULL, 10)) return 0;  /* no PMIx_Finalize */
+    rc = fence_all(0);
+    fprintf(stderr, "probe: rank %u: fence ended without a peer: %s\n", me.rank, PMIx_Error_string(rc));
+    return 1;
+  }
+
+  int size = check_job();
+  PMIx_Finalize(NULL, 0);
+  if (failed) return 1;
+  printf("probe: rank %u of %d ok\n", me.rank, size);
+  return 0;
+}
