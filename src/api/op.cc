@@ -1,0 +1,69 @@
+// Reduction operations (MPI-3.1 §5.9.5-5.9.7): user-defined operations and
+// the local reduction. The operations themselves live in core/op.
+#include "api/api.h"
+#include "core/op.h"
+
+using namespace ferry;
+
+namespace {
+
+// The operation behind `handle`, or nullptr after recording MPI_ERR_OP.
+const Op* checked_op(api::Call& call, MPI_Op handle) {
+  if (!call.ok()) return nullptr;
+  const Op* op = find_op(handle);
+  if (op == nullptr) {
+    if (handle == MPI_OP_NULL) call.fail(MPI_ERR_OP, "op is MPI_OP_NULL");
+    else call.fail(MPI_ERR_OP, "invalid op handle 0x%x", static_cast<unsigned>(handle));
+  }
+  return op;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  api::Call call("MPI_Op_create");
+  if (!call.initialized() || !call.not_null(reinterpret_cast<void*>(user_fn), "user_fn") ||
+      !call.not_null(op, "op"))
+    return call.raise();
+  *op = ops::create(user_fn, commute != 0);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Op_create)
+
+extern "C" int PMPI_Op_free(MPI_Op* op) {
+  api::Call call("MPI_Op_free");
+  if (!call.initialized() || !call.not_null(op, "op")) return call.raise();
+  if (Err e = ops::free(*op)) return call.result(std::move(e));
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Op_free)
+
+extern "C" int PMPI_Op_commutative(MPI_Op op, int* commute) {
+  api::Call call("MPI_Op_commutative");
+  if (!call.initialized() || !call.not_null(commute, "commute")) return call.raise();
+  const Op* o = checked_op(call, op);
+  if (o == nullptr) return call.raise();
+  *commute = o->commutative ? 1 : 0;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Op_commutative)
+
+extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  api::Call call("MPI_Reduce_local");
+  if (!call.initialized() || !call.count(count)) return call.raise();
+  const Datatype* type = call.datatype(datatype);
+  if (type != nullptr) call.movable(type);  // committed, as for any use in a call
+  const Op* o = checked_op(call, op);
+  if (!call.ok()) return call.raise();
+  // MPI-3.1 §5.9.7: both buffers are the caller's own; MPI_IN_PLACE has no meaning here.
+  if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) {
+    call.fail(MPI_ERR_BUFFER, "%s is MPI_IN_PLACE", inbuf == MPI_IN_PLACE ? "inbuf" : "inoutbuf");
+    return call.raise();
+  }
+  if (!call.buffer(inbuf, count, "inbuf") || !call.buffer(inoutbuf, count, "inoutbuf")) return call.raise();
+  if (Err e = check_op(*o, *type)) return call.result(std::move(e));
+  apply(*o, inbuf, inoutbuf, count, *type);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Reduce_local)
