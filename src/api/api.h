@@ -45,10 +45,14 @@ class Call {
   bool initialized();
   Communicator* comm(MPI_Comm handle);  // also checks initialization
   const Datatype* datatype(MPI_Datatype handle, const char* argument = "datatype");
-  // A datatype that point-to-point can move (after datatype() succeeded).
+  // A datatype that can be communicated (after datatype() succeeded):
+  // committed (MPI-3.1 §4.1.9) and supported.
   bool movable(const Datatype* t, const char* argument = "datatype");
   bool count(int count, const char* argument = "count");
   bool buffer(const void* buf, int count, const char* argument = "buffer");
+  // The same for a buffer described by a datatype: NULL is also MPI_BOTTOM,
+  // valid for a derived type whose data lies at absolute addresses.
+  bool buffer(const void* buf, int count, const Datatype* t, const char* argument = "buffer");
   bool rank(int rank, const Communicator& c, RankUse use, const char* argument);
   bool tag(int tag, bool allow_any);
   bool not_null(const void* pointer, const char* argument);
@@ -73,6 +77,8 @@ class Call {
 };
 
 // The stub for functions that Ferry does not implement yet.
-int not_implemented(const char* call);
+// With a `reason`, the message gives it instead ("MPI_Intercomm_create:
+// intercommunicators are not supported yet").
+int not_implemented(const char* call, const char* reason = nullptr);
 
 }  // namespace ferry::api

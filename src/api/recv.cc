@@ -5,6 +5,7 @@
 
 #include "api/api.h"
 #include "core/pt2pt.h"
+#include "core/type_pack.h"
 
 using namespace ferry;
 
@@ -15,7 +16,7 @@ Communicator* check_recv(api::Call& call, void* buf, int count, MPI_Datatype typ
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
   *t = call.datatype(type);
-  if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count) || !call.rank(source, *c, api::RankUse::kSource, "source rank") ||
+  if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count, *t) || !call.rank(source, *c, api::RankUse::kSource, "source rank") ||
       !call.tag(tag, true))
     return nullptr;
   return c;
@@ -74,9 +75,9 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   if (c == nullptr) return call.raise();
   const Datatype* st = call.datatype(sendtype, "sendtype");
   const Datatype* rt = call.datatype(recvtype, "recvtype");
-  if (!call.movable(st, "sendtype") || !call.movable(rt, "recvtype") || !call.count(sendcount, "sendcount") || !call.buffer(sendbuf, sendcount, "sendbuf") ||
+  if (!call.movable(st, "sendtype") || !call.movable(rt, "recvtype") || !call.count(sendcount, "sendcount") || !call.buffer(sendbuf, sendcount, st, "sendbuf") ||
       !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") || !call.tag(sendtag, false) ||
-      !call.count(recvcount, "recvcount") || !call.buffer(recvbuf, recvcount, "recvbuf") ||
+      !call.count(recvcount, "recvcount") || !call.buffer(recvbuf, recvcount, rt, "recvbuf") ||
       !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(recvtag, true))
     return call.raise();
   // Receive first, so that two ranks exchanging large messages never wait on
@@ -99,7 +100,7 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, in
   Communicator* c = call.comm(comm);
   if (c == nullptr) return call.raise();
   const Datatype* t = call.datatype(type);
-  if (!call.movable(t) || !call.count(count) || !call.buffer(buf, count) ||
+  if (!call.movable(t) || !call.count(count) || !call.buffer(buf, count, t) ||
       !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") || !call.tag(sendtag, false) ||
       !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(recvtag, true))
     return call.raise();
@@ -110,11 +111,13 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, in
     call.fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes for the outgoing copy", bytes);
     return call.raise();
   }
-  if (bytes > 0) std::memcpy(copy, buf, bytes);
+  // Packed, so any datatype's data fits in `bytes` (and goes as plain bytes).
+  type::pack(*t, buf, static_cast<uint64_t>(count), 0, bytes, copy);
+  Datatype packed = type::packed_view(*t);
   Request* r = nullptr;
   Err e = pt2pt::irecv(buf, count, t, source, recvtag, c, &r);
   MPI_Request handle = r->handle;
-  if (!e) e = pt2pt::send(pt2pt::Message{copy, count, t}, dest, sendtag, c, Request::Mode::kStandard);
+  if (!e) e = pt2pt::send(pt2pt::Message{copy, count, &packed}, dest, sendtag, c, Request::Mode::kStandard);
   int code = pt2pt::wait(&handle, status);
   std::free(copy);
   if (e) return call.result(std::move(e));
@@ -165,7 +168,7 @@ int matched_receive(api::Call& call, void* buf, int count, MPI_Datatype type, MP
                     Request** r) {
   if (!call.initialized()) return call.raise();
   const Datatype* t = call.datatype(type);
-  if (!call.movable(t) || !call.count(count) || !call.buffer(buf, count) || !call.not_null(message, "message")) return call.raise();
+  if (!call.movable(t) || !call.count(count) || !call.buffer(buf, count, t) || !call.not_null(message, "message")) return call.raise();
   if (!pt2pt::valid_message(*message)) {
     call.fail(MPI_ERR_REQUEST, "invalid message handle 0x%x", static_cast<unsigned>(*message));
     return call.raise();

@@ -16,7 +16,7 @@ Communicator* check_send(api::Call& call, const void* buf, int count, MPI_Dataty
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
   *t = call.datatype(type);
-  if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count) || !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") ||
+  if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count, *t) || !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") ||
       !call.tag(tag, false))
     return nullptr;
   return c;

@@ -23,6 +23,28 @@ int count_of(const char* name, const MPI_Status* status, MPI_Datatype datatype, 
 
 int as_int(MPI_Count c) { return c > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(c); }
 
+// Basic elements in `bytes` of a message of `t` (MPI-3.1 §4.1.11): whole
+// elements of the type and, of a partly filled last one, the basic
+// elements that arrived whole. A basic type has no part of an element to
+// count: MPI_UNDEFINED then, as for MPI_Get_count.
+int elements_of(const char* name, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  api::Call call(name);
+  const Datatype* t = call.datatype(datatype);
+  if (!call.not_null(status, "status") || !call.not_null(count, "count")) return call.raise();
+  size_t bytes = status_bytes(*status);
+  if (t->size == 0) {
+    *count = 0;
+    return MPI_SUCCESS;
+  }
+  const type::Signature& s = *t->signature;
+  if (t->predefined() && s.elements() == 1) {
+    *count = elements_in(bytes, *t);
+    return MPI_SUCCESS;
+  }
+  *count = static_cast<MPI_Count>((bytes / t->size) * s.elements() + s.elements_in(bytes % t->size));
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
@@ -33,18 +55,16 @@ extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, i
 }
 FERRY_WEAK_ALIAS(Get_count)
 
-// With predefined datatypes an element is one datatype; derived datatypes
-// will count their basic elements here.
 extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   MPI_Count c = 0;
-  int rc = count_of("MPI_Get_elements", status, datatype, &c);
+  int rc = elements_of("MPI_Get_elements", status, datatype, &c);
   if (rc == MPI_SUCCESS && count != nullptr) *count = as_int(c);
   return rc;
 }
 FERRY_WEAK_ALIAS(Get_elements)
 
 extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return count_of("MPI_Get_elements_x", status, datatype, count);
+  return elements_of("MPI_Get_elements_x", status, datatype, count);
 }
 FERRY_WEAK_ALIAS(Get_elements_x)
 
@@ -94,7 +114,7 @@ FERRY_WEAK_ALIAS(Type_size_x)
 extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   MPI_Count s = 0;
   int rc = PMPI_Type_size_x(datatype, &s);
-  if (rc == MPI_SUCCESS && size != nullptr) *size = static_cast<int>(s);
+  if (rc == MPI_SUCCESS && size != nullptr) *size = as_int(s);
   return rc;
 }
 FERRY_WEAK_ALIAS(Type_size)

@@ -5,6 +5,7 @@
 
 #include "core/progress.h"
 #include "core/request.h"
+#include "core/type_pack.h"
 
 namespace ferry::bsend {
 namespace {
@@ -85,9 +86,12 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c) {
                 "attach a larger buffer",
                 attached_size, bytes, MPI_BSEND_OVERHEAD);
   char* copy = attached + offset;
-  if (bytes > 0) std::memcpy(copy, m.buffer, bytes);
+  // The copy is the packed data, whatever the datatype; it goes as bytes
+  // (fewer than the attached buffer's int size).
+  type::pack(*m.datatype, m.buffer, static_cast<uint64_t>(m.count), 0, bytes, copy);
+  pt2pt::Message packed{copy, static_cast<int>(bytes), find_datatype(MPI_BYTE)};
   Request* r = nullptr;
-  Err e = pt2pt::isend(pt2pt::Message{copy, m.count, m.datatype}, dest, tag, c, Request::Mode::kStandard, &r);
+  Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kStandard, &r);
   if (e) {
     requests::release(r);
     return e;

@@ -2,32 +2,61 @@
 
 #include <array>
 #include <complex>
-#include <cstring>
+#include <cstddef>
+#include <cstdio>
+#include <mutex>
 
 #include "core/handles.h"
 
 namespace ferry {
 namespace {
 
+// --- Predefined types ----------------------------------------------------------
+
+// A predefined type as pieces of data: one for a basic type, two for the
+// pair types of MINLOC/MAXLOC, whose C structs have padding.
+struct Piece {
+  MPI_Aint offset;
+  MPI_Datatype basic;  // what MPI_Get_elements counts
+  size_t basic_size;
+  uint64_t count;
+};
+struct Predefined {
+  MPI_Datatype handle;
+  const char* name;
+  MPI_Aint extent;
+  size_t alignment;
+  Piece pieces[2];
+  int n_pieces;
+};
+
 template <typename T>
-constexpr Datatype basic(MPI_Datatype h, const char* name) {
-  return Datatype{h, name, sizeof(T), 0, sizeof(T), true, true};
+constexpr Predefined basic(MPI_Datatype h, const char* name) {
+  return Predefined{h, name, sizeof(T), alignof(T), {{0, h, sizeof(T), 1}, {}}, 1};
 }
 
-// Pair types (MINLOC/MAXLOC) have padding inside or after them, so their data
-// is not one contiguous run; the datatype engine will move them.
+// MPI_2INT and the Fortran pairs: two basic elements each (as MPICH counts them).
+template <typename T>
+constexpr Predefined twin(MPI_Datatype h, const char* name, MPI_Datatype element) {
+  return Predefined{h, name, 2 * sizeof(T), alignof(T), {{0, element, sizeof(T), 2}, {}}, 1};
+}
+
 template <typename T>
 struct Pair {
   T value;
   int index;
 };
 template <typename T>
-constexpr Datatype pair(MPI_Datatype h, const char* name) {
-  return Datatype{h, name, sizeof(T) + sizeof(int), 0, sizeof(Pair<T>),
-                  sizeof(T) + sizeof(int) == sizeof(Pair<T>), sizeof(T) + sizeof(int) == sizeof(Pair<T>)};
+constexpr Predefined pair(MPI_Datatype h, const char* name, MPI_Datatype value) {
+  return Predefined{h,
+                    name,
+                    sizeof(Pair<T>),
+                    alignof(Pair<T>),
+                    {{0, value, sizeof(T), 1}, {offsetof(Pair<T>, index), MPI_INT, sizeof(int), 1}},
+                    2};
 }
 
-const std::array kPredefined = {
+constexpr std::array kPredefined = {
     basic<char>(MPI_CHAR, "MPI_CHAR"),
     basic<signed char>(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"),
     basic<unsigned char>(MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"),
@@ -82,54 +111,186 @@ const std::array kPredefined = {
     basic<std::complex<float>>(MPI_COMPLEX8, "MPI_COMPLEX8"),
     basic<std::complex<double>>(MPI_COMPLEX16, "MPI_COMPLEX16"),
     basic<std::complex<long double>>(MPI_COMPLEX32, "MPI_COMPLEX32"),
-    basic<int[2]>(MPI_2INTEGER, "MPI_2INTEGER"),
-    basic<float[2]>(MPI_2REAL, "MPI_2REAL"),
-    basic<double[2]>(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION"),
-    basic<int[2]>(MPI_2INT, "MPI_2INT"),
-    pair<float>(MPI_FLOAT_INT, "MPI_FLOAT_INT"),
-    pair<double>(MPI_DOUBLE_INT, "MPI_DOUBLE_INT"),
-    pair<long>(MPI_LONG_INT, "MPI_LONG_INT"),
-    pair<short>(MPI_SHORT_INT, "MPI_SHORT_INT"),
-    pair<long double>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"),
+    twin<int>(MPI_2INTEGER, "MPI_2INTEGER", MPI_INTEGER),
+    twin<float>(MPI_2REAL, "MPI_2REAL", MPI_REAL),
+    twin<double>(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION),
+    twin<int>(MPI_2INT, "MPI_2INT", MPI_INT),
+    pair<float>(MPI_FLOAT_INT, "MPI_FLOAT_INT", MPI_FLOAT),
+    pair<double>(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", MPI_DOUBLE),
+    pair<long>(MPI_LONG_INT, "MPI_LONG_INT", MPI_LONG),
+    pair<short>(MPI_SHORT_INT, "MPI_SHORT_INT", MPI_SHORT),
+    pair<long double>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE),
 };
+constexpr size_t kCount = kPredefined.size();
 
-// Predefined handles index a small table directly: builtin types by their
-// low byte (unique in MPICH's numbering), pair types by their direct index.
-struct Index {
-  std::array<const Datatype*, 256> builtin{};
-  std::array<const Datatype*, 8> direct{};
-  Index() {
-    for (const Datatype& t : kPredefined) {
+// The predefined Datatypes, built once at startup, and an index from handle
+// to type: builtin types by their low byte (unique in MPICH's numbering),
+// pair types by their direct index.
+struct PredefinedTable {
+  std::array<Datatype, kCount> types{};
+  std::array<type::Layout, kCount> layouts;
+  std::array<type::Signature, kCount> signatures;
+  std::array<std::string, kCount> names;  // MPI_Type_set_name on a predefined type
+  std::array<Datatype*, 256> builtin{};
+  std::array<Datatype*, 8> direct{};
+
+  PredefinedTable() {
+    for (size_t i = 0; i < kCount; ++i) {
+      const Predefined& p = kPredefined[i];
+      std::vector<type::Tree> runs;
+      std::vector<type::Signature> elements;
+      size_t size = 0;
+      MPI_Aint true_ub = 0;
+      for (int k = 0; k < p.n_pieces; ++k) {
+        const Piece& piece = p.pieces[k];
+        uint64_t bytes = piece.basic_size * piece.count;
+        runs.push_back(type::shift(type::run(bytes), piece.offset));
+        elements.push_back(type::basic_elements(piece.basic, piece.basic_size, piece.count));
+        size += bytes;
+        true_ub = piece.offset + static_cast<MPI_Aint>(bytes);
+      }
+      layouts[i] = type::flatten(type::sequence(std::move(runs)));
+      signatures[i] = type::sequence(std::move(elements));
+      Datatype& t = types[i];
+      t = Datatype{p.handle, p.name, size, 0, p.extent, static_cast<MPI_Aint>(size) == p.extent, true};
+      t.true_lb = 0;
+      t.true_extent = true_ub;
+      t.alignment = p.alignment;
+      t.layout = &layouts[i];
+      t.signature = &signatures[i];
       if (handle::kind_of(t.handle) == handle::kKindBuiltin) builtin[t.handle & 0xff] = &t;
       else direct[handle::index_of(t.handle)] = &t;
     }
   }
 };
-const Index kIndex;
+PredefinedTable predefined;
+
+// --- Derived types: handles and references -------------------------------------------
+
+// Handle index -> type, in chunks that never move, so that lookups read
+// without a lock while other threads create and free types.
+constexpr uint32_t kSlotBits = 10;
+constexpr uint32_t kSlotsPerChunk = 1u << kSlotBits;
+constexpr uint32_t kChunks = (handle::kIndexMask + 1) >> kSlotBits;
+using Slot = std::atomic<Datatype*>;
+
+struct Registry {
+  std::array<std::atomic<Slot*>, kChunks> chunks{};
+  std::mutex mutex;  // guards the rest
+  std::vector<uint32_t> free;
+  uint32_t next = 0;
+  size_t live = 0;
+  std::mutex names_mutex;
+};
+Registry registry;
+
+Slot* slot_of(uint32_t index) {
+  Slot* chunk = registry.chunks[index >> kSlotBits].load(std::memory_order_acquire);
+  return chunk == nullptr ? nullptr : &chunk[index & (kSlotsPerChunk - 1)];
+}
+
+// The registry's own (mutable) object behind a derived type.
+Datatype* owned(const Datatype* t) {
+  Slot* s = slot_of(handle::index_of(t->handle));
+  return s == nullptr ? nullptr : s->load(std::memory_order_acquire);
+}
+
+void destroy(Datatype* t) {
+  {
+    std::lock_guard lock(registry.mutex);
+    uint32_t index = handle::index_of(t->handle);
+    slot_of(index)->store(nullptr, std::memory_order_release);
+    registry.free.push_back(index);
+    --registry.live;
+  }
+  for (const Datatype* from : t->derived->types) datatypes::release(from);
+  delete t->derived;
+  delete t;
+}
 
 }  // namespace
 
 const Datatype* find_datatype(MPI_Datatype h) {
   if (handle::object_of(h) != handle::Object::kDatatype) return nullptr;
   const Datatype* t = nullptr;
-  if (handle::kind_of(h) == handle::kKindBuiltin) t = kIndex.builtin[h & 0xff];
-  else if (handle::kind_of(h) == handle::kKindDirect && handle::index_of(h) < kIndex.direct.size())
-    t = kIndex.direct[handle::index_of(h)];
+  switch (handle::kind_of(h)) {
+    case handle::kKindBuiltin:
+      t = predefined.builtin[h & 0xff];
+      break;
+    case handle::kKindDirect:
+      if (handle::index_of(h) < predefined.direct.size()) t = predefined.direct[handle::index_of(h)];
+      break;
+    case handle::kKindDynamic:
+      if (Slot* s = slot_of(handle::index_of(h))) t = s->load(std::memory_order_acquire);
+      break;
+  }
   return t != nullptr && t->handle == h ? t : nullptr;
 }
 
-}  // namespace ferry
-
-namespace ferry {
-
-Err copy_typed(const void* src, int scount, const Datatype& stype, void* dst, int rcount, const Datatype& rtype) {
-  size_t bytes = stype.bytes(scount);
-  if (bytes > rtype.bytes(rcount))
-    return fail(MPI_ERR_TRUNCATE, "%zu bytes do not fit in a buffer of %zu", bytes, rtype.bytes(rcount));
-  if (!stype.contiguous || !rtype.contiguous)
-    return fail(MPI_ERR_TYPE, "copying non-contiguous datatypes is not supported yet");
-  if (bytes > 0 && src != dst) std::memmove(dst, src, bytes);
-  return {};
+std::string datatype_label(const Datatype& t) {
+  if (t.name != nullptr && t.name[0] != '\0') return t.name;
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%x", static_cast<unsigned>(t.handle));
+  return text;
 }
 
+namespace datatypes {
+
+const Datatype* add(std::unique_ptr<Datatype> t, std::unique_ptr<Derived> d) {
+  Datatype* type = t.release();
+  type->derived = d.release();
+  type->layout = &type->derived->layout;
+  type->signature = &type->derived->signature;
+  type->name = type->derived->name.c_str();
+  std::lock_guard lock(registry.mutex);
+  uint32_t index = 0;
+  if (!registry.free.empty()) {
+    index = registry.free.back();
+    registry.free.pop_back();
+  } else {
+    if (registry.next > handle::kIndexMask) {
+      for (const Datatype* from : type->derived->types) release(from);
+      delete type->derived;
+      delete type;
+      return nullptr;
+    }
+    index = registry.next++;
+  }
+  std::atomic<Slot*>& chunk = registry.chunks[index >> kSlotBits];
+  if (chunk.load(std::memory_order_relaxed) == nullptr) chunk.store(new Slot[kSlotsPerChunk](), std::memory_order_release);
+  type->handle = handle::make_dynamic(handle::Object::kDatatype, index);
+  slot_of(index)->store(type, std::memory_order_release);
+  ++registry.live;
+  return type;
+}
+
+void retain_derived(const Datatype* t) { t->derived->references.fetch_add(1, std::memory_order_relaxed); }
+
+void release_derived(const Datatype* t) {
+  if (t->derived->references.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(owned(t));
+}
+
+void commit(const Datatype* t) {
+  if (Datatype* mine = t->derived != nullptr ? owned(t) : nullptr) mine->committed = true;
+}
+
+void set_name(const Datatype* t, const std::string& name) {
+  std::lock_guard lock(registry.names_mutex);
+  if (t->derived != nullptr) {
+    Datatype* mine = owned(t);
+    mine->derived->name = name;
+    mine->name = mine->derived->name.c_str();
+    return;
+  }
+  size_t i = static_cast<size_t>(t - predefined.types.data());
+  predefined.names[i] = name;
+  predefined.types[i].name = predefined.names[i].c_str();
+}
+
+size_t live() {
+  std::lock_guard lock(registry.mutex);
+  return registry.live;
+}
+
+}  // namespace datatypes
 }  // namespace ferry

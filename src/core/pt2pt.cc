@@ -22,6 +22,7 @@ void describe(Request* r, Request::Kind kind, void* buffer, int count, const Dat
   r->buffer = buffer;
   r->count = count;
   r->datatype = t;
+  datatypes::retain(t);  // dropped when the request goes back to the pool
   r->bytes = t->bytes(count);
   r->peer = peer;
   r->tag = tag;

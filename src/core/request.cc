@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "core/datatype.h"
 #include "core/handles.h"
 #include "core/progress.h"
 
@@ -63,6 +64,8 @@ Request* acquire() {
 }
 
 void release(Request* r) {
+  // A derived datatype lives while a request uses it (MPI-3.1 §4.1.9).
+  datatypes::release(r->datatype);
   PoolLock lock;
   Pool& p = pool();
   MPI_Request h = r->handle;
@@ -86,5 +89,14 @@ Request* find(MPI_Request h) {
 }
 
 size_t live() { return pool().live; }
+
+bool any_of(const Communicator* c) {
+  PoolLock lock;
+  Pool& p = pool();
+  for (const auto& chunk : p.chunks)
+    for (uint32_t i = 0; i < kChunkSize; ++i)
+      if (chunk[i].comm == c) return true;
+  return false;
+}
 
 }  // namespace ferry::requests

@@ -12,6 +12,10 @@
 #include "mpi.h"
 #include "p2p/transport.h"
 
+namespace ferry::p2p {
+struct PackStream;
+}
+
 namespace ferry {
 
 struct Communicator;
@@ -52,6 +56,9 @@ struct Request {
   uint64_t remote_cookie = 0;      // the peer's request (rendezvous)
   uint64_t message_bytes = 0;      // receive: size of the matched message (rendezvous)
   void* bsend_copy = nullptr;      // MPI_Bsend: the copy in the attached buffer
+  // Non-contiguous data in flight: its bounce and chunk buffers (p2p/pack_stream.h).
+  p2p::PackStream* stream = nullptr;
+  uint64_t received = 0;           // receive: rendezvous data arrived so far
 
   // Links for the posted-receive queue.
   Request* prev = nullptr;
@@ -71,6 +78,9 @@ void release(Request* r);
 Request* find(MPI_Request handle);
 // Requests currently handed out (for leak checks in tests).
 size_t live();
+// Whether a live request (pending, persistent or not yet retired) belongs to
+// `c`: a freed communicator is destroyed only once none does.
+bool any_of(const Communicator* c);
 
 }  // namespace requests
 

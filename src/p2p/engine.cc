@@ -9,7 +9,10 @@
 
 #include "common/debug.h"
 #include "core/communicator.h"
+#include "core/datatype.h"
 #include "core/request.h"
+#include "core/type_pack.h"
+#include "p2p/pack_stream.h"
 
 namespace ferry::p2p {
 namespace {
@@ -45,13 +48,6 @@ State* state = nullptr;
 
 void send_done(SendItem* item) { complete(request_of(item)); }
 
-Err send_packet(int world_peer, SendItem* item) {
-  const Route& route = state->routes[static_cast<size_t>(world_peer)];
-  if (const char* error = route.transport->send(world_peer, item))
-    return fail(MPI_ERR_OTHER, "cannot send to rank %d: %s", world_peer, error);
-  return {};
-}
-
 // The receive has its message: report source, tag, size, and truncation.
 void finish_receive(Request* r, const PacketHeader& h, size_t message_bytes) {
   r->status.MPI_SOURCE = h.source;
@@ -76,15 +72,23 @@ void send_ready(Request* r, int world_peer, const PacketHeader& rts) {
   r->world_peer = world_peer;
   r->remote_cookie = rts.sender_cookie;
   r->message_bytes = rts.message_bytes;
+  r->received = 0;
   SendItem& ready = r->packet;
   ready.header = rts;
   ready.header.type = PacketType::kRendezvousReady;
+  ready.header.flags = 0;
   ready.header.payload_bytes = 0;
   ready.header.message_bytes = std::min<uint64_t>(rts.message_bytes, r->bytes);
+  if (!r->datatype->contiguous) {
+    // Unpacked chunk by chunk into place: never a message-sized copy.
+    expect_chunks(r, ready.header.message_bytes);
+    ready.header.flags = kFlagChunked;
+  }
   ready.header.receiver_cookie = r->cookie();
   ready.payload = nullptr;
   ready.on_sent = nullptr;
   if (Err e = send_packet(world_peer, &ready)) {
+    end_stream(r);
     r->error = error_code::make(e.mpi_class(), e.message());
     r->status.MPI_ERROR = r->error;
     complete(r);
@@ -105,7 +109,11 @@ void deliver_unexpected(Request* r, UnexpectedMessage* m) {
     return;
   }
   size_t n = std::min<size_t>(m->header.payload_bytes, r->bytes);
-  if (n > 0) std::memcpy(r->buffer, m->data, n);
+  if (r->datatype->contiguous) {
+    if (n > 0) std::memcpy(r->buffer, m->data, n);
+  } else {
+    type::unpack(*r->datatype, r->buffer, static_cast<uint64_t>(r->count), 0, n, m->data);
+  }
   finish_receive(r, m->header, m->header.payload_bytes);
   std::free(m->data);
   delete m;
@@ -116,6 +124,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
     case PacketType::kEager: {
       if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
         r->matched = true;
+        if (!r->datatype->contiguous) return eager_destination(r, h.payload_bytes);
         return Destination{r->buffer, r->bytes, r};
       }
       auto* m = new UnexpectedMessage{};
@@ -145,9 +154,14 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       // long gone: the transport finished with it before this reply could
       // exist).
       Request* s = Request::from_cookie(h.sender_cookie);
+      if (!s->datatype->contiguous || (h.flags & kFlagChunked) != 0) {
+        send_chunks(s, peer, h.message_bytes, h.receiver_cookie);
+        return {};
+      }
       SendItem& data = s->packet;
       data.header.type = PacketType::kRendezvousData;
       data.header.payload_bytes = h.message_bytes;
+      data.header.offset = 0;
       data.header.receiver_cookie = h.receiver_cookie;
       data.payload = s->buffer;
       data.on_sent = send_done;
@@ -159,8 +173,10 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       return {};
     }
     case PacketType::kRendezvousData: {
+      // Data may come in chunks (p2p/pack_stream.h), each at its offset.
       Request* r = Request::from_cookie(h.receiver_cookie);
-      return Destination{r->buffer, r->bytes, r};
+      if (!r->datatype->contiguous) return chunk_destination(r, h);
+      return Destination{static_cast<char*>(r->buffer) + h.offset, r->bytes - h.offset, r};
     }
   }
   return {};
@@ -177,12 +193,20 @@ void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) 
           deliver_unexpected(r, m);
         }
       } else {
-        finish_receive(static_cast<Request*>(d.context), h, h.payload_bytes);
+        Request* r = static_cast<Request*>(d.context);
+        if (!r->datatype->contiguous) unpack_eager(r, d);
+        finish_receive(r, h, h.payload_bytes);
       }
       return;
-    case PacketType::kRendezvousData:
-      finish_receive(static_cast<Request*>(d.context), h, static_cast<Request*>(d.context)->message_bytes);
+    case PacketType::kRendezvousData: {
+      Request* r = static_cast<Request*>(d.context);
+      if (!r->datatype->contiguous) unpack_chunk(r, h, d);
+      r->received += h.payload_bytes;
+      if (r->received < std::min<uint64_t>(r->message_bytes, r->bytes)) return;
+      end_stream(r);
+      finish_receive(r, h, r->message_bytes);
       return;
+    }
     default:
       return;
   }
@@ -199,11 +223,19 @@ void init(int world_rank, int world_size) {
 void finalize() {
   delete state;
   state = nullptr;
+  drop_spare_chunks();
 }
 
 void set_route(int world_peer, Route route) { state->routes[static_cast<size_t>(world_peer)] = route; }
 
 PacketHandler* packet_handler() { return &state->handler; }
+
+Err send_packet(int world_peer, SendItem* item) {
+  const Route& route = state->routes[static_cast<size_t>(world_peer)];
+  if (const char* error = route.transport->send(world_peer, item))
+    return fail(MPI_ERR_OTHER, "cannot send to rank %d: %s", world_peer, error);
+  return {};
+}
 
 Err start_send(Request* r) {
   int world_peer = r->world_peer;
@@ -214,7 +246,11 @@ Err start_send(Request* r) {
   p.header.context = r->context;
   p.header.sender_cookie = r->cookie();
   p.header.receiver_cookie = 0;
-  if (r->mode == Request::Mode::kSynchronous || r->bytes > route.eager_limit) {
+  p.header.flags = 0;
+  bool eager = r->mode != Request::Mode::kSynchronous && r->bytes <= route.eager_limit;
+  // Non-contiguous data is packed for an eager send: a bounded copy.
+  if (!r->datatype->contiguous) eager = eager && r->bytes <= kMaxPackedEager;
+  if (!eager) {
     p.header.type = PacketType::kRendezvousRequest;
     p.header.payload_bytes = 0;
     p.header.message_bytes = r->bytes;
@@ -226,8 +262,11 @@ Err start_send(Request* r) {
     p.header.message_bytes = r->bytes;
     p.payload = r->buffer;
     p.on_sent = send_done;
+    if (!r->datatype->contiguous) pack_eager(r);
   }
-  return send_packet(world_peer, &p);
+  Err e = send_packet(world_peer, &p);
+  if (e) end_stream(r);
+  return e;
 }
 
 void start_recv(Request* r) {

@@ -5,6 +5,10 @@
 //               sender <----- [ready, receiver's cookie, bytes wanted]
 //               sender: [data for cookie] ---> straight into the user's buffer
 //
+// Non-contiguous datatypes are packed for eager sends, and their rendezvous
+// data travels in chunks that are packed and unpacked as they go, in
+// bounded memory (p2p/pack_stream.h); contiguous ones never are.
+//
 // Small messages go eagerly: one packet, buffered at the receiver if no
 // receive is posted yet. Large messages and synchronous sends use the
 // rendezvous, so an unexpected large message costs the receiver a header,
@@ -33,6 +37,10 @@ void init(int world_rank, int world_size);
 void finalize();
 void set_route(int world_peer, Route route);
 PacketHandler* packet_handler();
+
+// Queues a packet on the route to `world_peer` (for the engine's own
+// parts, such as p2p/pack_stream.cc).
+Err send_packet(int world_peer, SendItem* item);
 
 // Starts a send or receive described by the request's fields (comm, buffer,
 // bytes, peer, tag, context, mode); completion is reported through

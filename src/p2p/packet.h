@@ -11,17 +11,25 @@ enum class PacketType : uint8_t {
   kEager = 1,            // a whole message: header, then its data
   kRendezvousRequest,    // "I have message_bytes for you" (no data); sender waits for kRendezvousReady
   kRendezvousReady,      // receiver matched it: "send me message_bytes now, tagged with my cookie"
-  kRendezvousData,       // the data of a rendezvous message, for the receiver's cookie
+  kRendezvousData,       // (part of) the data of a rendezvous message, at `offset`, for the receiver's cookie
 };
+
+// kRendezvousReady: the receiver takes the data in DATA packets of at most
+// p2p::kChunkBytes (p2p/pack_stream.h), because it unpacks each as it lands.
+constexpr uint8_t kFlagChunked = 1;
 
 struct PacketHeader {
   PacketType type;
-  uint8_t reserved[3];
+  uint8_t flags;              // kFlag*
+  uint8_t reserved[2];
   int32_t source;             // sender's rank in the communicator
   int32_t tag;
   uint32_t context;           // communicator context: traffic on different ones never matches
   uint64_t payload_bytes;     // bytes that follow this header on the wire
-  uint64_t message_bytes;     // size of the whole message (rendezvous request and ready)
+  union {
+    uint64_t message_bytes;   // size of the whole message (eager, rendezvous request; ready: bytes wanted)
+    uint64_t offset;          // rendezvous data: where this packet's payload lies in the message
+  };
   uint64_t sender_cookie;     // identifies the send request at the sender
   uint64_t receiver_cookie;   // identifies the receive request at the receiver
 };

@@ -39,6 +39,10 @@ struct Destination {
   void* context = nullptr;  // for the handler: the request or message it belongs to
 };
 
+// From one peer, packets are delivered in the order they were sent, and a
+// packet's payload is complete (on_payload) before the next header from that
+// peer arrives: the engine unpacks the chunks of a non-contiguous message
+// through one bounce buffer per receive (p2p/pack_stream.h).
 class PacketHandler {
  public:
   virtual ~PacketHandler() = default;

@@ -1,0 +1,100 @@
+// Packing into and unpacking from user buffers (MPI-3.1 §4.2) and
+// addresses (§4.1.5). Ferry's packed form is the data alone, in type-map
+// order, in the host's representation: MPI_Pack_size is exactly the data's
+// size and MPI_PACKED messages can be received as any type of the same
+// signature.
+#include <climits>
+
+#include "api/api.h"
+#include "core/type_pack.h"
+
+using namespace ferry;
+
+namespace {
+
+// Checks a position in a packed buffer of `size` bytes.
+bool position_ok(api::Call& call, const int* position, int size, const char* size_name) {
+  if (!call.not_null(position, "position")) return false;
+  if (size < 0) return call.fail(MPI_ERR_ARG, "%s is %d (must be >= 0)", size_name, size);
+  if (*position < 0 || *position > size)
+    return call.fail(MPI_ERR_ARG, "*position is %d (must be 0 to %s = %d)", *position, size_name, size);
+  return true;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+                         int* position, MPI_Comm comm) {
+  api::Call call("MPI_Pack");
+  call.comm(comm);
+  const Datatype* t = call.datatype(datatype);
+  if (!call.movable(t) || !call.count(incount, "incount") || !call.buffer(inbuf, incount, t, "inbuf") ||
+      !position_ok(call, position, outsize, "outsize"))
+    return call.raise();
+  uint64_t bytes = type::packed_bytes(*t, static_cast<uint64_t>(incount));
+  uint64_t room = static_cast<uint64_t>(outsize - *position);
+  if (bytes > room)
+    call.fail(MPI_ERR_TRUNCATE, "%llu bytes of data do not fit in outbuf: %llu of its %d bytes are left after "
+              "position %d", static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(room), outsize,
+              *position);
+  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
+  type::pack(*t, inbuf, static_cast<uint64_t>(incount), 0, bytes, static_cast<char*>(outbuf) + *position);
+  *position += static_cast<int>(bytes);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Pack)
+
+extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                           MPI_Datatype datatype, MPI_Comm comm) {
+  api::Call call("MPI_Unpack");
+  call.comm(comm);
+  const Datatype* t = call.datatype(datatype);
+  if (!call.movable(t) || !call.count(outcount, "outcount") || !call.buffer(outbuf, outcount, t, "outbuf") ||
+      !position_ok(call, position, insize, "insize"))
+    return call.raise();
+  uint64_t bytes = type::packed_bytes(*t, static_cast<uint64_t>(outcount));
+  uint64_t left = static_cast<uint64_t>(insize - *position);
+  if (bytes > left)
+    call.fail(MPI_ERR_TRUNCATE, "%d elements need %llu bytes, inbuf has %llu left after position %d of %d",
+              outcount, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(left), *position,
+              insize);
+  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
+  type::unpack(*t, outbuf, static_cast<uint64_t>(outcount), 0, bytes, static_cast<const char*>(inbuf) + *position);
+  *position += static_cast<int>(bytes);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Unpack)
+
+extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  api::Call call("MPI_Pack_size");
+  call.comm(comm);
+  const Datatype* t = call.datatype(datatype);
+  if (!call.count(incount, "incount") || !call.not_null(size, "size")) return call.raise();
+  uint64_t bytes = type::packed_bytes(*t, static_cast<uint64_t>(incount));
+  if (bytes > INT_MAX) {
+    call.fail(MPI_ERR_COUNT, "%d elements of %s pack to %llu bytes, more than an int holds", incount,
+              datatype_label(*t).c_str(), static_cast<unsigned long long>(bytes));
+    return call.raise();
+  }
+  *size = static_cast<int>(bytes);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Pack_size)
+
+// Addresses are the plain integer value of a pointer on Linux's flat address
+// space (MPI-3.1 §4.1.5); MPI_BOTTOM is address 0.
+extern "C" int PMPI_Get_address(const void* location, MPI_Aint* address) {
+  api::Call call("MPI_Get_address");
+  if (!call.not_null(address, "address")) return call.raise();
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Get_address)
+
+extern "C" int PMPI_Address(void* location, MPI_Aint* address) {
+  api::Call call("MPI_Address");
+  if (!call.not_null(address, "address")) return call.raise();
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Address)

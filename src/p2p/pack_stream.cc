@@ -1,0 +1,222 @@
+#include "p2p/pack_stream.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <vector>
+
+#include "core/datatype.h"
+#include "core/request.h"
+#include "core/type_pack.h"
+#include "p2p/engine.h"
+
+namespace ferry::p2p {
+
+struct PackStream {
+  // One DATA packet in flight and the buffer it was packed into.
+  struct Chunk {
+    SendItem item;
+    char* buffer = nullptr;  // nullptr: sent straight from the user's buffer
+    PackStream* stream = nullptr;
+    bool busy = false;       // the transport holds it
+  };
+
+  Request* request = nullptr;
+  int world_peer = -1;
+  uint64_t receiver_cookie = 0;
+  uint64_t total = 0;         // send: bytes to send
+  uint64_t next = 0;          // send: offset of the next chunk
+  int in_flight = 0;          // send: chunks the transport holds
+  bool started = false;       // send: a chunk has been queued
+  bool pumping = false;       // send: pump() is on the stack
+  const char* source = nullptr;  // send: the data, when it is one contiguous run already
+  Chunk chunks[2];
+  char* bounce = nullptr;     // eager send: the packed message; receive: one chunk
+  bool bounce_cached = false;  // the bounce buffer came from the chunk cache
+};
+
+namespace {
+
+// Chunk buffers are reused: a large transfer would otherwise map and fault
+// in fresh pages for every message.
+constexpr size_t kSpareChunks = 8;
+std::vector<char*> spare_chunks;
+
+char* take_chunk() {
+  if (spare_chunks.empty()) return static_cast<char*>(std::malloc(kChunkBytes));
+  char* c = spare_chunks.back();
+  spare_chunks.pop_back();
+  return c;
+}
+
+void give_chunk(char* c) {
+  if (c == nullptr) return;
+  if (spare_chunks.size() < kSpareChunks) spare_chunks.push_back(c);
+  else std::free(c);
+}
+
+Request* request_of(SendItem* item) {
+  return reinterpret_cast<Request*>(reinterpret_cast<char*>(item) - offsetof(Request, packet));
+}
+
+PackStream::Chunk* chunk_of(SendItem* item) {
+  return reinterpret_cast<PackStream::Chunk*>(reinterpret_cast<char*>(item) - offsetof(PackStream::Chunk, item));
+}
+
+void fail_request(Request* r, const Err& e) {
+  if (r->error != MPI_SUCCESS) return;
+  r->error = error_code::make(e.mpi_class(), e.message());
+  r->status.MPI_ERROR = r->error;
+}
+
+void eager_sent(SendItem* item) {
+  Request* s = request_of(item);
+  end_stream(s);
+  complete(s);
+}
+
+void chunk_sent(SendItem* item);
+
+// Packs (or points at) the next chunk and queues it on `c`.
+Err send_next(PackStream* st, PackStream::Chunk& c) {
+  Request* s = st->request;
+  uint64_t n = std::min(kChunkBytes, st->total - st->next);
+  c.item.header = s->packet.header;  // the rendezvous request: source, tag, context, sender cookie
+  c.item.header.type = PacketType::kRendezvousData;
+  c.item.header.flags = 0;
+  c.item.header.payload_bytes = n;
+  c.item.header.offset = st->next;
+  c.item.header.receiver_cookie = st->receiver_cookie;
+  if (st->source != nullptr) {
+    c.item.payload = st->source + st->next;
+  } else {
+    if (c.buffer == nullptr && n > 0) c.buffer = take_chunk();
+    type::pack(*s->datatype, s->buffer, static_cast<uint64_t>(s->count), st->next, n, c.buffer);
+    c.item.payload = c.buffer;
+  }
+  c.item.on_sent = chunk_sent;
+  c.busy = true;
+  st->next += n;
+  st->started = true;
+  ++st->in_flight;
+  Err e = send_packet(st->world_peer, &c.item);
+  if (e) {
+    c.busy = false;
+    --st->in_flight;
+  }
+  return e;
+}
+
+// Keeps both chunks in flight until the data has gone; ends the send once
+// the transport is done with the last one. A transport may finish a chunk
+// inside send(): that chunk_sent() finds the pump running and leaves the
+// refill to it, so the stack stays shallow however many chunks there are.
+void pump(PackStream* st) {
+  if (st->pumping) return;
+  st->pumping = true;
+  Request* s = st->request;
+  bool more = true;
+  while (more && s->error == MPI_SUCCESS) {
+    more = false;
+    for (PackStream::Chunk& c : st->chunks) {
+      // An empty message still sends one (empty) DATA packet.
+      bool data_left = st->next < st->total || !st->started;
+      if (c.busy || !data_left) continue;
+      if (Err e = send_next(st, c)) {
+        fail_request(s, e);
+        break;
+      }
+      more = true;
+    }
+  }
+  st->pumping = false;
+  bool done = st->next == st->total || s->error != MPI_SUCCESS;
+  if (done && st->in_flight == 0) {
+    end_stream(s);
+    complete(s);
+  }
+}
+
+// The transport is done with a chunk: its buffer takes the next one.
+void chunk_sent(SendItem* item) {
+  PackStream::Chunk* c = chunk_of(item);
+  PackStream* st = c->stream;
+  c->busy = false;
+  --st->in_flight;
+  pump(st);
+}
+
+}  // namespace
+
+void pack_eager(Request* s) {
+  auto* st = new PackStream;
+  st->request = s;
+  s->stream = st;
+  if (s->bytes > 0) {
+    st->bounce = static_cast<char*>(std::malloc(s->bytes));
+    type::pack(*s->datatype, s->buffer, static_cast<uint64_t>(s->count), 0, s->bytes, st->bounce);
+  }
+  s->packet.payload = st->bounce;
+  s->packet.on_sent = eager_sent;
+}
+
+void send_chunks(Request* s, int world_peer, uint64_t bytes, uint64_t receiver_cookie) {
+  auto* st = new PackStream;
+  st->request = s;
+  st->world_peer = world_peer;
+  st->receiver_cookie = receiver_cookie;
+  st->total = bytes;
+  st->source = type::dense_run(*s->datatype, s->buffer, static_cast<uint64_t>(s->count));
+  for (PackStream::Chunk& c : st->chunks) c.stream = st;
+  s->stream = st;
+  pump(st);
+}
+
+Destination eager_destination(Request* r, uint64_t payload_bytes) {
+  uint64_t n = std::min<uint64_t>(payload_bytes, r->bytes);
+  return Destination{n > 0 ? std::malloc(n) : nullptr, n, r};
+}
+
+void unpack_eager(Request* r, const Destination& d) {
+  type::unpack(*r->datatype, r->buffer, static_cast<uint64_t>(r->count), 0, d.capacity, d.data);
+  std::free(d.data);
+}
+
+void expect_chunks(Request* r, uint64_t bytes) {
+  if (bytes == 0) return;
+  auto* st = new PackStream;
+  st->request = r;
+  if (bytes >= kChunkBytes) {
+    st->bounce = take_chunk();
+    st->bounce_cached = true;
+  } else {
+    st->bounce = static_cast<char*>(std::malloc(bytes));
+  }
+  r->stream = st;
+}
+
+Destination chunk_destination(Request* r, const PacketHeader& h) {
+  if (r->stream == nullptr) return Destination{nullptr, 0, r};
+  return Destination{r->stream->bounce, std::min<uint64_t>(h.payload_bytes, kChunkBytes), r};
+}
+
+void unpack_chunk(Request* r, const PacketHeader& h, const Destination& d) {
+  type::unpack(*r->datatype, r->buffer, static_cast<uint64_t>(r->count), h.offset, d.capacity, d.data);
+}
+
+void end_stream(Request* r) {
+  PackStream* st = r->stream;
+  if (st == nullptr) return;
+  r->stream = nullptr;
+  for (PackStream::Chunk& c : st->chunks) give_chunk(c.buffer);
+  if (st->bounce_cached) give_chunk(st->bounce);
+  else std::free(st->bounce);
+  delete st;
+}
+
+void drop_spare_chunks() {
+  for (char* c : spare_chunks) std::free(c);
+  spare_chunks.clear();
+}
+
+}  // namespace ferry::p2p

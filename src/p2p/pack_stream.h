@@ -1,0 +1,67 @@
+// Non-contiguous data through the point-to-point protocols (p2p/engine.h),
+// in bounded memory whatever the message size.
+//
+//   eager send        the message (at most kMaxPackedEager bytes) is packed
+//                     into a bounce buffer that lives until the packet has gone
+//   rendezvous send   the data goes in DATA packets of at most kChunkBytes,
+//                     each carrying its offset in the message; two are in
+//                     flight at a time: when the transport is done with one,
+//                     the next chunk is packed into its buffer (double
+//                     buffering). A contiguous sender whose receiver asked
+//                     for chunks sends them straight from the user's buffer.
+//   receive           an eager payload lands in a bounce buffer of its size,
+//                     a rendezvous chunk in the receive's one-chunk bounce
+//                     buffer; each is unpacked into place as soon as it has
+//                     arrived (a transport delivers one packet's payload
+//                     completely before the next packet's header).
+//
+// A contiguous receiver takes chunks straight into its buffer at their
+// offsets, so it never needs to know how the sender packed. Everything here
+// runs under the engine lock.
+#pragma once
+
+#include <cstdint>
+
+#include "core/error.h"
+#include "p2p/transport.h"
+
+namespace ferry {
+struct Request;
+}
+
+namespace ferry::p2p {
+
+constexpr uint64_t kChunkBytes = 256 * 1024;
+constexpr uint64_t kMaxPackedEager = kChunkBytes;
+
+struct PackStream;
+
+// Eager send of a non-contiguous message: packs it and points the request's
+// packet at the packed copy; the packet's on_sent frees it and completes
+// the request.
+void pack_eager(Request* s);
+
+// Rendezvous send in chunks: `bytes` for the receive `receiver_cookie`
+// at world rank `world_peer`. The request completes once the last chunk has
+// gone, or with its error if the transport refuses one. Sends one empty
+// DATA packet for an empty message.
+void send_chunks(Request* s, int world_peer, uint64_t bytes, uint64_t receiver_cookie);
+
+// A non-contiguous receive: where an eager payload lands, and unpacking it
+// (which frees the bounce buffer).
+Destination eager_destination(Request* r, uint64_t payload_bytes);
+void unpack_eager(Request* r, const Destination& d);
+
+// A non-contiguous rendezvous receive of `bytes`: sets up its bounce
+// buffer; then, for each DATA packet, where it lands and unpacking it.
+void expect_chunks(Request* r, uint64_t bytes);
+Destination chunk_destination(Request* r, const PacketHeader& h);
+void unpack_chunk(Request* r, const PacketHeader& h, const Destination& d);
+
+// Frees the request's stream (its buffers), if it has one.
+void end_stream(Request* r);
+
+// Frees the chunk buffers kept for reuse (p2p::finalize).
+void drop_spare_chunks();
+
+}  // namespace ferry::p2p
