@@ -24,6 +24,7 @@ struct Name {
 constexpr Name kNames[] = {{"init", kInit},         {"pmix", kPmix}, {"tcp", kTcp},
                            {"p2p", kP2p},           {"progress", kProgress},
                            {"coll", kColl},         {"launch", kLaunch},
+                           {"comm", kComm},
                            {"all", 0xffffffffu}};
 }  // namespace
 

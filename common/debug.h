@@ -18,6 +18,7 @@ enum Topic : uint32_t {
   kProgress = 1u << 4,
   kColl = 1u << 5,
   kLaunch = 1u << 6,
+  kComm = 1u << 7,
 };
 
 extern uint32_t enabled_topics;

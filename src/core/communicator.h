@@ -6,14 +6,24 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+#include "core/info.h"
 #include "mpi.h"
 
 namespace ferry {
+namespace context_ids {
+class Allocator;
+}
+
+struct Group;
+struct Request;
 
 struct Communicator {
   MPI_Comm handle = MPI_COMM_NULL;
   // Point-to-point traffic uses `context`, collectives `context + 1`, so a
-  // collective never matches a user's message (MPI-3.1 §5.2).
+  // collective never matches a user's message (MPI-3.1 §5.2); collectives
+  // over a subgroup (MPI_Comm_create_group) use `context + 2`. The three
+  // come from one slot of the context-id space (core/context_id.h).
   uint32_t context = 0;
   int rank = 0;
   int size = 0;
@@ -25,23 +35,82 @@ struct Communicator {
   // so numbering them gives each one a tag that all ranks agree on, and
   // concurrent nonblocking collectives never match each other's messages.
   uint32_t collective_sequence = 0;
-  int next_collective_tag() { return static_cast<int>(collective_sequence++ & 0x3fffffffu); }
+  // >= 0 on the temporary communicator of MPI_Comm_create_group: its
+  // collectives all use the caller's tag, which is what tells concurrent
+  // create_group calls on one parent apart (MPI-3.1 §6.4.2).
+  int fixed_collective_tag = -1;
+  int next_collective_tag() {
+    if (fixed_collective_tag >= 0) return fixed_collective_tag;
+    return static_cast<int>(collective_sequence++ & 0x3fffffffu);
+  }
+
+  // The members, shared with MPI_Comm_group's callers; holds one reference.
+  // nullptr only for communicators made outside the runtime (unit tests).
+  Group* group = nullptr;
+  // Hints given by MPI_Comm_set_info / MPI_Comm_dup_with_info (none of
+  // them changes what Ferry does yet); MPI_Comm_get_info returns them.
+  Info hints;
 
   int world_rank(int r) const { return world_ranks.empty() ? r : world_ranks[static_cast<size_t>(r)]; }
   uint32_t collective_context() const { return context + 1; }
+  uint32_t group_collective_context() const { return context + 2; }
 };
 
 namespace communicators {
 
 // Creates MPI_COMM_WORLD and MPI_COMM_SELF for this process.
 void create_predefined(int world_rank, int world_size);
+// Runs the delete callbacks of MPI_COMM_SELF's, then MPI_COMM_WORLD's,
+// attributes: the first thing MPI_Finalize does (MPI-3.1 §8.7.1), while
+// the library is still fully usable from the callbacks.
+Err delete_predefined_attributes();
 void destroy_all();
-// The communicator behind a handle, or nullptr.
+// The communicator behind a handle, or nullptr. Safe from any thread while
+// others create and free communicators.
 Communicator* find(MPI_Comm handle);
 Communicator& world();
 Communicator& self();
 // One past the highest context id in use, for sizing matching tables.
 uint32_t context_limit();
+
+// ---- Construction (core/comm_create.cc), MPI-3.1 §6.4.2 --------------------
+// Each is collective over the parent (create_group: over the group), agrees
+// on a context id, and returns the new communicator in *out, or nullptr
+// where the process gets MPI_COMM_NULL. The new communicator inherits the
+// parent's error handler (MPI-3.1 §8.3); dup also its attributes (through
+// their copy callbacks) and info hints.
+// `hints`: the new communicator's info hints (MPI_Comm_dup_with_info), or
+// nullptr for the parent's.
+Err dup(Communicator* parent, const Info* hints, Communicator** out);
+// MPI_Comm_idup: *out has its handle at once and becomes usable when
+// *request completes (MPI-3.1 §6.4.2).
+Err idup(Communicator* parent, Communicator** out, Request** request);
+Err split(Communicator* parent, int color, int key, Communicator** out);
+// MPI_COMM_TYPE_SHARED: the ranks on this host (PMIx locality).
+Err split_shared(Communicator* parent, int key, Communicator** out);
+Err create(Communicator* parent, Group* group, Communicator** out);
+Err create_group(Communicator* parent, Group* group, int tag, Communicator** out);
+
+// MPI_Comm_free: runs the attributes' delete callbacks (an error keeps the
+// communicator), then retires the handle. The object itself, and its context
+// id, live on until no request refers to it, so operations still pending on
+// it complete normally (MPI-3.1 §6.4.3).
+Err free_communicator(Communicator* c);
+// MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL (MPI-3.1 §6.4.1).
+int compare(const Communicator& a, const Communicator& b);
+
+// ---- Internals shared by communicator.cc and comm_create.cc ----------------
+// A new communicator object on `group` (takes over the caller's reference)
+// with context slot `slot` (context_ids::kNoSlot: decided later), the
+// parent's error handler, and a handle.
+Communicator* make(Communicator* parent, Group* group, uint32_t slot);
+// Destroys a communicator that has not been handed out (a failed dup).
+void discard(Communicator* c);
+// This process's context slots.
+context_ids::Allocator& allocator();
+// Destroys freed communicators that no request refers to any more, so that
+// their context ids can be agreed on again.
+void sweep();
 
 }  // namespace communicators
 }  // namespace ferry

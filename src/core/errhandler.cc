@@ -1,5 +1,7 @@
 #include "core/errhandler.h"
 
+#include <atomic>
+
 #include "core/error.h"
 #include "core/handles.h"
 #include "core/progress.h"
@@ -10,7 +12,9 @@ namespace {
 
 struct UserHandler {
   MPI_Comm_errhandler_function* fn;
-  int references;
+  // Communicators hold references too, and are made and freed from any
+  // thread (MPI_THREAD_MULTIPLE).
+  std::atomic<int> references;
 };
 handle::Table<UserHandler> user_handlers;
 

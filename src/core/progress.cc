@@ -23,7 +23,7 @@ int spin_microseconds = 50;
 int sleep_epoll = -1;  // transports' wait fds and the wake-up eventfd
 int wake_fd = -1;
 std::atomic<int> sleepers{0};
-int (*extra_work)() = nullptr;
+int (*extra_work[4])() = {};
 
 void ensure_sleep_epoll() {
   if (sleep_epoll >= 0) return;
@@ -68,12 +68,21 @@ void set_wait_policy(WaitPolicy p, int us) {
 WaitPolicy wait_policy() { return policy; }
 int spin_us() { return spin_microseconds; }
 
-void set_extra_work(int (*work)()) { extra_work = work; }
+void set_extra_work(int (*work)()) {
+  for (auto& slot : extra_work) {
+    if (slot == work) return;
+    if (slot == nullptr) {
+      slot = work;
+      return;
+    }
+  }
+}
 
 int poll() {
   int events = 0;
   for (p2p::Transport* t : transports) events += t->progress();
-  if (extra_work != nullptr) events += extra_work();
+  for (auto* work : extra_work)
+    if (work != nullptr) events += work();
   if (events > 0 && sleepers.load(std::memory_order_relaxed) > 0) wake_sleepers();
   return events;
 }

@@ -17,7 +17,9 @@ enum class WaitPolicy { kSpin, kBlock, kSpinThenBlock };
 
 void add_transport(p2p::Transport* t);
 // Work that poll() also drives, besides the transports (collective
-// schedules); returns the number of events.
+// schedules, nonblocking communicator construction); returns the number of
+// events. Each caller registers its function (a few at most); registering
+// one again changes nothing. Call with the engine lock held.
 void set_extra_work(int (*work)());
 void remove_all_transports();
 void set_wait_policy(WaitPolicy policy, int spin_us);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "coll/select.h"
 #include "common/config.h"
 #include "common/debug.h"
 #include "core/communicator.h"
@@ -164,6 +165,7 @@ Err init(int requested_thread_level, int* provided) {
   if (state.initialized || state.finalized)
     return fail(MPI_ERR_OTHER, "MPI is already %s", state.finalized ? "finalized" : "initialized");
   if (auto problem = config::validate()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
+  if (auto problem = coll::validate_settings()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
   debug::configure();
   if (Err e = pmi::init(&state.job)) return e;
   char identity[32];
@@ -187,6 +189,10 @@ Err init(int requested_thread_level, int* provided) {
 }
 
 Err finalize() {
+  // MPI-3.1 §8.7.1: before anything else, the attributes of MPI_COMM_SELF
+  // (then MPI_COMM_WORLD) are deleted, so libraries that cache state there
+  // can still communicate from their delete callbacks.
+  Err attributes_error = communicators::delete_predefined_attributes();
   {
     // Everything we sent must leave before the connections close.
     progress::Lock lock;
@@ -204,7 +210,7 @@ Err finalize() {
   p2p::finalize();
   communicators::destroy_all();
   pmi::finalize();
-  return e;
+  return attributes_error ? std::move(attributes_error) : std::move(e);
 }
 
 bool initialized() { return state.initialized; }

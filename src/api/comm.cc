@@ -1,0 +1,208 @@
+// Communicator management (MPI-3.1 §6.4, §6.8): construction, freeing,
+// comparison, names and info hints. Construction lives in core/comm_create.
+#include <cstring>
+
+#include "api/api.h"
+#include "core/group.h"
+#include "core/info.h"
+#include "core/request.h"
+
+using namespace ferry;
+
+namespace {
+
+Group* checked_group(api::Call& call, MPI_Group handle) {
+  if (!call.ok()) return nullptr;
+  Group* g = groups::find(handle);
+  if (g == nullptr) {
+    if (handle == MPI_GROUP_NULL) call.fail(MPI_ERR_GROUP, "group is MPI_GROUP_NULL");
+    else call.fail(MPI_ERR_GROUP, "invalid group handle 0x%x", static_cast<unsigned>(handle));
+  }
+  return g;
+}
+
+// Hints from an info argument; MPI_INFO_NULL stands for none.
+const Info* checked_hints(api::Call& call, MPI_Info handle) {
+  static const Info none;
+  if (!call.ok()) return nullptr;
+  if (handle == MPI_INFO_NULL) return &none;
+  const Info* info = find_info(handle);
+  if (info == nullptr) call.fail(MPI_ERR_INFO, "invalid info handle 0x%x", static_cast<unsigned>(handle));
+  return info;
+}
+
+MPI_Comm handle_of(const Communicator* c) { return c != nullptr ? c->handle : MPI_COMM_NULL; }
+
+}  // namespace
+
+extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  api::Call call("MPI_Comm_dup");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
+  Communicator* created = nullptr;
+  if (Err e = communicators::dup(c, nullptr, &created)) return call.result(std::move(e));
+  *newcomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_dup)
+
+extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  api::Call call("MPI_Comm_dup_with_info");
+  Communicator* c = call.comm(comm);
+  const Info* hints = checked_hints(call, info);
+  if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
+  Communicator* created = nullptr;
+  if (Err e = communicators::dup(c, hints, &created)) return call.result(std::move(e));
+  *newcomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_dup_with_info)
+
+extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  api::Call call("MPI_Comm_idup");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(newcomm, "newcomm") || !call.not_null(request, "request"))
+    return call.raise();
+  Communicator* created = nullptr;
+  Request* r = nullptr;
+  if (Err e = communicators::idup(c, &created, &r)) return call.result(std::move(e));
+  *newcomm = created->handle;
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_idup)
+
+extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  api::Call call("MPI_Comm_split");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
+  if (color < 0 && color != MPI_UNDEFINED) {
+    call.fail(MPI_ERR_ARG, "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
+    return call.raise();
+  }
+  Communicator* created = nullptr;
+  if (Err e = communicators::split(c, color, key, &created)) return call.result(std::move(e));
+  *newcomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_split)
+
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  api::Call call("MPI_Comm_split_type");
+  Communicator* c = call.comm(comm);
+  const Info* hints = checked_hints(call, info);
+  if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+    call.fail(MPI_ERR_ARG, "invalid split_type %d (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)", split_type);
+    return call.raise();
+  }
+  Communicator* created = nullptr;
+  Err e = split_type == MPI_UNDEFINED ? communicators::split(c, MPI_UNDEFINED, key, &created)
+                                      : communicators::split_shared(c, key, &created);
+  if (e) return call.result(std::move(e));
+  *newcomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_split_type)
+
+extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  api::Call call("MPI_Comm_create");
+  Communicator* c = call.comm(comm);
+  Group* g = checked_group(call, group);
+  if (c == nullptr || g == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
+  Communicator* created = nullptr;
+  if (Err e = communicators::create(c, g, &created)) return call.result(std::move(e));
+  *newcomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_create)
+
+extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  api::Call call("MPI_Comm_create_group");
+  Communicator* c = call.comm(comm);
+  Group* g = checked_group(call, group);
+  if (c == nullptr || g == nullptr || !call.tag(tag, false) || !call.not_null(newcomm, "newcomm"))
+    return call.raise();
+  Communicator* created = nullptr;
+  if (Err e = communicators::create_group(c, g, tag, &created)) return call.result(std::move(e));
+  *newcomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_create_group)
+
+extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
+  api::Call call("MPI_Comm_free");
+  if (!call.initialized() || !call.not_null(comm, "comm")) return call.raise();
+  Communicator* c = call.comm(*comm);
+  if (c == nullptr) return call.raise();
+  if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) {
+    call.fail(MPI_ERR_COMM, "%s cannot be freed", *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    return call.raise();
+  }
+  if (Err e = communicators::free_communicator(c)) return call.result(std::move(e));
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_free)
+
+extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  api::Call call("MPI_Comm_compare");
+  Communicator* c1 = call.comm(comm1);
+  Communicator* c2 = call.comm(comm2);
+  if (c1 == nullptr || c2 == nullptr || !call.not_null(result, "result")) return call.raise();
+  *result = communicators::compare(*c1, *c2);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_compare)
+
+extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  api::Call call("MPI_Comm_test_inter");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(flag, "flag")) return call.raise();
+  *flag = 0;  // every Ferry communicator is an intracommunicator
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_test_inter)
+
+// MPI-3.1 §6.8: names are local, at most MPI_MAX_OBJECT_NAME - 1 characters
+// (longer ones are truncated), and not copied by MPI_Comm_dup.
+extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  api::Call call("MPI_Comm_set_name");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(comm_name, "comm_name")) return call.raise();
+  c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_set_name)
+
+extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  api::Call call("MPI_Comm_get_name");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(comm_name, "comm_name") || !call.not_null(resultlen, "resultlen"))
+    return call.raise();
+  std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);
+  *resultlen = static_cast<int>(c->name.size());
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_get_name)
+
+// MPI-3.1 §6.4.4: hints given again replace their old values; the others stay.
+extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  api::Call call("MPI_Comm_set_info");
+  Communicator* c = call.comm(comm);
+  const Info* hints = checked_hints(call, info);
+  if (c == nullptr || hints == nullptr) return call.raise();
+  for (const auto& [key, value] : hints->entries()) c->hints.set(key, value);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_set_info)
+
+extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  api::Call call("MPI_Comm_get_info");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(info_used, "info_used")) return call.raise();
+  // A new object the caller frees (MPI-3.1 §6.4.4).
+  *info_used = infos::create(c->hints);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_get_info)
