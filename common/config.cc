@@ -15,7 +15,7 @@ namespace {
 // component; the README's table is generated from `ferry_info`.
 constexpr std::array kSettings = {
     Setting{"FERRY_DEBUG", "",
-            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, all"},
+            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, comm, all"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
@@ -26,6 +26,25 @@ constexpr std::array kSettings = {
     Setting{"FERRY_TCP_INTERFACE", "",
             "Address or interface name to publish for TCP (default: all up interfaces, loopback for same-host peers)"},
     Setting{"FERRY_CONNECT_TIMEOUT", "30", "Seconds to wait for a TCP connection to a peer before failing"},
+    // Collective algorithms (src/coll/select.cc): "auto" uses the selection table.
+    Setting{"FERRY_ALLREDUCE_ALGORITHM", "auto",
+            "Allreduce algorithm: ring, tree, recursive_doubling, rabenseifner or auto"},
+    Setting{"FERRY_REDUCE_ALGORITHM", "auto", "Reduce algorithm: binomial, reduce_scatter_gather or auto"},
+    Setting{"FERRY_REDUCE_SCATTER_ALGORITHM", "auto",
+            "Reduce_scatter algorithm: pairwise, recursive_halving or auto"},
+    Setting{"FERRY_REDUCE_SCATTER_BLOCK_ALGORITHM", "auto",
+            "Reduce_scatter_block algorithm: pairwise, recursive_halving or auto"},
+    Setting{"FERRY_SCAN_ALGORITHM", "auto", "Scan algorithm: recursive_doubling or auto"},
+    Setting{"FERRY_EXSCAN_ALGORITHM", "auto", "Exscan algorithm: recursive_doubling or auto"},
+    Setting{"FERRY_COLL_SEGMENT_SIZE", "256k",
+            "Bytes per piece in pipelined collective algorithms (allreduce ring and tree, bcast chain); the same on every rank"},
+    Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination or auto"},
+    Setting{"FERRY_BCAST_ALGORITHM", "auto",
+            "Bcast algorithm: binomial, scatter_ring_allgather, pipelined_chain or auto"},
+    Setting{"FERRY_GATHER_ALGORITHM", "auto", "Gather algorithm: binomial or auto"},
+    Setting{"FERRY_SCATTER_ALGORITHM", "auto", "Scatter algorithm: binomial or auto"},
+    Setting{"FERRY_ALLGATHER_ALGORITHM", "auto", "Allgather algorithm: ring, recursive_doubling, bruck or auto"},
+    Setting{"FERRY_ALLTOALL_ALGORITHM", "auto", "Alltoall algorithm: pairwise, bruck or auto"},
 };
 
 const Setting* find(std::string_view name) {

@@ -12,14 +12,84 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/op.h"
+#include "core/request.h"
 
 namespace ferry::coll {
 
+// Data movement (MPI-3.1 §5.3-5.8) and barrier. The i-forms start the same
+// schedule and return its request in *request. sendbuf may be MPI_IN_PLACE
+// where the standard allows it (gather(v) at the root, allgather(v),
+// alltoall(v,w)); so may recvbuf for scatter(v) at the root. Arguments that
+// are not significant on a rank (the receive side of gather on non-roots,
+// ...) are not looked at there.
 Err barrier(Communicator* c);
+Err ibarrier(Communicator* c, Request** request);
 Err bcast(void* buf, int count, const Datatype* type, int root, Communicator* c);
-// sendbuf may be MPI_IN_PLACE where the standard allows it.
+Err ibcast(void* buf, int count, const Datatype* type, int root, Communicator* c, Request** request);
+Err gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+           const Datatype* recvtype, int root, Communicator* c);
+Err igather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+            const Datatype* recvtype, int root, Communicator* c, Request** request);
+Err gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+            const int displs[], const Datatype* recvtype, int root, Communicator* c);
+Err igatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+             const int displs[], const Datatype* recvtype, int root, Communicator* c, Request** request);
+Err scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+            const Datatype* recvtype, int root, Communicator* c);
+Err iscatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+             const Datatype* recvtype, int root, Communicator* c, Request** request);
+Err scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype, void* recvbuf,
+             int recvcount, const Datatype* recvtype, int root, Communicator* c);
+Err iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
+              void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c, Request** request);
 Err allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
               const Datatype* recvtype, Communicator* c);
+Err iallgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+               const Datatype* recvtype, Communicator* c, Request** request);
+Err allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+               const int displs[], const Datatype* recvtype, Communicator* c);
+Err iallgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], const Datatype* recvtype, Communicator* c, Request** request);
+Err alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+             const Datatype* recvtype, Communicator* c);
+Err ialltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+              const Datatype* recvtype, Communicator* c, Request** request);
+Err alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
+              void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c);
+Err ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
+               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c,
+               Request** request);
+// Displacements in bytes, a datatype per peer.
+Err alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
+              void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
+              Communicator* c);
+Err ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
+               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
+               Communicator* c, Request** request);
+
+// Reductions (MPI-3.1 §5.9-5.11). sendbuf may be MPI_IN_PLACE where the
+// standard allows it (allreduce, reduce at the root, reduce_scatter(_block),
+// scan, exscan); `op` has passed check_op for `type`.
 Err allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c);
+Err iallreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
+               Request** request);
+Err reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
+           Communicator* c);
+Err ireduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
+            Communicator* c, Request** request);
+Err reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
+                   Communicator* c);
+Err ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
+                    Communicator* c, Request** request);
+Err reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
+                         Communicator* c);
+Err ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
+                          Communicator* c, Request** request);
+Err scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c);
+Err iscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
+          Request** request);
+Err exscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c);
+Err iexscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
+            Request** request);
 
 }  // namespace ferry::coll

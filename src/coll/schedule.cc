@@ -17,22 +17,38 @@ Schedule::~Schedule() {
     progress::wait_until(lock, [r] { return r->complete; });
     requests::release(r);
   }
+  for (const Datatype* t : held_types_) datatypes::release(t);
+}
+
+// A nonblocking collective outlives the call that started it, and the user
+// may free its datatypes meanwhile (MPI-3.1 §4.1.9: that must not affect
+// pending communication), so the schedule holds a reference on each
+// derived type it uses.
+void Schedule::hold(const Datatype* t) {
+  if (t == nullptr || t->predefined()) return;
+  datatypes::retain(t);
+  held_types_.push_back(t);
 }
 
 void Schedule::send(const void* buf, int count, const Datatype* type, int peer) {
+  hold(type);
   steps_.push_back(Step{Step::Kind::kSend, buf, nullptr, count, type, peer, 0, nullptr, nullptr});
 }
 
 void Schedule::recv(void* buf, int count, const Datatype* type, int peer) {
+  hold(type);
   steps_.push_back(Step{Step::Kind::kRecv, nullptr, buf, count, type, peer, 0, nullptr, nullptr});
 }
 
 void Schedule::reduce(const void* in, void* inout, int count, const Datatype* type, const Op* op) {
+  hold(type);
   steps_.push_back(Step{Step::Kind::kReduce, in, inout, count, type, 0, 0, nullptr, op});
 }
 
 void Schedule::copy(const void* src, int scount, const Datatype* stype, void* dst, int rcount,
                     const Datatype* rtype) {
+  hold(stype);
+  hold(rtype);
   steps_.push_back(Step{Step::Kind::kCopy, src, dst, scount, stype, 0, rcount, rtype, nullptr});
 }
 
@@ -48,7 +64,9 @@ void Schedule::end_round() {
 }
 
 void* Schedule::scratch(size_t bytes) {
-  scratch_.push_back(std::make_unique<char[]>(bytes > 0 ? bytes : 1));
+  // Not zeroed: every algorithm writes its scratch before reading it, and
+  // clearing megabytes per call would cost more than the copy that fills it.
+  scratch_.push_back(std::make_unique_for_overwrite<char[]>(bytes > 0 ? bytes : 1));
   return scratch_.back().get();
 }
 
@@ -56,17 +74,23 @@ void Schedule::post_round() {
   size_t begin = round_ == 0 ? 0 : round_ends_[round_ - 1];
   size_t end = round_ends_[round_];
   // Receives first, so that the round's incoming messages find them posted.
-  for (int pass = 0; pass < 2 && error_.ok(); ++pass) {
-    for (size_t i = begin; i < end && error_.ok(); ++i) {
+  for (int pass = 0; pass < 2 && !stopped_; ++pass) {
+    for (size_t i = begin; i < end && !stopped_; ++i) {
       const Step& s = steps_[i];
       Request* r = nullptr;
+      Err e;
       if (pass == 0 && s.kind == Step::Kind::kRecv) {
-        error_ = pt2pt::irecv(s.out, s.count, s.type, s.peer, tag_, comm_, &r, pt2pt::Context::kCollective);
+        e = pt2pt::irecv(s.out, s.count, s.type, s.peer, tag_, comm_, &r, pt2pt::Context::kCollective);
       } else if (pass == 1 && s.kind == Step::Kind::kSend) {
-        error_ = pt2pt::isend(pt2pt::Message{s.in, s.count, s.type}, s.peer, tag_, comm_,
-                              Request::Mode::kStandard, &r, pt2pt::Context::kCollective);
+        e = pt2pt::isend(pt2pt::Message{s.in, s.count, s.type}, s.peer, tag_, comm_, Request::Mode::kStandard, &r,
+                         pt2pt::Context::kCollective);
       }
       if (r != nullptr) pending_.push_back(r);
+      // A message that cannot even start: the schedule cannot go on.
+      if (e) {
+        if (error_.ok()) error_ = std::move(e);
+        stopped_ = true;
+      }
     }
   }
 }
@@ -74,11 +98,16 @@ void Schedule::post_round() {
 void Schedule::finish_round() {
   size_t begin = round_ == 0 ? 0 : round_ends_[round_ - 1];
   size_t end = round_ends_[round_];
-  for (size_t i = begin; i < end && error_.ok(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     const Step& s = steps_[i];
-    if (s.kind == Step::Kind::kReduce) apply(*s.op, s.in, s.out, s.count, *s.type);
-    else if (s.kind == Step::Kind::kCopy) error_ = copy_typed(s.in, s.count, *s.type, s.out, s.count2, *s.type2);
-    else if (s.kind == Step::Kind::kLocal) local_work_[static_cast<size_t>(s.count)]();
+    if (s.kind == Step::Kind::kReduce) {
+      apply(*s.op, s.in, s.out, s.count, *s.type);
+    } else if (s.kind == Step::Kind::kCopy) {
+      Err e = copy_typed(s.in, s.count, *s.type, s.out, s.count2, *s.type2);
+      if (e && error_.ok()) error_ = std::move(e);
+    } else if (s.kind == Step::Kind::kLocal) {
+      local_work_[static_cast<size_t>(s.count)]();
+    }
   }
 }
 
@@ -102,11 +131,21 @@ bool Schedule::advance() {
     for (Request* r : pending_) {
       if (r->error != MPI_SUCCESS && error_.ok())
         error_ = Err(error_code::class_of(r->error), error_code::text(r->error));
+      // Every rank computes the same message sizes from arguments MPI
+      // requires to agree; a shorter message means they did not (a longer
+      // one already failed as MPI_ERR_TRUNCATE). Report it, do not hang.
+      if (r->kind == Request::Kind::kRecv && error_.ok() && status_bytes(r->status) != r->bytes)
+        error_ = fail(MPI_ERR_OTHER, "collective message from rank %d has %zu bytes, expected %zu (do all ranks pass "
+                      "the same counts, types and root?)", r->status.MPI_SOURCE, status_bytes(r->status), r->bytes);
       requests::release(r);
     }
     pending_.clear();
+    // A message of the wrong size (ranks that disagree on counts) is the
+    // schedule's error, but the schedule still runs to its end, so that
+    // the ranks after this one finish too rather than wait for messages
+    // that would never come.
     finish_round();
-    if (!error_.ok() || ++round_ == round_ends_.size()) {
+    if (stopped_ || ++round_ == round_ends_.size()) {
       finished_ = true;
       return true;
     }

@@ -80,6 +80,8 @@ class Schedule {
   void post_round();
   // Runs the local steps of the current round.
   void finish_round();
+  // Keeps a derived datatype alive as long as the schedule.
+  void hold(const Datatype* t);
 
   Communicator* comm_;
   int tag_;
@@ -89,9 +91,11 @@ class Schedule {
   size_t round_ = 0;
   std::vector<Request*> pending_;   // the current round's messages
   std::vector<std::unique_ptr<char[]>> scratch_;
+  std::vector<const Datatype*> held_types_;  // one reference each
   bool started_ = false;
   bool finished_ = false;
-  Err error_;
+  Err error_;              // the first error; later rounds still run
+  bool stopped_ = false;   // a message could not be started: no later rounds
 };
 
 // Starts a nonblocking collective: the progress engine owns the schedule

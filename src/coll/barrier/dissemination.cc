@@ -6,30 +6,23 @@
 // through others, from every other rank.
 //
 // Cost = ceil(log2 p) * alpha (zero-byte messages).
-#include "coll/barrier/dissemination.h"
-
-#include "core/pt2pt.h"
+#include "coll/barrier/algorithms.h"
+#include "coll/packed_bytes.h"
 
 namespace ferry::coll {
 
-Err barrier_dissemination(Communicator* c) {
-  const int p = c->size;
-  const Datatype* bytes = find_datatype(MPI_BYTE);
-  for (int distance = 1, round = 0; distance < p; distance *= 2, ++round) {
-    int to = (c->rank + distance) % p;
-    int from = (c->rank - distance + p) % p;
-    Request* r = nullptr;
-    // Phase: post the receive first, so the signal from `from` finds it.
-    if (Err e = pt2pt::irecv(nullptr, 0, bytes, from, round, c, &r, pt2pt::Context::kCollective)) return e;
-    MPI_Request handle = r->handle;
-    if (Err e = pt2pt::send(pt2pt::Message{nullptr, 0, bytes}, to, round, c, Request::Mode::kStandard,
-                            pt2pt::Context::kCollective))
-      return e;
-    // Round k+1 may only start once `from` has reached round k.
-    if (int code = pt2pt::wait(&handle, MPI_STATUS_IGNORE); code != MPI_SUCCESS)
-      return Err(error_code::class_of(code), error_code::text(code));
+void barrier_dissemination(Schedule& s) {
+  const Communicator& c = *s.comm();
+  const int p = c.size;
+  for (int distance = 1; distance < p; distance *= 2) {
+    // Round k: signal rank + 2^k, hear from rank - 2^k. The next round may
+    // only start once `from` has reached this one, which the schedule's
+    // end-of-round wait on the receive guarantees. The distances 1, 2, 4...
+    // are distinct modulo p, so no two rounds talk to the same pair.
+    s.recv(nullptr, 0, packed_bytes(), (c.rank - distance + p) % p);
+    s.send(nullptr, 0, packed_bytes(), (c.rank + distance) % p);
+    s.end_round();
   }
-  return {};
 }
 
 }  // namespace ferry::coll

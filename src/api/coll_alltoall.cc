@@ -1,0 +1,155 @@
+// MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their nonblocking forms
+// (MPI-3.1 §5.8, §5.12.6).
+//
+// Checked here: the communicator; send and receive counts (counts and
+// displacements per peer for the v and w forms), datatypes (one per peer
+// for the w form; an empty block may name MPI_DATATYPE_NULL) and buffers;
+// MPI_IN_PLACE as sendbuf (allowed: the send arguments are then ignored and
+// recvbuf is sent and replaced) and as recvbuf (MPI_ERR_ARG); sendbuf ==
+// recvbuf without MPI_IN_PLACE (MPI_ERR_BUFFER). Ranks that disagree on
+// counts: a block longer than a rank expects fails with MPI_ERR_TRUNCATE, a
+// shorter one with MPI_ERR_OTHER (coll/schedule.cc).
+#include <vector>
+
+#include "api/coll_checks.h"
+#include "coll/collectives.h"
+
+using namespace ferry;
+
+namespace {
+
+struct Args {
+  Communicator* comm = nullptr;
+  const Datatype* sendtype = nullptr;
+  const Datatype* recvtype = nullptr;
+};
+
+// The largest of n counts (which check_counts has checked).
+int largest(const int counts[], int n) {
+  int most = 0;
+  for (int i = 0; i < n; ++i) most = counts[i] > most ? counts[i] : most;
+  return most;
+}
+
+// MPI_Alltoall, and MPI_Alltoallv when the count arrays are given.
+Args check(api::Call& call, const void* sendbuf, int sendcount, const int sendcounts[], const int sdispls[],
+           MPI_Datatype sendtype, void* recvbuf, int recvcount, const int recvcounts[], const int rdispls[],
+           MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
+  Args a;
+  a.comm = call.comm(comm);
+  if (!call.ok()) return a;
+  const int p = a.comm->size;
+  if (v_form && sendbuf != MPI_IN_PLACE && api::check_counts(call, sendcounts, sdispls, p, "send"))
+    sendcount = largest(sendcounts, p);
+  if (v_form && api::check_counts(call, recvcounts, rdispls, p, "recv")) recvcount = largest(recvcounts, p);
+  a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", true);
+  a.recvtype = api::check_triple(call, recvbuf, recvcount, recvtype, "recv");
+  if (sendbuf != MPI_IN_PLACE) api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, recvcount > 0);
+  return a;
+}
+
+// MPI_Alltoallw: per-peer datatypes into `sendtypes` and `recvtypes`.
+Communicator* check_w(api::Call& call, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                      const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                      const MPI_Datatype recvtypes[], MPI_Comm comm, std::vector<const Datatype*>* send_types,
+                      std::vector<const Datatype*>* recv_types) {
+  Communicator* c = call.comm(comm);
+  if (!call.ok()) return c;
+  const int p = c->size;
+  if (sendbuf != MPI_IN_PLACE) {
+    api::check_counts(call, sendcounts, sdispls, p, "send");
+    api::check_types(call, sendtypes, sendcounts, p, "send", send_types);
+  }
+  api::check_counts(call, recvcounts, rdispls, p, "recv");
+  api::check_types(call, recvtypes, recvcounts, p, "recv", recv_types);
+  if (call.ok() && sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, largest(sendcounts, p), "sendbuf");
+  if (call.ok()) {
+    api::check_not_in_place(call, recvbuf, "recv");
+    call.buffer(recvbuf, largest(recvcounts, p), "recvbuf");
+  }
+  if (call.ok() && sendbuf != MPI_IN_PLACE)
+    api::check_not_aliased(call, sendbuf, largest(sendcounts, p) > 0, recvbuf, largest(recvcounts, p) > 0);
+  return c;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  api::Call call("MPI_Alltoall");
+  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr, nullptr,
+                 recvtype, comm, false);
+  if (!call.ok()) return call.raise();
+  return call.result(coll::alltoall(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm));
+}
+FERRY_WEAK_ALIAS(Alltoall)
+
+extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  api::Call call("MPI_Ialltoall");
+  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr, nullptr,
+                 recvtype, comm, false);
+  call.not_null(request, "request");
+  if (!call.ok()) return call.raise();
+  Request* r = nullptr;
+  Err e = coll::ialltoall(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, &r);
+  return api::finish_nonblocking(call, std::move(e), r, request);
+}
+FERRY_WEAK_ALIAS(Ialltoall)
+
+extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+  api::Call call("MPI_Alltoallv");
+  Args a = check(call, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm,
+                 true);
+  if (!call.ok()) return call.raise();
+  return call.result(coll::alltoallv(sendbuf, sendcounts, sdispls, a.sendtype, recvbuf, recvcounts, rdispls,
+                                     a.recvtype, a.comm));
+}
+FERRY_WEAK_ALIAS(Alltoallv)
+
+extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  api::Call call("MPI_Ialltoallv");
+  Args a = check(call, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm,
+                 true);
+  call.not_null(request, "request");
+  if (!call.ok()) return call.raise();
+  Request* r = nullptr;
+  Err e = coll::ialltoallv(sendbuf, sendcounts, sdispls, a.sendtype, recvbuf, recvcounts, rdispls, a.recvtype,
+                           a.comm, &r);
+  return api::finish_nonblocking(call, std::move(e), r, request);
+}
+FERRY_WEAK_ALIAS(Ialltoallv)
+
+extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  api::Call call("MPI_Alltoallw");
+  std::vector<const Datatype*> send_types, recv_types;
+  Communicator* c = check_w(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                            comm, &send_types, &recv_types);
+  if (!call.ok()) return call.raise();
+  return call.result(coll::alltoallw(sendbuf, sendcounts, sdispls, send_types.data(), recvbuf, recvcounts, rdispls,
+                                     recv_types.data(), c));
+}
+FERRY_WEAK_ALIAS(Alltoallw)
+
+extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                               MPI_Request* request) {
+  api::Call call("MPI_Ialltoallw");
+  std::vector<const Datatype*> send_types, recv_types;
+  Communicator* c = check_w(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                            comm, &send_types, &recv_types);
+  call.not_null(request, "request");
+  if (!call.ok()) return call.raise();
+  Request* r = nullptr;
+  Err e = coll::ialltoallw(sendbuf, sendcounts, sdispls, send_types.data(), recvbuf, recvcounts, rdispls,
+                           recv_types.data(), c, &r);
+  return api::finish_nonblocking(call, std::move(e), r, request);
+}
+FERRY_WEAK_ALIAS(Ialltoallw)

@@ -1,0 +1,78 @@
+#include "api/coll_checks.h"
+
+#include <cstdio>
+
+namespace ferry::api {
+
+bool check_root(Call& call, int root, const Communicator* c) {
+  if (!call.ok()) return false;
+  if (root >= 0 && root < c->size) return true;
+  return call.fail(MPI_ERR_ROOT, "invalid root %d (communicator size %d)", root, c->size);
+}
+
+const Datatype* check_triple(Call& call, const void* buf, int count, MPI_Datatype type, const char* what,
+                             bool in_place_allowed) {
+  if (!call.ok()) return nullptr;
+  if (buf == MPI_IN_PLACE) {
+    if (!in_place_allowed) check_not_in_place(call, buf, what);
+    return nullptr;
+  }
+  char argument[64];
+  std::snprintf(argument, sizeof argument, "%scount", what);
+  if (!call.count(count, argument)) return nullptr;
+  std::snprintf(argument, sizeof argument, "%stype", what);
+  const Datatype* t = call.datatype(type, argument);
+  if (t == nullptr || !call.movable(t, argument)) return nullptr;
+  std::snprintf(argument, sizeof argument, "%sbuf", what);
+  if (!call.buffer(buf, count, argument)) return nullptr;
+  return t;
+}
+
+bool check_counts(Call& call, const int counts[], const int displs[], int n, const char* what) {
+  if (!call.ok()) return false;
+  if (counts == nullptr) return call.fail(MPI_ERR_ARG, "%scounts is NULL", what);
+  if (displs == nullptr) return call.fail(MPI_ERR_ARG, "%sdispls is NULL", what);
+  for (int i = 0; i < n; ++i)
+    if (counts[i] < 0) return call.fail(MPI_ERR_COUNT, "invalid %scounts[%d] %d (must be >= 0)", what, i, counts[i]);
+  return true;
+}
+
+bool check_types(Call& call, const MPI_Datatype types[], const int counts[], int n, const char* what,
+                 std::vector<const Datatype*>* out) {
+  if (!call.ok()) return false;
+  if (types == nullptr) return call.fail(MPI_ERR_ARG, "%stypes is NULL", what);
+  out->assign(static_cast<size_t>(n), nullptr);
+  for (int i = 0; i < n; ++i) {
+    if (counts[i] == 0 && types[i] == MPI_DATATYPE_NULL) {
+      (*out)[i] = find_datatype(MPI_BYTE);
+      continue;
+    }
+    char argument[64];
+    std::snprintf(argument, sizeof argument, "%stypes[%d]", what, i);
+    const Datatype* t = call.datatype(types[i], argument);
+    if (t == nullptr || !call.movable(t, argument)) return false;
+    (*out)[i] = t;
+  }
+  return true;
+}
+
+bool check_not_in_place(Call& call, const void* buf, const char* what) {
+  if (!call.ok()) return false;
+  if (buf == MPI_IN_PLACE) return call.fail(MPI_ERR_ARG, "%sbuf is MPI_IN_PLACE, which is not allowed here", what);
+  return true;
+}
+
+bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
+                       bool recv_has_data) {
+  if (!call.ok()) return false;
+  if (sendbuf == recvbuf && sendbuf != nullptr && send_has_data && recv_has_data)
+    return call.fail(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+  return true;
+}
+
+int finish_nonblocking(Call& call, Err e, Request* r, MPI_Request* request) {
+  *request = r != nullptr ? r->handle : MPI_REQUEST_NULL;
+  return call.result(std::move(e));
+}
+
+}  // namespace ferry::api

@@ -1,0 +1,54 @@
+// Argument checks shared by the data-movement collectives (coll_bcast.cc,
+// coll_gather.cc, ...), on top of api::Call.
+//
+// What can be checked is what one rank sees: its own counts, types, buffers
+// and root. Mismatches between ranks (different counts, types, roots) cannot
+// be seen locally without extra messages; the collective's schedule reports
+// a message longer than the receiving rank expects as MPI_ERR_TRUNCATE. Each
+// check records the first error in `call` and returns false once one has
+// failed.
+#pragma once
+
+#include <vector>
+
+#include "api/api.h"
+#include "core/request.h"
+
+namespace ferry::api {
+
+// `root` must be a rank of the communicator (MPI_ERR_ROOT).
+bool check_root(Call& call, int root, const Communicator* c);
+
+// One (buffer, count, datatype) triple: count >= 0 (MPI_ERR_COUNT), a valid
+// datatype that point-to-point can move (MPI_ERR_TYPE), and a buffer that is
+// not NULL when there is data (MPI_ERR_BUFFER). MPI_IN_PLACE is rejected
+// (MPI_ERR_ARG) unless `in_place_allowed`; the rank's own send arguments are
+// then not looked at (MPI-3.1 §5.2.1: they are ignored). Returns the
+// datatype, or nullptr for MPI_IN_PLACE or after an error.
+const Datatype* check_triple(Call& call, const void* buf, int count, MPI_Datatype type, const char* what,
+                             bool in_place_allowed = false);
+
+// The counts and displacements of the v and w forms: `counts` and `displs`
+// must not be NULL (MPI_ERR_ARG), and every count must be >= 0
+// (MPI_ERR_COUNT).
+bool check_counts(Call& call, const int counts[], const int displs[], int n, const char* what);
+
+// The per-peer datatypes of MPI_Alltoallw, translated into `out`: each must
+// be valid and movable (MPI_ERR_TYPE), except that an empty block may name
+// MPI_DATATYPE_NULL (it then moves as MPI_BYTE).
+bool check_types(Call& call, const MPI_Datatype types[], const int counts[], int n, const char* what,
+                 std::vector<const Datatype*>* out);
+
+// MPI_IN_PLACE in an argument where the standard does not allow it.
+bool check_not_in_place(Call& call, const void* buf, const char* what);
+
+// The send and the receive buffer of one rank must not be the same memory
+// unless MPI_IN_PLACE is used (MPI-3.1 §5.2.2; MPI_ERR_BUFFER).
+bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
+                       bool recv_has_data);
+
+// The nonblocking forms hand out the request, or MPI_REQUEST_NULL when the
+// call failed before it started.
+int finish_nonblocking(Call& call, Err e, Request* r, MPI_Request* request);
+
+}  // namespace ferry::api

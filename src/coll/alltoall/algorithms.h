@@ -1,0 +1,24 @@
+// Alltoall algorithms (MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw); each
+// builds its rounds into a Schedule. The choice between them is made in
+// coll/select.cc. sendbuf may be MPI_IN_PLACE: the data to send is then
+// taken from recvbuf, with the receive counts and types, and replaced by
+// the data received (MPI-3.1 §5.8).
+#pragma once
+
+#include "coll/schedule.h"
+
+namespace ferry::coll {
+
+void alltoall_pairwise(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                       int recvcount, const Datatype* recvtype);
+void alltoall_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                    int recvcount, const Datatype* recvtype);
+void alltoallv_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        const Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                        const Datatype* recvtype);
+// Displacements in bytes, a datatype per peer.
+void alltoallw_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
+                        const int rdispls[], const Datatype* const recvtypes[]);
+
+}  // namespace ferry::coll

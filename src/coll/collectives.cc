@@ -1,0 +1,419 @@
+// The collective operations as core functions (collectives.h): each picks an
+// algorithm, builds its schedule, and runs it (blocking) or hands it to the
+// progress engine (the i-forms).
+//
+// Every rank builds exactly one Schedule per call, even when it has nothing
+// to move: the Schedule takes the communicator's next collective tag, and
+// the ranks' tags must stay in step.
+#include "coll/collectives.h"
+
+#include <memory>
+#include <vector>
+
+#include "coll/allgather/algorithms.h"
+#include "coll/allreduce/algorithms.h"
+#include "coll/alltoall/algorithms.h"
+#include "coll/barrier/algorithms.h"
+#include "coll/bcast/algorithms.h"
+#include "coll/gather/algorithms.h"
+#include "coll/reduce/algorithms.h"
+#include "coll/reduce_scatter/algorithms.h"
+#include "coll/scan/algorithms.h"
+#include "coll/scatter/algorithms.h"
+#include "coll/schedule.h"
+#include "coll/select.h"
+#include "coll/typed_buffer.h"
+
+namespace ferry::coll {
+namespace {
+
+// The blocking form: build, then run to the end.
+template <typename Build>
+Err run_blocking(Communicator* c, Build&& build) {
+  Schedule s(c);
+  build(s);
+  return s.run();
+}
+
+// The nonblocking form: build, then start; the progress engine finishes it.
+template <typename Build>
+Err run_nonblocking(Communicator* c, Request** request, Build&& build) {
+  auto s = std::make_unique<Schedule>(c);
+  build(*s);
+  Err e;
+  *request = start_nonblocking(std::move(s), &e);
+  return e;
+}
+
+// --- Data movement and barrier ---------------------------------------------------
+// As for the reductions below, the algorithm is chosen before the schedule
+// is built; `bytes` in the query is what one rank sends (select.cc). The v
+// and w forms have one algorithm each. Each operation is written once as
+// run_<operation>, whose `request` is null for the blocking form.
+
+// Runs the schedule that `build` makes: to the end, or started as `*request`.
+template <typename Build>
+Err run(Communicator* c, Request** request, Build&& build) {
+  return request == nullptr ? run_blocking(c, build) : run_nonblocking(c, request, build);
+}
+
+Err choose_data(Operation o, size_t bytes, const Communicator* c, Algorithm* a) {
+  return select(o, Query{bytes, c->size, true}, a);
+}
+
+Err run_barrier(Communicator* c, Request** request) {
+  Algorithm a{};
+  if (Err e = choose_data(Operation::kBarrier, 0, c, &a)) return e;
+  return run(c, request, [&](Schedule& s) { barrier_dissemination(s); });
+}
+
+Err run_bcast(void* buf, int count, const Datatype* type, int root, Communicator* c, Request** request) {
+  Algorithm a{};
+  if (Err e = choose_data(Operation::kBcast, type->bytes(count), c, &a)) return e;
+  return run(c, request, [&](Schedule& s) {
+    switch (a) {
+      case Algorithm::kScatterRingAllgather: return bcast_scatter_ring_allgather(s, buf, count, type, root);
+      case Algorithm::kPipelinedChain:
+        return bcast_pipelined_chain(s, buf, count, type, root, bcast_chain_segment(type->bytes(count)));
+      default: return bcast_binomial(s, buf, count, type, root);
+    }
+  });
+}
+
+Err run_gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+               const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  size_t bytes = c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
+  Algorithm a{};
+  if (Err e = choose_data(Operation::kGather, bytes, c, &a)) return e;
+  return run(c, request, [&](Schedule& s) {
+    gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+Err run_gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    gatherv_linear(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+  });
+}
+
+Err run_scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+                const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  size_t bytes = c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount);
+  Algorithm a{};
+  if (Err e = choose_data(Operation::kScatter, bytes, c, &a)) return e;
+  return run(c, request, [&](Schedule& s) {
+    scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+Err run_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
+                 void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c,
+                 Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    scatterv_linear(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+  });
+}
+
+Err run_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+                  const Datatype* recvtype, Communicator* c, Request** request) {
+  Algorithm a{};
+  if (Err e = choose_data(Operation::kAllgather, recvtype->bytes(recvcount), c, &a)) return e;
+  return run(c, request, [&](Schedule& s) {
+    switch (a) {
+      case Algorithm::kRecursiveDoubling:
+        return allgather_recursive_doubling(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+      case Algorithm::kBruck: return allgather_bruck(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+      default: return allgather_ring(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    }
+  });
+}
+
+Err run_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                   const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c,
+                   Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    allgatherv_ring(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  });
+}
+
+Err run_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+                 const Datatype* recvtype, Communicator* c, Request** request) {
+  Algorithm a{};
+  if (Err e = choose_data(Operation::kAlltoall, recvtype->bytes(recvcount), c, &a)) return e;
+  return run(c, request, [&](Schedule& s) {
+    if (a == Algorithm::kBruck) return alltoall_bruck(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    alltoall_pairwise(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  });
+}
+
+Err run_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
+                  Communicator* c, Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    alltoallv_pairwise(s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+  });
+}
+
+Err run_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
+                  Communicator* c, Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    alltoallw_pairwise(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
+  });
+}
+
+}  // namespace
+
+Err barrier(Communicator* c) { return run_barrier(c, nullptr); }
+Err ibarrier(Communicator* c, Request** request) { return run_barrier(c, request); }
+
+Err bcast(void* buf, int count, const Datatype* type, int root, Communicator* c) {
+  return run_bcast(buf, count, type, root, c, nullptr);
+}
+Err ibcast(void* buf, int count, const Datatype* type, int root, Communicator* c, Request** request) {
+  return run_bcast(buf, count, type, root, c, request);
+}
+
+Err gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+           const Datatype* recvtype, int root, Communicator* c) {
+  return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
+}
+Err igather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+            const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, request);
+}
+Err gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+            const int displs[], const Datatype* recvtype, int root, Communicator* c) {
+  return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, nullptr);
+}
+Err igatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+             const int displs[], const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, request);
+}
+
+Err scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+            const Datatype* recvtype, int root, Communicator* c) {
+  return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
+}
+Err iscatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+             const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, request);
+}
+Err scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype, void* recvbuf,
+             int recvcount, const Datatype* recvtype, int root, Communicator* c) {
+  return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
+}
+Err iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
+              void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, request);
+}
+
+Err allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+              const Datatype* recvtype, Communicator* c) {
+  return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, nullptr);
+}
+Err iallgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+               const Datatype* recvtype, Communicator* c, Request** request) {
+  return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, request);
+}
+Err allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+               const int displs[], const Datatype* recvtype, Communicator* c) {
+  return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, nullptr);
+}
+Err iallgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], const Datatype* recvtype, Communicator* c, Request** request) {
+  return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, request);
+}
+
+Err alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+             const Datatype* recvtype, Communicator* c) {
+  return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, nullptr);
+}
+Err ialltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+              const Datatype* recvtype, Communicator* c, Request** request) {
+  return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, request);
+}
+Err alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
+              void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c) {
+  return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, nullptr);
+}
+Err ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
+               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c,
+               Request** request) {
+  return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, request);
+}
+Err alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
+              void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
+              Communicator* c) {
+  return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, nullptr);
+}
+Err ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
+               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
+               Communicator* c, Request** request) {
+  return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, request);
+}
+
+// --- Reductions: algorithm choice ----------------------------------------------
+// The algorithm is chosen before the schedule is built, so that an unknown
+// FERRY_<OPERATION>_ALGORITHM fails the call on every rank alike before any
+// rank takes a collective tag. Calls with nothing to combine (no elements,
+// one rank) skip the table and only copy what the operation defines.
+namespace {
+
+// The algorithm for a reduction of `bytes` per rank; nothing to choose when
+// `trivial`.
+Err choose(Operation o, bool trivial, size_t bytes, const Op* op, Communicator* c, Algorithm* a) {
+  if (trivial) return {};
+  return select(o, Query{bytes, c->size, op->commutative}, a);
+}
+
+// Runs a reduction's schedule: blocking when `request` is nullptr.
+template <typename Build>
+Err run_reduction(Communicator* c, Request** request, const Op* op, Build&& build) {
+  if (request == nullptr) return run_blocking(c, build);
+  // MPI-3.1 §5.9.5: freeing the operation does not affect a nonblocking
+  // call that uses it. (Released by the last round: a schedule that fails
+  // midway keeps its reference.)
+  ops::retain(*op);
+  return run_nonblocking(c, request, [&](Schedule& s) {
+    build(s);
+    s.local([op] { ops::release(*op); });
+    s.end_round();
+  });
+}
+
+void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+                     const Op* op) {
+  if (count == 0) return;
+  if (s.comm()->size == 1) return copy_input(s, sendbuf, recvbuf, count, type);
+  switch (a) {
+    case Algorithm::kRing: return allreduce_ring(s, sendbuf, recvbuf, count, type, op);
+    case Algorithm::kTree: return allreduce_tree(s, sendbuf, recvbuf, count, type, op);
+    case Algorithm::kRabenseifner: return allreduce_rabenseifner(s, sendbuf, recvbuf, count, type, op);
+    default: return allreduce_recursive_doubling(s, sendbuf, recvbuf, count, type, op);
+  }
+}
+
+Err do_allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
+                 Request** request) {
+  Algorithm a{};
+  if (Err e = choose(Operation::kAllreduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
+  return run_reduction(c, request, op,
+                       [&](Schedule& s) { build_allreduce(s, a, sendbuf, recvbuf, count, type, op); });
+}
+
+void build_reduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+                  const Op* op, int root) {
+  if (count == 0) return;
+  if (s.comm()->size == 1) return copy_input(s, sendbuf, recvbuf, count, type);
+  switch (a) {
+    case Algorithm::kReduceScatterGather: return reduce_scatter_gather(s, sendbuf, recvbuf, count, type, op, root);
+    default: return reduce_binomial(s, sendbuf, recvbuf, count, type, op, root);
+  }
+}
+
+Err do_reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
+              Communicator* c, Request** request) {
+  Algorithm a{};
+  if (Err e = choose(Operation::kReduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
+  return run_reduction(c, request, op,
+                       [&](Schedule& s) { build_reduce(s, a, sendbuf, recvbuf, count, type, op, root); });
+}
+
+void build_reduce_scatter(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, const int recvcounts[],
+                          size_t total, const Datatype* type, const Op* op) {
+  if (total == 0) return;
+  if (s.comm()->size == 1) return copy_input(s, sendbuf, recvbuf, recvcounts[0], type);
+  switch (a) {
+    case Algorithm::kPairwise: return reduce_scatter_pairwise(s, sendbuf, recvbuf, recvcounts, type, op);
+    default: return reduce_scatter_recursive_halving(s, sendbuf, recvbuf, recvcounts, type, op);
+  }
+}
+
+Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type,
+                      const Op* op, Communicator* c, Request** request) {
+  size_t total = 0;
+  for (int r = 0; r < c->size; ++r) total += static_cast<size_t>(recvcounts[r]);
+  Algorithm a{};
+  if (Err e = choose(o, total == 0 || c->size == 1, total * type->size, op, c, &a)) return e;
+  return run_reduction(c, request, op, [&](Schedule& s) {
+    build_reduce_scatter(s, a, sendbuf, recvbuf, recvcounts, total, type, op);
+  });
+}
+
+void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+                bool exclusive) {
+  if (count == 0) return;
+  // One rank: the scan is the input; the exscan is undefined (MPI-3.1 §5.11.2).
+  if (s.comm()->size == 1) return exclusive ? void() : copy_input(s, sendbuf, recvbuf, count, type);
+  scan_recursive_doubling(s, sendbuf, recvbuf, count, type, op, exclusive);
+}
+
+Err do_scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, bool exclusive,
+            Communicator* c, Request** request) {
+  Algorithm a{};
+  if (Err e = choose(exclusive ? Operation::kExscan : Operation::kScan, count == 0 || c->size == 1,
+                     type->bytes(count), op, c, &a))
+    return e;
+  return run_reduction(c, request, op,
+                       [&](Schedule& s) { build_scan(s, sendbuf, recvbuf, count, type, op, exclusive); });
+}
+
+}  // namespace
+
+// --- Reductions: entry points ---------------------------------------------------
+
+Err allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
+  return do_allreduce(sendbuf, recvbuf, count, type, op, c, nullptr);
+}
+Err iallreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
+               Request** request) {
+  return do_allreduce(sendbuf, recvbuf, count, type, op, c, request);
+}
+
+Err reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
+           Communicator* c) {
+  return do_reduce(sendbuf, recvbuf, count, type, op, root, c, nullptr);
+}
+Err ireduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
+            Communicator* c, Request** request) {
+  return do_reduce(sendbuf, recvbuf, count, type, op, root, c, request);
+}
+
+Err reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
+                   Communicator* c) {
+  return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, nullptr);
+}
+Err ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
+                    Communicator* c, Request** request) {
+  return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, request);
+}
+
+Err reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
+                         Communicator* c) {
+  std::vector<int> counts(static_cast<size_t>(c->size), recvcount);
+  return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, nullptr);
+}
+Err ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
+                          Communicator* c, Request** request) {
+  std::vector<int> counts(static_cast<size_t>(c->size), recvcount);
+  return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, request);
+}
+
+Err scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
+  return do_scan(sendbuf, recvbuf, count, type, op, false, c, nullptr);
+}
+Err iscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
+          Request** request) {
+  return do_scan(sendbuf, recvbuf, count, type, op, false, c, request);
+}
+Err exscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
+  return do_scan(sendbuf, recvbuf, count, type, op, true, c, nullptr);
+}
+Err iexscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
+            Request** request) {
+  return do_scan(sendbuf, recvbuf, count, type, op, true, c, request);
+}
+
+}  // namespace ferry::coll

@@ -1,0 +1,16 @@
+// Gather algorithms (MPI_Gather, MPI_Gatherv); each builds its rounds into a
+// Schedule. The choice between them is made in coll/select.cc. At the root
+// sendbuf may be MPI_IN_PLACE: its block is then already in recvbuf
+// (MPI-3.1 §5.5). The receive arguments matter at the root only.
+#pragma once
+
+#include "coll/schedule.h"
+
+namespace ferry::coll {
+
+void gather_binomial(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                     int recvcount, const Datatype* recvtype, int root);
+void gatherv_linear(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], const Datatype* recvtype, int root);
+
+}  // namespace ferry::coll

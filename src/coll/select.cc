@@ -1,0 +1,363 @@
+// The selection table: every collective's choice of algorithm, in one place.
+//
+// Rules are tried top to bottom; the first row whose operation matches, whose
+// byte and rank bounds hold (and whose communicator size is a power of two,
+// for rows marked so), and whose algorithm suits the operation's
+// commutativity wins. Every operation ends with a catch-all row.
+//
+// Non-commutative operations (MPI-3.1 §5.9.1: applied in rank order): only
+// the allreduce ring and the reduce_scatter pairwise exchange combine out of
+// rank order; they are marked commutative_only below and the table skips
+// them for non-commutative ops, even when FERRY_<OPERATION>_ALGORITHM names
+// them. Every other algorithm combines contiguous rank ranges, lower first.
+//
+// Reproducibility (same inputs, same bits):
+// - Run to run: every algorithm is deterministic for a given communicator
+//   size, count, datatype and algorithm, and the table's choice depends only
+//   on (bytes, ranks, commutativity), so results repeat bit for bit, "auto"
+//   included.
+// - Rank to rank: every allreduce algorithm leaves identical bits on all
+//   ranks (ring, Rabenseifner and tree reduce each element once and copy
+//   it; in recursive doubling both partners apply the same operation to the
+//   same operands, lower ranks' first).
+// - Across communicator sizes: none. The association tree of every
+//   algorithm depends on p (the ring's also on where block boundaries fall),
+//   so floating-point sums may differ in the last bits between, say, 4 and 8
+//   ranks. Exact operations (integers, MIN/MAX, logical, bitwise) agree.
+//
+// Thresholds were measured with tests/bench/coll_allreduce.c on the 2-core
+// development host (TCP over loopback; every run above 2 ranks
+// oversubscribed; other builds kept the load average at 8-17, so each
+// figure is the best of 2-3 runs of the slowest rank's median, in us):
+//
+//   FERRY_ALLREDUCE_ALGORITHM=<a> mpirun --oversubscribe -n <p> \
+//       coll_allreduce [--collective reduce|reduce_scatter_block] --max 4M --time 0.1
+//
+//   allreduce      p  rec_dbl  rabens   ring   tree
+//     32 KiB       2      18     138     26     30
+//                  4     108     165    226     97
+//                  8     376     442    855    220
+//    512 KiB       2     181     379    368    384
+//                  4     692     904   1219   1237
+//                  8    2353    1729   3593   2876
+//      4 MiB       2    5495    6006   2574   5860
+//                  4   13053    5960   8598   7798
+//                  6   20129   11557  18088  17909
+//                  8   49597   12895  13232  17419
+//   reduce         p  binomial  reduce_scatter_gather
+//    512 KiB       8      1420   1783
+//      2 MiB       8     11592   4864
+//   reduce_scatter_block  p  pairwise  recursive_halving
+//     32 KiB       8       774    212
+//      2 MiB       5      2271   3731
+//
+// Noise between runs was up to 3x, so each boundary sits where one
+// algorithm wins on most rank counts, not at a single crossing point.
+
+#include "coll/select.h"
+
+#include <algorithm>
+#include <array>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <string_view>
+
+#include "common/config.h"
+#include "common/debug.h"
+#include "mpi.h"
+
+namespace ferry::coll {
+namespace {
+
+constexpr size_t kAny = std::numeric_limits<size_t>::max();
+constexpr size_t KiB = 1024;
+constexpr int kAnyRanks = std::numeric_limits<int>::max();
+
+struct OperationInfo {
+  Operation op;
+  const char* name;     // as FERRY_DEBUG prints it
+  const char* setting;  // FERRY_<OPERATION>_ALGORITHM
+};
+
+constexpr std::array kOperations = {
+    OperationInfo{Operation::kAllreduce, "allreduce", "FERRY_ALLREDUCE_ALGORITHM"},
+    OperationInfo{Operation::kReduce, "reduce", "FERRY_REDUCE_ALGORITHM"},
+    OperationInfo{Operation::kReduceScatter, "reduce_scatter", "FERRY_REDUCE_SCATTER_ALGORITHM"},
+    OperationInfo{Operation::kReduceScatterBlock, "reduce_scatter_block", "FERRY_REDUCE_SCATTER_BLOCK_ALGORITHM"},
+    OperationInfo{Operation::kScan, "scan", "FERRY_SCAN_ALGORITHM"},
+    OperationInfo{Operation::kExscan, "exscan", "FERRY_EXSCAN_ALGORITHM"},
+    OperationInfo{Operation::kBarrier, "barrier", "FERRY_BARRIER_ALGORITHM"},
+    OperationInfo{Operation::kBcast, "bcast", "FERRY_BCAST_ALGORITHM"},
+    OperationInfo{Operation::kGather, "gather", "FERRY_GATHER_ALGORITHM"},
+    OperationInfo{Operation::kScatter, "scatter", "FERRY_SCATTER_ALGORITHM"},
+    OperationInfo{Operation::kAllgather, "allgather", "FERRY_ALLGATHER_ALGORITHM"},
+    OperationInfo{Operation::kAlltoall, "alltoall", "FERRY_ALLTOALL_ALGORITHM"},
+};
+
+struct AlgorithmInfo {
+  Operation op;
+  Algorithm algorithm;
+  const char* name;  // as FERRY_<OPERATION>_ALGORITHM spells it
+  // Reorders the operands (MPI-3.1 §5.9.1 requires rank order for
+  // non-commutative operations): skipped for them.
+  bool commutative_only;
+};
+
+// Which algorithms each operation has. Only the ring and pairwise exchange
+// combine contributions out of rank order; every other reduction here
+// combines contiguous rank ranges, lower ranks first.
+constexpr std::array kAlgorithms = {
+    AlgorithmInfo{Operation::kAllreduce, Algorithm::kRecursiveDoubling, "recursive_doubling", false},
+    AlgorithmInfo{Operation::kAllreduce, Algorithm::kRing, "ring", true},
+    AlgorithmInfo{Operation::kAllreduce, Algorithm::kTree, "tree", false},
+    AlgorithmInfo{Operation::kAllreduce, Algorithm::kRabenseifner, "rabenseifner", false},
+    AlgorithmInfo{Operation::kReduce, Algorithm::kBinomial, "binomial", false},
+    AlgorithmInfo{Operation::kReduce, Algorithm::kReduceScatterGather, "reduce_scatter_gather", false},
+    AlgorithmInfo{Operation::kReduceScatter, Algorithm::kPairwise, "pairwise", true},
+    AlgorithmInfo{Operation::kReduceScatter, Algorithm::kRecursiveHalving, "recursive_halving", false},
+    AlgorithmInfo{Operation::kReduceScatterBlock, Algorithm::kPairwise, "pairwise", true},
+    AlgorithmInfo{Operation::kReduceScatterBlock, Algorithm::kRecursiveHalving, "recursive_halving", false},
+    AlgorithmInfo{Operation::kScan, Algorithm::kRecursiveDoubling, "recursive_doubling", false},
+    AlgorithmInfo{Operation::kExscan, Algorithm::kRecursiveDoubling, "recursive_doubling", false},
+    AlgorithmInfo{Operation::kBarrier, Algorithm::kDissemination, "dissemination", false},
+    AlgorithmInfo{Operation::kBcast, Algorithm::kBinomial, "binomial", false},
+    AlgorithmInfo{Operation::kBcast, Algorithm::kScatterRingAllgather, "scatter_ring_allgather", false},
+    AlgorithmInfo{Operation::kBcast, Algorithm::kPipelinedChain, "pipelined_chain", false},
+    AlgorithmInfo{Operation::kGather, Algorithm::kBinomial, "binomial", false},
+    AlgorithmInfo{Operation::kScatter, Algorithm::kBinomial, "binomial", false},
+    AlgorithmInfo{Operation::kAllgather, Algorithm::kRing, "ring", false},
+    AlgorithmInfo{Operation::kAllgather, Algorithm::kRecursiveDoubling, "recursive_doubling", false},
+    AlgorithmInfo{Operation::kAllgather, Algorithm::kBruck, "bruck", false},
+    AlgorithmInfo{Operation::kAlltoall, Algorithm::kPairwise, "pairwise", false},
+    AlgorithmInfo{Operation::kAlltoall, Algorithm::kBruck, "bruck", false},
+};
+
+struct Rule {
+  Operation op;
+  size_t max_bytes;  // the rule applies up to this many bytes per rank (inclusive)
+  int min_ranks;     // ... on communicators of at least this many ranks
+  Algorithm algorithm;
+  bool power_of_two_only = false;  // ... whose size is a power of two
+  int max_ranks = kAnyRanks;         // ... of at most this many ranks
+  bool non_power_of_two_only = false;  // ... whose size is not a power of two
+};
+
+// clang-format off
+constexpr std::array kRules = {
+    // Allreduce. Small vectors: latency decides, and recursive doubling has
+    // the fewest rounds (lg p); on up to 4 ranks its exchanges of the whole
+    // vector stay ahead up to 512 KiB, on more ranks only to about 48 KiB.
+    // Then Rabenseifner: 2n bytes in 2 lg p rounds. On 2 ranks the ring moves
+    // the same bytes as Rabenseifner with a segment of scratch instead of
+    // n/2, and won by 1.2-2x from 1 MiB (scratch page faults dominate
+    // here). The tree never won outside oversubscribed runs (where its few
+    // messages in flight tie with recursive doubling for small vectors): it
+    // is available through the override. Non-commutative operations skip
+    // the ring and get Rabenseifner.
+    Rule{Operation::kAllreduce,  512 * KiB, 2, Algorithm::kRecursiveDoubling, false, 4},
+    Rule{Operation::kAllreduce,  32 * KiB,  5, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kAllreduce,  kAny,      2, Algorithm::kRing, false, 2},
+    Rule{Operation::kAllreduce,  kAny,      1, Algorithm::kRabenseifner},
+
+    // Reduce: the binomial tree (lg p rounds of n bytes; non-root ranks
+    // leave as soon as they have sent) up to 512 KiB; beyond, on 4 or more
+    // ranks, reduce-scatter + gather, whose root link carries 2n bytes
+    // instead of n lg p (1.4-2.4x faster at 2 MiB on 4-8 ranks).
+    Rule{Operation::kReduce,     512 * KiB, 1, Algorithm::kBinomial},
+    Rule{Operation::kReduce,     kAny,      4, Algorithm::kReduceScatterGather},
+    Rule{Operation::kReduce,     kAny,      1, Algorithm::kBinomial},
+
+    // Reduce_scatter(_block), `bytes` being the whole vector: recursive
+    // halving (lg p rounds) up to 64 KiB; beyond, pairwise exchange (each
+    // block sent once, straight to its rank) on up to 7 ranks, recursive
+    // halving again on more, where pairwise's p-1 rounds cost more than
+    // halving's extra local copy.
+    Rule{Operation::kReduceScatter,      64 * KiB, 1, Algorithm::kRecursiveHalving},
+    Rule{Operation::kReduceScatter,      kAny,     2, Algorithm::kPairwise, false, 7},
+    Rule{Operation::kReduceScatter,      kAny,     1, Algorithm::kRecursiveHalving},
+    Rule{Operation::kReduceScatterBlock, 64 * KiB, 1, Algorithm::kRecursiveHalving},
+    Rule{Operation::kReduceScatterBlock, kAny,     2, Algorithm::kPairwise, false, 7},
+    Rule{Operation::kReduceScatterBlock, kAny,     1, Algorithm::kRecursiveHalving},
+
+    Rule{Operation::kScan,       kAny,      1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kExscan,     kAny,      1, Algorithm::kRecursiveDoubling},
+
+    // The data-movement collectives and barrier. `bytes` is what one rank
+    // sends: the whole message for bcast, one rank's block for gather,
+    // scatter and allgather, the block for one peer for alltoall. The v and
+    // w forms have one algorithm each (gatherv, scatterv: linear;
+    // allgatherv: ring; alltoallv, alltoallw: pairwise) and no row.
+    // Measured with tests/bench/coll_bcast.c and coll_alltoall.c (median
+    // latency, a barrier before each call) on the same host, where one
+    // message round costs ~30-70 us: the crossovers below lean towards
+    // fewer rounds than they would on a fabric with microsecond latency.
+    Rule{Operation::kBarrier,    kAny,      1, Algorithm::kDissemination},
+
+    // Bcast: binomial tree (lg p rounds of n bytes) for short messages, and
+    // for medium ones below 8 ranks (lg p <= 2n/n there; 3 and 4 ranks:
+    // binomial 0.12-0.31 ms at 256 KiB vs 0.24-0.30 scatter + ring). From 8
+    // ranks scatter + ring allgather moves ~2n per link instead of n lg p.
+    // Long messages: the pipelined chain moves ~n per link (3-4 ranks,
+    // 1-2 MiB: chain 0.40-1.27 ms, scatter + ring 0.47-1.45, binomial
+    // 0.41-1.78; noisy, the chain's advantage grows with p and n).
+    Rule{Operation::kBcast,      12 * KiB,  1, Algorithm::kBinomial},
+    Rule{Operation::kBcast,      512 * KiB, 8, Algorithm::kScatterRingAllgather},
+    Rule{Operation::kBcast,      512 * KiB, 1, Algorithm::kBinomial},
+    Rule{Operation::kBcast,      kAny,      3, Algorithm::kPipelinedChain},
+    Rule{Operation::kBcast,      kAny,      1, Algorithm::kBinomial},
+
+    Rule{Operation::kGather,     kAny,      1, Algorithm::kBinomial},
+    Rule{Operation::kScatter,    kAny,      1, Algorithm::kBinomial},
+
+    // Allgather: lg p rounds for short blocks (recursive doubling on powers
+    // of two, Bruck otherwise, which needs a final local rotation; 4 ranks,
+    // up to 16 KiB: both ~90 us, ring ~105); the ring for long ones, where
+    // bandwidth rules and neighbours are cheapest (3 ranks, 512 KiB: ring
+    // 0.57 ms, Bruck 0.73, recursive doubling 1.06).
+    Rule{Operation::kAllgather,  16 * KiB,  1, Algorithm::kRecursiveDoubling, true},
+    Rule{Operation::kAllgather,  16 * KiB,  1, Algorithm::kBruck},
+    Rule{Operation::kAllgather,  kAny,      1, Algorithm::kRing},
+
+    // Alltoall: Bruck's lg p rounds (each moving n/2 per peer) win for
+    // small blocks; pairwise exchange (p-1 rounds, each block sent once)
+    // otherwise. 4 ranks, 1 KiB: Bruck 87 us, pairwise 125; 8 ranks: 317 vs
+    // 684; crossover ~8 KiB here, 256 B in MPICH's tuning for fast fabrics.
+    Rule{Operation::kAlltoall,   2 * KiB,   4, Algorithm::kBruck},
+    Rule{Operation::kAlltoall,   kAny,      1, Algorithm::kPairwise},
+};
+// clang-format on
+
+
+const OperationInfo* info_of(Operation op) {
+  for (const OperationInfo& o : kOperations)
+    if (o.op == op) return &o;
+  return nullptr;
+}
+
+const AlgorithmInfo* info_of(Operation op, Algorithm a) {
+  for (const AlgorithmInfo& i : kAlgorithms)
+    if (i.op == op && i.algorithm == a) return &i;
+  return nullptr;
+}
+
+std::string valid_names(Operation op) {
+  std::string names;
+  for (const AlgorithmInfo& i : kAlgorithms) {
+    if (i.op != op) continue;
+    names += i.name;
+    names += ", ";
+  }
+  return names + "auto";
+}
+
+// The override of one operation: nothing ("auto"), an algorithm, or an error.
+struct Override {
+  bool set = false;
+  Algorithm algorithm{};
+  std::string error;
+};
+
+Override read_override(const OperationInfo& o) {
+  Override result;
+  std::string value = config::value(o.setting);
+  if (value.empty() || value == "auto") return result;
+  for (const AlgorithmInfo& i : kAlgorithms) {
+    if (i.op == o.op && value == i.name) {
+      result.set = true;
+      result.algorithm = i.algorithm;
+      return result;
+    }
+  }
+  result.error = std::string(o.setting) + "=" + value + ": unknown " + o.name + " algorithm (valid: " +
+                 valid_names(o.op) + ")";
+  return result;
+}
+
+// Overrides are read once: the environment does not change under a job.
+const Override& override_of(Operation op) {
+  static std::once_flag once;
+  static std::array<Override, kOperations.size()> overrides;
+  std::call_once(once, [] {
+    for (size_t i = 0; i < kOperations.size(); ++i) overrides[i] = read_override(kOperations[i]);
+  });
+  for (size_t i = 0; i < kOperations.size(); ++i)
+    if (kOperations[i].op == op) return overrides[i];
+  static const Override none;
+  return none;
+}
+
+Algorithm from_table(Operation op, const Query& q) {
+  for (const Rule& r : kRules) {
+    if (r.op != op || q.bytes > r.max_bytes || q.ranks < r.min_ranks) continue;
+    const bool power_of_two = (q.ranks & (q.ranks - 1)) == 0;
+    if (q.ranks > r.max_ranks || (r.power_of_two_only && !power_of_two) ||
+        (r.non_power_of_two_only && power_of_two))
+      continue;
+    const AlgorithmInfo* i = info_of(op, r.algorithm);
+    if (i->commutative_only && !q.commutative) continue;
+    return r.algorithm;
+  }
+  // Unreachable while every operation ends with a catch-all row that suits
+  // non-commutative operations.
+  return kRules[0].algorithm;
+}
+
+// "4 MiB", "12 KiB", "100 B": exact sizes stay exact.
+void format_bytes(size_t bytes, char* out, size_t n) {
+  if (bytes >= KiB * KiB && bytes % (KiB * KiB) == 0) std::snprintf(out, n, "%zu MiB", bytes / (KiB * KiB));
+  else if (bytes >= KiB && bytes % KiB == 0) std::snprintf(out, n, "%zu KiB", bytes / KiB);
+  else std::snprintf(out, n, "%zu B", bytes);
+}
+
+}  // namespace
+
+Err select(Operation op, const Query& q, Algorithm* out) {
+  const Override& o = override_of(op);
+  if (!o.error.empty()) return Err(MPI_ERR_ARG, o.error);
+  const char* why = "";
+  if (o.set && (q.commutative || !info_of(op, o.algorithm)->commutative_only)) {
+    *out = o.algorithm;
+    why = " (set by ";
+  } else {
+    *out = from_table(op, q);
+    if (o.set) why = " (non-commutative op: ignoring ";
+  }
+  if (debug::on(debug::kColl)) {
+    char size[32];
+    format_bytes(q.bytes, size, sizeof size);
+    if (*why == 0) debug::print("%s %s on %d ranks: %s", name(op), size, q.ranks, name(*out));
+    else debug::print("%s %s on %d ranks: %s%s%s)", name(op), size, q.ranks, name(*out), why, info_of(op)->setting);
+  }
+  return {};
+}
+
+const char* name(Operation op) {
+  const OperationInfo* o = info_of(op);
+  return o != nullptr ? o->name : "collective";
+}
+
+const char* name(Algorithm a) {
+  for (const AlgorithmInfo& i : kAlgorithms)
+    if (i.algorithm == a) return i.name;
+  return "?";
+}
+
+std::optional<std::string> validate_settings() {
+  for (const OperationInfo& o : kOperations) {
+    const Override& v = override_of(o.op);
+    if (!v.error.empty()) return v.error;
+  }
+  return std::nullopt;
+}
+
+size_t pipeline_segment_bytes() {
+  // Default 256 KiB: with 64 KiB the ring was 10-40% slower at 1-4 MiB on
+  // 2 and 4 ranks (more rounds), 1 MiB was no better (less overlap along
+  // the ring). Read once; at least one byte (a segment holds one element).
+  static const size_t bytes = static_cast<size_t>(std::max<int64_t>(1, config::integer("FERRY_COLL_SEGMENT_SIZE")));
+  return bytes;
+}
+
+}  // namespace ferry::coll

@@ -1,0 +1,80 @@
+// Which algorithm a collective call uses: one table for every operation
+// (select.cc), overridable per operation with FERRY_<OPERATION>_ALGORITHM.
+//
+// Adding an operation or an algorithm (bcast, gather, ... rows):
+//   1. add the operation to `Operation` and the algorithm to `Algorithm`;
+//   2. in select.cc, add the operation to kOperations (its name and its
+//      FERRY_<OPERATION>_ALGORITHM setting, which you also register in
+//      common/config.cc), its algorithms to kAlgorithms and its rules to
+//      kRules (first matching row wins; end with a catch-all row);
+//   3. in the entry function: `Algorithm a; if (Err e = select(op, query, &a))
+//      return e;` then switch on `a` to build the schedule.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/error.h"
+
+namespace ferry::coll {
+
+enum class Operation : uint8_t {
+  kAllreduce,
+  kReduce,
+  kReduceScatter,
+  kReduceScatterBlock,
+  kScan,
+  kExscan,
+  kBarrier,
+  kBcast,
+  kGather,
+  kScatter,
+  kAllgather,
+  kAlltoall,
+};
+
+enum class Algorithm : uint8_t {
+  kRecursiveDoubling,    // allreduce, scan, exscan
+  kRing,                 // allreduce
+  kTree,                 // allreduce
+  kRabenseifner,         // allreduce
+  kBinomial,             // reduce
+  kReduceScatterGather,  // reduce
+  kPairwise,             // reduce_scatter, reduce_scatter_block
+  kRecursiveHalving,     // reduce_scatter, reduce_scatter_block
+  kDissemination,        // barrier
+  kScatterRingAllgather, // bcast
+  kPipelinedChain,       // bcast
+  kBruck,                // allgather, alltoall
+};
+
+// What the choice depends on. Every rank of a call must get the same answer,
+// so only arguments that MPI requires to agree across ranks go in.
+struct Query {
+  size_t bytes;      // the whole vector one rank contributes (count * type size)
+  int ranks;         // communicator size
+  bool commutative;  // the reduction operation's (true for non-reductions)
+};
+
+// The algorithm for one call: the override if FERRY_<OPERATION>_ALGORITHM
+// names one, else the table's. An override that would reorder a
+// non-commutative operation is ignored for that call (the table picks an
+// order-preserving algorithm). With FERRY_DEBUG=coll, prints the choice.
+// Fails only for an unknown name in the override.
+Err select(Operation op, const Query& q, Algorithm* out);
+
+const char* name(Operation op);
+const char* name(Algorithm a);
+
+// Checks every FERRY_<OPERATION>_ALGORITHM (called by MPI_Init): the message
+// names the variable and the valid values.
+std::optional<std::string> validate_settings();
+
+// Segment size of the pipelined algorithms (allreduce ring and tree, bcast
+// chain), FERRY_COLL_SEGMENT_SIZE: a message larger than this is moved in
+// pieces of this size. Every rank must see the same value.
+size_t pipeline_segment_bytes();
+
+}  // namespace ferry::coll

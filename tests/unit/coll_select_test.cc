@@ -1,0 +1,180 @@
+// The collective selection table (src/coll/select.cc): what "auto" picks,
+// that reordering algorithms never get non-commutative operations, and how
+// FERRY_<OPERATION>_ALGORITHM overrides behave.
+//
+// Overrides are read once per process, so each override case runs in a
+// fresh process of its own (EXPECT_EXIT with the "threadsafe" death-test
+// style, which re-executes the test binary for just that case).
+#include "coll/select.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "mpi.h"
+
+namespace ferry::coll {
+namespace {
+
+class CollSelectOverride : public testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+Algorithm pick(Operation op, size_t bytes, int ranks, bool commutative) {
+  Algorithm a{};
+  Err e = select(op, Query{bytes, ranks, commutative}, &a);
+  EXPECT_TRUE(e.ok()) << e.message();
+  return a;
+}
+
+TEST(CollSelect, SmallAllreduceUsesRecursiveDoubling) {
+  EXPECT_EQ(pick(Operation::kAllreduce, 8, 2, true), Algorithm::kRecursiveDoubling);
+  EXPECT_EQ(pick(Operation::kAllreduce, 8, 64, true), Algorithm::kRecursiveDoubling);
+  EXPECT_EQ(pick(Operation::kAllreduce, 4096, 7, false), Algorithm::kRecursiveDoubling);
+}
+
+TEST(CollSelect, LargeAllreduceUsesABandwidthAlgorithm) {
+  Algorithm a = pick(Operation::kAllreduce, size_t{64} << 20, 16, true);
+  EXPECT_TRUE(a == Algorithm::kRing || a == Algorithm::kRabenseifner || a == Algorithm::kTree) << name(a);
+}
+
+TEST(CollSelect, ReorderingAlgorithmsNeverGetNonCommutativeOps) {
+  for (size_t bytes = 1; bytes <= (size_t{256} << 20); bytes *= 2) {
+    for (int ranks = 2; ranks <= 70; ++ranks) {
+      EXPECT_NE(pick(Operation::kAllreduce, bytes, ranks, false), Algorithm::kRing) << bytes << " B, " << ranks;
+      EXPECT_NE(pick(Operation::kReduceScatter, bytes, ranks, false), Algorithm::kPairwise) << bytes << " B";
+      EXPECT_NE(pick(Operation::kReduceScatterBlock, bytes, ranks, false), Algorithm::kPairwise) << bytes << " B";
+    }
+  }
+}
+
+TEST(CollSelect, EveryReductionHasItsOwnAlgorithms) {
+  EXPECT_EQ(pick(Operation::kScan, 100, 5, false), Algorithm::kRecursiveDoubling);
+  EXPECT_EQ(pick(Operation::kExscan, 100, 5, true), Algorithm::kRecursiveDoubling);
+  Algorithm r = pick(Operation::kReduce, size_t{8} << 20, 9, false);
+  EXPECT_TRUE(r == Algorithm::kBinomial || r == Algorithm::kReduceScatterGather) << name(r);
+  EXPECT_STREQ(name(Operation::kAllreduce), "allreduce");
+  EXPECT_STREQ(name(Algorithm::kRabenseifner), "rabenseifner");
+}
+
+TEST_F(CollSelectOverride, OverrideForcesTheAlgorithm) {
+  EXPECT_EXIT(
+      {
+        setenv("FERRY_ALLREDUCE_ALGORITHM", "tree", 1);
+        bool ok = pick(Operation::kAllreduce, 8, 4, true) == Algorithm::kTree &&
+                  pick(Operation::kAllreduce, size_t{1} << 30, 4, false) == Algorithm::kTree &&
+                  pick(Operation::kReduce, 8, 4, true) == Algorithm::kBinomial && !validate_settings();
+        std::exit(ok ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST_F(CollSelectOverride, OverrideThatWouldReorderANonCommutativeOpIsIgnored) {
+  EXPECT_EXIT(
+      {
+        setenv("FERRY_ALLREDUCE_ALGORITHM", "ring", 1);
+        setenv("FERRY_REDUCE_SCATTER_ALGORITHM", "pairwise", 1);
+        bool ok = pick(Operation::kAllreduce, 8, 4, true) == Algorithm::kRing &&
+                  pick(Operation::kAllreduce, 8, 4, false) != Algorithm::kRing &&
+                  pick(Operation::kReduceScatter, 8, 4, false) == Algorithm::kRecursiveHalving;
+        std::exit(ok ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST_F(CollSelectOverride, UnknownOverrideNamesTheVariableAndTheChoices) {
+  EXPECT_EXIT(
+      {
+        setenv("FERRY_REDUCE_ALGORITHM", "fastest", 1);
+        auto problem = validate_settings();
+        Algorithm a{};
+        Err e = select(Operation::kReduce, Query{8, 4, true}, &a);
+        bool ok = problem && problem->find("FERRY_REDUCE_ALGORITHM=fastest") != std::string::npos &&
+                  problem->find("binomial, reduce_scatter_gather, auto") != std::string::npos &&
+                  e.mpi_class() == MPI_ERR_ARG && e.message() == *problem &&
+                  select(Operation::kAllreduce, Query{8, 4, true}, &a).ok();
+        std::exit(ok ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST_F(CollSelectOverride, SegmentSizeComesFromTheSetting) {
+  EXPECT_EXIT(
+      {
+        setenv("FERRY_COLL_SEGMENT_SIZE", "1m", 1);
+        std::exit(pipeline_segment_bytes() == (size_t{1} << 20) ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// --- Data movement and barrier --------------------------------------------------
+
+TEST(CollSelect, BcastPicksByMessageAndCommunicatorSize) {
+  EXPECT_EQ(pick(Operation::kBcast, 100, 64, true), Algorithm::kBinomial);
+  EXPECT_EQ(pick(Operation::kBcast, size_t{256} << 10, 4, true), Algorithm::kBinomial);
+  EXPECT_EQ(pick(Operation::kBcast, size_t{256} << 10, 16, true), Algorithm::kScatterRingAllgather);
+  EXPECT_EQ(pick(Operation::kBcast, size_t{8} << 20, 16, true), Algorithm::kPipelinedChain);
+  // Two ranks: every algorithm is one message; the tree has no overhead.
+  EXPECT_EQ(pick(Operation::kBcast, size_t{8} << 20, 2, true), Algorithm::kBinomial);
+}
+
+TEST(CollSelect, AllgatherUsesRecursiveDoublingOnlyOnPowersOfTwo) {
+  EXPECT_EQ(pick(Operation::kAllgather, 1024, 8, true), Algorithm::kRecursiveDoubling);
+  EXPECT_EQ(pick(Operation::kAllgather, 1024, 6, true), Algorithm::kBruck);
+  EXPECT_EQ(pick(Operation::kAllgather, size_t{1} << 20, 8, true), Algorithm::kRing);
+  EXPECT_EQ(pick(Operation::kAllgather, size_t{1} << 20, 7, true), Algorithm::kRing);
+}
+
+TEST(CollSelect, AlltoallUsesBruckForSmallBlocksOnly) {
+  EXPECT_EQ(pick(Operation::kAlltoall, 64, 16, true), Algorithm::kBruck);
+  EXPECT_EQ(pick(Operation::kAlltoall, 64, 2, true), Algorithm::kPairwise);
+  EXPECT_EQ(pick(Operation::kAlltoall, size_t{64} << 10, 16, true), Algorithm::kPairwise);
+}
+
+TEST(CollSelect, EveryDataMovementCallGetsOneOfItsAlgorithms) {
+  for (size_t bytes = 0; bytes <= (size_t{256} << 20); bytes = bytes == 0 ? 1 : bytes * 4) {
+    for (int ranks = 1; ranks <= 70; ++ranks) {
+      EXPECT_EQ(pick(Operation::kBarrier, bytes, ranks, true), Algorithm::kDissemination);
+      EXPECT_EQ(pick(Operation::kGather, bytes, ranks, true), Algorithm::kBinomial);
+      EXPECT_EQ(pick(Operation::kScatter, bytes, ranks, true), Algorithm::kBinomial);
+      Algorithm b = pick(Operation::kBcast, bytes, ranks, true);
+      EXPECT_TRUE(b == Algorithm::kBinomial || b == Algorithm::kScatterRingAllgather ||
+                  b == Algorithm::kPipelinedChain)
+          << name(b);
+      Algorithm a = pick(Operation::kAlltoall, bytes, ranks, true);
+      EXPECT_TRUE(a == Algorithm::kPairwise || a == Algorithm::kBruck) << name(a);
+    }
+  }
+}
+
+TEST_F(CollSelectOverride, DataMovementOverridesForceTheAlgorithm) {
+  EXPECT_EXIT(
+      {
+        setenv("FERRY_BCAST_ALGORITHM", "pipelined_chain", 1);
+        setenv("FERRY_ALLGATHER_ALGORITHM", "recursive_doubling", 1);
+        setenv("FERRY_ALLTOALL_ALGORITHM", "bruck", 1);
+        bool ok = pick(Operation::kBcast, 8, 5, true) == Algorithm::kPipelinedChain &&
+                  pick(Operation::kAllgather, size_t{1} << 20, 7, true) == Algorithm::kRecursiveDoubling &&
+                  pick(Operation::kAlltoall, size_t{1} << 20, 3, true) == Algorithm::kBruck &&
+                  pick(Operation::kGather, 8, 5, true) == Algorithm::kBinomial && !validate_settings();
+        std::exit(ok ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST_F(CollSelectOverride, UnknownBcastOverrideListsTheBcastAlgorithms) {
+  EXPECT_EXIT(
+      {
+        setenv("FERRY_BCAST_ALGORITHM", "ring", 1);
+        auto problem = validate_settings();
+        bool ok = problem && problem->find("FERRY_BCAST_ALGORITHM=ring") != std::string::npos &&
+                  problem->find("binomial, scatter_ring_allgather, pipelined_chain, auto") != std::string::npos;
+        std::exit(ok ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
+}  // namespace ferry::coll
