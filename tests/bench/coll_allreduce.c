@@ -24,18 +24,7 @@
  * Output: one header line starting with '#', then one line per size:
  *   bytes count iterations avg_us median_us min_us max_us
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static long parse_size(const char *text) {
-  char *end = NULL;
-  double v = strtod(text, &end);
-  if (end != NULL && (*end == 'k' || *end == 'K')) v *= 1024;
-  if (end != NULL && (*end == 'm' || *end == 'M')) v *= 1024 * 1024;
-  return (long)v;
-}
+#include "bench_common.h"
 
 enum Collective { kAllreduce, kReduce, kReduceScatterBlock, kScan };
 
@@ -50,26 +39,17 @@ static void run(enum Collective c, const double *in, double *out, int count, int
   }
 }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv) {
-  long min_bytes = 8, max_bytes = 4L << 20;
-  int max_iters = 1000, check = 0;
+  struct bench_args args = {8, 4L << 20, 1000, 0.25};
+  int check = 0;
   const char *collective = "allreduce";
-  double max_time = 0.25;
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--min") && i + 1 < argc) min_bytes = parse_size(argv[++i]);
-    else if (!strcmp(argv[i], "--max") && i + 1 < argc) max_bytes = parse_size(argv[++i]);
-    else if (!strcmp(argv[i], "--iters") && i + 1 < argc) max_iters = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--time") && i + 1 < argc) max_time = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--check")) check = 1;
+    if (bench_parse_arg(&args, argc, argv, &i)) continue;
+    if (!strcmp(argv[i], "--check")) check = 1;
     else if (!strcmp(argv[i], "--collective") && i + 1 < argc) collective = argv[++i];
     else {
       if (rank == 0)
@@ -91,11 +71,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (which != kAllreduce) check = 0;
-  if (min_bytes < 8) min_bytes = 8;
-  long max_count = max_bytes / 8;
+  if (args.min_bytes < 8) args.min_bytes = 8;
+  long max_count = args.max_bytes / 8;
   double *in = malloc(sizeof(double) * (size_t)(max_count > 0 ? max_count : 1));
   double *out = malloc(sizeof(double) * (size_t)(max_count > 0 ? max_count : 1));
-  double *times = malloc(sizeof(double) * (size_t)(max_iters > 3 ? max_iters : 3));
+  double *times = bench_times_alloc(&args);
   for (long i = 0; i < max_count; i++) in[i] = (double)(rank + 1) + (double)(i % 1000) * 0.5;
 
   if (rank == 0) {
@@ -105,35 +85,22 @@ int main(int argc, char **argv) {
     printf("# %10s %10s %8s %12s %12s %12s %12s\n", "bytes", "count", "iters", "avg_us", "median_us", "min_us",
            "max_us");
   }
-  for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+  for (long bytes = args.min_bytes; bytes <= args.max_bytes; bytes *= 2) {
     int count = (int)(bytes / 8);
     /* Warm up, and size the run from the warm-up calls' time: every rank
      * makes the same number of calls, back to back. */
     double warm = MPI_Wtime();
     for (int w = 0; w < 3; w++) run(which, in, out, count, size);
     warm = (MPI_Wtime() - warm) / 3;
-    int iters = warm > 0 ? (int)(max_time / warm) : max_iters;
-    if (iters > max_iters) iters = max_iters;
-    if (iters < 3) iters = 3;
-    MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int iters = bench_iterations(warm, &args, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
-    double total = 0, fastest = 1e30, slowest = 0;
     for (int it = 0; it < iters; it++) {
       double t0 = MPI_Wtime();
       run(which, in, out, count, size);
       double t = MPI_Wtime() - t0;
       times[it] = t;
-      total += t;
-      if (t < fastest) fastest = t;
-      if (t > slowest) slowest = t;
     }
-    qsort(times, (size_t)iters, sizeof(double), compare_doubles);
-    double median = times[iters / 2], median_max = 0;
-    MPI_Reduce(&median, &median_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    double avg = total / iters, avg_max = 0, fastest_all = 0, slowest_all = 0;
-    MPI_Reduce(&avg, &avg_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&fastest, &fastest_all, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&slowest, &slowest_all, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    struct bench_stats st = bench_summarize(times, iters, MPI_COMM_WORLD);
     if (check) {
       for (long i = 0; i < count; i++) {
         double want = (double)size * (size + 1) / 2 + (double)size * (double)(i % 1000) * 0.5;
@@ -145,8 +112,8 @@ int main(int argc, char **argv) {
       }
     }
     if (rank == 0)
-      printf("  %10ld %10d %8d %12.2f %12.2f %12.2f %12.2f\n", bytes, count, iters, avg_max * 1e6, median_max * 1e6,
-             fastest_all * 1e6, slowest_all * 1e6);
+      printf("  %10ld %10d %8d %12.2f %12.2f %12.2f %12.2f\n", bytes, count, iters, st.avg * 1e6, st.median * 1e6,
+             st.min * 1e6, st.max * 1e6);
     fflush(stdout);
   }
   free(in);

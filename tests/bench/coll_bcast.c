@@ -23,18 +23,7 @@
  * Output: one header line starting with '#', then one line per size:
  *   bytes iterations avg_us median_us min_us max_us
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static long parse_size(const char *text) {
-  char *end = NULL;
-  double v = strtod(text, &end);
-  if (end != NULL && (*end == 'k' || *end == 'K')) v *= 1024;
-  if (end != NULL && (*end == 'm' || *end == 'M')) v *= 1024 * 1024;
-  return (long)v;
-}
+#include "bench_common.h"
 
 enum Collective { kBcast, kAllgather, kGather, kScatter };
 
@@ -49,15 +38,9 @@ static void run(enum Collective c, unsigned char *block, unsigned char *all, int
 
 static unsigned char pattern(int rank, long i) { return (unsigned char)(rank * 31 + i * 7 + (i >> 8)); }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv) {
-  long min_bytes = 1, max_bytes = 4L << 20;
-  int max_iters = 1000, root = 0;
-  double max_time = 0.25;
+  struct bench_args args = {1, 4L << 20, 1000, 0.25};
+  int root = 0;
   int back_to_back = 0;
   const char *collective = "bcast";
   MPI_Init(&argc, &argv);
@@ -65,11 +48,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--min") && i + 1 < argc) min_bytes = parse_size(argv[++i]);
-    else if (!strcmp(argv[i], "--max") && i + 1 < argc) max_bytes = parse_size(argv[++i]);
-    else if (!strcmp(argv[i], "--iters") && i + 1 < argc) max_iters = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--time") && i + 1 < argc) max_time = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--back-to-back")) back_to_back = 1;
+    if (bench_parse_arg(&args, argc, argv, &i)) continue;
+    if (!strcmp(argv[i], "--back-to-back")) back_to_back = 1;
     else if (!strcmp(argv[i], "--root") && i + 1 < argc) root = atoi(argv[++i]) % size;
     else if (!strcmp(argv[i], "--collective") && i + 1 < argc) collective = argv[++i];
     else {
@@ -91,10 +71,10 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  if (min_bytes < 1) min_bytes = 1;
-  unsigned char *block = malloc((size_t)max_bytes);
-  unsigned char *all = malloc((size_t)max_bytes * (size_t)size);
-  double *times = malloc(sizeof(double) * (size_t)(max_iters > 3 ? max_iters : 3));
+  if (args.min_bytes < 1) args.min_bytes = 1;
+  unsigned char *block = malloc((size_t)args.max_bytes);
+  unsigned char *all = malloc((size_t)args.max_bytes * (size_t)size);
+  double *times = bench_times_alloc(&args);
 
   if (rank == 0) {
     printf("# coll_bcast: MPI_%s of MPI_BYTE on %d ranks, root %d\n",
@@ -102,7 +82,7 @@ int main(int argc, char **argv) {
            size, root);
     printf("# %10s %8s %12s %12s %12s %12s\n", "bytes", "iters", "avg_us", "median_us", "min_us", "max_us");
   }
-  for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+  for (long bytes = args.min_bytes; bytes <= args.max_bytes; bytes *= 2) {
     /* The data: bcast sends the root's pattern, the others each rank's. */
     for (long i = 0; i < bytes; i++) block[i] = which == kBcast && rank != root ? 0 : pattern(rank, i);
     for (int r = 0; r < size; r++)
@@ -110,21 +90,14 @@ int main(int argc, char **argv) {
     double warm = MPI_Wtime();
     for (int w = 0; w < 3; w++) run(which, block, all, (int)bytes, root);
     warm = (MPI_Wtime() - warm) / 3;
-    int iters = warm > 0 ? (int)(max_time / warm) : max_iters;
-    if (iters > max_iters) iters = max_iters;
-    if (iters < 3) iters = 3;
-    MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int iters = bench_iterations(warm, &args, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
-    double total = 0, fastest = 1e30, slowest = 0;
     for (int it = 0; it < iters; it++) {
       if (!back_to_back) MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       run(which, block, all, (int)bytes, root);
       double t = MPI_Wtime() - t0;
       times[it] = t;
-      total += t;
-      if (t < fastest) fastest = t;
-      if (t > slowest) slowest = t;
     }
     /* Check the last call. */
     for (long i = 0; i < bytes; i++) {
@@ -138,16 +111,10 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
     }
-    qsort(times, (size_t)iters, sizeof(double), compare_doubles);
-    double median = times[iters / 2], median_max = 0;
-    MPI_Reduce(&median, &median_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    double avg = total / iters, avg_max = 0, fastest_all = 0, slowest_all = 0;
-    MPI_Reduce(&avg, &avg_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&fastest, &fastest_all, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&slowest, &slowest_all, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    struct bench_stats st = bench_summarize(times, iters, MPI_COMM_WORLD);
     if (rank == 0)
-      printf("  %10ld %8d %12.2f %12.2f %12.2f %12.2f\n", bytes, iters, avg_max * 1e6, median_max * 1e6,
-             fastest_all * 1e6, slowest_all * 1e6);
+      printf("  %10ld %8d %12.2f %12.2f %12.2f %12.2f\n", bytes, iters, st.avg * 1e6, st.median * 1e6,
+             st.min * 1e6, st.max * 1e6);
     fflush(stdout);
   }
   free(block);
