@@ -20,6 +20,9 @@ constexpr std::array kSettings = {
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
     Setting{"FERRY_SPIN_US", "50", "Microseconds a blocking call polls before it sleeps in the kernel (FERRY_WAIT=auto)"},
+    Setting{"FERRY_TRANSPORTS", "shm,tcp",
+            "Transports to use, comma-separated: shm (ranks on the same host) and tcp; \"tcp\" alone sends "
+            "same-host traffic over TCP too"},
     Setting{"FERRY_TCP_EAGER_LIMIT", "65536",
             "Largest TCP message sent eagerly; larger ones use the rendezvous protocol"},
     Setting{"FERRY_TCP_FAMILY", "auto", "Address family for TCP connections: auto, ipv4 or ipv6"},

@@ -5,6 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sched.h>
+
 #include <atomic>
 #include <vector>
 
@@ -23,6 +25,9 @@ int spin_microseconds = 50;
 int sleep_epoll = -1;  // transports' wait fds and the wake-up eventfd
 int wake_fd = -1;
 std::atomic<int> sleepers{0};
+// Transports that other processes feed with no fd to sleep on (shared
+// memory): while there is one, a wait must keep polling and never sleep long.
+int polled_transports = 0;
 int (*extra_work[4])() = {};
 
 void ensure_sleep_epoll() {
@@ -45,6 +50,7 @@ std::mutex& engine_mutex() {
 void add_transport(p2p::Transport* t) {
   ensure_sleep_epoll();
   transports.push_back(t);
+  if (t->needs_polling()) ++polled_transports;
   if (int fd = t->wait_fd(); fd >= 0) {
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -55,6 +61,7 @@ void add_transport(p2p::Transport* t) {
 
 void remove_all_transports() {
   transports.clear();
+  polled_transports = 0;
   if (sleep_epoll >= 0) close(sleep_epoll);
   if (wake_fd >= 0) close(wake_fd);
   sleep_epoll = wake_fd = -1;
@@ -91,6 +98,19 @@ void sleep_for_events(int timeout_ms) {
   ensure_sleep_epoll();
   sleepers.fetch_add(1, std::memory_order_relaxed);
   epoll_event ev[4];
+  if (polled_transports > 0) {
+    // A peer's packet may sit in shared memory with no fd firing: give the
+    // core away briefly (an oversubscribed peer may need it to produce
+    // the packet) and return to polling. Blocking mode also sleeps a few
+    // microseconds, because sched_yield alone rarely lets another
+    // runnable rank onto this core.
+    timeout_ms = 0;
+    sched_yield();
+    if (policy == WaitPolicy::kBlock) {
+      timespec pause{0, 2 * 1000};
+      nanosleep(&pause, nullptr);
+    }
+  }
   int n = epoll_wait(sleep_epoll, ev, 4, timeout_ms);
   for (int i = 0; i < n; ++i) {
     if (ev[i].data.fd == wake_fd) {

@@ -18,6 +18,7 @@
 #include "mpi.h"
 #include "p2p/engine.h"
 #include "p2p/self_transport.h"
+#include "p2p/shm/shm_transport.h"
 #include "p2p/tcp/tcp_transport.h"
 
 namespace ferry::runtime {
@@ -25,6 +26,10 @@ namespace {
 
 constexpr const char* kCardKey = "ferry.card";
 constexpr const char* kSecretKey = "ferry.job.secret";
+constexpr const char* kShmKey = "ferry.shm";
+// Same-host messages up to this size go eagerly: one copy into the ring,
+// one out, buffered at the receiver if unexpected.
+constexpr size_t kShmEagerLimit = 64 * 1024;
 
 struct State {
   bool initialized = false;
@@ -34,6 +39,7 @@ struct State {
   pmi::Job job;
   std::unique_ptr<p2p::SelfTransport> self;
   std::unique_ptr<p2p::tcp::TcpTransport> tcp;
+  std::unique_ptr<p2p::shm::ShmTransport> shm;
 };
 State state;
 
@@ -98,6 +104,61 @@ Err choose_wait_policy() {
   return {};
 }
 
+// FERRY_TRANSPORTS: whether same-host peers go through shared memory.
+Err shm_allowed(bool* allowed) {
+  std::string list = config::value("FERRY_TRANSPORTS");
+  bool shm = false;
+  bool tcp = false;
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos) end = list.size();
+    std::string name = list.substr(at, end - at);
+    if (name == "shm") shm = true;
+    else if (name == "tcp") tcp = true;
+    else return fail(MPI_ERR_ARG, "FERRY_TRANSPORTS=%s: unknown transport \"%s\" (expected shm, tcp)", list.c_str(), name.c_str());
+    at = end + 1;
+  }
+  if (!tcp && state.job.local_peers.size() < static_cast<size_t>(state.job.size))
+    return fail(MPI_ERR_ARG, "FERRY_TRANSPORTS=%s: ranks on other hosts need tcp", list.c_str());
+  *allowed = shm;
+  return {};
+}
+
+// The shared-memory segment is created and named in our card before the
+// fence, so that every local peer can map it right after.
+Err create_shm_segment() {
+  const pmi::Job& job = state.job;
+  auto shm = std::make_unique<p2p::shm::ShmTransport>(job.rank, job.size, job.local_peers, p2p::packet_handler());
+  char name[96];
+  std::snprintf(name, sizeof name, "/ferry-%016zx-%d-%d", std::hash<std::string>{}(job.nspace), job.rank,
+                static_cast<int>(getpid()));
+  std::string error;
+  if (!shm->create(name, &error)) return fail(MPI_ERR_OTHER, "shared-memory transport: %s", error.c_str());
+  if (Err e = pmi::publish(kShmKey, name)) return e;
+  state.shm = std::move(shm);
+  return {};
+}
+
+// After the fence: map every local peer's segment, then (second fence, once
+// all have mapped ours) remove our segment's name so nothing outlives the job.
+Err attach_shm_segments() {
+  const pmi::Job& job = state.job;
+  if (state.shm) {
+    for (int peer : job.local_peers) {
+      if (peer == job.rank) continue;
+      std::string name;
+      std::string error;
+      if (Err e = pmi::lookup(peer, kShmKey, &name)) return e;
+      if (!state.shm->attach(peer, name, &error))
+        return fail(MPI_ERR_OTHER, "shared-memory transport: rank %d: %s", peer, error.c_str());
+    }
+  }
+  if (Err e = pmi::fence(false)) return e;
+  if (state.shm) state.shm->unlink();
+  return {};
+}
+
 Err setup_transports() {
   const pmi::Job& job = state.job;
   p2p::init(job.rank, job.size);
@@ -107,6 +168,10 @@ Err setup_transports() {
   // how much an early self-send buffers.
   p2p::set_route(job.rank, p2p::Route{state.self.get(), 64 * 1024});
   if (job.size == 1) return {};
+  bool use_shm = false;
+  if (Err e = shm_allowed(&use_shm)) return e;
+  if (use_shm && job.local_peers.size() > 1)
+    if (Err e = create_shm_segment()) return e;
 
   p2p::tcp::TcpOptions options;
   options.my_rank = job.rank;
@@ -151,11 +216,19 @@ Err setup_transports() {
       return fail(MPI_ERR_INTERN, "rank 0 published no job secret");
     tcp->set_secret(options.secret);
   }
+  // Every rank takes part in this fence when shm is allowed, whether or not
+  // it has local peers (FERRY_TRANSPORTS is the same for the whole job).
+  if (use_shm)
+    if (Err e = attach_shm_segments()) return e;
   state.tcp = std::move(tcp);
   progress::add_transport(state.tcp.get());
+  if (state.shm) progress::add_transport(state.shm.get());
   size_t eager = static_cast<size_t>(config::integer("FERRY_TCP_EAGER_LIMIT"));
-  for (int peer = 0; peer < job.size; ++peer)
-    if (peer != job.rank) p2p::set_route(peer, p2p::Route{state.tcp.get(), eager});
+  for (int peer = 0; peer < job.size; ++peer) {
+    if (peer == job.rank) continue;
+    if (state.shm && state.shm->reaches(peer)) p2p::set_route(peer, p2p::Route{state.shm.get(), kShmEagerLimit});
+    else p2p::set_route(peer, p2p::Route{state.tcp.get(), eager});
+  }
   return {};
 }
 
@@ -197,7 +270,8 @@ Err finalize() {
     // Everything we sent must leave before the connections close.
     progress::Lock lock;
     progress::wait_until(lock, [] {
-      return !(state.tcp && state.tcp->has_pending_sends()) && !state.self->has_pending_sends();
+      return !(state.tcp && state.tcp->has_pending_sends()) && !(state.shm && state.shm->has_pending_sends()) &&
+             !state.self->has_pending_sends();
     });
   }
   // No rank closes its connections while another may still read from them.
@@ -206,6 +280,7 @@ Err finalize() {
   state.finalized = true;
   progress::remove_all_transports();
   state.tcp.reset();
+  state.shm.reset();
   state.self.reset();
   p2p::finalize();
   communicators::destroy_all();

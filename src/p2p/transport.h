@@ -65,6 +65,9 @@ class Transport {
   // A file descriptor that becomes readable when progress() would find work,
   // for sleeping in the kernel; -1 if the transport cannot be waited on.
   virtual int wait_fd() const = 0;
+  // True for a transport that other processes feed without any fd firing
+  // (shared memory): a waiting rank must keep polling it, never sleep long.
+  virtual bool needs_polling() const { return false; }
   // True while packets are queued that progress() still has to push out.
   virtual bool has_pending_sends() const = 0;
 };

@@ -170,9 +170,12 @@ TEST_P(PackStreamTest, DataArrivesInPlaceThroughBoundedChunks) {
   bool noncontiguous = c.send != Layout::kContiguous || c.recv != Layout::kContiguous;
   uint64_t next_offset = 0, data_packets = 0;
   for (const PacketHeader& h : self_->sent) {
-    if (h.type == PacketType::kEager) EXPECT_EQ(h.payload_bytes, bytes);
-    if (h.type == PacketType::kRendezvousReady)
+    if (h.type == PacketType::kEager) {
+      EXPECT_EQ(h.payload_bytes, bytes);
+    }
+    if (h.type == PacketType::kRendezvousReady) {
       EXPECT_EQ((h.flags & kFlagChunked) != 0, c.recv != Layout::kContiguous);
+    }
     if (h.type != PacketType::kRendezvousData) continue;
     ++data_packets;
     EXPECT_LE(h.payload_bytes, noncontiguous ? kChunkBytes : bytes);
