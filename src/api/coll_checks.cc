@@ -1,5 +1,7 @@
 #include "api/coll_checks.h"
 
+#include <algorithm>
+
 #include <cstdio>
 
 namespace ferry::api {
@@ -68,6 +70,28 @@ bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, cons
   if (sendbuf == recvbuf && sendbuf != nullptr && send_has_data && recv_has_data)
     return call.fail(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
   return true;
+}
+
+RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer& everyone,
+                        const RootedBuffer& at_root) {
+  RootedArgs a;
+  a.comm = call.comm(comm);
+  if (a.comm != nullptr) check_root(call, root, a.comm);
+  if (!call.ok()) return a;
+  const bool is_root = a.comm->rank == root;
+  a.everyone_type = check_triple(call, everyone.buf, everyone.count, everyone.type, everyone.what, is_root);
+  if (!is_root) return a;
+  int root_count = at_root.count;
+  if (at_root.v_form) {
+    if (!check_counts(call, at_root.counts, at_root.displs, a.comm->size, at_root.what)) return a;
+    // The largest block stands for the buffer in the checks below.
+    root_count = 0;
+    for (int i = 0; i < a.comm->size; ++i) root_count = std::max(root_count, at_root.counts[i]);
+  }
+  a.root_type = check_triple(call, at_root.buf, root_count, at_root.type, at_root.what);
+  if (everyone.buf != MPI_IN_PLACE)
+    check_not_aliased(call, everyone.buf, everyone.count > 0, at_root.buf, root_count > 0);
+  return a;
 }
 
 int finish_nonblocking(Call& call, Err e, Request* r, MPI_Request* request) {

@@ -47,6 +47,29 @@ bool check_not_in_place(Call& call, const void* buf, const char* what);
 bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
                        bool recv_has_data);
 
+// Gather and scatter (and their v forms) are mirror images: one buffer that
+// every rank passes (gather's send, scatter's receive; MPI_IN_PLACE allowed
+// at the root) and one that only the root's arguments describe (with counts
+// and displacements in the v forms; not looked at elsewhere).
+struct RootedBuffer {
+  const void* buf;
+  int count;             // ignored in the v forms
+  bool v_form;           // per-rank `counts` and `displs` instead of `count`
+  const int* counts;
+  const int* displs;
+  MPI_Datatype type;
+  const char* what;      // "send" or "recv", for messages
+};
+struct RootedArgs {
+  Communicator* comm = nullptr;
+  const Datatype* everyone_type = nullptr;
+  const Datatype* root_type = nullptr;
+};
+// Checks the communicator, the root (MPI_ERR_ROOT), both buffers as above,
+// and that they are not the same memory without MPI_IN_PLACE.
+RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer& everyone,
+                        const RootedBuffer& at_root);
+
 // The nonblocking forms hand out the request, or MPI_REQUEST_NULL when the
 // call failed before it started.
 int finish_nonblocking(Call& call, Err e, Request* r, MPI_Request* request);

@@ -26,21 +26,9 @@ struct Args {
 Args check(api::Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
            int recvcount, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
            MPI_Comm comm, bool v_form) {
-  Args a;
-  a.comm = call.comm(comm);
-  if (a.comm != nullptr) api::check_root(call, root, a.comm);
-  if (!call.ok()) return a;
-  const bool at_root = a.comm->rank == root;
-  a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", at_root);
-  if (!at_root) return a;
-  if (v_form) {
-    if (!api::check_counts(call, recvcounts, displs, a.comm->size, "recv")) return a;
-    recvcount = 0;
-    for (int i = 0; i < a.comm->size; ++i) recvcount = recvcounts[i] > recvcount ? recvcounts[i] : recvcount;
-  }
-  a.recvtype = api::check_triple(call, recvbuf, recvcount, recvtype, "recv");
-  if (sendbuf != MPI_IN_PLACE) api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, recvcount > 0);
-  return a;
+  api::RootedArgs r = api::check_rooted(call, comm, root, {sendbuf, sendcount, false, nullptr, nullptr, sendtype, "send"},
+                                        {recvbuf, recvcount, v_form, recvcounts, displs, recvtype, "recv"});
+  return Args{r.comm, r.everyone_type, r.root_type};
 }
 
 }  // namespace

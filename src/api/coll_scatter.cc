@@ -25,21 +25,9 @@ struct Args {
 Args check(api::Call& call, const void* sendbuf, int sendcount, const int sendcounts[], const int displs[],
            MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
            bool v_form) {
-  Args a;
-  a.comm = call.comm(comm);
-  if (a.comm != nullptr) api::check_root(call, root, a.comm);
-  if (!call.ok()) return a;
-  const bool at_root = a.comm->rank == root;
-  a.recvtype = api::check_triple(call, recvbuf, recvcount, recvtype, "recv", at_root);
-  if (!at_root) return a;
-  if (v_form) {
-    if (!api::check_counts(call, sendcounts, displs, a.comm->size, "send")) return a;
-    sendcount = 0;
-    for (int i = 0; i < a.comm->size; ++i) sendcount = sendcounts[i] > sendcount ? sendcounts[i] : sendcount;
-  }
-  a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
-  if (recvbuf != MPI_IN_PLACE) api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, recvcount > 0);
-  return a;
+  api::RootedArgs r = api::check_rooted(call, comm, root, {recvbuf, recvcount, false, nullptr, nullptr, recvtype, "recv"},
+                                        {sendbuf, sendcount, v_form, sendcounts, displs, sendtype, "send"});
+  return Args{r.comm, r.root_type, r.everyone_type};
 }
 
 }  // namespace
