@@ -8,6 +8,8 @@
 #include <charconv>
 #include <memory>
 
+#include "host_selection.h"
+
 #ifndef FERRY_VERSION_STRING
 #define FERRY_VERSION_STRING "unknown"
 #endif
@@ -29,6 +31,16 @@ constexpr Spelling kSingleDashSpellings[] = {
     {"-wdir", "--wdir"},                            // Open MPI, Hydra
     {"-wd", "--wdir"},                              // Open MPI
     {"-ppn", "--ppn"},                              // Hydra
+    {"-npernode", "--npernode"},                    // Open MPI
+    {"-hostfile", "--hostfile"},                    // Open MPI, Hydra
+    {"-machinefile", "--machinefile"},              // Open MPI, Hydra
+    {"-host", "--host"},                            // Open MPI
+    {"-hosts", "--hosts"},                          // Hydra
+    {"-map-by", "--map-by"},                        // Open MPI, Hydra
+    {"-bind-to", "--bind-to"},                      // Open MPI, Hydra
+    {"-report-bindings", "--report-bindings"},      // Open MPI
+    {"-launch-agent", "--launch-agent"},            // Open MPI
+    {"-launcher-exec", "--launcher-exec"},          // Hydra
     {"-oversubscribe", "--oversubscribe"},          // Open MPI (pre-5 spelling)
     {"-tag-output", "--tag-output"},                // Open MPI (pre-5 spelling)
     {"-allow-run-as-root", "--allow-run-as-root"},  // Open MPI (pre-5 spelling)
@@ -50,18 +62,51 @@ struct RawOptions {
   std::vector<std::pair<std::string, std::string>> genv;
   std::vector<std::pair<std::string, std::string>> env;
   std::string working_dir;
+  std::vector<std::string> hostfiles;
+  std::vector<std::string> host_lists;
+  std::string map_by;
+  std::string bind_to;
+  bool report_bindings = false;
+  std::string launch_agent;
+  bool accept_new_host_keys = false;
 };
 
 constexpr const char* kFooter = R"(
 Everything after the program name is passed to the program; "--" ends
 mpirun's options explicitly. Single-dash spellings -np, -genv, -env, -wdir,
--wd, -ppn, -oversubscribe, -tag-output, -allow-run-as-root are accepted too.
+-wd, -ppn, -npernode, -hostfile, -machinefile, -host, -hosts, -map-by,
+-bind-to, -report-bindings, -launch-agent, -launcher-exec, -oversubscribe,
+-tag-output, -allow-run-as-root are accepted too.
 
-All ranks run on this host; more ranks than cores is allowed (the ranks then
-share cores), with or without --oversubscribe.
+Hosts: without --hostfile or -H, and outside a Slurm allocation, all ranks
+run on this host, and more ranks than cores is allowed (the ranks then share
+cores). A hostfile names one host a line, in Open MPI's form "node1 slots=4
+max_slots=8" or Hydra's "node1:4"; '#' starts a comment, a line without a
+count is one slot, and a host named twice gets the slots of both lines.
+-H node1:2,node2 names hosts on the command line (one slot each unless
+":N"); with a hostfile, -H picks hosts from it. Inside a Slurm allocation
+(salloc, sbatch) and without either, the hosts are SLURM_JOB_NODELIST, with
+SLURM_TASKS_PER_NODE slots each. With hosts and without -n, one rank runs
+per slot (or N per host with --ppn N).
 
-Each rank is a PMIx client of mpirun. Its environment is mpirun's, plus the
--x/-genv/-env variables, the PMIx connection variables, and
+Mapping: ranks fill each host's slots in host order (--map-by slot, the
+default; core, socket and numa place hosts the same way), or go round the
+hosts one at a time (--map-by node); --ppn N puts N ranks on each host in
+turn. More ranks than slots is refused without --oversubscribe; max_slots is
+never exceeded. Binding: --bind-to core|socket|numa|none; by default a rank
+is bound to a core when its host runs 2 ranks or fewer, else to a socket,
+and not at all on an oversubscribed host. --report-bindings prints them.
+
+Other hosts are reached over ssh through libssh: your keys, ssh-agent,
+~/.ssh/config and known_hosts apply. A host key not in known_hosts is refused
+unless --accept-new-host-keys adds it; a changed key is always refused.
+--launch-agent CMD runs "CMD HOST COMMAND..." instead (e.g. ssh, or a
+wrapper). The program is found on this host and must exist at the same path
+on every host (a shared filesystem, as with the working directory).
+
+Each rank is a PMIx client of mpirun (on other hosts, of mpirun's daemon
+there). Its environment is mpirun's, plus the -x/-genv/-env variables, the
+PMIx connection variables, and
 OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE,NODE_RANK}, PMI_RANK, PMI_SIZE.
 
 Output: each rank's stdout and stderr go to mpirun's stdout and stderr, whole
@@ -89,7 +134,7 @@ class Formatter : public CLI::Formatter {
 
 std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
   auto app = std::make_unique<CLI::App>(
-      "Starts N copies of a program on this host as the ranks of one MPI job.", "mpirun");
+      "Starts N copies of a program, on this host or on the hosts given, as the ranks of one MPI job.", "mpirun");
   app->formatter(std::make_shared<Formatter>());
   app->footer(kFooter);
   // Scripts add options to a default command line: of a single-valued
@@ -98,12 +143,38 @@ std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
   app->add_option("-n,-c,--np", raw.num_ranks, "Number of ranks to start (default 1); also -np")
       ->type_name("N")
       ->multi_option_policy(last);
-  app->add_option("--ppn", raw.ranks_per_host,
-                  "Ranks per host (Hydra); one host runs all -n ranks, so only checked")
+  app->add_option("-f,--hostfile,--machinefile", raw.hostfiles,
+                  "Hosts to run on, one a line: \"node1 slots=4\" or \"node1:4\"; repeatable; also -hostfile, "
+                  "-machinefile")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app->add_option("-H,--host,--hosts", raw.host_lists,
+                  "Hosts to run on, comma-separated, each one slot unless :N; with a hostfile, picks hosts from it; "
+                  "repeatable; also -host, -hosts")
+      ->type_name("HOST[:N],...")
+      ->allow_extra_args(false);
+  app->add_option("--ppn,--npernode,-N", raw.ranks_per_host,
+                  "Ranks per host, N on each host in turn; also -ppn (Hydra), -npernode (Open MPI)")
       ->type_name("N")
       ->multi_option_policy(last);
+  app->add_option("--map-by", raw.map_by,
+                  "Rank order over hosts: slot (fill each host, default), node (round robin), core, socket, numa, "
+                  "ppr:N:node")
+      ->type_name("POLICY")
+      ->multi_option_policy(last);
+  app->add_option("--bind-to", raw.bind_to, "Bind each rank to a core, socket or numa node, or none")
+      ->type_name("OBJECT")
+      ->multi_option_policy(last);
+  app->add_flag("--report-bindings", raw.report_bindings, "Print each rank's binding on stderr");
   app->add_flag("--oversubscribe", raw.oversubscribe,
-                "Allow more ranks than cores (always allowed on one host; accepted for Open MPI scripts)");
+                "Allow more ranks than slots (always allowed on this host alone)");
+  app->add_option("--launch-agent,--launcher-exec", raw.launch_agent,
+                  "Start remote daemons with \"CMD HOST COMMAND...\" instead of libssh; also -launch-agent, "
+                  "-launcher-exec")
+      ->type_name("CMD")
+      ->multi_option_policy(last);
+  app->add_flag("--accept-new-host-keys", raw.accept_new_host_keys,
+                "Add unknown ssh host keys to known_hosts (a changed key is always refused)");
   app->add_option("-x", raw.exports,
                   "Set VAR=value, or pass mpirun's own VAR, in every rank (Open MPI); repeatable")
       ->type_name("VAR[=value]")
@@ -237,20 +308,67 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
     std::optional<int> n = parse_count(raw.num_ranks);
     if (!n || *n <= 0)
       return failure("-n needs a positive number of ranks, not '" + raw.num_ranks + "'");
-    // PMIx numbers the ranks of a host with 16 bits (PMIX_LOCAL_RANK).
-    if (*n > kMaxRanks)
-      return failure("-n " + raw.num_ranks + " is more ranks than one host can run (at most " +
-                     std::to_string(kMaxRanks) + ")");
     o.num_ranks = *n;
+    o.num_ranks_given = true;
   }
   if (!raw.ranks_per_host.empty()) {
     std::optional<int> n = parse_count(raw.ranks_per_host);
     if (!n || *n <= 0)
       return failure("-ppn needs a positive number of ranks, not '" + raw.ranks_per_host + "'");
+    o.ranks_per_node = *n;
   }
   o.oversubscribe = raw.oversubscribe;
   o.allow_run_as_root = raw.allow_run_as_root;
   o.tag_output = raw.tag_output;
+  o.report_bindings = raw.report_bindings;
+  o.launch_agent = raw.launch_agent;
+  o.accept_new_host_keys = raw.accept_new_host_keys;
+  if (!raw.map_by.empty()) {
+    MapBySpec spec = parse_map_by(raw.map_by);
+    if (!spec.error.empty()) return failure(spec.error);
+    o.map_by = spec.map_by;
+    if (spec.oversubscribe) o.oversubscribe = *spec.oversubscribe;
+    if (spec.ranks_per_node > 0) {
+      if (o.ranks_per_node > 0 && o.ranks_per_node != spec.ranks_per_node)
+        return failure("--map-by " + raw.map_by + " and --ppn " + raw.ranks_per_host + " disagree");
+      o.ranks_per_node = spec.ranks_per_node;
+    }
+  }
+  if (!raw.bind_to.empty()) {
+    BindToSpec spec = parse_bind_to(raw.bind_to);
+    if (!spec.error.empty()) return failure(spec.error);
+    o.bind_to = spec.bind_to;
+  }
+  if (!raw.launch_agent.empty() && raw.launch_agent.find_first_not_of(" \t") == std::string::npos)
+    return failure("--launch-agent needs a command, not blanks");
+
+  // Where the ranks run.
+  hosts::HostListResult host_list = select_hosts(raw.hostfiles, raw.host_lists, lookup);
+  if (!host_list.error.empty()) return failure(host_list.error);
+  o.hosts = std::move(host_list.hosts);
+  // PMIx numbers the ranks of a host with 16 bits (PMIX_LOCAL_RANK).
+  if (o.hosts.empty() && o.num_ranks > kMaxRanks)
+    return failure("-n " + raw.num_ranks + " is more ranks than one host can run (at most " +
+                   std::to_string(kMaxRanks) + ")");
+  PlacementRequest request;
+  request.hosts = o.hosts;
+  request.num_ranks = o.num_ranks_given ? o.num_ranks : 0;
+  request.ranks_per_node = o.ranks_per_node;
+  request.map_by = o.map_by;
+  request.oversubscribe = o.oversubscribe;
+  PlacementResult placed = place_ranks(request, is_this_host);
+  if (!placed.error.empty()) {
+    ParseOutcome refused;
+    refused.kind = ParseOutcome::Kind::kError;
+    refused.error = placed.error;  // already "mpirun: ..."
+    return refused;
+  }
+  o.placement = std::move(placed.placement);
+  o.num_ranks = int(o.placement.node_of_rank.size());
+  for (const PlacedNode& node : o.placement.nodes)
+    if (node.ranks.size() > size_t(kMaxRanks))
+      return failure(std::to_string(node.ranks.size()) + " ranks on '" + node.host.name +
+                     "' are more than one host can run (at most " + std::to_string(kMaxRanks) + ")");
 
   // Variables for the ranks: -x first, then -genv/-env, later ones winning.
   for (const std::string& x : raw.exports) {

@@ -10,11 +10,18 @@
 #include <utility>
 #include <vector>
 
+#include "common/hostfile.h"
+#include "launch_policy.h"
+#include "placement.h"
+
 namespace ferry::launcher {
 
 struct Options {
-  int num_ranks = 1;              // -n; MPICH's default of one rank when absent
-  bool oversubscribe = false;     // accepted; one host always allows it
+  // -n; without it, one rank (MPICH) on this host alone, one per slot (Open
+  // MPI) with a host list, N per host with --ppn N. Set from the placement.
+  int num_ranks = 1;
+  bool num_ranks_given = false;   // -n was given
+  bool oversubscribe = false;     // more ranks than slots; one host always allows it
   bool allow_run_as_root = false; // accepted; Ferry does not refuse root
   bool tag_output = false;        // prefix forwarded lines with "[rank] "
   std::string working_dir;        // --wdir; empty: mpirun's own directory
@@ -24,6 +31,19 @@ struct Options {
   std::string program;            // as the user wrote it (argv[0] of the ranks)
   std::string program_path;       // resolved like execvp: what is executed
   std::vector<std::string> program_args;  // argv of the ranks, program first
+
+  // Where the ranks run. `hosts`: the hostfiles (--hostfile, -f) merged,
+  // narrowed to the hosts that -H names when both are given (Open MPI);
+  // -H alone; else the Slurm allocation mpirun runs in; else empty (this
+  // host only).
+  std::vector<hosts::HostEntry> hosts;
+  int ranks_per_node = 0;         // --ppn/--npernode; 0: not given
+  MapBy map_by = MapBy::kSlot;
+  BindTo bind_to = BindTo::kDefault;
+  bool report_bindings = false;
+  std::string launch_agent;       // --launch-agent; empty: ssh through libssh
+  bool accept_new_host_keys = false;
+  Placement placement;            // place_ranks() of the above, with is_this_host
 };
 
 // What parsing decided: run the job, print text and exit (--help,

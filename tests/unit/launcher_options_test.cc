@@ -50,6 +50,18 @@ TEST(LauncherNormalize, RewritesSingleDashSpellingsOfMpirunOnly) {
             (Args{"--oversubscribe", "--tag-output", "--allow-run-as-root", "--wdir", "/", "p"}));
 }
 
+TEST(LauncherNormalize, RewritesHostAndPlacementSpellings) {
+  EXPECT_EQ(normalize_arguments(Args{"-hostfile", "h", "-machinefile", "m", "-host", "a", "-hosts", "b", "prog"}),
+            (Args{"--hostfile", "h", "--machinefile", "m", "--host", "a", "--hosts", "b", "prog"}));
+  EXPECT_EQ(normalize_arguments(Args{"-npernode", "2", "-map-by", "node", "-bind-to", "core", "-report-bindings",
+                                     "-launch-agent", "ssh", "-launcher-exec", "rsh", "prog"}),
+            (Args{"--npernode", "2", "--map-by", "node", "--bind-to", "core", "--report-bindings", "--launch-agent",
+                  "ssh", "--launcher-exec", "rsh", "prog"}));
+  // -f and -H are single letters, left to CLI11; their values are skipped.
+  EXPECT_EQ(normalize_arguments(Args{"-f", "-np", "-H", "-host", "prog", "-host"}),
+            (Args{"-f", "-np", "-H", "-host", "prog", "-host"}));
+}
+
 TEST(LauncherNormalize, SkipsOptionValuesToFindTheProgram) {
   // "-genv" takes two values: "-np" here is a value, and "prog" the program.
   EXPECT_EQ(normalize_arguments(Args{"-genv", "-np", "x", "prog", "-genv"}),
@@ -117,7 +129,9 @@ TEST(LauncherOptions, HelpAndVersion) {
   ParseOutcome help = parse({"--help"});
   EXPECT_EQ(help.kind, ParseOutcome::Kind::kPrintAndExit);
   for (const char* opt : {"-n", "--np", "--oversubscribe", "-x", "--genv", "--env", "--wdir", "--allow-run-as-root",
-                          "--tag-output", "--version", "--help"})
+                          "--tag-output", "--version", "--help", "--hostfile", "--machinefile", "-f", "-H", "--host",
+                          "--ppn", "--npernode", "--map-by", "--bind-to", "--report-bindings", "--launch-agent",
+                          "--accept-new-host-keys", "SLURM_JOB_NODELIST", "libssh", "same path"})
     EXPECT_NE(help.text.find(opt), std::string::npos) << opt;
   EXPECT_EQ(parse({"-h"}).kind, ParseOutcome::Kind::kPrintAndExit);
   ParseOutcome version = parse({"--version"});
@@ -160,6 +174,191 @@ TEST(LauncherOptions, BadOptions) {
   parse_error({"-genv", "A=B", "1", "sh"});  // '=' in a name
   EXPECT_NE(parse_error({"--wdir", "/no/such/dir", "sh"}).find("does not exist"), std::string::npos);
   EXPECT_NE(parse_error({"--wdir", "/bin/sh", "sh"}).find("not a directory"), std::string::npos);
+}
+
+// A hostfile in the test's temporary directory, removed at the end.
+class TempHostfile {
+ public:
+  TempHostfile(const std::string& name, const std::string& text)
+      : path_(::testing::TempDir() + "launcher_options_" + name) {
+    std::ofstream(path_) << text;
+  }
+  ~TempHostfile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(LauncherHosts, NoHostsIsThisHostAlone) {
+  Options o = parse_ok({"-n", "3", "sh"});
+  EXPECT_TRUE(o.hosts.empty());
+  EXPECT_TRUE(o.num_ranks_given);
+  ASSERT_EQ(o.placement.nodes.size(), 1u);
+  EXPECT_TRUE(o.placement.nodes[0].local);
+  EXPECT_EQ(o.placement.nodes[0].ranks, (std::vector<int>{0, 1, 2}));
+  EXPECT_FALSE(parse_ok({"sh"}).num_ranks_given);
+  EXPECT_EQ(parse_ok({"sh"}).placement.node_of_rank.size(), 1u);
+}
+
+TEST(LauncherHosts, HostfileSpellingsAndRanksPerSlot) {
+  TempHostfile file("hosts", "# test\nlocalhost slots=2\n127.0.0.2:3\n");
+  for (const char* spelling : {"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"}) {
+    Options o = parse_ok({spelling, file.path(), "sh"});
+    ASSERT_EQ(o.hosts.size(), 2u) << spelling;
+    EXPECT_EQ(o.hosts[0].name, "localhost");
+    EXPECT_EQ(o.hosts[1].slots, 3);
+    EXPECT_EQ(o.num_ranks, 5) << spelling;  // one per slot without -n
+    EXPECT_FALSE(o.num_ranks_given);
+    ASSERT_EQ(o.placement.nodes.size(), 2u);
+    EXPECT_TRUE(o.placement.nodes[0].local);
+    EXPECT_TRUE(o.placement.nodes[1].local);  // 127.x is this host
+    EXPECT_EQ(o.placement.nodes[1].ranks, (std::vector<int>{2, 3, 4}));
+  }
+  Options o = parse_ok({"-f", file.path(), "-n", "3", "sh"});
+  EXPECT_EQ(o.num_ranks, 3);
+  EXPECT_EQ(o.placement.node_of_rank, (std::vector<int>{0, 0, 1}));
+}
+
+TEST(LauncherHosts, HostOptionSpellingsRepeatAndMerge) {
+  for (const char* spelling : {"-H", "--host", "-host", "--hosts", "-hosts"}) {
+    Options o = parse_ok({spelling, "localhost:2,192.0.2.1", spelling, "localhost", "sh"});
+    ASSERT_EQ(o.hosts.size(), 2u) << spelling;
+    EXPECT_EQ(o.hosts[0].slots, 3) << spelling;
+    EXPECT_EQ(o.hosts[1].name, "192.0.2.1");
+    EXPECT_EQ(o.num_ranks, 4);
+    ASSERT_EQ(o.placement.nodes.size(), 2u);
+    EXPECT_TRUE(o.placement.nodes[0].local);
+    EXPECT_FALSE(o.placement.nodes[1].local);
+  }
+}
+
+TEST(LauncherHosts, HostOptionPicksHostsFromTheHostfile) {
+  TempHostfile file("pick", "a slots=2\nb slots=4 max_slots=5\nc slots=1\n");
+  Options o = parse_ok({"-f", file.path(), "-H", "c,b:3", "sh"});
+  ASSERT_EQ(o.hosts.size(), 2u);
+  EXPECT_EQ(o.hosts[0].name, "b");  // the hostfile's order
+  EXPECT_EQ(o.hosts[0].slots, 3);   // -H's count wins
+  EXPECT_EQ(o.hosts[0].max_slots, 5);
+  EXPECT_EQ(o.hosts[1].name, "c");
+  EXPECT_EQ(o.hosts[1].slots, 1);
+  EXPECT_EQ(o.num_ranks, 4);
+  EXPECT_EQ(parse_error({"-f", file.path(), "-H", "a,z", "sh"}),
+            "mpirun: -H names 'z', which is not in the hostfile (" + file.path() +
+                "); with a hostfile, -H picks hosts from it");
+  EXPECT_EQ(parse_error({"-f", file.path(), "-H", "b:6", "sh"}),
+            "mpirun: -H b:6 is above its max_slots=5 (" + file.path() + ":2)");
+}
+
+TEST(LauncherHosts, SlurmAllocationWhenNoHostsAreGiven) {
+  g_env["SLURM_JOB_NODELIST"] = "localhost,n[1-2]";
+  g_env["SLURM_TASKS_PER_NODE"] = "2,1(x2)";
+  Options o = parse_ok({"sh"});
+  ASSERT_EQ(o.hosts.size(), 3u);
+  EXPECT_EQ(o.hosts[2].name, "n2");
+  EXPECT_EQ(o.num_ranks, 4);
+  EXPECT_EQ(o.placement.node_of_rank, (std::vector<int>{0, 0, 1, 2}));
+  EXPECT_EQ(parse_error({"-n", "5", "sh"}),
+            "mpirun: 5 ranks requested but the hosts have only 4 slots (SLURM_JOB_NODELIST); add slots or use "
+            "--oversubscribe");
+  // Hosts given explicitly win over the allocation.
+  EXPECT_EQ(parse_ok({"-H", "localhost", "sh"}).hosts.size(), 1u);
+  g_env["SLURM_JOB_NODELIST"] = "n[1-";
+  EXPECT_EQ(parse_error({"sh"}), "mpirun: SLURM_JOB_NODELIST 'n[1-': 'n[1-' lacks a closing ']'");
+  g_env.erase("SLURM_JOB_NODELIST");
+  g_env.erase("SLURM_TASKS_PER_NODE");
+}
+
+TEST(LauncherHosts, TooFewSlotsAndOversubscribe) {
+  TempHostfile file("few", "localhost slots=2\n127.0.0.2\n");
+  EXPECT_EQ(parse_error({"-f", file.path(), "-n", "4", "sh"}),
+            "mpirun: 4 ranks requested but the hosts have only 3 slots (" + file.path() +
+                ":1-2); add slots or use --oversubscribe");
+  Options o = parse_ok({"-f", file.path(), "-n", "4", "--oversubscribe", "sh"});
+  EXPECT_TRUE(o.placement.oversubscribed);
+  EXPECT_EQ(o.placement.node_of_rank, (std::vector<int>{0, 0, 1, 0}));
+  // Open MPI's modifier says the same.
+  EXPECT_TRUE(parse_ok({"-f", file.path(), "-n", "4", "--map-by", "slot:OVERSUBSCRIBE", "sh"}).oversubscribe);
+}
+
+TEST(LauncherHosts, HostListErrorsAreOneLine) {
+  TempHostfile file("bad", "a\nb slots=x\n");
+  EXPECT_EQ(parse_error({"-f", file.path(), "sh"}),
+            "mpirun: " + file.path() + ":2: 'x' is not a number of slots (1 to 1048576)");
+  EXPECT_EQ(parse_error({"-f", "/no/such/hostfile", "sh"}),
+            "mpirun: cannot read hostfile '/no/such/hostfile': No such file or directory");
+  EXPECT_EQ(parse_error({"-H", "a,,b", "sh"}), "mpirun: -H 'a,,b' has an empty host name");
+  EXPECT_EQ(parse_error({"-f"}), "mpirun: option -f needs a value (mpirun --help lists the options)");
+}
+
+TEST(LauncherPlacementOptions, RanksPerNodeSpellings) {
+  for (const char* spelling : {"--ppn", "-ppn", "--npernode", "-npernode", "-N"}) {
+    Options o = parse_ok({"-H", "localhost,127.0.0.2", spelling, "2", "sh"});
+    EXPECT_EQ(o.ranks_per_node, 2) << spelling;
+    EXPECT_EQ(o.placement.node_of_rank, (std::vector<int>{0, 0, 1, 1})) << spelling;
+  }
+  Options o = parse_ok({"-H", "localhost,127.0.0.2", "--map-by", "ppr:3:node", "sh"});
+  EXPECT_EQ(o.ranks_per_node, 3);
+  EXPECT_EQ(o.num_ranks, 6);
+  EXPECT_EQ(parse_ok({"-ppn", "3", "sh"}).num_ranks, 3);  // this host: N ranks
+  EXPECT_EQ(parse_error({"--map-by", "ppr:2:node", "--ppn", "3", "sh"}),
+            "mpirun: --map-by ppr:2:node and --ppn 3 disagree");
+}
+
+TEST(LauncherPlacementOptions, MapBy) {
+  struct Case {
+    const char* text;
+    MapBy expected;
+  };
+  for (Case c : {Case{"slot", MapBy::kSlot}, Case{"node", MapBy::kNode}, Case{"core", MapBy::kCore},
+                 Case{"socket", MapBy::kSocket}, Case{"package", MapBy::kSocket}, Case{"numa", MapBy::kNuma},
+                 Case{"NODE", MapBy::kNode}, Case{"node:nooversubscribe", MapBy::kNode}})
+    EXPECT_EQ(parse_ok({"--map-by", c.text, "sh"}).map_by, c.expected) << c.text;
+  EXPECT_EQ(parse_ok({"-map-by", "node", "sh"}).map_by, MapBy::kNode);
+  EXPECT_EQ(parse_ok({"sh"}).map_by, MapBy::kSlot);
+  Options o = parse_ok({"-H", "localhost:2,127.0.0.2:2", "--map-by", "node", "sh"});
+  EXPECT_EQ(o.placement.node_of_rank, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(parse_error({"--map-by", "hwthread", "sh"}), "mpirun: --map-by hwthread is not supported (use core)");
+  EXPECT_EQ(parse_error({"--map-by", "board", "sh"}),
+            "mpirun: --map-by board: unknown policy 'board' (slot, node, core, socket, numa or ppr:N:node)");
+  EXPECT_EQ(parse_error({"--map-by", "core:PE=2", "sh"}),
+            "mpirun: --map-by core:PE=2: the modifier 'PE=2' is not supported (only oversubscribe, nooversubscribe)");
+  EXPECT_EQ(parse_error({"--map-by", "ppr:2:socket", "sh"}),
+            "mpirun: --map-by ppr:2:socket: only ppr:N:node is supported (ranks per socket are not)");
+  EXPECT_EQ(parse_error({"--map-by", "ppr:x:node", "sh"}),
+            "mpirun: --map-by ppr:x:node: expected ppr:N:node with N a positive number");
+}
+
+TEST(LauncherPlacementOptions, BindTo) {
+  EXPECT_EQ(parse_ok({"sh"}).bind_to, BindTo::kDefault);
+  struct Case {
+    const char* text;
+    BindTo expected;
+  };
+  for (Case c : {Case{"none", BindTo::kNone}, Case{"core", BindTo::kCore}, Case{"socket", BindTo::kSocket},
+                 Case{"package", BindTo::kSocket}, Case{"numa", BindTo::kNuma}, Case{"Core", BindTo::kCore}})
+    EXPECT_EQ(parse_ok({"-bind-to", c.text, "sh"}).bind_to, c.expected) << c.text;
+  EXPECT_EQ(parse_error({"--bind-to", "hwthread", "sh"}), "mpirun: --bind-to hwthread is not supported (use core)");
+  EXPECT_EQ(parse_error({"--bind-to", "core:overload-allowed", "sh"}),
+            "mpirun: --bind-to core:overload-allowed: modifiers after ':' are not supported (none, core, socket, numa)");
+  EXPECT_EQ(parse_error({"--bind-to", "l3cache", "sh"}),
+            "mpirun: --bind-to l3cache: unknown object (none, core, socket or numa)");
+}
+
+TEST(LauncherPlacementOptions, RemoteStartOptions) {
+  Options o = parse_ok({"--report-bindings", "--launch-agent", "ssh -x", "--accept-new-host-keys", "sh"});
+  EXPECT_TRUE(o.report_bindings);
+  EXPECT_EQ(o.launch_agent, "ssh -x");
+  EXPECT_TRUE(o.accept_new_host_keys);
+  Options d = parse_ok({"sh"});
+  EXPECT_FALSE(d.report_bindings);
+  EXPECT_EQ(d.launch_agent, "");
+  EXPECT_FALSE(d.accept_new_host_keys);
+  EXPECT_EQ(parse_ok({"-launch-agent", "rsh", "sh"}).launch_agent, "rsh");
+  EXPECT_EQ(parse_ok({"-launcher-exec", "/usr/bin/ssh", "sh"}).launch_agent, "/usr/bin/ssh");
+  EXPECT_EQ(parse_ok({"--launcher-exec", "a", "--launch-agent", "b", "sh"}).launch_agent, "b");
+  EXPECT_TRUE(parse_ok({"-report-bindings", "sh"}).report_bindings);
+  EXPECT_EQ(parse_error({"--launch-agent", " ", "sh"}), "mpirun: --launch-agent needs a command, not blanks");
 }
 
 TEST(LauncherResolveProgram, SearchesPathLikeExecvp) {
