@@ -52,6 +52,11 @@ FERRY_CHILD_CODE int child_main(void* arg) {
   if (::sigprocmask(SIG_SETMASK, l.signal_mask, nullptr) != 0) fail(a, "sigprocmask");
   if (l.file_limit != nullptr) ::setrlimit(RLIMIT_NOFILE, l.file_limit);
   if (l.working_dir != nullptr && ::chdir(l.working_dir) != 0) fail(a, "chdir");
+  // Bound before exec, so that the rank's first page touches (and the
+  // first-touch NUMA placement they decide) happen where it will run. glibc's
+  // sched_setaffinity is the bare system call: safe here.
+  if (l.cpu_set != nullptr && ::sched_setaffinity(0, sizeof(cpu_set_t), l.cpu_set) != 0)
+    fail(a, "sched_setaffinity");
   ::execve(l.path, l.argv, l.envp);
   fail(a, "exec");
   return 127;

@@ -4,6 +4,7 @@
 // parent-death signal, hence this small equivalent.
 #pragma once
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -21,12 +22,15 @@ struct RankLaunch {
   const sigset_t* signal_mask;  // the mask to exec with (mpirun blocks some)
   bool default_sigpipe;      // mpirun ignores SIGPIPE; the rank must not
   const rlimit* file_limit;  // RLIMIT_NOFILE to exec with; nullptr: mpirun's
+  // The cpus the rank may run on (--bind-to); nullptr: not bound. Last, so
+  // that launches written without it keep compiling.
+  const cpu_set_t* cpu_set = nullptr;
 };
 
 struct SpawnResult {
   pid_t pid = -1;            // > 0: running the program
   int error = 0;             // else: errno of the step that failed
-  const char* step = "";     // "exec", "chdir", ... for the message
+  const char* step = "";     // "exec", "chdir", "sched_setaffinity", ...
 };
 
 // Starts the rank in its own process group (so that the job's teardown
