@@ -1,5 +1,5 @@
 # Install rules. `cmake --install build --prefix P` gives
-#   P/bin/      mpirun, mpiexec -> mpirun, mpicc, mpicxx, ferry_info
+#   P/bin/      mpirun, mpiexec -> mpirun, ferryd, mpicc, mpicxx, ferry_info
 #   P/lib/      libmpi.so.12 (+ libmpi.so), libmpich.so.12 and libmpich.so -> libmpi.so.12,
 #               pkgconfig/ferry.pc and pkgconfig/mpi.pc
 #   P/include/  mpi.h, mpio.h, mpix.h
@@ -33,7 +33,7 @@ endfunction()
 
 # The targets are written by several people; a missing one is reported here
 # rather than failing the configure step of everyone else.
-foreach(_ferry_target mpi mpirun ferry_info)
+foreach(_ferry_target mpi mpirun ferryd ferry_info)
   if(NOT TARGET ${_ferry_target})
     message(STATUS "Install: target ${_ferry_target} is not defined yet; it will not be installed")
   endif()
@@ -55,7 +55,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mpi/ DESTINATION ${FERRY_INSTALL
         FILES_MATCHING PATTERN "*.h")
 
 # --- Programs -------------------------------------------------------------------
-foreach(_ferry_program mpirun ferry_info)
+foreach(_ferry_program mpirun ferryd ferry_info)
   if(TARGET ${_ferry_program})
     set_target_properties(${_ferry_program} PROPERTIES
       INSTALL_RPATH "${_ferry_bin_runpath}" INSTALL_RPATH_USE_LINK_PATH ON)

@@ -29,6 +29,12 @@ constexpr std::array kSettings = {
     Setting{"FERRY_TCP_INTERFACE", "",
             "Address or interface name to publish for TCP (default: all up interfaces, loopback for same-host peers)"},
     Setting{"FERRY_CONNECT_TIMEOUT", "30", "Seconds to wait for a TCP connection to a peer before failing"},
+    // Launcher (mpirun and its node daemons).
+    Setting{"FERRY_LAUNCH_FANOUT", "32",
+            "Children per process in the tree of node daemons (mpirun at the root): how many hosts any one "
+            "of them talks to"},
+    Setting{"FERRY_LAUNCH_TIMEOUT", "30",
+            "Seconds mpirun allows to reach a host and start its node daemon (ssh connect, authentication, start)"},
     // Collective algorithms (src/coll/select.cc): "auto" uses the selection table.
     Setting{"FERRY_ALLREDUCE_ALGORITHM", "auto",
             "Allreduce algorithm: ring, tree, recursive_doubling, rabenseifner or auto"},

@@ -25,9 +25,9 @@ int shell_status(int wait_status) {
   return 1;
 }
 
-Failure rank_exit_failure(int rank, pid_t pid, int wait_status) {
-  return {"mpirun: rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ") " +
-              describe_wait_status(wait_status),
+Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::string& host) {
+  return {"mpirun: rank " + std::to_string(rank) + " (pid " + std::to_string(pid) +
+              (host.empty() ? "" : " on " + host) + ") " + describe_wait_status(wait_status),
           shell_status(wait_status)};
 }
 

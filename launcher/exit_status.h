@@ -21,7 +21,9 @@ struct Failure {
 // A rank's wait status that ends the job: a non-zero exit or a signal.
 // Returns nothing for a clean exit (status 0).
 bool rank_failed(int wait_status);
-Failure rank_exit_failure(int rank, pid_t pid, int wait_status);
+// `host`: where the rank ran, when not on mpirun's host ("rank 2 (pid 1234
+// on h2) exited with status 3").
+Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::string& host = "");
 
 // A rank called MPI_Abort (PMIx_Abort) with `code`.
 Failure rank_abort_failure(int rank, int code);

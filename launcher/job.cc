@@ -10,17 +10,21 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include "clock.h"
+#include "common/config.h"
 #include "common/debug.h"
+#include "daemon_start.h"
+#include "daemon_tree.h"
 #include "exit_status.h"
+#include "local_ranks.h"
+#include "node_setup.h"
 #include "output_forwarding.h"
 #include "rank_environment.h"
-#include "spawn.h"
 #include "stdin_forwarding.h"
 
 extern char** environ;
@@ -35,10 +39,16 @@ constexpr int kFailureGraceMs = 300;
 // After mpirun passes on SIGINT/SIGTERM, what the user asked for: a second
 // for the ranks to act on it themselves.
 constexpr int kInterruptGraceMs = 1000;
+// After SIGKILL went out, how long mpirun waits to hear of remote ranks'
+// ends. A daemon that says nothing by then is given up on: mpirun exits,
+// and the daemon, losing its link, kills its ranks itself.
+constexpr int kRemoteKillWaitMs = 5000;
 
-// What an epoll event is about: the kind in the low byte, a rank above it.
-enum Source : uint64_t { kSignals = 1, kServer, kTimer, kStdin, kStdinPipe, kRankStdout, kRankStderr };
-uint64_t tag(Source s, int rank = 0) { return uint64_t(s) | (uint64_t(rank) << 8); }
+// What an epoll event is about: the kind in the low byte, an index above it.
+enum Source : uint8_t {
+  kSignals = 1, kServer, kTimer, kStdin, kStdinPipe, kRankStdout, kRankStderr, kDaemonListen, kDaemonLink
+};
+uint64_t tag(Source s, int index = 0) { return uint64_t(s) | (uint64_t(index) << 8); }
 
 class Fd {
  public:
@@ -54,41 +64,36 @@ class Fd {
   int fd_;
 };
 
-struct Rank {
-  pid_t pid = -1;       // also its process group
-  bool running = false;
-  std::optional<LineForwarder> out, err;
-};
-
 class Job {
  public:
-  Job(const Options& options, PmixHost& server, const RankDefaults& defaults)
+  Job(const Options& options, const JobPlan& plan, int local_node, PmixHost& server,
+      const RankDefaults& defaults)
       : options_(options),
+        plan_(plan),
+        local_node_(local_node),
         server_(server),
         defaults_(defaults),
         epoll_(::epoll_create1(EPOLL_CLOEXEC)),
         signal_fd_(::signalfd(-1, &defaults.signals.handled, SFD_CLOEXEC | SFD_NONBLOCK)),
         timer_fd_(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)),
         stdin_(epoll_.get(), tag(kStdin), tag(kStdinPipe)),
-        ranks_(size_t(options.num_ranks)) {
+        rank_running_(size_t(plan.num_ranks), false) {
     watch(signal_fd_.get(), tag(kSignals));
     watch(server_.event_fd(), tag(kServer));
     watch(timer_fd_.get(), tag(kTimer));
-  }
-
-  // Only reached with ranks still running if the event loop itself failed:
-  // the job must not outlive mpirun, nor leave zombies.
-  ~Job() {
-    for (Rank& r : ranks_)
-      if (r.running) {
-        ::kill(-r.pid, SIGKILL);
-        ::waitpid(r.pid, nullptr, 0);
-      }
+    if (local_node_ >= 0) {
+      LocalRanksSetup setup = node_setup(plan, local_node_, server.topology(), end_lines());
+      setup.working_dir = options.working_dir;  // empty: stay where mpirun is
+      local_.emplace(epoll_.get(), kRankStdout, kRankStderr, std::move(setup), defaults,
+                     [this](int, int stream) { return stream == 1 ? &stdout_ : &stderr_; });
+    }
   }
 
   int run() {
     double t0 = monotonic_ms();
-    start_ranks();
+    if (plan_.num_daemons > 0) start_daemons();
+    if (local_ && !failure_) start_local_ranks();
+    if (!local_ || local_->size() == 0 || local_->rank_at(0) != 0) stdin_.stop();  // rank 0 is elsewhere
     // Idle time while the ranks load and connect.
     server_.session_dir().sweep_stale();
     epoll_event events[64];
@@ -111,8 +116,12 @@ class Job {
         fail({"", 128 + SIGPIPE});  // like a pipeline member whose reader left
     }
     // Whatever a rank left behind in its process group goes with the job.
-    for (const Rank& r : ranks_)
-      if (r.pid > 0) ::kill(-r.pid, SIGKILL);
+    if (local_) local_->kill_leftovers();
+    if (tree_) {
+      tree_->fail_fences();
+      tree_->pass_down(wire::Encoder(wire::Type::kShutdown).finish());
+      tree_->drain(1000);
+    }
     int status = failure_ ? failure_->exit_status : 0;
     FERRY_DEBUG(kLaunch, "job ended after %.1f ms: exit status %d", monotonic_ms() - t0, status);
     return status;
@@ -127,111 +136,85 @@ class Job {
       throw std::runtime_error(std::string("epoll_ctl: ") + strerror(errno));
   }
 
+  // An unfinished last line gets a newline when lines of several ranks (or
+  // tagged lines) could otherwise run together; a 1-rank job's output is
+  // passed on byte for byte.
+  bool end_lines() const { return options_.num_ranks > 1 || options_.tag_output; }
+
   // ---- Starting -----------------------------------------------------------
 
-  void start_ranks() {
+  void start_daemons() {
+    int port = 0;
+    int listen_fd = listen_for_daemons(&port);
+    tree_ = std::make_unique<DaemonTree>(
+        epoll_.get(), kDaemonListen, kDaemonLink, plan_, 0, listen_fd, local_node_ >= 0,
+        [this](wire::Type type, std::string_view body) { from_daemons(type, body); });
+    RemoteStartOptions remote;
+    remote.launch_agent = options_.launch_agent;
+    remote.accept_new_host_keys = options_.accept_new_host_keys;
+    remote.timeout_ms = int(config::integer("FERRY_LAUNCH_TIMEOUT")) * 1000;
+    std::string error = start_node_daemons(plan_, port, remote);
+    if (!error.empty()) {
+      fail({error, 1});
+      return;
+    }
+    // Their ranks are running from now on, as far as mpirun knows: each
+    // daemon reports every exit.
+    for (const PlanNode& node : plan_.nodes)
+      if (node.position > 0)
+        for (int r : node.ranks) set_running(r, true);
+  }
+
+  void start_local_ranks() {
     double t0 = monotonic_ms();
     Environment base = base_environment(environ, options_.environment);
-    std::vector<char*> argv;
-    for (const std::string& a : options_.program_args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-
-    for (int r = 0; r < options_.num_ranks; ++r) {
+    for (int i = 0; i < local_->size(); ++i) {
+      int r = local_->rank_at(i);
       try {
-        start_rank(r, base, argv);
+        local_->start(i, base, server_, r == 0 ? stdin_.rank0_fd() : stdin_.null_fd());
+        if (local_->pid_of(i) > 0) set_running(r, true);
+        if (r == 0) stdin_.rank0_started();
       } catch (const std::exception& e) {
+        if (local_->pid_of(i) > 0) set_running(r, true);
         // The ranks already started are ended like after any failure.
         fail({"mpirun: cannot start rank " + std::to_string(r) + ": " + e.what(), 1});
       }
       if (failure_) break;
     }
-    FERRY_DEBUG(kLaunch, "started %d ranks of %s in %.2f ms", running_, options_.program.c_str(),
+    FERRY_DEBUG(kLaunch, "started %d ranks of %s in %.2f ms", local_->running(), options_.program.c_str(),
                 monotonic_ms() - t0);
   }
 
-  // Throws with the reason when the rank cannot be started.
-  void start_rank(int r, const Environment& base, const std::vector<char*>& argv) {
-    Environment env(base);
-    add_rank_variables(env, r, options_.num_ranks);
-    server_.setup_fork(r, env.pmix_handle());
-
-    int out[2], err[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-    if (::pipe2(err, O_CLOEXEC) != 0) {
-      ::close(out[0]);
-      ::close(out[1]);
-      throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-    }
-    ::fcntl(out[0], F_SETFL, O_NONBLOCK);  // mpirun's ends only: a rank's
-    ::fcntl(err[0], F_SETFL, O_NONBLOCK);  // writes must block when full
-    RankLaunch launch{options_.program_path.c_str(),
-                      argv.data(),
-                      env.envp(),
-                      r == 0 ? stdin_.rank0_fd() : stdin_.null_fd(),
-                      out[1],
-                      err[1],
-                      options_.working_dir.empty() ? nullptr : options_.working_dir.c_str(),
-                      &defaults_.signals.original_mask,
-                      defaults_.signals.default_sigpipe,
-                      defaults_.file_limit ? &*defaults_.file_limit : nullptr};
-    SpawnResult started = spawn_rank(launch);
-    ::close(out[1]);
-    ::close(err[1]);
-
-    Rank& rank = ranks_[size_t(r)];
-    std::string prefix = options_.tag_output ? "[" + std::to_string(r) + "] " : "";
-    rank.out.emplace(out[0], &stdout_, prefix);
-    rank.err.emplace(err[0], &stderr_, prefix);
-    if (started.pid < 0)
-      throw std::runtime_error(std::string(started.step) + ": " + strerror(started.error));
-    rank.pid = started.pid;
-    rank.running = true;
-    ++running_;
-    by_pid_[started.pid] = r;
-    watch(rank.out->fd(), tag(kRankStdout, r));
-    watch(rank.err->fd(), tag(kRankStderr, r));
-    if (r == 0) stdin_.rank0_started();
-    // A child whose exec failed has exited (127); it is reaped as usual.
-    if (started.error != 0)
-      throw std::runtime_error(std::string(started.step) + " " + options_.program_path + ": " +
-                               strerror(started.error));
-    FERRY_DEBUG(kLaunch, "rank %d started: pid %d", r, int(started.pid));
+  void set_running(int rank, bool running) {
+    if (rank_running_[size_t(rank)] == running) return;
+    rank_running_[size_t(rank)] = running;
+    running_ += running ? 1 : -1;
   }
 
   // ---- Events -------------------------------------------------------------
 
   void dispatch(const epoll_event& ev) {
     uint64_t data = ev.data.u64;
-    int r = int(data >> 8);
     switch (Source(data & 0xff)) {
       case kSignals: handle_signals(); break;
       case kServer: break;  // handled first, see run()
       case kTimer: handle_timer(); break;
       case kStdin: stdin_.on_stdin_ready(); break;
       case kStdinPipe: stdin_.on_pipe_ready(ev.events); break;
-      case kRankStdout: forward(ranks_[size_t(r)].out); break;
-      case kRankStderr: forward(ranks_[size_t(r)].err); break;
+      case kRankStdout:
+      case kRankStderr: local_->on_output(data); break;
+      case kDaemonListen:
+      case kDaemonLink: tree_->on_event(data, ev.events); break;
     }
   }
-
-  void forward(std::optional<LineForwarder>& stream) {
-    if (!stream) return;  // closed earlier in this batch
-    // EOF: the rank (and whatever shares its output) closed the pipe, so
-    // its last line is complete as it is.
-    if (!stream->on_readable()) {
-      stream->finish(end_lines());
-      stream.reset();
-    }
-  }
-
-  // An unfinished last line gets a newline when lines of several ranks (or
-  // tagged lines) could otherwise run together; a 1-rank job's output is
-  // passed on byte for byte.
-  bool end_lines() const { return options_.num_ranks > 1 || options_.tag_output; }
 
   void handle_server_events() {
-    for (const ServerEvent& e : server_.take_events()) {
-      if (e.rank < 0 || e.rank >= options_.num_ranks) continue;
+    for (ServerEvent& e : server_.take_events()) {
+      if (e.kind == ServerEvent::Kind::kFence) {
+        tree_->local_fence(std::move(e.data), e.reply);
+        continue;
+      }
+      if (e.rank < 0 || e.rank >= plan_.num_ranks) continue;
       switch (e.kind) {
         case ServerEvent::Kind::kConnected:
           FERRY_DEBUG(kLaunch, "rank %d connected to PMIx", e.rank);
@@ -245,8 +228,77 @@ class Job {
           // killed if it lingers past the grace period.
           fail(rank_abort_failure(e.rank, e.code), e.rank);
           break;
+        case ServerEvent::Kind::kFence: break;
       }
     }
+  }
+
+  // What the daemons report (through the tree).
+  void from_daemons(wire::Type type, std::string_view body) {
+    wire::Decoder d(body);
+    switch (type) {
+      case wire::Type::kOutput: {
+        d.u32();  // the rank: its lines are whole, and tagged already
+        uint8_t stream = d.u8();
+        std::string bytes = d.str();
+        write_all(stream == 1 ? stdout_ : stderr_, bytes.data(), bytes.size());
+        break;
+      }
+      case wire::Type::kRankExited: {
+        int r = int(d.u32());
+        pid_t pid = d.i32();
+        int status = d.i32();
+        if (!d.ok() || r < 0 || r >= plan_.num_ranks || !rank_running_[size_t(r)]) break;
+        rank_ended(r, pid, status, host_of(r));
+        break;
+      }
+      case wire::Type::kAbort: {
+        int r = int(d.u32());
+        int code = d.i32();
+        if (!d.ok() || r < 0 || r >= plan_.num_ranks) break;
+        FERRY_DEBUG(kLaunch, "rank %d on %s called PMIx_Abort(%d)", r, host_of(r).c_str(), code);
+        fail(rank_abort_failure(r, code), r);
+        break;
+      }
+      case wire::Type::kNodeLost: {
+        int position = int(d.u32());
+        std::string reason = d.str();
+        node_lost(position, reason);
+        break;
+      }
+      case wire::Type::kError: {
+        int status = d.i32();
+        std::string message = d.str();
+        fail({message, status});
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  const std::string& host_of(int rank) const {
+    for (const PlanNode& node : plan_.nodes)
+      for (int r : node.ranks)
+        if (r == rank) return node.host;
+    static const std::string unknown = "?";
+    return unknown;
+  }
+
+  // A daemon's link closed: it and every daemon below it are gone (those
+  // below lose their parent and end their ranks), so are their ranks.
+  void node_lost(int position, const std::string& reason) {
+    int node = plan_.node_at(position);
+    std::string host = node >= 0 ? plan_.nodes[size_t(node)].host : "?";
+    std::vector<int> lost = {position};
+    for (size_t i = 0; i < lost.size(); ++i)
+      for (int c : tree_children(lost[i], plan_.fanout, plan_.num_daemons)) lost.push_back(c);
+    for (int p : lost) {
+      int n = plan_.node_at(p);
+      if (n >= 0)
+        for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
+    }
+    fail({"mpirun: lost the node daemon on " + host + " (" + reason + "); its ranks are gone", 1});
   }
 
   void handle_signals() {
@@ -283,31 +335,36 @@ class Job {
     int status;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      auto it = by_pid_.find(pid);
-      if (it == by_pid_.end()) continue;
-      int r = it->second;
-      Rank& rank = ranks_[size_t(r)];
-      rank.running = false;
-      --running_;
-      // Everything the rank wrote is in its pipes by now.
-      for (std::optional<LineForwarder>* stream : {&rank.out, &rank.err})
-        if (*stream) {
-          (*stream)->finish(end_lines());
-          stream->reset();
-        }
-      if (r == 0) stdin_.stop();
-      FERRY_DEBUG(kLaunch, "rank %d (pid %d) %s", r, int(pid), describe_wait_status(status).c_str());
-      // A rank that exits 0 without PMIx_Finalize is not told apart: Open
-      // PMIx reports a finalize, and a connection lost without one, the same
-      // way and possibly after the exit. Its peers are not left hanging in
-      // PMIx: a fence it was part of fails for them.
-      if (rank_failed(status)) fail(rank_exit_failure(r, pid, status));
+      if (!local_) continue;
+      std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status);
+      if (!exit) continue;
+      if (exit->rank == 0) stdin_.stop();
+      rank_ended(exit->rank, pid, status, "");
     }
+  }
+
+  // `host` is empty for a rank of mpirun's own host.
+  void rank_ended(int r, pid_t pid, int status, const std::string& host) {
+    set_running(r, false);
+    FERRY_DEBUG(kLaunch, "rank %d (pid %d%s%s) %s", r, int(pid), host.empty() ? "" : " on ", host.c_str(),
+                describe_wait_status(status).c_str());
+    // A rank that exits 0 without PMIx_Finalize is not told apart: Open
+    // PMIx reports a finalize, and a connection lost without one, the same
+    // way and possibly after the exit. Its peers are not left hanging in
+    // PMIx: a fence it was part of fails for them.
+    if (rank_failed(status)) fail(rank_exit_failure(r, pid, status, host));
   }
 
   void handle_timer() {
     uint64_t expirations;
     if (::read(timer_fd_.get(), &expirations, sizeof expirations) < 0) return;
+    if (phase_ == Phase::kKilling) {
+      // Remote ranks not heard of since SIGKILL: their daemons will end
+      // them when mpirun's links close.
+      FERRY_DEBUG(kLaunch, "giving up on %d ranks on unresponsive hosts", running_);
+      for (int r = 0; r < plan_.num_ranks; ++r) set_running(r, false);
+      return;
+    }
     kill_all();
   }
 
@@ -328,6 +385,13 @@ class Job {
     if (record(f)) terminate(SIGTERM, kFailureGraceMs, spared_rank);
   }
 
+  void arm_timer(int ms) {
+    itimerspec when = {};
+    when.it_value.tv_sec = ms / 1000;
+    when.it_value.tv_nsec = long(ms % 1000) * 1000000L;
+    ::timerfd_settime(timer_fd_.get(), 0, &when, nullptr);
+  }
+
   // Sends `sig` to every rank's process group (but `spared_rank`'s), and
   // SIGKILL to all that remain after `grace_ms`.
   void terminate(int sig, int grace_ms, int spared_rank = -1) {
@@ -335,12 +399,8 @@ class Job {
     phase_ = Phase::kTerminating;
     FERRY_DEBUG(kLaunch, "ending the job: signal %d to %d ranks, SIGKILL after %d ms", sig, running_,
                 grace_ms);
-    for (size_t r = 0; r < ranks_.size(); ++r)
-      if (ranks_[r].running && int(r) != spared_rank) ::kill(-ranks_[r].pid, sig);
-    itimerspec when = {};
-    when.it_value.tv_sec = grace_ms / 1000;
-    when.it_value.tv_nsec = long(grace_ms % 1000) * 1000000L;
-    ::timerfd_settime(timer_fd_.get(), 0, &when, nullptr);
+    signal_ranks(sig, spared_rank);
+    arm_timer(grace_ms);
   }
 
   void kill_all() {
@@ -348,23 +408,27 @@ class Job {
     phase_ = Phase::kKilling;
     FERRY_DEBUG(kLaunch, "killing %d remaining ranks", running_);
     signal_ranks(SIGKILL);
+    if (tree_) arm_timer(kRemoteKillWaitMs);
   }
 
-  void signal_ranks(int sig) {
-    for (const Rank& r : ranks_)
-      if (r.running) ::kill(-r.pid, sig);
+  void signal_ranks(int sig, int spared_rank = -1) {
+    if (local_) local_->signal(sig, spared_rank);
+    if (tree_) tree_->pass_down(wire::Encoder(wire::Type::kSignal).i32(sig).i32(spared_rank).finish());
   }
 
   enum class Phase { kRunning, kTerminating, kKilling };
 
   const Options& options_;
+  const JobPlan& plan_;
+  int local_node_;
   PmixHost& server_;
   const RankDefaults& defaults_;
   Fd epoll_, signal_fd_, timer_fd_;
   OutputSink stdout_{STDOUT_FILENO}, stderr_{STDERR_FILENO};
   StdinForwarder stdin_;
-  std::vector<Rank> ranks_;
-  std::unordered_map<pid_t, int> by_pid_;
+  std::optional<LocalRanks> local_;
+  std::unique_ptr<DaemonTree> tree_;
+  std::vector<bool> rank_running_;  // every rank of the job, wherever it runs
   int running_ = 0;
   Phase phase_ = Phase::kRunning;
   std::optional<Failure> failure_;
@@ -387,8 +451,9 @@ SignalSetup take_over_signals() {
   return s;
 }
 
-int run_job(const Options& options, PmixHost& server, const RankDefaults& defaults) {
-  Job job(options, server, defaults);
+int run_job(const Options& options, const JobPlan& plan, int local_node, PmixHost& server,
+            const RankDefaults& defaults) {
+  Job job(options, plan, local_node, server, defaults);
   return job.run();
 }
 

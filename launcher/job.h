@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "job_plan.h"
 #include "options.h"
 #include "pmix_host.h"
 
@@ -31,8 +32,11 @@ struct RankDefaults {
   std::optional<rlimit> file_limit;  // set when mpirun raised its own
 };
 
-// Starts the job's ranks and runs it to the end. Returns mpirun's exit
-// status: 0, or that of the first failure.
-int run_job(const Options& options, PmixHost& server, const RankDefaults& defaults);
+// Starts the job's ranks (those of mpirun's host itself; the others
+// through a node daemon per host, see daemon_start.h) and runs it to the
+// end. `local_node`: the plan's node on this host, or -1. Returns mpirun's
+// exit status: 0, or that of the first failure.
+int run_job(const Options& options, const JobPlan& plan, int local_node, PmixHost& server,
+            const RankDefaults& defaults);
 
 }  // namespace ferry::launcher

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace ferry::launcher {
 namespace {
@@ -73,43 +75,70 @@ std::string make_job_secret() {
   return hex;
 }
 
+JobDescription single_host_job(std::string nspace, int num_ranks, std::string hostname,
+                               std::string secret) {
+  JobDescription job;
+  job.nspace = std::move(nspace);
+  job.num_ranks = num_ranks;
+  job.secret = std::move(secret);
+  NodeDescription node;
+  node.hostname = std::move(hostname);
+  for (int r = 0; r < num_ranks; ++r) node.ranks.push_back(r);
+  job.nodes.push_back(std::move(node));
+  return job;
+}
+
 JobInfo::JobInfo(const JobDescription& job) {
   const uint32_t n = uint32_t(job.num_ranks);
-  std::string all_ranks;  // "0,1,...,n-1": every rank is on this host
-  for (uint32_t r = 0; r < n; ++r) {
-    if (r != 0) all_ranks += ',';
-    all_ranks += std::to_string(r);
+  const NodeDescription& here = job.nodes.at(size_t(job.this_node));
+  // Where every rank runs: its node, and its index among that node's ranks.
+  std::vector<uint32_t> node_of(n, 0);
+  std::vector<uint16_t> local_rank_of(n, 0);
+  std::string node_map, proc_map;  // "h1,h2" and "0,1;2,3"
+  for (size_t i = 0; i < job.nodes.size(); ++i) {
+    const NodeDescription& node = job.nodes[i];
+    node_map += (i == 0 ? "" : ",") + node.hostname;
+    if (i != 0) proc_map += ';';
+    for (size_t k = 0; k < node.ranks.size(); ++k) {
+      uint32_t r = uint32_t(node.ranks[k]);
+      node_of[r] = uint32_t(i);
+      local_rank_of[r] = uint16_t(k);
+      proc_map += (k == 0 ? "" : ",") + std::to_string(r);
+    }
   }
+  std::string local_peers;
+  for (size_t k = 0; k < here.ranks.size(); ++k) local_peers += (k == 0 ? "" : ",") + std::to_string(here.ranks[k]);
 
   InfoList list;
-  // Job level. One app, one node, and the job fills the universe.
+  // Job level: one app that fills the universe.
   list.add_string(PMIX_JOBID, job.nspace);
   list.add_u32(PMIX_UNIV_SIZE, n);
   list.add_u32(PMIX_JOB_SIZE, n);
   list.add_u32(PMIX_MAX_PROCS, n);
   list.add_u32(PMIX_APPNUM, 0);
   list.add_u32(PMIX_JOB_NUM_APPS, 1);
-  list.add_u32(PMIX_NUM_NODES, 1);
-  list.add_u32(PMIX_LOCAL_SIZE, n);
-  list.add_string(PMIX_LOCAL_PEERS, all_ranks);
-  list.add_rank(PMIX_LOCALLDR, 0);
-  list.add_u32(PMIX_NODEID, 0);
-  list.add_string(PMIX_HOSTNAME, job.hostname);
-  add_regex(list, PMIX_NODE_MAP, job.hostname, PMIx_generate_regex);
-  add_regex(list, PMIX_PROC_MAP, all_ranks, PMIx_generate_ppn);
+  list.add_u32(PMIX_NUM_NODES, uint32_t(job.nodes.size()));
+  // This node, as its ranks see it.
+  list.add_u32(PMIX_LOCAL_SIZE, uint32_t(here.ranks.size()));
+  list.add_string(PMIX_LOCAL_PEERS, local_peers);
+  list.add_rank(PMIX_LOCALLDR, here.ranks.empty() ? 0 : pmix_rank_t(here.ranks[0]));
+  list.add_u32(PMIX_NODEID, uint32_t(job.this_node));
+  list.add_string(PMIX_HOSTNAME, here.hostname);
+  add_regex(list, PMIX_NODE_MAP, node_map, PMIx_generate_regex);
+  add_regex(list, PMIX_PROC_MAP, proc_map, PMIx_generate_ppn);
   list.add_string(kJobSecretKey, job.secret);
 
   // Per rank: PMIx wants PMIX_RANK first in each array.
   for (uint32_t r = 0; r < n; ++r) {
     InfoList proc;
     proc.add_rank(PMIX_RANK, r);
-    proc.add_u16(PMIX_LOCAL_RANK, uint16_t(r));
-    proc.add_u16(PMIX_NODE_RANK, uint16_t(r));
+    proc.add_u16(PMIX_LOCAL_RANK, local_rank_of[r]);
+    proc.add_u16(PMIX_NODE_RANK, local_rank_of[r]);
     proc.add_rank(PMIX_GLOBAL_RANK, r);
     proc.add_rank(PMIX_APP_RANK, r);
     proc.add_u32(PMIX_APPNUM, 0);
-    proc.add_u32(PMIX_NODEID, 0);
-    proc.add_string(PMIX_HOSTNAME, job.hostname);
+    proc.add_u32(PMIX_NODEID, node_of[r]);
+    proc.add_string(PMIX_HOSTNAME, job.nodes[node_of[r]].hostname);
     pmix_data_array_t array = proc.convert();
     list.add(PMIX_PROC_INFO_ARRAY, &array, PMIX_DATA_ARRAY);
     PMIx_Data_array_destruct(&array);

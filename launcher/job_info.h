@@ -7,18 +7,29 @@
 #include <pmix_server.h>
 
 #include <string>
+#include <vector>
 
 namespace ferry::launcher {
 
 // The job-level key under which ranks find the job secret (PMIX_STRING).
 inline constexpr const char* kJobSecretKey = "ferry.job.secret";
 
+struct NodeDescription {
+  std::string hostname;    // as mpirun names the host
+  std::vector<int> ranks;  // global ranks, ascending
+};
+
 struct JobDescription {
   std::string nspace;    // PMIx namespace, also PMIX_JOBID
-  int num_ranks = 0;     // all on this host: node 0
-  std::string hostname;
+  int num_ranks = 0;
   std::string secret;    // 32 hex digits
+  std::vector<NodeDescription> nodes;  // PMIx node ids are indexes
+  int this_node = 0;     // the node whose server is told about the job
 };
+
+// A job on this host alone: node 0 runs every rank.
+JobDescription single_host_job(std::string nspace, int num_ranks, std::string hostname,
+                               std::string secret);
 
 // 128 random bits from getrandom(), as 32 lowercase hex digits.
 std::string make_job_secret();

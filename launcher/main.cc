@@ -7,6 +7,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+extern char** environ;
+
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -17,6 +20,8 @@
 #include "common/debug.h"
 #include "job.h"
 #include "job_info.h"
+#include "job_plan.h"
+#include "node_setup.h"
 #include "options.h"
 #include "pmix_host.h"
 
@@ -63,6 +68,69 @@ std::string host_name() {
   return name;
 }
 
+// One line on stderr, "mpirun: " first (once).
+void print_error(const std::string& what) {
+  std::fprintf(stderr, "%s%s\n", what.rfind("mpirun: ", 0) == 0 ? "" : "mpirun: ", what.c_str());
+}
+
+// Children per daemon in the tree: FERRY_LAUNCH_FANOUT.
+int launch_fanout() { return std::max(1, int(ferry::config::integer("FERRY_LAUNCH_FANOUT"))); }
+
+// What mpirun passes to remote hosts besides -x/-genv: its own FERRY_*
+// settings and PMIx's MCA parameters, as Open MPI passes OMPI_MCA_*.
+std::vector<std::pair<std::string, std::string>> remote_environment(const Options& options) {
+  std::vector<std::pair<std::string, std::string>> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry = *e;
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    if (entry.rfind("FERRY_", 0) == 0 || entry.rfind("PMIX_MCA_", 0) == 0)
+      env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  env.insert(env.end(), options.environment.begin(), options.environment.end());
+  return env;
+}
+
+std::string current_directory() {
+  char buffer[4096];
+  return ::getcwd(buffer, sizeof buffer) != nullptr ? buffer : "/";
+}
+
+// The plan every node works from: mpirun's host (if it runs ranks) is
+// position 0 in the daemon tree, the other hosts 1, 2, ... in host order.
+JobPlan make_plan(const Options& options, const std::string& nspace, const std::string& secret,
+                  int* local_node) {
+  JobPlan plan;
+  plan.nspace = nspace;
+  plan.secret = secret;
+  plan.num_ranks = options.num_ranks;
+  plan.fanout = launch_fanout();
+  *local_node = -1;
+  for (const PlacedNode& placed : options.placement.nodes) {
+    PlanNode node;
+    node.host = placed.local && options.hosts.empty() ? host_name() : placed.host.name;
+    node.ranks = placed.ranks;
+    node.oversubscribed = !options.hosts.empty() && int(placed.ranks.size()) > placed.host.slots;
+    if (placed.local && *local_node < 0) {
+      *local_node = int(plan.nodes.size());
+      node.position = 0;
+    } else {
+      node.position = ++plan.num_daemons;
+    }
+    plan.nodes.push_back(std::move(node));
+  }
+  plan.program_path = options.program_path;
+  plan.program_args = options.program_args;
+  plan.environment = remote_environment(options);
+  plan.working_dir_given = !options.working_dir.empty();
+  plan.working_dir = plan.working_dir_given ? options.working_dir : current_directory();
+  plan.tag_output = options.tag_output;
+  plan.map_by = options.map_by;
+  plan.bind_to = options.bind_to;
+  plan.report_bindings = options.report_bindings;
+  return plan;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,20 +163,17 @@ int main(int argc, char** argv) {
 
   defaults.signals = take_over_signals();
   try {
-    PmixHost server;
-    JobDescription job;
-    job.nspace = "ferry." + std::to_string(::getpid());
-    job.num_ranks = options.num_ranks;
-    job.hostname = host_name();
-    job.secret = make_job_secret();
-    server.register_job(job);
+    int local_node = -1;
+    const JobPlan plan = make_plan(options, "ferry." + std::to_string(::getpid()), make_job_secret(), &local_node);
+    PmixHost server(local_node >= 0 ? plan.nodes[size_t(local_node)].host : "");
+    if (local_node >= 0) server.register_job(job_description(plan, local_node));
     // stdio is flushed now: the ranks must not inherit buffered output.
     std::fflush(nullptr);
     int status;
     try {
-      status = run_job(options, server, defaults);
+      status = run_job(options, plan, local_node, server, defaults);
     } catch (const std::exception& e) {  // the event loop failed; the ranks are ended
-      std::fprintf(stderr, "mpirun: %s\n", e.what());
+      print_error(e.what());
       status = 1;
     }
     // Every rank is gone. End here, without finalizing PMIx (see
@@ -118,7 +183,7 @@ int main(int argc, char** argv) {
     std::fflush(nullptr);
     ::_exit(status);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "mpirun: %s\n", e.what());
+    print_error(e.what());
     return 1;
   }
 }

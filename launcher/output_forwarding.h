@@ -4,6 +4,7 @@
 // until its end arrives. Lines of different ranks therefore never mix.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace ferry::launcher {
@@ -11,9 +12,12 @@ namespace ferry::launcher {
 // mpirun's stdout or stderr. Once writing fails for good (EPIPE: the reader
 // went away, as in `mpirun ... | head`), further output is dropped and
 // `broken` tells the job to end, as a shell pipeline would.
+// In a node daemon the sink is not a file but the link to mpirun: then
+// `deliver` takes the bytes (already whole lines) instead of fd.
 struct OutputSink {
   int fd;
   bool broken = false;
+  std::function<void(const char* data, size_t len)> deliver;
 };
 
 // Writes all of [data, data+len), waiting for a non-blocking fd to drain.

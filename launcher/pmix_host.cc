@@ -94,6 +94,15 @@ void free_fence_data(void* data) { std::free(data); }
 // free_fence_data once it is done with it.
 pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
                     char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  if (g_server->distributed_fences()) {
+    // Other hosts take part: the event loop gathers their data through the
+    // daemon tree and answers with complete_fence().
+    ServerEvent e{ServerEvent::Kind::kFence, -1};
+    e.data.assign(data, ndata);
+    e.reply = {cbfunc, cbdata};
+    g_server->post(e);
+    return PMIX_SUCCESS;
+  }
   char* copy = nullptr;
   if (ndata > 0) {
     copy = static_cast<char*>(std::malloc(ndata));
@@ -164,7 +173,7 @@ void choose_pmix_data_store() {
 
 }  // namespace
 
-PmixHost::PmixHost() {
+PmixHost::PmixHost(const std::string& hostname) {
   double t0 = monotonic_ms();
   event_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (event_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + strerror(errno));
@@ -173,7 +182,7 @@ PmixHost::PmixHost() {
   std::string server_nspace = "ferry-mpirun." + std::to_string(::getpid());
   pmix_rank_t server_rank = 0;
   bool no = false;
-  const size_t ninfo = 9;
+  const size_t ninfo = 10;
   pmix_info_t* info;
   PMIX_INFO_CREATE(info, ninfo);
   size_t n = 0;
@@ -199,6 +208,7 @@ PmixHost::PmixHost() {
   PMIx_Info_load(&info[n++], PMIX_SERVER_REMOTE_CONNECTIONS, &no, PMIX_BOOL);
   PMIx_Info_load(&info[n++], PMIX_SERVER_NSPACE, server_nspace.c_str(), PMIX_STRING);
   PMIx_Info_load(&info[n++], PMIX_SERVER_RANK, &server_rank, PMIX_PROC_RANK);
+  if (!hostname.empty()) PMIx_Info_load(&info[n++], PMIX_HOSTNAME, hostname.c_str(), PMIX_STRING);
   pmix_status_t rc = PMIx_server_init(&g_module, info, n);
   if (topology_.topology != nullptr) info[0].value.type = PMIX_UNDEF;  // not PMIx's to free
   PMIX_INFO_FREE(info, ninfo);
@@ -229,19 +239,21 @@ void PmixHost::prepare_exit() { session_dir_.remove(); }
 void PmixHost::register_job(const JobDescription& job) {
   double t0 = monotonic_ms();
   nspace_ = job.nspace;
+  distributed_fences_ = job.nodes.size() > 1;
+  const std::vector<int>& local_ranks = job.nodes.at(size_t(job.this_node)).ranks;
   JobInfo info(job);
   pmix_nspace_t ns;
   PMIX_LOAD_NSPACE(ns, job.nspace.c_str());
 
   // The namespace and all clients are queued at once and waited for
   // together: PMIx's thread handles them in order.
-  Completion done(1 + job.num_ranks);
-  pmix_status_t rc = PMIx_server_register_nspace(ns, job.num_ranks, info.info(), info.size(),
+  Completion done(1 + int(local_ranks.size()));
+  pmix_status_t rc = PMIx_server_register_nspace(ns, int(local_ranks.size()), info.info(), info.size(),
                                                  Completion::callback, &done);
   if (rc != PMIX_SUCCESS) done.not_queued(rc);
   uid_t uid = ::geteuid();
   gid_t gid = ::getegid();
-  for (int r = 0; r < job.num_ranks; ++r) {
+  for (int r : local_ranks) {
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), pmix_rank_t(r));
     // The rank number rides along as the "server object" of the client.
@@ -251,8 +263,9 @@ void PmixHost::register_job(const JobDescription& job) {
   }
   rc = done.wait();
   if (rc != PMIX_SUCCESS) throw std::runtime_error("cannot register the job with PMIx: " + pmix_error(rc));
-  FERRY_DEBUG(kLaunch, "job %s registered in %.1f ms: %d ranks on %s", job.nspace.c_str(),
-              monotonic_ms() - t0, job.num_ranks, job.hostname.c_str());
+  FERRY_DEBUG(kLaunch, "job %s registered in %.1f ms: %zu of its %d ranks on %s", job.nspace.c_str(),
+              monotonic_ms() - t0, local_ranks.size(), job.num_ranks,
+              job.nodes[size_t(job.this_node)].hostname.c_str());
 }
 
 void PmixHost::setup_fork(int rank, char*** env) {
@@ -261,6 +274,23 @@ void PmixHost::setup_fork(int rank, char*** env) {
   pmix_status_t rc = PMIx_server_setup_fork(&proc, env);
   if (rc != PMIX_SUCCESS)
     throw std::runtime_error("cannot prepare rank " + std::to_string(rank) + " for PMIx: " + pmix_error(rc));
+}
+
+void PmixHost::complete_fence(const FenceReply& reply, const std::string& all_data, bool ok) {
+  char* copy = nullptr;
+  if (ok && !all_data.empty()) {
+    copy = static_cast<char*>(std::malloc(all_data.size()));
+    if (copy == nullptr) ok = false;
+    else std::memcpy(copy, all_data.data(), all_data.size());
+  }
+  FERRY_DEBUG(kLaunch, "fence across hosts %s (%zu bytes of collected data)", ok ? "completed" : "failed",
+              all_data.size());
+  if (!ok) {
+    reply.callback(PMIX_ERR_COMM_FAILURE, nullptr, 0, reply.cbdata, nullptr, nullptr);
+    return;
+  }
+  reply.callback(PMIX_SUCCESS, copy, copy != nullptr ? all_data.size() : 0, reply.cbdata,
+                 copy != nullptr ? free_fence_data : nullptr, copy);
 }
 
 void PmixHost::post(const ServerEvent& event) {

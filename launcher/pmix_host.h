@@ -8,6 +8,8 @@
 // an eventfd.
 #pragma once
 
+#include <hwloc.h>
+
 #include <mutex>
 #include <string>
 #include <vector>
@@ -17,21 +19,32 @@
 
 namespace ferry::launcher {
 
+// How to answer a fence that spans several hosts, once every host's data is
+// in (see PmixHost::complete_fence).
+struct FenceReply {
+  pmix_modex_cbfunc_t callback = nullptr;
+  void* cbdata = nullptr;
+};
+
 struct ServerEvent {
   // kFinalized: PMIx_Finalize, or (Open PMIx reports it the same way) a
-  // connection lost without it.
-  enum class Kind { kConnected, kFinalized, kAbort };
+  // connection lost without it. kFence: this host's ranks all entered a
+  // fence of a job that spans several hosts.
+  enum class Kind { kConnected, kFinalized, kAbort, kFence };
   Kind kind;
   int rank;
-  int code = 0;  // kAbort: the status passed to PMIx_Abort
+  int code = 0;      // kAbort: the status passed to PMIx_Abort
+  std::string data;  // kFence: this host's contribution
+  FenceReply reply;  // kFence
 };
 
 class PmixHost {
  public:
   // Starts the server library in a private temporary directory under
-  // TMPDIR (or /tmp), so that concurrent mpiruns never meet. Throws
-  // std::runtime_error with a one-line reason.
-  PmixHost();
+  // TMPDIR (or /tmp), so that concurrent mpiruns never meet. `hostname`:
+  // this host's name in the job's node map (empty: PMIx asks the system).
+  // Throws std::runtime_error with a one-line reason.
+  explicit PmixHost(const std::string& hostname = "");
   // Finalizes the library and removes the temporary directory.
   ~PmixHost();
 
@@ -44,9 +57,17 @@ class PmixHost {
   PmixHost(const PmixHost&) = delete;
   PmixHost& operator=(const PmixHost&) = delete;
 
-  // Registers the namespace and every rank as a client; returns once PMIx
-  // has taken them in, so that a rank started next finds its data.
+  // Registers the namespace and this node's ranks as clients; returns once
+  // PMIx has taken them in, so that a rank started next finds its data.
+  // A job on one node has its fences answered on the spot; one on several
+  // nodes posts each fence as a kFence event for the daemon tree.
   void register_job(const JobDescription& job);
+
+  // Ends a kFence: `all_data` is the concatenation of every node's
+  // contribution (what PMIx expects back from its host); `ok` false fails
+  // the fence for the local ranks (the job is ending).
+  static void complete_fence(const FenceReply& reply, const std::string& all_data, bool ok);
+  bool distributed_fences() const { return distributed_fences_; }
 
   // Adds the variables a rank needs to reach this server (PMIX_NAMESPACE,
   // PMIX_RANK, the server's URI, ...) to `env`, a malloc'ed environment
@@ -56,6 +77,10 @@ class PmixHost {
   // Readable when take_events() has something.
   int event_fd() const { return event_fd_; }
   std::vector<ServerEvent> take_events();
+
+  // This host's topology (loaded for PMIx; also used for binding), or
+  // nullptr if hwloc could not load it.
+  hwloc_topology_t topology() const { return static_cast<hwloc_topology_t>(topology_.topology); }
 
   // Where the server keeps its files (removed by the destructor).
   const SessionDir& session_dir() const { return session_dir_; }
@@ -69,6 +94,7 @@ class PmixHost {
   std::string nspace_;
   int event_fd_ = -1;
   bool initialized_ = false;
+  bool distributed_fences_ = false;
   std::mutex mutex_;
   std::vector<ServerEvent> events_;
 };

@@ -93,13 +93,14 @@ Environment base_environment(char* const* parent,
   return env;
 }
 
-void add_rank_variables(Environment& env, int rank, int size) {
-  std::string r = std::to_string(rank), n = std::to_string(size);
+void add_rank_variables(Environment& env, const RankPosition& where) {
+  std::string r = std::to_string(where.rank), n = std::to_string(where.size);
+  std::string local = std::to_string(where.local_rank);
   env.set("OMPI_COMM_WORLD_RANK", r);
   env.set("OMPI_COMM_WORLD_SIZE", n);
-  env.set("OMPI_COMM_WORLD_LOCAL_RANK", r);
-  env.set("OMPI_COMM_WORLD_LOCAL_SIZE", n);
-  env.set("OMPI_COMM_WORLD_NODE_RANK", r);
+  env.set("OMPI_COMM_WORLD_LOCAL_RANK", local);
+  env.set("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(where.local_size));
+  env.set("OMPI_COMM_WORLD_NODE_RANK", local);
   env.set("PMI_RANK", r);
   env.set("PMI_SIZE", n);
 }

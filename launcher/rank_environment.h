@@ -39,8 +39,16 @@ class Environment {
 Environment base_environment(char* const* parent,
                              const std::vector<std::pair<std::string, std::string>>& extra);
 
+// Where a rank sits: its number in the job and on its host.
+struct RankPosition {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;   // index among its host's ranks
+  int local_size = 1;   // ranks on its host
+};
+
 // OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE,NODE_RANK}, PMI_RANK,
-// PMI_SIZE; every rank is on this host, so local rank = rank.
-void add_rank_variables(Environment& env, int rank, int size);
+// PMI_SIZE. One job per host, so the node rank is the local rank.
+void add_rank_variables(Environment& env, const RankPosition& where);
 
 }  // namespace ferry::launcher

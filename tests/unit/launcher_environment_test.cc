@@ -34,13 +34,14 @@ TEST(LauncherEnvironment, ExtraVariablesApplyInOrder) {
 
 TEST(LauncherEnvironment, RankVariables) {
   Environment env;
-  add_rank_variables(env, 3, 8);
-  EXPECT_EQ(env.get("OMPI_COMM_WORLD_RANK"), "3");
+  // Rank 5 of 8, the second of the three ranks on its host.
+  add_rank_variables(env, {5, 8, 1, 3});
+  EXPECT_EQ(env.get("OMPI_COMM_WORLD_RANK"), "5");
   EXPECT_EQ(env.get("OMPI_COMM_WORLD_SIZE"), "8");
-  EXPECT_EQ(env.get("OMPI_COMM_WORLD_LOCAL_RANK"), "3");
-  EXPECT_EQ(env.get("OMPI_COMM_WORLD_LOCAL_SIZE"), "8");
-  EXPECT_EQ(env.get("OMPI_COMM_WORLD_NODE_RANK"), "3");
-  EXPECT_EQ(env.get("PMI_RANK"), "3");
+  EXPECT_EQ(env.get("OMPI_COMM_WORLD_LOCAL_RANK"), "1");
+  EXPECT_EQ(env.get("OMPI_COMM_WORLD_LOCAL_SIZE"), "3");
+  EXPECT_EQ(env.get("OMPI_COMM_WORLD_NODE_RANK"), "1");
+  EXPECT_EQ(env.get("PMI_RANK"), "5");
   EXPECT_EQ(env.get("PMI_SIZE"), "8");
 }
 

@@ -1,0 +1,279 @@
+#include "node_daemon.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "common/debug.h"
+#include "daemon_tree.h"
+#include "job.h"
+#include "local_ranks.h"
+#include "node_setup.h"
+#include "pmix_host.h"
+
+extern char** environ;
+
+namespace ferry::launcher {
+namespace {
+
+enum Source : uint8_t { kSignals = 1, kServer, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics };
+
+// The "rank" of a daemon's own output lines.
+constexpr uint32_t kDaemonItself = 0xffffffffu;
+
+class NodeDaemon {
+ public:
+  NodeDaemon(const JobPlan& plan, int position, int parent_fd, int listen_fd, int diagnostics_fd)
+      : plan_(plan),
+        position_(position),
+        node_(plan.node_at(position)),
+        here_(plan.nodes[size_t(node_)]),
+        parent_(parent_fd),
+        epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)) {
+    tree_ = std::make_unique<DaemonTree>(epoll_fd_, kListen, kLink, plan, position, listen_fd, true,
+                                         [](wire::Type, std::string_view) {});
+    tree_->set_parent(&parent_);
+    watch(parent_.fd(), kParent);
+    if (diagnostics_fd >= 0) {
+      diagnostics_sink_.fd = -1;
+      diagnostics_sink_.deliver = [this](const char* data, size_t len) {
+        tree_->send_up(
+            wire::Encoder(wire::Type::kOutput).u32(kDaemonItself).u8(2).str({data, len}).finish());
+      };
+      diagnostics_.emplace(diagnostics_fd, &diagnostics_sink_, "");
+      watch(diagnostics_fd, kDiagnostics);
+    }
+  }
+
+  [[noreturn]] void run() {
+    try {
+      start();
+    } catch (const std::exception& e) {
+      std::string message = e.what();
+      if (message.rfind("mpirun: ", 0) != 0) message = "mpirun: " + here_.host + ": " + message;
+      report_error(message);
+    }
+    epoll_event events[64];
+    for (;;) {
+      int n = ::epoll_wait(epoll_fd_, events, 64, -1);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        finish(1);
+      }
+      for (int i = 0; i < n; ++i)
+        if (events[i].data.u64 == kServer) handle_server_events();
+      for (int i = 0; i < n; ++i) dispatch(events[i]);
+      update_parent_interest();
+    }
+  }
+
+ private:
+  void watch(int fd, uint64_t data) {
+    epoll_event ev = {};
+    ev.events = EPOLLIN;
+    ev.data.u64 = data;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  }
+
+  void start() {
+    defaults_.signals = take_over_signals();  // before PMIx starts its thread
+    signal_fd_ = ::signalfd(-1, &defaults_.signals.handled, SFD_CLOEXEC | SFD_NONBLOCK);
+    watch(signal_fd_, kSignals);
+    server_.emplace(here_.host);
+    watch(server_->event_fd(), kServer);
+    server_->register_job(job_description(plan_, node_));
+
+    LocalRanksSetup setup = node_setup(plan_, node_, server_->topology(), plan_.num_ranks > 1 || plan_.tag_output);
+    // Open MPI's rule: mpirun's directory if this host has it too, else home.
+    if (!plan_.working_dir_given && ::access(setup.working_dir.c_str(), X_OK) != 0) {
+      const char* home = std::getenv("HOME");
+      setup.working_dir = home != nullptr ? home : "/";
+    }
+    sinks_.resize(2 * here_.ranks.size());
+    for (size_t i = 0; i < here_.ranks.size(); ++i)
+      for (int stream : {1, 2}) {
+        OutputSink& sink = sinks_[2 * i + size_t(stream - 1)];
+        sink.fd = -1;
+        int rank = here_.ranks[i];
+        sink.deliver = [this, rank, stream](const char* data, size_t len) {
+          tree_->send_up(
+              wire::Encoder(wire::Type::kOutput).u32(uint32_t(rank)).u8(uint8_t(stream)).str({data, len}).finish());
+        };
+      }
+    local_.emplace(epoll_fd_, kRankStdout, kRankStderr, std::move(setup), defaults_,
+                   [this](int index, int stream) { return &sinks_[2 * size_t(index) + size_t(stream - 1)]; });
+    Environment base = base_environment(environ, {});
+    for (int i = 0; i < local_->size(); ++i) {
+      try {
+        local_->start(i, base, *server_, null_fd());
+      } catch (const std::exception& e) {
+        report_error("mpirun: cannot start rank " + std::to_string(local_->rank_at(i)) + " on " + here_.host +
+                     ": " + e.what());
+        return;
+      }
+    }
+  }
+
+  int null_fd() {
+    static int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return fd;
+  }
+
+  void report_error(const std::string& message) {
+    tree_->send_up(wire::Encoder(wire::Type::kError).i32(1).str(message).finish());
+  }
+
+  void dispatch(const epoll_event& ev) {
+    uint64_t data = ev.data.u64;
+    switch (Source(data & 0xff)) {
+      case kSignals: handle_signals(); break;
+      case kServer: break;  // first, see run()
+      case kParent: handle_parent(ev.events); break;
+      case kRankStdout:
+      case kRankStderr:
+        if (local_) local_->on_output(data);
+        break;
+      case kListen:
+      case kLink: tree_->on_event(data, ev.events); break;
+      case kDiagnostics:
+        std::fflush(nullptr);
+        if (diagnostics_ && !diagnostics_->on_readable()) diagnostics_.reset();
+        break;
+    }
+  }
+
+  void handle_server_events() {
+    for (ServerEvent& e : server_->take_events()) {
+      switch (e.kind) {
+        case ServerEvent::Kind::kFence: tree_->local_fence(std::move(e.data), e.reply); break;
+        case ServerEvent::Kind::kAbort:
+          tree_->send_up(wire::Encoder(wire::Type::kAbort).u32(uint32_t(e.rank)).i32(e.code).finish());
+          break;
+        default: break;
+      }
+    }
+  }
+
+  void handle_signals() {
+    signalfd_siginfo info;
+    while (::read(signal_fd_, &info, sizeof info) == ssize_t(sizeof info)) {
+      switch (int(info.ssi_signo)) {
+        case SIGCHLD: reap(); break;
+        case SIGINT:
+        case SIGTERM:
+        case SIGHUP: finish(1);  // someone ends the daemon: its ranks go with it
+        default: break;
+      }
+    }
+  }
+
+  void reap() {
+    int status;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      if (!local_) continue;
+      if (std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status))
+        tree_->send_up(wire::Encoder(wire::Type::kRankExited)
+                           .u32(uint32_t(exit->rank))
+                           .i32(exit->pid)
+                           .i32(exit->wait_status)
+                           .finish());
+    }
+  }
+
+  void handle_parent(uint32_t events) {
+    if ((events & EPOLLOUT) && !parent_.on_writable()) finish(1);
+    if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
+    bool alive = parent_.on_readable([&](wire::Type type, std::string_view body) {
+      wire::Decoder d(body);
+      switch (type) {
+        case wire::Type::kFenceRelease: {
+          tree_->pass_down(wire::Encoder(type).raw(body).finish());
+          uint64_t sequence = d.u64();
+          std::string all = d.str();
+          tree_->release_fence(sequence, all);
+          break;
+        }
+        case wire::Type::kSignal: {
+          tree_->pass_down(wire::Encoder(type).raw(body).finish());
+          int sig = d.i32();
+          int spared = d.i32();
+          if (local_) local_->signal(sig, spared);
+          break;
+        }
+        case wire::Type::kShutdown:
+          tree_->pass_down(wire::Encoder(type).raw(body).finish());
+          tree_->drain(1000);
+          finish(0);
+        default: break;
+      }
+    });
+    // mpirun (or the daemon above) is gone: nobody is left to report to.
+    if (!alive) finish(1);
+  }
+
+  void update_parent_interest() {
+    epoll_event ev = {};
+    ev.events = EPOLLIN | (parent_.wants_write() ? EPOLLOUT : 0u);
+    ev.data.u64 = kParent;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, parent_.fd(), &ev);
+  }
+
+  // Ends the daemon; ranks still running are killed with their groups.
+  [[noreturn]] void finish(int status) {
+    FERRY_DEBUG(kLaunch, "node daemon on %s ends (%d)", here_.host.c_str(), status);
+    if (diagnostics_) {
+      std::fflush(nullptr);
+      diagnostics_->finish(true);
+      update_parent_interest();
+      // Last words up before going: the link is flushed for a moment.
+      while (parent_.wants_write()) {
+        pollfd p = {parent_.fd(), POLLOUT, 0};
+        if (::poll(&p, 1, 500) != 1 || !parent_.on_writable()) break;
+      }
+    }
+    if (local_) {
+      local_->signal(SIGKILL);
+      local_->kill_leftovers();
+    }
+    if (server_) server_->prepare_exit();
+    ::_exit(status);
+  }
+
+  const JobPlan& plan_;
+  int position_;
+  int node_;
+  const PlanNode& here_;
+  DaemonLink parent_;
+  int epoll_fd_;
+  int signal_fd_ = -1;
+  RankDefaults defaults_;
+  std::optional<PmixHost> server_;
+  std::unique_ptr<DaemonTree> tree_;
+  std::deque<OutputSink> sinks_;
+  OutputSink diagnostics_sink_{-1};
+  std::optional<LineForwarder> diagnostics_;
+  std::optional<LocalRanks> local_;
+};
+
+}  // namespace
+
+void run_node_daemon(const JobPlan& plan, int position, int parent_fd, int listen_fd, int diagnostics_fd) {
+  static NodeDaemon daemon(plan, position, parent_fd, listen_fd, diagnostics_fd);
+  daemon.run();
+}
+
+}  // namespace ferry::launcher
