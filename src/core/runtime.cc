@@ -76,10 +76,27 @@ std::string card_field(const std::string& card, const std::string& field) {
   return {};
 }
 
+// The cores this host's ranks share. Not this rank's affinity: mpirun may
+// have bound each rank to one core, and the ranks are then not
+// oversubscribed. A container's cpuset (cgroup v2) limits them all.
 int available_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  std::FILE* f = std::fopen("/sys/fs/cgroup/cpuset.cpus.effective", "r");
+  if (f == nullptr) return online;
+  int count = 0, first = 0, last = 0;
+  char sep = 0;
+  // "0-3,8,10-11"
+  while (std::fscanf(f, "%d", &first) == 1) {
+    last = first;
+    if (std::fscanf(f, "%c", &sep) == 1 && sep == '-') {
+      if (std::fscanf(f, "%d", &last) != 1) break;
+      if (std::fscanf(f, "%c", &sep) != 1) sep = 0;
+    }
+    count += last - first + 1;
+    if (sep != ',') break;
+  }
+  std::fclose(f);
+  return count > 0 ? count : online;
 }
 
 // FERRY_WAIT=auto: ranks that outnumber the cores must not spin, or the rank
