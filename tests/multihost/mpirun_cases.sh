@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# mpirun across hosts, as a user would run it: the three hosts h1..h3 of
+# the test bed (hosts.sh), reached through ssh (libssh in mpirun), with a
+# node daemon (ferryd) on each. One case per invocation:
+#   mpirun_cases.sh CASE
+# Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
+# the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER.
+# Every case checks what mpirun printed and its exit status, and that no
+# daemon or rank is left running on any host.
+set -uo pipefail
+
+case_name=$1
+bash "$HOSTS_SH" check "$TESTBED" || exit $?
+work=$(mktemp -d /tmp/ferry-multihost.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "FAILED ($case_name): $*" >&2; exit 1; }
+
+# Runs mpirun as the test bed's user (its ~/.ssh); output in $work/out and
+# $work/err, exit status in $status, seconds taken in $seconds.
+run_mpirun() {
+  local start=$(date +%s.%N)
+  bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" "$@" >"$work/out" 2>"$work/err"
+  status=$?
+  seconds=$(echo "$(date +%s.%N) - $start" | bc)
+}
+
+show() { echo "--- stdout"; cat "$work/out"; echo "--- stderr"; cat "$work/err"; }
+
+# Nothing of a job may outlive it: no ferryd, no test program (all hosts
+# share this machine's process table). Zombies do not count: a detached
+# daemon is reaped by init, which in a container may never do it.
+living() { ps -eo stat=,args= | awk '$1 !~ /^Z/' | grep -E -- "$1" | grep -v grep; }
+# Processes named ferryd or like the program, by their command name (not
+# their arguments, which this script's own command line would match).
+survivors() {
+  ps -eo stat=,pid=,comm= | awk -v prog="$(basename "$1" | cut -c1-15)" \
+    '$1 !~ /^Z/ && ($3 == "ferryd" || $3 == prog)'
+}
+expect_nothing_left() {
+  local i
+  for i in $(seq 1 50); do
+    [[ -z $(survivors "$1") ]] && return 0
+    sleep 0.1
+  done
+  survivors "$1" >&2
+  fail "processes left running 5 s after the job ended"
+}
+
+write_hosts() { printf "$1" >"$work/hosts"; }
+
+# Lines "Hello from rank R of N on HOST" -> "R HOST", sorted by rank.
+placement() { sed -n 's/^Hello from rank \([0-9]*\) of [0-9]* on \(.*\)$/\1 \2/p' "$work/out" | sort -n | tr '\n' ' '; }
+
+case $case_name in
+  openmpi_hostfile)
+    # Two slots per host: ranks fill h1, then h2, then h3, in order.
+    write_hosts "# three hosts\nh1 slots=2\n\nh2 slots=2   # the second\nh3 slots=2\n"
+    run_mpirun --hostfile "$work/hosts" -n 6 "$HELLO"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    got=$(placement)
+    [[ $got == "0 h1 1 h1 2 h2 3 h2 4 h3 5 h3 " ]] || { show; fail "placement: $got"; }
+    ;;
+  hydra_ppn)
+    # Hydra style: -f with host:N lines, one rank per host with -ppn 1.
+    write_hosts "h1:4\nh2:4\nh3:4\n"
+    run_mpirun -f "$work/hosts" -n 3 -ppn 1 "$HELLO"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    got=$(placement)
+    [[ $got == "0 h1 1 h2 2 h3 " ]] || { show; fail "placement: $got"; }
+    ;;
+  host_option_map_by_node)
+    run_mpirun -H h1:2,h2:2,h3:2 --map-by node -n 5 "$HELLO"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    got=$(placement)
+    [[ $got == "0 h1 1 h2 2 h3 3 h1 4 h2 " ]] || { show; fail "placement: $got"; }
+    ;;
+  local_variables)
+    # OMPI_COMM_WORLD_LOCAL_RANK/LOCAL_SIZE/NODE_RANK per host (3, 2, 1 ranks).
+    write_hosts "h1 slots=3\nh2 slots=2\nh3 slots=1\n"
+    run_mpirun --hostfile "$work/hosts" -n 6 "$ENV_VARS"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "env_vars: OK" "$work/out" || { show; fail "env_vars did not pass"; }
+    ;;
+  point_to_point)
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    run_mpirun --hostfile "$work/hosts" -n 6 "$P2P"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "OK" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  every_collective)
+    # Point-to-point and every collective across hosts over TCP, with the
+    # shared-memory transport between the two ranks of each host.
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    run_mpirun --hostfile "$work/hosts" -n 6 "$EVERY_COLLECTIVE"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "every_collective: OK on 6 ranks" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  daemon_tree_chain)
+    # One child per daemon: mpirun -> h1 -> h2 -> h3, so messages and
+    # fences pass through two daemons on their way.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
+    FERRY_LAUNCH_FANOUT=1 run_mpirun --hostfile "$work/hosts" -n 3 "$EVERY_COLLECTIVE"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "every_collective: OK on 3 ranks" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  report_bindings)
+    write_hosts "h1 slots=2\nh2 slots=2\n"
+    run_mpirun --hostfile "$work/hosts" -n 4 --bind-to core --report-bindings "$HELLO"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    for r in 0 1 2 3; do
+      host=h$((r / 2 + 1))
+      grep -Eq "^\[$host:[0-9]+\] MCW rank $r bound to " "$work/err" || { show; fail "no binding line for rank $r"; }
+    done
+    ;;
+  remote_abort)
+    # The last rank (on h3) calls MPI_Abort(7) while the others wait.
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    run_mpirun --hostfile "$work/hosts" -n 6 "$ABORT" 7 last
+    [[ $status -eq 7 ]] || { show; fail "exit status $status, expected 7"; }
+    grep -q "rank 5 called MPI_Abort with error code 7" "$work/err" || { show; fail "no abort message"; }
+    (($(echo "$seconds < 5" | bc))) || fail "took $seconds s"
+    expect_nothing_left "$ABORT"
+    ;;
+  remote_crash)
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
+    run_mpirun --hostfile "$work/hosts" -n 3 "$CRASH" kill
+    [[ $status -eq 137 ]] || { show; fail "exit status $status, expected 137"; }
+    grep -Eq "rank 2 \(pid [0-9]+ on h3\) was killed by signal 9" "$work/err" || { show; fail "no message naming rank 2 on h3"; }
+    expect_nothing_left "$CRASH"
+    ;;
+  daemon_killed)
+    # ferryd on h2 dies (SIGKILL) while the job runs: mpirun says so and
+    # ends everything.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 100); do
+      [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 3 ]] && break
+      sleep 0.1
+    done
+    victim=$(ip netns pids ferry-h2 | while read -r p; do
+               [[ $(cat /proc/$p/comm 2>/dev/null) == ferryd ]] && echo "$p"; done | head -n1)
+    [[ -n $victim ]] || { kill $job; fail "no ferryd on h2"; }
+    kill -KILL "$victim"
+    wait $job
+    status=$?
+    [[ $status -ne 0 ]] || { show; fail "mpirun exited 0"; }
+    grep -q "lost the node daemon on h2" "$work/err" || { show; fail "no message about h2"; }
+    expect_nothing_left "$SLEEPER"
+    ;;
+  mpirun_killed)
+    # mpirun dies by SIGKILL: every daemon and rank on every host follows.
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 6 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
+    for i in $(seq 1 100); do
+      [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 6 ]] && break
+      sleep 0.1
+    done
+    [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 6 ]] || { show; fail "the job did not start"; }
+    pkill -KILL -x mpirun
+    expect_nothing_left "$SLEEPER"
+    ;;
+  interrupted)
+    # Ctrl-C (SIGINT to mpirun) ends every rank on every host.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 100); do
+      [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 3 ]] && break
+      sleep 0.1
+    done
+    pkill -INT -x mpirun
+    wait $job
+    status=$?
+    [[ $status -eq 130 ]] || { show; fail "exit status $status, expected 130"; }
+    expect_nothing_left "$SLEEPER"
+    ;;
+  unreachable_host)
+    # 10.77.5.5 swallows packets: a clear error within the launch timeout.
+    write_hosts "h1 slots=1\n10.77.5.5 slots=1\n"
+    FERRY_LAUNCH_TIMEOUT=3 run_mpirun --hostfile "$work/hosts" -n 2 "$HELLO"
+    [[ $status -ne 0 ]] || { show; fail "mpirun exited 0"; }
+    [[ $(wc -l <"$work/err") -ge 1 ]] && grep -q "10.77.5.5" "$work/err" || { show; fail "no error naming the host"; }
+    (($(echo "$seconds < 10" | bc))) || fail "took $seconds s"
+    expect_nothing_left "$HELLO"
+    ;;
+  unknown_host_key)
+    # An empty known_hosts: mpirun refuses the host and says how to accept it.
+    mkdir -p "$work/home/.ssh"
+    cp -r "$TESTBED/home/.ssh/." "$work/home/.ssh/"
+    : >"$work/home/.ssh/known_hosts"
+    write_hosts "h1 slots=1\n"
+    start=$(date +%s)
+    bash "$HOSTS_SH" run "$TESTBED" --home "$work/home" -- "$MPIRUN" --hostfile "$work/hosts" -n 1 "$HELLO" >"$work/out" 2>"$work/err"
+    status=$?
+    [[ $status -ne 0 ]] || { show; fail "mpirun exited 0"; }
+    grep -q "unknown host key SHA256:" "$work/err" || { show; fail "no unknown-key message"; }
+    bash "$HOSTS_SH" run "$TESTBED" --home "$work/home" -- "$MPIRUN" --accept-new-host-keys --hostfile "$work/hosts" -n 1 "$HELLO" >"$work/out" 2>"$work/err"
+    status=$?
+    [[ $status -eq 0 ]] || { show; fail "with --accept-new-host-keys: exit status $status"; }
+    grep -q "Hello from rank 0 of 1 on h1" "$work/out" || { show; fail "no hello"; }
+    ;;
+  unknown_host_name)
+    write_hosts "h1 slots=1\nno-such-host.invalid slots=1\n"
+    run_mpirun --hostfile "$work/hosts" -n 2 "$HELLO"
+    [[ $status -ne 0 ]] || { show; fail "mpirun exited 0"; }
+    grep -q "no-such-host.invalid" "$work/err" || { show; fail "no error naming the host"; }
+    ;;
+  *)
+    fail "unknown case"
+    ;;
+esac
+echo "$case_name: OK"
