@@ -31,12 +31,12 @@ Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::strin
           shell_status(wait_status)};
 }
 
-Failure rank_abort_failure(int rank, int code) {
+Failure rank_abort_failure(int rank, int code, const std::string& host) {
   // An exit status has 8 bits: MPI_Abort(comm, 256) exits 0 in the rank too;
   // mpirun keeps the failure visible with 1 instead.
   int status = code & 0xff;
-  return {"mpirun: rank " + std::to_string(rank) + " called MPI_Abort with error code " +
-              std::to_string(code),
+  return {"mpirun: rank " + std::to_string(rank) + (host.empty() ? "" : " on " + host) +
+              " called MPI_Abort with error code " + std::to_string(code),
           status == 0 ? 1 : status};
 }
 

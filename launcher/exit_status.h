@@ -25,8 +25,9 @@ bool rank_failed(int wait_status);
 // on h2) exited with status 3").
 Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::string& host = "");
 
-// A rank called MPI_Abort (PMIx_Abort) with `code`.
-Failure rank_abort_failure(int rank, int code);
+// A rank called MPI_Abort (PMIx_Abort) with `code` (on `host`, when not
+// mpirun's).
+Failure rank_abort_failure(int rank, int code, const std::string& host = "");
 
 // mpirun itself received `signo` (SIGINT, SIGTERM, SIGHUP) and passed it on.
 Failure interrupted_failure(int signo);

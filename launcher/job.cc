@@ -257,7 +257,7 @@ class Job {
         int code = d.i32();
         if (!d.ok() || r < 0 || r >= plan_.num_ranks) break;
         FERRY_DEBUG(kLaunch, "rank %d on %s called PMIx_Abort(%d)", r, host_of(r).c_str(), code);
-        fail(rank_abort_failure(r, code), r);
+        fail(rank_abort_failure(r, code, host_of(r)), r);
         break;
       }
       case wire::Type::kNodeLost: {

@@ -118,7 +118,7 @@ case $case_name in
     write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
     run_mpirun --hostfile "$work/hosts" -n 6 "$ABORT" 7 last
     [[ $status -eq 7 ]] || { show; fail "exit status $status, expected 7"; }
-    grep -q "rank 5 called MPI_Abort with error code 7" "$work/err" || { show; fail "no abort message"; }
+    grep -q "rank 5 on h3 called MPI_Abort with error code 7" "$work/err" || { show; fail "no abort message"; }
     (($(echo "$seconds < 5" | bc))) || fail "took $seconds s"
     expect_nothing_left "$ABORT"
     ;;
