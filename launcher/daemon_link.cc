@@ -73,23 +73,35 @@ bool DaemonLink::on_writable() { return !dead_ && flush(); }
 
 bool DaemonLink::on_readable(const FrameHandler& handle) {
   if (dead_) return false;
+  bool open = true;
   char buffer[kReadSize];
   for (;;) {
     ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
-    if (n == 0) return false;
+    if (n == 0) {
+      open = false;
+      break;
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) break;
-      return false;
+      open = false;
+      break;
     }
     input_.append(buffer, size_t(n));
     if (size_t(n) < sizeof buffer) break;
   }
+  // The frames that came before EOF are handed over all the same: a
+  // daemon's last words (kError, kRankExited) arrive just before its link
+  // closes, possibly in the same read.
+  if (!open) dead_ = true;
   size_t start = 0;
   while (input_.size() - start >= wire::kFrameHeader) {
     const auto* p = reinterpret_cast<const unsigned char*>(input_.data() + start);
     uint32_t length = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-    if (length == 0 || length > wire::kMaxFrame) return false;
+    if (length == 0 || length > wire::kMaxFrame) {
+      dead_ = true;
+      return false;
+    }
     if (input_.size() - start < 4 + size_t(length)) break;
     auto type = wire::Type(p[4]);
     handle(type, std::string_view(input_.data() + start + wire::kFrameHeader, length - 1));

@@ -65,8 +65,12 @@ void DaemonTree::on_event(uint64_t data, uint32_t events) {
   }
   if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
     bool alive = link.on_readable([&](wire::Type type, std::string_view body) { on_frame(slot, type, body); });
-    // on_frame may have dropped the link (a bad hello).
-    if (links_.count(slot) == 0) return;
+    // A bad hello is dropped only now: on_frame runs inside the link's
+    // on_readable, so the link must outlive it.
+    if (it->second.refused) {
+      lose(slot, "refused");
+      return;
+    }
     if (!alive) {
       lose(slot, "connection closed");
       return;
@@ -94,6 +98,7 @@ void DaemonTree::accept_all() {
 
 void DaemonTree::on_frame(int slot, wire::Type type, std::string_view body) {
   Child& child = links_.at(slot);
+  if (child.refused) return;  // whatever followed a bad hello
   if (!child.greeted) {
     wire::Decoder d(body);
     int position = int(d.u32());
@@ -106,8 +111,7 @@ void DaemonTree::on_frame(int slot, wire::Type type, std::string_view body) {
     if (type != wire::Type::kHello || !d.ok() || !same_secret(secret, plan_.secret) || !expected || taken) {
       // Not a daemon of this job: drop it without a word.
       FERRY_DEBUG(kLaunch, "refused a daemon connection (bad hello)");
-      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, child.link->fd(), nullptr);
-      links_.erase(slot);
+      child.refused = true;  // on_event drops it once the link is done reading
       return;
     }
     child.greeted = true;

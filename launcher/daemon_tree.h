@@ -63,6 +63,7 @@ class DaemonTree {
   struct Child {
     std::unique_ptr<DaemonLink> link;
     bool greeted = false;  // said hello: `position` is valid
+    bool refused = false;  // a bad hello: dropped after the read that brought it
     int position = -1;
   };
   struct Fence {

@@ -77,7 +77,10 @@ class Job {
         signal_fd_(::signalfd(-1, &defaults.signals.handled, SFD_CLOEXEC | SFD_NONBLOCK)),
         timer_fd_(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)),
         stdin_(epoll_.get(), tag(kStdin), tag(kStdinPipe)),
-        rank_running_(size_t(plan.num_ranks), false) {
+        rank_running_(size_t(plan.num_ranks), false),
+        node_of_rank_(size_t(plan.num_ranks), -1) {
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+      for (int r : plan.nodes[n].ranks) node_of_rank_[size_t(r)] = int(n);
     watch(signal_fd_.get(), tag(kSignals));
     watch(server_.event_fd(), tag(kServer));
     watch(timer_fd_.get(), tag(kTimer));
@@ -277,12 +280,12 @@ class Job {
     }
   }
 
+  // By table: with every rank's exit reported through here, a search of
+  // the plan would cost O(ranks^2) over a job on many hosts.
   const std::string& host_of(int rank) const {
-    for (const PlanNode& node : plan_.nodes)
-      for (int r : node.ranks)
-        if (r == rank) return node.host;
+    int node = rank >= 0 && rank < plan_.num_ranks ? node_of_rank_[size_t(rank)] : -1;
     static const std::string unknown = "?";
-    return unknown;
+    return node >= 0 ? plan_.nodes[size_t(node)].host : unknown;
   }
 
   // A daemon's link closed: it and every daemon below it are gone (those
@@ -429,6 +432,7 @@ class Job {
   std::optional<LocalRanks> local_;
   std::unique_ptr<DaemonTree> tree_;
   std::vector<bool> rank_running_;  // every rank of the job, wherever it runs
+  std::vector<int> node_of_rank_;   // the plan's node of every rank
   int running_ = 0;
   Phase phase_ = Phase::kRunning;
   std::optional<Failure> failure_;

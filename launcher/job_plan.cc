@@ -1,5 +1,7 @@
 #include "job_plan.h"
 
+#include <cstdint>
+
 #include "wire.h"
 
 namespace ferry::launcher {
@@ -42,7 +44,7 @@ bool decode_plan(const std::string& data, JobPlan* plan) {
   plan->secret = d.str();
   plan->num_ranks = int(d.u32());
   uint32_t num_nodes = d.u32();
-  if (!d.ok() || num_nodes > 1u << 20) return false;
+  if (!d.ok() || plan->num_ranks < 0 || num_nodes > 1u << 20) return false;
   plan->nodes.resize(num_nodes);
   for (PlanNode& n : plan->nodes) {
     n.host = d.str();
@@ -51,7 +53,13 @@ bool decode_plan(const std::string& data, JobPlan* plan) {
     uint32_t count = d.u32();
     if (!d.ok() || count > uint32_t(plan->num_ranks)) return false;
     n.ranks.resize(count);
-    for (int& r : n.ranks) r = int(d.u32());
+    // Ranks index per-rank tables (job_info.cc): one out of range is not
+    // a plan of this build.
+    for (int& r : n.ranks) {
+      uint32_t v = d.u32();
+      if (v >= uint32_t(plan->num_ranks)) return false;
+      r = int(v);
+    }
   }
   plan->fanout = int(d.u32());
   plan->num_daemons = int(d.u32());
@@ -80,8 +88,9 @@ int tree_parent(int position, int fanout) { return position == 0 ? -1 : (positio
 
 std::vector<int> tree_children(int position, int fanout, int num_daemons) {
   std::vector<int> children;
-  for (int c = position * fanout + 1; c <= position * fanout + fanout && c <= num_daemons; ++c)
-    children.push_back(c);
+  // In 64 bits: position * fanout overflows int for a large FERRY_LAUNCH_FANOUT.
+  int64_t first = int64_t(position) * fanout + 1;
+  for (int64_t c = first; c < first + fanout && c <= num_daemons; ++c) children.push_back(int(c));
   return children;
 }
 

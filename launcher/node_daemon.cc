@@ -65,9 +65,13 @@ class NodeDaemon {
       std::string message = e.what();
       if (message.rfind("mpirun: ", 0) != 0) message = "mpirun: " + here_.host + ": " + message;
       report_error(message);
+      report_unstarted();
     }
     epoll_event events[64];
     for (;;) {
+      // Before every wait, the first included: start() may have queued
+      // frames upwards already.
+      update_parent_interest();
       int n = ::epoll_wait(epoll_fd_, events, 64, -1);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -76,7 +80,6 @@ class NodeDaemon {
       for (int i = 0; i < n; ++i)
         if (events[i].data.u64 == kServer) handle_server_events();
       for (int i = 0; i < n; ++i) dispatch(events[i]);
-      update_parent_interest();
     }
   }
 
@@ -90,6 +93,10 @@ class NodeDaemon {
 
   void start() {
     defaults_.signals = take_over_signals();  // before PMIx starts its thread
+    // ferryd ignored SIGPIPE from its first line (ferryd.cc), so the above
+    // cannot see what its caller had: ranks get the default, as they do on
+    // mpirun's host.
+    defaults_.signals.default_sigpipe = true;
     signal_fd_ = ::signalfd(-1, &defaults_.signals.handled, SFD_CLOEXEC | SFD_NONBLOCK);
     watch(signal_fd_, kSignals);
     server_.emplace(here_.host);
@@ -122,8 +129,22 @@ class NodeDaemon {
       } catch (const std::exception& e) {
         report_error("mpirun: cannot start rank " + std::to_string(local_->rank_at(i)) + " on " + here_.host +
                      ": " + e.what());
+        report_unstarted();
         return;
       }
+    }
+  }
+
+  // mpirun counts every rank of a started daemon as running until told of
+  // its exit. A rank that never ran is told of as one whose exec failed
+  // (exit 127), after the kError that explains it; otherwise mpirun would
+  // wait out its SIGKILL timeout for it. A rank with a pid is reaped and
+  // reported as usual.
+  void report_unstarted() {
+    for (size_t i = 0; i < here_.ranks.size(); ++i) {
+      if (local_ && local_->pid_of(int(i)) > 0) continue;
+      tree_->send_up(
+          wire::Encoder(wire::Type::kRankExited).u32(uint32_t(here_.ranks[i])).i32(0).i32(127 << 8).finish());
     }
   }
 
@@ -238,12 +259,12 @@ class NodeDaemon {
     if (diagnostics_) {
       std::fflush(nullptr);
       diagnostics_->finish(true);
-      update_parent_interest();
-      // Last words up before going: the link is flushed for a moment.
-      while (parent_.wants_write()) {
-        pollfd p = {parent_.fd(), POLLOUT, 0};
-        if (::poll(&p, 1, 500) != 1 || !parent_.on_writable()) break;
-      }
+    }
+    // Last words up before going (diagnostics, a kError, exits): the link
+    // is flushed for a moment.
+    while (parent_.wants_write()) {
+      pollfd p = {parent_.fd(), POLLOUT, 0};
+      if (::poll(&p, 1, 500) != 1 || !parent_.on_writable()) break;
     }
     if (local_) {
       local_->signal(SIGKILL);

@@ -1,6 +1,7 @@
 #include "wire.h"
 
 #include <cstring>
+#include <utility>
 
 namespace ferry::launcher::wire {
 namespace {
@@ -42,10 +43,10 @@ Encoder& Encoder::raw(std::string_view v) {
   return *this;
 }
 
-std::string& Encoder::finish() {
+std::string Encoder::finish() {
   uint32_t body = uint32_t(frame_.size() - 4);
   for (int i = 0; i < 4; ++i) frame_[size_t(i)] = char((body >> (8 * i)) & 0xff);
-  return frame_;
+  return std::move(frame_);
 }
 
 bool Decoder::take(void* out, size_t n) {

@@ -39,8 +39,10 @@ class Encoder {
   Encoder& u64(uint64_t v);
   Encoder& str(std::string_view v);
   Encoder& raw(std::string_view v);  // bytes as they are (a body passed on)
-  // The whole frame, length header filled in.
-  std::string& finish();
+  // The whole frame, length header filled in; the encoder is spent. By
+  // value, so that `const std::string& f = Encoder(...).finish()` cannot
+  // dangle.
+  std::string finish();
 
  private:
   std::string frame_;
