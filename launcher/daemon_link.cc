@@ -14,6 +14,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "clock.h"
+
 namespace ferry::launcher {
 namespace {
 
@@ -166,34 +168,88 @@ std::vector<std::string> reachable_addresses(const std::string& preferred) {
   return out;
 }
 
+void tune_daemon_socket(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // A host that loses power sends no FIN: keepalive probes notice it in
+  // about half a minute, and the link's end then ends the job.
+  int idle = 15, interval = 5, count = 3;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+}
+
 int connect_to_parent(const std::vector<std::string>& addresses, int port, int timeout_ms,
                       std::string* error) {
-  std::string tried;
+  // Every address at once: one that leads nowhere (an interface of
+  // mpirun's host that this host cannot route to) must not hold up the
+  // others for its whole timeout. The first to connect wins.
+  struct Attempt {
+    std::string address;
+    int fd = -1;
+    int error = 0;
+  };
+  std::vector<Attempt> attempts;
   for (const std::string& address : addresses) {
+    Attempt a{address};
     addrinfo hints = {}, *found = nullptr;
     hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
     hints.ai_socktype = SOCK_STREAM;
-    if (::getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) continue;
-    int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int rc = fd < 0 ? -1 : ::connect(fd, found->ai_addr, found->ai_addrlen);
-    int err = rc == 0 ? 0 : errno;
-    ::freeaddrinfo(found);
-    if (fd >= 0 && rc != 0 && err == EINPROGRESS) {
-      pollfd p = {fd, POLLOUT, 0};
-      if (::poll(&p, 1, timeout_ms) == 1) {
-        socklen_t len = sizeof err;
-        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (::getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) {
+      a.error = EINVAL;
+    } else {
+      a.fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      if (a.fd < 0) {
+        a.error = errno;
+      } else if (::connect(a.fd, found->ai_addr, found->ai_addrlen) != 0 && errno != EINPROGRESS) {
+        a.error = errno;
+        ::close(a.fd);
+        a.fd = -1;
+      }
+      ::freeaddrinfo(found);
+    }
+    attempts.push_back(a);
+  }
+  double deadline = monotonic_ms() + timeout_ms;
+  int winner = -1;
+  for (;;) {
+    std::vector<pollfd> waiting;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < attempts.size(); ++i)
+      if (attempts[i].fd >= 0) {
+        waiting.push_back({attempts[i].fd, POLLOUT, 0});
+        which.push_back(i);
+      }
+    double left = deadline - monotonic_ms();
+    if (waiting.empty() || left <= 0) break;
+    if (::poll(waiting.data(), waiting.size(), int(left) + 1) <= 0) continue;
+    for (size_t k = 0; k < waiting.size() && winner < 0; ++k) {
+      if (waiting[k].revents == 0) continue;
+      Attempt& a = attempts[which[k]];
+      socklen_t len = sizeof a.error;
+      ::getsockopt(a.fd, SOL_SOCKET, SO_ERROR, &a.error, &len);
+      if (a.error == 0) {
+        winner = a.fd;
+        a.fd = -1;
       } else {
-        err = ETIMEDOUT;
+        ::close(a.fd);
+        a.fd = -1;
       }
     }
-    if (fd >= 0 && err == 0) {
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      return fd;
+    if (winner >= 0) break;
+  }
+  std::string tried;
+  for (Attempt& a : attempts) {
+    if (a.fd >= 0) {
+      ::close(a.fd);
+      a.error = ETIMEDOUT;
     }
-    if (fd >= 0) ::close(fd);
-    tried += (tried.empty() ? "" : ", ") + address + " (" + strerror(err) + ")";
+    if (winner < 0) tried += (tried.empty() ? "" : ", ") + a.address + " (" + strerror(a.error) + ")";
+  }
+  if (winner >= 0) {
+    tune_daemon_socket(winner);
+    return winner;
   }
   *error = "cannot reach mpirun's side on port " + std::to_string(port) + ": tried " +
            (tried.empty() ? std::string("no address") : tried);

@@ -54,11 +54,15 @@ int listen_for_daemons(int* port);
 // among them) comes first.
 std::vector<std::string> reachable_addresses(const std::string& preferred = "");
 
-// Connects to the first of `addresses` that answers on `port` (each tried
-// for at most `timeout_ms`), blocking. Returns the socket (non-blocking,
-// TCP_NODELAY) or -1 with `error` set.
+// Connects to whichever of `addresses` answers first on `port` (all tried
+// at once, for at most `timeout_ms`), blocking. Returns the socket
+// (non-blocking, tuned) or -1 with `error` set.
 int connect_to_parent(const std::vector<std::string>& addresses, int port, int timeout_ms,
                       std::string* error);
+
+// TCP_NODELAY, and keepalive probes that notice a vanished host within
+// about half a minute (for both ends of every daemon link).
+void tune_daemon_socket(int fd);
 
 // The numeric local address of a connected socket ("10.0.0.2").
 std::string local_address_of(int fd);

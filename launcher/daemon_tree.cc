@@ -83,8 +83,7 @@ void DaemonTree::accept_all() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or a connection that went before we got to it
-    int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    tune_daemon_socket(fd);
     int slot = next_slot_++;
     Child child;
     child.link = std::make_unique<DaemonLink>(fd);
