@@ -30,7 +30,11 @@ show() { echo "--- stdout"; cat "$work/out"; echo "--- stderr"; cat "$work/err";
 # Nothing of a job may outlive it: no ferryd, no test program (all hosts
 # share this machine's process table). Zombies do not count: a detached
 # daemon is reaped by init, which in a container may never do it.
-living() { ps -eo stat=,args= | awk '$1 !~ /^Z/' | grep -E -- "$1" | grep -v grep; }
+# How many live processes run the program (by command name: the command
+# lines of mpirun and of the wrappers around it name the program too).
+running_count() {
+  ps -eo stat=,comm= | awk -v prog="$(basename "$1" | cut -c1-15)" '$1 !~ /^Z/ && $2 == prog' | wc -l
+}
 # Processes named ferryd or like the program, by their command name (not
 # their arguments, which this script's own command line would match).
 survivors() {
@@ -136,7 +140,7 @@ case $case_name in
     bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
     job=$!
     for i in $(seq 1 100); do
-      [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 3 ]] && break
+      [[ $(running_count "$SLEEPER") -ge 3 ]] && break
       sleep 0.1
     done
     victim=$(ip netns pids ferry-h2 | while read -r p; do
@@ -154,10 +158,10 @@ case $case_name in
     write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
     bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 6 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
     for i in $(seq 1 100); do
-      [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 6 ]] && break
+      [[ $(running_count "$SLEEPER") -ge 6 ]] && break
       sleep 0.1
     done
-    [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 6 ]] || { show; fail "the job did not start"; }
+    [[ $(running_count "$SLEEPER") -ge 6 ]] || { show; fail "the job did not start"; }
     pkill -KILL -x mpirun
     expect_nothing_left "$SLEEPER"
     ;;
@@ -167,7 +171,7 @@ case $case_name in
     bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
     job=$!
     for i in $(seq 1 100); do
-      [[ $(living "$(basename "$SLEEPER") 60" | wc -l) -ge 3 ]] && break
+      [[ $(running_count "$SLEEPER") -ge 3 ]] && break
       sleep 0.1
     done
     pkill -INT -x mpirun
