@@ -20,9 +20,19 @@ constexpr std::array kSettings = {
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
     Setting{"FERRY_SPIN_US", "50", "Microseconds a blocking call polls before it sleeps in the kernel (FERRY_WAIT=auto)"},
+    Setting{"FERRY_YIELD_US", "1000",
+            "Microseconds a blocking call polls, yielding the core between polls, before it sleeps in the kernel "
+            "when waits block (ranks outnumber cores, or FERRY_WAIT=block)"},
     Setting{"FERRY_TRANSPORTS", "shm,tcp",
             "Transports to use, comma-separated: shm (ranks on the same host) and tcp; \"tcp\" alone sends "
             "same-host traffic over TCP too"},
+    Setting{"FERRY_SHM_CMA", "auto",
+            "Same-host large messages: on (the receiver copies them straight out of the sender's memory with "
+            "process_vm_readv, where the kernel allows it), off (pipelined copy through the shared-memory ring), "
+            "or auto (on where a calibration at start-up finds it faster than the ring)"},
+    Setting{"FERRY_SHM_CMA_THRESHOLD", "64k",
+            "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA); smaller "
+            "ones go through the shared-memory ring"},
     Setting{"FERRY_TCP_EAGER_LIMIT", "65536",
             "Largest TCP message sent eagerly; larger ones use the rendezvous protocol"},
     Setting{"FERRY_TCP_FAMILY", "auto", "Address family for TCP connections: auto, ipv4 or ipv6"},

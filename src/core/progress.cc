@@ -3,13 +3,13 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
-
 #include <sched.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <vector>
 
+#include "common/config.h"
 #include "common/debug.h"
 
 namespace ferry::progress {
@@ -25,9 +25,6 @@ int spin_microseconds = 50;
 int sleep_epoll = -1;  // transports' wait fds and the wake-up eventfd
 int wake_fd = -1;
 std::atomic<int> sleepers{0};
-// Transports that other processes feed with no fd to sleep on (shared
-// memory): while there is one, a wait must keep polling and never sleep long.
-int polled_transports = 0;
 int (*extra_work[4])() = {};
 
 void ensure_sleep_epoll() {
@@ -50,7 +47,6 @@ std::mutex& engine_mutex() {
 void add_transport(p2p::Transport* t) {
   ensure_sleep_epoll();
   transports.push_back(t);
-  if (t->needs_polling()) ++polled_transports;
   if (int fd = t->wait_fd(); fd >= 0) {
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -61,7 +57,6 @@ void add_transport(p2p::Transport* t) {
 
 void remove_all_transports() {
   transports.clear();
-  polled_transports = 0;
   if (sleep_epoll >= 0) close(sleep_epoll);
   if (wake_fd >= 0) close(wake_fd);
   sleep_epoll = wake_fd = -1;
@@ -69,7 +64,9 @@ void remove_all_transports() {
 
 void set_wait_policy(WaitPolicy p, int us) {
   policy = p;
-  spin_microseconds = us;
+  // Ranks that outnumber the cores poll longer, because their polls yield
+  // the core (wait_until) and waking a core that went idle costs more.
+  spin_microseconds = p == WaitPolicy::kBlock ? static_cast<int>(config::integer("FERRY_YIELD_US")) : us;
 }
 
 WaitPolicy wait_policy() { return policy; }
@@ -97,28 +94,24 @@ int poll() {
 void sleep_for_events(int timeout_ms) {
   ensure_sleep_epoll();
   sleepers.fetch_add(1, std::memory_order_relaxed);
-  epoll_event ev[4];
-  if (polled_transports > 0) {
-    // A peer's packet may sit in shared memory with no fd firing: give the
-    // core away briefly (an oversubscribed peer may need it to produce
-    // the packet) and return to polling. Blocking mode also sleeps a few
-    // microseconds, because sched_yield alone rarely lets another
-    // runnable rank onto this core.
-    timeout_ms = 0;
-    sched_yield();
-    if (policy == WaitPolicy::kBlock) {
-      timespec pause{0, 2 * 1000};
-      nanosleep(&pause, nullptr);
+  // Transports fed through memory (shared memory) must first ask their
+  // peers to make the fd fire; one that finds work already there cancels
+  // the sleep (p2p/shm/wakeup.h has the handshake).
+  size_t armed = 0;
+  while (armed < transports.size() && transports[armed]->arm_wakeup()) ++armed;
+  bool sleep = armed == transports.size();
+  if (sleep) {
+    epoll_event ev[4];
+    int n = epoll_wait(sleep_epoll, ev, 4, timeout_ms);
+    for (int i = 0; i < n; ++i) {
+      if (ev[i].data.fd == wake_fd) {
+        uint64_t drained;
+        ssize_t ignored = read(wake_fd, &drained, sizeof drained);
+        (void)ignored;
+      }
     }
   }
-  int n = epoll_wait(sleep_epoll, ev, 4, timeout_ms);
-  for (int i = 0; i < n; ++i) {
-    if (ev[i].data.fd == wake_fd) {
-      uint64_t drained;
-      ssize_t ignored = read(wake_fd, &drained, sizeof drained);
-      (void)ignored;
-    }
-  }
+  for (size_t i = 0; i < armed; ++i) transports[i]->disarm_wakeup(sleep);
   sleepers.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -128,6 +121,8 @@ void wake_sleepers() {
   ssize_t ignored = write(wake_fd, &one, sizeof one);
   (void)ignored;
 }
+
+void yield_core() { sched_yield(); }
 
 long long now_us() {
   timespec ts;

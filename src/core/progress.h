@@ -3,8 +3,11 @@
 // There is no progress thread and no thread per peer: whichever MPI call is
 // waiting drives the transports. A blocking call polls for a short while
 // (cheap when a reply is microseconds away) and then sleeps in the kernel on
-// the transports' file descriptors, so that oversubscribed ranks hand their
-// core to the rank that has work (FERRY_WAIT).
+// the transports' file descriptors (FERRY_WAIT, FERRY_SPIN_US). Ranks that
+// outnumber the cores poll with sched_yield between polls, so that the core
+// goes to a rank that shares it and has work, and sleep only after
+// FERRY_YIELD_US without news: a core that falls idle takes tens of
+// microseconds to wake (more in a VM), longer than most waits.
 #pragma once
 
 #include <mutex>
@@ -61,12 +64,16 @@ class Lock {
   bool held_;
 };
 
-// Sleeps in the kernel until a transport has work or `timeout_ms` passes.
+// Sleeps in the kernel until a transport has work or `timeout_ms` passes
+// (a transport fed through memory may cancel the sleep: Transport::arm_wakeup).
 // Called without the engine lock held.
 void sleep_for_events(int timeout_ms);
 // Wakes threads sleeping in sleep_for_events (something they wait for may
 // have completed on another thread).
 void wake_sleepers();
+
+// Gives the core to another runnable thread, if any (sched_yield).
+void yield_core();
 
 // Microseconds since an arbitrary start, from the monotonic clock (vDSO).
 long long now_us();
@@ -77,12 +84,31 @@ int spin_us();
 template <typename Done>
 void wait_until(Lock& lock, Done done) {
   if (done()) return;
-  long long spin_until = wait_policy() == WaitPolicy::kBlock ? 0 : now_us() + spin_us();
+  WaitPolicy policy = wait_policy();
+  long long spin_until = now_us() + spin_us();
   for (;;) {
     int events = poll();
     if (done()) return;
-    if (events > 0) continue;
-    if (wait_policy() == WaitPolicy::kSpin || now_us() < spin_until) continue;
+    if (events > 0) {
+      // Spin counts from the last sign of life: a stream that keeps moving
+      // (a large message in pieces) must not pay for a sleep and a wake-up
+      // each time one poll comes back empty.
+      spin_until = now_us() + spin_us();
+      continue;
+    }
+    if (policy == WaitPolicy::kSpin) continue;
+    if (now_us() < spin_until) {
+      // Ranks that outnumber the cores poll politely: the core goes to a
+      // rank that shares it and has work, yet never falls idle, because
+      // waking an idle core costs tens of microseconds (more in a VM).
+      // Other threads of this rank get the engine meanwhile.
+      if (policy == WaitPolicy::kBlock) {
+        lock.unlock();
+        yield_core();
+        lock.relock();
+      }
+      continue;
+    }
     lock.unlock();
     sleep_for_events(threads_enabled ? 1 : 100);
     lock.relock();

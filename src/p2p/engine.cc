@@ -64,6 +64,36 @@ void finish_receive(Request* r, const PacketHeader& h, size_t message_bytes) {
   complete(r);
 }
 
+// The single-copy rendezvous ends here: the data has landed, tell the
+// sender. The receive completes only once that packet has left, because
+// the packet lives in the receive request.
+void direct_receive_done(SendItem* item) {
+  finish_receive(request_of(item), item->header, item->header.message_bytes);
+}
+
+// A rendezvous request that offers its data in place (kFlagDirect) and a
+// contiguous receive: read the data straight from the sender's buffer, one
+// copy, without the ready/data round trip. False if the transport cannot.
+bool read_directly(Request* r, int world_peer, const PacketHeader& rts) {
+  size_t n = static_cast<size_t>(std::min<uint64_t>(rts.message_bytes, r->bytes));
+  Transport* transport = state->routes[static_cast<size_t>(world_peer)].transport;
+  if (n > 0 && !transport->read_direct(world_peer, rts.sender_address, r->buffer, n)) return false;
+  SendItem& done = r->packet;
+  done.header = rts;  // keeps source, tag and message_bytes for finish_receive
+  done.header.type = PacketType::kRendezvousDone;
+  done.header.flags = 0;
+  done.header.payload_bytes = 0;
+  done.header.receiver_cookie = 0;
+  done.payload = nullptr;
+  done.on_sent = direct_receive_done;
+  if (Err e = send_packet(world_peer, &done)) {
+    r->error = error_code::make(e.mpi_class(), e.message());
+    r->status.MPI_ERROR = r->error;
+    complete(r);
+  }
+  return true;
+}
+
 // A receive matched a rendezvous request: ask the sender for the data. The
 // ready packet says how much the receive can take, so a truncated message
 // sends no bytes that would be thrown away.
@@ -73,6 +103,7 @@ void send_ready(Request* r, int world_peer, const PacketHeader& rts) {
   r->remote_cookie = rts.sender_cookie;
   r->message_bytes = rts.message_bytes;
   r->received = 0;
+  if ((rts.flags & kFlagDirect) != 0 && r->datatype->contiguous && read_directly(r, world_peer, rts)) return;
   SendItem& ready = r->packet;
   ready.header = rts;
   ready.header.type = PacketType::kRendezvousReady;
@@ -172,6 +203,10 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       }
       return {};
     }
+    case PacketType::kRendezvousDone:
+      // The receiver has read the data out of our buffer (kFlagDirect).
+      complete(Request::from_cookie(h.sender_cookie));
+      return {};
     case PacketType::kRendezvousData: {
       // Data may come in chunks (p2p/pack_stream.h), each at its offset.
       Request* r = Request::from_cookie(h.receiver_cookie);
@@ -256,6 +291,12 @@ Err start_send(Request* r) {
     p.header.message_bytes = r->bytes;
     p.payload = nullptr;
     p.on_sent = nullptr;  // the send completes when its data has gone
+    if (r->datatype->contiguous && r->bytes >= route.transport->direct_read_threshold(world_peer)) {
+      // The receiver may read it in place (single copy); it then answers
+      // kRendezvousDone, else kRendezvousReady as usual.
+      p.header.flags = kFlagDirect;
+      p.header.sender_address = reinterpret_cast<uintptr_t>(r->buffer);
+    }
   } else {
     p.header.type = PacketType::kEager;
     p.header.payload_bytes = r->bytes;

@@ -4,6 +4,13 @@
 //   rendezvous  sender: [request, size] -----> receiver matches it, replies
 //               sender <----- [ready, receiver's cookie, bytes wanted]
 //               sender: [data for cookie] ---> straight into the user's buffer
+//   single-copy sender: [request, size, address] -> receiver reads the data
+//               sender <----- [done]                 out of the sender's memory
+//
+// The single-copy rendezvous is offered for contiguous messages from
+// Transport::direct_read_threshold on (shared memory with cross-memory
+// attach); a receiver whose transport cannot read them, or whose receive
+// is non-contiguous, answers with the ready packet instead.
 //
 // Non-contiguous datatypes are packed for eager sends, and their rendezvous
 // data travels in chunks that are packed and unpacked as they go, in

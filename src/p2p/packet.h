@@ -12,11 +12,16 @@ enum class PacketType : uint8_t {
   kRendezvousRequest,    // "I have message_bytes for you" (no data); sender waits for kRendezvousReady
   kRendezvousReady,      // receiver matched it: "send me message_bytes now, tagged with my cookie"
   kRendezvousData,       // (part of) the data of a rendezvous message, at `offset`, for the receiver's cookie
+  kRendezvousDone,       // receiver read the data itself (kFlagDirect): the send is complete
 };
 
 // kRendezvousReady: the receiver takes the data in DATA packets of at most
 // p2p::kChunkBytes (p2p/pack_stream.h), because it unpacks each as it lands.
 constexpr uint8_t kFlagChunked = 1;
+// kRendezvousRequest: the message is contiguous at `sender_address` in the
+// sender's memory; a receiver whose transport can read it there (read_direct)
+// does, and answers kRendezvousDone instead of kRendezvousReady.
+constexpr uint8_t kFlagDirect = 2;
 
 struct PacketHeader {
   PacketType type;
@@ -31,7 +36,10 @@ struct PacketHeader {
     uint64_t offset;          // rendezvous data: where this packet's payload lies in the message
   };
   uint64_t sender_cookie;     // identifies the send request at the sender
-  uint64_t receiver_cookie;   // identifies the receive request at the receiver
+  union {
+    uint64_t receiver_cookie; // identifies the receive request at the receiver
+    uint64_t sender_address;  // rendezvous request with kFlagDirect: where the data lies at the sender
+  };
 };
 static_assert(sizeof(PacketHeader) == 48, "the header is part of the wire format");
 

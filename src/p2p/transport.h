@@ -65,11 +65,30 @@ class Transport {
   // A file descriptor that becomes readable when progress() would find work,
   // for sleeping in the kernel; -1 if the transport cannot be waited on.
   virtual int wait_fd() const = 0;
-  // True for a transport that other processes feed without any fd firing
-  // (shared memory): a waiting rank must keep polling it, never sleep long.
-  virtual bool needs_polling() const { return false; }
+  // Before the progress engine sleeps on wait_fd(): a transport that other
+  // processes feed through memory (shared memory) tells them to make the fd
+  // fire, then re-checks for work that came before they could see that.
+  // False: work is there, do not sleep (nothing to undo). After true, one
+  // disarm_wakeup() follows (slept: epoll_wait ran with a timeout).
+  virtual bool arm_wakeup() { return true; }
+  virtual void disarm_wakeup(bool slept) { (void)slept; }
   // True while packets are queued that progress() still has to push out.
   virtual bool has_pending_sends() const = 0;
+
+  // Single-copy rendezvous (p2p/engine.h): contiguous messages to `peer` of
+  // at least this many bytes offer the receiver their address, to read
+  // directly; SIZE_MAX: never.
+  virtual size_t direct_read_threshold(int peer) const {
+    (void)peer;
+    return SIZE_MAX;
+  }
+  // Copies `n` bytes at address `remote` in `peer`'s memory into `local`.
+  // False if this transport cannot (now or ever): the engine then asks the
+  // sender for the data as usual.
+  virtual bool read_direct(int peer, uint64_t remote, void* local, size_t n) {
+    (void)peer, (void)remote, (void)local, (void)n;
+    return false;
+  }
 };
 
 }  // namespace ferry::p2p

@@ -25,6 +25,17 @@ size_t Ring::write(const void* data, size_t n) {
   return n;
 }
 
+bool Ring::write_all(const void* data, size_t n) {
+  if (free_space() < n) return false;
+  write(data, n);
+  return true;
+}
+
+size_t Ring::free_space() const {
+  // Acquire: the consumer has finished reading the space it freed.
+  return capacity() - (control_->head.load(std::memory_order_relaxed) - control_->tail.load(std::memory_order_acquire));
+}
+
 size_t Ring::readable() const {
   return control_->head.load(std::memory_order_acquire) - control_->tail.load(std::memory_order_relaxed);
 }

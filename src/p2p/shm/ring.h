@@ -8,6 +8,11 @@
 // on its own cache line so that neither side's stores invalidate the other's
 // line more than the protocol needs. Publishing is a release store, observing
 // an acquire load: no lock and no system call on the fast path.
+//
+// A producer that finds the ring full says how much free space it waits for
+// (`writer_wants`, beside `head` and written only when it blocks); the
+// consumer reads it after freeing space to decide whether the producer needs
+// a wake-up (p2p/shm/wakeup.h).
 #pragma once
 
 #include <atomic>
@@ -20,6 +25,7 @@ constexpr size_t kCacheLine = 64;
 
 struct RingControl {
   alignas(kCacheLine) std::atomic<uint64_t> head;  // bytes written so far (producer)
+  std::atomic<uint64_t> writer_wants;              // free bytes the blocked producer waits for; 0: not blocked
   alignas(kCacheLine) std::atomic<uint64_t> tail;  // bytes consumed so far (consumer)
 };
 static_assert(sizeof(RingControl) == 2 * kCacheLine);
@@ -38,11 +44,21 @@ class Ring {
   // Producer: copies up to `n` bytes from `data` into the free space and
   // publishes them; returns how many it took.
   size_t write(const void* data, size_t n);
+  // Producer: copies all `n` bytes or none (a packet header, so that the
+  // consumer never sees part of one); returns whether it did.
+  bool write_all(const void* data, size_t n);
+  // Either side: bytes the producer may write now.
+  size_t free_space() const;
   // Consumer: bytes published and not yet consumed.
   size_t readable() const;
   // Consumer: copies `n` readable bytes out (into `out`, or nowhere when
   // null) and frees their space.
   void read(void* out, size_t n);
+
+  // Producer: blocked until `bytes` are free (0: no longer blocked).
+  void set_writer_wants(uint64_t bytes) { control_->writer_wants.store(bytes, std::memory_order_relaxed); }
+  // Consumer: what the producer waits for (read after a fence, see wakeup.h).
+  uint64_t writer_wants() const { return control_->writer_wants.load(std::memory_order_relaxed); }
 
   size_t capacity() const { return mask_ + 1; }
 

@@ -1,9 +1,15 @@
 #include "p2p/shm/shm_transport.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
+#include "common/config.h"
 #include "common/debug.h"
+#include "p2p/shm/cma.h"
+#include "p2p/shm/fence.h"
 
 namespace ferry::p2p::shm {
 namespace {
@@ -12,6 +18,25 @@ constexpr size_t kHeaderBytes = sizeof(PacketHeader);
 // Large payloads are published in pieces of this size, so the receiver
 // starts copying out while the sender still copies in.
 constexpr size_t kPieceBytes = 32 * 1024;
+
+// Why a peer may need waking after our last pass (ShmTransport::to_check_).
+constexpr uint8_t kWrote = 1;  // we published bytes into its ring
+constexpr uint8_t kFreed = 2;  // we freed space in the ring it writes to us
+
+// The start of every rank's segment; the rings follow.
+struct SegmentHeader {
+  WakeWord wake;
+  // Written once by the owner before any peer attaches.
+  alignas(kCacheLine) int32_t owner_pid;
+  uint64_t owner_address;  // where the owner maps this segment: a word any peer may probe with CMA
+};
+constexpr size_t kRingsAt = (sizeof(SegmentHeader) + kCacheLine - 1) / kCacheLine * kCacheLine;
+
+SegmentHeader* header_of(const Segment& s) { return reinterpret_cast<SegmentHeader*>(s.data()); }
+
+// The doorbell pipe sits beside the segment: /dev/shm/<segment name>.wake
+// (shm_open's names live in /dev/shm on Linux).
+std::string doorbell_path(const std::string& segment_name) { return "/dev/shm" + segment_name + ".wake"; }
 
 }  // namespace
 
@@ -31,28 +56,52 @@ struct ShmTransport::Incoming {
   uint64_t payload_done = 0;
 };
 
+struct ShmTransport::Peer {
+  Segment segment;
+  Bell bell;
+  pid_t pid = 0;
+  Cma cma = kCmaOff;
+};
+
+CmaOptions ShmTransport::cma_options_from_settings() {
+  CmaOptions o;
+  std::string mode = config::value("FERRY_SHM_CMA");
+  if (mode == "on") o.mode = CmaOptions::kOn;
+  else if (mode == "off") o.mode = CmaOptions::kOff;
+  else if (mode != "auto") o.error = "FERRY_SHM_CMA=" + mode + ": expected auto, on or off";
+  o.threshold = static_cast<size_t>(std::max<int64_t>(1, config::integer("FERRY_SHM_CMA_THRESHOLD")));
+  return o;
+}
+
 ShmTransport::ShmTransport(int my_rank, int world_size, std::vector<int> local_peers, PacketHandler* handler,
-                           size_t ring_bytes)
+                           size_t ring_bytes, CmaOptions cma)
     : my_rank_(my_rank),
       local_peers_(std::move(local_peers)),
       local_index_(static_cast<size_t>(world_size), -1),
       handler_(handler),
-      ring_bytes_(ring_bytes) {
+      ring_bytes_(ring_bytes),
+      cma_(cma) {
   // Ring slots are numbered by local index: every rank must see one order.
   std::sort(local_peers_.begin(), local_peers_.end());
   for (size_t i = 0; i < local_peers_.size(); ++i) {
     local_index_[static_cast<size_t>(local_peers_[i])] = static_cast<int>(i);
     if (local_peers_[i] == my_rank_) my_local_ = static_cast<int>(i);
   }
-  peer_segments_.resize(local_peers_.size());
+  peers_.resize(local_peers_.size());
   outgoing_.resize(local_peers_.size());
   incoming_.resize(local_peers_.size());
+  to_check_.resize(local_peers_.size());
+  check_list_.reserve(local_peers_.size());
 }
 
 ShmTransport::~ShmTransport() = default;
 
 size_t ShmTransport::segment_bytes() const {
-  return (local_peers_.size() - 1) * ring_footprint(ring_bytes_);
+  return kRingsAt + (local_peers_.size() - 1) * ring_footprint(ring_bytes_);
+}
+
+size_t ShmTransport::ring_offset(int from, int to) const {
+  return kRingsAt + slot(from, to) * ring_footprint(ring_bytes_);
 }
 
 bool ShmTransport::reaches(int peer) const {
@@ -61,30 +110,102 @@ bool ShmTransport::reaches(int peer) const {
 }
 
 bool ShmTransport::create(const std::string& name, std::string* error) {
+  if (!cma_.error.empty()) {
+    *error = cma_.error;
+    return false;
+  }
   if (!own_.create(name, segment_bytes(), error)) return false;
+  SegmentHeader* header = header_of(own_);
+  header->owner_pid = static_cast<int32_t>(getpid());
+  header->owner_address = reinterpret_cast<uintptr_t>(own_.data());
+  if (!doorbell_.create(doorbell_path(name), &header->wake, error)) return false;
   for (size_t i = 0; i < local_peers_.size(); ++i) {
     if (static_cast<int>(i) == my_local_) continue;
-    size_t at = slot(static_cast<int>(i), my_local_) * ring_footprint(ring_bytes_);
-    incoming_[i].ring = Ring(own_.data() + at, ring_bytes_);
+    incoming_[i].ring = Ring(own_.data() + ring_offset(static_cast<int>(i), my_local_), ring_bytes_);
     incoming_[i].peer = local_peers_[i];
   }
   return true;
 }
 
 bool ShmTransport::attach(int peer, const std::string& name, std::string* error) {
-  int li = local_index_[static_cast<size_t>(peer)];
-  Segment& segment = peer_segments_[static_cast<size_t>(li)];
-  if (!segment.attach(name, segment_bytes(), error)) return false;
-  size_t at = slot(my_local_, li) * ring_footprint(ring_bytes_);
-  outgoing_[static_cast<size_t>(li)].ring = Ring(segment.data() + at, ring_bytes_);
-  if (debug::on(debug::kP2p) || debug::on(debug::kTcp)) debug::print("peer %d via shm", peer);
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+  Peer& p = peers_[li];
+  if (!p.segment.attach(name, segment_bytes(), error)) return false;
+  if (!p.bell.open(doorbell_path(name), &header_of(p.segment)->wake, error)) return false;
+  p.pid = header_of(p.segment)->owner_pid;
+  all_asymmetric_ = all_asymmetric_ && p.bell.asymmetric();
+  outgoing_[li].ring = Ring(p.segment.data() + ring_offset(my_local_, static_cast<int>(li)), ring_bytes_);
+  probe_cma(li);
   return true;
 }
 
-void ShmTransport::unlink() { own_.unlink(); }
+void ShmTransport::probe_cma(size_t li) {
+  Peer& p = peers_[li];
+  int peer = local_peers_[li];
+  bool say = debug::on(debug::kP2p) || debug::on(debug::kTcp);
+  if (cma_.mode == CmaOptions::kOff) {
+    p.cma = kCmaOff;
+    if (say) debug::print("peer %d via shm: large messages pipelined through the ring (FERRY_SHM_CMA=off)", peer);
+    return;
+  }
+  const SegmentHeader* header = header_of(p.segment);
+  uint64_t word = 0;
+  if (int e = cma::read(p.pid, header->owner_address, &word, sizeof word); e != 0) {
+    p.cma = kCmaRefused;
+    if (say)
+      debug::print("peer %d via shm: CMA refused (%s), large messages pipelined through the ring", peer,
+                   e == EPERM ? "EPERM" : std::strerror(e));
+    return;
+  }
+  p.cma = kCmaWorks;
+  if (cma_.mode == CmaOptions::kAuto) {
+    // Pinning pages costs the same for every peer: measure once, on the
+    // first one, over the peer's rings (4 KiB pages of shared memory).
+    if (cma_wins_ < 0) {
+      size_t n = std::min<size_t>(128 * 1024, segment_bytes() - kRingsAt);
+      cma::Rates r = cma::calibrate(p.pid, header->owner_address + kRingsAt, p.segment.data() + kRingsAt, n);
+      // The ring copies every byte twice (in, then out), CMA once: CMA
+      // takes less CPU time once it runs at more than half memcpy's speed.
+      cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
+      FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
+                  r.memcpy / 1e9, cma_wins_ ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
+    }
+    if (cma_wins_ == 0) p.cma = kCmaSlower;
+  }
+  if (!say) return;
+  if (p.cma == kCmaWorks)
+    debug::print("peer %d via shm: large messages single-copy (process_vm_readv) from %zu bytes", peer,
+                 cma_.threshold);
+  else
+    debug::print("peer %d via shm: CMA slower than the ring here, large messages pipelined through the ring", peer);
+}
+
+void ShmTransport::unlink() {
+  own_.unlink();
+  doorbell_.unlink();
+}
+
+size_t ShmTransport::direct_read_threshold(int peer) const {
+  const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
+  return p.cma == kCmaWorks ? cma_.threshold : SIZE_MAX;
+}
+
+bool ShmTransport::read_direct(int peer, uint64_t remote, void* local, size_t n) {
+  Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
+  if (p.cma != kCmaWorks) return false;
+  int e = cma::read(p.pid, remote, local, n);
+  if (e == 0) return true;
+  // Allowed at the probe, refused now (a seccomp filter installed since, a
+  // kernel that limits it): keep the ring from now on.
+  p.cma = kCmaRefused;
+  FERRY_DEBUG(kP2p, "peer %d via shm: process_vm_readv failed (%s), large messages pipelined through the ring",
+              peer, std::strerror(e));
+  return false;
+}
 
 const char* ShmTransport::send(int peer, SendItem* item) {
-  Outgoing& out = outgoing_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+  Outgoing& out = outgoing_[li];
   item->sent = 0;
   item->next = nullptr;
   if (out.tail) out.tail->next = item;
@@ -93,48 +214,67 @@ const char* ShmTransport::send(int peer, SendItem* item) {
   ++queued_items_;
   // Straight into the ring when nothing is ahead of it; a flush already
   // running (we are inside an on_sent) picks the item up itself.
-  if (!out.flushing) flush(out);
+  if (!out.flushing) {
+    flush(li);
+    ring_sleepers();
+  }
   return nullptr;
 }
 
-int ShmTransport::flush(Outgoing& out) {
+int ShmTransport::flush(size_t li) {
+  Outgoing& out = outgoing_[li];
   int finished = 0;
+  bool wrote = false;
   out.flushing = true;
+  if (out.ring.writer_wants() != 0) out.ring.set_writer_wants(0);
   while (SendItem* item = out.head) {
-    if (item->sent < kHeaderBytes) {
-      size_t n = out.ring.write(reinterpret_cast<const char*>(&item->header) + item->sent, kHeaderBytes - item->sent);
-      item->sent += n;
-      if (item->sent < kHeaderBytes) break;  // ring full
+    // The header goes in whole, so a reader that sees bytes can always use them.
+    if (item->sent == 0) {
+      if (!out.ring.write_all(&item->header, kHeaderBytes)) break;
+      item->sent = kHeaderBytes;
+      wrote = true;
     }
-    bool full = false;
-    while (item->sent < kHeaderBytes + item->header.payload_bytes) {
+    uint64_t total = kHeaderBytes + item->header.payload_bytes;
+    while (item->sent < total) {
       uint64_t done = item->sent - kHeaderBytes;
-      size_t want = static_cast<size_t>(std::min<uint64_t>(item->header.payload_bytes - done, kPieceBytes));
+      size_t want = static_cast<size_t>(std::min<uint64_t>(total - item->sent, kPieceBytes));
       size_t n = out.ring.write(static_cast<const char*>(item->payload) + done, want);
       item->sent += n;
-      if (n < want) {
-        full = true;
-        break;
-      }
+      wrote = wrote || n > 0;
+      if (n < want) break;
     }
-    if (full) break;
+    if (item->sent < total) break;  // ring full
     out.head = item->next;
     if (out.head == nullptr) out.tail = nullptr;
     --queued_items_;
     ++finished;
     if (item->on_sent) item->on_sent(item);
   }
+  if (SendItem* item = out.head) {
+    // Blocked: ask the reader for a wake-up once half the ring is free (or
+    // what the rest of the packet needs), not at every piece it drains, so
+    // that an oversubscribed pair switches a few times per ring, not per
+    // piece.
+    uint64_t rest = kHeaderBytes + item->header.payload_bytes - item->sent;
+    out.ring.set_writer_wants(std::max<uint64_t>(std::min<uint64_t>(rest, out.ring.capacity() / 2), 1));
+  }
   out.flushing = false;
-  return finished;
+  if (!wrote) return finished;
+  note_wrote(li);
+  // Pieces moved count, like the reader's (drain): worth another pass before any sleep.
+  return finished > 0 ? finished : 1;
 }
 
-int ShmTransport::drain(Incoming& in) {
+int ShmTransport::drain(size_t li) {
+  Incoming& in = incoming_[li];
   int received = 0;
+  bool freed = false;
   for (;;) {
     size_t avail = in.ring.readable();
     if (!in.in_payload) {
-      if (avail < kHeaderBytes) return received;
+      if (avail < kHeaderBytes) break;
       in.ring.read(&in.header, kHeaderBytes);
+      freed = true;
       in.destination = handler_->on_header(in.peer, in.header);
       in.payload_done = 0;
       if (in.header.payload_bytes == 0) {
@@ -145,7 +285,7 @@ int ShmTransport::drain(Incoming& in) {
       in.in_payload = true;
       continue;
     }
-    if (avail == 0) return received;
+    if (avail == 0) break;
     size_t take = static_cast<size_t>(std::min<uint64_t>({avail, in.header.payload_bytes - in.payload_done, kPieceBytes}));
     // Bytes beyond the destination's capacity are consumed and dropped.
     if (in.payload_done >= in.destination.capacity) {
@@ -155,6 +295,7 @@ int ShmTransport::drain(Incoming& in) {
       in.ring.read(static_cast<char*>(in.destination.data) + in.payload_done, keep);
       if (take > keep) in.ring.read(nullptr, take - keep);
     }
+    freed = true;
     in.payload_done += take;
     ++received;  // a piece moved: worth another pass before any sleep
     if (in.payload_done == in.header.payload_bytes) {
@@ -162,17 +303,64 @@ int ShmTransport::drain(Incoming& in) {
       handler_->on_payload(in.peer, in.header, in.destination);
     }
   }
+  if (freed) note_freed(li);
+  return received;
+}
+
+void ShmTransport::note_wrote(size_t li) {
+  if (to_check_[li] == 0) check_list_.push_back(li);
+  to_check_[li] |= kWrote;
+}
+
+void ShmTransport::note_freed(size_t li) {
+  if (to_check_[li] == 0) check_list_.push_back(li);
+  to_check_[li] |= kFreed;
+}
+
+void ShmTransport::ring_sleepers() {
+  if (check_list_.empty()) return;
+  // One fence for every ring we touched since the last one (wakeup.h); a
+  // compiler barrier only, when every peer sleeps with membarrier (fence.h).
+  fence::light(all_asymmetric_);
+  for (size_t li : check_list_) {
+    bool wake = (to_check_[li] & kWrote) != 0;
+    if (!wake && (to_check_[li] & kFreed) != 0) {
+      // Only a writer that waits for space needs us, and only once there
+      // is as much as it asked for.
+      uint64_t wants = incoming_[li].ring.writer_wants();
+      wake = wants != 0 && incoming_[li].ring.free_space() >= wants;
+    }
+    if (wake) peers_[li].bell.ring_if_asleep();
+    to_check_[li] = 0;
+  }
+  check_list_.clear();
 }
 
 int ShmTransport::progress() {
   int events = 0;
   for (size_t i = 0; i < local_peers_.size(); ++i) {
     if (static_cast<int>(i) == my_local_) continue;
-    events += drain(incoming_[i]);
+    events += drain(i);
     Outgoing& out = outgoing_[i];
-    if (out.head != nullptr && !out.flushing) events += flush(out);
+    if (out.head != nullptr && !out.flushing) events += flush(i);
   }
+  ring_sleepers();
   return events;
+}
+
+bool ShmTransport::arm_wakeup() {
+  doorbell_.arm();
+  // Re-check after the fence in arm(): anything a peer published before it
+  // saw us asleep is visible now (wakeup.h).
+  for (size_t i = 0; i < local_peers_.size(); ++i) {
+    if (static_cast<int>(i) == my_local_) continue;
+    uint64_t wants = outgoing_[i].ring.writer_wants();
+    if (incoming_[i].ring.readable() > 0 || (wants != 0 && outgoing_[i].ring.free_space() >= wants)) {
+      doorbell_.woke(false);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace ferry::p2p::shm

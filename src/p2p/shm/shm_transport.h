@@ -1,16 +1,24 @@
 // The shared-memory transport: packets between ranks on the same host.
 //
-// Every rank owns one segment holding one ring per local sender (so N-1
-// rings, memory linear in the local peers only); a sender writes into its
+// Every rank owns one segment: a header (its wake word, p2p/shm/wakeup.h,
+// and its pid for cross-memory attach) and one ring per local sender (so N-1
+// rings, memory linear in the local peers only). A sender writes into its
 // ring in the receiver's segment and the receiver copies out, straight into
 // the packet's destination. That is two copies and no system call per
 // message. A packet larger than the free space goes in pieces as the
 // receiver drains it, so one ring carries messages of any size, in send
 // order (FIFO per peer, as the engine requires).
 //
-// There is no file descriptor to sleep on: the progress engine keeps polling
-// (core/progress.cc), which costs a compare of two counters per peer.
+// Large contiguous messages may skip the ring: the engine's single-copy
+// rendezvous has the receiver read them out of the sender's memory
+// (read_direct, p2p/shm/cma.h), where the kernel allows it and it beats the
+// ring's two pipelined copies (FERRY_SHM_CMA).
+//
+// A rank with nothing to do sleeps in the kernel on its doorbell pipe
+// (wait_fd), which peers ring only while it sleeps (wakeup.h).
 #pragma once
+
+#include <sys/types.h>
 
 #include <memory>
 #include <string>
@@ -18,27 +26,38 @@
 
 #include "p2p/shm/ring.h"
 #include "p2p/shm/segment.h"
+#include "p2p/shm/wakeup.h"
 #include "p2p/transport.h"
 
 namespace ferry::p2p::shm {
 
 constexpr size_t kDefaultRingBytes = 256 * 1024;
 
+// Cross-memory attach (FERRY_SHM_CMA, FERRY_SHM_CMA_THRESHOLD).
+struct CmaOptions {
+  enum Mode { kAuto, kOn, kOff } mode = kAuto;  // auto: where calibration says it wins (cma.h)
+  size_t threshold = 64 * 1024;                 // smallest message read directly
+  std::string error;                            // a malformed setting, reported by create()
+};
+
 class ShmTransport final : public Transport {
  public:
   // `local_peers`: the world ranks on this host, including `my_rank`, in the
   // same order on every one of them.
   ShmTransport(int my_rank, int world_size, std::vector<int> local_peers, PacketHandler* handler,
-               size_t ring_bytes = kDefaultRingBytes);
+               size_t ring_bytes = kDefaultRingBytes, CmaOptions cma = cma_options_from_settings());
   ~ShmTransport() override;
+
+  static CmaOptions cma_options_from_settings();
 
   // Bytes of this rank's segment.
   size_t segment_bytes() const;
-  // Creates this rank's segment under `name` (before the peers attach).
+  // Creates this rank's segment under `name`, and its doorbell beside it
+  // (before the peers attach).
   bool create(const std::string& name, std::string* error);
   // Maps the segment of local peer `peer` (world rank), published as `name`.
   bool attach(int peer, const std::string& name, std::string* error);
-  // Removes our segment's name, once every local peer has attached.
+  // Removes our segment's and doorbell's names, once every local peer has attached.
   void unlink();
   // True if `peer` is a local peer this transport reaches.
   bool reaches(int peer) const;
@@ -46,20 +65,36 @@ class ShmTransport final : public Transport {
   const char* name() const override { return "shm"; }
   const char* send(int peer, SendItem* item) override;
   int progress() override;
-  int wait_fd() const override { return -1; }
-  bool needs_polling() const override { return true; }
+  int wait_fd() const override { return doorbell_.fd(); }
+  bool arm_wakeup() override;
+  void disarm_wakeup(bool slept) override { doorbell_.woke(slept); }
   bool has_pending_sends() const override { return queued_items_ > 0; }
+  size_t direct_read_threshold(int peer) const override;
+  bool read_direct(int peer, uint64_t remote, void* local, size_t n) override;
 
  private:
   struct Outgoing;
   struct Incoming;
+  struct Peer;
+  // Per peer: whether large messages from it are read with CMA.
+  enum Cma : uint8_t { kCmaOff, kCmaWorks, kCmaRefused, kCmaSlower };
 
   // The ring of sender `from` inside the segment of receiver `to` (local indices).
   size_t slot(int from, int to) const { return static_cast<size_t>(from < to ? from : from - 1); }
-  // Writes as much of the queue as the ring takes; returns packets finished.
-  int flush(Outgoing& out);
+  size_t ring_offset(int from, int to) const;
+  // Writes as much of the queue as the ring takes; returns packets finished
+  // (at least 1 if it wrote any bytes).
+  int flush(size_t li);
   // Delivers what the ring holds; returns packets received.
-  int drain(Incoming& in);
+  int drain(size_t li);
+  // After writing to or reading from peer `li`'s rings: wake it if it sleeps
+  // on what we did. ring_sleepers() fences once for all of them.
+  void note_wrote(size_t li);
+  void note_freed(size_t li);
+  void ring_sleepers();
+  // Tries process_vm_readv on the peer's segment header once, at attach,
+  // and (FERRY_SHM_CMA=auto, first peer only) times it against the ring.
+  void probe_cma(size_t li);
 
   int my_rank_;
   int my_local_ = -1;
@@ -67,11 +102,17 @@ class ShmTransport final : public Transport {
   std::vector<int> local_index_;  // by world rank, -1 if not on this host
   PacketHandler* handler_;
   size_t ring_bytes_;
+  CmaOptions cma_;
+  int cma_wins_ = -1;  // FERRY_SHM_CMA=auto: calibration's verdict (-1: not measured yet)
   Segment own_;
-  std::vector<Segment> peer_segments_;  // by local index
-  std::vector<Outgoing> outgoing_;      // by local index
-  std::vector<Incoming> incoming_;      // by local index
+  Doorbell doorbell_;
+  std::vector<Peer> peers_;          // by local index
+  std::vector<Outgoing> outgoing_;   // by local index
+  std::vector<Incoming> incoming_;   // by local index
+  std::vector<uint8_t> to_check_;    // by local index: kWrote | kFreed since the last fence
+  std::vector<size_t> check_list_;   // the local indices with to_check_ set
   uint64_t queued_items_ = 0;
+  bool all_asymmetric_ = true;  // every peer attached so far sleeps with membarrier (fence.h)
 };
 
 }  // namespace ferry::p2p::shm
