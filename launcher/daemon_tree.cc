@@ -116,6 +116,11 @@ void DaemonTree::on_frame(int slot, wire::Type type, std::string_view body) {
     child.greeted = true;
     child.position = position;
     FERRY_DEBUG(kLaunch, "daemon %d (%s) connected", position, hostname.c_str());
+    // What was sent down before it got here (a signal, stdin for rank 0).
+    if (auto waiting = not_yet_greeted_.find(position); waiting != not_yet_greeted_.end()) {
+      child.link->send(waiting->second);
+      not_yet_greeted_.erase(waiting);
+    }
     return;
   }
   if (type == wire::Type::kFenceData) {
@@ -165,11 +170,25 @@ void DaemonTree::send_up(const std::string& frame) {
 }
 
 void DaemonTree::pass_down(const std::string& frame) {
+  for (int position : expected_children_) send_to_child(position, frame);
+}
+
+void DaemonTree::send_to_child(int position, const std::string& frame) {
   for (auto& [slot, child] : links_)
-    if (child.greeted) {
+    if (child.greeted && child.position == position) {
       child.link->send(frame);
       if (child.link->wants_write()) update_interest(slot);
+      return;
     }
+  // A child that is started but has not said hello yet (its connection
+  // waits to be accepted): it gets the frame when it does.
+  not_yet_greeted_[position] += frame;
+}
+
+void DaemonTree::send_toward(int position, const std::string& frame) {
+  int child = position;
+  while (child > 0 && tree_parent(child, plan_.fanout) != position_) child = tree_parent(child, plan_.fanout);
+  if (child > 0) send_to_child(child, frame);
 }
 
 void DaemonTree::local_fence(std::string data, FenceReply reply) {

@@ -43,6 +43,8 @@ class DaemonTree {
 
   void send_up(const std::string& frame);    // to the parent, or deliver at mpirun
   void pass_down(const std::string& frame);  // to every child
+  // To the child whose subtree holds `position` (a daemon below this one).
+  void send_toward(int position, const std::string& frame);
 
   // This host's ranks entered a fence (from PmixHost's kFence).
   void local_fence(std::string data, FenceReply reply);
@@ -76,6 +78,7 @@ class DaemonTree {
   void lose(int slot, const std::string& reason);
   void contribute(uint64_t sequence, std::string_view data);
   void update_interest(int slot);
+  void send_to_child(int position, const std::string& frame);
 
   int epoll_fd_;
   uint8_t listen_kind_, link_kind_;
@@ -87,6 +90,8 @@ class DaemonTree {
   DaemonLink* parent_ = nullptr;
   std::vector<int> expected_children_;
   std::map<int, Child> links_;  // by slot (epoll data)
+  // Frames for children that have not said hello yet, by position.
+  std::map<int, std::string> not_yet_greeted_;
   int next_slot_ = 0;
   // Fences: sequence numbers agree everywhere because every rank of the
   // job takes part in every fence, in the same order.

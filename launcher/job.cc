@@ -46,7 +46,8 @@ constexpr int kRemoteKillWaitMs = 5000;
 
 // What an epoll event is about: the kind in the low byte, an index above it.
 enum Source : uint8_t {
-  kSignals = 1, kServer, kTimer, kStdin, kStdinPipe, kRankStdout, kRankStderr, kDaemonListen, kDaemonLink
+  kSignals = 1, kServer, kTimer, kStdin, kStdinPipe, kRankStdout, kRankStderr, kDaemonListen, kDaemonLink,
+  kStdinRelay
 };
 uint64_t tag(Source s, int index = 0) { return uint64_t(s) | (uint64_t(index) << 8); }
 
@@ -96,7 +97,10 @@ class Job {
     double t0 = monotonic_ms();
     if (plan_.num_daemons > 0) start_daemons();
     if (local_ && !failure_) start_local_ranks();
-    if (!local_ || local_->size() == 0 || local_->rank_at(0) != 0) stdin_.stop();  // rank 0 is elsewhere
+    if (!local_ || local_->size() == 0 || local_->rank_at(0) != 0) {
+      if (tree_ && !failure_) relay_stdin();  // rank 0 is on another host
+      else stdin_.stop();
+    }
     // Idle time while the ranks load and connect.
     server_.session_dir().sweep_stale();
     epoll_event events[64];
@@ -188,6 +192,50 @@ class Job {
                 monotonic_ms() - t0);
   }
 
+  // Rank 0 runs under a daemon: what StdinForwarder would give rank 0 is
+  // read here and sent along the tree to that daemon.
+  void relay_stdin() {
+    rank0_position_ = plan_.nodes[size_t(node_of_rank_[0])].position;
+    relay_fd_ = stdin_.rank0_fd();
+    if (relay_fd_ == stdin_.null_fd()) {
+      end_relay();
+      return;
+    }
+    if (relay_fd_ == 0) {
+      // A regular file, which epoll cannot watch and which never blocks.
+      char buffer[64 * 1024];
+      ssize_t n;
+      while ((n = ::read(0, buffer, sizeof buffer)) > 0) send_stdin({buffer, size_t(n)});
+      end_relay();
+      return;
+    }
+    ::fcntl(relay_fd_, F_SETFL, O_NONBLOCK);
+    watch(relay_fd_, tag(kStdinRelay));
+  }
+
+  void on_relay_readable() {
+    char buffer[64 * 1024];
+    ssize_t n = ::read(relay_fd_, buffer, sizeof buffer);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) {
+      end_relay();
+      return;
+    }
+    send_stdin({buffer, size_t(n)});
+  }
+
+  void send_stdin(std::string_view bytes) {
+    tree_->send_toward(rank0_position_, wire::Encoder(wire::Type::kStdin).str(bytes).finish());
+  }
+
+  // An empty kStdin is the end of the input.
+  void end_relay() {
+    if (relay_fd_ > 0) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, relay_fd_, nullptr);
+    relay_fd_ = -1;
+    send_stdin({});
+    stdin_.stop();
+  }
+
   void set_running(int rank, bool running) {
     if (rank_running_[size_t(rank)] == running) return;
     rank_running_[size_t(rank)] = running;
@@ -208,6 +256,9 @@ class Job {
       case kRankStderr: local_->on_output(data); break;
       case kDaemonListen:
       case kDaemonLink: tree_->on_event(data, ev.events); break;
+      case kStdinRelay:
+        if (relay_fd_ >= 0) on_relay_readable();
+        break;
     }
   }
 
@@ -431,6 +482,8 @@ class Job {
   StdinForwarder stdin_;
   std::optional<LocalRanks> local_;
   std::unique_ptr<DaemonTree> tree_;
+  int relay_fd_ = -1;        // rank 0's stdin, read for a rank 0 elsewhere
+  int rank0_position_ = 0;
   std::vector<bool> rank_running_;  // every rank of the job, wherever it runs
   std::vector<int> node_of_rank_;   // the plan's node of every rank
   int running_ = 0;

@@ -29,7 +29,9 @@ extern char** environ;
 namespace ferry::launcher {
 namespace {
 
-enum Source : uint8_t { kSignals = 1, kServer, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics };
+enum Source : uint8_t {
+  kSignals = 1, kServer, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics, kRank0Stdin
+};
 
 // The "rank" of a daemon's own output lines.
 constexpr uint32_t kDaemonItself = 0xffffffffu;
@@ -123,9 +125,11 @@ class NodeDaemon {
     local_.emplace(epoll_fd_, kRankStdout, kRankStderr, std::move(setup), defaults_,
                    [this](int index, int stream) { return &sinks_[2 * size_t(index) + size_t(stream - 1)]; });
     Environment base = base_environment(environ, {});
+    int rank0_stdin = open_rank0_stdin();
     for (int i = 0; i < local_->size(); ++i) {
       try {
-        local_->start(i, base, *server_, null_fd());
+        local_->start(i, base, *server_, local_->rank_at(i) == 0 ? rank0_stdin : null_fd());
+        if (local_->rank_at(i) == 0 && rank0_stdin != null_fd()) ::close(rank0_stdin);
       } catch (const std::exception& e) {
         report_error("mpirun: cannot start rank " + std::to_string(local_->rank_at(i)) + " on " + here_.host +
                      ": " + e.what());
@@ -146,6 +150,68 @@ class NodeDaemon {
       tree_->send_up(
           wire::Encoder(wire::Type::kRankExited).u32(uint32_t(here_.ranks[i])).i32(0).i32(127 << 8).finish());
     }
+  }
+
+  // Rank 0 reads mpirun's stdin, which arrives as kStdin frames: through a
+  // pipe whose write end stays here.
+  int open_rank0_stdin() {
+    if (here_.ranks.empty() || here_.ranks[0] != 0) return null_fd();
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return null_fd();
+    stdin_write_ = fds[1];
+    ::fcntl(stdin_write_, F_SETFL, O_NONBLOCK);
+    epoll_event ev = {};
+    ev.events = 0;  // EPOLLOUT only while bytes wait; errors always reported
+    ev.data.u64 = kRank0Stdin;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, stdin_write_, &ev);
+    return fds[0];
+  }
+
+  void on_stdin_frame(std::string_view body) {
+    wire::Decoder d(body);
+    std::string bytes = d.str();
+    if (here_.ranks.empty() || here_.ranks[0] != 0) {
+      // Not ours: on towards rank 0's daemon.
+      int position = plan_.nodes[0].position;
+      for (const PlanNode& n : plan_.nodes)
+        if (!n.ranks.empty() && n.ranks[0] == 0) position = n.position;
+      tree_->send_toward(position, wire::Encoder(wire::Type::kStdin).raw(body).finish());
+      return;
+    }
+    if (bytes.empty()) stdin_ended_ = true;
+    stdin_pending_ += bytes;
+    write_stdin();
+  }
+
+  void write_stdin() {
+    while (stdin_write_ >= 0 && !stdin_pending_.empty()) {
+      ssize_t n = ::write(stdin_write_, stdin_pending_.data(), stdin_pending_.size());
+      if (n > 0) {
+        stdin_pending_.erase(0, size_t(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && errno == EAGAIN) {
+        break;
+      } else {  // rank 0 closed its stdin: nothing more to give it
+        close_stdin();
+        return;
+      }
+    }
+    if (stdin_write_ < 0) return;
+    if (stdin_pending_.empty() && stdin_ended_) {
+      close_stdin();
+      return;
+    }
+    epoll_event ev = {};
+    ev.events = stdin_pending_.empty() ? 0u : uint32_t(EPOLLOUT);
+    ev.data.u64 = kRank0Stdin;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, stdin_write_, &ev);
+  }
+
+  void close_stdin() {
+    if (stdin_write_ >= 0) ::close(stdin_write_);  // also leaves the epoll set
+    stdin_write_ = -1;
+    stdin_pending_.clear();
   }
 
   int null_fd() {
@@ -169,6 +235,10 @@ class NodeDaemon {
         break;
       case kListen:
       case kLink: tree_->on_event(data, ev.events); break;
+      case kRank0Stdin:
+        if (ev.events & (EPOLLERR | EPOLLHUP)) close_stdin();
+        else write_stdin();
+        break;
       case kDiagnostics:
         std::fflush(nullptr);
         if (diagnostics_ && !diagnostics_->on_readable()) diagnostics_.reset();
@@ -235,6 +305,7 @@ class NodeDaemon {
           if (local_) local_->signal(sig, spared);
           break;
         }
+        case wire::Type::kStdin: on_stdin_frame(body); break;
         case wire::Type::kShutdown:
           tree_->pass_down(wire::Encoder(type).raw(body).finish());
           tree_->drain(1000);
@@ -285,7 +356,10 @@ class NodeDaemon {
   std::optional<PmixHost> server_;
   std::unique_ptr<DaemonTree> tree_;
   std::deque<OutputSink> sinks_;
-  OutputSink diagnostics_sink_{-1};
+  int stdin_write_ = -1;        // rank 0's stdin, when rank 0 is here
+  std::string stdin_pending_;   // arrived from mpirun, not yet taken by rank 0
+  bool stdin_ended_ = false;
+  OutputSink diagnostics_sink_{-1, false, {}};
   std::optional<LineForwarder> diagnostics_;
   std::optional<LocalRanks> local_;
 };

@@ -24,6 +24,8 @@ enum class Type : uint8_t {
   kFenceRelease,  // sequence, every node's fence data
   kSignal,        // signal, rank spared (-1: none)
   kShutdown,      // the job is over: exit
+  kStdin,         // bytes of mpirun's stdin for rank 0 (empty: end of input),
+                  // sent only along the path to rank 0's daemon
 };
 
 // Frames larger than this are refused (a corrupt or foreign stream).

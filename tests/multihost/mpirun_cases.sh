@@ -92,6 +92,16 @@ case $case_name in
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     grep -q "OK" "$work/out" || { show; fail "no OK line"; }
     ;;
+  stdin_to_remote_rank0)
+    # mpirun's stdin reaches rank 0 on h1 through its daemon; rank 1 reads
+    # nothing (/dev/null), so cat prints only rank 0's input.
+    start=$(date +%s.%N)
+    printf 'first line\nsecond line\n' | bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" -H h1,h2 -n 2 cat \
+      >"$work/out" 2>"$work/err"
+    status=$?
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    [[ $(cat "$work/out") == $'first line\nsecond line' ]] || { show; fail "rank 0 did not get stdin"; }
+    ;;
   every_collective)
     # Point-to-point and every collective across hosts over TCP, with the
     # shared-memory transport between the two ranks of each host.
