@@ -51,6 +51,21 @@ expect_nothing_left() {
   fail "processes left running 5 s after the job ended"
 }
 
+# Starts `mpirun --hostfile $work/hosts -n N sleeper 60` in the background
+# ($job) and waits until its N ranks run; fails if they never do.
+start_sleeping_job() {
+  local n=$1 i
+  bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n "$n" "$SLEEPER" 60 \
+    >"$work/out" 2>"$work/err" &
+  job=$!
+  for i in $(seq 1 100); do
+    [[ $(running_count "$SLEEPER") -ge $n ]] && return 0
+    sleep 0.1
+  done
+  show
+  fail "the job did not start"
+}
+
 write_hosts() { printf "$1" >"$work/hosts"; }
 
 # Lines "Hello from rank R of N on HOST" -> "R HOST", sorted by rank.
@@ -147,12 +162,7 @@ case $case_name in
     # ferryd on h2 dies (SIGKILL) while the job runs: mpirun says so and
     # ends everything.
     write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
-    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
-    job=$!
-    for i in $(seq 1 100); do
-      [[ $(running_count "$SLEEPER") -ge 3 ]] && break
-      sleep 0.1
-    done
+    start_sleeping_job 3
     victim=$(ip netns pids ferry-h2 | while read -r p; do
                [[ $(cat /proc/$p/comm 2>/dev/null) == ferryd ]] && echo "$p"; done | head -n1)
     [[ -n $victim ]] || { kill $job; fail "no ferryd on h2"; }
@@ -166,24 +176,14 @@ case $case_name in
   mpirun_killed)
     # mpirun dies by SIGKILL: every daemon and rank on every host follows.
     write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
-    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 6 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
-    for i in $(seq 1 100); do
-      [[ $(running_count "$SLEEPER") -ge 6 ]] && break
-      sleep 0.1
-    done
-    [[ $(running_count "$SLEEPER") -ge 6 ]] || { show; fail "the job did not start"; }
+    start_sleeping_job 6
     pkill -KILL -x mpirun
     expect_nothing_left "$SLEEPER"
     ;;
   interrupted)
     # Ctrl-C (SIGINT to mpirun) ends every rank on every host.
     write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
-    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 "$SLEEPER" 60 >"$work/out" 2>"$work/err" &
-    job=$!
-    for i in $(seq 1 100); do
-      [[ $(running_count "$SLEEPER") -ge 3 ]] && break
-      sleep 0.1
-    done
+    start_sleeping_job 3
     pkill -INT -x mpirun
     wait $job
     status=$?
