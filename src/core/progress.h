@@ -79,13 +79,22 @@ void yield_core();
 long long now_us();
 int spin_us();
 
+// Empty passes between two reads of the clock while spinning: a poll that
+// finds nothing costs a few cache reads, and the clock (vDSO, slower still
+// in a VM) would cost more than the poll itself.
+constexpr unsigned kPassesPerClockRead = 64;
+
 // Drives progress until done() holds. done() is evaluated with the engine
 // lock held (the caller must hold `lock`).
 template <typename Done>
 void wait_until(Lock& lock, Done done) {
   if (done()) return;
   WaitPolicy policy = wait_policy();
-  long long spin_until = now_us() + spin_us();
+  // The clock is first read after the first idle passes (most waits on a
+  // peer that is busy too end before that).
+  long long spin_until = 0;
+  bool moved = true;  // events since the clock was last read (or a fresh wait)
+  unsigned idle_passes = 0;
   for (;;) {
     int events = poll();
     if (done()) return;
@@ -93,11 +102,17 @@ void wait_until(Lock& lock, Done done) {
       // Spin counts from the last sign of life: a stream that keeps moving
       // (a large message in pieces) must not pay for a sleep and a wake-up
       // each time one poll comes back empty.
-      spin_until = now_us() + spin_us();
+      moved = true;
       continue;
     }
     if (policy == WaitPolicy::kSpin) continue;
-    if (now_us() < spin_until) {
+    if (policy == WaitPolicy::kSpinThenBlock && ++idle_passes % kPassesPerClockRead != 0) continue;
+    long long now = now_us();
+    if (moved) {
+      spin_until = now + spin_us();
+      moved = false;
+    }
+    if (now < spin_until) {
       // Ranks that outnumber the cores poll politely: the core goes to a
       // rank that shares it and has work, yet never falls idle, because
       // waking an idle core costs tens of microseconds (more in a VM).

@@ -238,14 +238,22 @@ Err setup_transports() {
   if (use_shm)
     if (Err e = attach_shm_segments()) return e;
   state.tcp = std::move(tcp);
-  progress::add_transport(state.tcp.get());
-  if (state.shm) progress::add_transport(state.shm.get());
   size_t eager = static_cast<size_t>(config::integer("FERRY_TCP_EAGER_LIMIT"));
+  int tcp_peers = 0;
   for (int peer = 0; peer < job.size; ++peer) {
     if (peer == job.rank) continue;
-    if (state.shm && state.shm->reaches(peer)) p2p::set_route(peer, p2p::Route{state.shm.get(), kShmEagerLimit});
-    else p2p::set_route(peer, p2p::Route{state.tcp.get(), eager});
+    if (state.shm && state.shm->reaches(peer)) {
+      p2p::set_route(peer, p2p::Route{state.shm.get(), kShmEagerLimit});
+    } else {
+      p2p::set_route(peer, p2p::Route{state.tcp.get(), eager});
+      ++tcp_peers;
+    }
   }
+  // Shared memory is polled first: it is the cheap check. Polling TCP costs
+  // a system call (epoll_wait), so a rank whose peers all share its host
+  // never polls it; nobody will connect to it.
+  if (state.shm) progress::add_transport(state.shm.get());
+  if (tcp_peers > 0) progress::add_transport(state.tcp.get());
   return {};
 }
 
