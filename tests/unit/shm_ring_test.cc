@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -34,7 +35,8 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
 }
 
 TEST(ShmRingTest, ControlWordsSitOnSeparateCacheLines) {
-  EXPECT_EQ(offsetof(RingControl, tail) - offsetof(RingControl, head), kCacheLine);
+  EXPECT_EQ(offsetof(RingControl, writer_wants) - offsetof(RingControl, head), kCacheLine);
+  EXPECT_EQ(offsetof(RingControl, tail) - offsetof(RingControl, writer_wants), kCacheLine);
 }
 
 TEST(ShmRingTest, WrapsAroundKeepingBytesInOrder) {
@@ -51,14 +53,52 @@ TEST(ShmRingTest, WrapsAroundKeepingBytesInOrder) {
   }
 }
 
-TEST(ShmRingTest, TakesNoMoreThanTheFreeSpace) {
+TEST(ShmRingTest, TakesNoMoreThanTheFreeSpaceAndFreesItAFrameAtATime) {
   SharedRing shared;
   Ring producer(shared.base, kRing), consumer(shared.base, kRing);
   auto in = pattern(10000, 1);
-  EXPECT_EQ(producer.write(in.data(), in.size()), kRing);
+  // One frame fills the ring: all of it but the frame's 8-byte stamp.
+  EXPECT_EQ(producer.write(in.data(), in.size()), kRing - 8);
   EXPECT_EQ(producer.write(in.data(), 1), 0u);
+  ASSERT_EQ(consumer.readable(), kRing - 8);
   consumer.read(nullptr, 100);
-  EXPECT_EQ(producer.write(in.data() + kRing, in.size() - kRing), 100u);
+  EXPECT_EQ(producer.write(in.data(), 1), 0u) << "a frame's space returns only once all of it is read";
+  consumer.read(nullptr, kRing - 8 - 100);
+  EXPECT_EQ(consumer.readable(), 0u);
+  EXPECT_EQ(producer.write(in.data(), in.size()), kRing - 8);
+}
+
+TEST(ShmRingTest, ASmallPacketFillsOneCacheLine) {
+  SharedRing shared;
+  Ring producer(shared.base, kRing), consumer(shared.base, kRing);
+  auto header = pattern(48, 3), payload = pattern(8, 4);
+  ASSERT_TRUE(producer.write_all(header.data(), header.size(), payload.data(), payload.size()));
+  EXPECT_EQ(producer.free_space(), kRing - kCacheLine);
+  ASSERT_EQ(consumer.readable(), 56u);
+  std::vector<uint8_t> out(56);
+  consumer.read(out.data(), out.size());
+  EXPECT_TRUE(std::equal(header.begin(), header.end(), out.begin()));
+  EXPECT_TRUE(std::equal(payload.begin(), payload.end(), out.begin() + 48));
+  EXPECT_FALSE(producer.write_all(pattern(kRing, 1).data(), kRing)) << "all or nothing";
+}
+
+TEST(ShmRingTest, AStampFromAnEarlierLapIsNotANewFrame) {
+  SharedRing shared;
+  Ring producer(shared.base, kRing), consumer(shared.base, kRing);
+  // Lap 1 leaves a stamp at every line; lap 2 writes one frame over the
+  // first half only. The consumer must stop after it, where the old stamps are.
+  auto line = pattern(kCacheLine - 8, 5);
+  for (size_t i = 0; i < kRing / kCacheLine; ++i) ASSERT_EQ(producer.write(line.data(), line.size()), line.size());
+  for (size_t i = 0; i < kRing / kCacheLine; ++i) {
+    ASSERT_EQ(consumer.readable(), line.size());
+    consumer.read(nullptr, line.size());
+  }
+  EXPECT_EQ(consumer.readable(), 0u);
+  auto half = pattern(kRing / 2 - 8, 6);
+  ASSERT_EQ(producer.write(half.data(), half.size()), half.size());
+  ASSERT_EQ(consumer.readable(), half.size());
+  consumer.read(nullptr, half.size());
+  EXPECT_EQ(consumer.readable(), 0u) << "a stale stamp was taken for a frame";
 }
 
 // Collects what the transport delivers, as the engine would.

@@ -228,13 +228,20 @@ int ShmTransport::flush(size_t li) {
   out.flushing = true;
   if (out.ring.writer_wants() != 0) out.ring.set_writer_wants(0);
   while (SendItem* item = out.head) {
-    // The header goes in whole, so a reader that sees bytes can always use them.
+    // The header goes in whole, so a reader that sees bytes can always use
+    // them; with a small payload in the same frame, so that the reader takes
+    // both in one cache-line transfer (ring.h).
+    uint64_t total = kHeaderBytes + item->header.payload_bytes;
     if (item->sent == 0) {
-      if (!out.ring.write_all(&item->header, kHeaderBytes)) break;
-      item->sent = kHeaderBytes;
+      if (total <= kPieceBytes && out.ring.write_all(&item->header, kHeaderBytes, item->payload, total - kHeaderBytes)) {
+        item->sent = total;
+      } else if (out.ring.write_all(&item->header, kHeaderBytes)) {
+        item->sent = kHeaderBytes;
+      } else {
+        break;
+      }
       wrote = true;
     }
-    uint64_t total = kHeaderBytes + item->header.payload_bytes;
     while (item->sent < total) {
       uint64_t done = item->sent - kHeaderBytes;
       size_t want = static_cast<size_t>(std::min<uint64_t>(total - item->sent, kPieceBytes));
