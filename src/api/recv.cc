@@ -80,17 +80,11 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
       !call.count(recvcount, "recvcount") || !call.buffer(recvbuf, recvcount, rt, "recvbuf") ||
       !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(recvtag, true))
     return call.raise();
-  // Receive first, so that two ranks exchanging large messages never wait on
-  // each other's send.
-  Request* r = nullptr;
-  Err e = pt2pt::irecv(recvbuf, recvcount, rt, source, recvtag, c, &r);
-  MPI_Request handle = r->handle;
-  if (e) return call.result(std::move(e));
-  if (Err s = pt2pt::send(pt2pt::Message{sendbuf, sendcount, st}, dest, sendtag, c, Request::Mode::kStandard)) {
-    pt2pt::wait(&handle, MPI_STATUS_IGNORE);
-    return call.result(std::move(s));
-  }
-  return call.raise_code(pt2pt::wait(&handle, status));
+  int code = MPI_SUCCESS;
+  if (Err e = pt2pt::sendrecv(pt2pt::Message{sendbuf, sendcount, st}, dest, sendtag, recvbuf, recvcount, rt, source,
+                              recvtag, c, status, &code))
+    return call.result(std::move(e));
+  return call.raise_code(code);
 }
 FERRY_WEAK_ALIAS(Sendrecv)
 

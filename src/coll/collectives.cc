@@ -64,6 +64,7 @@ Err choose_data(Operation o, size_t bytes, const Communicator* c, Algorithm* a) 
 Err run_barrier(Communicator* c, Request** request) {
   Algorithm a{};
   if (Err e = choose_data(Operation::kBarrier, 0, c, &a)) return e;
+  if (request == nullptr) return barrier_dissemination_now(c);
   return run(c, request, [&](Schedule& s) { barrier_dissemination(s); });
 }
 

@@ -112,16 +112,26 @@ Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Commu
   return launch(r);
 }
 
+// Blocking sends and receives keep their request on the stack: it never
+// reaches the user, so it needs no handle, and skipping the pool keeps the
+// latency path free of its bookkeeping. The request is referenced only
+// while incomplete (as a cookie in the rendezvous, in the posted queue), and
+// the call returns only once it is complete.
+struct StackRequest {
+  Request r;
+  ~StackRequest() { datatypes::release(r.datatype); }  // describe() retained it
+};
+
 Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
   if (dest == MPI_PROC_NULL) return {};
-  Request* r = nullptr;
-  if (Err e = isend(m, dest, tag, c, mode, &r, context)) {
-    requests::release(r);
-    return e;
-  }
+  StackRequest on_stack;
+  Request* r = &on_stack.r;
+  describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
+  if (context == Context::kCollective) r->context = c->collective_context();
+  r->mode = mode;
+  if (Err e = launch(r)) return e;
   wait_for(r);
-  int code = retire(r, nullptr, MPI_STATUS_IGNORE);
-  if (code != MPI_SUCCESS) return Err(error_code::class_of(code), error_code::text(code));
+  if (r->error != MPI_SUCCESS) return Err(error_code::class_of(r->error), error_code::text(r->error));
   return {};
 }
 
@@ -132,11 +142,34 @@ Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Commun
     *code = MPI_SUCCESS;
     return {};
   }
-  Request* r = nullptr;
-  Err e = irecv(buffer, count, t, source, tag, c, &r);
+  StackRequest on_stack;
+  Request* r = &on_stack.r;
+  describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
+  Err e = launch(r);
   wait_for(r);
-  *code = retire(r, nullptr, status);
+  if (status != MPI_STATUS_IGNORE) *status = r->status;
+  *code = r->error;
   return e;
+}
+
+Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source, int recv_tag,
+             Communicator* c, MPI_Status* status, int* code, Context context) {
+  // Receive first, so that two ranks exchanging large messages never wait
+  // on each other's send.
+  StackRequest on_stack;
+  Request* r = &on_stack.r;
+  bool receives = source != MPI_PROC_NULL;
+  if (receives) {
+    describe(r, Request::Kind::kRecv, buffer, count, t, source, recv_tag, c);
+    if (context == Context::kCollective) r->context = c->collective_context();
+    if (Err e = launch(r)) return e;  // then nothing was posted
+  }
+  Err sent = send(m, dest, send_tag, c, Request::Mode::kStandard, context);
+  // Even when the send failed: the posted receive must not outlive this frame.
+  if (receives) wait_for(r);
+  if (status != MPI_STATUS_IGNORE) *status = receives ? r->status : proc_null_status();
+  *code = receives ? r->error : MPI_SUCCESS;
+  return sent;
 }
 
 Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode) {

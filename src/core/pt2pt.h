@@ -34,6 +34,11 @@ Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode,
 Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
          int* code);
 
+// MPI_Sendrecv: the receive is posted before the send starts. Returns the
+// send's error; the receive's code comes through *code, as for recv.
+Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source, int recv_tag,
+             Communicator* c, MPI_Status* status, int* code, Context context = Context::kPointToPoint);
+
 // Persistent requests: described once, started many times.
 Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode);
 Request* recv_init(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c);

@@ -68,9 +68,10 @@ void release(Request* r) {
   datatypes::release(r->datatype);
   PoolLock lock;
   Pool& p = pool();
-  MPI_Request h = r->handle;
-  *r = Request{};
-  r->handle = h;
+  // acquire() resets the rest; find() and any_of() know a free slot by
+  // its null communicator.
+  r->comm = nullptr;
+  r->datatype = nullptr;
   r->active = false;
   p.free.push_back(r);
   --p.live;

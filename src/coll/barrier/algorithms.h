@@ -7,5 +7,9 @@
 namespace ferry::coll {
 
 void barrier_dissemination(Schedule& s);
+// The same rounds run at once by the calling thread (MPI_Barrier): a
+// barrier is all latency, and building a schedule (its allocations, pooled
+// requests) would cost more than its messages.
+Err barrier_dissemination_now(Communicator* c);
 
 }  // namespace ferry::coll

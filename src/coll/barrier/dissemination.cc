@@ -8,6 +8,7 @@
 // Cost = ceil(log2 p) * alpha (zero-byte messages).
 #include "coll/barrier/algorithms.h"
 #include "coll/packed_bytes.h"
+#include "core/pt2pt.h"
 
 namespace ferry::coll {
 
@@ -23,6 +24,21 @@ void barrier_dissemination(Schedule& s) {
     s.send(nullptr, 0, packed_bytes(), (c.rank + distance) % p);
     s.end_round();
   }
+}
+
+Err barrier_dissemination_now(Communicator* c) {
+  const int p = c->size;
+  // One tag for the whole barrier, taken in call order like a schedule's.
+  const int tag = c->next_collective_tag();
+  for (int distance = 1; distance < p; distance *= 2) {
+    int code = MPI_SUCCESS;
+    if (Err e = pt2pt::sendrecv(pt2pt::Message{nullptr, 0, packed_bytes()}, (c->rank + distance) % p, tag, nullptr,
+                                0, packed_bytes(), (c->rank - distance + p) % p, tag, c, MPI_STATUS_IGNORE, &code,
+                                pt2pt::Context::kCollective))
+      return e;
+    if (code != MPI_SUCCESS) return Err(error_code::class_of(code), error_code::text(code));
+  }
+  return {};
 }
 
 }  // namespace ferry::coll
