@@ -30,7 +30,7 @@
 // oversubscribed; other builds kept the load average at 8-17, so each
 // figure is the best of 2-3 runs of the slowest rank's median, in us):
 //
-//   FERRY_ALLREDUCE_ALGORITHM=<a> mpirun --oversubscribe -n <p> \
+//   FERRY_ALLREDUCE_ALGORITHM=<a> mpirun --oversubscribe -n <p>
 //       coll_allreduce [--collective reduce|reduce_scatter_block] --max 4M --time 0.1
 //
 //   allreduce      p  rec_dbl  rabens   ring   tree
