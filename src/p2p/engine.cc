@@ -132,7 +132,7 @@ void deliver_unexpected(Request* r, UnexpectedMessage* m) {
   r->matched = true;
   if (m->header.type == PacketType::kRendezvousRequest) {
     send_ready(r, m->world_peer, m->header);
-    delete m;
+    state->matching.free_unexpected(m);
     return;
   }
   if (!m->data_complete) {
@@ -146,8 +146,7 @@ void deliver_unexpected(Request* r, UnexpectedMessage* m) {
     type::unpack(*r->datatype, r->buffer, static_cast<uint64_t>(r->count), 0, n, m->data);
   }
   finish_receive(r, m->header, m->header.payload_bytes);
-  std::free(m->data);
-  delete m;
+  state->matching.free_unexpected(m);
 }
 
 Destination Handler::on_header(int peer, const PacketHeader& h) {
@@ -158,10 +157,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
         if (!r->datatype->contiguous) return eager_destination(r, h.payload_bytes);
         return Destination{r->buffer, r->bytes, r};
       }
-      auto* m = new UnexpectedMessage{};
-      m->header = h;
-      m->world_peer = peer;
-      if (h.payload_bytes > 0) m->data = std::malloc(h.payload_bytes);
+      UnexpectedMessage* m = state->matching.make_unexpected(h, peer);
       state->matching.add_unexpected(h.context, m);
       FERRY_DEBUG(kP2p, "unexpected eager message from rank %d tag %d, %llu bytes", h.source, h.tag,
                   static_cast<unsigned long long>(h.payload_bytes));
@@ -171,9 +167,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
         send_ready(r, peer, h);
       } else {
-        auto* m = new UnexpectedMessage{};
-        m->header = h;
-        m->world_peer = peer;
+        UnexpectedMessage* m = state->matching.make_unexpected(h, peer);
         m->data_complete = true;
         state->matching.add_unexpected(h.context, m);
       }

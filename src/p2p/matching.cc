@@ -10,10 +10,38 @@ MatchingEngine::~MatchingEngine() {
   for (Queues& q : by_context_) {
     while (UnexpectedMessage* m = q.unexpected.front()) {
       q.unexpected.remove(m);
-      std::free(m->data);
-      delete m;
+      free_unexpected(m);
     }
   }
+  for (UnexpectedMessage* m : spare_) delete m;
+}
+
+UnexpectedMessage* MatchingEngine::make_unexpected(const PacketHeader& h, int world_peer) {
+  UnexpectedMessage* m;
+  if (spare_.empty()) {
+    m = new UnexpectedMessage;
+  } else {
+    m = spare_.back();
+    spare_.pop_back();
+    m->data = nullptr;
+    m->data_complete = false;
+    m->claimed_by = nullptr;
+    m->prev = m->next = nullptr;
+  }
+  m->header = h;
+  m->world_peer = world_peer;
+  if (h.payload_bytes > kInlineUnexpectedBytes) m->data = std::malloc(h.payload_bytes);
+  else if (h.payload_bytes > 0) m->data = m->inline_data;
+  return m;
+}
+
+void MatchingEngine::free_unexpected(UnexpectedMessage* m) {
+  if (m->data != m->inline_data) std::free(m->data);
+  if (spare_.size() < kMaxSpare) {
+    spare_.push_back(m);
+    return;
+  }
+  delete m;
 }
 
 MatchingEngine::Queues& MatchingEngine::queues(uint32_t context) {

@@ -18,16 +18,21 @@ struct Request;
 
 namespace ferry::p2p {
 
+// Eager payloads up to this size are kept inside the UnexpectedMessage.
+constexpr size_t kInlineUnexpectedBytes = 64;
+
 // A message that arrived before its receive was posted: the header, and for
 // an eager message its data (owned here), for a rendezvous one nothing yet.
+// Made and freed by MatchingEngine (make_unexpected, free_unexpected).
 struct UnexpectedMessage {
   PacketHeader header;
   int world_peer = -1;
-  void* data = nullptr;          // eager payload, malloc'ed
+  void* data = nullptr;          // eager payload: inline_data, or malloc'ed when larger
   bool data_complete = false;    // the eager payload has fully arrived
   Request* claimed_by = nullptr; // a receive matched it before its data arrived
   UnexpectedMessage* prev = nullptr;
   UnexpectedMessage* next = nullptr;
+  alignas(16) char inline_data[kInlineUnexpectedBytes];
 };
 
 // Intrusive FIFO list over nodes with prev/next members.
@@ -69,6 +74,14 @@ class MatchingEngine {
   // Frees the unexpected messages nobody received (their data too).
   ~MatchingEngine();
 
+  // A message arriving unexpected, with room for `h.payload_bytes` at `data`
+  // (nullptr if the allocation failed). Small ones (a barrier's, a short
+  // control message) cost no allocation: their node comes from a few kept
+  // spare and their payload fits inside it.
+  UnexpectedMessage* make_unexpected(const PacketHeader& h, int world_peer);
+  // Frees a message received or discarded, and its data.
+  void free_unexpected(UnexpectedMessage* m);
+
   // An arriving message: the oldest posted receive it matches, removed from
   // the posted queue, or nullptr.
   Request* take_posted(uint32_t context, int source, int tag);
@@ -92,6 +105,10 @@ class MatchingEngine {
 
   std::vector<Queues> by_context_;
   size_t unexpected_count_ = 0;
+  // Freed nodes kept for reuse, at most kMaxSpare: memory stays bounded
+  // whatever the burst of unexpected traffic was.
+  static constexpr size_t kMaxSpare = 64;
+  std::vector<UnexpectedMessage*> spare_;
 };
 
 }  // namespace ferry::p2p
