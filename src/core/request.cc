@@ -1,12 +1,16 @@
 #include "core/request.h"
 
 #include <memory>
+#include <new>
+#include <type_traits>
 
 #include "core/datatype.h"
 #include "core/handles.h"
 #include "core/progress.h"
 
 namespace ferry::requests {
+
+static_assert(std::is_trivially_destructible_v<Request>, "acquire() resets requests in place");
 namespace {
 
 constexpr uint32_t kChunkBits = 8;
@@ -29,10 +33,8 @@ struct Pool {
   }
 };
 
-Pool& pool() {
-  static Pool p;
-  return p;
-}
+Pool the_pool;
+Pool& pool() { return the_pool; }
 
 }  // namespace
 
@@ -57,7 +59,8 @@ Request* acquire() {
   Request* r = p.free.back();
   p.free.pop_back();
   MPI_Request h = r->handle;
-  *r = Request{};
+  // Reset in place (a Request is trivially destructible): no temporary to copy.
+  new (r) Request{};
   r->handle = h;
   ++p.live;
   return r;

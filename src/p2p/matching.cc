@@ -44,10 +44,7 @@ void MatchingEngine::free_unexpected(UnexpectedMessage* m) {
   delete m;
 }
 
-MatchingEngine::Queues& MatchingEngine::queues(uint32_t context) {
-  if (context >= by_context_.size()) by_context_.resize(context + 1);
-  return by_context_[context];
-}
+void MatchingEngine::grow(uint32_t context) { by_context_.resize(context + 1); }
 
 Request* MatchingEngine::take_posted(uint32_t context, int source, int tag) {
   Fifo<Request>& posted = queues(context).posted;

@@ -101,7 +101,11 @@ class MatchingEngine {
     Fifo<Request> posted;
     Fifo<UnexpectedMessage> unexpected;
   };
-  Queues& queues(uint32_t context);
+  Queues& queues(uint32_t context) {
+    if (context >= by_context_.size()) [[unlikely]] grow(context);
+    return by_context_[context];
+  }
+  void grow(uint32_t context);
 
   std::vector<Queues> by_context_;
   size_t unexpected_count_ = 0;
