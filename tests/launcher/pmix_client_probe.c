@@ -9,13 +9,19 @@
  *                                     never completes
  *   pmix_client_probe nofinalize R    rank R exits 0 without PMIx_Finalize;
  *                                     the others wait in a fence
+ *   pmix_client_probe gets_at_once    every rank asks for a value of every
+ *                                     other rank at once (PMIx_Get_nb), as
+ *                                     libmpi reads its local peers: 20
+ *                                     rounds must not take 40 ms each
  *
  * Prints "probe: rank R of N ok" and exits 0 when every check holds, else
  * names the first check that failed and exits 1. */
 #include <pmix.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pmix_proc_t me;
@@ -150,6 +156,65 @@ static int check_job(void) {
   return (int)size;
 }
 
+/* gets_at_once: the replies to one rank's requests leave the server back to
+ * back. A server whose sockets keep Nagle's algorithm holds each one until
+ * the rank has acknowledged the previous, and the rank delays that
+ * acknowledgement: 40 ms a round instead of well under one. */
+static pthread_mutex_t arrived_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t all_arrived = PTHREAD_COND_INITIALIZER;
+static int pending;
+
+static void arrived(pmix_status_t status, pmix_value_t *value, void *cbdata) {
+  (void)cbdata;
+  CHECK(status == PMIX_SUCCESS && value != NULL && value->type == PMIX_STRING, "a peer's value did not arrive: %s",
+        PMIx_Error_string(status));
+  pthread_mutex_lock(&arrived_mutex);
+  if (--pending == 0) pthread_cond_signal(&all_arrived);
+  pthread_mutex_unlock(&arrived_mutex);
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int gets_at_once(void) {
+  long size = get_number(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
+  pmix_proc_t peers[64];
+  int npeers = 0;
+  for (long r = 0; r < size && npeers < 64; ++r) {
+    if (r == (long)me.rank) continue;
+    PMIX_LOAD_PROCID(&peers[npeers], me.nspace, (pmix_rank_t)r);
+    ++npeers;
+  }
+  double waited = 0;
+  for (int round = 0; round < 20 && !failed; ++round) {
+    /* A new key each round: PMIx keeps what an earlier Get brought. */
+    char key[32];
+    snprintf(key, sizeof key, "probe.round.%d", round);
+    pmix_value_t value;
+    PMIX_VALUE_LOAD(&value, "value", PMIX_STRING);
+    CHECK(PMIx_Put(PMIX_GLOBAL, key, &value) == PMIX_SUCCESS, "PMIx_Put failed");
+    PMIX_VALUE_DESTRUCT(&value);
+    CHECK(PMIx_Commit() == PMIX_SUCCESS, "PMIx_Commit failed");
+    CHECK(fence_all(1) == PMIX_SUCCESS, "PMIx_Fence failed");
+    double start = now_ms();
+    pending = npeers;
+    for (int i = 0; i < npeers; ++i)
+      if (PMIx_Get_nb(&peers[i], key, NULL, 0, arrived, NULL) != PMIX_SUCCESS) arrived(PMIX_ERROR, NULL, NULL);
+    pthread_mutex_lock(&arrived_mutex);
+    while (pending > 0) pthread_cond_wait(&all_arrived, &arrived_mutex);
+    pthread_mutex_unlock(&arrived_mutex);
+    waited += now_ms() - start;
+  }
+  /* 20 delayed acknowledgements would be 800 ms (the first rounds may
+   * escape them); without them it is a few ms, and a busy machine does not
+   * come near 300. */
+  CHECK(waited < 300, "20 rounds of %d gets at once took %.0f ms: replies wait for delayed ACKs", npeers, waited);
+  return (int)size;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "check";
   pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -184,7 +249,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  int size = check_job();
+  int size = strcmp(mode, "gets_at_once") == 0 ? gets_at_once() : check_job();
   PMIx_Finalize(NULL, 0);
   if (failed) return 1;
   printf("probe: rank %u of %d ok\n", me.rank, size);
