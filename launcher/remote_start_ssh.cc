@@ -11,15 +11,15 @@
 //   5. exec, write stdin, send EOF, read until the first line of stdout
 //
 // One session per call and nothing shared but libssh's global init, so
-// several calls may run at once on threads.
-#include <libssh/libssh.h>
-
+// several calls may run at once on threads. libssh itself is loaded by the
+// first call (libssh_api.h).
 #include <mutex>
 #include <string>
 
 #include "common/config.h"
 #include "common/debug.h"
 #include "first_line.h"
+#include "libssh_api.h"
 #include "remote_start_ways.h"
 #include "shell_quote.h"
 #include "tcp_connect.h"
@@ -27,24 +27,15 @@
 namespace ferry::launcher {
 namespace {
 
-std::once_flag libssh_initialized;
 // libssh appends to known_hosts with a plain fopen("a"); starts run on threads.
 std::mutex known_hosts_mutex;
 
 constexpr int kReadSliceMs = 100;  // how often the read loop looks at the deadline
 
-std::string session_option(ssh_session session, ssh_options_e option) {
-  char* value = nullptr;
-  if (ssh_options_get(session, option, &value) != SSH_OK || value == nullptr) return "";
-  std::string text = value;
-  ssh_string_free_char(value);
-  return text;
-}
-
 class SshStart {
  public:
-  SshStart(const RemoteCommand& command, const RemoteStartOptions& options)
-      : command_(command), options_(options), deadline_(options.timeout_ms) {}
+  SshStart(const LibSsh& ssh, const RemoteCommand& command, const RemoteStartOptions& options)
+      : ssh_(ssh), command_(command), options_(options), deadline_(options.timeout_ms) {}
   ~SshStart();
   SshStart(const SshStart&) = delete;
   SshStart& operator=(const SshStart&) = delete;
@@ -60,8 +51,10 @@ class SshStart {
   std::string run_command();
 
   void limit_blocking_calls();
-  std::string libssh_error() const { return ssh_get_error(session_); }
+  std::string libssh_error() const { return ssh_.ssh_get_error(session_); }
+  std::string session_option(ssh_options_e option) const;
 
+  const LibSsh& ssh_;
   const RemoteCommand& command_;
   const RemoteStartOptions& options_;
   Deadline deadline_;
@@ -78,11 +71,11 @@ SshStart::~SshStart() {
   // Closing must not wait long for a host that stopped answering.
   if (session_ != nullptr) {
     long close_timeout_s = 1;
-    ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &close_timeout_s);
+    ssh_.ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &close_timeout_s);
   }
   if (channel_ != nullptr) {
-    if (ssh_channel_is_open(channel_)) ssh_channel_close(channel_);
-    ssh_channel_free(channel_);
+    if (ssh_.ssh_channel_is_open(channel_)) ssh_.ssh_channel_close(channel_);
+    ssh_.ssh_channel_free(channel_);
   }
   if (session_ != nullptr) {
     // Since libssh 0.10, ssh_disconnect leaves a socket given through
@@ -91,11 +84,19 @@ SshStart::~SshStart() {
     // only if, libssh still holds it: never twice, never leaked.
     if (handed_socket_) {
       socket_t none = SSH_INVALID_SOCKET;
-      ssh_options_set(session_, SSH_OPTIONS_FD, &none);
+      ssh_.ssh_options_set(session_, SSH_OPTIONS_FD, &none);
     }
-    ssh_disconnect(session_);
-    ssh_free(session_);
+    ssh_.ssh_disconnect(session_);
+    ssh_.ssh_free(session_);
   }
+}
+
+std::string SshStart::session_option(ssh_options_e option) const {
+  char* value = nullptr;
+  if (ssh_.ssh_options_get(session_, option, &value) != SSH_OK || value == nullptr) return "";
+  std::string text = value;
+  ssh_.ssh_string_free_char(value);
+  return text;
 }
 
 // libssh's blocking calls take their limit from the session's timeout:
@@ -104,32 +105,32 @@ void SshStart::limit_blocking_calls() {
   long left_ms = std::max(1, deadline_.remaining_ms());
   long seconds = left_ms / 1000;
   long microseconds = (left_ms % 1000) * 1000;
-  ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &seconds);
-  ssh_options_set(session_, SSH_OPTIONS_TIMEOUT_USEC, &microseconds);
+  ssh_.ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &seconds);
+  ssh_.ssh_options_set(session_, SSH_OPTIONS_TIMEOUT_USEC, &microseconds);
 }
 
 std::string SshStart::configure() {
-  session_ = ssh_new();
+  session_ = ssh_.ssh_new();
   if (session_ == nullptr) return "cannot create an ssh session (out of memory)";
   // "user@host" sets both; a User from ~/.ssh/config then does not override
   // it, as with ssh.
-  if (ssh_options_set(session_, SSH_OPTIONS_HOST, command_.host.c_str()) != SSH_OK) {
+  if (ssh_.ssh_options_set(session_, SSH_OPTIONS_HOST, command_.host.c_str()) != SSH_OK) {
     return "not a host name: " + libssh_error();
   }
   // nullptr: ~/.ssh/config, then /etc/ssh/ssh_config.
-  if (ssh_options_parse_config(session_, nullptr) != SSH_OK) {
+  if (ssh_.ssh_options_parse_config(session_, nullptr) != SSH_OK) {
     return "cannot use the ssh configuration: " + libssh_error();
   }
   limit_blocking_calls();
-  host_ = session_option(session_, SSH_OPTIONS_HOST);
+  host_ = session_option(SSH_OPTIONS_HOST);
   if (host_.empty()) host_ = command_.host;
-  ssh_options_get_port(session_, &port_);
+  ssh_.ssh_options_get_port(session_, &port_);
   return "";
 }
 
 std::string SshStart::connect() {
   // A ProxyCommand (or ProxyJump) in ~/.ssh/config: only libssh knows how.
-  bool proxied = !session_option(session_, SSH_OPTIONS_PROXYCOMMAND).empty();
+  bool proxied = !session_option(SSH_OPTIONS_PROXYCOMMAND).empty();
   if (!proxied) {
     TcpConnection connection = tcp_connect(host_, int(port_), deadline_);
     address_ = connection.address;
@@ -140,15 +141,15 @@ std::string SshStart::connect() {
       return error;
     }
     if (connection.fd < 0) return connection.error;
-    ssh_options_set(session_, SSH_OPTIONS_FD, &connection.fd);  // libssh's from here on (see ~SshStart)
+    ssh_.ssh_options_set(session_, SSH_OPTIONS_FD, &connection.fd);  // libssh's from here on (see ~SshStart)
     handed_socket_ = true;
   }
   limit_blocking_calls();
-  if (ssh_connect(session_) != SSH_OK) {
+  if (ssh_.ssh_connect(session_) != SSH_OK) {
     if (deadline_.passed()) return "no ssh handshake within " + deadline_.text();
     return "ssh handshake failed: " + libssh_error();
   }
-  int fd = ssh_get_fd(session_);
+  int fd = ssh_.ssh_get_fd(session_);
   result_.peer_address = socket_peer_address(fd);
   result_.local_address = socket_local_address(fd);
   return "";
@@ -156,24 +157,24 @@ std::string SshStart::connect() {
 
 std::string SshStart::verify_host_key() {
   ssh_key key = nullptr;
-  if (ssh_get_server_publickey(session_, &key) != SSH_OK) return "no host key from the server: " + libssh_error();
+  if (ssh_.ssh_get_server_publickey(session_, &key) != SSH_OK) return "no host key from the server: " + libssh_error();
   unsigned char* hash = nullptr;
   size_t hash_length = 0;
   std::string fingerprint = "(no fingerprint)";
-  if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hash_length) == SSH_OK) {
-    char* text = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hash_length);  // "SHA256:..."
+  if (ssh_.ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hash_length) == SSH_OK) {
+    char* text = ssh_.ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hash_length);  // "SHA256:..."
     if (text != nullptr) fingerprint = text;
-    ssh_string_free_char(text);
-    ssh_clean_pubkey_hash(&hash);
+    ssh_.ssh_string_free_char(text);
+    ssh_.ssh_clean_pubkey_hash(&hash);
   }
-  std::string key_text = std::string(ssh_key_type_to_char(ssh_key_type(key))) + " key " + fingerprint;
-  ssh_key_free(key);
+  std::string key_text = std::string(ssh_.ssh_key_type_to_char(ssh_.ssh_key_type(key))) + " key " + fingerprint;
+  ssh_.ssh_key_free(key);
 
-  std::string known_hosts = session_option(session_, SSH_OPTIONS_KNOWNHOSTS);
+  std::string known_hosts = session_option(SSH_OPTIONS_KNOWNHOSTS);
   // The name the key is filed under: what ssh-keygen -R wants.
   std::string entry = port_ == 22 ? host_ : "[" + host_ + "]:" + std::to_string(port_);
   std::lock_guard lock(known_hosts_mutex);
-  switch (ssh_session_is_known_server(session_)) {
+  switch (ssh_.ssh_session_is_known_server(session_)) {
     case SSH_KNOWN_HOSTS_OK:
       return "";
     case SSH_KNOWN_HOSTS_CHANGED:
@@ -187,7 +188,7 @@ std::string SshStart::verify_host_key() {
         return "unknown host key " + fingerprint + " (" + entry + " is not in " + known_hosts +
                "); connect once with ssh, or run mpirun with --accept-new-host-keys";
       }
-      if (ssh_session_update_known_hosts(session_) != SSH_OK) {
+      if (ssh_.ssh_session_update_known_hosts(session_) != SSH_OK) {
         return "cannot add the host key to " + known_hosts + ": " + libssh_error();
       }
       FERRY_DEBUG(kLaunch, "%s: added %s to %s", entry.c_str(), key_text.c_str(), known_hosts.c_str());
@@ -201,13 +202,13 @@ std::string SshStart::verify_host_key() {
 std::string SshStart::authenticate() {
   limit_blocking_calls();
   // "none" first: it tells libssh which methods the server offers.
-  int rc = ssh_userauth_none(session_, nullptr);
+  int rc = ssh_.ssh_userauth_none(session_, nullptr);
   // The ssh agent (SSH_AUTH_SOCK, or IdentityAgent), the default keys and
   // IdentityFile; keys with a passphrase are only usable through the agent.
-  if (rc == SSH_AUTH_DENIED) rc = ssh_userauth_publickey_auto(session_, nullptr, nullptr);
+  if (rc == SSH_AUTH_DENIED) rc = ssh_.ssh_userauth_publickey_auto(session_, nullptr, nullptr);
   if (rc == SSH_AUTH_SUCCESS) return "";
   if (deadline_.passed()) return "no answer to authentication within " + deadline_.text();
-  std::string user = session_option(session_, SSH_OPTIONS_USER);
+  std::string user = session_option(SSH_OPTIONS_USER);
   if (rc == SSH_AUTH_ERROR) return "authentication failed for user " + user + ": " + libssh_error();
   std::string tried = config::environment("SSH_AUTH_SOCK") ? "the ssh agent and ~/.ssh keys"
                                                              : "~/.ssh keys; no ssh agent (SSH_AUTH_SOCK unset)";
@@ -219,38 +220,38 @@ std::string SshStart::authenticate() {
 
 std::string SshStart::run_command() {
   std::string program = remote_program_name(command_);
-  channel_ = ssh_channel_new(session_);
+  channel_ = ssh_.ssh_channel_new(session_);
   if (channel_ == nullptr) return "cannot open a channel: " + libssh_error();
   limit_blocking_calls();
-  if (ssh_channel_open_session(channel_) != SSH_OK) return "cannot open a session channel: " + libssh_error();
+  if (ssh_.ssh_channel_open_session(channel_) != SSH_OK) return "cannot open a session channel: " + libssh_error();
   std::string command_line = shell_command(command_.argv);
-  if (ssh_channel_request_exec(channel_, command_line.c_str()) != SSH_OK) {
+  if (ssh_.ssh_channel_request_exec(channel_, command_line.c_str()) != SSH_OK) {
     return "cannot start " + program + ": " + libssh_error();
   }
   const std::string& input = command_.stdin_data;
   for (size_t written = 0; written < input.size();) {
-    int n = ssh_channel_write(channel_, input.data() + written, uint32_t(input.size() - written));
+    int n = ssh_.ssh_channel_write(channel_, input.data() + written, uint32_t(input.size() - written));
     if (n == SSH_ERROR) return "cannot write to the stdin of " + program + ": " + libssh_error();
     written += size_t(n);
   }
-  ssh_channel_send_eof(channel_);
+  ssh_.ssh_channel_send_eof(channel_);
 
   FirstLine output;
   char buffer[4096];
   // stderr is read along the way so that its window never stalls the command.
   auto drain_stderr = [&] {
     int n;
-    while ((n = ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 1)) > 0) {
+    while ((n = ssh_.ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 1)) > 0) {
       output.add_stderr({buffer, size_t(n)});
     }
   };
   while (!output.complete()) {
-    int available = ssh_channel_poll_timeout(channel_, std::min(kReadSliceMs, deadline_.remaining_ms()), 0);
+    int available = ssh_.ssh_channel_poll_timeout(channel_, std::min(kReadSliceMs, deadline_.remaining_ms()), 0);
     drain_stderr();
     if (available == SSH_ERROR) return "connection lost while waiting for " + program + ": " + libssh_error();
     if (available == SSH_EOF) break;
     if (available > 0) {
-      int n = ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 0);
+      int n = ssh_.ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 0);
       if (n > 0) output.add_stdout({buffer, size_t(n)});
       continue;
     }
@@ -264,7 +265,7 @@ std::string SshStart::run_command() {
   // The exit status follows EOF closely; it is missing if a signal ended
   // the command, or if the deadline passes first.
   limit_blocking_calls();
-  int status = ssh_channel_get_exit_status(channel_);
+  int status = ssh_.ssh_channel_get_exit_status(channel_);
   drain_stderr();
   return output.ended_without_line(program, status >= 0 ? std::optional<int>(status) : std::nullopt);
 }
@@ -292,9 +293,10 @@ RemoteStartResult SshStart::run() {
 }  // namespace
 
 RemoteStartResult start_with_libssh(const RemoteCommand& command, const RemoteStartOptions& options) {
-  // libssh's crypto setup is not safe to race; later calls only count.
-  std::call_once(libssh_initialized, [] { ssh_init(); });
-  return SshStart(command, options).run();
+  std::string error;
+  const LibSsh* ssh = libssh(&error);
+  if (ssh == nullptr) return remote_start_error(command, error + "; --launch-agent ssh works without it");
+  return SshStart(*ssh, command, options).run();
 }
 
 }  // namespace ferry::launcher

@@ -64,6 +64,17 @@ case_probe() {  # probe N: the PMIx client checks pass on every rank
   expect_out_lines "^probe: rank [0-9]* of $1 ok$" "$1"
 }
 
+case_gets_at_once() {  # a rank's requests in flight together are answered at once
+  run -n 4 "$PROBE" gets_at_once
+  expect_status 0
+  expect_out_lines "^probe: rank [0-9]* of 4 ok$" 4
+}
+
+case_no_libssh() {  # libssh is loaded by the first remote start, not by every mpirun
+  readelf -d "$MPIRUN" >"$WORK/out" 2>"$WORK/err" || fail "readelf -d $MPIRUN failed"
+  if grep -q 'NEEDED.*libssh' "$WORK/out"; then fail "mpirun links libssh"; fi
+}
+
 case_bad_arguments() {
   touch "$WORK/not_executable"
   mkdir "$WORK/dir"
