@@ -18,6 +18,7 @@
 #include "mpi.h"
 #include "p2p/engine.h"
 #include "p2p/self_transport.h"
+#include "p2p/shm/fence.h"
 #include "p2p/shm/shm_transport.h"
 #include "p2p/tcp/tcp_transport.h"
 
@@ -265,6 +266,11 @@ Err init(int requested_thread_level, int* provided) {
   if (auto problem = config::validate()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
   if (auto problem = coll::validate_settings()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
   debug::configure();
+  // The shared-memory transport's membarrier registration (p2p/shm/fence.h)
+  // costs a store while the process has one thread and an RCU grace period
+  // (5-20 ms here) once it has two: PMIx_Init starts PMIx's thread. Early,
+  // it is free, also for a rank that ends up without local peers.
+  p2p::shm::fence::enable_asymmetric();
   if (Err e = pmi::init(&state.job)) return e;
   char identity[32];
   std::snprintf(identity, sizeof identity, "rank %d", state.job.rank);
