@@ -42,7 +42,12 @@ endforeach()
 # --- libmpi ---------------------------------------------------------------------
 if(TARGET mpi)
   # libmpi needs no RUNPATH of its own beyond the libraries outside the project.
-  set_target_properties(mpi PROPERTIES INSTALL_RPATH "" INSTALL_RPATH_USE_LINK_PATH ON)
+  # The build tree is laid out like the installed one (build/bin, build/lib),
+  # so targets that get installed carry their installed RUNPATH from the
+  # start: CMake then has nothing to rewrite at install time and does not pad
+  # the build-tree RUNPATH with empty entries, which the dynamic loader reads
+  # as the current directory (dozens of failed opens at every process start).
+  set_target_properties(mpi PROPERTIES INSTALL_RPATH "" INSTALL_RPATH_USE_LINK_PATH ON BUILD_WITH_INSTALL_RPATH ON)
   install(TARGETS mpi LIBRARY DESTINATION ${FERRY_INSTALL_LIBDIR})
   # Binaries built with MPICH ask for libmpich.so.12; the same library answers.
   ferry_install_symlink(libmpi.so.12 ${FERRY_INSTALL_LIBDIR}/libmpich.so.12)
@@ -58,7 +63,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mpi/ DESTINATION ${FERRY_INSTALL
 foreach(_ferry_program mpirun ferryd ferry_info)
   if(TARGET ${_ferry_program})
     set_target_properties(${_ferry_program} PROPERTIES
-      INSTALL_RPATH "${_ferry_bin_runpath}" INSTALL_RPATH_USE_LINK_PATH ON)
+      INSTALL_RPATH "${_ferry_bin_runpath}" INSTALL_RPATH_USE_LINK_PATH ON BUILD_WITH_INSTALL_RPATH ON)
     install(TARGETS ${_ferry_program} RUNTIME DESTINATION ${FERRY_INSTALL_BINDIR})
   endif()
 endforeach()

@@ -17,7 +17,7 @@ namespace ferry::launcher {
 struct OutputSink {
   int fd;
   bool broken = false;
-  std::function<void(const char* data, size_t len)> deliver;
+  std::function<void(const char* data, size_t len)> deliver{};
 };
 
 // Writes all of [data, data+len), waiting for a non-blocking fd to drain.

@@ -34,8 +34,8 @@ struct ServerEvent {
   Kind kind;
   int rank;
   int code = 0;      // kAbort: the status passed to PMIx_Abort
-  std::string data;  // kFence: this host's contribution
-  FenceReply reply;  // kFence
+  std::string data{};  // kFence: this host's contribution
+  FenceReply reply{};  // kFence
 };
 
 class PmixHost {
