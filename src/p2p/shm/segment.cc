@@ -23,14 +23,30 @@ std::string size_text(size_t bytes) {
 
 Segment::~Segment() {
   unlink();
+  done_backing();
   if (base_ != nullptr) munmap(base_, bytes_);
 }
 
 Segment& Segment::operator=(Segment&& other) noexcept {
   std::swap(base_, other.base_);
   std::swap(bytes_, other.bytes_);
+  std::swap(fd_, other.fd_);
+  std::swap(label_, other.label_);
   std::swap(name_, other.name_);
   return *this;
+}
+
+bool Segment::map(int fd, size_t bytes, std::string* error) {
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) {
+    *error = "cannot map " + size_text(bytes) + " of " + label_ + ": " + std::strerror(errno);
+    close(fd);
+    return false;
+  }
+  base_ = base;
+  bytes_ = bytes;
+  fd_ = fd;
+  return true;
 }
 
 bool Segment::create(const std::string& name, size_t bytes, std::string* error) {
@@ -39,27 +55,17 @@ bool Segment::create(const std::string& name, size_t bytes, std::string* error) 
     *error = "shm_open " + name + ": " + std::strerror(errno);
     return false;
   }
-  name_ = name;
-  // posix_fallocate backs every page now: on a full /dev/shm it reports
-  // ENOSPC here, where ftruncate alone would succeed and a later store fault.
-  int rc = ftruncate(fd, static_cast<off_t>(bytes)) == 0 ? posix_fallocate(fd, 0, static_cast<off_t>(bytes)) : errno;
-  if (rc != 0) {
+  name_ = label_ = name;
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    *error = "cannot size " + name + " to " + size_text(bytes) + ": " + std::strerror(errno);
     close(fd);
     unlink();
-    *error = "cannot allocate " + size_text(bytes) + " in /dev/shm for " + name + " (" + std::strerror(rc) +
-             "); make /dev/shm larger or set FERRY_TRANSPORTS=tcp";
     return false;
   }
-  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int mmap_errno = errno;
-  close(fd);
-  if (base == MAP_FAILED) {
+  if (!map(fd, bytes, error)) {
     unlink();
-    *error = "cannot map " + size_text(bytes) + " of " + name + ": " + std::strerror(mmap_errno);
     return false;
   }
-  base_ = base;
-  bytes_ = bytes;
   return true;
 }
 
@@ -69,22 +75,29 @@ bool Segment::attach(const std::string& name, size_t bytes, std::string* error) 
     *error = "shm_open " + name + ": " + std::strerror(errno);
     return false;
   }
+  label_ = name;
   struct stat st {};
   if (fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < bytes) {
     close(fd);
     *error = name + " is smaller than the " + size_text(bytes) + " expected";
     return false;
   }
-  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int mmap_errno = errno;
-  close(fd);
-  if (base == MAP_FAILED) {
-    *error = "cannot map " + name + ": " + std::strerror(mmap_errno);
-    return false;
-  }
-  base_ = base;
-  bytes_ = bytes;
-  return true;
+  return map(fd, bytes, error);
+}
+
+bool Segment::back(size_t offset, size_t bytes, std::string* error) {
+  // posix_fallocate allocates the pages now: on a full /dev/shm it reports
+  // ENOSPC here, where a store into the mapping would raise SIGBUS.
+  int rc = fd_ < 0 ? EBADF : posix_fallocate(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes));
+  if (rc == 0) return true;
+  *error = "cannot allocate " + size_text(bytes) + " in /dev/shm for " + label_ + " (" + std::strerror(rc) +
+           "); make /dev/shm larger or set FERRY_TRANSPORTS=tcp";
+  return false;
+}
+
+void Segment::done_backing() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
 }
 
 void Segment::unlink() {

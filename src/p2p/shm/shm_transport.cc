@@ -42,6 +42,7 @@ std::string doorbell_path(const std::string& segment_name) { return "/dev/shm" +
 
 struct ShmTransport::Outgoing {
   Ring ring;
+  bool backed = false;  // the ring's memory is allocated (back_ring)
   SendItem* head = nullptr;
   SendItem* tail = nullptr;
   bool flushing = false;  // a packet's on_sent may queue the next one
@@ -114,7 +115,16 @@ bool ShmTransport::create(const std::string& name, std::string* error) {
     *error = cma_.error;
     return false;
   }
-  if (!own_.create(name, segment_bytes(), error)) return false;
+  // Backed now: the header, and of each incoming ring its control block and
+  // first line of data, which this rank polls. A sender backs the rest of
+  // its ring before its first packet (send), so pairs that never talk cost
+  // no memory.
+  if (!own_.create(name, segment_bytes(), error) || !own_.back(0, kRingsAt, error)) return false;
+  for (size_t i = 0; i < local_peers_.size(); ++i) {
+    if (static_cast<int>(i) == my_local_) continue;
+    if (!own_.back(ring_offset(static_cast<int>(i), my_local_), sizeof(RingControl) + kCacheLine, error)) return false;
+  }
+  own_.done_backing();
   SegmentHeader* header = header_of(own_);
   header->owner_pid = static_cast<int32_t>(getpid());
   header->owner_address = reinterpret_cast<uintptr_t>(own_.data());
@@ -160,10 +170,13 @@ void ShmTransport::probe_cma(size_t li) {
   p.cma = kCmaWorks;
   if (cma_.mode == CmaOptions::kAuto) {
     // Pinning pages costs the same for every peer: measure once, on the
-    // first one, over the peer's rings (4 KiB pages of shared memory).
-    if (cma_wins_ < 0) {
-      size_t n = std::min<size_t>(128 * 1024, segment_bytes() - kRingsAt);
-      cma::Rates r = cma::calibrate(p.pid, header->owner_address + kRingsAt, p.segment.data() + kRingsAt, n);
+    // first one, over our ring in its segment (4 KiB pages of shared
+    // memory), backed for it.
+    std::string error;
+    if (cma_wins_ < 0 && back_ring(li, &error)) {
+      size_t at = ring_offset(my_local_, static_cast<int>(li)) + sizeof(RingControl);
+      size_t n = std::min<size_t>(128 * 1024, ring_bytes_);
+      cma::Rates r = cma::calibrate(p.pid, header->owner_address + at, p.segment.data() + at, n);
       // The ring copies every byte twice (in, then out), CMA once: CMA
       // takes less CPU time once it runs at more than half memcpy's speed.
       cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
@@ -203,9 +216,20 @@ bool ShmTransport::read_direct(int peer, uint64_t remote, void* local, size_t n)
   return false;
 }
 
+bool ShmTransport::back_ring(size_t li, std::string* error) {
+  Outgoing& out = outgoing_[li];
+  if (out.backed) return true;
+  Segment& segment = peers_[li].segment;
+  if (!segment.back(ring_offset(my_local_, static_cast<int>(li)), ring_footprint(ring_bytes_), error)) return false;
+  segment.done_backing();
+  out.backed = true;
+  return true;
+}
+
 const char* ShmTransport::send(int peer, SendItem* item) {
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
   Outgoing& out = outgoing_[li];
+  if (!out.backed && !back_ring(li, &send_error_)) return send_error_.c_str();
   item->sent = 0;
   item->next = nullptr;
   if (out.tail) out.tail->next = item;

@@ -2,7 +2,8 @@
 //
 // Every rank owns one segment: a header (its wake word, p2p/shm/wakeup.h,
 // and its pid for cross-memory attach) and one ring per local sender (so N-1
-// rings, memory linear in the local peers only). A sender writes into its
+// rings, memory linear in the local peers only), each backed with memory
+// only once its sender first sends. A sender writes into its
 // ring in the receiver's segment and the receiver copies out, straight into
 // the packet's destination. That is two copies and no system call per
 // message. A packet larger than the free space goes in pieces as the
@@ -95,6 +96,8 @@ class ShmTransport final : public Transport {
   // Tries process_vm_readv on the peer's segment header once, at attach,
   // and (FERRY_SHM_CMA=auto, first peer only) times it against the ring.
   void probe_cma(size_t li);
+  // Allocates our ring in peer `li`'s segment, once, before its first use.
+  bool back_ring(size_t li, std::string* error);
 
   int my_rank_;
   int my_local_ = -1;
@@ -112,6 +115,7 @@ class ShmTransport final : public Transport {
   std::vector<uint8_t> to_check_;    // by local index: kWrote | kFreed since the last fence
   std::vector<size_t> check_list_;   // the local indices with to_check_ set
   uint64_t queued_items_ = 0;
+  std::string send_error_;  // what send() returned, kept alive for the caller
   bool all_asymmetric_ = true;  // every peer attached so far sleeps with membarrier (fence.h)
 };
 
