@@ -3,7 +3,7 @@
  * Standard MPI only, so the same program measures Ferry and other MPIs.
  *
  *   mpirun -n 4 coll_allreduce [--min BYTES] [--max BYTES] [--iters N]
- *                              [--time SECONDS] [--check]
+ *                              [--time SECONDS] [--check] [--float]
  *                              [--collective allreduce|reduce|reduce_scatter_block|scan]
  *
  * --collective times another reduction instead (default allreduce); BYTES
@@ -12,7 +12,7 @@
  * allreduce only.
  *
  * Sizes double from --min to --max (defaults 8 B and 4 MiB), in doubles
- * summed with MPI_SUM. Each size runs 3 warm-up calls, then as many calls
+ * (--float: floats) summed with MPI_SUM. Each size runs 3 warm-up calls, then as many calls
  * back to back as fit in --time seconds (default 0.25 s) at the warm-up
  * pace, at most --iters (default 1000), at least 3; rank 0 decides and
  * every rank makes the same calls. The time per call is each
@@ -28,20 +28,25 @@
 
 enum Collective { kAllreduce, kReduce, kReduceScatterBlock, kScan };
 
-static void run(enum Collective c, const double *in, double *out, int count, int size) {
+static void run(enum Collective c, const void *in, void *out, int count, MPI_Datatype type, int size) {
   switch (c) {
-    case kAllreduce: MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
-    case kReduce: MPI_Reduce(in, out, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); break;
+    case kAllreduce: MPI_Allreduce(in, out, count, type, MPI_SUM, MPI_COMM_WORLD); break;
+    case kReduce: MPI_Reduce(in, out, count, type, MPI_SUM, 0, MPI_COMM_WORLD); break;
     case kReduceScatterBlock:
-      MPI_Reduce_scatter_block(in, out, count / size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Reduce_scatter_block(in, out, count / size, type, MPI_SUM, MPI_COMM_WORLD);
       break;
-    case kScan: MPI_Scan(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
+    case kScan: MPI_Scan(in, out, count, type, MPI_SUM, MPI_COMM_WORLD); break;
   }
+}
+
+/* Element i of a float or double vector, as a double. */
+static double element(const void *v, int is_float, long i) {
+  return is_float ? (double)((const float *)v)[i] : ((const double *)v)[i];
 }
 
 int main(int argc, char **argv) {
   struct bench_args args = {8, 4L << 20, 1000, 0.25};
-  int check = 0;
+  int check = 0, is_float = 0;
   const char *collective = "allreduce";
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -50,11 +55,12 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (bench_parse_arg(&args, argc, argv, &i)) continue;
     if (!strcmp(argv[i], "--check")) check = 1;
+    else if (!strcmp(argv[i], "--float")) is_float = 1;
     else if (!strcmp(argv[i], "--collective") && i + 1 < argc) collective = argv[++i];
     else {
       if (rank == 0)
         fprintf(stderr,
-                "usage: %s [--min BYTES] [--max BYTES] [--iters N] [--time S] [--check] "
+                "usage: %s [--min BYTES] [--max BYTES] [--iters N] [--time S] [--check] [--float] "
                 "[--collective allreduce|reduce|reduce_scatter_block|scan]\n",
                 argv[0]);
       MPI_Finalize();
@@ -71,32 +77,40 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (which != kAllreduce) check = 0;
-  if (args.min_bytes < 8) args.min_bytes = 8;
-  long max_count = args.max_bytes / 8;
-  double *in = malloc(sizeof(double) * (size_t)(max_count > 0 ? max_count : 1));
-  double *out = malloc(sizeof(double) * (size_t)(max_count > 0 ? max_count : 1));
+  MPI_Datatype type = is_float ? MPI_FLOAT : MPI_DOUBLE;
+  long elem = is_float ? 4 : 8;
+  if (args.min_bytes < elem) args.min_bytes = elem;
+  long max_count = args.max_bytes / elem;
+  void *in = malloc((size_t)elem * (size_t)(max_count > 0 ? max_count : 1));
+  void *out = malloc((size_t)elem * (size_t)(max_count > 0 ? max_count : 1));
   double *times = bench_times_alloc(&args);
-  for (long i = 0; i < max_count; i++) in[i] = (double)(rank + 1) + (double)(i % 1000) * 0.5;
+  /* Small halves: every partial sum is exact in a float too. */
+  for (long i = 0; i < max_count; i++) {
+    double v = (double)(rank + 1) + (double)(i % 1000) * 0.5;
+    if (is_float) ((float *)in)[i] = (float)v;
+    else ((double *)in)[i] = v;
+  }
 
   if (rank == 0) {
-    printf("# coll_allreduce: MPI_%s of MPI_DOUBLE with MPI_SUM on %d ranks\n",
+    printf("# coll_allreduce: MPI_%s of %s with MPI_SUM on %d ranks\n",
            which == kAllreduce ? "Allreduce" : which == kReduce ? "Reduce"
-           : which == kReduceScatterBlock ? "Reduce_scatter_block" : "Scan", size);
+           : which == kReduceScatterBlock ? "Reduce_scatter_block" : "Scan",
+           is_float ? "MPI_FLOAT" : "MPI_DOUBLE", size);
     printf("# %10s %10s %8s %12s %12s %12s %12s\n", "bytes", "count", "iters", "avg_us", "median_us", "min_us",
            "max_us");
   }
   for (long bytes = args.min_bytes; bytes <= args.max_bytes; bytes *= 2) {
-    int count = (int)(bytes / 8);
+    int count = (int)(bytes / elem);
     /* Warm up, and size the run from the warm-up calls' time: every rank
      * makes the same number of calls, back to back. */
     double warm = MPI_Wtime();
-    for (int w = 0; w < 3; w++) run(which, in, out, count, size);
+    for (int w = 0; w < 3; w++) run(which, in, out, count, type, size);
     warm = (MPI_Wtime() - warm) / 3;
     int iters = bench_iterations(warm, &args, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int it = 0; it < iters; it++) {
       double t0 = MPI_Wtime();
-      run(which, in, out, count, size);
+      run(which, in, out, count, type, size);
       double t = MPI_Wtime() - t0;
       times[it] = t;
     }
@@ -104,9 +118,9 @@ int main(int argc, char **argv) {
     if (check) {
       for (long i = 0; i < count; i++) {
         double want = (double)size * (size + 1) / 2 + (double)size * (double)(i % 1000) * 0.5;
-        if (out[i] != want) {
+        if (element(out, is_float, i) != want) {
           fprintf(stderr, "coll_allreduce: rank %d: FAILED: %ld bytes: element %ld is %g, expected %g\n", rank, bytes,
-                  i, out[i], want);
+                  i, element(out, is_float, i), want);
           MPI_Abort(MPI_COMM_WORLD, 1);
         }
       }
