@@ -195,6 +195,31 @@ TEST(ListenAny, GivesAListeningSocketWithAPort) {
   close(fd2);
 }
 
+// A connection from this host to its own loopback listener, and the
+// listener's end of it.
+TEST(SameHostConnection, BothEndsOfALoopbackConnectionAreOnThisHost) {
+  std::string error;
+  int port = 0;
+  int listener = listen_any(&port, &error);
+  ASSERT_GE(listener, 0) << error;
+  Endpoint target = ipv4("127.0.0.1", port);
+  int dialed = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_EQ(connect(dialed, reinterpret_cast<const sockaddr*>(&target.address), target.length), 0);
+  int accepted = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  ASSERT_GE(accepted, 0);
+  EXPECT_TRUE(same_host_connection(dialed));
+  EXPECT_TRUE(same_host_connection(accepted));  // the dual-stack listener's IPv4-mapped addresses
+  close(accepted);
+  close(dialed);
+  close(listener);
+}
+
+TEST(SameHostConnection, AnUnconnectedSocketIsNot) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  EXPECT_FALSE(same_host_connection(fd));
+  close(fd);
+}
+
 TEST(LocalEndpoints, CarryThePortAndIncludeLoopback) {
   std::vector<Endpoint> endpoints = local_endpoints(4321, "");
   ASSERT_FALSE(endpoints.empty());

@@ -173,6 +173,24 @@ bool parse_card(const std::string& card, std::string* hostname, std::vector<Endp
   return !endpoints->empty();
 }
 
+bool same_host_connection(int fd) {
+  sockaddr_storage local{};
+  sockaddr_storage remote{};
+  socklen_t local_length = sizeof local;
+  socklen_t remote_length = sizeof remote;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) != 0 ||
+      getpeername(fd, reinterpret_cast<sockaddr*>(&remote), &remote_length) != 0 ||
+      local.ss_family != remote.ss_family)
+    return false;
+  if (local.ss_family == AF_INET)
+    return reinterpret_cast<sockaddr_in*>(&local)->sin_addr.s_addr ==
+           reinterpret_cast<sockaddr_in*>(&remote)->sin_addr.s_addr;
+  if (local.ss_family == AF_INET6)
+    return IN6_ARE_ADDR_EQUAL(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr,
+                              &reinterpret_cast<sockaddr_in6*>(&remote)->sin6_addr);
+  return false;
+}
+
 std::optional<Endpoint> choose_endpoint(const std::vector<Endpoint>& endpoints, bool same_host, Family family) {
   auto family_ok = [family](const Endpoint& e) {
     if (family == Family::kIpv4) return e.address.ss_family == AF_INET;

@@ -36,6 +36,11 @@ std::string make_card(const std::string& hostname, const std::vector<Endpoint>& 
 // Parses a card; false if it is malformed.
 bool parse_card(const std::string& card, std::string* hostname, std::vector<Endpoint>* endpoints);
 
+// True if both ends of the connected socket `fd` are on this host (its
+// local and remote addresses are the same): the kernel then carries its
+// bytes over the loopback device, whichever address was dialed.
+bool same_host_connection(int fd);
+
 // Which of a peer's endpoints to connect to: loopback when the peer shares
 // our host, else its first address of the wanted family.
 std::optional<Endpoint> choose_endpoint(const std::vector<Endpoint>& endpoints, bool same_host, Family family);
