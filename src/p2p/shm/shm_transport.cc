@@ -170,13 +170,13 @@ void ShmTransport::probe_cma(size_t li) {
   p.cma = kCmaWorks;
   if (cma_.mode == CmaOptions::kAuto) {
     // Pinning pages costs the same for every peer: measure once, on the
-    // first one, over our ring in its segment (4 KiB pages of shared
-    // memory), backed for it.
+    // first one, over the start of its rings (4 KiB pages of shared
+    // memory). Every rank measures over the same range of its first peer,
+    // so that peer maps and backs it once, not once per rank.
     std::string error;
-    if (cma_wins_ < 0 && back_ring(li, &error)) {
-      size_t at = ring_offset(my_local_, static_cast<int>(li)) + sizeof(RingControl);
-      size_t n = std::min<size_t>(128 * 1024, ring_bytes_);
-      cma::Rates r = cma::calibrate(p.pid, header->owner_address + at, p.segment.data() + at, n);
+    size_t n = std::min<size_t>(128 * 1024, segment_bytes() - kRingsAt);
+    if (cma_wins_ < 0 && p.segment.back(kRingsAt, n, &error)) {
+      cma::Rates r = cma::calibrate(p.pid, header->owner_address + kRingsAt, p.segment.data() + kRingsAt, n);
       // The ring copies every byte twice (in, then out), CMA once: CMA
       // takes less CPU time once it runs at more than half memcpy's speed.
       cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
