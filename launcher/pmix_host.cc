@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -179,9 +180,23 @@ hwloc_topology_t load_topology() {
 // hundreds of ranks per host. PMIx takes this as an MCA parameter from the
 // environment, read at PMIx_server_init (before any other thread exists);
 // the ranks inherit it, which keeps them on the same store. A user's own
-// PMIX_MCA_gds wins.
+// PMIX_MCA_gds wins if it lets PMIx use the hash store: with Debian's PMIx
+// 4.2 and this server, ds21 alone leaves the ranks waiting forever in
+// PMIx_Init and ds12 alone crashes them, so those are refused up front.
 void choose_pmix_data_store() {
-  if (!config::environment("PMIX_MCA_gds").has_value()) ::setenv("PMIX_MCA_gds", "hash", 1);
+  std::optional<std::string> chosen = config::environment("PMIX_MCA_gds");
+  if (!chosen.has_value()) {
+    ::setenv("PMIX_MCA_gds", "hash", 1);
+    return;
+  }
+  // "a,b": use those; "^a,b": use any but those.
+  bool excluding = !chosen->empty() && (*chosen)[0] == '^';
+  std::string list = "," + chosen->substr(excluding ? 1 : 0) + ",";
+  bool lists_hash = list.find(",hash,") != std::string::npos;
+  if (lists_hash == excluding)
+    throw std::runtime_error("PMIX_MCA_gds=" + *chosen +
+                             ": Ferry's PMIx server needs the hash store (ds12 and ds21 alone hang or crash the "
+                             "ranks); unset PMIX_MCA_gds or include hash, e.g. PMIX_MCA_gds=ds21,hash");
 }
 
 // The listening TCP sockets of this process.

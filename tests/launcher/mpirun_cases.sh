@@ -100,6 +100,15 @@ case_exec_fails() {  # exec fails after the checks (no "#!"): one line, exit 1
   [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "expected one line on stderr"
 }
 
+case_pmix_store_without_hash() {  # PMIx stores that hang or crash the ranks: one line, exit 1, no wait
+  PMIX_MCA_gds=ds21 run -n 2 "$PROBE"
+  expect_status 1
+  expect_err "^mpirun: PMIX_MCA_gds=ds21: Ferry's PMIx server needs the hash store"
+  [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "expected one line on stderr"
+  PMIX_MCA_gds=ds21,hash run -n 2 "$PROBE"
+  expect_status 0
+}
+
 case_exit_status() {  # a rank exits 3: mpirun exits 3, the others go at once
   run -n 4 sh -c "if [ \$OMPI_COMM_WORLD_RANK = 2 ]; then sleep 0.2; exit 3; fi; sleep $MARK"
   expect_status 3
