@@ -165,7 +165,8 @@ Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const D
     if (Err e = launch(r)) return e;  // then nothing was posted
   }
   Err sent = send(m, dest, send_tag, c, Request::Mode::kStandard, context);
-  // Even when the send failed: the posted receive must not outlive this frame.
+  // Even when the send failed: the posted receive must not outlive this
+  // frame, so this waits for its message (as MPI_Sendrecv always did).
   if (receives) wait_for(r);
   if (status != MPI_STATUS_IGNORE) *status = receives ? r->status : proc_null_status();
   *code = receives ? r->error : MPI_SUCCESS;

@@ -229,7 +229,8 @@ Err init(Job* job) {
   }
   if (v) PMIX_VALUE_RELEASE(v);
   if (job->local_peers.empty()) job->local_peers = {job->rank};
-  local_peers = job->local_peers;
+  local_peers = job->local_peers;  // sorted for is_local_peer: PMIx does not promise an order
+  std::sort(local_peers.begin(), local_peers.end());
   job->local_rank = static_cast<int>(my_integer(PMIX_LOCAL_RANK).value_or(
       std::find(job->local_peers.begin(), job->local_peers.end(), job->rank) - job->local_peers.begin()));
   FERRY_DEBUG(kPmix, "namespace %s rank %d of %d, %zu ranks on this host", me.nspace, job->rank, job->size,

@@ -101,6 +101,28 @@ TEST(ShmRingTest, AStampFromAnEarlierLapIsNotANewFrame) {
   EXPECT_EQ(consumer.readable(), 0u) << "a stale stamp was taken for a frame";
 }
 
+TEST(ShmRingTest, PayloadOfAnEarlierLapIsNotANewFrame) {
+  SharedRing shared;
+  Ring producer(shared.base, kRing), consumer(shared.base, kRing);
+  // A 200-byte frame whose payload, at ring offset 64, holds exactly the
+  // stamp a frame starting there one lap later would have (frame number
+  // (4096 + 64) / 64 + 1, 10 bytes). The consumer reaches that position
+  // after 61 one-line frames, with nothing more written: it must see nothing.
+  std::vector<uint8_t> first(200, 0);
+  uint64_t forged = ((uint64_t{(kRing + 64) / 64 + 1}) << 16) | 10;
+  std::memcpy(first.data() + 56, &forged, sizeof forged);
+  ASSERT_EQ(producer.write(first.data(), first.size()), first.size());
+  ASSERT_EQ(consumer.readable(), first.size());
+  consumer.read(nullptr, first.size());
+  auto line = pattern(kCacheLine - 8, 7);
+  for (int i = 0; i < 61; ++i) {
+    ASSERT_EQ(producer.write(line.data(), line.size()), line.size());
+    ASSERT_EQ(consumer.readable(), line.size()) << "frame " << i;
+    consumer.read(nullptr, line.size());
+  }
+  EXPECT_EQ(consumer.readable(), 0u) << "old payload bytes were taken for a frame";
+}
+
 // Collects what the transport delivers, as the engine would.
 struct Collector : PacketHandler {
   std::vector<std::vector<uint8_t>> payloads;

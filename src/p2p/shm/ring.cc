@@ -46,6 +46,13 @@ void Ring::copy_in(uint64_t position, const void* data, size_t n) {
 }
 
 void Ring::publish(size_t n) {
+  // Where the next frame will start, the line may hold payload of an earlier
+  // lap that happens to read as that frame's stamp: clear it while it is
+  // free space. (When it is not, the ring is full and it holds the stamp of
+  // the frame at the tail, a lap older: never a match.) Ordered before the
+  // consumer's next poll by the release below.
+  uint64_t next = head_ + footprint(n);
+  if (next - seen_tail_ < capacity()) stamp_at(next).store(0, std::memory_order_relaxed);
   // Release: the frame's bytes are in place before the consumer sees its stamp.
   stamp_at(head_).store(stamp_for(head_, n), std::memory_order_release);
   head_ += footprint(n);
@@ -68,6 +75,7 @@ size_t Ring::write(const void* data, size_t n) {
 
 bool Ring::write_all(const void* a, size_t n_a, const void* b, size_t n_b) {
   size_t n = n_a + n_b;
+  if (n == 0) return true;  // an empty frame would read as "nothing arrived" and stall the ring
   if (n > kMaxFrameBytes || !has_room(n)) return false;
   copy_in(head_ + kStampBytes, a, n_a);
   if (n_b > 0) copy_in(head_ + kStampBytes + n_a, b, n_b);

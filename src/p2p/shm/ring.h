@@ -7,6 +7,9 @@
 // store); the consumer polls the stamp where the next frame must start (an
 // acquire load). The stamp holds the frame's position, so a stamp left from
 // an earlier lap of the ring never passes for a new one, and its length.
+// Where a frame will start, an earlier lap may have left payload bytes
+// instead, which could read as any stamp: the producer zeroes that word
+// before it publishes the frame ahead of it.
 //
 // Why frames rather than a shared head counter: a small packet (stamp,
 // 48-byte header, 8 bytes of data) fills exactly one cache line, so the

@@ -173,15 +173,19 @@ void ShmTransport::probe_cma(size_t li) {
     // first one, over the start of its rings (4 KiB pages of shared
     // memory). Every rank measures over the same range of its first peer,
     // so that peer maps and backs it once, not once per rank.
-    std::string error;
-    size_t n = std::min<size_t>(128 * 1024, segment_bytes() - kRingsAt);
-    if (cma_wins_ < 0 && p.segment.back(kRingsAt, n, &error)) {
-      cma::Rates r = cma::calibrate(p.pid, header->owner_address + kRingsAt, p.segment.data() + kRingsAt, n);
-      // The ring copies every byte twice (in, then out), CMA once: CMA
-      // takes less CPU time once it runs at more than half memcpy's speed.
-      cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
-      FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
-                  r.memcpy / 1e9, cma_wins_ ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
+    if (cma_wins_ < 0) {
+      std::string error;
+      size_t n = std::min<size_t>(128 * 1024, segment_bytes() - kRingsAt);
+      if (!p.segment.back(kRingsAt, n, &error)) {
+        FERRY_DEBUG(kP2p, "shm: CMA calibration skipped: %s", error.c_str());
+      } else {
+        cma::Rates r = cma::calibrate(p.pid, header->owner_address + kRingsAt, p.segment.data() + kRingsAt, n);
+        // The ring copies every byte twice (in, then out), CMA once: CMA
+        // takes less CPU time once it runs at more than half memcpy's speed.
+        cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
+        FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
+                    r.memcpy / 1e9, cma_wins_ ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
+      }
     }
     if (cma_wins_ == 0) p.cma = kCmaSlower;
   }
