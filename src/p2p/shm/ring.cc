@@ -46,13 +46,6 @@ void Ring::copy_in(uint64_t position, const void* data, size_t n) {
 }
 
 void Ring::publish(size_t n) {
-  // Where the next frame will start, the line may hold payload of an earlier
-  // lap that happens to read as that frame's stamp: clear it while it is
-  // free space. (When it is not, the ring is full and it holds the stamp of
-  // the frame at the tail, a lap older: never a match.) Ordered before the
-  // consumer's next poll by the release below.
-  uint64_t next = head_ + footprint(n);
-  if (next - seen_tail_ < capacity()) stamp_at(next).store(0, std::memory_order_relaxed);
   // Release: the frame's bytes are in place before the consumer sees its stamp.
   stamp_at(head_).store(stamp_for(head_, n), std::memory_order_release);
   head_ += footprint(n);
@@ -109,8 +102,16 @@ void Ring::read(void* out, size_t n) {
   read_at_ += n;
   frame_left_ -= n;
   if (frame_left_ > 0) return;
-  frame_start_ = (read_at_ + kCacheLine - 1) / kCacheLine * kCacheLine;
-  // Release: our reads are done before the producer may overwrite the space.
+  uint64_t end = (read_at_ + kCacheLine - 1) / kCacheLine * kCacheLine;
+  // A later frame may start on any line this one covered, and its first
+  // word would then be polled as a stamp: zero the words that held payload
+  // (the frame's own first word is a stamp of this lap, never a match).
+  // A one-line frame, a small packet, has none.
+  for (uint64_t line = frame_start_ + kCacheLine; line < end; line += kCacheLine)
+    stamp_at(line).store(0, std::memory_order_relaxed);
+  frame_start_ = end;
+  // Release: our reads (and the zeroing) are done before the producer may
+  // overwrite the space.
   control_->tail.store(frame_start_, std::memory_order_release);
 }
 

@@ -8,8 +8,10 @@
 // acquire load). The stamp holds the frame's position, so a stamp left from
 // an earlier lap of the ring never passes for a new one, and its length.
 // Where a frame will start, an earlier lap may have left payload bytes
-// instead, which could read as any stamp: the producer zeroes that word
-// before it publishes the frame ahead of it.
+// instead, which could read as any stamp: the consumer zeroes the first word
+// of every line a frame's payload covered before it frees the frame. (Done
+// by the producer, just ahead of each frame, the zeroing store would sit in
+// front of the stamp's and delay it by a cache-line transfer.)
 //
 // Why frames rather than a shared head counter: a small packet (stamp,
 // 48-byte header, 8 bytes of data) fills exactly one cache line, so the
