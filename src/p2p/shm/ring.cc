@@ -93,6 +93,12 @@ size_t Ring::readable() {
 
 void Ring::read(void* out, size_t n) {
   if (n == 0) return;
+  // The lines of a multi-line frame are written below (zeroing, see the
+  // end): asking for them all now, before the copy, overlaps their transfers.
+  if (frame_left_ > kCacheLine)
+    for (uint64_t line = (read_at_ + kCacheLine - 1) & ~uint64_t{kCacheLine - 1}; line < read_at_ + n;
+         line += kCacheLine)
+      __builtin_prefetch(data_ + (line & mask_), 1);
   if (out != nullptr) {
     size_t at = read_at_ & mask_;
     size_t first = std::min(n, capacity() - at);
