@@ -116,10 +116,20 @@ Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Commu
 // reaches the user, so it needs no handle, and skipping the pool keeps the
 // latency path free of its bookkeeping. The request is referenced only
 // while incomplete (as a cookie in the rendezvous, in the posted queue), and
-// the call returns only once it is complete.
+// the call returns only once it is complete. A communicator freed by
+// another thread meanwhile waits for it as for a pooled request (track).
 struct StackRequest {
   Request r;
-  ~StackRequest() { datatypes::release(r.datatype); }  // describe() retained it
+  bool tracked = false;
+  // After describe(): from here on a free of r.comm waits for this request.
+  void track() {
+    requests::track(&r);
+    tracked = true;
+  }
+  ~StackRequest() {
+    if (tracked) requests::untrack(&r);
+    datatypes::release(r.datatype);  // describe() retained it
+  }
 };
 
 Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
@@ -127,6 +137,7 @@ Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Cont
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
+  on_stack.track();
   if (context == Context::kCollective) r->context = c->collective_context();
   r->mode = mode;
   if (Err e = launch(r)) return e;
@@ -145,6 +156,7 @@ Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Commun
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
+  on_stack.track();
   Err e = launch(r);
   wait_for(r);
   if (status != MPI_STATUS_IGNORE) *status = r->status;
@@ -161,6 +173,7 @@ Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const D
   bool receives = source != MPI_PROC_NULL;
   if (receives) {
     describe(r, Request::Kind::kRecv, buffer, count, t, source, recv_tag, c);
+    on_stack.track();
     if (context == Context::kCollective) r->context = c->collective_context();
     if (Err e = launch(r)) return e;  // then nothing was posted
   }

@@ -94,12 +94,36 @@ Request* find(MPI_Request h) {
 
 size_t live() { return pool().live; }
 
+namespace {
+// Requests outside the pool, at most one or two per thread in a blocking
+// call: the newest last, as each thread untracks its own in reverse order.
+std::vector<const Request*> outside;
+}  // namespace
+
+void track(const Request* r) {
+  PoolLock lock;
+  outside.push_back(r);
+}
+
+void untrack(const Request* r) {
+  PoolLock lock;
+  for (size_t i = outside.size(); i-- > 0;) {
+    if (outside[i] == r) {
+      outside[i] = outside.back();
+      outside.pop_back();
+      return;
+    }
+  }
+}
+
 bool any_of(const Communicator* c) {
   PoolLock lock;
   Pool& p = pool();
   for (const auto& chunk : p.chunks)
     for (uint32_t i = 0; i < kChunkSize; ++i)
       if (chunk[i].comm == c) return true;
+  for (const Request* r : outside)
+    if (r->comm == c) return true;
   return false;
 }
 

@@ -81,6 +81,10 @@ size_t live();
 // Whether a live request (pending, persistent or not yet retired) belongs to
 // `c`: a freed communicator is destroyed only once none does.
 bool any_of(const Communicator* c);
+// Requests outside the pool (a blocking call's, on its stack) that any_of
+// must see too, from when they are described until they are done.
+void track(const Request* r);
+void untrack(const Request* r);
 
 }  // namespace requests
 

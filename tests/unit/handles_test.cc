@@ -169,6 +169,24 @@ class RequestPool : public ::testing::Test {
   size_t baseline_ = 0;
 };
 
+TEST_F(RequestPool, ACommunicatorIsInUseWhileAPooledOrTrackedRequestHasIt) {
+  EXPECT_FALSE(requests::any_of(&comm_));
+  Request* pooled = acquire();
+  EXPECT_TRUE(requests::any_of(&comm_));
+  requests::release(pooled);
+  EXPECT_FALSE(requests::any_of(&comm_));
+  // A blocking call's request, on its stack, outside the pool.
+  Request on_stack, nested;
+  on_stack.comm = nested.comm = &comm_;
+  requests::track(&on_stack);
+  requests::track(&nested);
+  EXPECT_TRUE(requests::any_of(&comm_));
+  requests::untrack(&nested);
+  EXPECT_TRUE(requests::any_of(&comm_)) << "the outer call's request is still pending";
+  requests::untrack(&on_stack);
+  EXPECT_FALSE(requests::any_of(&comm_));
+}
+
 TEST_F(RequestPool, AcquiredRequestHasAFreshDynamicRequestHandle) {
   Request* r = acquire();
   EXPECT_TRUE(handle::is_dynamic(r->handle, Object::kRequest));
