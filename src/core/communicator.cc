@@ -2,7 +2,6 @@
 // and their end (MPI_Comm_free). Construction is in comm_create.cc.
 #include "core/communicator.h"
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -11,6 +10,7 @@
 #include "core/errhandler.h"
 #include "core/group.h"
 #include "core/handles.h"
+#include "core/progress.h"
 #include "core/request.h"
 
 namespace ferry::communicators {
@@ -20,68 +20,12 @@ Communicator world_comm;
 Communicator self_comm;
 std::unique_ptr<context_ids::Allocator> slots;
 
-// Dynamic communicators by handle index. Every MPI call translates its
-// communicator handle, from any thread, while others may create and free
-// communicators: lookups are two atomic loads and no lock, changes take
-// the mutex. Chunks are never freed while the library lives, so a pointer
-// read from the directory stays valid.
-class Table {
- public:
-  static constexpr uint32_t kChunkBits = 8;
-  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
-  static constexpr uint32_t kChunks = 4096;  // a million handles
+// Dynamic communicators by handle index: looked up by every MPI call, from
+// any thread, without a lock (core/handles.h).
+handle::Table<Communicator> table;
 
-  uint32_t add(Communicator* c) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    uint32_t index;
-    if (!free_.empty()) {
-      index = free_.back();
-      free_.pop_back();
-    } else {
-      index = next_++;
-      uint32_t chunk = index >> kChunkBits;
-      if (chunk >= kChunks) return UINT32_MAX;
-      if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr)
-        chunks_[chunk].store(new std::atomic<Communicator*>[kChunkSize](), std::memory_order_release);
-    }
-    chunks_[index >> kChunkBits].load(std::memory_order_relaxed)[index & (kChunkSize - 1)].store(
-        c, std::memory_order_release);
-    return index;
-  }
-
-  Communicator* get(uint32_t index) const {
-    uint32_t chunk = index >> kChunkBits;
-    if (chunk >= kChunks) return nullptr;
-    std::atomic<Communicator*>* entries = chunks_[chunk].load(std::memory_order_acquire);
-    return entries == nullptr ? nullptr : entries[index & (kChunkSize - 1)].load(std::memory_order_acquire);
-  }
-
-  void remove(uint32_t index) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    chunks_[index >> kChunkBits].load(std::memory_order_relaxed)[index & (kChunkSize - 1)].store(
-        nullptr, std::memory_order_release);
-    free_.push_back(index);
-  }
-
-  // Every communicator still in the table (at finalize).
-  std::vector<Communicator*> all() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<Communicator*> out;
-    for (uint32_t i = 0; i < next_; ++i)
-      if (Communicator* c = get(i)) out.push_back(c);
-    return out;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::atomic<std::atomic<Communicator*>*> chunks_[kChunks] = {};
-  std::vector<uint32_t> free_;
-  uint32_t next_ = 0;
-};
-Table table;
-
-// Freed communicators that requests still refer to.
-std::mutex zombies_mutex;
+// Freed communicators that requests still refer to. Guarded by the engine
+// lock, which also guards the requests that any_of() looks at.
 std::vector<Communicator*> zombies;
 
 void destroy(Communicator* c) {
@@ -146,7 +90,7 @@ void destroy_all() {
     destroy(c);
   }
   {
-    std::lock_guard<std::mutex> lock(zombies_mutex);
+    progress::Lock lock;
     for (Communicator* c : zombies) destroy(c);
     zombies.clear();
   }
@@ -196,14 +140,14 @@ void discard(Communicator* c) {
 }
 
 void sweep() {
-  std::lock_guard<std::mutex> lock(zombies_mutex);
+  progress::Lock lock;
   sweep_locked();
 }
 
 Err free_communicator(Communicator* c) {
   if (Err e = attributes::delete_all(attributes::Kind::kComm, c, c->handle)) return e;
   table.remove(handle::index_of(c->handle));
-  std::lock_guard<std::mutex> lock(zombies_mutex);
+  progress::Lock lock;
   zombies.push_back(c);
   sweep_locked();
   return {};

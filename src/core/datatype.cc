@@ -167,42 +167,16 @@ PredefinedTable predefined;
 
 // --- Derived types: handles and references -------------------------------------------
 
-// Handle index -> type, in chunks that never move, so that lookups read
-// without a lock while other threads create and free types.
-constexpr uint32_t kSlotBits = 10;
-constexpr uint32_t kSlotsPerChunk = 1u << kSlotBits;
-constexpr uint32_t kChunks = (handle::kIndexMask + 1) >> kSlotBits;
-using Slot = std::atomic<Datatype*>;
-
-struct Registry {
-  std::array<std::atomic<Slot*>, kChunks> chunks{};
-  std::mutex mutex;  // guards the rest
-  std::vector<uint32_t> free;
-  uint32_t next = 0;
-  size_t live = 0;
-  std::mutex names_mutex;
-};
-Registry registry;
-
-Slot* slot_of(uint32_t index) {
-  Slot* chunk = registry.chunks[index >> kSlotBits].load(std::memory_order_acquire);
-  return chunk == nullptr ? nullptr : &chunk[index & (kSlotsPerChunk - 1)];
-}
+// Derived types by handle index: looked up without a lock while other
+// threads create and free types (core/handles.h).
+handle::Table<Datatype> registry;
+std::mutex names_mutex;
 
 // The registry's own (mutable) object behind a derived type.
-Datatype* owned(const Datatype* t) {
-  Slot* s = slot_of(handle::index_of(t->handle));
-  return s == nullptr ? nullptr : s->load(std::memory_order_acquire);
-}
+Datatype* owned(const Datatype* t) { return registry.get(handle::index_of(t->handle)); }
 
 void destroy(Datatype* t) {
-  {
-    std::lock_guard lock(registry.mutex);
-    uint32_t index = handle::index_of(t->handle);
-    slot_of(index)->store(nullptr, std::memory_order_release);
-    registry.free.push_back(index);
-    --registry.live;
-  }
+  registry.remove(handle::index_of(t->handle));
   for (const Datatype* from : t->derived->types) datatypes::release(from);
   delete t->derived;
   delete t;
@@ -221,7 +195,7 @@ const Datatype* find_datatype(MPI_Datatype h) {
       if (handle::index_of(h) < predefined.direct.size()) t = predefined.direct[handle::index_of(h)];
       break;
     case handle::kKindDynamic:
-      if (Slot* s = slot_of(handle::index_of(h))) t = s->load(std::memory_order_acquire);
+      t = registry.get(handle::index_of(h));
       break;
   }
   return t != nullptr && t->handle == h ? t : nullptr;
@@ -242,25 +216,14 @@ const Datatype* add(std::unique_ptr<Datatype> t, std::unique_ptr<Derived> d) {
   type->layout = &type->derived->layout;
   type->signature = &type->derived->signature;
   type->name = type->derived->name.c_str();
-  std::lock_guard lock(registry.mutex);
-  uint32_t index = 0;
-  if (!registry.free.empty()) {
-    index = registry.free.back();
-    registry.free.pop_back();
-  } else {
-    if (registry.next > handle::kIndexMask) {
-      for (const Datatype* from : type->derived->types) release(from);
-      delete type->derived;
-      delete type;
-      return nullptr;
-    }
-    index = registry.next++;
+  uint32_t index = registry.add(type);
+  if (index == handle::Table<Datatype>::kFull) {
+    for (const Datatype* from : type->derived->types) release(from);
+    delete type->derived;
+    delete type;
+    return nullptr;
   }
-  std::atomic<Slot*>& chunk = registry.chunks[index >> kSlotBits];
-  if (chunk.load(std::memory_order_relaxed) == nullptr) chunk.store(new Slot[kSlotsPerChunk](), std::memory_order_release);
   type->handle = handle::make_dynamic(handle::Object::kDatatype, index);
-  slot_of(index)->store(type, std::memory_order_release);
-  ++registry.live;
   return type;
 }
 
@@ -275,7 +238,7 @@ void commit(const Datatype* t) {
 }
 
 void set_name(const Datatype* t, const std::string& name) {
-  std::lock_guard lock(registry.names_mutex);
+  std::lock_guard lock(names_mutex);
   if (t->derived != nullptr) {
     Datatype* mine = owned(t);
     mine->derived->name = name;
@@ -287,10 +250,7 @@ void set_name(const Datatype* t, const std::string& name) {
   predefined.types[i].name = predefined.names[i].c_str();
 }
 
-size_t live() {
-  std::lock_guard lock(registry.mutex);
-  return registry.live;
-}
+size_t live() { return registry.live(); }
 
 }  // namespace datatypes
 }  // namespace ferry

@@ -62,9 +62,7 @@ Members excluding(const Members& g, const std::vector<bool>& excluded) {
 
 std::unordered_set<int> as_set(const Members& g) { return std::unordered_set<int>(g.begin(), g.end()); }
 
-// Group objects. Lookups and changes come from any thread
-// (MPI_THREAD_MULTIPLE); groups are not on any fast path, so one mutex does.
-std::mutex table_mutex;
+// Group objects, looked up and changed from any thread (core/handles.h).
 handle::Table<Group> table;
 Group empty_group;
 
@@ -191,7 +189,6 @@ Group* make(Members members, int my_world_rank) {
   auto* g = new Group;
   g->rank = rank_of(members, my_world_rank);
   g->members = std::move(members);
-  std::lock_guard<std::mutex> lock(table_mutex);
   g->handle = handle::make_dynamic(handle::Object::kGroup, table.add(g));
   return g;
 }
@@ -204,7 +201,6 @@ Group* empty() {
 Group* find(MPI_Group h) {
   if (h == MPI_GROUP_EMPTY) return empty();
   if (!handle::is_dynamic(h, handle::Object::kGroup)) return nullptr;
-  std::lock_guard<std::mutex> lock(table_mutex);
   return table.get(handle::index_of(h));
 }
 
@@ -213,16 +209,10 @@ void retain(Group* g) { g->references.fetch_add(1, std::memory_order_relaxed); }
 void release(Group* g) {
   if (g == &empty_group) return;  // predefined: never destroyed
   if (g->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  {
-    std::lock_guard<std::mutex> lock(table_mutex);
-    table.remove(handle::index_of(g->handle));
-  }
+  table.remove(handle::index_of(g->handle));
   delete g;
 }
 
-size_t live() {
-  std::lock_guard<std::mutex> lock(table_mutex);
-  return table.live();
-}
+size_t live() { return table.live(); }
 
 }  // namespace ferry::groups

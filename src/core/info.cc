@@ -7,7 +7,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 
 #include "core/handles.h"
 #include "core/runtime.h"
@@ -58,7 +57,7 @@ Err check_info_value(const char* value) {
 
 namespace {
 
-std::mutex table_mutex;
+// Info objects, created, freed and looked up from any thread (core/handles.h).
 handle::Table<Info> table;
 
 // The directory the process started in, taken before main() can chdir.
@@ -124,13 +123,11 @@ namespace infos {
 
 Info* find_mutable(MPI_Info h) {
   if (!handle::is_dynamic(h, handle::Object::kInfo)) return nullptr;
-  std::lock_guard lock(table_mutex);
   return table.get(handle::index_of(h));
 }
 
 MPI_Info create(Info contents) {
   auto* info = new Info(std::move(contents));
-  std::lock_guard lock(table_mutex);
   return handle::make_dynamic(handle::Object::kInfo, table.add(info));
 }
 
@@ -138,19 +135,13 @@ Err free(MPI_Info h) {
   if (h == MPI_INFO_NULL) return fail(MPI_ERR_INFO, "info is MPI_INFO_NULL");
   if (h == MPI_INFO_ENV) return fail(MPI_ERR_INFO, "MPI_INFO_ENV is predefined and cannot be freed");
   Info* info = nullptr;
-  if (handle::is_dynamic(h, handle::Object::kInfo)) {
-    std::lock_guard lock(table_mutex);
-    info = table.remove(handle::index_of(h));
-  }
+  if (handle::is_dynamic(h, handle::Object::kInfo)) info = table.remove(handle::index_of(h));
   if (info == nullptr) return fail(MPI_ERR_INFO, "invalid info handle 0x%x", static_cast<unsigned>(h));
   delete info;
   return {};
 }
 
-size_t live() {
-  std::lock_guard lock(table_mutex);
-  return table.live();
-}
+size_t live() { return table.live(); }
 
 Info environment_info(const Environment& env) {
   Info info;

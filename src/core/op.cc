@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 
 #include "core/handles.h"
 #include "core/reduce_kernels.h"
@@ -40,9 +39,7 @@ struct UserOp : Op {
   std::atomic<int> references;
 };
 
-// Ops are created and freed from any thread (MPI_THREAD_MULTIPLE); lookups of
-// predefined ops, the common case, never take the lock.
-std::mutex user_ops_mutex;
+// User ops, created, freed and looked up from any thread (core/handles.h).
 handle::Table<UserOp> user_ops;
 
 // The predefined type whose kernel a reduction on `type` runs, and how many of
@@ -79,7 +76,6 @@ const Op* find_op(MPI_Op h) {
     return i > 0 && i < kPredefined.size() ? &kPredefined[i] : nullptr;
   }
   if (handle::kind_of(h) != handle::kKindDynamic) return nullptr;
-  std::lock_guard lock(user_ops_mutex);
   return user_ops.get(handle::index_of(h));
 }
 
@@ -140,7 +136,6 @@ namespace ops {
 
 MPI_Op create(MPI_User_function* fn, bool commutative) {
   auto* op = new UserOp{{MPI_OP_NULL, "user operation", commutative, fn}, 1};
-  std::lock_guard lock(user_ops_mutex);
   op->handle = handle::make_dynamic(handle::Object::kOp, user_ops.add(op));
   return op->handle;
 }
@@ -150,10 +145,7 @@ Err free(MPI_Op h) {
   if (const Op* p = find_op(h); p != nullptr && is_predefined(*p))
     return fail(MPI_ERR_OP, "%s is predefined and cannot be freed", p->name);
   UserOp* op = nullptr;
-  {
-    std::lock_guard lock(user_ops_mutex);
-    if (handle::is_dynamic(h, handle::Object::kOp)) op = user_ops.remove(handle::index_of(h));
-  }
+  if (handle::is_dynamic(h, handle::Object::kOp)) op = user_ops.remove(handle::index_of(h));
   if (op == nullptr) return fail(MPI_ERR_OP, "invalid op handle 0x%x", static_cast<unsigned>(h));
   release(*op);
   return {};
