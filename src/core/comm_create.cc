@@ -150,7 +150,9 @@ Err create_group(Communicator* parent, Group* group, int tag, Communicator** out
   if (group->rank == MPI_UNDEFINED) return {};
   sweep();
   uint32_t slot = 0;
-  if (Err e = allocator().agree(context_ids::priority(slot_of(parent), tag), true,
+  if (Err e = allocator().agree(context_ids::priority(slot_of(parent), context_ids::Origin::kCreateGroup,
+                                                        static_cast<uint32_t>(tag)),
+                                true,
                                 [&](uint32_t words[], int count) {
                                   if (group->size() == 1) return drive_progress();
                                   return group_allreduce_band(parent, *group, tag, words, count);

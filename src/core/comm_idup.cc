@@ -125,13 +125,13 @@ Err idup(Communicator* parent, Communicator** out, Request** request) {
     return e;
   }
 
+  progress::Lock lock;
   Request* r = requests::acquire();
   r->kind = Request::Kind::kCollective;
   r->comm = parent;
   r->active = true;
   r->status = pt2pt::empty_status();
 
-  progress::Lock lock;
   PendingIdup& p = pending.emplace_back();
   p.child = c;
   p.request = r;
@@ -142,7 +142,9 @@ Err idup(Communicator* parent, Communicator** out, Request** request) {
   p.via.errhandler = parent->errhandler;
   p.via.handle = parent->handle;
   p.via.fixed_collective_tag = parent->next_collective_tag();
-  p.attempt.priority = context_ids::priority(context_ids::slot_of_context(parent->context));
+  p.attempt.priority = context_ids::priority(context_ids::slot_of_context(parent->context),
+                                             context_ids::Origin::kIdup,
+                                             static_cast<uint32_t>(p.via.fixed_collective_tag));
   if (Err e = start_attempt(p)) {
     allocator().abandon(p.attempt);
     pending.pop_back();

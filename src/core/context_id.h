@@ -20,18 +20,34 @@
 // Concurrency (MPI_THREAD_MULTIPLE, nonblocking MPI_Comm_idup): two
 // agreements in flight at one process must not both offer the same free
 // slots, or two communicators with different members could take one slot.
-// So the mask is lent to one agreement at a time; any other contributes an
-// all-zero mask, which makes its result empty at every process, and all of
-// them try again. Who gets the mask next is decided by a priority that every
-// process computes alike (the parent's slot, then the create_group tag):
-// once an agreement has been refused, the mask goes only to the
+// So free slots are lent to one agreement at a time; any other contributes
+// zeros, which makes its result empty at every process, and all of them try
+// again. The slots are split in two parts, lent separately (MPICH's eager
+// protocol, and why):
+//
+//   - The eager part (the first kEagerWords words) is what an agreement
+//     offers in its first round, if no other agreement of this process has
+//     it at the moment; else it offers nothing. When nothing else is being
+//     created, the first round succeeds: one allreduce.
+//   - The main part is offered only from the second round on, when every
+//     process taking part has joined the agreement (the first round's
+//     allreduce proves it). An agreement that holds the main part therefore
+//     never waits for a process that has not even started it. Without that
+//     rule, a thread whose MPI_Comm_dup(MPI_COMM_SELF) is local could wait
+//     for the slots held by a dup over many processes, one of which waits
+//     for that very thread (a user lock held around the local dup: MPICH's
+//     threads/comm/comm_dup_deadlock).
+//
+// Who gets the main part next is decided by a priority that every process
+// computes alike (the parent's slot, then the create_group tag): once an
+// agreement has been refused it, the main part goes only to the
 // highest-priority agreement waiting at that process. The highest-priority
-// agreement in the job therefore gets the mask at each of its processes as
-// soon as the current borrower's allreduce ends, and succeeds; no thread
-// ever waits for the mask while holding anything, so nothing deadlocks. The
-// extra word of the message says whether every process lent its real mask,
-// so that all of them agree whether an empty result means "try again" or "no
-// slot is free anywhere in common".
+// agreement in the job therefore gets it at each of its processes as soon as
+// the current borrower's allreduce ends, and succeeds; no thread ever waits
+// for the slots while holding anything, so nothing deadlocks. The extra word
+// of the message says whether every process lent its main part, so that all
+// of them agree whether an empty result means "try again" or "no slot is
+// free anywhere in common".
 #pragma once
 
 #include <cstdint>
@@ -51,15 +67,25 @@ constexpr uint32_t kSelfSlot = 1;
 constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr uint32_t kNoContext = UINT32_MAX;
 constexpr int kMaskWords = static_cast<int>(kSlots / 32);
+// The eager part of the mask: slots 0-63 (world and self among them).
+constexpr int kEagerWords = 2;
 // The allreduce message: the mask, then the "everyone lent the real mask" word.
 constexpr int kMessageWords = kMaskWords + 1;
 
 constexpr uint32_t p2p_context(uint32_t slot) { return slot * kContextsPerSlot; }
 constexpr uint32_t slot_of_context(uint32_t context) { return context / kContextsPerSlot; }
 
-// Agreements are ordered by (parent slot, create_group tag + 1, or 0).
-constexpr uint64_t priority(uint32_t parent_slot, int group_tag = -1) {
-  return (static_cast<uint64_t>(parent_slot) << 32) | static_cast<uint32_t>(group_tag + 1);
+// What started an agreement, which tells agreements on one parent apart.
+// At most one blocking agreement per parent is in flight (collectives on one
+// communicator are ordered); several MPI_Comm_idup on one parent are told
+// apart by the collective tag each call reserved, MPI_Comm_create_group
+// calls by the user's tag. Equal priorities for two agreements in flight at
+// once would let each process pick a different one first, round after round.
+enum class Origin : uint64_t { kBlocking = 0, kIdup = 1, kCreateGroup = 2 };
+
+// Agreements are ordered by (parent slot, origin, tag): lower goes first.
+constexpr uint64_t priority(uint32_t parent_slot, Origin origin = Origin::kBlocking, uint32_t tag = 0) {
+  return (static_cast<uint64_t>(parent_slot) << 34) | (static_cast<uint64_t>(origin) << 32) | tag;
 }
 
 // One process's slots. Thread-safe; independent of the rest of the runtime,
@@ -73,8 +99,10 @@ class Allocator {
   struct Attempt {
     uint64_t priority = 0;
     bool need = true;         // false: only takes part (gets no communicator)
-    bool own_mask = false;    // this attempt lent the real mask
-    bool registered = false;  // refused once: waiting for the mask by priority
+    int round = 0;            // rounds finished so far
+    bool own_eager = false;   // this round offers the eager part
+    bool own_mask = false;    // this round offers the main part
+    bool registered = false;  // refused the main part once: waiting for it by priority
   };
   enum class Outcome { kDone, kRetry, kExhausted };
 
@@ -100,9 +128,13 @@ class Allocator {
   size_t waiting() const;
 
  private:
+  // Ends the attempt's hold on the parts it was lent (mutex held).
+  void give_back(Attempt& a);
+
   mutable std::mutex mutex_;
   uint32_t free_[kMaskWords];  // bit set: slot free
-  bool lent_ = false;
+  bool eager_lent_ = false;
+  bool lent_ = false;  // the main part
   std::multiset<uint64_t> waiting_;
 };
 

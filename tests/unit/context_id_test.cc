@@ -92,8 +92,10 @@ TEST(ContextIds, PredefinedSlotsAndContextLayout) {
   EXPECT_EQ(p2p_context(kWorldSlot), 0u);
   EXPECT_EQ(p2p_context(kSelfSlot), 3u);
   EXPECT_EQ(slot_of_context(p2p_context(7) + 2), 7u);
-  EXPECT_LT(priority(3), priority(3, 0));
-  EXPECT_LT(priority(3, 1000), priority(4));
+  EXPECT_LT(priority(3), priority(3, Origin::kIdup, 0));
+  EXPECT_LT(priority(3, Origin::kIdup, 7), priority(3, Origin::kIdup, 8));
+  EXPECT_LT(priority(3, Origin::kIdup, 0x3fffffff), priority(3, Origin::kCreateGroup, 0));
+  EXPECT_LT(priority(3, Origin::kCreateGroup, 0x7fffffff), priority(4));
 }
 
 TEST(ContextIds, AloneTakesTheLowestFreeSlotWithOneAllreduce) {
@@ -163,7 +165,7 @@ TEST(ContextIds, NoCommonSlotIsAnErrorEverywhere) {
   }
 }
 
-TEST(ContextIds, TheMaskIsLentToOneAgreementAtATime) {
+TEST(ContextIds, FirstRoundsOfferOnlyTheEagerPartAndOneAgreementAtATimeGetsIt) {
   Allocator a;
   uint32_t words_x[kMessageWords];
   uint32_t words_y[kMessageWords];
@@ -171,17 +173,33 @@ TEST(ContextIds, TheMaskIsLentToOneAgreementAtATime) {
   x.priority = priority(5);
   Allocator::Attempt y;
   y.priority = priority(2);
-  a.begin(x, words_x);
-  a.begin(y, words_y);  // refused: x has the mask
-  EXPECT_TRUE(x.own_mask);
-  EXPECT_FALSE(y.own_mask);
+  a.begin(x, words_x);  // first round: the eager part
+  a.begin(y, words_y);  // first round, refused: x has the eager part
+  EXPECT_TRUE(x.own_eager);
+  EXPECT_FALSE(x.own_mask);
+  EXPECT_EQ(words_x[0], ~0u);
+  EXPECT_EQ(words_x[kEagerWords], 0u) << "the main part is never offered in a first round";
+  EXPECT_EQ(words_x[kMaskWords], 0u);
+  EXPECT_FALSE(y.own_eager);
   EXPECT_EQ(words_y[0], 0u);
-  EXPECT_EQ(words_y[kMaskWords], 0u);
-  EXPECT_EQ(a.waiting(), 1u);
+  EXPECT_EQ(a.waiting(), 0u) << "a first round never queues for the main part";
 
   // A result that contains y's zeros is empty for everyone: both retry.
   uint32_t empty[kMessageWords] = {};
   uint32_t slot = 0;
+  EXPECT_EQ(a.finish(x, empty, &slot), Allocator::Outcome::kRetry);
+  EXPECT_EQ(a.finish(y, empty, &slot), Allocator::Outcome::kRetry);
+
+  // Later rounds offer the main part, to one agreement at a time.
+  a.begin(x, words_x);
+  EXPECT_TRUE(x.own_mask);
+  EXPECT_EQ(words_x[0], 0u);
+  EXPECT_EQ(words_x[kEagerWords], ~0u);
+  EXPECT_EQ(words_x[kMaskWords], 1u);
+  a.begin(y, words_y);  // refused: x has the main part
+  EXPECT_FALSE(y.own_mask);
+  EXPECT_EQ(words_y[kEagerWords], 0u);
+  EXPECT_EQ(a.waiting(), 1u);
   EXPECT_EQ(a.finish(x, empty, &slot), Allocator::Outcome::kRetry);
   EXPECT_EQ(a.finish(y, empty, &slot), Allocator::Outcome::kRetry);
 
@@ -192,13 +210,40 @@ TEST(ContextIds, TheMaskIsLentToOneAgreementAtATime) {
   a.begin(y, words_y);
   EXPECT_TRUE(y.own_mask);
   EXPECT_EQ(a.finish(y, words_y, &slot), Allocator::Outcome::kDone);
-  EXPECT_EQ(slot, 0u);
+  EXPECT_EQ(slot, static_cast<uint32_t>(kEagerWords * 32));
   EXPECT_EQ(a.finish(x, empty, &slot), Allocator::Outcome::kRetry);
   a.begin(x, words_x);
   EXPECT_TRUE(x.own_mask);
   EXPECT_EQ(a.finish(x, words_x, &slot), Allocator::Outcome::kDone);
-  EXPECT_EQ(slot, 1u);
+  EXPECT_EQ(slot, static_cast<uint32_t>(kEagerWords * 32 + 1));
   EXPECT_EQ(a.waiting(), 0u);
+}
+
+// MPICH's threads/comm/comm_dup_deadlock, distilled: process 0 starts an
+// agreement over {0, 1} that process 1 has not joined (its thread waits for
+// something process 0's other thread does: a user lock held around a local
+// MPI_Comm_dup of MPI_COMM_SELF). That local agreement must finish without
+// waiting for process 1, however the threads interleave.
+TEST(ContextIds, ALocalAgreementNeverWaitsForAProcessThatHasNotJoinedAnother) {
+  for (int repeat = 0; repeat < 20; ++repeat) {
+    Allocator procs[2];
+    FakeAllreduce pair(2);
+    FakeAllreduce alone(1);
+    std::atomic<bool> local_done{false};
+    on_threads(3, [&](int t) {
+      uint32_t slot = 0;
+      if (t == 0) {
+        ASSERT_TRUE(procs[0].agree(priority(5), true, band_over(pair), &slot).ok());
+      } else if (t == 1) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(repeat % 4));
+        ASSERT_TRUE(procs[0].agree(priority(1), true, band_over(alone), &slot).ok());
+        local_done = true;
+      } else {
+        while (!local_done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ASSERT_TRUE(procs[1].agree(priority(5), true, band_over(pair), &slot).ok());
+      }
+    }, 10);
+  }
 }
 
 // The stress test: 6 processes, 7 overlapping communicators, one thread per
@@ -282,8 +327,9 @@ TEST(ContextIds, ConcurrentAgreementsOnOverlappingGroupsNeverCollide) {
     }
   }
   // Slots are reused: at most 7 communicators x (kHeld + 1) are ever live
-  // at one process, so ids stay small.
-  for (const Allocator& a : procs) EXPECT_LE(a.limit(), comms.size() * (kHeld + 1) + 1);
+  // at one process, so ids stay small: within the eager part, or that many
+  // past it when contention sent agreements to the main part.
+  for (const Allocator& a : procs) EXPECT_LE(a.limit(), kEagerWords * 32 + comms.size() * (kHeld + 1) + 1);
   for (const Allocator& a : procs) EXPECT_EQ(a.waiting(), 0u);
 }
 
