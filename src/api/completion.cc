@@ -1,5 +1,6 @@
 // Completing, freeing, starting and cancelling requests (MPI-3.1 §3.7-3.9).
 #include "api/api.h"
+#include "core/generalized.h"
 #include "core/pt2pt.h"
 #include "core/request.h"
 
@@ -109,8 +110,7 @@ FERRY_WEAK_ALIAS(Testsome)
 extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   api::Call call("MPI_Request_get_status");
   if (!check_request(call, &request) || !call.not_null(flag, "flag")) return call.raise();
-  pt2pt::peek(request == MPI_REQUEST_NULL ? nullptr : requests::find(request), flag, status);
-  return MPI_SUCCESS;
+  return call.raise_code(pt2pt::peek(request == MPI_REQUEST_NULL ? nullptr : requests::find(request), flag, status));
 }
 FERRY_WEAK_ALIAS(Request_get_status)
 
@@ -121,8 +121,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     call.fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
     return call.raise();
   }
-  pt2pt::free_request(request);
-  return MPI_SUCCESS;
+  return call.raise_code(pt2pt::free_request(request));
 }
 FERRY_WEAK_ALIAS(Request_free)
 
@@ -133,8 +132,7 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     call.fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
     return call.raise();
   }
-  pt2pt::cancel(requests::find(*request));
-  return MPI_SUCCESS;
+  return call.raise_code(pt2pt::cancel(requests::find(*request)));
 }
 FERRY_WEAK_ALIAS(Cancel)
 
@@ -166,3 +164,28 @@ extern "C" int PMPI_Startall(int count, MPI_Request requests[]) {
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Startall)
+
+// Generalized requests (MPI-3.1 §12.2).
+extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                                   MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                                   MPI_Request* request) {
+  api::Call call("MPI_Grequest_start");
+  if (!call.initialized() || !call.not_null(request, "request")) return call.raise();
+  *request = generalized::start(GeneralizedOps{query_fn, free_fn, cancel_fn, extra_state})->handle;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Grequest_start)
+
+extern "C" int PMPI_Grequest_complete(MPI_Request request) {
+  api::Call call("MPI_Grequest_complete");
+  if (!check_request(call, &request)) return call.raise();
+  Request* r = request == MPI_REQUEST_NULL ? nullptr : requests::find(request);
+  if (r == nullptr || r->kind != Request::Kind::kGeneralized) {
+    call.fail(MPI_ERR_REQUEST, "request 0x%x is not a generalized request (MPI_Grequest_start)",
+              static_cast<unsigned>(request));
+    return call.raise();
+  }
+  generalized::complete(r);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Grequest_complete)

@@ -150,9 +150,6 @@ FERRY_NOT_IMPLEMENTED(Win_unlock, (int, MPI_Win))
 FERRY_NOT_IMPLEMENTED(Win_unlock_all, (MPI_Win))
 FERRY_NOT_IMPLEMENTED(Win_wait, (MPI_Win))
 
-// Generalized requests (MPI-3.1 §12.2)
-FERRY_NOT_IMPLEMENTED(Grequest_complete, (MPI_Request))
-FERRY_NOT_IMPLEMENTED(Grequest_start, (MPI_Grequest_query_function *, MPI_Grequest_free_function *, MPI_Grequest_cancel_function *, void *, MPI_Request *))
 
 // I/O (MPI-3.1 §13)
 FERRY_NOT_IMPLEMENTED(File_close, (MPI_File *))

@@ -172,13 +172,13 @@ std::list<Running> running;
 }  // namespace
 
 Request* start_nonblocking(std::unique_ptr<Schedule> schedule, Err* error) {
+  progress::Lock lock;
   Request* r = requests::acquire();
   r->kind = Request::Kind::kCollective;
   r->comm = schedule->comm();
   r->active = true;
   r->status = pt2pt::empty_status();
   *error = schedule->start();
-  progress::Lock lock;
   progress::set_extra_work(progress_nonblocking);
   running.push_back(Running{std::move(schedule), r});
   progress_nonblocking();

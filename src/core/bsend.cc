@@ -20,11 +20,14 @@ struct Region {
   Request* request;
 };
 
+// Shared by every thread of the process and changed by any of them
+// (MPI_THREAD_MULTIPLE): guarded by the engine lock, like the sends that
+// use it, so two threads never pick the same gap.
 char* attached = nullptr;
 size_t attached_size = 0;
 std::list<Region> regions;
 
-// Releases the regions whose sends have completed.
+// Releases the regions whose sends have completed. Engine lock held.
 void reclaim() {
   for (auto it = regions.begin(); it != regions.end();) {
     if (it->request->complete) {
@@ -39,6 +42,7 @@ void reclaim() {
 }  // namespace
 
 Err attach(void* buffer, int size) {
+  progress::Lock lock;
   if (attached != nullptr) return fail(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
   attached = static_cast<char*>(buffer);
   attached_size = static_cast<size_t>(size);
@@ -46,15 +50,13 @@ Err attach(void* buffer, int size) {
 }
 
 Err detach(void** buffer, int* size) {
+  progress::Lock lock;
   if (attached == nullptr) return fail(MPI_ERR_BUFFER, "no buffer is attached");
-  {
-    progress::Lock lock;
-    progress::wait_until(lock, [] {
-      for (const Region& r : regions)
-        if (!r.request->complete) return false;
-      return true;
-    });
-  }
+  progress::wait_until(lock, [] {
+    for (const Region& r : regions)
+      if (!r.request->complete) return false;
+    return true;
+  });
   reclaim();
   *buffer = attached;
   *size = static_cast<int>(attached_size);
@@ -67,10 +69,8 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c) {
   if (dest == MPI_PROC_NULL) return {};
   size_t bytes = m.datatype->bytes(m.count);
   size_t need = bytes + MPI_BSEND_OVERHEAD;
-  {
-    progress::Lock lock;
-    progress::poll();
-  }
+  progress::Lock lock;
+  progress::poll();
   reclaim();
   if (attached == nullptr)
     return fail(MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach) for a buffered send of %zu bytes", bytes);

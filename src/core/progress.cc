@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <vector>
 
 #include "common/config.h"
@@ -16,6 +18,9 @@ namespace ferry::progress {
 
 bool threads_enabled = false;
 thread_local bool lock_held_here = false;
+std::atomic<int> contenders{0};
+bool someone_waits = false;
+bool announce_pending = false;
 
 namespace {
 
@@ -24,8 +29,42 @@ WaitPolicy policy = WaitPolicy::kSpinThenBlock;
 int spin_microseconds = 50;
 int sleep_epoll = -1;  // transports' wait fds and the wake-up eventfd
 int wake_fd = -1;
-std::atomic<int> sleepers{0};
 int (*extra_work[4])() = {};
+
+// Who waits, and how (lock held; progress.h, "Threads"). At most one thread
+// sleeps in the kernel; the others park on the condition variable.
+bool kernel_sleeper = false;
+int parked = 0;
+std::condition_variable parked_threads;
+
+void update_someone_waits() { someone_waits = threads_enabled && (kernel_sleeper || parked > 0); }
+
+void ring_wake_fd() {
+  uint64_t one = 1;
+  ssize_t ignored = write(wake_fd, &one, sizeof one);
+  (void)ignored;
+}
+
+void drain_wake_fd() {
+  uint64_t drained;
+  ssize_t ignored = read(wake_fd, &drained, sizeof drained);
+  (void)ignored;
+}
+
+// Another thread sleeps in the kernel for this process: wait until it, or
+// any thread, announces an event (or the timeout passes).
+void park(int timeout_ms) {
+  if (announce_pending) announce();  // before the lock is let go
+  ++parked;
+  update_someone_waits();
+  // The engine lock is held by this thread (Lock); the condition variable
+  // lets go of it while parked and takes it back before returning.
+  std::unique_lock<std::mutex> held(engine_mutex(), std::adopt_lock);
+  parked_threads.wait_for(held, std::chrono::milliseconds(timeout_ms));
+  held.release();
+  --parked;
+  update_someone_waits();
+}
 
 void ensure_sleep_epoll() {
   if (sleep_epoll >= 0) return;
@@ -87,39 +126,52 @@ int poll() {
   for (p2p::Transport* t : transports) events += t->progress();
   for (auto* work : extra_work)
     if (work != nullptr) events += work();
-  if (events > 0 && sleepers.load(std::memory_order_relaxed) > 0) wake_sleepers();
+  if (events > 0) note_event();
   return events;
 }
 
-void sleep_for_events(int timeout_ms) {
+void announce() {
+  announce_pending = false;
+  if (kernel_sleeper) ring_wake_fd();
+  if (parked > 0) parked_threads.notify_all();
+}
+
+void sleep_for_events(Lock& lock, int timeout_ms) {
   ensure_sleep_epoll();
-  sleepers.fetch_add(1, std::memory_order_relaxed);
+  if (threads_enabled && !lock.owns()) {
+    // A wait nested in a section that already holds the engine lock (none
+    // is known to exist) must not sleep holding it: other threads could
+    // not get in. It keeps polling instead.
+    yield_core();
+    return;
+  }
+  if (threads_enabled && kernel_sleeper) {
+    park(timeout_ms);
+    return;
+  }
+  kernel_sleeper = true;
+  update_someone_waits();
   // Transports fed through memory (shared memory) must first ask their
   // peers to make the fd fire; one that finds work already there cancels
-  // the sleep (p2p/shm/wakeup.h has the handshake).
+  // the sleep (p2p/shm/wakeup.h has the handshake). Arming reads and
+  // changes transport state, so it runs with the lock held.
   size_t armed = 0;
   while (armed < transports.size() && transports[armed]->arm_wakeup()) ++armed;
   bool sleep = armed == transports.size();
   if (sleep) {
+    lock.unlock();
     epoll_event ev[4];
     int n = epoll_wait(sleep_epoll, ev, 4, timeout_ms);
-    for (int i = 0; i < n; ++i) {
-      if (ev[i].data.fd == wake_fd) {
-        uint64_t drained;
-        ssize_t ignored = read(wake_fd, &drained, sizeof drained);
-        (void)ignored;
-      }
-    }
+    for (int i = 0; i < n; ++i)
+      if (ev[i].data.fd == wake_fd) drain_wake_fd();
+    lock.relock();
   }
   for (size_t i = 0; i < armed; ++i) transports[i]->disarm_wakeup(sleep);
-  sleepers.fetch_sub(1, std::memory_order_relaxed);
-}
-
-void wake_sleepers() {
-  if (wake_fd < 0) return;
-  uint64_t one = 1;
-  ssize_t ignored = write(wake_fd, &one, sizeof one);
-  (void)ignored;
+  kernel_sleeper = false;
+  update_someone_waits();
+  // The parked threads check their waits; one of them sleeps in the kernel
+  // next if it still has to wait.
+  if (parked > 0) parked_threads.notify_all();
 }
 
 void yield_core() { sched_yield(); }

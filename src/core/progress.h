@@ -8,8 +8,30 @@
 // goes to a rank that shares it and has work, and sleep only after
 // FERRY_YIELD_US without news: a core that falls idle takes tens of
 // microseconds to wake (more in a VM), longer than most waits.
+//
+// Threads (MPI_THREAD_MULTIPLE; docs/architecture.md, "Threads"). One lock,
+// the engine lock, guards everything progress touches: transports, matching,
+// requests' state, collective schedules, the buffered-send buffer. Every
+// call that reads or changes that state holds it (progress::Lock); at lower
+// thread levels taking it is a predictable branch and no atomic. Waiting
+// threads share the engine so:
+//   - Polling: any waiting thread polls with the lock held, and lets go of
+//     it between passes while another thread wants it.
+//   - Sleeping: one waiting thread at a time, the kernel sleeper, arms the
+//     transports (with the lock held: arming reads transport state) and
+//     sleeps in epoll_wait without the lock. The others park on a condition
+//     variable of the engine lock.
+//   - Waking: anything that may end somebody's wait happens with the lock
+//     held and is announced before the lock is let go: a request's
+//     completion (complete(), core/request.h) or a poll that found events.
+//     The announcement wakes parked threads (notify_all) and the kernel
+//     sleeper (an eventfd in its epoll set). A kernel sleeper that wakes up
+//     hands its role back and wakes the parked threads, so that one of them
+//     sleeps in the kernel if it still must wait: while anyone is parked,
+//     someone sleeps in the kernel or polls.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 
 #include "p2p/transport.h"
@@ -28,11 +50,11 @@ void remove_all_transports();
 void set_wait_policy(WaitPolicy policy, int spin_us);
 WaitPolicy wait_policy();
 
-// One pass over all transports; returns the number of events.
+// One pass over all transports; returns the number of events. Call with the
+// engine lock held.
 int poll();
 
-// Under MPI_THREAD_MULTIPLE every entry into the engine holds this lock; at
-// lower thread levels taking it is a predictable branch and no atomic.
+// True under MPI_THREAD_MULTIPLE: the engine lock is taken.
 extern bool threads_enabled;
 std::mutex& engine_mutex();
 
@@ -40,6 +62,25 @@ std::mutex& engine_mutex();
 // it (a collective schedule starting its next round from inside poll())
 // takes it again as a no-op.
 extern thread_local bool lock_held_here;
+
+// Threads blocked on the engine lock (only counted when they had to wait):
+// a polling thread lets go of the lock between passes while this is nonzero.
+extern std::atomic<int> contenders;
+
+// Set (with the lock held) while a thread sleeps in the kernel or is parked:
+// something that may end a wait must then be announced (note_event).
+extern bool someone_waits;
+// An announcement is due when the lock is next let go.
+extern bool announce_pending;
+// Wakes the kernel sleeper and the parked threads (lock held).
+void announce();
+
+// Something happened that may end another thread's wait (a request
+// completed, a message arrived). Cheap: a flag, acted on when the lock is
+// let go.
+inline void note_event() {
+  if (someone_waits) announce_pending = true;
+}
 
 class Lock {
  public:
@@ -49,28 +90,33 @@ class Lock {
   Lock& operator=(const Lock&) = delete;
   void unlock() {
     if (held_ && lock_held_here) {
+      if (announce_pending) announce();
       lock_held_here = false;
       engine_mutex().unlock();
     }
   }
   void relock() {
     if (held_ && !lock_held_here) {
-      engine_mutex().lock();
+      if (!engine_mutex().try_lock()) {
+        contenders.fetch_add(1, std::memory_order_relaxed);
+        engine_mutex().lock();
+        contenders.fetch_sub(1, std::memory_order_relaxed);
+      }
       lock_held_here = true;
     }
   }
+  // Whether this Lock took the engine lock (false: threads disabled, or
+  // an outer Lock of this thread holds it).
+  bool owns() const { return held_; }
 
  private:
   bool held_;
 };
 
-// Sleeps in the kernel until a transport has work or `timeout_ms` passes
-// (a transport fed through memory may cancel the sleep: Transport::arm_wakeup).
-// Called without the engine lock held.
-void sleep_for_events(int timeout_ms);
-// Wakes threads sleeping in sleep_for_events (something they wait for may
-// have completed on another thread).
-void wake_sleepers();
+// Waits for events: sleeps in the kernel until a transport has work, or
+// `timeout_ms` passes, or (threads) another thread announces an event.
+// Called with the engine lock held (`lock`); returns with it held.
+void sleep_for_events(Lock& lock, int timeout_ms);
 
 // Gives the core to another runnable thread, if any (sched_yield).
 void yield_core();
@@ -83,6 +129,10 @@ int spin_us();
 // finds nothing costs a few cache reads, and the clock (vDSO, slower still
 // in a VM) would cost more than the poll itself.
 constexpr unsigned kPassesPerClockRead = 64;
+
+// How long one sleep lasts at most. Nothing is lost if a sleep ends early;
+// the bound only limits what a missed wake-up could cost.
+constexpr int kSleepTimeoutMs = 100;
 
 // Drives progress until done() holds. done() is evaluated with the engine
 // lock held (the caller must hold `lock`).
@@ -98,6 +148,14 @@ void wait_until(Lock& lock, Done done) {
   for (;;) {
     int events = poll();
     if (done()) return;
+    // Another thread wants the engine (to start an operation, or to poll
+    // for its own): let it in between passes.
+    if (lock.owns() && contenders.load(std::memory_order_relaxed) > 0) {
+      lock.unlock();
+      yield_core();
+      lock.relock();
+      if (done()) return;
+    }
     if (events > 0) {
       // Spin counts from the last sign of life: a stream that keeps moving
       // (a large message in pieces) must not pay for a sleep and a wake-up
@@ -124,9 +182,7 @@ void wait_until(Lock& lock, Done done) {
       }
       continue;
     }
-    lock.unlock();
-    sleep_for_events(threads_enabled ? 1 : 100);
-    lock.relock();
+    sleep_for_events(lock, kSleepTimeoutMs);
   }
 }
 

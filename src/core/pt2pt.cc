@@ -2,10 +2,14 @@
 
 #include <vector>
 
+#include "core/generalized.h"
 #include "core/handles.h"
 #include "core/progress.h"
 #include "p2p/engine.h"
 
+// Every function here holds the engine lock (progress::Lock) while it
+// touches a request, the matching engine or a transport (core/request.h,
+// "Threads"); a Lock taken inside another of this thread's is free.
 namespace ferry::pt2pt {
 namespace {
 
@@ -30,7 +34,7 @@ void describe(Request* r, Request::Kind kind, void* buffer, int count, const Dat
 }
 
 // Starts a described request: hands it to the engine, or completes it at
-// once for MPI_PROC_NULL.
+// once for MPI_PROC_NULL. Engine lock held.
 Err launch(Request* r) {
   r->active = true;
   r->complete = false;
@@ -43,7 +47,6 @@ Err launch(Request* r) {
     r->complete = true;
     return {};
   }
-  progress::Lock lock;
   if (r->kind == Request::Kind::kSend) {
     r->world_peer = r->comm->world_rank(r->peer);
     return p2p::start_send(r);
@@ -52,15 +55,16 @@ Err launch(Request* r) {
   return {};
 }
 
-void wait_for(Request* r) {
-  progress::Lock lock;
-  progress::wait_until(lock, [r] { return r->complete; });
-}
-
 // Retires a completed request: reports its status and frees it unless it
-// is persistent. Returns its error code.
+// is persistent. Returns its error code. Engine lock held.
 int retire(Request* r, MPI_Request* handle, MPI_Status* status) {
-  if (status != MPI_STATUS_IGNORE) *status = r->status;
+  if (r->kind == Request::Kind::kGeneralized) {
+    int code = generalized::finish(r, status);
+    if (handle != nullptr) *handle = MPI_REQUEST_NULL;
+    requests::release(r);
+    return code;
+  }
+  report_status(status, r->status);
   int error = r->error;
   if (r->persistent) {
     r->active = false;
@@ -73,16 +77,14 @@ int retire(Request* r, MPI_Request* handle, MPI_Status* status) {
 }
 
 // The live, active request behind a handle, or nullptr for null/inactive.
+// Engine lock held.
 Request* active_request(MPI_Request h) {
   if (h == MPI_REQUEST_NULL) return nullptr;
   Request* r = requests::find(h);
   return r != nullptr && r->active ? r : nullptr;
 }
 
-void poll_once() {
-  progress::Lock lock;
-  progress::poll();
-}
+void report_empty(MPI_Status* status) { report_status(status, empty_status()); }
 
 }  // namespace
 
@@ -95,6 +97,7 @@ MPI_Status empty_status() {
 }
 
 Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out, Context context) {
+  progress::Lock lock;
   Request* r = requests::acquire();
   describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
   if (context == Context::kCollective) r->context = c->collective_context();
@@ -105,6 +108,7 @@ Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Req
 
 Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
           Context context) {
+  progress::Lock lock;
   Request* r = requests::acquire();
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
   if (context == Context::kCollective) r->context = c->collective_context();
@@ -118,6 +122,8 @@ Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Commu
 // while incomplete (as a cookie in the rendezvous, in the posted queue), and
 // the call returns only once it is complete. A communicator freed by
 // another thread meanwhile waits for it as for a pooled request (track).
+// Declared after the call's progress::Lock, so that it is untracked with the
+// lock still held.
 struct StackRequest {
   Request r;
   bool tracked = false;
@@ -134,6 +140,7 @@ struct StackRequest {
 
 Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
   if (dest == MPI_PROC_NULL) return {};
+  progress::Lock lock;
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
@@ -141,7 +148,7 @@ Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Cont
   if (context == Context::kCollective) r->context = c->collective_context();
   r->mode = mode;
   if (Err e = launch(r)) return e;
-  wait_for(r);
+  progress::wait_until(lock, [r] { return r->complete; });
   if (r->error != MPI_SUCCESS) return Err(error_code::class_of(r->error), error_code::text(r->error));
   return {};
 }
@@ -149,17 +156,18 @@ Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Cont
 Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
          int* code) {
   if (source == MPI_PROC_NULL) {
-    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    report_status(status, proc_null_status());
     *code = MPI_SUCCESS;
     return {};
   }
+  progress::Lock lock;
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
   on_stack.track();
   Err e = launch(r);
-  wait_for(r);
-  if (status != MPI_STATUS_IGNORE) *status = r->status;
+  progress::wait_until(lock, [r] { return r->complete; });
+  report_status(status, r->status);
   *code = r->error;
   return e;
 }
@@ -168,6 +176,7 @@ Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const D
              Communicator* c, MPI_Status* status, int* code, Context context) {
   // Receive first, so that two ranks exchanging large messages never wait
   // on each other's send.
+  progress::Lock lock;
   StackRequest on_stack;
   Request* r = &on_stack.r;
   bool receives = source != MPI_PROC_NULL;
@@ -180,13 +189,14 @@ Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const D
   Err sent = send(m, dest, send_tag, c, Request::Mode::kStandard, context);
   // Even when the send failed: the posted receive must not outlive this
   // frame, so this waits for its message (as MPI_Sendrecv always did).
-  if (receives) wait_for(r);
-  if (status != MPI_STATUS_IGNORE) *status = receives ? r->status : proc_null_status();
+  if (receives) progress::wait_until(lock, [r] { return r->complete; });
+  report_status(status, receives ? r->status : proc_null_status());
   *code = receives ? r->error : MPI_SUCCESS;
   return sent;
 }
 
 Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode) {
+  progress::Lock lock;
   Request* r = requests::acquire();
   describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
   r->mode = mode;
@@ -195,6 +205,7 @@ Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode 
 }
 
 Request* recv_init(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c) {
+  progress::Lock lock;
   Request* r = requests::acquire();
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
   r->persistent = true;
@@ -202,28 +213,31 @@ Request* recv_init(void* buffer, int count, const Datatype* t, int source, int t
 }
 
 Err start(Request* r) {
+  progress::Lock lock;
   if (r->active) return fail(MPI_ERR_REQUEST, "the persistent request is already active");
   return launch(r);
 }
 
 int wait(MPI_Request* handle, MPI_Status* status) {
+  progress::Lock lock;
   Request* r = active_request(*handle);
   if (r == nullptr) {
-    if (status != MPI_STATUS_IGNORE) *status = empty_status();
+    report_empty(status);
     return MPI_SUCCESS;
   }
-  wait_for(r);
+  progress::wait_until(lock, [r] { return r->complete; });
   return retire(r, handle, status);
 }
 
 int test(MPI_Request* handle, int* flag, MPI_Status* status) {
+  progress::Lock lock;
   Request* r = active_request(*handle);
   if (r == nullptr) {
     *flag = 1;
-    if (status != MPI_STATUS_IGNORE) *status = empty_status();
+    report_empty(status);
     return MPI_SUCCESS;
   }
-  if (!r->complete) poll_once();
+  if (!r->complete) progress::poll();
   if (!r->complete) {
     *flag = 0;
     return MPI_SUCCESS;
@@ -233,7 +247,8 @@ int test(MPI_Request* handle, int* flag, MPI_Status* status) {
 }
 
 int test_any(int n, MPI_Request handles[], int* index, int* flag, MPI_Status* status) {
-  poll_once();
+  progress::Lock lock;
+  progress::poll();
   bool any_active = false;
   for (int i = 0; i < n; ++i) {
     Request* r = active_request(handles[i]);
@@ -247,16 +262,16 @@ int test_any(int n, MPI_Request handles[], int* index, int* flag, MPI_Status* st
   }
   *index = MPI_UNDEFINED;
   *flag = any_active ? 0 : 1;
-  if (!any_active && status != MPI_STATUS_IGNORE) *status = empty_status();
+  if (!any_active) report_empty(status);
   return MPI_SUCCESS;
 }
 
 int wait_any(int n, MPI_Request handles[], int* index, MPI_Status* status) {
+  progress::Lock lock;
   for (;;) {
     int flag = 0;
     int code = test_any(n, handles, index, &flag, status);
     if (flag) return code;
-    progress::Lock lock;
     progress::wait_until(lock, [&] {
       for (int i = 0; i < n; ++i)
         if (Request* r = active_request(handles[i]); r != nullptr && r->complete) return true;
@@ -266,9 +281,12 @@ int wait_any(int n, MPI_Request handles[], int* index, MPI_Status* status) {
 }
 
 // Waitall/Testall/Waitsome/Testsome report per-request errors in the
-// statuses and return MPI_ERR_IN_STATUS (MPI-3.1 §3.7.5).
+// statuses and return MPI_ERR_IN_STATUS (MPI-3.1 §3.7.5); only then do they
+// set the statuses' MPI_ERROR fields: MPI_SUCCESS for the operations that
+// succeeded, the error code for those that failed.
 int test_all(int n, MPI_Request handles[], int* flag, MPI_Status statuses[]) {
-  poll_once();
+  progress::Lock lock;
+  progress::poll();
   for (int i = 0; i < n; ++i) {
     Request* r = active_request(handles[i]);
     if (r != nullptr && !r->complete) {
@@ -281,46 +299,47 @@ int test_all(int n, MPI_Request handles[], int* flag, MPI_Status statuses[]) {
 }
 
 int wait_all(int n, MPI_Request handles[], MPI_Status statuses[]) {
-  {
-    progress::Lock lock;
-    // A request once complete stays so until retired below, so each check
-    // resumes at the first one that was not: a pass costs one look, not n.
-    int first_pending = 0;
-    progress::wait_until(lock, [&] {
-      for (; first_pending < n; ++first_pending)
-        if (Request* r = active_request(handles[first_pending]); r != nullptr && !r->complete) return false;
-      return true;
-    });
-  }
+  progress::Lock lock;
+  // A request once complete stays so until retired below, so each check
+  // resumes at the first one that was not: a pass costs one look, not n.
+  int first_pending = 0;
+  progress::wait_until(lock, [&] {
+    for (; first_pending < n; ++first_pending)
+      if (Request* r = active_request(handles[first_pending]); r != nullptr && !r->complete) return false;
+    return true;
+  });
   bool any_error = false;
+  for (int i = 0; i < n && !any_error; ++i)
+    if (Request* r = active_request(handles[i])) any_error = r->error != MPI_SUCCESS;
   for (int i = 0; i < n; ++i) {
     MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
     Request* r = active_request(handles[i]);
-    if (r == nullptr) {
-      if (s != MPI_STATUS_IGNORE) *s = empty_status();
-      continue;
-    }
-    int code = retire(r, &handles[i], s);
-    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
-    any_error |= code != MPI_SUCCESS;
+    int code = MPI_SUCCESS;
+    if (r == nullptr) report_empty(s);
+    else code = retire(r, &handles[i], s);
+    if (any_error && s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
   }
   return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
 int test_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]) {
-  poll_once();
+  progress::Lock lock;
+  progress::poll();
   bool any_active = false;
   bool any_error = false;
-  int done = 0;
   for (int i = 0; i < n; ++i) {
     Request* r = active_request(handles[i]);
     if (r == nullptr) continue;
     any_active = true;
-    if (!r->complete) continue;
+    any_error |= r->complete && r->error != MPI_SUCCESS;
+  }
+  int done = 0;
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r == nullptr || !r->complete) continue;
     MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done];
     int code = retire(r, &handles[i], s);
-    if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
-    any_error |= code != MPI_SUCCESS;
+    if (any_error && s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
     indices[done++] = i;
   }
   *outcount = any_active ? done : MPI_UNDEFINED;
@@ -328,10 +347,10 @@ int test_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_St
 }
 
 int wait_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]) {
+  progress::Lock lock;
   for (;;) {
     int code = test_some(n, handles, outcount, indices, statuses);
     if (*outcount != 0) return code;
-    progress::Lock lock;
     progress::wait_until(lock, [&] {
       for (int i = 0; i < n; ++i)
         if (Request* r = active_request(handles[i]); r != nullptr && r->complete) return true;
@@ -340,52 +359,62 @@ int wait_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_St
   }
 }
 
-void peek(Request* r, int* flag, MPI_Status* status) {
+int peek(Request* r, int* flag, MPI_Status* status) {
+  progress::Lock lock;
   if (r == nullptr || !r->active) {
     *flag = 1;
-    if (status != MPI_STATUS_IGNORE) *status = empty_status();
-    return;
+    report_empty(status);
+    return MPI_SUCCESS;
   }
-  if (!r->complete) poll_once();
+  if (!r->complete) progress::poll();
   *flag = r->complete ? 1 : 0;
-  if (*flag && status != MPI_STATUS_IGNORE) *status = r->status;
+  if (!*flag) return MPI_SUCCESS;
+  if (r->kind == Request::Kind::kGeneralized) return generalized::query(r, status);
+  report_status(status, r->status);
+  return MPI_SUCCESS;
 }
 
-void free_request(MPI_Request* handle) {
+int free_request(MPI_Request* handle) {
+  progress::Lock lock;
   Request* r = requests::find(*handle);
   *handle = MPI_REQUEST_NULL;
-  if (r == nullptr) return;
-  progress::Lock lock;
+  if (r == nullptr) return MPI_SUCCESS;
+  int code = r->kind == Request::Kind::kGeneralized ? generalized::free(r) : MPI_SUCCESS;
   // An active request still owns its buffer and may be in a transport's
-  // queue: it is freed when it completes.
+  // queue (a generalized one still waits for MPI_Grequest_complete): it is
+  // freed when it completes.
   if (r->active && !r->complete) r->user_freed = true;
   else requests::release(r);
+  return code;
 }
 
-void cancel(Request* r) {
-  if (!r->active || r->complete) return;
+int cancel(Request* r) {
+  progress::Lock lock;
+  if (!r->active) return MPI_SUCCESS;
+  // The program's own operation: its cancel_fn decides, told whether it
+  // has completed already (MPI-3.1 §12.2).
+  if (r->kind == Request::Kind::kGeneralized) return generalized::cancel(r);
+  if (r->complete) return MPI_SUCCESS;
   // Only an unmatched receive can be cancelled; a send that has left cannot
   // be called back, and MPI allows a cancel to fail (MPI-3.1 §3.8.4).
-  if (r->kind == Request::Kind::kRecv) {
-    progress::Lock lock;
-    p2p::cancel_recv(r);
-  }
+  if (r->kind == Request::Kind::kRecv) p2p::cancel_recv(r);
+  return MPI_SUCCESS;
 }
 
 void probe(int source, int tag, Communicator* c, MPI_Status* status) {
   if (source == MPI_PROC_NULL) {
-    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    report_status(status, proc_null_status());
     return;
   }
   MPI_Status s{};
   progress::Lock lock;
   progress::wait_until(lock, [&] { return p2p::probe(c->context, source, tag, &s); });
-  if (status != MPI_STATUS_IGNORE) *status = s;
+  report_status(status, s);
 }
 
 bool iprobe(int source, int tag, Communicator* c, MPI_Status* status) {
   if (source == MPI_PROC_NULL) {
-    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    report_status(status, proc_null_status());
     return true;
   }
   MPI_Status s{};
@@ -395,34 +424,45 @@ bool iprobe(int source, int tag, Communicator* c, MPI_Status* status) {
     progress::poll();
     found = p2p::probe(c->context, source, tag, &s);
   }
-  if (found && status != MPI_STATUS_IGNORE) *status = s;
+  if (found) report_status(status, s);
   return found;
 }
+
+namespace {
+
+// Takes a matching message out of the queue as an MPI_Message (engine lock
+// held); false if none has arrived.
+bool take_matched(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
+  MPI_Status s{};
+  p2p::UnexpectedMessage* m = p2p::take_message(c->context, source, tag, &s);
+  if (m == nullptr) return false;
+  *message = handle::make_dynamic(handle::Object::kMessage, messages.add(new MatchedMessage{m, c}));
+  report_status(status, s);
+  return true;
+}
+
+}  // namespace
 
 bool improbe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
   if (source == MPI_PROC_NULL) {
     *message = MPI_MESSAGE_NO_PROC;
-    if (status != MPI_STATUS_IGNORE) *status = proc_null_status();
+    report_status(status, proc_null_status());
     return true;
   }
-  MPI_Status s{};
   progress::Lock lock;
-  p2p::UnexpectedMessage* m = p2p::take_message(c->context, source, tag, &s);
-  if (m == nullptr) {
-    progress::poll();
-    m = p2p::take_message(c->context, source, tag, &s);
-  }
-  if (m == nullptr) return false;
-  *message = handle::make_dynamic(handle::Object::kMessage, messages.add(new MatchedMessage{m, c}));
-  if (status != MPI_STATUS_IGNORE) *status = s;
-  return true;
+  if (take_matched(source, tag, c, message, status)) return true;
+  progress::poll();
+  return take_matched(source, tag, c, message, status);
 }
 
 void mprobe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
-  while (!improbe(source, tag, c, message, status)) {
-    MPI_Status ignored;
-    probe(source, tag, c, &ignored);
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    report_status(status, proc_null_status());
+    return;
   }
+  progress::Lock lock;
+  progress::wait_until(lock, [&] { return take_matched(source, tag, c, message, status); });
 }
 
 bool valid_message(MPI_Message m) {
@@ -431,6 +471,7 @@ bool valid_message(MPI_Message m) {
 }
 
 Err imrecv(void* buffer, int count, const Datatype* t, MPI_Message* message, Request** out) {
+  progress::Lock lock;
   Request* r = requests::acquire();
   *out = r;
   if (*message == MPI_MESSAGE_NO_PROC) {
@@ -443,7 +484,6 @@ Err imrecv(void* buffer, int count, const Datatype* t, MPI_Message* message, Req
   describe(r, Request::Kind::kRecv, buffer, count, t, matched->message->header.source,
            matched->message->header.tag, matched->comm);
   r->active = true;
-  progress::Lock lock;
   p2p::start_matched_recv(r, matched->message);
   delete matched;
   return {};

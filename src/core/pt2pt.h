@@ -54,10 +54,12 @@ int wait_all(int n, MPI_Request handles[], MPI_Status statuses[]);
 int test_all(int n, MPI_Request handles[], int* flag, MPI_Status statuses[]);
 int wait_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]);
 int test_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]);
-// MPI_Request_get_status: like test, but the request stays.
-void peek(Request* r, int* flag, MPI_Status* status);
-void free_request(MPI_Request* handle);
-void cancel(Request* r);
+// MPI_Request_get_status: like test, but the request stays. Returns the
+// error of a generalized request's query_fn, else MPI_SUCCESS.
+int peek(Request* r, int* flag, MPI_Status* status);
+// Return MPI_SUCCESS, or the error a generalized request's callback returned.
+int free_request(MPI_Request* handle);
+int cancel(Request* r);
 
 // Probes. The blocking forms wait for a matching message.
 void probe(int source, int tag, Communicator* c, MPI_Status* status);

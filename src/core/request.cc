@@ -1,6 +1,8 @@
 #include "core/request.h"
 
-#include <memory>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <type_traits>
 
@@ -15,21 +17,32 @@ namespace {
 
 constexpr uint32_t kChunkBits = 8;
 constexpr uint32_t kChunkSize = 1u << kChunkBits;
+// A fixed directory (no vector that grow() could move under find() on
+// another thread): 16384 chunks, four million requests at once.
+constexpr uint32_t kMaxChunks = 1u << 14;
 
+// Guarded by the engine lock (request.h), except the directory, which
+// find() reads without it: a chunk is published (release) before any of its
+// handles is handed out, and never freed.
 struct Pool {
-  std::vector<std::unique_ptr<Request[]>> chunks;
+  std::atomic<Request*> chunks[kMaxChunks] = {};
+  uint32_t chunk_count = 0;
   std::vector<Request*> free;
   size_t live = 0;
 
   void grow() {
-    uint32_t base = static_cast<uint32_t>(chunks.size()) * kChunkSize;
-    chunks.push_back(std::make_unique<Request[]>(kChunkSize));
-    Request* chunk = chunks.back().get();
+    if (chunk_count == kMaxChunks) {
+      std::fprintf(stderr, "ferry: more than %u requests pending at once\n", kMaxChunks * kChunkSize);
+      std::abort();
+    }
+    uint32_t base = chunk_count * kChunkSize;
+    auto* chunk = new Request[kChunkSize];
     // Pushed in reverse so that low indices are handed out first.
     for (uint32_t i = kChunkSize; i-- > 0;) {
       chunk[i].handle = handle::make_dynamic(handle::Object::kRequest, base + i);
       free.push_back(&chunk[i]);
     }
+    chunks[chunk_count++].store(chunk, std::memory_order_release);
   }
 };
 
@@ -38,22 +51,7 @@ Pool& pool() { return the_pool; }
 
 }  // namespace
 
-// The pool has its own lock: requests are taken outside the engine lock
-// (starting an operation) and given back inside it (a request the user freed
-// completes during progress).
-std::mutex pool_mutex;
-
-struct PoolLock {
-  PoolLock() {
-    if (progress::threads_enabled) pool_mutex.lock();
-  }
-  ~PoolLock() {
-    if (progress::threads_enabled) pool_mutex.unlock();
-  }
-};
-
 Request* acquire() {
-  PoolLock lock;
   Pool& p = pool();
   if (p.free.empty()) p.grow();
   Request* r = p.free.back();
@@ -69,7 +67,8 @@ Request* acquire() {
 void release(Request* r) {
   // A derived datatype lives while a request uses it (MPI-3.1 §4.1.9).
   datatypes::release(r->datatype);
-  PoolLock lock;
+  delete r->generalized;
+  r->generalized = nullptr;
   Pool& p = pool();
   // acquire() resets the rest; find() and any_of() know a free slot by
   // its null communicator.
@@ -83,10 +82,11 @@ void release(Request* r) {
 Request* find(MPI_Request h) {
   if (!handle::is_dynamic(h, handle::Object::kRequest)) return nullptr;
   uint32_t index = handle::index_of(h);
-  Pool& p = pool();
   uint32_t chunk = index >> kChunkBits;
-  if (chunk >= p.chunks.size()) return nullptr;
-  Request* r = &p.chunks[chunk][index & (kChunkSize - 1)];
+  if (chunk >= kMaxChunks) return nullptr;
+  Request* requests = pool().chunks[chunk].load(std::memory_order_acquire);
+  if (requests == nullptr) return nullptr;
+  Request* r = &requests[index & (kChunkSize - 1)];
   // A released request is in the free list; `comm == nullptr` marks it, as
   // every live request belongs to a communicator.
   return r->comm != nullptr ? r : nullptr;
@@ -100,13 +100,9 @@ namespace {
 std::vector<const Request*> outside;
 }  // namespace
 
-void track(const Request* r) {
-  PoolLock lock;
-  outside.push_back(r);
-}
+void track(const Request* r) { outside.push_back(r); }
 
 void untrack(const Request* r) {
-  PoolLock lock;
   for (size_t i = outside.size(); i-- > 0;) {
     if (outside[i] == r) {
       outside[i] = outside.back();
@@ -117,11 +113,12 @@ void untrack(const Request* r) {
 }
 
 bool any_of(const Communicator* c) {
-  PoolLock lock;
   Pool& p = pool();
-  for (const auto& chunk : p.chunks)
+  for (uint32_t k = 0; k < p.chunk_count; ++k) {
+    const Request* chunk = p.chunks[k].load(std::memory_order_relaxed);
     for (uint32_t i = 0; i < kChunkSize; ++i)
       if (chunk[i].comm == c) return true;
+  }
   for (const Request* r : outside)
     if (r->comm == c) return true;
   return false;

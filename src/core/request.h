@@ -4,11 +4,18 @@
 // starting an operation allocates nothing once the program is warm. A
 // request's handle encodes its fixed slot in the pool, so translating a handle
 // is two array reads.
+//
+// Threads: a request's fields are read and written with the engine lock
+// held (core/progress.h), by the thread that owns the request (the user's
+// call) and by whichever thread drives progress and completes it. The
+// pool's free list is guarded by the same lock. Only find() runs without it:
+// it reads the slot of a handle the caller owns.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "core/progress.h"
 #include "mpi.h"
 #include "p2p/transport.h"
 
@@ -21,8 +28,17 @@ namespace ferry {
 struct Communicator;
 struct Datatype;
 
+// A generalized request's callbacks (MPI-3.1 §12.2, core/generalized.h).
+struct GeneralizedOps {
+  MPI_Grequest_query_function* query;
+  MPI_Grequest_free_function* free;
+  MPI_Grequest_cancel_function* cancel;
+  void* extra_state;
+  bool freed = false;  // free_fn has run (it runs once)
+};
+
 struct Request {
-  enum class Kind : uint8_t { kSend, kRecv, kCollective };
+  enum class Kind : uint8_t { kSend, kRecv, kCollective, kGeneralized };
   enum class Mode : uint8_t { kStandard, kSynchronous, kReady, kBuffered };
 
   Kind kind = Kind::kSend;
@@ -59,6 +75,7 @@ struct Request {
   // Non-contiguous data in flight: its bounce and chunk buffers (p2p/pack_stream.h).
   p2p::PackStream* stream = nullptr;
   uint64_t received = 0;           // receive: rendezvous data arrived so far
+  GeneralizedOps* generalized = nullptr;  // kGeneralized: the user's callbacks (owned)
 
   // Links for the posted-receive queue.
   Request* prev = nullptr;
@@ -70,11 +87,14 @@ struct Request {
 
 namespace requests {
 
-// A fresh request with a handle; fields at their defaults.
+// A fresh request with a handle; fields at their defaults. Engine lock held.
 Request* acquire();
-// Returns the request to the pool; its handle becomes invalid.
+// Returns the request to the pool; its handle becomes invalid. Engine lock
+// held.
 void release(Request* r);
-// The live request behind a handle, or nullptr.
+// The live request behind a handle, or nullptr. Without the lock: a handle
+// is resolved by the thread that owns it (MPI-3.1 §12.4.2: two threads
+// must not use one request at once), and the slots never move.
 Request* find(MPI_Request handle);
 // Requests currently handed out (for leak checks in tests).
 size_t live();
@@ -82,16 +102,19 @@ size_t live();
 // `c`: a freed communicator is destroyed only once none does.
 bool any_of(const Communicator* c);
 // Requests outside the pool (a blocking call's, on its stack) that any_of
-// must see too, from when they are described until they are done.
+// must see too, from when they are described until they are done. Engine
+// lock held, as for any_of.
 void track(const Request* r);
 void untrack(const Request* r);
 
 }  // namespace requests
 
-// Marks a request complete. A request the user already freed
-// (MPI_Request_free) has nobody to collect it and goes back to the pool.
+// Marks a request complete (engine lock held) and announces it to waiting
+// threads. A request the user already freed (MPI_Request_free) has nobody
+// to collect it and goes back to the pool.
 inline void complete(Request* r) {
   r->complete = true;
+  progress::note_event();
   if (r->user_freed) requests::release(r);
 }
 
@@ -109,6 +132,16 @@ inline void set_status_cancelled(MPI_Status& s, bool cancelled) {
   s.count_hi_and_cancelled = (s.count_hi_and_cancelled & ~1) | (cancelled ? 1 : 0);
 }
 inline bool status_cancelled(const MPI_Status& s) { return (s.count_hi_and_cancelled & 1) != 0; }
+
+// Copies a status into the user's, all but MPI_ERROR: only the calls that
+// can return MPI_ERR_IN_STATUS set that field (MPI-3.1 §3.2.5), so the
+// single-completion calls (recv, wait, test, probe, ...) leave it alone.
+inline void report_status(MPI_Status* out, const MPI_Status& in) {
+  if (out == MPI_STATUS_IGNORE) return;
+  int error = out->MPI_ERROR;
+  *out = in;
+  out->MPI_ERROR = error;
+}
 
 // The status of an operation with MPI_PROC_NULL (MPI-3.1 §3.11).
 inline MPI_Status proc_null_status() {
