@@ -23,6 +23,10 @@ constexpr std::array kSettings = {
     Setting{"FERRY_YIELD_US", "1000",
             "Microseconds a blocking call polls, yielding the core between polls, before it sleeps in the kernel "
             "when waits block (ranks outnumber cores, or FERRY_WAIT=block)"},
+    Setting{"FERRY_SLEEP_MS", "100",
+            "Longest single sleep of a waiting call in the kernel, in milliseconds. A sleep ends as soon as "
+            "work arrives; this only bounds what a missed wake-up could cost (tests raise it, so that a "
+            "missed wake-up shows as a hang)"},
     Setting{"FERRY_TRANSPORTS", "shm,tcp",
             "Transports to use, comma-separated: shm (ranks on the same host) and tcp; \"tcp\" alone sends "
             "same-host traffic over TCP too"},

@@ -17,7 +17,7 @@
 namespace ferry::progress {
 
 bool threads_enabled = false;
-thread_local bool lock_held_here = false;
+thread_local int lock_depth = 0;
 std::atomic<int> contenders{0};
 bool someone_waits = false;
 bool announce_pending = false;
@@ -27,6 +27,7 @@ namespace {
 std::vector<p2p::Transport*> transports;
 WaitPolicy policy = WaitPolicy::kSpinThenBlock;
 int spin_microseconds = 50;
+int sleep_milliseconds = 100;
 int sleep_epoll = -1;  // transports' wait fds and the wake-up eventfd
 int wake_fd = -1;
 int (*extra_work[4])() = {};
@@ -101,8 +102,9 @@ void remove_all_transports() {
   sleep_epoll = wake_fd = -1;
 }
 
-void set_wait_policy(WaitPolicy p, int us) {
+void set_wait_policy(WaitPolicy p, int us, int ms) {
   policy = p;
+  sleep_milliseconds = ms > 0 ? ms : 1;
   // Ranks that outnumber the cores poll longer, because their polls yield
   // the core (wait_until) and waking a core that went idle costs more.
   spin_microseconds = p == WaitPolicy::kBlock ? static_cast<int>(config::integer("FERRY_YIELD_US")) : us;
@@ -110,6 +112,7 @@ void set_wait_policy(WaitPolicy p, int us) {
 
 WaitPolicy wait_policy() { return policy; }
 int spin_us() { return spin_microseconds; }
+int sleep_ms() { return sleep_milliseconds; }
 
 void set_extra_work(int (*work)()) {
   for (auto& slot : extra_work) {
@@ -138,13 +141,6 @@ void announce() {
 
 void sleep_for_events(Lock& lock, int timeout_ms) {
   ensure_sleep_epoll();
-  if (threads_enabled && !lock.owns()) {
-    // A wait nested in a section that already holds the engine lock (none
-    // is known to exist) must not sleep holding it: other threads could
-    // not get in. It keeps polling instead.
-    yield_core();
-    return;
-  }
   if (threads_enabled && kernel_sleeper) {
     park(timeout_ms);
     return;

@@ -47,7 +47,7 @@ void add_transport(p2p::Transport* t);
 // one again changes nothing. Call with the engine lock held.
 void set_extra_work(int (*work)());
 void remove_all_transports();
-void set_wait_policy(WaitPolicy policy, int spin_us);
+void set_wait_policy(WaitPolicy policy, int spin_us, int sleep_ms);
 WaitPolicy wait_policy();
 
 // One pass over all transports; returns the number of events. Call with the
@@ -59,9 +59,10 @@ extern bool threads_enabled;
 std::mutex& engine_mutex();
 
 // The lock is re-entrant per thread in effect: a thread that already holds
-// it (a collective schedule starting its next round from inside poll())
-// takes it again as a no-op.
-extern thread_local bool lock_held_here;
+// it (MPI_Sendrecv's send, a collective schedule starting its next round
+// from inside poll()) takes it again as a no-op. This counts the Locks of
+// this thread that are alive; the engine lock is held while it is nonzero.
+extern thread_local int lock_depth;
 
 // Threads blocked on the engine lock (only counted when they had to wait):
 // a polling thread lets go of the lock between passes while this is nonzero.
@@ -82,35 +83,48 @@ inline void note_event() {
   if (someone_waits) announce_pending = true;
 }
 
+// Holds the engine lock while it lives (threads enabled). A wait lets go of
+// it with unlock() and takes it back with relock(): that lets go of the
+// thread's hold entirely, outer Locks included, because a wait nested in
+// another call (the send of MPI_Sendrecv, its receive posted) must not keep
+// other threads out while it waits: their progress may be what it waits for.
 class Lock {
  public:
-  Lock() : held_(threads_enabled && !lock_held_here) { relock(); }
-  ~Lock() { unlock(); }
+  Lock() : active_(threads_enabled) {
+    if (active_ && lock_depth++ == 0) acquire();
+  }
+  ~Lock() {
+    if (active_ && --lock_depth == 0) release();
+  }
   Lock(const Lock&) = delete;
   Lock& operator=(const Lock&) = delete;
   void unlock() {
-    if (held_ && lock_held_here) {
-      if (announce_pending) announce();
-      lock_held_here = false;
-      engine_mutex().unlock();
-    }
+    if (!active_ || lock_depth == 0) return;
+    saved_depth_ = lock_depth;
+    lock_depth = 0;
+    release();
   }
   void relock() {
-    if (held_ && !lock_held_here) {
-      if (!engine_mutex().try_lock()) {
-        contenders.fetch_add(1, std::memory_order_relaxed);
-        engine_mutex().lock();
-        contenders.fetch_sub(1, std::memory_order_relaxed);
-      }
-      lock_held_here = true;
-    }
+    if (!active_ || lock_depth != 0) return;
+    acquire();
+    lock_depth = saved_depth_;
   }
-  // Whether this Lock took the engine lock (false: threads disabled, or
-  // an outer Lock of this thread holds it).
-  bool owns() const { return held_; }
 
  private:
-  bool held_;
+  static void acquire() {
+    if (!engine_mutex().try_lock()) {
+      contenders.fetch_add(1, std::memory_order_relaxed);
+      engine_mutex().lock();
+      contenders.fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
+  static void release() {
+    if (announce_pending) announce();
+    engine_mutex().unlock();
+  }
+
+  bool active_;
+  int saved_depth_ = 0;
 };
 
 // Waits for events: sleeps in the kernel until a transport has work, or
@@ -130,9 +144,9 @@ int spin_us();
 // in a VM) would cost more than the poll itself.
 constexpr unsigned kPassesPerClockRead = 64;
 
-// How long one sleep lasts at most. Nothing is lost if a sleep ends early;
-// the bound only limits what a missed wake-up could cost.
-constexpr int kSleepTimeoutMs = 100;
+// How long one sleep lasts at most (FERRY_SLEEP_MS). Nothing is lost if a
+// sleep ends early; the bound only limits what a missed wake-up could cost.
+int sleep_ms();
 
 // Drives progress until done() holds. done() is evaluated with the engine
 // lock held (the caller must hold `lock`).
@@ -150,7 +164,7 @@ void wait_until(Lock& lock, Done done) {
     if (done()) return;
     // Another thread wants the engine (to start an operation, or to poll
     // for its own): let it in between passes.
-    if (lock.owns() && contenders.load(std::memory_order_relaxed) > 0) {
+    if (threads_enabled && contenders.load(std::memory_order_relaxed) > 0) {
       lock.unlock();
       yield_core();
       lock.relock();
@@ -182,7 +196,7 @@ void wait_until(Lock& lock, Done done) {
       }
       continue;
     }
-    sleep_for_events(lock, kSleepTimeoutMs);
+    sleep_for_events(lock, sleep_ms());
   }
 }
 

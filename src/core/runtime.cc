@@ -114,7 +114,7 @@ Err choose_wait_policy() {
     policy = local > cores ? progress::WaitPolicy::kBlock : progress::WaitPolicy::kSpinThenBlock;
   else
     return fail(MPI_ERR_ARG, "FERRY_WAIT=%s: expected spin, block or auto", wait.c_str());
-  progress::set_wait_policy(policy, spin);
+  progress::set_wait_policy(policy, spin, static_cast<int>(config::integer("FERRY_SLEEP_MS")));
   FERRY_DEBUG(kProgress, "%d ranks on this host, %d cores: waits %s", local, cores,
               policy == progress::WaitPolicy::kBlock ? "block in the kernel"
               : policy == progress::WaitPolicy::kSpin ? "spin"
