@@ -41,9 +41,7 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
     call.fail(MPI_ERR_ARG, "invalid error handler 0x%x", static_cast<unsigned>(errhandler));
     return call.raise();
   }
-  errhandlers::retain(errhandler);
-  errhandlers::release(c->errhandler);
-  c->errhandler = errhandler;
+  errhandlers::set(*c, errhandler);
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Comm_set_errhandler)
@@ -53,8 +51,7 @@ extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandle
   Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(errhandler, "errhandler")) return call.raise();
   // The caller gets a reference of its own (MPI-3.1 §8.3.1), freed with MPI_Errhandler_free.
-  errhandlers::retain(c->errhandler);
-  *errhandler = c->errhandler;
+  *errhandler = errhandlers::get(*c);
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Comm_get_errhandler)

@@ -139,7 +139,6 @@ Err idup(Communicator* parent, Communicator** out, Request** request) {
   p.via.rank = parent->rank;
   p.via.size = parent->size;
   p.via.world_ranks = parent->world_ranks;
-  p.via.errhandler = parent->errhandler;
   p.via.handle = parent->handle;
   p.via.fixed_collective_tag = parent->next_collective_tag();
   p.attempt.priority = context_ids::priority(context_ids::slot_of_context(parent->context),

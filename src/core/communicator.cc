@@ -128,8 +128,7 @@ Communicator* make(Communicator* parent, Group* group, uint32_t slot) {
   bool is_world_order = c->size == world_comm.size;
   for (int i = 0; i < c->size && is_world_order; ++i) is_world_order = group->members[static_cast<size_t>(i)] == i;
   if (!is_world_order) c->world_ranks = group->members;
-  c->errhandler = parent->errhandler;
-  errhandlers::retain(c->errhandler);
+  c->errhandler = errhandlers::get(*parent);
   c->handle = handle::make_dynamic(handle::Object::kCommunicator, table.add(c));
   return c;
 }

@@ -1,6 +1,7 @@
 #include "core/errhandler.h"
 
 #include <atomic>
+#include <mutex>
 
 #include "core/error.h"
 #include "core/handles.h"
@@ -17,6 +18,8 @@ struct UserHandler {
   std::atomic<int> references;
 };
 handle::Table<UserHandler> user_handlers;
+// Guards every communicator's `errhandler` field (get, set, invoke).
+std::mutex field_mutex;
 
 UserHandler* find_user(MPI_Errhandler h) {
   if (!handle::is_dynamic(h, handle::Object::kErrhandler)) return nullptr;
@@ -43,14 +46,34 @@ void release(MPI_Errhandler h) {
   if (u != nullptr && --u->references == 0) delete user_handlers.remove(handle::index_of(h));
 }
 
+MPI_Errhandler get(const Communicator& c) {
+  std::lock_guard<std::mutex> lock(field_mutex);
+  retain(c.errhandler);
+  return c.errhandler;
+}
+
+void set(Communicator& c, MPI_Errhandler h) {
+  retain(h);
+  MPI_Errhandler old;
+  {
+    std::lock_guard<std::mutex> lock(field_mutex);
+    old = c.errhandler;
+    c.errhandler = h;
+  }
+  release(old);
+}
+
 int invoke(Communicator* comm, int code, const std::string& message) {
   Communicator* target = comm != nullptr ? comm : &communicators::world();
-  MPI_Errhandler h = target->errhandler;
+  MPI_Errhandler h = get(*target);
   if (h == MPI_ERRORS_RETURN) return code;
   if (UserHandler* u = find_user(h)) {
     MPI_Comm handle = target->handle;
     int c = code;
+    // The reference taken by get() keeps the handler alive while it runs,
+    // even if another thread replaces it meanwhile.
     u->fn(&handle, &c);
+    release(h);
     return code;
   }
   int mpi_class = error_code::class_of(code);

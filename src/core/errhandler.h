@@ -17,6 +17,13 @@ MPI_Errhandler create(MPI_Comm_errhandler_function* fn);
 void release(MPI_Errhandler h);
 void retain(MPI_Errhandler h);
 
+// A communicator's handler, with a reference for the caller; and replacing
+// it. One thread may set a communicator's handler while others read it
+// (every failing call does), so its field is only read and written here,
+// under a lock of its own.
+MPI_Errhandler get(const Communicator& c);
+void set(Communicator& c, MPI_Errhandler h);
+
 // Applies `comm`'s handler (MPI_COMM_WORLD's when comm is nullptr) to an
 // error `code` whose full text is `message`; returns the code for the call
 // to return.
