@@ -4,6 +4,10 @@
  * the same program measures Ferry and other MPIs. Other ranks idle.
  *
  *   mpirun -n 2 pingpong [--min BYTES] [--max BYTES] [--iters N] [--time S]
+ *                        [--thread-multiple]
+ *
+ * --thread-multiple starts MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) and
+ * still uses one thread: what thread safety costs a program that asks for it.
  *
  * Sizes: 0, then doubling from max(--min, 1) to --max (defaults 0 B and
  * 4 MiB). Each size runs 10 warm-up round trips, then as many as fit in
@@ -27,13 +31,26 @@ static void round_trip(int rank, char *buf, int bytes) {
 
 int main(int argc, char **argv) {
   struct bench_args args = {0, 4L << 20, 10000, 0.25};
-  MPI_Init(&argc, &argv);
+  int multiple = 0;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--thread-multiple")) multiple = 1;
+  if (multiple) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+      fprintf(stderr, "pingpong: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 1; i < argc; i++) {
-    if (bench_parse_arg(&args, argc, argv, &i)) continue;
-    if (rank == 0) fprintf(stderr, "usage: %s [--min BYTES] [--max BYTES] [--iters N] [--time S]\n", argv[0]);
+    if (bench_parse_arg(&args, argc, argv, &i) || !strcmp(argv[i], "--thread-multiple")) continue;
+    if (rank == 0)
+      fprintf(stderr, "usage: %s [--min BYTES] [--max BYTES] [--iters N] [--time S] [--thread-multiple]\n", argv[0]);
     MPI_Finalize();
     return 2;
   }
@@ -44,7 +61,8 @@ int main(int argc, char **argv) {
   }
   char *buf = calloc((size_t)(args.max_bytes > 0 ? args.max_bytes : 1), 1);
   if (rank == 0) {
-    printf("# pingpong: MPI_Send/MPI_Recv between ranks 0 and 1, half round trip\n");
+    printf("# pingpong: MPI_Send/MPI_Recv between ranks 0 and 1, half round trip%s\n",
+           multiple ? " (MPI_THREAD_MULTIPLE)" : "");
     printf("# %10s %12s\n", "size_bytes", "latency_us");
   }
   long bytes = args.min_bytes;
