@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "api/api.h"
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "core/runtime.h"
 
 using namespace ferry;

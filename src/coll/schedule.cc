@@ -1,8 +1,7 @@
 #include "coll/schedule.h"
 
-#include <list>
-
-#include "core/progress.h"
+#include "progress/progress.h"
+#include "progress/tasks.h"
 #include "core/pt2pt.h"
 
 namespace ferry::coll {
@@ -162,12 +161,23 @@ Err Schedule::run() {
 
 namespace {
 
-struct Running {
-  std::unique_ptr<Schedule> schedule;
-  Request* request;
+// A nonblocking collective: its schedule, advanced by the progress engine,
+// and the user's request, completed (with the schedule's error, if any) when
+// the schedule ends.
+class NonblockingCollective final : public progress::Task {
+ public:
+  NonblockingCollective(std::unique_ptr<Schedule> schedule, Request* request)
+      : schedule_(std::move(schedule)), request_(request) {}
+  bool advance() override {
+    if (!schedule_->advance()) return false;
+    complete(request_, schedule_->error());
+    return true;
+  }
+
+ private:
+  std::unique_ptr<Schedule> schedule_;
+  Request* request_;
 };
-// Nonblocking collectives in flight, advanced by every progress pass.
-std::list<Running> running;
 
 }  // namespace
 
@@ -179,28 +189,10 @@ Request* start_nonblocking(std::unique_ptr<Schedule> schedule, Err* error) {
   r->active = true;
   r->status = pt2pt::empty_status();
   *error = schedule->start();
-  progress::set_extra_work(progress_nonblocking);
-  running.push_back(Running{std::move(schedule), r});
-  progress_nonblocking();
+  auto task = std::make_unique<NonblockingCollective>(std::move(schedule), r);
+  // Its first round may be over already (a schedule with nothing to wait for).
+  if (!task->advance()) progress::start(std::move(task));
   return r;
-}
-
-int progress_nonblocking() {
-  int events = 0;
-  for (auto it = running.begin(); it != running.end();) {
-    if (!it->schedule->advance()) {
-      ++it;
-      continue;
-    }
-    if (!it->schedule->error().ok()) {
-      it->request->error = error_code::make(it->schedule->error().mpi_class(), it->schedule->error().message());
-      it->request->status.MPI_ERROR = it->request->error;
-    }
-    complete(it->request);
-    it = running.erase(it);
-    ++events;
-  }
-  return events;
 }
 
 }  // namespace ferry::coll

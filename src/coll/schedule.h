@@ -99,11 +99,8 @@ class Schedule {
 };
 
 // Starts a nonblocking collective: the progress engine owns the schedule
-// from here and frees it when it finishes; the returned request completes
-// then.
+// from here (a progress::Task) and frees it when it finishes; the returned
+// request completes then.
 Request* start_nonblocking(std::unique_ptr<Schedule> schedule, Err* error);
-
-// Advances every running nonblocking collective (called from progress::poll).
-int progress_nonblocking();
 
 }  // namespace ferry::coll

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <list>
 
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "core/request.h"
 #include "core/type_pack.h"
 

@@ -14,7 +14,7 @@
 #include "core/group.h"
 #include "core/group_allreduce.h"
 #include "core/op.h"
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "core/runtime.h"
 
 namespace ferry::communicators {

@@ -10,7 +10,7 @@
 #include "core/errhandler.h"
 #include "core/group.h"
 #include "core/handles.h"
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "core/request.h"
 
 namespace ferry::communicators {

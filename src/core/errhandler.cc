@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/handles.h"
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "core/runtime.h"
 
 namespace ferry::errhandlers {

@@ -4,7 +4,7 @@
 
 #include "core/generalized.h"
 #include "core/handles.h"
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "p2p/engine.h"
 
 // Every function here holds the engine lock (progress::Lock) while it

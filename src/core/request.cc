@@ -8,7 +8,17 @@
 
 #include "core/datatype.h"
 #include "core/handles.h"
-#include "core/progress.h"
+#include "progress/progress.h"
+
+namespace ferry {
+
+void set_error(Request* r, const Err& e) {
+  if (r->error != MPI_SUCCESS) return;
+  r->error = error_code::make(e.mpi_class(), e.message());
+  r->status.MPI_ERROR = r->error;
+}
+
+}  // namespace ferry
 
 namespace ferry::requests {
 

@@ -15,7 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/progress.h"
+#include "core/error.h"
+#include "progress/progress.h"
 #include "mpi.h"
 #include "p2p/transport.h"
 
@@ -116,6 +117,16 @@ inline void complete(Request* r) {
   r->complete = true;
   progress::note_event();
   if (r->user_freed) requests::release(r);
+}
+
+// Records an error on a request that has none yet: an MPI error code that
+// remembers the message, in its error and its status. A request that failed
+// once keeps its first error.
+void set_error(Request* r, const Err& e);
+// Completes a request with `e`, which may be success.
+inline void complete(Request* r, const Err& e) {
+  if (!e.ok()) set_error(r, e);
+  complete(r);
 }
 
 // The number of bytes a status reports, in MPICH's layout: the low 32 bits

@@ -13,7 +13,7 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "core/communicator.h"
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "core/request.h"
 #include "mpi.h"
 #include "p2p/engine.h"
@@ -181,7 +181,7 @@ Err setup_transports() {
   const pmi::Job& job = state.job;
   p2p::init(job.rank, job.size);
   state.self = std::make_unique<p2p::SelfTransport>(job.rank, p2p::packet_handler());
-  progress::add_transport(state.self.get());
+  progress::add_source(state.self.get());
   // The self path has no network to protect; its eager limit only bounds
   // how much an early self-send buffers.
   p2p::set_route(job.rank, p2p::Route{state.self.get(), 64 * 1024});
@@ -253,8 +253,8 @@ Err setup_transports() {
   // Shared memory is polled first: it is the cheap check. Polling TCP costs
   // a system call (epoll_wait), so a rank whose peers all share its host
   // never polls it; nobody will connect to it.
-  if (state.shm) progress::add_transport(state.shm.get());
-  if (tcp_peers > 0) progress::add_transport(state.tcp.get());
+  if (state.shm) progress::add_source(state.shm.get());
+  if (tcp_peers > 0) progress::add_source(state.tcp.get());
   return {};
 }
 
@@ -309,7 +309,7 @@ Err finalize() {
   Err e = pmi::fence(false);
   state.initialized = false;
   state.finalized = true;
-  progress::remove_all_transports();
+  progress::remove_all_sources();
   state.tcp.reset();
   state.shm.reset();
   state.self.reset();

@@ -53,14 +53,10 @@ void finish_receive(Request* r, const PacketHeader& h, size_t message_bytes) {
   r->status.MPI_SOURCE = h.source;
   r->status.MPI_TAG = h.tag;
   set_status_bytes(r->status, std::min(message_bytes, r->bytes));
-  if (message_bytes > r->bytes) {
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "message truncated: %zu bytes arrived from rank %d with tag %d, the receive buffer holds %zu",
-                  message_bytes, h.source, h.tag, r->bytes);
-    r->error = error_code::make(MPI_ERR_TRUNCATE, text);
-    r->status.MPI_ERROR = r->error;
-  }
+  if (message_bytes > r->bytes)
+    set_error(r, fail(MPI_ERR_TRUNCATE,
+                      "message truncated: %zu bytes arrived from rank %d with tag %d, the receive buffer holds %zu",
+                      message_bytes, h.source, h.tag, r->bytes));
   complete(r);
 }
 
@@ -86,11 +82,7 @@ bool read_directly(Request* r, int world_peer, const PacketHeader& rts) {
   done.header.receiver_cookie = 0;
   done.payload = nullptr;
   done.on_sent = direct_receive_done;
-  if (Err e = send_packet(world_peer, &done)) {
-    r->error = error_code::make(e.mpi_class(), e.message());
-    r->status.MPI_ERROR = r->error;
-    complete(r);
-  }
+  if (Err e = send_packet(world_peer, &done)) complete(r, e);
   return true;
 }
 
@@ -120,9 +112,7 @@ void send_ready(Request* r, int world_peer, const PacketHeader& rts) {
   ready.on_sent = nullptr;
   if (Err e = send_packet(world_peer, &ready)) {
     end_stream(r);
-    r->error = error_code::make(e.mpi_class(), e.message());
-    r->status.MPI_ERROR = r->error;
-    complete(r);
+    complete(r, e);
   }
 }
 
@@ -190,11 +180,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       data.header.receiver_cookie = h.receiver_cookie;
       data.payload = s->buffer;
       data.on_sent = send_done;
-      Err e = send_packet(peer, &data);
-      if (e) {
-        s->error = error_code::make(e.mpi_class(), e.message());
-        complete(s);
-      }
+      if (Err e = send_packet(peer, &data)) complete(s, e);
       return {};
     }
     case PacketType::kRendezvousDone:

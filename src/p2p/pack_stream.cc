@@ -63,12 +63,6 @@ PackStream::Chunk* chunk_of(SendItem* item) {
   return reinterpret_cast<PackStream::Chunk*>(reinterpret_cast<char*>(item) - offsetof(PackStream::Chunk, item));
 }
 
-void fail_request(Request* r, const Err& e) {
-  if (r->error != MPI_SUCCESS) return;
-  r->error = error_code::make(e.mpi_class(), e.message());
-  r->status.MPI_ERROR = r->error;
-}
-
 void eager_sent(SendItem* item) {
   Request* s = request_of(item);
   end_stream(s);
@@ -123,7 +117,7 @@ void pump(PackStream* st) {
       bool data_left = st->next < st->total || !st->started;
       if (c.busy || !data_left) continue;
       if (Err e = send_next(st, c)) {
-        fail_request(s, e);
+        set_error(s, e);
         break;
       }
       more = true;

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "p2p/packet.h"
+#include "progress/source.h"
 
 namespace ferry::p2p {
 
@@ -52,26 +53,15 @@ class PacketHandler {
   virtual void on_payload(int peer, const PacketHeader& header, const Destination& destination) = 0;
 };
 
-class Transport {
+// A transport is a source of the progress engine (progress/source.h):
+// progress() moves its packets (sent, received, connections made), and its
+// wait_fd() and wake-up arming let a waiting rank sleep on it.
+class Transport : public progress::Source {
  public:
-  virtual ~Transport() = default;
   virtual const char* name() const = 0;
   // Queues the packet for world rank `peer`. Returns an error message
   // (static storage) or nullptr.
   virtual const char* send(int peer, SendItem* item) = 0;
-  // Moves whatever can move without blocking; returns how many events
-  // (packets sent or received, connections made) happened.
-  virtual int progress() = 0;
-  // A file descriptor that becomes readable when progress() would find work,
-  // for sleeping in the kernel; -1 if the transport cannot be waited on.
-  virtual int wait_fd() const = 0;
-  // Before the progress engine sleeps on wait_fd(): a transport that other
-  // processes feed through memory (shared memory) tells them to make the fd
-  // fire, then re-checks for work that came before they could see that.
-  // False: work is there, do not sleep (nothing to undo). After true, one
-  // disarm_wakeup() follows (slept: epoll_wait ran with a timeout).
-  virtual bool arm_wakeup() { return true; }
-  virtual void disarm_wakeup(bool slept) { (void)slept; }
   // True while packets are queued that progress() still has to push out.
   virtual bool has_pending_sends() const = 0;
 

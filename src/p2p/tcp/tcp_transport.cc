@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "common/debug.h"
-#include "core/progress.h"
+#include "progress/progress.h"
 #include "p2p/tcp/inbound.h"
 
 namespace ferry::p2p::tcp {

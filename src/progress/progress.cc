@@ -1,4 +1,4 @@
-#include "core/progress.h"
+#include "progress/progress.h"
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -13,6 +13,7 @@
 
 #include "common/config.h"
 #include "common/debug.h"
+#include "progress/tasks.h"
 
 namespace ferry::progress {
 
@@ -24,13 +25,12 @@ bool announce_pending = false;
 
 namespace {
 
-std::vector<p2p::Transport*> transports;
+std::vector<Source*> sources;
 WaitPolicy policy = WaitPolicy::kSpinThenBlock;
 int spin_microseconds = 50;
 int sleep_milliseconds = 100;
-int sleep_epoll = -1;  // transports' wait fds and the wake-up eventfd
+int sleep_epoll = -1;  // the sources' wait fds and the wake-up eventfd
 int wake_fd = -1;
-int (*extra_work[4])() = {};
 
 // Who waits, and how (lock held; progress.h, "Threads"). At most one thread
 // sleeps in the kernel; the others park on the condition variable.
@@ -84,10 +84,10 @@ std::mutex& engine_mutex() {
   return m;
 }
 
-void add_transport(p2p::Transport* t) {
+void add_source(Source* source) {
   ensure_sleep_epoll();
-  transports.push_back(t);
-  if (int fd = t->wait_fd(); fd >= 0) {
+  sources.push_back(source);
+  if (int fd = source->wait_fd(); fd >= 0) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
@@ -95,8 +95,8 @@ void add_transport(p2p::Transport* t) {
   }
 }
 
-void remove_all_transports() {
-  transports.clear();
+void remove_all_sources() {
+  sources.clear();
   if (sleep_epoll >= 0) close(sleep_epoll);
   if (wake_fd >= 0) close(wake_fd);
   sleep_epoll = wake_fd = -1;
@@ -114,21 +114,10 @@ WaitPolicy wait_policy() { return policy; }
 int spin_us() { return spin_microseconds; }
 int sleep_ms() { return sleep_milliseconds; }
 
-void set_extra_work(int (*work)()) {
-  for (auto& slot : extra_work) {
-    if (slot == work) return;
-    if (slot == nullptr) {
-      slot = work;
-      return;
-    }
-  }
-}
-
 int poll() {
   int events = 0;
-  for (p2p::Transport* t : transports) events += t->progress();
-  for (auto* work : extra_work)
-    if (work != nullptr) events += work();
+  for (Source* s : sources) events += s->progress();
+  events += advance_tasks();
   if (events > 0) note_event();
   return events;
 }
@@ -147,13 +136,13 @@ void sleep_for_events(Lock& lock, int timeout_ms) {
   }
   kernel_sleeper = true;
   update_someone_waits();
-  // Transports fed through memory (shared memory) must first ask their
-  // peers to make the fd fire; one that finds work already there cancels
-  // the sleep (p2p/shm/wakeup.h has the handshake). Arming reads and
-  // changes transport state, so it runs with the lock held.
+  // Sources fed through memory (shared memory) must first ask their peers
+  // to make the fd fire; one that finds work already there cancels the
+  // sleep (shm's wakeup.h has the handshake). Arming reads and changes the
+  // sources' state, so it runs with the lock held.
   size_t armed = 0;
-  while (armed < transports.size() && transports[armed]->arm_wakeup()) ++armed;
-  bool sleep = armed == transports.size();
+  while (armed < sources.size() && sources[armed]->arm_wakeup()) ++armed;
+  bool sleep = armed == sources.size();
   if (sleep) {
     lock.unlock();
     epoll_event ev[4];
@@ -162,7 +151,7 @@ void sleep_for_events(Lock& lock, int timeout_ms) {
       if (ev[i].data.fd == wake_fd) drain_wake_fd();
     lock.relock();
   }
-  for (size_t i = 0; i < armed; ++i) transports[i]->disarm_wakeup(sleep);
+  for (size_t i = 0; i < armed; ++i) sources[i]->disarm_wakeup(sleep);
   kernel_sleeper = false;
   update_someone_waits();
   // The parked threads check their waits; one of them sleeps in the kernel

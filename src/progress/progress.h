@@ -1,4 +1,6 @@
-// The progress engine: one loop that moves every transport forward.
+// The progress engine: one loop that moves every source forward (each
+// transport, and the operations advanced in the background:
+// progress/source.h, progress/tasks.h).
 //
 // There is no progress thread and no thread per peer: whichever MPI call is
 // waiting drives the transports. A blocking call polls for a short while
@@ -34,23 +36,20 @@
 #include <atomic>
 #include <mutex>
 
-#include "p2p/transport.h"
+#include "progress/source.h"
 
 namespace ferry::progress {
 
 enum class WaitPolicy { kSpin, kBlock, kSpinThenBlock };
 
-void add_transport(p2p::Transport* t);
-// Work that poll() also drives, besides the transports (collective
-// schedules, nonblocking communicator construction); returns the number of
-// events. Each caller registers its function (a few at most); registering
-// one again changes nothing. Call with the engine lock held.
-void set_extra_work(int (*work)());
-void remove_all_transports();
+// Sources are polled in the order they were added (the cheapest first:
+// shared memory before TCP), then the running tasks.
+void add_source(Source* source);
+void remove_all_sources();
 void set_wait_policy(WaitPolicy policy, int spin_us, int sleep_ms);
 WaitPolicy wait_policy();
 
-// One pass over all transports; returns the number of events. Call with the
+// One pass over all sources, then the tasks; returns the number of events. Call with the
 // engine lock held.
 int poll();
 
@@ -127,7 +126,7 @@ class Lock {
   int saved_depth_ = 0;
 };
 
-// Waits for events: sleeps in the kernel until a transport has work, or
+// Waits for events: sleeps in the kernel until a source has work, or
 // `timeout_ms` passes, or (threads) another thread announces an event.
 // Called with the engine lock held (`lock`); returns with it held.
 void sleep_for_events(Lock& lock, int timeout_ms);
