@@ -16,9 +16,9 @@
 
 #include <string>
 
-#include "core/communicator.h"
-#include "core/datatype.h"
-#include "core/error.h"
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/error.h"
 #include "mpi.h"
 
 #define FERRY_PRAGMA(text) _Pragma(#text)

@@ -2,7 +2,7 @@
 // datatypes, the deprecated MPI-1 names of the communicator ones (§15), and
 // the predefined attributes (§8.1.2). The store lives in core/attribute.
 #include "api/api.h"
-#include "core/attribute.h"
+#include "base/attribute.h"
 
 using namespace ferry;
 using attributes::Kind;

@@ -3,9 +3,9 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "core/errhandler.h"
-#include "core/runtime.h"
-#include "core/limits.h"
+#include "base/errhandler.h"
+#include "runtime/runtime.h"
+#include "base/limits.h"
 
 namespace ferry::api {
 

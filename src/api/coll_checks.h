@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "api/api.h"
-#include "core/request.h"
+#include "base/request.h"
 
 namespace ferry::api {
 

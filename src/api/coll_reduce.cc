@@ -17,7 +17,7 @@
 
 #include "api/api.h"
 #include "coll/collectives.h"
-#include "core/op.h"
+#include "base/op.h"
 
 using namespace ferry;
 

@@ -3,9 +3,10 @@
 #include <cstring>
 
 #include "api/api.h"
-#include "core/group.h"
-#include "core/info.h"
-#include "core/request.h"
+#include "runtime/comm_create.h"
+#include "base/group.h"
+#include "base/info.h"
+#include "base/request.h"
 
 using namespace ferry;
 

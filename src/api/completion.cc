@@ -1,8 +1,8 @@
 // Completing, freeing, starting and cancelling requests (MPI-3.1 §3.7-3.9).
 #include "api/api.h"
-#include "core/generalized.h"
-#include "core/pt2pt.h"
-#include "core/request.h"
+#include "p2p/generalized.h"
+#include "p2p/pt2pt.h"
+#include "base/request.h"
 
 using namespace ferry;
 

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "api/api.h"
-#include "core/attribute.h"
-#include "core/type_constructors.h"
+#include "base/attribute.h"
+#include "base/type_constructors.h"
 
 using namespace ferry;
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "api/api.h"
-#include "core/attribute.h"
+#include "base/attribute.h"
 
 using namespace ferry;
 

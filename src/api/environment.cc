@@ -9,7 +9,7 @@
 
 #include "api/api.h"
 #include "progress/progress.h"
-#include "core/runtime.h"
+#include "runtime/runtime.h"
 
 using namespace ferry;
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "api/api.h"
-#include "core/errhandler.h"
+#include "base/errhandler.h"
 
 using namespace ferry;
 

@@ -1,7 +1,7 @@
 // Groups (MPI-3.1 §6.3). The set operations live in core/group; errors are
 // raised on MPI_COMM_WORLD's handler, as groups belong to no communicator.
 #include "api/api.h"
-#include "core/group.h"
+#include "base/group.h"
 
 using namespace ferry;
 

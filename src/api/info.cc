@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "api/api.h"
-#include "core/info.h"
+#include "base/info.h"
 
 using namespace ferry;
 

@@ -1,7 +1,7 @@
 // Reduction operations (MPI-3.1 §5.9.5-5.9.7): user-defined operations and
 // the local reduction. The operations themselves live in core/op.
 #include "api/api.h"
-#include "core/op.h"
+#include "base/op.h"
 
 using namespace ferry;
 

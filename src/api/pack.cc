@@ -6,7 +6,7 @@
 #include <climits>
 
 #include "api/api.h"
-#include "core/type_pack.h"
+#include "base/type_pack.h"
 
 using namespace ferry;
 

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "api/api.h"
-#include "core/pt2pt.h"
-#include "core/type_pack.h"
+#include "p2p/pt2pt.h"
+#include "base/type_pack.h"
 
 using namespace ferry;
 

@@ -1,8 +1,8 @@
 // Sends in every mode (MPI-3.1 §3.2-3.9): blocking, nonblocking, persistent,
 // and the buffered-send buffer.
 #include "api/api.h"
-#include "core/bsend.h"
-#include "core/pt2pt.h"
+#include "p2p/bsend.h"
+#include "p2p/pt2pt.h"
 
 using namespace ferry;
 

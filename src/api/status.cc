@@ -1,6 +1,6 @@
 // What a status says (MPI-3.1 §3.2.5, §4.1.11) and the sizes of datatypes.
 #include "api/api.h"
-#include "core/request.h"
+#include "base/request.h"
 
 using namespace ferry;
 

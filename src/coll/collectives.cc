@@ -287,7 +287,7 @@ Err run_reduction(Communicator* c, Request** request, const Op* op, Build&& buil
 void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
                      const Op* op) {
   if (count == 0) return;
-  if (s.comm()->size == 1) return copy_input(s, sendbuf, recvbuf, count, type);
+  if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, count, type);
   switch (a) {
     case Algorithm::kRing: return allreduce_ring(s, sendbuf, recvbuf, count, type, op);
     case Algorithm::kTree: return allreduce_tree(s, sendbuf, recvbuf, count, type, op);
@@ -307,7 +307,7 @@ Err do_allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* 
 void build_reduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
                   const Op* op, int root) {
   if (count == 0) return;
-  if (s.comm()->size == 1) return copy_input(s, sendbuf, recvbuf, count, type);
+  if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, count, type);
   switch (a) {
     case Algorithm::kReduceScatterGather: return reduce_scatter_gather(s, sendbuf, recvbuf, count, type, op, root);
     default: return reduce_binomial(s, sendbuf, recvbuf, count, type, op, root);
@@ -325,7 +325,7 @@ Err do_reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* typ
 void build_reduce_scatter(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, const int recvcounts[],
                           size_t total, const Datatype* type, const Op* op) {
   if (total == 0) return;
-  if (s.comm()->size == 1) return copy_input(s, sendbuf, recvbuf, recvcounts[0], type);
+  if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, recvcounts[0], type);
   switch (a) {
     case Algorithm::kPairwise: return reduce_scatter_pairwise(s, sendbuf, recvbuf, recvcounts, type, op);
     default: return reduce_scatter_recursive_halving(s, sendbuf, recvbuf, recvcounts, type, op);
@@ -347,7 +347,7 @@ void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, cons
                 bool exclusive) {
   if (count == 0) return;
   // One rank: the scan is the input; the exscan is undefined (MPI-3.1 §5.11.2).
-  if (s.comm()->size == 1) return exclusive ? void() : copy_input(s, sendbuf, recvbuf, count, type);
+  if (s.size() == 1) return exclusive ? void() : copy_input(s, sendbuf, recvbuf, count, type);
   scan_recursive_doubling(s, sendbuf, recvbuf, count, type, op, exclusive);
 }
 

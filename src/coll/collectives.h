@@ -8,11 +8,11 @@
 // return a request instead.
 #pragma once
 
-#include "core/communicator.h"
-#include "core/datatype.h"
-#include "core/error.h"
-#include "core/op.h"
-#include "core/request.h"
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/op.h"
+#include "base/request.h"
 
 namespace ferry::coll {
 

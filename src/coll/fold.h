@@ -11,8 +11,8 @@
 #pragma once
 
 #include "coll/schedule.h"
-#include "core/datatype.h"
-#include "core/op.h"
+#include "base/datatype.h"
+#include "base/op.h"
 
 namespace ferry::coll {
 

@@ -8,7 +8,7 @@
 // point-to-point moves bytes on the wire whatever the sender's type.
 #pragma once
 
-#include "core/datatype.h"
+#include "base/datatype.h"
 #include "mpi.h"
 
 namespace ferry::coll {

@@ -2,11 +2,14 @@
 
 #include "progress/progress.h"
 #include "progress/tasks.h"
-#include "core/pt2pt.h"
+#include "p2p/pt2pt.h"
 
 namespace ferry::coll {
 
 Schedule::Schedule(Communicator* c) : comm_(c), tag_(c->next_collective_tag()) {}
+
+Schedule::Schedule(Communicator* c, std::vector<int> members, int my_index)
+    : comm_(c), members_(std::move(members)), my_index_(my_index), tag_(c->next_collective_tag()) {}
 
 Schedule::~Schedule() {
   // A schedule is only destroyed finished; anything left would be a bug, but
@@ -31,12 +34,12 @@ void Schedule::hold(const Datatype* t) {
 
 void Schedule::send(const void* buf, int count, const Datatype* type, int peer) {
   hold(type);
-  steps_.push_back(Step{Step::Kind::kSend, buf, nullptr, count, type, peer, 0, nullptr, nullptr});
+  steps_.push_back(Step{Step::Kind::kSend, buf, nullptr, count, type, comm_rank(peer), 0, nullptr, nullptr});
 }
 
 void Schedule::recv(void* buf, int count, const Datatype* type, int peer) {
   hold(type);
-  steps_.push_back(Step{Step::Kind::kRecv, nullptr, buf, count, type, peer, 0, nullptr, nullptr});
+  steps_.push_back(Step{Step::Kind::kRecv, nullptr, buf, count, type, comm_rank(peer), 0, nullptr, nullptr});
 }
 
 void Schedule::reduce(const void* in, void* inout, int count, const Datatype* type, const Op* op) {

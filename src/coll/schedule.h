@@ -26,22 +26,31 @@
 #include <memory>
 #include <vector>
 
-#include "core/communicator.h"
-#include "core/datatype.h"
-#include "core/error.h"
-#include "core/op.h"
-#include "core/request.h"
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/op.h"
+#include "base/request.h"
 
 namespace ferry::coll {
 
 class Schedule {
  public:
   explicit Schedule(Communicator* c);
+  // A schedule among some members of `c` only: algorithms see `members.size()`
+  // ranks numbered by position in `members` (my_index is this process's),
+  // and each message goes to the communicator rank at that position
+  // (MPI_Comm_create_group's agreement, runtime/group_allreduce.cc).
+  Schedule(Communicator* c, std::vector<int> members, int my_index);
   ~Schedule();
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
 
-  // Building. Peers are ranks of the communicator.
+  // The ranks the algorithm works among: the communicator's, or the members'.
+  int size() const { return members_.empty() ? comm_->size : static_cast<int>(members_.size()); }
+  int rank() const { return members_.empty() ? comm_->rank : my_index_; }
+
+  // Building. Peers are ranks as size() and rank() count them.
   void send(const void* buf, int count, const Datatype* type, int peer);
   void recv(void* buf, int count, const Datatype* type, int peer);
   void reduce(const void* in, void* inout, int count, const Datatype* type, const Op* op);
@@ -83,7 +92,12 @@ class Schedule {
   // Keeps a derived datatype alive as long as the schedule.
   void hold(const Datatype* t);
 
+  // The communicator rank of peer `p` as the algorithm numbers it.
+  int comm_rank(int p) const { return members_.empty() ? p : members_[static_cast<size_t>(p)]; }
+
   Communicator* comm_;
+  std::vector<int> members_;  // empty: all of comm_
+  int my_index_ = 0;
   int tag_;
   std::vector<Step> steps_;
   std::vector<std::function<void()>> local_work_;  // kLocal steps: index in `count`

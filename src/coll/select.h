@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace ferry::coll {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "coll/schedule.h"
-#include "core/datatype.h"
+#include "base/datatype.h"
 
 namespace ferry::coll {
 

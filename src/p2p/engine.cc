@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "common/debug.h"
-#include "core/communicator.h"
-#include "core/datatype.h"
-#include "core/request.h"
-#include "core/type_pack.h"
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/request.h"
+#include "base/type_pack.h"
 #include "p2p/pack_stream.h"
 
 namespace ferry::p2p {
@@ -27,6 +27,9 @@ bool is_unexpected(const void* context) { return (reinterpret_cast<uintptr_t>(co
 UnexpectedMessage* as_unexpected(void* context) {
   return reinterpret_cast<UnexpectedMessage*>(reinterpret_cast<uintptr_t>(context) & ~kUnexpectedBit);
 }
+
+// A rendezvous request's registration key is held like a small eager payload.
+static_assert(kInlineUnexpectedBytes >= transport::kMaxKeyBytes);
 
 Request* request_of(SendItem* item) {
   return reinterpret_cast<Request*>(reinterpret_cast<char*>(item) - offsetof(Request, packet));
@@ -67,40 +70,68 @@ void direct_receive_done(SendItem* item) {
   finish_receive(request_of(item), item->header, item->header.message_bytes);
 }
 
-// A rendezvous request that offers its data in place (kFlagDirect) and a
-// contiguous receive: read the data straight from the sender's buffer, one
-// copy, without the ready/data round trip. False if the transport cannot.
-bool read_directly(Request* r, int world_peer, const PacketHeader& rts) {
-  size_t n = static_cast<size_t>(std::min<uint64_t>(rts.message_bytes, r->bytes));
-  Transport* transport = state->routes[static_cast<size_t>(world_peer)].transport;
-  if (n > 0 && !transport->read_direct(world_peer, rts.sender_address, r->buffer, n)) return false;
+void send_rendezvous_done(Request* r) {
   SendItem& done = r->packet;
-  done.header = rts;  // keeps source, tag and message_bytes for finish_receive
   done.header.type = PacketType::kRendezvousDone;
   done.header.flags = 0;
   done.header.payload_bytes = 0;
   done.header.receiver_cookie = 0;
   done.payload = nullptr;
   done.on_sent = direct_receive_done;
-  if (Err e = send_packet(world_peer, &done)) complete(r, e);
+  if (Err e = send_packet(r->world_peer, &done)) complete(r, e);
+}
+
+Request* request_of(transport::OneSided* op) {
+  return reinterpret_cast<Request*>(reinterpret_cast<char*>(op) - offsetof(Request, one_sided));
+}
+
+// A read that finished later (a NIC's): the sender is told either way, so
+// that its send completes; a failed read fails the receive.
+void one_sided_read_done(transport::OneSided* op, const char* error) {
+  Request* r = request_of(op);
+  if (error != nullptr)
+    set_error(r, fail(MPI_ERR_OTHER, "single-copy receive of %zu bytes from rank %d failed: %s", op->bytes,
+                      r->packet.header.source, error));
+  send_rendezvous_done(r);
+}
+
+// A rendezvous request that offers its data in place (kFlagDirect, with
+// the registration key `key` as its payload) and a contiguous receive: read
+// the data straight from the sender's buffer, one copy, without the
+// ready/data round trip. False if the transport cannot.
+bool read_directly(Request* r, int world_peer, const PacketHeader& rts, const void* key) {
+  transport::OneSided& op = r->one_sided;
+  op.peer = world_peer;
+  op.remote.address = rts.sender_address;
+  op.remote.kind = (rts.flags & kFlagDeviceMemory) != 0 ? transport::MemoryKind::kDevice : transport::MemoryKind::kHost;
+  op.remote.key_bytes = static_cast<uint8_t>(rts.payload_bytes);
+  if (rts.payload_bytes > 0) std::memcpy(op.remote.key, key, rts.payload_bytes);
+  op.local = transport::MemoryRef{r->buffer, r->memory};
+  op.bytes = static_cast<size_t>(std::min<uint64_t>(rts.message_bytes, r->bytes));
+  op.on_done = one_sided_read_done;
+  r->packet.header = rts;  // keeps source, tag and message_bytes for finish_receive
+  Transport* transport = state->routes[static_cast<size_t>(world_peer)].transport;
+  transport::Started started = op.bytes == 0 ? transport::Started::kDone : transport->start_read(&op);
+  if (started == transport::Started::kUnsupported) return false;
+  if (started == transport::Started::kDone) send_rendezvous_done(r);
   return true;
 }
 
 // A receive matched a rendezvous request: ask the sender for the data. The
 // ready packet says how much the receive can take, so a truncated message
 // sends no bytes that would be thrown away.
-void send_ready(Request* r, int world_peer, const PacketHeader& rts) {
+void send_ready(Request* r, int world_peer, const PacketHeader& rts, const void* key) {
   r->matched = true;
   r->world_peer = world_peer;
   r->remote_cookie = rts.sender_cookie;
   r->message_bytes = rts.message_bytes;
   r->received = 0;
-  if ((rts.flags & kFlagDirect) != 0 && r->datatype->contiguous && read_directly(r, world_peer, rts)) return;
+  if ((rts.flags & kFlagDirect) != 0 && r->datatype->contiguous && read_directly(r, world_peer, rts, key)) return;
   SendItem& ready = r->packet;
   ready.header = rts;
   ready.header.type = PacketType::kRendezvousReady;
   ready.header.flags = 0;
-  ready.header.payload_bytes = 0;
+  ready.header.payload_bytes = 0;  // a registration key is not sent back
   ready.header.message_bytes = std::min<uint64_t>(rts.message_bytes, r->bytes);
   if (!r->datatype->contiguous) {
     // Unpacked chunk by chunk into place: never a message-sized copy.
@@ -121,7 +152,7 @@ void send_ready(Request* r, int world_peer, const PacketHeader& rts) {
 void deliver_unexpected(Request* r, UnexpectedMessage* m) {
   r->matched = true;
   if (m->header.type == PacketType::kRendezvousRequest) {
-    send_ready(r, m->world_peer, m->header);
+    send_ready(r, m->world_peer, m->header, m->data);
     state->matching.free_unexpected(m);
     return;
   }
@@ -139,6 +170,26 @@ void deliver_unexpected(Request* r, UnexpectedMessage* m) {
   state->matching.free_unexpected(m);
 }
 
+// The receiver has answered a send whose buffer was exposed to it: the
+// transport may drop the registration.
+void conceal(Request* s) {
+  if (s->one_sided.peer < 0) return;
+  state->routes[static_cast<size_t>(s->one_sided.peer)].transport->conceal(s->one_sided.remote);
+  s->one_sided.peer = -1;
+}
+
+// A rendezvous request whose key (if any) has arrived: the oldest posted
+// receive that matches takes it, or it waits among the unexpected.
+void match_rendezvous(int peer, const PacketHeader& h, const void* key) {
+  if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
+    send_ready(r, peer, h, key);
+    return;
+  }
+  UnexpectedMessage* m = state->matching.make_unexpected(h, peer);
+  m->data_complete = true;
+  state->matching.add_unexpected(h.context, m);
+}
+
 Destination Handler::on_header(int peer, const PacketHeader& h) {
   switch (h.type) {
     case PacketType::kEager: {
@@ -154,13 +205,13 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       return Destination{m->data, h.payload_bytes, tag_unexpected(m)};
     }
     case PacketType::kRendezvousRequest: {
-      if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
-        send_ready(r, peer, h);
-      } else {
+      if (h.payload_bytes > 0) {
+        // A registration key follows (kFlagDirect): it is matched once the
+        // key has landed, before the next packet from this peer.
         UnexpectedMessage* m = state->matching.make_unexpected(h, peer);
-        m->data_complete = true;
-        state->matching.add_unexpected(h.context, m);
+        return Destination{m->data, h.payload_bytes, tag_unexpected(m)};
       }
+      match_rendezvous(peer, h, nullptr);
       return {};
     }
     case PacketType::kRendezvousReady: {
@@ -169,6 +220,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       // long gone: the transport finished with it before this reply could
       // exist).
       Request* s = Request::from_cookie(h.sender_cookie);
+      conceal(s);  // the receiver could not read it in place
       if (!s->datatype->contiguous || (h.flags & kFlagChunked) != 0) {
         send_chunks(s, peer, h.message_bytes, h.receiver_cookie);
         return {};
@@ -183,10 +235,13 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       if (Err e = send_packet(peer, &data)) complete(s, e);
       return {};
     }
-    case PacketType::kRendezvousDone:
+    case PacketType::kRendezvousDone: {
       // The receiver has read the data out of our buffer (kFlagDirect).
-      complete(Request::from_cookie(h.sender_cookie));
+      Request* s = Request::from_cookie(h.sender_cookie);
+      conceal(s);
+      complete(s);
       return {};
+    }
     case PacketType::kRendezvousData: {
       // Data may come in chunks (p2p/pack_stream.h), each at its offset.
       Request* r = Request::from_cookie(h.receiver_cookie);
@@ -213,6 +268,19 @@ void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) 
         finish_receive(r, h, h.payload_bytes);
       }
       return;
+    case PacketType::kRendezvousRequest: {
+      if (h.payload_bytes == 0) return;  // matched at its header
+      UnexpectedMessage* m = as_unexpected(d.context);
+      PacketHeader rts = m->header;
+      if (Request* r = state->matching.take_posted(rts.context, rts.source, rts.tag)) {
+        send_ready(r, peer, rts, m->data);
+        state->matching.free_unexpected(m);
+      } else {
+        m->data_complete = true;
+        state->matching.add_unexpected(rts.context, m);
+      }
+      return;
+    }
     case PacketType::kRendezvousData: {
       Request* r = static_cast<Request*>(d.context);
       if (!r->datatype->contiguous) unpack_chunk(r, h, d);
@@ -262,7 +330,7 @@ Err start_send(Request* r) {
   p.header.sender_cookie = r->cookie();
   p.header.receiver_cookie = 0;
   p.header.flags = 0;
-  bool eager = r->mode != Request::Mode::kSynchronous && r->bytes <= route.eager_limit;
+  bool eager = r->mode != Request::Mode::kSynchronous && r->bytes <= route.reach.eager_limit;
   // Non-contiguous data is packed for an eager send: a bounded copy.
   if (!r->datatype->contiguous) eager = eager && r->bytes <= kMaxPackedEager;
   if (!eager) {
@@ -271,11 +339,17 @@ Err start_send(Request* r) {
     p.header.message_bytes = r->bytes;
     p.payload = nullptr;
     p.on_sent = nullptr;  // the send completes when its data has gone
-    if (r->datatype->contiguous && r->bytes >= route.transport->direct_read_threshold(world_peer)) {
+    transport::RemoteBuffer& exposed = r->one_sided.remote;
+    r->one_sided.peer = -1;
+    if (r->datatype->contiguous && r->bytes >= route.reach.one_sided_threshold &&
+        route.transport->expose(world_peer, transport::MemoryRef{r->buffer, r->memory}, r->bytes, &exposed)) {
       // The receiver may read it in place (single copy); it then answers
       // kRendezvousDone, else kRendezvousReady as usual.
-      p.header.flags = kFlagDirect;
-      p.header.sender_address = reinterpret_cast<uintptr_t>(r->buffer);
+      p.header.flags = kFlagDirect | (exposed.kind == transport::MemoryKind::kDevice ? kFlagDeviceMemory : 0);
+      p.header.sender_address = exposed.address;
+      p.header.payload_bytes = exposed.key_bytes;
+      p.payload = exposed.key;
+      r->one_sided.peer = world_peer;  // exposed: concealed when the receiver answers
     }
   } else {
     p.header.type = PacketType::kEager;

@@ -7,10 +7,13 @@
 //   single-copy sender: [request, size, address] -> receiver reads the data
 //               sender <----- [done]                 out of the sender's memory
 //
-// The single-copy rendezvous is offered for contiguous messages from
-// Transport::direct_read_threshold on (shared memory with cross-memory
-// attach); a receiver whose transport cannot read them, or whose receive
-// is non-contiguous, answers with the ready packet instead.
+// The single-copy rendezvous is offered for contiguous messages from the
+// route's one_sided_threshold on, when the transport exposes the buffer
+// (shared memory with cross-memory attach; a NIC's registration, whose key
+// travels as the request's payload). The receiver's transport reads the data
+// one-sidedly, now or later (Transport::start_read); a receiver whose
+// transport cannot read it, or whose receive is non-contiguous, answers with
+// the ready packet instead.
 //
 // Non-contiguous datatypes are packed for eager sends, and their rendezvous
 // data travels in chunks that are packed and unpacked as they go, in
@@ -23,10 +26,10 @@
 // receive has matched (MPI-3.1 §3.4).
 #pragma once
 
-#include "core/error.h"
+#include "base/error.h"
 #include "mpi.h"
 #include "p2p/matching.h"
-#include "p2p/transport.h"
+#include "transport/transport.h"
 
 namespace ferry {
 struct Request;
@@ -34,9 +37,15 @@ struct Request;
 
 namespace ferry::p2p {
 
+// The p2p layer speaks the transports' language (transport/transport.h).
+using transport::Destination;
+using transport::PacketHandler;
+using transport::SendItem;
+using transport::Transport;
+
 struct Route {
   Transport* transport = nullptr;
-  size_t eager_limit = 0;
+  transport::Reach reach;
 };
 
 // Sets up the engine for this process; routes are filled in by set_route.

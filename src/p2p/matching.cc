@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "core/request.h"
+#include "base/request.h"
 
 namespace ferry::p2p {
 

@@ -10,13 +10,20 @@
 #include <cstdint>
 #include <vector>
 
-#include "p2p/packet.h"
+#include "transport/packet.h"
 
 namespace ferry {
 struct Request;
 }
 
 namespace ferry::p2p {
+
+// The packets the protocols exchange (transport/packet.h).
+using transport::PacketHeader;
+using transport::PacketType;
+using transport::kFlagChunked;
+using transport::kFlagDeviceMemory;
+using transport::kFlagDirect;
 
 // Eager payloads up to this size are kept inside the UnexpectedMessage.
 constexpr size_t kInlineUnexpectedBytes = 64;

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "core/datatype.h"
-#include "core/request.h"
-#include "core/type_pack.h"
+#include "base/datatype.h"
+#include "base/request.h"
+#include "base/type_pack.h"
 #include "p2p/engine.h"
 
 namespace ferry::p2p {

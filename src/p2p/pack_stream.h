@@ -22,14 +22,17 @@
 
 #include <cstdint>
 
-#include "core/error.h"
-#include "p2p/transport.h"
+#include "base/error.h"
+#include "p2p/matching.h"
+#include "transport/transport.h"
 
 namespace ferry {
 struct Request;
 }
 
 namespace ferry::p2p {
+
+using transport::Destination;
 
 constexpr uint64_t kChunkBytes = 256 * 1024;
 constexpr uint64_t kMaxPackedEager = kChunkBytes;

@@ -25,7 +25,7 @@
 //     variable of the engine lock.
 //   - Waking: anything that may end somebody's wait happens with the lock
 //     held and is announced before the lock is let go: a request's
-//     completion (complete(), core/request.h) or a poll that found events.
+//     completion (complete(), base/request.h) or a poll that found events.
 //     The announcement wakes parked threads (notify_all) and the kernel
 //     sleeper (an eventfd in its epoll set). A kernel sleeper that wakes up
 //     hands its role back and wakes the parked threads, so that one of them

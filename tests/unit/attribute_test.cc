@@ -1,15 +1,15 @@
-// Caching (core/attribute.h): keyvals and attributes as MPI-3.1 §6.7 has
+// Caching (base/attribute.h): keyvals and attributes as MPI-3.1 §6.7 has
 // them: copy callbacks on dup (MPI_*_DUP_FN and users'), delete callbacks on
 // replace, delete and free (newest first), keyvals that outlive their
 // handle, and the predefined communicator attributes.
-#include "core/attribute.h"
+#include "base/attribute.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "core/limits.h"
+#include "base/limits.h"
 #include "mpi.h"
 
 namespace ferry {

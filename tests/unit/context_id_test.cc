@@ -1,10 +1,10 @@
-// Context-id agreement (core/context_id.h). Each "process" here is an
+// Context-id agreement (base/context_id.h). Each "process" here is an
 // Allocator and each "communicator" a set of them with an allreduce between
 // their threads, so the protocol runs as it does across ranks: the lowest
 // common free slot is chosen with one allreduce, slots are reused after
 // release, and concurrent agreements on overlapping groups from many threads
 // neither deadlock nor hand one slot to two live communicators.
-#include "core/context_id.h"
+#include "base/context_id.h"
 
 #include <gtest/gtest.h>
 

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "core/datatype.h"
-#include "core/handles.h"
-#include "core/type_builder.h"
-#include "core/type_constructors.h"
-#include "core/type_layout.h"
-#include "core/type_pack.h"
+#include "base/datatype.h"
+#include "base/handles.h"
+#include "base/type_builder.h"
+#include "base/type_constructors.h"
+#include "base/type_layout.h"
+#include "base/type_pack.h"
 #include "mpi.h"
 
 namespace ferry {

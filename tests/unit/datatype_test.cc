@@ -1,7 +1,7 @@
-// Predefined datatypes (core/datatype.h): each MPICH handle finds a type
+// Predefined datatypes (base/datatype.h): each MPICH handle finds a type
 // whose size is the C type's, pair types have the C struct's extent, and
 // anything that is not a predefined datatype handle finds nothing.
-#include "core/datatype.h"
+#include "base/datatype.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <random>
 
-#include "core/handles.h"
+#include "base/handles.h"
 #include "mpi.h"
 
 namespace ferry {

@@ -1,6 +1,6 @@
-// Errors as values (core/error.h): Err, and the MPI error codes that carry
+// Errors as values (base/error.h): Err, and the MPI error codes that carry
 // an error class and remember their message for MPI_Error_string.
-#include "core/error.h"
+#include "base/error.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Groups (core/group.h): the set operations of MPI-3.1 §6.3.2 keep the order
+// Groups (base/group.h): the set operations of MPI-3.1 §6.3.2 keep the order
 // the standard gives them, reject bad ranks with MPI_ERR_RANK and bad
 // arguments with MPI_ERR_ARG, and group objects are reference counted.
-#include "core/group.h"
+#include "base/group.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-// Handle tables (core/handles.h) under MPI_THREAD_MULTIPLE: every MPI call
+// Handle tables (base/handles.h) under MPI_THREAD_MULTIPLE: every MPI call
 // translates handles from any thread while other threads create and free
 // objects of the same kind. A lookup must never read memory that an add on
 // another thread moves or frees (the table once kept its slots in a vector
 // that add() could reallocate under a reader), and every live object must
 // resolve to itself throughout. Run under ThreadSanitizer in the "threads"
 // job, which reports any unsynchronized access.
-#include "core/handles.h"
+#include "base/handles.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// Handles (core/handles.h) keep MPICH's encoding, so predefined values are
+// Handles (base/handles.h) keep MPICH's encoding, so predefined values are
 // MPICH's ABI and run-time handles never collide with them; the request pool
-// (core/request.h) hands out handles that translate back to their request
+// (base/request.h) hands out handles that translate back to their request
 // while it lives, and reuses its slots.
-#include "core/handles.h"
+#include "base/handles.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <set>
 #include <vector>
 
-#include "core/communicator.h"
-#include "core/request.h"
+#include "base/communicator.h"
+#include "base/request.h"
 #include "mpi.h"
 
 namespace ferry {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/handles.h"
-#include "core/info.h"
+#include "base/handles.h"
+#include "base/info.h"
 
 namespace ferry {
 namespace {

@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/communicator.h"
-#include "core/request.h"
+#include "base/communicator.h"
+#include "base/request.h"
 #include "mpi.h"
 
 namespace ferry::p2p {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/datatype.h"
-#include "core/handles.h"
-#include "core/op.h"
-#include "core/type_constructors.h"
+#include "base/datatype.h"
+#include "base/handles.h"
+#include "base/op.h"
+#include "base/type_constructors.h"
 
 namespace ferry {
 namespace {

@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "core/communicator.h"
-#include "core/datatype.h"
-#include "core/error.h"
-#include "core/request.h"
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/request.h"
 #include "mpi.h"
-#include "p2p/self_transport.h"
-#include "p2p/tcp/tcp_transport.h"
+#include "transport/self/self_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace ferry::p2p {
 namespace {
@@ -45,6 +45,9 @@ class RecordingSelfTransport final : public Transport {
   int progress() override { return inner_.progress(); }
   int wait_fd() const override { return -1; }
   bool has_pending_sends() const override { return inner_.has_pending_sends(); }
+  bool publish(transport::Exchange&, std::string*) override { return true; }
+  bool connect(transport::Exchange&, std::string*) override { return true; }
+  std::optional<transport::Reach> reach(int peer) const override { return inner_.reach(peer); }
 
   size_t count(PacketType type) const {
     size_t n = 0;
@@ -55,7 +58,7 @@ class RecordingSelfTransport final : public Transport {
   std::vector<PacketHeader> sent;
 
  private:
-  SelfTransport inner_;
+  transport::SelfTransport inner_;
 };
 
 class EngineTest : public ::testing::Test {
@@ -66,7 +69,7 @@ class EngineTest : public ::testing::Test {
     baseline_ = requests::live();
     init(0, 1);
     self_ = std::make_unique<RecordingSelfTransport>(packet_handler());
-    set_route(0, Route{self_.get(), kEagerLimit});
+    set_route(0, Route{self_.get(), transport::Reach{kEagerLimit, SIZE_MAX}});
     comm_.handle = MPI_COMM_WORLD;
     comm_.context = 0;
     comm_.rank = 0;
@@ -585,8 +588,8 @@ TEST_F(OrderTest, WildcardReceivesKeepSendOrder) {
 
 namespace tcp_loopback {
 
-using tcp::TcpOptions;
-using tcp::TcpTransport;
+using transport::tcp::TcpOptions;
+using transport::tcp::TcpTransport;
 
 // Records every packet: its header, its payload, and the order of arrival.
 class RecordingHandler final : public PacketHandler {
@@ -643,17 +646,17 @@ struct TrackedItem {
 class TcpLoopbackTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (size_t i = 0; i < tcp::kSecretBytes; ++i) secret_[i] = static_cast<uint8_t>(17 * i + 3);
+    for (size_t i = 0; i < transport::tcp::kSecretBytes; ++i) secret_[i] = static_cast<uint8_t>(17 * i + 3);
   }
 
   // A transport for `rank` of a 2-rank job, listening, its card published.
-  std::unique_ptr<TcpTransport> make(int rank, const uint8_t (&secret)[tcp::kSecretBytes],
+  std::unique_ptr<TcpTransport> make(int rank, const uint8_t (&secret)[transport::tcp::kSecretBytes],
                                      PacketHandler* handler, bool publish = true) {
     TcpOptions o;
     o.my_rank = rank;
     o.world_size = 2;
     o.my_hostname = "ferry-unit-test-host";  // both on the same host: loopback
-    std::memcpy(o.secret, secret, tcp::kSecretBytes);
+    std::memcpy(o.secret, secret, transport::tcp::kSecretBytes);
     o.connect_timeout_ms = 5000;
     o.card_of = [this](int peer, std::string* card) {
       *card = cards_[peer];
@@ -692,7 +695,7 @@ class TcpLoopbackTest : public ::testing::Test {
     t.item.on_sent = &TrackedItem::on_sent;
   }
 
-  uint8_t secret_[tcp::kSecretBytes];
+  uint8_t secret_[transport::tcp::kSecretBytes];
   std::string cards_[2];
   std::vector<std::string> fatal_messages_;
 };
@@ -785,7 +788,7 @@ TEST_F(TcpLoopbackTest, BytesBeyondTheDestinationAreDiscardedAndTheStreamStaysFr
 TEST_F(TcpLoopbackTest, ConnectionWithAnotherSecretIsRefusedAndDeliversNothing) {
   RecordingHandler h1, h_intruder;
   auto t1 = make(1, secret_, &h1);
-  uint8_t wrong[tcp::kSecretBytes];
+  uint8_t wrong[transport::tcp::kSecretBytes];
   std::memcpy(wrong, secret_, sizeof wrong);
   wrong[5] ^= 0x10;  // one bit
   auto intruder = make(0, wrong, &h_intruder);
@@ -814,7 +817,7 @@ TEST_F(TcpLoopbackTest, ConnectionWithAnotherSecretIsRefusedAndDeliversNothing) 
 TEST_F(TcpLoopbackTest, ListenerStillAcceptsTheJobAfterRefusingAnIntruder) {
   RecordingHandler h0, h1, h_intruder;
   auto t1 = make(1, secret_, &h1);
-  uint8_t wrong[tcp::kSecretBytes] = {};
+  uint8_t wrong[transport::tcp::kSecretBytes] = {};
   auto intruder = make(0, wrong, &h_intruder, /*publish=*/false);
   auto t0 = make(0, secret_, &h0);
 

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "core/communicator.h"
-#include "core/datatype.h"
-#include "core/request.h"
-#include "core/type_constructors.h"
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/request.h"
+#include "base/type_constructors.h"
 #include "p2p/engine.h"
 #include "p2p/pack_stream.h"
-#include "p2p/self_transport.h"
+#include "transport/self/self_transport.h"
 
 namespace ferry::p2p {
 namespace {
@@ -35,10 +35,13 @@ class RecordingSelf final : public Transport {
   int progress() override { return inner_.progress(); }
   int wait_fd() const override { return -1; }
   bool has_pending_sends() const override { return inner_.has_pending_sends(); }
+  bool publish(transport::Exchange&, std::string*) override { return true; }
+  bool connect(transport::Exchange&, std::string*) override { return true; }
+  std::optional<transport::Reach> reach(int peer) const override { return inner_.reach(peer); }
   std::vector<PacketHeader> sent;
 
  private:
-  SelfTransport inner_;
+  transport::SelfTransport inner_;
 };
 
 // How a side lays out its n doubles.
@@ -60,7 +63,7 @@ class PackStreamTest : public ::testing::TestWithParam<Case> {
   void SetUp() override {
     init(0, 1);
     self_ = std::make_unique<RecordingSelf>(packet_handler());
-    set_route(0, Route{self_.get(), kEagerLimit});
+    set_route(0, Route{self_.get(), transport::Reach{kEagerLimit, SIZE_MAX}});
     comm_.handle = MPI_COMM_WORLD;
     comm_.context = 0;
     comm_.rank = 0;

@@ -1,19 +1,20 @@
-// Cross-memory attach (p2p/shm/cma.h) and the transport's single-copy
+// Cross-memory attach (transport/shm/cma.h) and the transport's single-copy
 // reads: bytes come from the other process's memory, failures are reported
 // rather than faked, and FERRY_SHM_CMA decides whether senders offer it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "p2p/shm/cma.h"
-#include "p2p/shm/shm_transport.h"
+#include "transport/shm/cma.h"
+#include "transport/shm/shm_transport.h"
 
-namespace ferry::p2p::shm {
+namespace ferry::transport::shm {
 namespace {
 
 std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
@@ -100,28 +101,79 @@ struct Transport {
   ShmTransport a, b;
 };
 
-TEST(ShmCmaTest, OnOffersDirectReadsFromTheThreshold) {
+// A one-sided copy of `out.size()` bytes between `out` and `remote` (as the
+// peer's expose() described it).
+transport::OneSided copy_of(std::vector<uint8_t>& out, const RemoteBuffer& remote) {
+  transport::OneSided op;
+  op.peer = 1;
+  op.remote = remote;
+  op.local = MemoryRef{out.data(), MemoryKind::kHost};
+  op.bytes = out.size();
+  return op;
+}
+
+TEST(ShmCmaTest, OnExposesAndReadsFromTheThreshold) {
   if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
   Transport t("on", cma(CmaOptions::kOn, 1000));
-  EXPECT_EQ(t.a.direct_read_threshold(1), 1000u);
+  ASSERT_TRUE(t.a.reach(1).has_value());
+  EXPECT_EQ(t.a.reach(1)->one_sided_threshold, 1000u);
   std::vector<uint8_t> source = pattern(70001, 4), out(70001);
-  EXPECT_TRUE(t.a.read_direct(1, reinterpret_cast<uintptr_t>(source.data()), out.data(), out.size()));
+  RemoteBuffer remote;
+  EXPECT_FALSE(t.b.expose(0, MemoryRef{source.data(), MemoryKind::kHost}, 999, &remote)) << "below the threshold";
+  ASSERT_TRUE(t.b.expose(0, MemoryRef{source.data(), MemoryKind::kHost}, source.size(), &remote));
+  EXPECT_EQ(remote.key_bytes, 0) << "cross-memory attach needs no key";
+  transport::OneSided op = copy_of(out, remote);
+  EXPECT_EQ(t.a.start_read(&op), Started::kDone);
   EXPECT_TRUE(out == source);
 }
 
-TEST(ShmCmaTest, OffNeverOffersNorReads) {
+TEST(ShmCmaTest, WritesIntoTheExposedBuffer) {
+  if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
+  Transport t("write", cma(CmaOptions::kOn, 1000));
+  std::vector<uint8_t> target(5000, 0), data = pattern(5000, 7);
+  RemoteBuffer remote;
+  ASSERT_TRUE(t.b.expose(0, MemoryRef{target.data(), MemoryKind::kHost}, target.size(), &remote));
+  transport::OneSided op = copy_of(data, remote);
+  EXPECT_EQ(t.a.start_write(&op), Started::kDone);
+  EXPECT_TRUE(target == data);
+}
+
+TEST(ShmCmaTest, DeviceMemoryIsNeverHandedToTheKernel) {
+  if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
+  Transport t("device", cma(CmaOptions::kOn, 1000));
+  std::vector<uint8_t> source = pattern(4000, 8), out(4000);
+  RemoteBuffer remote;
+  EXPECT_FALSE(t.b.expose(0, MemoryRef{source.data(), MemoryKind::kDevice, 0}, source.size(), &remote));
+  ASSERT_TRUE(t.b.expose(0, MemoryRef{source.data(), MemoryKind::kHost}, source.size(), &remote));
+  transport::OneSided op = copy_of(out, remote);
+  op.local.kind = MemoryKind::kDevice;
+  EXPECT_EQ(t.a.start_read(&op), Started::kUnsupported);
+  op.local.kind = MemoryKind::kHost;
+  op.remote.kind = MemoryKind::kDevice;
+  EXPECT_EQ(t.a.start_read(&op), Started::kUnsupported);
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint8_t b) { return b == 0; })) << "nothing was copied";
+}
+
+TEST(ShmCmaTest, OffNeverExposesNorReads) {
   Transport t("off", cma(CmaOptions::kOff, 1000));
-  EXPECT_EQ(t.a.direct_read_threshold(1), SIZE_MAX);
-  std::vector<uint8_t> source = pattern(100, 5), out(100);
-  EXPECT_FALSE(t.a.read_direct(1, reinterpret_cast<uintptr_t>(source.data()), out.data(), out.size()));
+  EXPECT_EQ(t.a.reach(1)->one_sided_threshold, SIZE_MAX);
+  std::vector<uint8_t> source = pattern(100000, 5), out(100000);
+  RemoteBuffer remote;
+  EXPECT_FALSE(t.b.expose(0, MemoryRef{source.data(), MemoryKind::kHost}, source.size(), &remote));
+  remote.address = reinterpret_cast<uintptr_t>(source.data());
+  transport::OneSided op = copy_of(out, remote);
+  EXPECT_EQ(t.a.start_read(&op), Started::kUnsupported);
 }
 
 TEST(ShmCmaTest, AFailedReadFallsBackForGood) {
   if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
   Transport t("fail", cma(CmaOptions::kOn, 1000));
-  char out[64];
-  EXPECT_FALSE(t.a.read_direct(1, 4096, out, sizeof out));  // unmapped: the engine asks for the data instead
-  EXPECT_EQ(t.a.direct_read_threshold(1), SIZE_MAX) << "after a failure the peer keeps the ring";
+  std::vector<uint8_t> out(64);
+  RemoteBuffer unmapped;
+  unmapped.address = 4096;
+  transport::OneSided op = copy_of(out, unmapped);
+  EXPECT_EQ(t.a.start_read(&op), Started::kUnsupported) << "unmapped: the engine asks for the data instead";
+  EXPECT_EQ(t.a.reach(1)->one_sided_threshold, SIZE_MAX) << "after a failure the peer keeps the ring";
 }
 
 TEST(ShmCmaTest, TheSettingIsReadAndAMalformedOneReported) {
@@ -142,4 +194,4 @@ TEST(ShmCmaTest, TheSettingIsReadAndAMalformedOneReported) {
 }
 
 }  // namespace
-}  // namespace ferry::p2p::shm
+}  // namespace ferry::transport::shm

@@ -11,10 +11,10 @@
 #include <numeric>
 #include <vector>
 
-#include "p2p/shm/ring.h"
-#include "p2p/shm/shm_transport.h"
+#include "transport/shm/ring.h"
+#include "transport/shm/shm_transport.h"
 
-namespace ferry::p2p::shm {
+namespace ferry::transport::shm {
 namespace {
 
 constexpr size_t kRing = 4096;
@@ -234,4 +234,4 @@ TEST(ShmRingTest, CarriesAStreamBetweenProcesses) {
 }
 
 }  // namespace
-}  // namespace ferry::p2p::shm
+}  // namespace ferry::transport::shm

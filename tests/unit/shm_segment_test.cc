@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "p2p/shm/segment.h"
+#include "transport/shm/segment.h"
 
-namespace ferry::p2p::shm {
+namespace ferry::transport::shm {
 namespace {
 
 std::string segment_name(const char* what) { return "/ferry-test-segment-" + std::string(what) + "-" + std::to_string(getpid()); }
@@ -68,4 +68,4 @@ TEST(ShmSegmentTest, TooSmallDevShmIsAnErrorNamingTheSize) {
 }
 
 }  // namespace
-}  // namespace ferry::p2p::shm
+}  // namespace ferry::transport::shm

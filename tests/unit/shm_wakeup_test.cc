@@ -1,4 +1,4 @@
-// The shared-memory transport's wake-ups (p2p/shm/wakeup.h): a peer rings a
+// The shared-memory transport's wake-ups (transport/shm/wakeup.h): a peer rings a
 // rank's doorbell only while it sleeps, a rank never goes to sleep on work
 // that arrived before it announced the sleep, and both a new packet and
 // freed ring space wake it, across processes too.
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "p2p/shm/shm_transport.h"
-#include "p2p/shm/wakeup.h"
+#include "transport/shm/shm_transport.h"
+#include "transport/shm/wakeup.h"
 
-namespace ferry::p2p::shm {
+namespace ferry::transport::shm {
 namespace {
 
 // True if `fd` is readable within `ms` milliseconds.
@@ -200,4 +200,4 @@ TEST(ShmWakeupTest, WakesAProcessSleepingOnItsDoorbell) {
 }
 
 }  // namespace
-}  // namespace ferry::p2p::shm
+}  // namespace ferry::transport::shm

@@ -1,6 +1,6 @@
-// TCP contact cards and endpoint choice (p2p/tcp/address.h), and the
-// connection handshake check (p2p/tcp/tcp_transport.h).
-#include "p2p/tcp/address.h"
+// TCP contact cards and endpoint choice (transport/tcp/address.h), and the
+// connection handshake check (transport/tcp/tcp_transport.h).
+#include "transport/tcp/address.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "p2p/tcp/tcp_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
-namespace ferry::p2p::tcp {
+namespace ferry::transport::tcp {
 namespace {
 
 Endpoint ipv4(const char* address, int port) {
@@ -317,4 +317,4 @@ TEST_F(HandshakeTest, AllZeroSecretDoesNotMatchARealOne) {
 }
 
 }  // namespace
-}  // namespace ferry::p2p::tcp
+}  // namespace ferry::transport::tcp

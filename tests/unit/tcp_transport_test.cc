@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "p2p/tcp/tcp_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
-namespace ferry::p2p::tcp {
+namespace ferry::transport::tcp {
 namespace {
 
 std::vector<char> pattern(size_t bytes, int seed) {
@@ -313,4 +313,4 @@ TEST_F(TcpTransportTest, AHandshakeSplitAcrossReadsIsStillAccepted) {
 }
 
 }  // namespace
-}  // namespace ferry::p2p::tcp
+}  // namespace ferry::transport::tcp

@@ -17,8 +17,8 @@ namespace ferry::coll {
 
 void allgather_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                      int recvcount, const Datatype* recvtype) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const size_t block_bytes = recvtype->bytes(recvcount);
   char* gathered = static_cast<char*>(s.scratch(block_bytes * static_cast<size_t>(p)));
   auto bytes = [&](int blocks) { return static_cast<int>(block_bytes * static_cast<size_t>(blocks)); };

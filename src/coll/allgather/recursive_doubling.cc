@@ -23,8 +23,8 @@ namespace ferry::coll {
 
 void allgather_recursive_doubling(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype,
                                   void* recvbuf, int recvcount, const Datatype* recvtype) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const int pof2 = power_of_two_floor(p);
   const int extra = p - pof2;
   auto block = [&](int j) {

@@ -13,8 +13,8 @@ namespace ferry::coll {
 
 void allgather_ring(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                     int recvcount, const Datatype* recvtype) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   auto block = [&](int j) {
     return element(recvbuf, static_cast<size_t>(j) * static_cast<size_t>(recvcount), recvtype);
   };

@@ -14,8 +14,8 @@ namespace ferry::coll {
 
 void allgatherv_ring(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], const Datatype* recvtype) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   auto block = [&](int j) { return element(recvbuf, static_cast<size_t>(displs[j]), recvtype); };
 
   // Phase 1: this rank's own block into its place.

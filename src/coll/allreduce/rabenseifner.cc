@@ -24,8 +24,8 @@ namespace ferry::coll {
 
 void allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
                             const Op* op) {
-  const int rank = s.comm()->rank;
-  const Fold f = fold_of(rank, s.comm()->size);
+  const int rank = s.rank();
+  const Fold f = fold_of(rank, s.size());
   const std::vector<size_t> starts = equal_positions(static_cast<size_t>(count), f.pof2);
   // Scratch for what arrives: the whole vector in the fold, else half.
   void* tmp = temp_buffer(s, f.rem > 0 ? static_cast<size_t>(count) : halving_scratch_count(starts), type);

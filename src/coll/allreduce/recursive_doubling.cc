@@ -25,8 +25,8 @@ namespace ferry::coll {
 
 void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
                                   const Op* op) {
-  const int rank = s.comm()->rank;
-  const Fold f = fold_of(rank, s.comm()->size);
+  const int rank = s.rank();
+  const Fold f = fold_of(rank, s.size());
   // The partial result lives in `acc`; the partner's arrives in `spare`.
   // Which buffer is which is decided here, while building, so no round
   // copies data just to move it back.

@@ -31,8 +31,8 @@
 namespace ferry::coll {
 
 void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const int right = (rank + 1) % p;
   const int left = (rank - 1 + p) % p;
   const Blocks blocks{static_cast<size_t>(count), static_cast<size_t>(p)};

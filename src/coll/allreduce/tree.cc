@@ -54,7 +54,7 @@ TreeNode in_order_node(int rank, int p) {
 }  // namespace
 
 void allreduce_tree(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op) {
-  const TreeNode node = in_order_node(s.comm()->rank, s.comm()->size);
+  const TreeNode node = in_order_node(s.rank(), s.size());
   const size_t n = static_cast<size_t>(count);
   const size_t per_segment = std::min(n, std::max<size_t>(1, pipeline_segment_bytes() / std::max<size_t>(1, type->size)));
   const size_t segments = (n + per_segment - 1) / per_segment;

@@ -21,8 +21,8 @@ namespace ferry::coll {
 
 void alltoall_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                     int recvcount, const Datatype* recvtype) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const size_t block_bytes = recvtype->bytes(recvcount);
   const int block_int = static_cast<int>(block_bytes);
   char* slots = static_cast<char*>(s.scratch(block_bytes * p));

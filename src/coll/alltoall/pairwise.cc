@@ -15,8 +15,8 @@ namespace ferry::coll {
 
 void alltoall_pairwise(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                        int recvcount, const Datatype* recvtype) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   auto recv_block = [&](int j) { return element(recvbuf, static_cast<size_t>(j) * recvcount, recvtype); };
 
   // Phase 1: the block to itself. With MPI_IN_PLACE it is already there,

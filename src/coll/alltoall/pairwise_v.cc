@@ -19,8 +19,8 @@ namespace ferry::coll {
 void alltoallv_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
                         const Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                         const Datatype* recvtype) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   auto recv_block = [&](int j) { return element(recvbuf, static_cast<size_t>(rdispls[j]), recvtype); };
   std::vector<const void*> send_from(p);
   std::vector<int> send_count(p);

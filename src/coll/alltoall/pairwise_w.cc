@@ -16,8 +16,8 @@ namespace ferry::coll {
 void alltoallw_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
                         const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
                         const int rdispls[], const Datatype* const recvtypes[]) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   auto recv_block = [&](int j) { return static_cast<char*>(recvbuf) + rdispls[j]; };
   std::vector<const void*> send_from(p);
   std::vector<int> send_count(p);

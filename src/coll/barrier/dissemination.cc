@@ -8,7 +8,7 @@
 // Cost = ceil(log2 p) * alpha (zero-byte messages).
 #include "coll/barrier/algorithms.h"
 #include "coll/packed_bytes.h"
-#include "core/pt2pt.h"
+#include "p2p/pt2pt.h"
 
 namespace ferry::coll {
 

@@ -12,8 +12,8 @@
 namespace ferry::coll {
 
 void bcast_binomial(Schedule& s, void* buf, int count, const Datatype* type, int root) {
-  const int p = s.comm()->size;
-  const int rel = (s.comm()->rank - root + p) % p;
+  const int p = s.size();
+  const int rel = (s.rank() - root + p) % p;
 
   // Phase 1: receive the message from the parent (every rank but the root).
   int mask = 1;

@@ -21,8 +21,8 @@ size_t bcast_chain_segment(size_t bytes) {
 
 void bcast_pipelined_chain(Schedule& s, void* buf, int count, const Datatype* type, int root,
                            size_t segment_bytes) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const int rel = (rank - root + p) % p;
   const PackedBcast m = start_packed_bcast(s, buf, count, type, rel == 0);
   const size_t segment = std::max<size_t>(segment_bytes, 1);

@@ -16,8 +16,8 @@
 namespace ferry::coll {
 
 void bcast_scatter_ring_allgather(Schedule& s, void* buf, int count, const Datatype* type, int root) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const int rel = (rank - root + p) % p;
   const PackedBcast m = start_packed_bcast(s, buf, count, type, rel == 0);
   const size_t chunk = (m.bytes + p - 1) / static_cast<size_t>(p);

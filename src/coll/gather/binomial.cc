@@ -17,8 +17,8 @@ namespace ferry::coll {
 
 void gather_binomial(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                      int recvcount, const Datatype* recvtype, int root) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const BinomialTree tree(rank, root, p);
   auto actual = [&](int rel) { return (rel + root) % p; };
 

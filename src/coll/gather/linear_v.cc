@@ -12,8 +12,8 @@ namespace ferry::coll {
 
 void gatherv_linear(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], const Datatype* recvtype, int root) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
 
   if (rank != root) {
     s.send(sendbuf, sendcount, sendtype, root);

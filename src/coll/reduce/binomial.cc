@@ -22,8 +22,8 @@ namespace ferry::coll {
 
 void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
                      int root) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const bool ordered = !op->commutative;
   const int tree_root = ordered ? 0 : root;
   const int rel = (rank - tree_root + p) % p;

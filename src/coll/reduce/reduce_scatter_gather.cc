@@ -22,8 +22,8 @@ namespace ferry::coll {
 
 void reduce_scatter_gather(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
                            const Op* op, int root) {
-  const int rank = s.comm()->rank;
-  const Fold f = fold_of(rank, s.comm()->size);
+  const int rank = s.rank();
+  const Fold f = fold_of(rank, s.size());
   const int gatherer = f.real(0);
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
 

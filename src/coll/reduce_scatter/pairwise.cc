@@ -18,8 +18,8 @@ namespace ferry::coll {
 
 void reduce_scatter_pairwise(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
                              const Datatype* type, const Op* op) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   std::vector<size_t> displs(static_cast<size_t>(p) + 1, 0);
   for (int r = 0; r < p; ++r) displs[static_cast<size_t>(r) + 1] = displs[static_cast<size_t>(r)] + static_cast<size_t>(recvcounts[r]);
   const bool in_place = sendbuf == MPI_IN_PLACE;

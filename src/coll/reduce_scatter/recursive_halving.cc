@@ -34,8 +34,8 @@ int bit_reverse(int v, int bits) {
 
 void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
                                       const Datatype* type, const Op* op) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const Fold f = fold_of(rank, p);
   std::vector<size_t> displs(static_cast<size_t>(p) + 1, 0);
   for (int r = 0; r < p; ++r)

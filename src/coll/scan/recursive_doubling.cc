@@ -19,8 +19,8 @@ namespace ferry::coll {
 
 void scan_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
                              const Op* op, bool exclusive) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   void* partial = temp_buffer(s, static_cast<size_t>(count), type);
   void* tmp = temp_buffer(s, static_cast<size_t>(count), type);

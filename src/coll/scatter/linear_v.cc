@@ -12,8 +12,8 @@ namespace ferry::coll {
 
 void scatterv_linear(Schedule& s, const void* sendbuf, const int sendcounts[], const int displs[],
                      const Datatype* sendtype, void* recvbuf, int recvcount, const Datatype* recvtype, int root) {
-  const int p = s.comm()->size;
-  const int rank = s.comm()->rank;
+  const int p = s.size();
+  const int rank = s.rank();
 
   if (rank != root) {
     s.recv(recvbuf, recvcount, recvtype, root);

@@ -1,0 +1,167 @@
+// Communicator objects: the predefined two, the handle table of the others,
+// and their end (MPI_Comm_free). Construction is in comm_create.cc.
+#include "base/communicator.h"
+
+#include <memory>
+#include <mutex>
+
+#include "base/attribute.h"
+#include "base/context_id.h"
+#include "base/errhandler.h"
+#include "base/group.h"
+#include "base/handles.h"
+#include "progress/progress.h"
+#include "base/request.h"
+
+namespace ferry::communicators {
+namespace {
+
+Communicator world_comm;
+Communicator self_comm;
+std::unique_ptr<context_ids::Allocator> slots;
+
+// Dynamic communicators by handle index: looked up by every MPI call, from
+// any thread, without a lock (base/handles.h).
+handle::Table<Communicator> table;
+
+// Freed communicators that requests still refer to. Guarded by the engine
+// lock, which also guards the requests that any_of() looks at.
+std::vector<Communicator*> zombies;
+
+void destroy(Communicator* c) {
+  if (c->context != context_ids::kNoContext) slots->release(context_ids::slot_of_context(c->context));
+  errhandlers::release(c->errhandler);
+  if (c->group != nullptr) groups::release(c->group);
+  delete c;
+}
+
+void sweep_locked() {
+  for (size_t i = 0; i < zombies.size();) {
+    if (requests::any_of(zombies[i])) {
+      ++i;
+      continue;
+    }
+    destroy(zombies[i]);
+    zombies[i] = zombies.back();
+    zombies.pop_back();
+  }
+}
+
+std::vector<int> identity(int n) {
+  std::vector<int> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
+  return v;
+}
+
+}  // namespace
+
+void create_predefined(int world_rank, int world_size) {
+  slots = std::make_unique<context_ids::Allocator>();
+  slots->reserve(context_ids::kWorldSlot);
+  slots->reserve(context_ids::kSelfSlot);
+
+  world_comm = Communicator{};
+  world_comm.handle = MPI_COMM_WORLD;
+  world_comm.context = context_ids::p2p_context(context_ids::kWorldSlot);
+  world_comm.rank = world_rank;
+  world_comm.size = world_size;
+  world_comm.name = "MPI_COMM_WORLD";
+  world_comm.group = groups::make(identity(world_size), world_rank);
+
+  self_comm = Communicator{};
+  self_comm.handle = MPI_COMM_SELF;
+  self_comm.context = context_ids::p2p_context(context_ids::kSelfSlot);
+  self_comm.rank = 0;
+  self_comm.size = 1;
+  self_comm.world_ranks = {world_rank};
+  self_comm.name = "MPI_COMM_SELF";
+  self_comm.group = groups::make({world_rank}, world_rank);
+}
+
+Err delete_predefined_attributes() {
+  Err self_error = attributes::delete_all(attributes::Kind::kComm, &self_comm, MPI_COMM_SELF);
+  Err world_error = attributes::delete_all(attributes::Kind::kComm, &world_comm, MPI_COMM_WORLD);
+  return self_error ? std::move(self_error) : std::move(world_error);
+}
+
+void destroy_all() {
+  for (Communicator* c : table.all()) {
+    table.remove(handle::index_of(c->handle));
+    destroy(c);
+  }
+  {
+    progress::Lock lock;
+    for (Communicator* c : zombies) destroy(c);
+    zombies.clear();
+  }
+  for (Communicator* c : {&world_comm, &self_comm}) {
+    if (c->group != nullptr) groups::release(c->group);
+    *c = Communicator{};
+  }
+}
+
+Communicator* find(MPI_Comm h) {
+  if (h == MPI_COMM_WORLD) return world_comm.handle == MPI_COMM_WORLD ? &world_comm : nullptr;
+  if (h == MPI_COMM_SELF) return self_comm.handle == MPI_COMM_SELF ? &self_comm : nullptr;
+  if (handle::is_dynamic(h, handle::Object::kCommunicator)) return table.get(handle::index_of(h));
+  return nullptr;
+}
+
+Communicator& world() { return world_comm; }
+Communicator& self() { return self_comm; }
+
+uint32_t context_limit() {
+  uint32_t limit = slots ? slots->limit() : context_ids::kSelfSlot + 1;
+  return context_ids::p2p_context(limit);
+}
+
+context_ids::Allocator& allocator() { return *slots; }
+
+Communicator* make(Communicator* parent, Group* group, uint32_t slot) {
+  auto* c = new Communicator;
+  c->context = slot == context_ids::kNoSlot ? context_ids::kNoContext : context_ids::p2p_context(slot);
+  c->group = group;
+  c->rank = group->rank;
+  c->size = group->size();
+  // The identity map stays implicit (as MPI_COMM_WORLD's), so duplicates of
+  // the world cost no per-rank memory on the fast path.
+  bool is_world_order = c->size == world_comm.size;
+  for (int i = 0; i < c->size && is_world_order; ++i) is_world_order = group->members[static_cast<size_t>(i)] == i;
+  if (!is_world_order) c->world_ranks = group->members;
+  c->errhandler = errhandlers::get(*parent);
+  c->handle = handle::make_dynamic(handle::Object::kCommunicator, table.add(c));
+  return c;
+}
+
+void discard(Communicator* c) {
+  table.remove(handle::index_of(c->handle));
+  destroy(c);
+}
+
+void sweep() {
+  progress::Lock lock;
+  sweep_locked();
+}
+
+Err free_communicator(Communicator* c) {
+  if (Err e = attributes::delete_all(attributes::Kind::kComm, c, c->handle)) return e;
+  table.remove(handle::index_of(c->handle));
+  progress::Lock lock;
+  zombies.push_back(c);
+  sweep_locked();
+  return {};
+}
+
+int compare(const Communicator& a, const Communicator& b) {
+  if (&a == &b) return MPI_IDENT;
+  switch (groups::compare(a.group->members, b.group->members)) {
+    case MPI_IDENT:
+      return MPI_CONGRUENT;
+    case MPI_SIMILAR:
+      return MPI_SIMILAR;
+    default:
+      return MPI_UNEQUAL;
+  }
+}
+
+}  // namespace ferry::communicators

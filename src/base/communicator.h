@@ -1,0 +1,98 @@
+// Communicators: a group of ranks, a context that isolates their traffic, and
+// the error handler that applies to calls on them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "base/info.h"
+#include "mpi.h"
+
+namespace ferry {
+namespace context_ids {
+class Allocator;
+}
+
+struct Group;
+struct Request;
+
+struct Communicator {
+  MPI_Comm handle = MPI_COMM_NULL;
+  // Point-to-point traffic uses `context`, collectives `context + 1`, so a
+  // collective never matches a user's message (MPI-3.1 §5.2); collectives
+  // over a subgroup (MPI_Comm_create_group) use `context + 2`. The three
+  // come from one slot of the context-id space (base/context_id.h).
+  uint32_t context = 0;
+  int rank = 0;
+  int size = 0;
+  // Communicator rank -> world rank; empty means the identity (MPI_COMM_WORLD).
+  std::vector<int> world_ranks;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;
+  // Collectives are called in the same order on every rank (MPI-3.1 §5.12),
+  // so numbering them gives each one a tag that all ranks agree on, and
+  // concurrent nonblocking collectives never match each other's messages.
+  uint32_t collective_sequence = 0;
+  // >= 0 on the temporary communicator of MPI_Comm_create_group: its
+  // collectives all use the caller's tag, which is what tells concurrent
+  // create_group calls on one parent apart (MPI-3.1 §6.4.2).
+  int fixed_collective_tag = -1;
+  int next_collective_tag() {
+    if (fixed_collective_tag >= 0) return fixed_collective_tag;
+    return static_cast<int>(collective_sequence++ & 0x3fffffffu);
+  }
+
+  // The members, shared with MPI_Comm_group's callers; holds one reference.
+  // nullptr only for communicators made outside the runtime (unit tests).
+  Group* group = nullptr;
+  // Hints given by MPI_Comm_set_info / MPI_Comm_dup_with_info (none of
+  // them changes what Ferry does yet); MPI_Comm_get_info returns them.
+  Info hints;
+
+  int world_rank(int r) const { return world_ranks.empty() ? r : world_ranks[static_cast<size_t>(r)]; }
+  uint32_t collective_context() const { return context + 1; }
+  uint32_t group_collective_context() const { return context + 2; }
+};
+
+namespace communicators {
+
+// Creates MPI_COMM_WORLD and MPI_COMM_SELF for this process.
+void create_predefined(int world_rank, int world_size);
+// Runs the delete callbacks of MPI_COMM_SELF's, then MPI_COMM_WORLD's,
+// attributes: the first thing MPI_Finalize does (MPI-3.1 §8.7.1), while
+// the library is still fully usable from the callbacks.
+Err delete_predefined_attributes();
+void destroy_all();
+// The communicator behind a handle, or nullptr. Safe from any thread while
+// others create and free communicators.
+Communicator* find(MPI_Comm handle);
+Communicator& world();
+Communicator& self();
+// One past the highest context id in use, for sizing matching tables.
+uint32_t context_limit();
+
+// MPI_Comm_free: runs the attributes' delete callbacks (an error keeps the
+// communicator), then retires the handle. The object itself, and its context
+// id, live on until no request refers to it, so operations still pending on
+// it complete normally (MPI-3.1 §6.4.3).
+Err free_communicator(Communicator* c);
+// MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL (MPI-3.1 §6.4.1).
+int compare(const Communicator& a, const Communicator& b);
+
+// ---- Internals shared with communicator creation (runtime/comm_create.h) ----
+// A new communicator object on `group` (takes over the caller's reference)
+// with context slot `slot` (context_ids::kNoSlot: decided later), the
+// parent's error handler, and a handle.
+Communicator* make(Communicator* parent, Group* group, uint32_t slot);
+// Destroys a communicator that has not been handed out (a failed dup).
+void discard(Communicator* c);
+// This process's context slots.
+context_ids::Allocator& allocator();
+// Destroys freed communicators that no request refers to any more, so that
+// their context ids can be agreed on again.
+void sweep();
+
+}  // namespace communicators
+}  // namespace ferry

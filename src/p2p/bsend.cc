@@ -1,0 +1,103 @@
+#include "p2p/bsend.h"
+
+#include <cstring>
+#include <list>
+
+#include "progress/progress.h"
+#include "base/request.h"
+#include "base/type_pack.h"
+
+namespace ferry::bsend {
+namespace {
+
+// A region of the attached buffer holding one message's copy until its
+// send completes. Regions are kept in address order; a new message takes the
+// first gap that fits, each charged MPI_BSEND_OVERHEAD as MPI_Pack_size-style
+// sizing in user code expects.
+struct Region {
+  size_t offset;
+  size_t length;
+  Request* request;
+};
+
+// Shared by every thread of the process and changed by any of them
+// (MPI_THREAD_MULTIPLE): guarded by the engine lock, like the sends that
+// use it, so two threads never pick the same gap.
+char* attached = nullptr;
+size_t attached_size = 0;
+std::list<Region> regions;
+
+// Releases the regions whose sends have completed. Engine lock held.
+void reclaim() {
+  for (auto it = regions.begin(); it != regions.end();) {
+    if (it->request->complete) {
+      requests::release(it->request);
+      it = regions.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace
+
+Err attach(void* buffer, int size) {
+  progress::Lock lock;
+  if (attached != nullptr) return fail(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
+  attached = static_cast<char*>(buffer);
+  attached_size = static_cast<size_t>(size);
+  return {};
+}
+
+Err detach(void** buffer, int* size) {
+  progress::Lock lock;
+  if (attached == nullptr) return fail(MPI_ERR_BUFFER, "no buffer is attached");
+  progress::wait_until(lock, [] {
+    for (const Region& r : regions)
+      if (!r.request->complete) return false;
+    return true;
+  });
+  reclaim();
+  *buffer = attached;
+  *size = static_cast<int>(attached_size);
+  attached = nullptr;
+  attached_size = 0;
+  return {};
+}
+
+Err send(pt2pt::Message m, int dest, int tag, Communicator* c) {
+  if (dest == MPI_PROC_NULL) return {};
+  size_t bytes = m.datatype->bytes(m.count);
+  size_t need = bytes + MPI_BSEND_OVERHEAD;
+  progress::Lock lock;
+  progress::poll();
+  reclaim();
+  if (attached == nullptr)
+    return fail(MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach) for a buffered send of %zu bytes", bytes);
+  size_t offset = 0;
+  auto it = regions.begin();
+  for (; it != regions.end(); ++it) {
+    if (it->offset - offset >= need) break;
+    offset = it->offset + it->length;
+  }
+  if (it == regions.end() && attached_size - offset < need)
+    return fail(MPI_ERR_BUFFER,
+                "the attached buffer (%zu bytes) has no room for %zu bytes plus MPI_BSEND_OVERHEAD (%d); "
+                "attach a larger buffer",
+                attached_size, bytes, MPI_BSEND_OVERHEAD);
+  char* copy = attached + offset;
+  // The copy is the packed data, whatever the datatype; it goes as bytes
+  // (fewer than the attached buffer's int size).
+  type::pack(*m.datatype, m.buffer, static_cast<uint64_t>(m.count), 0, bytes, copy);
+  pt2pt::Message packed{copy, static_cast<int>(bytes), find_datatype(MPI_BYTE)};
+  Request* r = nullptr;
+  Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kStandard, &r);
+  if (e) {
+    requests::release(r);
+    return e;
+  }
+  regions.insert(it, Region{offset, need, r});
+  return {};
+}
+
+}  // namespace ferry::bsend

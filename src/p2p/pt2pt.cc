@@ -1,0 +1,492 @@
+#include "p2p/pt2pt.h"
+
+#include <vector>
+
+#include "p2p/generalized.h"
+#include "base/handles.h"
+#include "progress/progress.h"
+#include "p2p/engine.h"
+
+// Every function here holds the engine lock (progress::Lock) while it
+// touches a request, the matching engine or a transport (base/request.h,
+// "Threads"); a Lock taken inside another of this thread's is free.
+namespace ferry::pt2pt {
+namespace {
+
+struct MatchedMessage {
+  p2p::UnexpectedMessage* message;
+  Communicator* comm;
+};
+handle::Table<MatchedMessage> messages;
+
+void describe(Request* r, Request::Kind kind, void* buffer, int count, const Datatype* t, int peer, int tag,
+              Communicator* c) {
+  r->kind = kind;
+  r->comm = c;
+  r->buffer = buffer;
+  r->count = count;
+  r->datatype = t;
+  datatypes::retain(t);  // dropped when the request goes back to the pool
+  r->bytes = t->bytes(count);
+  r->peer = peer;
+  r->tag = tag;
+  r->context = c->context;
+}
+
+// Starts a described request: hands it to the engine, or completes it at
+// once for MPI_PROC_NULL. Engine lock held.
+Err launch(Request* r) {
+  r->active = true;
+  r->complete = false;
+  r->matched = false;
+  r->cancelled = false;
+  r->error = MPI_SUCCESS;
+  r->status = MPI_Status{};
+  if (r->peer == MPI_PROC_NULL) {
+    r->status = proc_null_status();
+    r->complete = true;
+    return {};
+  }
+  if (r->kind == Request::Kind::kSend) {
+    r->world_peer = r->comm->world_rank(r->peer);
+    return p2p::start_send(r);
+  }
+  p2p::start_recv(r);
+  return {};
+}
+
+// Retires a completed request: reports its status and frees it unless it
+// is persistent. Returns its error code. Engine lock held.
+int retire(Request* r, MPI_Request* handle, MPI_Status* status) {
+  if (r->kind == Request::Kind::kGeneralized) {
+    int code = generalized::finish(r, status);
+    if (handle != nullptr) *handle = MPI_REQUEST_NULL;
+    requests::release(r);
+    return code;
+  }
+  report_status(status, r->status);
+  int error = r->error;
+  if (r->persistent) {
+    r->active = false;
+    r->complete = false;
+  } else {
+    if (handle != nullptr) *handle = MPI_REQUEST_NULL;
+    requests::release(r);
+  }
+  return error;
+}
+
+// The live, active request behind a handle, or nullptr for null/inactive.
+// Engine lock held.
+Request* active_request(MPI_Request h) {
+  if (h == MPI_REQUEST_NULL) return nullptr;
+  Request* r = requests::find(h);
+  return r != nullptr && r->active ? r : nullptr;
+}
+
+void report_empty(MPI_Status* status) { report_status(status, empty_status()); }
+
+}  // namespace
+
+MPI_Status empty_status() {
+  MPI_Status s{};
+  s.MPI_SOURCE = MPI_ANY_SOURCE;
+  s.MPI_TAG = MPI_ANY_TAG;
+  s.MPI_ERROR = MPI_SUCCESS;
+  return s;
+}
+
+Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out, Context context) {
+  progress::Lock lock;
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
+  if (context == Context::kCollective) r->context = c->collective_context();
+  r->mode = mode;
+  *out = r;
+  return launch(r);
+}
+
+Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
+          Context context) {
+  progress::Lock lock;
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
+  if (context == Context::kCollective) r->context = c->collective_context();
+  *out = r;
+  return launch(r);
+}
+
+// Blocking sends and receives keep their request on the stack: it never
+// reaches the user, so it needs no handle, and skipping the pool keeps the
+// latency path free of its bookkeeping. The request is referenced only
+// while incomplete (as a cookie in the rendezvous, in the posted queue), and
+// the call returns only once it is complete. A communicator freed by
+// another thread meanwhile waits for it as for a pooled request (track).
+// Declared after the call's progress::Lock, so that it is untracked with the
+// lock still held.
+struct StackRequest {
+  Request r;
+  bool tracked = false;
+  // After describe(): from here on a free of r.comm waits for this request.
+  void track() {
+    requests::track(&r);
+    tracked = true;
+  }
+  ~StackRequest() {
+    if (tracked) requests::untrack(&r);
+    datatypes::release(r.datatype);  // describe() retained it
+  }
+};
+
+Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
+  if (dest == MPI_PROC_NULL) return {};
+  progress::Lock lock;
+  StackRequest on_stack;
+  Request* r = &on_stack.r;
+  describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
+  on_stack.track();
+  if (context == Context::kCollective) r->context = c->collective_context();
+  r->mode = mode;
+  if (Err e = launch(r)) return e;
+  progress::wait_until(lock, [r] { return r->complete; });
+  if (r->error != MPI_SUCCESS) return Err(error_code::class_of(r->error), error_code::text(r->error));
+  return {};
+}
+
+Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
+         int* code) {
+  if (source == MPI_PROC_NULL) {
+    report_status(status, proc_null_status());
+    *code = MPI_SUCCESS;
+    return {};
+  }
+  progress::Lock lock;
+  StackRequest on_stack;
+  Request* r = &on_stack.r;
+  describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
+  on_stack.track();
+  Err e = launch(r);
+  progress::wait_until(lock, [r] { return r->complete; });
+  report_status(status, r->status);
+  *code = r->error;
+  return e;
+}
+
+Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source, int recv_tag,
+             Communicator* c, MPI_Status* status, int* code, Context context) {
+  // Receive first, so that two ranks exchanging large messages never wait
+  // on each other's send.
+  progress::Lock lock;
+  StackRequest on_stack;
+  Request* r = &on_stack.r;
+  bool receives = source != MPI_PROC_NULL;
+  if (receives) {
+    describe(r, Request::Kind::kRecv, buffer, count, t, source, recv_tag, c);
+    on_stack.track();
+    if (context == Context::kCollective) r->context = c->collective_context();
+    if (Err e = launch(r)) return e;  // then nothing was posted
+  }
+  Err sent = send(m, dest, send_tag, c, Request::Mode::kStandard, context);
+  // Even when the send failed: the posted receive must not outlive this
+  // frame, so this waits for its message (as MPI_Sendrecv always did).
+  if (receives) progress::wait_until(lock, [r] { return r->complete; });
+  report_status(status, receives ? r->status : proc_null_status());
+  *code = receives ? r->error : MPI_SUCCESS;
+  return sent;
+}
+
+Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode) {
+  progress::Lock lock;
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
+  r->mode = mode;
+  r->persistent = true;
+  return r;
+}
+
+Request* recv_init(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c) {
+  progress::Lock lock;
+  Request* r = requests::acquire();
+  describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
+  r->persistent = true;
+  return r;
+}
+
+Err start(Request* r) {
+  progress::Lock lock;
+  if (r->active) return fail(MPI_ERR_REQUEST, "the persistent request is already active");
+  return launch(r);
+}
+
+int wait(MPI_Request* handle, MPI_Status* status) {
+  progress::Lock lock;
+  Request* r = active_request(*handle);
+  if (r == nullptr) {
+    report_empty(status);
+    return MPI_SUCCESS;
+  }
+  progress::wait_until(lock, [r] { return r->complete; });
+  return retire(r, handle, status);
+}
+
+int test(MPI_Request* handle, int* flag, MPI_Status* status) {
+  progress::Lock lock;
+  Request* r = active_request(*handle);
+  if (r == nullptr) {
+    *flag = 1;
+    report_empty(status);
+    return MPI_SUCCESS;
+  }
+  if (!r->complete) progress::poll();
+  if (!r->complete) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  return retire(r, handle, status);
+}
+
+int test_any(int n, MPI_Request handles[], int* index, int* flag, MPI_Status* status) {
+  progress::Lock lock;
+  progress::poll();
+  bool any_active = false;
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r == nullptr) continue;
+    any_active = true;
+    if (r->complete) {
+      *index = i;
+      *flag = 1;
+      return retire(r, &handles[i], status);
+    }
+  }
+  *index = MPI_UNDEFINED;
+  *flag = any_active ? 0 : 1;
+  if (!any_active) report_empty(status);
+  return MPI_SUCCESS;
+}
+
+int wait_any(int n, MPI_Request handles[], int* index, MPI_Status* status) {
+  progress::Lock lock;
+  for (;;) {
+    int flag = 0;
+    int code = test_any(n, handles, index, &flag, status);
+    if (flag) return code;
+    progress::wait_until(lock, [&] {
+      for (int i = 0; i < n; ++i)
+        if (Request* r = active_request(handles[i]); r != nullptr && r->complete) return true;
+      return false;
+    });
+  }
+}
+
+// Waitall/Testall/Waitsome/Testsome report per-request errors in the
+// statuses and return MPI_ERR_IN_STATUS (MPI-3.1 §3.7.5); only then do they
+// set the statuses' MPI_ERROR fields: MPI_SUCCESS for the operations that
+// succeeded, the error code for those that failed.
+int test_all(int n, MPI_Request handles[], int* flag, MPI_Status statuses[]) {
+  progress::Lock lock;
+  progress::poll();
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r != nullptr && !r->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return wait_all(n, handles, statuses);
+}
+
+int wait_all(int n, MPI_Request handles[], MPI_Status statuses[]) {
+  progress::Lock lock;
+  // A request once complete stays so until retired below, so each check
+  // resumes at the first one that was not: a pass costs one look, not n.
+  int first_pending = 0;
+  progress::wait_until(lock, [&] {
+    for (; first_pending < n; ++first_pending)
+      if (Request* r = active_request(handles[first_pending]); r != nullptr && !r->complete) return false;
+    return true;
+  });
+  bool any_error = false;
+  for (int i = 0; i < n && !any_error; ++i)
+    if (Request* r = active_request(handles[i])) any_error = r->error != MPI_SUCCESS;
+  for (int i = 0; i < n; ++i) {
+    MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    Request* r = active_request(handles[i]);
+    int code = MPI_SUCCESS;
+    if (r == nullptr) report_empty(s);
+    else code = retire(r, &handles[i], s);
+    if (any_error && s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+  }
+  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int test_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]) {
+  progress::Lock lock;
+  progress::poll();
+  bool any_active = false;
+  bool any_error = false;
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r == nullptr) continue;
+    any_active = true;
+    any_error |= r->complete && r->error != MPI_SUCCESS;
+  }
+  int done = 0;
+  for (int i = 0; i < n; ++i) {
+    Request* r = active_request(handles[i]);
+    if (r == nullptr || !r->complete) continue;
+    MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done];
+    int code = retire(r, &handles[i], s);
+    if (any_error && s != MPI_STATUS_IGNORE) s->MPI_ERROR = code;
+    indices[done++] = i;
+  }
+  *outcount = any_active ? done : MPI_UNDEFINED;
+  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int wait_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_Status statuses[]) {
+  progress::Lock lock;
+  for (;;) {
+    int code = test_some(n, handles, outcount, indices, statuses);
+    if (*outcount != 0) return code;
+    progress::wait_until(lock, [&] {
+      for (int i = 0; i < n; ++i)
+        if (Request* r = active_request(handles[i]); r != nullptr && r->complete) return true;
+      return false;
+    });
+  }
+}
+
+int peek(Request* r, int* flag, MPI_Status* status) {
+  progress::Lock lock;
+  if (r == nullptr || !r->active) {
+    *flag = 1;
+    report_empty(status);
+    return MPI_SUCCESS;
+  }
+  if (!r->complete) progress::poll();
+  *flag = r->complete ? 1 : 0;
+  if (!*flag) return MPI_SUCCESS;
+  if (r->kind == Request::Kind::kGeneralized) return generalized::query(r, status);
+  report_status(status, r->status);
+  return MPI_SUCCESS;
+}
+
+int free_request(MPI_Request* handle) {
+  progress::Lock lock;
+  Request* r = requests::find(*handle);
+  *handle = MPI_REQUEST_NULL;
+  if (r == nullptr) return MPI_SUCCESS;
+  int code = r->kind == Request::Kind::kGeneralized ? generalized::free(r) : MPI_SUCCESS;
+  // An active request still owns its buffer and may be in a transport's
+  // queue (a generalized one still waits for MPI_Grequest_complete): it is
+  // freed when it completes.
+  if (r->active && !r->complete) r->user_freed = true;
+  else requests::release(r);
+  return code;
+}
+
+int cancel(Request* r) {
+  progress::Lock lock;
+  if (!r->active) return MPI_SUCCESS;
+  // The program's own operation: its cancel_fn decides, told whether it
+  // has completed already (MPI-3.1 §12.2).
+  if (r->kind == Request::Kind::kGeneralized) return generalized::cancel(r);
+  if (r->complete) return MPI_SUCCESS;
+  // Only an unmatched receive can be cancelled; a send that has left cannot
+  // be called back, and MPI allows a cancel to fail (MPI-3.1 §3.8.4).
+  if (r->kind == Request::Kind::kRecv) p2p::cancel_recv(r);
+  return MPI_SUCCESS;
+}
+
+void probe(int source, int tag, Communicator* c, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    report_status(status, proc_null_status());
+    return;
+  }
+  MPI_Status s{};
+  progress::Lock lock;
+  progress::wait_until(lock, [&] { return p2p::probe(c->context, source, tag, &s); });
+  report_status(status, s);
+}
+
+bool iprobe(int source, int tag, Communicator* c, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    report_status(status, proc_null_status());
+    return true;
+  }
+  MPI_Status s{};
+  progress::Lock lock;
+  bool found = p2p::probe(c->context, source, tag, &s);
+  if (!found) {
+    progress::poll();
+    found = p2p::probe(c->context, source, tag, &s);
+  }
+  if (found) report_status(status, s);
+  return found;
+}
+
+namespace {
+
+// Takes a matching message out of the queue as an MPI_Message (engine lock
+// held); false if none has arrived.
+bool take_matched(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
+  MPI_Status s{};
+  p2p::UnexpectedMessage* m = p2p::take_message(c->context, source, tag, &s);
+  if (m == nullptr) return false;
+  *message = handle::make_dynamic(handle::Object::kMessage, messages.add(new MatchedMessage{m, c}));
+  report_status(status, s);
+  return true;
+}
+
+}  // namespace
+
+bool improbe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    report_status(status, proc_null_status());
+    return true;
+  }
+  progress::Lock lock;
+  if (take_matched(source, tag, c, message, status)) return true;
+  progress::poll();
+  return take_matched(source, tag, c, message, status);
+}
+
+void mprobe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status) {
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    report_status(status, proc_null_status());
+    return;
+  }
+  progress::Lock lock;
+  progress::wait_until(lock, [&] { return take_matched(source, tag, c, message, status); });
+}
+
+bool valid_message(MPI_Message m) {
+  return m == MPI_MESSAGE_NO_PROC ||
+         (handle::is_dynamic(m, handle::Object::kMessage) && messages.get(handle::index_of(m)) != nullptr);
+}
+
+Err imrecv(void* buffer, int count, const Datatype* t, MPI_Message* message, Request** out) {
+  progress::Lock lock;
+  Request* r = requests::acquire();
+  *out = r;
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    describe(r, Request::Kind::kRecv, buffer, count, t, MPI_PROC_NULL, MPI_ANY_TAG, &communicators::self());
+    *message = MPI_MESSAGE_NULL;
+    return launch(r);
+  }
+  MatchedMessage* matched = messages.remove(handle::index_of(*message));
+  *message = MPI_MESSAGE_NULL;
+  describe(r, Request::Kind::kRecv, buffer, count, t, matched->message->header.source,
+           matched->message->header.tag, matched->comm);
+  r->active = true;
+  p2p::start_matched_recv(r, matched->message);
+  delete matched;
+  return {};
+}
+
+}  // namespace ferry::pt2pt

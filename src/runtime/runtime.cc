@@ -1,0 +1,243 @@
+#include "runtime/runtime.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "base/process.h"
+#include "coll/select.h"
+#include "common/config.h"
+#include "common/debug.h"
+#include "base/communicator.h"
+#include "progress/progress.h"
+#include "base/request.h"
+#include "mpi.h"
+#include "p2p/engine.h"
+#include "transport/providers.h"
+
+namespace ferry::runtime {
+namespace {
+
+struct State {
+  bool initialized = false;
+  bool finalized = false;
+  int thread_level = MPI_THREAD_SINGLE;
+  std::thread::id main_thread;
+  pmi::Job job;
+  std::unique_ptr<transport::Exchange> exchange;          // outlives the transports
+  std::vector<std::unique_ptr<transport::Transport>> transports;  // in preference order
+};
+State state;
+
+// The providers' contact cards travel through PMIx.
+class PmixExchange final : public transport::Exchange {
+ public:
+  bool publish(const std::string& key, const std::string& value, std::string* error) override {
+    return ok(pmi::publish(key.c_str(), value), error);
+  }
+  bool lookup(int rank, const std::string& key, std::string* value, std::string* error) override {
+    return ok(pmi::lookup(rank, key.c_str(), value), error);
+  }
+  std::optional<std::string> job_value(const std::string& key) override { return pmi::job_string(key.c_str()); }
+
+ private:
+  static bool ok(const Err& e, std::string* error) {
+    if (e.ok()) return true;
+    *error = e.message();
+    return false;
+  }
+};
+
+// The cores this host's ranks share. Not this rank's affinity: mpirun may
+// have bound each rank to one core, and the ranks are then not
+// oversubscribed. A container's cpuset (cgroup v2) limits them all.
+int available_cores() {
+  int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  std::FILE* f = std::fopen("/sys/fs/cgroup/cpuset.cpus.effective", "r");
+  if (f == nullptr) return online;
+  int count = 0, first = 0, last = 0;
+  char sep = 0;
+  // "0-3,8,10-11"
+  while (std::fscanf(f, "%d", &first) == 1) {
+    last = first;
+    if (std::fscanf(f, "%c", &sep) == 1 && sep == '-') {
+      if (std::fscanf(f, "%d", &last) != 1) break;
+      if (std::fscanf(f, "%c", &sep) != 1) sep = 0;
+    }
+    count += last - first + 1;
+    if (sep != ',') break;
+  }
+  std::fclose(f);
+  return count > 0 ? count : online;
+}
+
+// FERRY_WAIT=auto: ranks that outnumber the cores must not spin, or the rank
+// they wait for cannot run.
+Err choose_wait_policy() {
+  std::string wait = config::value("FERRY_WAIT");
+  int spin = static_cast<int>(config::integer("FERRY_SPIN_US"));
+  int local = static_cast<int>(state.job.local_peers.size());
+  int cores = available_cores();
+  progress::WaitPolicy policy;
+  if (wait == "spin") policy = progress::WaitPolicy::kSpin;
+  else if (wait == "block") policy = progress::WaitPolicy::kBlock;
+  else if (wait == "auto")
+    policy = local > cores ? progress::WaitPolicy::kBlock : progress::WaitPolicy::kSpinThenBlock;
+  else
+    return fail(MPI_ERR_ARG, "FERRY_WAIT=%s: expected spin, block or auto", wait.c_str());
+  progress::set_wait_policy(policy, spin, static_cast<int>(config::integer("FERRY_SLEEP_MS")));
+  FERRY_DEBUG(kProgress, "%d ranks on this host, %d cores: waits %s", local, cores,
+              policy == progress::WaitPolicy::kBlock ? "block in the kernel"
+              : policy == progress::WaitPolicy::kSpin ? "spin"
+                                                      : "spin, then block");
+  return {};
+}
+
+// Start-up and routes are loops over the providers (transport/providers.h):
+// each enabled one opens its transport, which publishes its card before the
+// fence and connects after it; a second fence lets them drop what only
+// start-up needed. A peer's traffic goes to the first transport that
+// reaches it. FERRY_TRANSPORTS is the same for the whole job, so every rank
+// takes the same fences.
+Err setup_transports() {
+  const pmi::Job& job = state.job;
+  p2p::init(job.rank, job.size);
+  std::vector<const transport::Provider*> enabled;
+  std::string error;
+  std::string list = config::value("FERRY_TRANSPORTS");
+  if (!transport::enabled_providers(list, &enabled, &error)) return fail(MPI_ERR_ARG, "%s", error.c_str());
+
+  transport::JobLayout layout;
+  layout.rank = job.rank;
+  layout.size = job.size;
+  layout.nspace = job.nspace;
+  layout.hostname = job.hostname;
+  layout.local_peers = job.local_peers;
+  layout.fatal = [](const std::string& message) { abort_job(MPI_ERR_OTHER, message); };
+  state.exchange = std::make_unique<PmixExchange>();
+  bool settles = false;
+  for (const transport::Provider* provider : enabled) {
+    auto t = provider->open(layout, p2p::packet_handler(), &error);
+    if (!error.empty()) return fail(MPI_ERR_OTHER, "%s transport: %s", provider->name, error.c_str());
+    if (t) state.transports.push_back(std::move(t));
+    settles = settles || provider->settles;
+  }
+  if (job.size > 1) {
+    for (auto& t : state.transports)
+      if (!t->publish(*state.exchange, &error)) return fail(MPI_ERR_OTHER, "%s transport: %s", t->name(), error.c_str());
+    if (Err e = pmi::fence(true)) return e;
+    for (auto& t : state.transports)
+      if (!t->connect(*state.exchange, &error)) return fail(MPI_ERR_OTHER, "%s transport: %s", t->name(), error.c_str());
+    if (settles) {
+      if (Err e = pmi::fence(false)) return e;
+      for (auto& t : state.transports) t->settled();
+    }
+  }
+
+  std::vector<bool> carries(state.transports.size(), false);
+  for (int peer = 0; peer < job.size; ++peer) {
+    size_t i = 0;
+    std::optional<transport::Reach> reach;
+    for (; i < state.transports.size() && !(reach = state.transports[i]->reach(peer)); ++i) {
+    }
+    if (!reach)
+      return fail(MPI_ERR_ARG, "FERRY_TRANSPORTS=%s: no transport reaches rank %d (ranks on other hosts need tcp)",
+                  list.c_str(), peer);
+    p2p::set_route(peer, p2p::Route{state.transports[i].get(), *reach});
+    carries[i] = true;
+    FERRY_DEBUG(kP2p, "peer %d via %s", peer, state.transports[i]->name());
+  }
+  // Only transports that carry traffic are polled: polling TCP costs a
+  // system call (epoll_wait), so a rank whose peers all share its host
+  // never polls it; nobody will connect to it.
+  for (size_t i = 0; i < state.transports.size(); ++i)
+    if (carries[i]) progress::add_source(state.transports[i].get());
+  return {};
+}
+
+}  // namespace
+
+Err init(int requested_thread_level, int* provided) {
+  if (state.initialized || state.finalized)
+    return fail(MPI_ERR_OTHER, "MPI is already %s", state.finalized ? "finalized" : "initialized");
+  if (auto problem = config::validate()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
+  if (auto problem = coll::validate_settings()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
+  debug::configure();
+  // Before PMIx_Init starts PMIx's thread (transport/providers.h).
+  transport::prepare_providers();
+  if (Err e = pmi::init(&state.job)) return e;
+  char identity[32];
+  std::snprintf(identity, sizeof identity, "rank %d", state.job.rank);
+  debug::set_identity(identity);
+
+  state.thread_level = requested_thread_level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                       : requested_thread_level > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                                      : requested_thread_level;
+  *provided = state.thread_level;
+  progress::threads_enabled = state.thread_level == MPI_THREAD_MULTIPLE;
+  state.main_thread = std::this_thread::get_id();
+
+  process::Facts facts;
+  facts.world_size = state.job.size;
+  facts.universe_size = state.job.universe_size;
+  facts.appnum = state.job.appnum;
+  facts.hostname = state.job.hostname;
+  facts.thread_level = state.thread_level;
+  process::set_facts(facts);
+  process::set_abort(abort_job);
+
+  if (Err e = choose_wait_policy()) return e;
+  if (Err e = setup_transports()) return e;
+  communicators::create_predefined(state.job.rank, state.job.size);
+  state.initialized = true;
+  FERRY_DEBUG(kInit, "initialized: %d ranks, %zu on host %s", state.job.size, state.job.local_peers.size(),
+              state.job.hostname.c_str());
+  return {};
+}
+
+Err finalize() {
+  // MPI-3.1 §8.7.1: before anything else, the attributes of MPI_COMM_SELF
+  // (then MPI_COMM_WORLD) are deleted, so libraries that cache state there
+  // can still communicate from their delete callbacks.
+  Err attributes_error = communicators::delete_predefined_attributes();
+  {
+    // Everything we sent must leave before the connections close.
+    progress::Lock lock;
+    progress::wait_until(lock, [] {
+      for (auto& t : state.transports)
+        if (t->has_pending_sends()) return false;
+      return true;
+    });
+  }
+  // No rank closes its connections while another may still read from them.
+  Err e = pmi::fence(false);
+  state.initialized = false;
+  state.finalized = true;
+  progress::remove_all_sources();
+  while (!state.transports.empty()) state.transports.pop_back();
+  state.exchange.reset();
+  p2p::finalize();
+  communicators::destroy_all();
+  pmi::finalize();
+  return attributes_error ? std::move(attributes_error) : std::move(e);
+}
+
+bool initialized() { return state.initialized; }
+bool finalized() { return state.finalized; }
+int thread_level() { return state.thread_level; }
+bool is_main_thread() { return std::this_thread::get_id() == state.main_thread; }
+const pmi::Job& job() { return state.job; }
+
+void abort_job(int exit_code, const std::string& message) {
+  std::string line = "ferry: rank " + std::to_string(state.job.rank) + ": " + message + "\n";
+  ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+  pmi::abort(exit_code, message.c_str());
+  _exit(exit_code & 0xff);
+}
+
+}  // namespace ferry::runtime

@@ -1,0 +1,26 @@
+// The runtime's life cycle: MPI_Init wires the job up (PMIx, transports,
+// predefined communicators); MPI_Finalize takes it down; a fatal error ends
+// the whole job with one clear line.
+#pragma once
+
+#include <string>
+
+#include "base/error.h"
+#include "pmi/pmix_client.h"
+
+namespace ferry::runtime {
+
+Err init(int requested_thread_level, int* provided);
+Err finalize();
+
+bool initialized();  // MPI_Init has returned and MPI_Finalize has not been called
+bool finalized();
+int thread_level();
+bool is_main_thread();
+const pmi::Job& job();
+
+// Prints "ferry: rank R: <message>" on stderr, asks the launcher to end the
+// job with `exit_code`, and exits. Never returns.
+[[noreturn]] void abort_job(int exit_code, const std::string& message);
+
+}  // namespace ferry::runtime

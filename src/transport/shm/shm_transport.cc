@@ -1,0 +1,420 @@
+#include "transport/shm/shm_transport.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "common/config.h"
+#include "common/debug.h"
+#include "transport/shm/cma.h"
+#include "transport/shm/fence.h"
+
+namespace ferry::transport::shm {
+namespace {
+
+constexpr size_t kHeaderBytes = sizeof(PacketHeader);
+// Large payloads are published in pieces of this size, so the receiver
+// starts copying out while the sender still copies in.
+constexpr size_t kPieceBytes = 32 * 1024;
+
+// Why a peer may need waking after our last pass (ShmTransport::to_check_).
+constexpr uint8_t kWrote = 1;  // we published bytes into its ring
+constexpr uint8_t kFreed = 2;  // we freed space in the ring it writes to us
+
+// The start of every rank's segment; the rings follow.
+struct SegmentHeader {
+  WakeWord wake;
+  // Written once by the owner before any peer attaches.
+  alignas(kCacheLine) int32_t owner_pid;
+  uint64_t owner_address;  // where the owner maps this segment: a word any peer may probe with CMA
+};
+constexpr size_t kRingsAt = (sizeof(SegmentHeader) + kCacheLine - 1) / kCacheLine * kCacheLine;
+
+SegmentHeader* header_of(const Segment& s) { return reinterpret_cast<SegmentHeader*>(s.data()); }
+
+// The doorbell pipe sits beside the segment: /dev/shm/<segment name>.wake
+// (shm_open's names live in /dev/shm on Linux).
+std::string doorbell_path(const std::string& segment_name) { return "/dev/shm" + segment_name + ".wake"; }
+
+}  // namespace
+
+struct ShmTransport::Outgoing {
+  Ring ring;
+  bool backed = false;  // the ring's memory is allocated (back_ring)
+  SendItem* head = nullptr;
+  SendItem* tail = nullptr;
+  bool flushing = false;  // a packet's on_sent may queue the next one
+};
+
+struct ShmTransport::Incoming {
+  Ring ring;
+  int peer = -1;
+  bool in_payload = false;
+  PacketHeader header{};
+  Destination destination{};
+  uint64_t payload_done = 0;
+};
+
+struct ShmTransport::Peer {
+  Segment segment;
+  Bell bell;
+  pid_t pid = 0;
+  Cma cma = kCmaOff;
+};
+
+CmaOptions ShmTransport::cma_options_from_settings() {
+  CmaOptions o;
+  std::string mode = config::value("FERRY_SHM_CMA");
+  if (mode == "on") o.mode = CmaOptions::kOn;
+  else if (mode == "off") o.mode = CmaOptions::kOff;
+  else if (mode != "auto") o.error = "FERRY_SHM_CMA=" + mode + ": expected auto, on or off";
+  o.threshold = static_cast<size_t>(std::max<int64_t>(1, config::integer("FERRY_SHM_CMA_THRESHOLD")));
+  return o;
+}
+
+ShmTransport::ShmTransport(int my_rank, int world_size, std::vector<int> local_peers, PacketHandler* handler,
+                           size_t ring_bytes, CmaOptions cma)
+    : my_rank_(my_rank),
+      local_peers_(std::move(local_peers)),
+      local_index_(static_cast<size_t>(world_size), -1),
+      handler_(handler),
+      ring_bytes_(ring_bytes),
+      cma_(cma) {
+  // Ring slots are numbered by local index: every rank must see one order.
+  std::sort(local_peers_.begin(), local_peers_.end());
+  for (size_t i = 0; i < local_peers_.size(); ++i) {
+    local_index_[static_cast<size_t>(local_peers_[i])] = static_cast<int>(i);
+    if (local_peers_[i] == my_rank_) my_local_ = static_cast<int>(i);
+  }
+  peers_.resize(local_peers_.size());
+  outgoing_.resize(local_peers_.size());
+  incoming_.resize(local_peers_.size());
+  to_check_.resize(local_peers_.size());
+  check_list_.reserve(local_peers_.size());
+}
+
+ShmTransport::~ShmTransport() = default;
+
+size_t ShmTransport::segment_bytes() const {
+  return kRingsAt + (local_peers_.size() - 1) * ring_footprint(ring_bytes_);
+}
+
+size_t ShmTransport::ring_offset(int from, int to) const {
+  return kRingsAt + slot(from, to) * ring_footprint(ring_bytes_);
+}
+
+bool ShmTransport::reaches(int peer) const {
+  return peer != my_rank_ && peer >= 0 && static_cast<size_t>(peer) < local_index_.size() &&
+         local_index_[static_cast<size_t>(peer)] >= 0;
+}
+
+bool ShmTransport::create(const std::string& name, std::string* error) {
+  if (!cma_.error.empty()) {
+    *error = cma_.error;
+    return false;
+  }
+  // Backed now: the header, and of each incoming ring its control block and
+  // first line of data, which this rank polls. A sender backs the rest of
+  // its ring before its first packet (send), so pairs that never talk cost
+  // no memory.
+  if (!own_.create(name, segment_bytes(), error) || !own_.back(0, kRingsAt, error)) return false;
+  for (size_t i = 0; i < local_peers_.size(); ++i) {
+    if (static_cast<int>(i) == my_local_) continue;
+    if (!own_.back(ring_offset(static_cast<int>(i), my_local_), sizeof(RingControl) + kCacheLine, error)) return false;
+  }
+  own_.done_backing();
+  SegmentHeader* header = header_of(own_);
+  header->owner_pid = static_cast<int32_t>(getpid());
+  header->owner_address = reinterpret_cast<uintptr_t>(own_.data());
+  if (!doorbell_.create(doorbell_path(name), &header->wake, error)) return false;
+  for (size_t i = 0; i < local_peers_.size(); ++i) {
+    if (static_cast<int>(i) == my_local_) continue;
+    incoming_[i].ring = Ring(own_.data() + ring_offset(static_cast<int>(i), my_local_), ring_bytes_);
+    incoming_[i].peer = local_peers_[i];
+  }
+  return true;
+}
+
+bool ShmTransport::attach(int peer, const std::string& name, std::string* error) {
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+  Peer& p = peers_[li];
+  if (!p.segment.attach(name, segment_bytes(), error)) return false;
+  if (!p.bell.open(doorbell_path(name), &header_of(p.segment)->wake, error)) return false;
+  p.pid = header_of(p.segment)->owner_pid;
+  all_asymmetric_ = all_asymmetric_ && p.bell.asymmetric();
+  outgoing_[li].ring = Ring(p.segment.data() + ring_offset(my_local_, static_cast<int>(li)), ring_bytes_);
+  probe_cma(li);
+  return true;
+}
+
+void ShmTransport::probe_cma(size_t li) {
+  Peer& p = peers_[li];
+  int peer = local_peers_[li];
+  bool say = debug::on(debug::kP2p) || debug::on(debug::kTcp);
+  if (cma_.mode == CmaOptions::kOff) {
+    p.cma = kCmaOff;
+    if (say) debug::print("peer %d via shm: large messages pipelined through the ring (FERRY_SHM_CMA=off)", peer);
+    return;
+  }
+  const SegmentHeader* header = header_of(p.segment);
+  uint64_t word = 0;
+  if (int e = cma::read(p.pid, header->owner_address, &word, sizeof word); e != 0) {
+    p.cma = kCmaRefused;
+    if (say)
+      debug::print("peer %d via shm: CMA refused (%s), large messages pipelined through the ring", peer,
+                   e == EPERM ? "EPERM" : std::strerror(e));
+    return;
+  }
+  p.cma = kCmaWorks;
+  if (cma_.mode == CmaOptions::kAuto) {
+    // Pinning pages costs the same for every peer: measure once, on the
+    // first one, over the start of its rings (4 KiB pages of shared
+    // memory). Every rank measures over the same range of its first peer,
+    // so that peer maps and backs it once, not once per rank.
+    if (cma_wins_ < 0) {
+      std::string error;
+      size_t n = std::min<size_t>(128 * 1024, segment_bytes() - kRingsAt);
+      if (!p.segment.back(kRingsAt, n, &error)) {
+        FERRY_DEBUG(kP2p, "shm: CMA calibration skipped: %s", error.c_str());
+      } else {
+        cma::Rates r = cma::calibrate(p.pid, header->owner_address + kRingsAt, p.segment.data() + kRingsAt, n);
+        // The ring copies every byte twice (in, then out), CMA once: CMA
+        // takes less CPU time once it runs at more than half memcpy's speed.
+        cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
+        FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
+                    r.memcpy / 1e9, cma_wins_ ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
+      }
+    }
+    if (cma_wins_ == 0) p.cma = kCmaSlower;
+  }
+  if (!say) return;
+  if (p.cma == kCmaWorks)
+    debug::print("peer %d via shm: large messages single-copy (process_vm_readv) from %zu bytes", peer,
+                 cma_.threshold);
+  else
+    debug::print("peer %d via shm: CMA slower than the ring here, large messages pipelined through the ring", peer);
+}
+
+void ShmTransport::unlink() {
+  own_.unlink();
+  doorbell_.unlink();
+}
+
+std::optional<Reach> ShmTransport::reach(int peer) const {
+  if (!reaches(peer)) return std::nullopt;
+  // Single copy from the first size where cross-memory attach is allowed
+  // and wins (probe_cma); expose() re-checks for every message.
+  const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
+  return Reach{kEagerLimit, p.cma == kCmaWorks ? cma_.threshold : SIZE_MAX};
+}
+
+bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+  if (!reaches(peer) || local.kind != MemoryKind::kHost) return false;
+  const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
+  if (p.cma != kCmaWorks || n < cma_.threshold) return false;
+  remote->address = reinterpret_cast<uintptr_t>(local.data);
+  remote->kind = MemoryKind::kHost;
+  remote->key_bytes = 0;
+  return true;
+}
+
+Started ShmTransport::start_read(OneSided* op) { return copy_with_cma(op, cma::read); }
+Started ShmTransport::start_write(OneSided* op) { return copy_with_cma(op, cma::write); }
+
+Started ShmTransport::copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, void*, size_t)) {
+  if (!reaches(op->peer) || op->local.kind != MemoryKind::kHost || op->remote.kind != MemoryKind::kHost)
+    return Started::kUnsupported;
+  Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(op->peer)])];
+  if (p.cma != kCmaWorks) return Started::kUnsupported;
+  if (op->bytes == 0) return Started::kDone;
+  int e = copy(p.pid, op->remote.address, op->local.data, op->bytes);
+  if (e == 0) return Started::kDone;
+  // Allowed at the probe, refused now (a seccomp filter installed since, a
+  // kernel that limits it): keep the ring from now on.
+  p.cma = kCmaRefused;
+  FERRY_DEBUG(kP2p, "peer %d via shm: cross-memory attach failed (%s), large messages pipelined through the ring",
+              op->peer, std::strerror(e));
+  return Started::kUnsupported;
+}
+
+bool ShmTransport::back_ring(size_t li, std::string* error) {
+  Outgoing& out = outgoing_[li];
+  if (out.backed) return true;
+  Segment& segment = peers_[li].segment;
+  if (!segment.back(ring_offset(my_local_, static_cast<int>(li)), ring_footprint(ring_bytes_), error)) return false;
+  segment.done_backing();
+  out.backed = true;
+  return true;
+}
+
+const char* ShmTransport::send(int peer, SendItem* item) {
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+  Outgoing& out = outgoing_[li];
+  if (!out.backed && !back_ring(li, &send_error_)) return send_error_.c_str();
+  item->sent = 0;
+  item->next = nullptr;
+  if (out.tail) out.tail->next = item;
+  else out.head = item;
+  out.tail = item;
+  ++queued_items_;
+  // Straight into the ring when nothing is ahead of it; a flush already
+  // running (we are inside an on_sent) picks the item up itself.
+  if (!out.flushing) {
+    flush(li);
+    ring_sleepers();
+  }
+  return nullptr;
+}
+
+int ShmTransport::flush(size_t li) {
+  Outgoing& out = outgoing_[li];
+  int finished = 0;
+  bool wrote = false;
+  out.flushing = true;
+  if (out.ring.writer_wants() != 0) out.ring.set_writer_wants(0);
+  while (SendItem* item = out.head) {
+    // The header goes in whole, so a reader that sees bytes can always use
+    // them; with a small payload in the same frame, so that the reader takes
+    // both in one cache-line transfer (ring.h).
+    uint64_t total = kHeaderBytes + item->header.payload_bytes;
+    if (item->sent == 0) {
+      if (total <= kPieceBytes && out.ring.write_all(&item->header, kHeaderBytes, item->payload, total - kHeaderBytes)) {
+        item->sent = total;
+      } else if (out.ring.write_all(&item->header, kHeaderBytes)) {
+        item->sent = kHeaderBytes;
+      } else {
+        break;
+      }
+      wrote = true;
+    }
+    while (item->sent < total) {
+      uint64_t done = item->sent - kHeaderBytes;
+      size_t want = static_cast<size_t>(std::min<uint64_t>(total - item->sent, kPieceBytes));
+      size_t n = out.ring.write(static_cast<const char*>(item->payload) + done, want);
+      item->sent += n;
+      wrote = wrote || n > 0;
+      if (n < want) break;
+    }
+    if (item->sent < total) break;  // ring full
+    out.head = item->next;
+    if (out.head == nullptr) out.tail = nullptr;
+    --queued_items_;
+    ++finished;
+    if (item->on_sent) item->on_sent(item);
+  }
+  if (SendItem* item = out.head) {
+    // Blocked: ask the reader for a wake-up once half the ring is free (or
+    // what the rest of the packet needs), not at every piece it drains, so
+    // that an oversubscribed pair switches a few times per ring, not per
+    // piece.
+    uint64_t rest = kHeaderBytes + item->header.payload_bytes - item->sent;
+    out.ring.set_writer_wants(std::max<uint64_t>(std::min<uint64_t>(rest, out.ring.capacity() / 2), 1));
+  }
+  out.flushing = false;
+  if (!wrote) return finished;
+  note_wrote(li);
+  // Pieces moved count, like the reader's (drain): worth another pass before any sleep.
+  return finished > 0 ? finished : 1;
+}
+
+int ShmTransport::drain(size_t li) {
+  Incoming& in = incoming_[li];
+  int received = 0;
+  bool freed = false;
+  for (;;) {
+    size_t avail = in.ring.readable();
+    if (!in.in_payload) {
+      if (avail < kHeaderBytes) break;
+      in.ring.read(&in.header, kHeaderBytes);
+      freed = true;
+      in.destination = handler_->on_header(in.peer, in.header);
+      in.payload_done = 0;
+      if (in.header.payload_bytes == 0) {
+        ++received;
+        handler_->on_payload(in.peer, in.header, in.destination);
+        continue;
+      }
+      in.in_payload = true;
+      continue;
+    }
+    if (avail == 0) break;
+    size_t take = static_cast<size_t>(std::min<uint64_t>({avail, in.header.payload_bytes - in.payload_done, kPieceBytes}));
+    // Bytes beyond the destination's capacity are consumed and dropped.
+    if (in.payload_done >= in.destination.capacity) {
+      in.ring.read(nullptr, take);
+    } else {
+      size_t keep = static_cast<size_t>(std::min<uint64_t>(take, in.destination.capacity - in.payload_done));
+      in.ring.read(static_cast<char*>(in.destination.data) + in.payload_done, keep);
+      if (take > keep) in.ring.read(nullptr, take - keep);
+    }
+    freed = true;
+    in.payload_done += take;
+    ++received;  // a piece moved: worth another pass before any sleep
+    if (in.payload_done == in.header.payload_bytes) {
+      in.in_payload = false;
+      handler_->on_payload(in.peer, in.header, in.destination);
+    }
+  }
+  if (freed) note_freed(li);
+  return received;
+}
+
+void ShmTransport::note_wrote(size_t li) {
+  if (to_check_[li] == 0) check_list_.push_back(li);
+  to_check_[li] |= kWrote;
+}
+
+void ShmTransport::note_freed(size_t li) {
+  if (to_check_[li] == 0) check_list_.push_back(li);
+  to_check_[li] |= kFreed;
+}
+
+void ShmTransport::ring_sleepers() {
+  if (check_list_.empty()) return;
+  // One fence for every ring we touched since the last one (wakeup.h); a
+  // compiler barrier only, when every peer sleeps with membarrier (fence.h).
+  fence::light(all_asymmetric_);
+  for (size_t li : check_list_) {
+    bool wake = (to_check_[li] & kWrote) != 0;
+    if (!wake && (to_check_[li] & kFreed) != 0) {
+      // Only a writer that waits for space needs us, and only once there
+      // is as much as it asked for.
+      uint64_t wants = incoming_[li].ring.writer_wants();
+      wake = wants != 0 && incoming_[li].ring.free_space() >= wants;
+    }
+    if (wake) peers_[li].bell.ring_if_asleep();
+    to_check_[li] = 0;
+  }
+  check_list_.clear();
+}
+
+int ShmTransport::progress() {
+  int events = 0;
+  for (size_t i = 0; i < local_peers_.size(); ++i) {
+    if (static_cast<int>(i) == my_local_) continue;
+    events += drain(i);
+    Outgoing& out = outgoing_[i];
+    if (out.head != nullptr && !out.flushing) events += flush(i);
+  }
+  ring_sleepers();
+  return events;
+}
+
+bool ShmTransport::arm_wakeup() {
+  doorbell_.arm();
+  // Re-check after the fence in arm(): anything a peer published before it
+  // saw us asleep is visible now (wakeup.h).
+  for (size_t i = 0; i < local_peers_.size(); ++i) {
+    if (static_cast<int>(i) == my_local_) continue;
+    uint64_t wants = outgoing_[i].ring.writer_wants();
+    if (incoming_[i].ring.readable() > 0 || (wants != 0 && outgoing_[i].ring.free_space() >= wants)) {
+      doorbell_.woke(false);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ferry::transport::shm

@@ -1,0 +1,142 @@
+// The shared-memory transport: packets between ranks on the same host.
+//
+// Every rank owns one segment: a header (its wake word, transport/shm/wakeup.h,
+// and its pid for cross-memory attach) and one ring per local sender (so N-1
+// rings, memory linear in the local peers only), each backed with memory
+// only once its sender first sends. A sender writes into its
+// ring in the receiver's segment and the receiver copies out, straight into
+// the packet's destination. That is two copies and no system call per
+// message. A packet larger than the free space goes in pieces as the
+// receiver drains it, so one ring carries messages of any size, in send
+// order (FIFO per peer, as the engine requires).
+//
+// Large contiguous messages may skip the ring: the engine's single-copy
+// rendezvous has the receiver read them out of the sender's memory
+// (start_read, transport/shm/cma.h), where the kernel allows it and it beats
+// the ring's two pipelined copies (FERRY_SHM_CMA). Host memory only: device
+// memory is never handed to the kernel's copy.
+//
+// A rank with nothing to do sleeps in the kernel on its doorbell pipe
+// (wait_fd), which peers ring only while it sleeps (wakeup.h).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transport/shm/ring.h"
+#include "transport/shm/segment.h"
+#include "transport/shm/wakeup.h"
+#include "transport/providers.h"
+
+namespace ferry::transport::shm {
+
+constexpr size_t kDefaultRingBytes = 256 * 1024;
+// Same-host messages up to this size go eagerly: one copy into the ring,
+// one out, buffered at the receiver if unexpected.
+constexpr size_t kEagerLimit = 64 * 1024;
+
+// Cross-memory attach (FERRY_SHM_CMA, FERRY_SHM_CMA_THRESHOLD).
+struct CmaOptions {
+  enum Mode { kAuto, kOn, kOff } mode = kAuto;  // auto: where calibration says it wins (cma.h)
+  size_t threshold = 64 * 1024;                 // smallest message read directly
+  std::string error;                            // a malformed setting, reported by create()
+};
+
+class ShmTransport final : public Transport {
+ public:
+  // `local_peers`: the world ranks on this host, including `my_rank`, in the
+  // same order on every one of them.
+  ShmTransport(int my_rank, int world_size, std::vector<int> local_peers, PacketHandler* handler,
+               size_t ring_bytes = kDefaultRingBytes, CmaOptions cma = cma_options_from_settings());
+  ~ShmTransport() override;
+
+  static CmaOptions cma_options_from_settings();
+  // The provider (transport/providers.h): a transport for the ranks on this
+  // host, or none when this rank is alone on it (shm_provider.cc).
+  static std::unique_ptr<Transport> open(const JobLayout& job, PacketHandler* handler, std::string* error);
+
+  // Bytes of this rank's segment.
+  size_t segment_bytes() const;
+  // Creates this rank's segment under `name`, and its doorbell beside it
+  // (before the peers attach).
+  bool create(const std::string& name, std::string* error);
+  // Maps the segment of local peer `peer` (world rank), published as `name`.
+  bool attach(int peer, const std::string& name, std::string* error);
+  // Removes our segment's and doorbell's names, once every local peer has attached.
+  void unlink();
+  // True if `peer` is a local peer this transport reaches.
+  bool reaches(int peer) const;
+
+  const char* name() const override { return "shm"; }
+  // Joining the job (shm_provider.cc): publish creates our segment and names
+  // it in our card, connect maps every local peer's, settled removes the
+  // names once all have mapped ours, so nothing outlives the job.
+  bool publish(Exchange& exchange, std::string* error) override;
+  bool connect(Exchange& exchange, std::string* error) override;
+  void settled() override { unlink(); }
+  std::optional<Reach> reach(int peer) const override;
+  const char* send(int peer, SendItem* item) override;
+  int progress() override;
+  int wait_fd() const override { return doorbell_.fd(); }
+  bool arm_wakeup() override;
+  void disarm_wakeup(bool slept) override { doorbell_.woke(slept); }
+  bool has_pending_sends() const override { return queued_items_ > 0; }
+  // Cross-memory attach needs no registration: exposing host memory costs
+  // nothing, and the copy is done before start_read returns.
+  bool expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) override;
+  Started start_read(OneSided* op) override;
+  Started start_write(OneSided* op) override;
+
+ private:
+  struct Outgoing;
+  struct Incoming;
+  struct Peer;
+  // Per peer: whether large messages from it are read with CMA.
+  enum Cma : uint8_t { kCmaOff, kCmaWorks, kCmaRefused, kCmaSlower };
+
+  // The ring of sender `from` inside the segment of receiver `to` (local indices).
+  size_t slot(int from, int to) const { return static_cast<size_t>(from < to ? from : from - 1); }
+  size_t ring_offset(int from, int to) const;
+  // Writes as much of the queue as the ring takes; returns packets finished
+  // (at least 1 if it wrote any bytes).
+  int flush(size_t li);
+  // Delivers what the ring holds; returns packets received.
+  int drain(size_t li);
+  // After writing to or reading from peer `li`'s rings: wake it if it sleeps
+  // on what we did. ring_sleepers() fences once for all of them.
+  void note_wrote(size_t li);
+  void note_freed(size_t li);
+  void ring_sleepers();
+  // Tries process_vm_readv on the peer's segment header once, at attach,
+  // and (FERRY_SHM_CMA=auto, first peer only) times it against the ring.
+  void probe_cma(size_t li);
+  // A one-sided copy with process_vm_readv or _writev (cma::read, cma::write).
+  Started copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, void*, size_t));
+  // Allocates our ring in peer `li`'s segment, once, before its first use.
+  bool back_ring(size_t li, std::string* error);
+
+  int my_rank_;
+  int my_local_ = -1;
+  std::vector<int> local_peers_;
+  std::vector<int> local_index_;  // by world rank, -1 if not on this host
+  PacketHandler* handler_;
+  size_t ring_bytes_;
+  CmaOptions cma_;
+  int cma_wins_ = -1;  // FERRY_SHM_CMA=auto: calibration's verdict (-1: not measured yet)
+  Segment own_;
+  Doorbell doorbell_;
+  std::vector<Peer> peers_;          // by local index
+  std::vector<Outgoing> outgoing_;   // by local index
+  std::vector<Incoming> incoming_;   // by local index
+  std::vector<uint8_t> to_check_;    // by local index: kWrote | kFreed since the last fence
+  std::vector<size_t> check_list_;   // the local indices with to_check_ set
+  uint64_t queued_items_ = 0;
+  std::string send_error_;  // what send() returned, kept alive for the caller
+  bool all_asymmetric_ = true;  // every peer attached so far sleeps with membarrier (fence.h)
+  std::string segment_name_;    // made by publish()
+};
+
+}  // namespace ferry::transport::shm

@@ -1,0 +1,159 @@
+// A transport moves packets between ranks, and (where it can) reads and
+// writes a peer's memory one-sidedly; nothing more.
+//
+// Matching, protocols and datatypes live above it, once, in the p2p layer
+// (shared/STYLE.md: the Gloo `Pair`, UCX's uct/ucp split). A transport takes
+// packets to send as SendItems that the caller owns (they live inside
+// requests, so sending allocates nothing), and hands packets that arrive to a
+// PacketHandler, asking it first where the payload should land so that large
+// payloads go straight into the user's buffer.
+//
+// How a transport joins a job (its contact card, its connections, which
+// peers it reaches) is the provider half of the interface, at the end of
+// this file; transport/providers.h lists the providers.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "progress/source.h"
+#include "transport/memory.h"
+#include "transport/packet.h"
+
+namespace ferry::transport {
+
+// One packet to send. The transport keeps a pointer to it until it calls
+// on_sent; the header and payload must stay valid until then.
+struct SendItem {
+  PacketHeader header;
+  const void* payload = nullptr;  // header.payload_bytes bytes
+  // Called once the whole packet is handed to the transport's medium, so the
+  // payload buffer may be reused.
+  void (*on_sent)(SendItem* item) = nullptr;
+  // Transport-private progress: bytes of header+payload already written, and
+  // the queue link.
+  uint64_t sent = 0;
+  SendItem* next = nullptr;
+};
+
+// Where an arriving payload goes: `capacity` bytes at `data`; bytes beyond
+// the capacity are discarded (the receiver reports the truncation).
+struct Destination {
+  void* data = nullptr;
+  size_t capacity = 0;
+  void* context = nullptr;  // for the handler: the request or message it belongs to
+};
+
+// From one peer, packets are delivered in the order they were sent, and a
+// packet's payload is complete (on_payload) before the next header from that
+// peer arrives: the engine unpacks the chunks of a non-contiguous message
+// through one bounce buffer per receive (p2p/pack_stream.h).
+class PacketHandler {
+ public:
+  virtual ~PacketHandler() = default;
+  // A header arrived from world rank `peer`; its payload (if any) follows.
+  virtual Destination on_header(int peer, const PacketHeader& header) = 0;
+  // The whole payload of that packet has landed in `destination`.
+  virtual void on_payload(int peer, const PacketHeader& header, const Destination& destination) = 0;
+};
+
+// A one-sided copy between a local buffer and a peer's exposed one (read:
+// remote into local; write: local into remote), owned by the caller until
+// on_done. The single-copy rendezvous reads with it (p2p/engine.h); one-sided
+// communication will write with it too.
+struct OneSided {
+  int peer = -1;                 // world rank
+  RemoteBuffer remote;           // as the peer's expose() described it
+  MemoryRef local;
+  size_t bytes = 0;
+  // Called once the copy has finished (error: nullptr) or failed (error:
+  // static text); only for a start that returned kPending, from progress().
+  void (*on_done)(OneSided* op, const char* error) = nullptr;
+  OneSided* next = nullptr;      // transport-private queue link
+};
+
+// What starting a one-sided copy did.
+enum class Started {
+  kDone,         // finished before returning; on_done is not called
+  kPending,      // under way: on_done follows from a later progress()
+  kUnsupported,  // this transport cannot (these memory kinds, this peer, or
+                 // not any more): nothing happened, use the packets instead
+};
+
+// How a transport serves one peer.
+struct Reach {
+  // Messages up to this many bytes go eagerly: one packet, buffered at the
+  // receiver when unexpected.
+  size_t eager_limit = 0;
+  // Contiguous messages of at least this many bytes offer the receiver their
+  // memory for a one-sided read (single-copy rendezvous); SIZE_MAX: never.
+  size_t one_sided_threshold = SIZE_MAX;
+};
+
+// The job's key-value exchange (PMIx, provided by the runtime): what a
+// provider publishes before a fence, every rank can look up after it.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual bool publish(const std::string& key, const std::string& value, std::string* error) = 0;
+  virtual bool lookup(int rank, const std::string& key, std::string* value, std::string* error) = 0;
+  // A value the launcher set for the whole job, if it did.
+  virtual std::optional<std::string> job_value(const std::string& key) = 0;
+};
+
+// A transport is a source of the progress engine (progress/source.h):
+// progress() moves its packets (sent, received, connections made), and its
+// wait_fd() and wake-up arming let a waiting rank sleep on it.
+class Transport : public progress::Source {
+ public:
+  virtual const char* name() const = 0;
+
+  // --- Joining the job (runtime start-up: the same steps on every rank) ---
+  // Before the first fence: set up what peers need to reach this rank (a
+  // listening socket, a shared-memory segment) and publish its card.
+  virtual bool publish(Exchange& exchange, std::string* error) = 0;
+  // After that fence, with every card visible: attach to or prepare
+  // connections to the peers (connections may still be made lazily).
+  virtual bool connect(Exchange& exchange, std::string* error) = 0;
+  // After a second fence that every rank passes once all have connected
+  // (only when some provider asks for it, Provider::settles): drop what
+  // only start-up needed, such as the names of shared segments.
+  virtual void settled() {}
+  // Whether this transport reaches world rank `peer`, and how.
+  virtual std::optional<Reach> reach(int peer) const = 0;
+
+  // --- Packets ---
+  // Queues the packet for world rank `peer`. Returns an error message
+  // (static storage) or nullptr.
+  virtual const char* send(int peer, SendItem* item) = 0;
+  // True while packets are queued that progress() still has to push out;
+  // finalize waits until no transport has any (drain).
+  virtual bool has_pending_sends() const = 0;
+
+  // --- One-sided access ---
+  // Makes `n` bytes at `local` accessible to `peer` for one-sided reads
+  // (registering them with a NIC where it must). Fills `remote` with what the
+  // peer needs, the registration key included; false if this transport
+  // cannot expose such memory to that peer. Every expose is paired with one
+  // conceal once the peer is done.
+  virtual bool expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+    (void)peer, (void)local, (void)n, (void)remote;
+    return false;
+  }
+  virtual void conceal(const RemoteBuffer& remote) { (void)remote; }
+  virtual Started start_read(OneSided* op) {
+    (void)op;
+    return Started::kUnsupported;
+  }
+  virtual Started start_write(OneSided* op) {
+    (void)op;
+    return Started::kUnsupported;
+  }
+};
+
+}  // namespace ferry::transport
