@@ -1,6 +1,7 @@
-// Binomial-tree reduce to group rank 0, then binomial broadcast back down the
-// same tree. The messages are a few hundred bytes (a context-id mask), so
-// latency is all that counts.
+// The collectives' own binomial reduce to group rank 0 and binomial
+// broadcast back (coll/reduce/binomial.cc, coll/bcast/binomial.cc), run
+// among the group's members only (a member schedule). The messages are a few
+// hundred bytes (a context-id mask), so latency is all that counts.
 //
 // Cost = 2 ceil(log2 n) (alpha + m beta) + ceil(log2 n) m gamma.
 #include "runtime/group_allreduce.h"
@@ -8,14 +9,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "coll/schedule.h"
 #include "base/op.h"
+#include "coll/bcast/algorithms.h"
+#include "coll/reduce/algorithms.h"
+#include "coll/schedule.h"
 
 namespace ferry {
 
 Err group_allreduce_band(Communicator* parent, const Group& group, int tag, uint32_t words[], int count) {
   const int n = group.size();
-  const int me = group.rank;
   if (n == 1) return {};
 
   // Group rank -> parent rank.
@@ -23,7 +25,6 @@ Err group_allreduce_band(Communicator* parent, const Group& group, int tag, uint
   for (int r = 0; r < parent->size; ++r) parent_rank_of_world.emplace(parent->world_rank(r), r);
   std::vector<int> parent_rank(static_cast<size_t>(n));
   for (size_t i = 0; i < parent_rank.size(); ++i) parent_rank[i] = parent_rank_of_world.at(group.members[i]);
-  auto peer = [&](int group_rank) { return parent_rank[static_cast<size_t>(group_rank)]; };
 
   // The parent, seen through its group-collective context, under the
   // caller's tag.
@@ -33,38 +34,9 @@ Err group_allreduce_band(Communicator* parent, const Group& group, int tag, uint
   via.group = nullptr;
 
   const Datatype* type = find_datatype(MPI_UINT32_T);
-  const Op* band = find_op(MPI_BAND);
-  coll::Schedule s(&via);
-  auto* incoming = static_cast<uint32_t*>(s.scratch(sizeof(uint32_t) * static_cast<size_t>(count)));
-
-  // Phase 1: reduce towards group rank 0. At distance `mask`, a rank with
-  // that bit set sends what it has to rank - mask and is done; the others
-  // fold in what rank + mask sends.
-  for (int mask = 1; mask < n; mask <<= 1) {
-    if (me & mask) {
-      s.send(words, count, type, peer(me - mask));
-      s.end_round();
-      break;
-    }
-    if (me + mask < n) {
-      s.recv(incoming, count, type, peer(me + mask));
-      s.reduce(incoming, words, count, type, band);
-      s.end_round();
-    }
-  }
-
-  // Phase 2: broadcast the result down the same tree: each rank hears from
-  // the rank it sent to, then passes it on to those that sent to it.
-  int top = 1;
-  while (top < n) top <<= 1;
-  int lowest_bit = me == 0 ? top : (me & -me);
-  if (me != 0) {
-    s.recv(words, count, type, peer(me - lowest_bit));
-    s.end_round();
-  }
-  for (int mask = lowest_bit >> 1; mask >= 1; mask >>= 1)
-    if (me + mask < n) s.send(words, count, type, peer(me + mask));
-  s.end_round();
+  coll::Schedule s(&via, std::move(parent_rank), group.rank);
+  coll::reduce_binomial(s, MPI_IN_PLACE, words, count, type, find_op(MPI_BAND), 0);
+  coll::bcast_binomial(s, words, count, type, 0);
   return s.run();
 }
 

@@ -6,6 +6,9 @@
 // through others, from every other rank.
 //
 // Cost = ceil(log2 p) * alpha (zero-byte messages).
+//
+// Two forms, one set of rounds (dissemination_rounds): a schedule for
+// MPI_Ibarrier, and the same rounds run at once for MPI_Barrier.
 #include "coll/barrier/algorithms.h"
 #include "coll/packed_bytes.h"
 #include "p2p/pt2pt.h"
@@ -13,32 +16,30 @@
 namespace ferry::coll {
 
 void barrier_dissemination(Schedule& s) {
-  const Communicator& c = *s.comm();
-  const int p = c.size;
-  for (int distance = 1; distance < p; distance *= 2) {
-    // Round k: signal rank + 2^k, hear from rank - 2^k. The next round may
-    // only start once `from` has reached this one, which the schedule's
-    // end-of-round wait on the receive guarantees. The distances 1, 2, 4...
-    // are distinct modulo p, so no two rounds talk to the same pair.
-    s.recv(nullptr, 0, packed_bytes(), (c.rank - distance + p) % p);
-    s.send(nullptr, 0, packed_bytes(), (c.rank + distance) % p);
+  // The next round may only start once `from` has reached this one, which
+  // the schedule's end-of-round wait on the receive guarantees. The
+  // distances 1, 2, 4... are distinct modulo p, so no two rounds talk to the
+  // same pair.
+  dissemination_rounds(s.rank(), s.size(), [&](int to, int from) {
+    s.recv(nullptr, 0, packed_bytes(), from);
+    s.send(nullptr, 0, packed_bytes(), to);
     s.end_round();
-  }
+    return true;
+  });
 }
 
 Err barrier_dissemination_now(Communicator* c) {
-  const int p = c->size;
   // One tag for the whole barrier, taken in call order like a schedule's.
   const int tag = c->next_collective_tag();
-  for (int distance = 1; distance < p; distance *= 2) {
+  Err error;
+  dissemination_rounds(c->rank, c->size, [&](int to, int from) {
     int code = MPI_SUCCESS;
-    if (Err e = pt2pt::sendrecv(pt2pt::Message{nullptr, 0, packed_bytes()}, (c->rank + distance) % p, tag, nullptr,
-                                0, packed_bytes(), (c->rank - distance + p) % p, tag, c, MPI_STATUS_IGNORE, &code,
-                                pt2pt::Context::kCollective))
-      return e;
-    if (code != MPI_SUCCESS) return Err(error_code::class_of(code), error_code::text(code));
-  }
-  return {};
+    error = pt2pt::sendrecv(pt2pt::Message{nullptr, 0, packed_bytes()}, to, tag, nullptr, 0, packed_bytes(), from, tag,
+                            c, MPI_STATUS_IGNORE, &code, pt2pt::Context::kCollective);
+    if (!error && code != MPI_SUCCESS) error = Err(error_code::class_of(code), error_code::text(code));
+    return !error;
+  });
+  return error;
 }
 
 }  // namespace ferry::coll
