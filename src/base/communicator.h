@@ -8,7 +8,10 @@
 
 #include "base/error.h"
 #include "base/info.h"
+#include "base/topology.h"
 #include "mpi.h"
+
+#include <memory>
 
 namespace ferry {
 namespace context_ids {
@@ -50,6 +53,8 @@ struct Communicator {
   // Hints given by MPI_Comm_set_info / MPI_Comm_dup_with_info (none of
   // them changes what Ferry does yet); MPI_Comm_get_info returns them.
   Info hints;
+  // The process topology (MPI_Cart_create, ...), or nullptr; dup keeps it.
+  std::shared_ptr<const Topology> topology;
 
   int world_rank(int r) const { return world_ranks.empty() ? r : world_ranks[static_cast<size_t>(r)]; }
   uint32_t collective_context() const { return context + 1; }

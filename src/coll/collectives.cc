@@ -16,6 +16,7 @@
 #include "coll/barrier/algorithms.h"
 #include "coll/bcast/algorithms.h"
 #include "coll/gather/algorithms.h"
+#include "coll/neighbor/algorithms.h"
 #include "coll/reduce/algorithms.h"
 #include "coll/reduce_scatter/algorithms.h"
 #include "coll/scan/algorithms.h"
@@ -415,6 +416,67 @@ Err exscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, 
 Err iexscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
             Request** request) {
   return do_scan(sendbuf, recvbuf, count, type, op, true, c, request);
+}
+
+// --- Neighbourhood collectives ----------------------------------------------------
+// One algorithm (coll/neighbor/exchange.cc); these only say where the blocks are.
+
+Err neighbor_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+                       const Datatype* recvtype, Communicator* c, Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    neighbor_exchange(
+        s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
+        [&](size_t i) { return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype}; });
+  });
+}
+
+Err neighbor_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c,
+                        Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    neighbor_exchange(
+        s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
+        [&](size_t i) {
+          return Block{element(recvbuf, static_cast<size_t>(displs[i]), recvtype), recvcounts[i], recvtype};
+        });
+  });
+}
+
+Err neighbor_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+                      const Datatype* recvtype, Communicator* c, Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    neighbor_exchange(
+        s, neighbors_of(*c),
+        [&](size_t j) { return Block{element(sendbuf, j * static_cast<size_t>(sendcount), sendtype), sendcount, sendtype}; },
+        [&](size_t i) { return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype}; });
+  });
+}
+
+Err neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
+                       void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
+                       Communicator* c, Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    neighbor_exchange(
+        s, neighbors_of(*c),
+        [&](size_t j) {
+          return Block{element(sendbuf, static_cast<size_t>(sdispls[j]), sendtype), sendcounts[j], sendtype};
+        },
+        [&](size_t i) {
+          return Block{element(recvbuf, static_cast<size_t>(rdispls[i]), recvtype), recvcounts[i], recvtype};
+        });
+  });
+}
+
+Err neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                       const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
+                       const MPI_Aint rdispls[], const Datatype* const recvtypes[], Communicator* c,
+                       Request** request) {
+  return run(c, request, [&](Schedule& s) {
+    neighbor_exchange(
+        s, neighbors_of(*c),
+        [&](size_t j) { return Block{static_cast<const char*>(sendbuf) + sdispls[j], sendcounts[j], sendtypes[j]}; },
+        [&](size_t i) { return Block{static_cast<char*>(recvbuf) + rdispls[i], recvcounts[i], recvtypes[i]}; });
+  });
 }
 
 }  // namespace ferry::coll

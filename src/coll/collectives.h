@@ -92,4 +92,25 @@ Err exscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, 
 Err iexscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
             Request** request);
 
+// Neighbourhood collectives (MPI-3.1 §7.6) on a communicator with a topology
+// (the caller has checked that it has one). `request`: nullptr for the
+// blocking form, else the nonblocking form's request. Block i of recvbuf
+// comes from in-neighbour i, block j of sendbuf (all of sendbuf for the
+// allgathers) goes to out-neighbour j.
+Err neighbor_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+                       const Datatype* recvtype, Communicator* c, Request** request);
+Err neighbor_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c,
+                        Request** request);
+Err neighbor_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+                      const Datatype* recvtype, Communicator* c, Request** request);
+Err neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
+                       void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
+                       Communicator* c, Request** request);
+// Displacements in bytes, a datatype per neighbour.
+Err neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                       const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
+                       const MPI_Aint rdispls[], const Datatype* const recvtypes[], Communicator* c,
+                       Request** request);
+
 }  // namespace ferry::coll

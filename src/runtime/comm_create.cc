@@ -77,6 +77,7 @@ Err dup(Communicator* parent, const Info* hints, Communicator** out) {
   groups::retain(parent->group);
   Communicator* c = make(parent, parent->group, slot);
   c->hints = hints != nullptr ? *hints : parent->hints;
+  c->topology = parent->topology;  // MPI-3.1 §7.4: a duplicate keeps the topology
   // MPI-3.1 §6.7.2: the attributes go through their copy callbacks; if one
   // fails, so does the dup (and what was copied is deleted again).
   if (Err e = attributes::copy_all(attributes::Kind::kComm, parent, parent->handle, c, c->handle)) {

@@ -8,6 +8,9 @@
 #include "base/error.h"
 #include "base/group.h"
 #include "base/info.h"
+#include "base/topology.h"
+
+#include <vector>
 
 namespace ferry {
 struct Request;
@@ -31,5 +34,28 @@ Err split(Communicator* parent, int color, int key, Communicator** out);
 Err split_shared(Communicator* parent, int key, Communicator** out);
 Err create(Communicator* parent, Group* group, Communicator** out);
 Err create_group(Communicator* parent, Group* group, int tag, Communicator** out);
+
+// ---- Process topologies (MPI-3.1 §7) ----------------------------------------
+// Each is collective over the parent and returns a new communicator that
+// carries the topology (no attributes are copied). `reorder` is accepted and
+// not acted on: ranks keep their order (README, "Process topologies").
+// MPI_Cart_create: the first prod(dims) ranks of the parent form the grid;
+// the others get MPI_COMM_NULL (*out == nullptr).
+Err cart_create(Communicator* parent, std::vector<int> dims, std::vector<bool> periods, Communicator** out);
+// MPI_Cart_sub: one communicator per slice that keeps the `remain` dimensions.
+Err cart_sub(Communicator* parent, const std::vector<bool>& remain, Communicator** out);
+// MPI_Graph_create: the first index.size() ranks form the graph.
+Err graph_create(Communicator* parent, std::vector<int> index, std::vector<int> edges, Communicator** out);
+// MPI_Dist_graph_create_adjacent: `adjacency` holds this process's sources,
+// destinations and weights (kind and the cartesian fields are ignored).
+Err dist_graph_create_adjacent(Communicator* parent, Topology adjacency, Communicator** out);
+// MPI_Dist_graph_create: this process names edges[i] = (source, destination,
+// weight); each process learns the edges that start or end at it.
+struct Edge {
+  int source;
+  int destination;
+  int weight;
+};
+Err dist_graph_create(Communicator* parent, const std::vector<Edge>& edges, bool weighted, Communicator** out);
 
 }  // namespace ferry::communicators

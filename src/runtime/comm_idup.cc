@@ -101,6 +101,7 @@ Err idup(Communicator* parent, Communicator** out, Request** request) {
   groups::retain(parent->group);
   Communicator* c = make(parent, parent->group, context_ids::kNoSlot);
   c->hints = parent->hints;
+  c->topology = parent->topology;  // MPI-3.1 §7.4: a duplicate keeps the topology
   if (Err e = attributes::copy_all(attributes::Kind::kComm, parent, parent->handle, c, c->handle)) {
     (void)attributes::delete_all(attributes::Kind::kComm, c, c->handle);
     discard(c);
