@@ -44,6 +44,9 @@ class Call {
   // bad, or when an earlier check already failed.
   bool initialized();
   Communicator* comm(MPI_Comm handle);  // also checks initialization
+  // The same, for calls that do not take intercommunicators yet
+  // (collectives, most constructors): MPI_ERR_COMM on one.
+  Communicator* intracomm(MPI_Comm handle);
   const Datatype* datatype(MPI_Datatype handle, const char* argument = "datatype");
   // A datatype that can be communicated (after datatype() succeeded):
   // committed (MPI-3.1 §4.1.9) and supported.

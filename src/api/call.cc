@@ -31,6 +31,16 @@ Communicator* Call::comm(MPI_Comm handle) {
   return c;
 }
 
+Communicator* Call::intracomm(MPI_Comm handle) {
+  Communicator* c = comm(handle);
+  if (c != nullptr && c->inter) {
+    fail(MPI_ERR_COMM, "not supported on an intercommunicator yet (only point-to-point, MPI_Comm_dup, "
+                       "MPI_Intercomm_merge and the queries are)");
+    return nullptr;
+  }
+  return c;
+}
+
 const Datatype* Call::datatype(MPI_Datatype handle, const char* argument) {
   if (!ok()) return nullptr;
   const Datatype* t = find_datatype(handle);
@@ -77,9 +87,12 @@ bool Call::buffer(const void* buf, int count, const Datatype* t, const char* arg
 
 bool Call::rank(int rank, const Communicator& c, RankUse use, const char* argument) {
   if (!ok()) return false;
-  if (rank >= 0 && rank < c.size) return true;
+  if (rank >= 0 && rank < c.peer_count()) return true;
   if (rank == MPI_PROC_NULL) return true;
   if (rank == MPI_ANY_SOURCE && use == RankUse::kSource) return true;
+  if (c.inter)
+    return fail(MPI_ERR_RANK, "invalid %s %d (the intercommunicator's remote group has %d ranks)", argument, rank,
+                c.remote_size);
   return fail(MPI_ERR_RANK, "invalid %s %d (communicator size %d)", argument, rank, c.size);
 }
 

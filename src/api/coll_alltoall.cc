@@ -36,7 +36,7 @@ Args check(api::Call& call, const void* sendbuf, int sendcount, const int sendco
            MPI_Datatype sendtype, void* recvbuf, int recvcount, const int recvcounts[], const int rdispls[],
            MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
   Args a;
-  a.comm = call.comm(comm);
+  a.comm = call.intracomm(comm);
   if (!call.ok()) return a;
   const int p = a.comm->size;
   if (v_form && sendbuf != MPI_IN_PLACE && api::check_counts(call, sendcounts, sdispls, p, "send"))
@@ -53,7 +53,7 @@ Communicator* check_w(api::Call& call, const void* sendbuf, const int sendcounts
                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                       const MPI_Datatype recvtypes[], MPI_Comm comm, std::vector<const Datatype*>* send_types,
                       std::vector<const Datatype*>* recv_types) {
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (!call.ok()) return c;
   const int p = c->size;
   if (sendbuf != MPI_IN_PLACE) {

@@ -17,7 +17,7 @@ struct Args {
 };
 
 Args check(api::Call& call, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  Args a{call.comm(comm), nullptr};
+  Args a{call.intracomm(comm), nullptr};
   if (a.comm != nullptr) api::check_root(call, root, a.comm);
   a.type = api::check_triple(call, buffer, count, datatype, "");
   return a;

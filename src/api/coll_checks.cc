@@ -75,7 +75,7 @@ bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, cons
 RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer& everyone,
                         const RootedBuffer& at_root) {
   RootedArgs a;
-  a.comm = call.comm(comm);
+  a.comm = call.intracomm(comm);
   if (a.comm != nullptr) check_root(call, root, a.comm);
   if (!call.ok()) return a;
   const bool is_root = a.comm->rank == root;

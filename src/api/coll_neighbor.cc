@@ -23,7 +23,7 @@ struct Neighborhood {
 
 Neighborhood check_comm(api::Call& call, MPI_Comm comm) {
   Neighborhood n;
-  n.comm = call.comm(comm);
+  n.comm = call.intracomm(comm);
   if (n.comm == nullptr) return n;
   if (!n.comm->topology) {
     call.fail(MPI_ERR_TOPOLOGY, "the communicator has no process topology (MPI_Cart_create, MPI_Dist_graph_create...)");

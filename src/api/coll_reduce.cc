@@ -50,7 +50,7 @@ struct Checked {
 
 Checked check_common(api::Call& call, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op) {
   Checked c;
-  c.comm = call.comm(comm);
+  c.comm = call.intracomm(comm);
   c.type = call.datatype(datatype);
   if (c.type != nullptr) call.movable(c.type);
   c.op = checked_op(call, op, c.type);

@@ -61,7 +61,7 @@ FERRY_WEAK_ALIAS(Comm_dup_with_info)
 
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   api::Call call("MPI_Comm_idup");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(newcomm, "newcomm") || !call.not_null(request, "request"))
     return call.raise();
   Communicator* created = nullptr;
@@ -75,7 +75,7 @@ FERRY_WEAK_ALIAS(Comm_idup)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_split");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   if (color < 0 && color != MPI_UNDEFINED) {
     call.fail(MPI_ERR_ARG, "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
@@ -90,7 +90,7 @@ FERRY_WEAK_ALIAS(Comm_split)
 
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_split_type");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   const Info* hints = checked_hints(call, info);
   if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
@@ -108,7 +108,7 @@ FERRY_WEAK_ALIAS(Comm_split_type)
 
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_create");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   Group* g = checked_group(call, group);
   if (c == nullptr || g == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   Communicator* created = nullptr;
@@ -120,7 +120,7 @@ FERRY_WEAK_ALIAS(Comm_create)
 
 extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_create_group");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   Group* g = checked_group(call, group);
   if (c == nullptr || g == nullptr || !call.tag(tag, false) || !call.not_null(newcomm, "newcomm"))
     return call.raise();
@@ -160,7 +160,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   api::Call call("MPI_Comm_test_inter");
   Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(flag, "flag")) return call.raise();
-  *flag = 0;  // every Ferry communicator is an intracommunicator
+  *flag = c->inter ? 1 : 0;
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Comm_test_inter)
@@ -207,3 +207,73 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Comm_get_info)
+
+extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  api::Call call("MPI_Comm_remote_size");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(size, "size")) return call.raise();
+  if (!c->inter) {
+    call.fail(MPI_ERR_COMM, "the communicator is not an intercommunicator");
+    return call.raise();
+  }
+  *size = c->remote_size;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_remote_size)
+
+extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  api::Call call("MPI_Comm_remote_group");
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !call.not_null(group, "group")) return call.raise();
+  if (!c->inter) {
+    call.fail(MPI_ERR_COMM, "the communicator is not an intercommunicator");
+    return call.raise();
+  }
+  groups::retain(c->remote_group);
+  *group = c->remote_group->handle;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_remote_group)
+
+extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                                     int tag, MPI_Comm* newintercomm) {
+  api::Call call("MPI_Intercomm_create");
+  Communicator* local = call.intracomm(local_comm);
+  if (local == nullptr || !call.not_null(newintercomm, "newintercomm")) return call.raise();
+  if (local_leader < 0 || local_leader >= local->size)
+    call.fail(MPI_ERR_RANK, "invalid local_leader %d (local_comm has %d ranks)", local_leader, local->size);
+  call.tag(tag, false);
+  Communicator* peer = nullptr;
+  // peer_comm and remote_leader are significant at the local leader only.
+  if (call.ok() && local->rank == local_leader) {
+    peer = call.comm(peer_comm);
+    if (peer != nullptr && (remote_leader < 0 || remote_leader >= peer->peer_count()))
+      call.fail(MPI_ERR_RANK, "invalid remote_leader %d (peer_comm has %d ranks)", remote_leader, peer->peer_count());
+    if (call.ok() && !peer->inter && remote_leader == peer->rank)
+      call.fail(MPI_ERR_ARG, "remote_leader %d is the local leader itself (the groups must be disjoint)",
+                remote_leader);
+    call.use_errhandler_of(local);
+  }
+  if (!call.ok()) return call.raise();
+  Communicator* created = nullptr;
+  if (Err e = communicators::intercomm_create(local, local_leader, peer, remote_leader, tag, &created))
+    return call.result(std::move(e));
+  *newintercomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Intercomm_create)
+
+extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  api::Call call("MPI_Intercomm_merge");
+  Communicator* c = call.comm(intercomm);
+  if (c == nullptr || !call.not_null(newintracomm, "newintracomm")) return call.raise();
+  if (!c->inter) {
+    call.fail(MPI_ERR_COMM, "the communicator is not an intercommunicator");
+    return call.raise();
+  }
+  Communicator* created = nullptr;
+  if (Err e = communicators::intercomm_merge(c, high != 0, &created)) return call.result(std::move(e));
+  *newintracomm = handle_of(created);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Intercomm_merge)

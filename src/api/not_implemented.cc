@@ -50,10 +50,6 @@ FERRY_NOT_IMPLEMENTED(Unpack_external, (const char[], const void *, MPI_Aint, MP
 // Collective communication, nonblocking (MPI-3.1 §5.12)
 
 // Groups, communicators, intercommunicators (MPI-3.1 §6)
-FERRY_NOT_SUPPORTED(Comm_remote_group, (MPI_Comm, MPI_Group *), FERRY_NO_INTERCOMMUNICATORS)
-FERRY_NOT_SUPPORTED(Comm_remote_size, (MPI_Comm, int *), FERRY_NO_INTERCOMMUNICATORS)
-FERRY_NOT_SUPPORTED(Intercomm_create, (MPI_Comm, int, MPI_Comm, int, int, MPI_Comm *), FERRY_NO_INTERCOMMUNICATORS)
-FERRY_NOT_SUPPORTED(Intercomm_merge, (MPI_Comm, int, MPI_Comm *), FERRY_NO_INTERCOMMUNICATORS)
 
 // Caching: keyvals and attributes (MPI-3.1 §6.7)
 FERRY_NOT_IMPLEMENTED(Win_create_keyval, (MPI_Win_copy_attr_function *, MPI_Win_delete_attr_function *, int *, void *))

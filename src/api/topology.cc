@@ -87,7 +87,7 @@ FERRY_WEAK_ALIAS(Dims_create)
 extern "C" int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
                                 MPI_Comm* comm_cart) {
   api::Call call("MPI_Cart_create");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(comm_cart, "comm_cart") || !check_grid(call, ndims, dims, periods, c->size))
     return call.raise();
   (void)reorder;
@@ -103,7 +103,7 @@ FERRY_WEAK_ALIAS(Cart_create)
 
 extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   api::Call call("MPI_Cart_map");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(newrank, "newrank") || !check_grid(call, ndims, dims, periods, c->size))
     return call.raise();
   int cells = 1;
@@ -115,7 +115,7 @@ FERRY_WEAK_ALIAS(Cart_map)
 
 extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   api::Call call("MPI_Cartdim_get");
-  const Topology* t = topology_of(call, call.comm(comm), MPI_CART);
+  const Topology* t = topology_of(call, call.intracomm(comm), MPI_CART);
   if (t == nullptr || !call.not_null(ndims, "ndims")) return call.raise();
   *ndims = static_cast<int>(t->dims.size());
   return MPI_SUCCESS;
@@ -124,7 +124,7 @@ FERRY_WEAK_ALIAS(Cartdim_get)
 
 extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   api::Call call("MPI_Cart_get");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   const Topology* t = topology_of(call, c, MPI_CART);
   if (t == nullptr) return call.raise();
   int n = static_cast<int>(t->dims.size());
@@ -145,7 +145,7 @@ FERRY_WEAK_ALIAS(Cart_get)
 
 extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   api::Call call("MPI_Cart_rank");
-  const Topology* t = topology_of(call, call.comm(comm), MPI_CART);
+  const Topology* t = topology_of(call, call.intracomm(comm), MPI_CART);
   if (t == nullptr || !call.not_null(rank, "rank") ||
       !check_array(call, coords, static_cast<int>(t->dims.size()), "coords"))
     return call.raise();
@@ -155,7 +155,7 @@ FERRY_WEAK_ALIAS(Cart_rank)
 
 extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   api::Call call("MPI_Cart_coords");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   const Topology* t = topology_of(call, c, MPI_CART);
   if (t == nullptr) return call.raise();
   if (rank < 0 || rank >= c->size) call.fail(MPI_ERR_RANK, "invalid rank %d (communicator size %d)", rank, c->size);
@@ -169,7 +169,7 @@ FERRY_WEAK_ALIAS(Cart_coords)
 
 extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   api::Call call("MPI_Cart_shift");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   const Topology* t = topology_of(call, c, MPI_CART);
   if (t == nullptr || !call.not_null(rank_source, "rank_source") || !call.not_null(rank_dest, "rank_dest"))
     return call.raise();
@@ -184,7 +184,7 @@ FERRY_WEAK_ALIAS(Cart_shift)
 
 extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   api::Call call("MPI_Cart_sub");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   const Topology* t = topology_of(call, c, MPI_CART);
   if (t == nullptr || !call.not_null(newcomm, "newcomm") ||
       !check_array(call, remain_dims, static_cast<int>(t->dims.size()), "remain_dims"))
@@ -222,7 +222,7 @@ bool check_graph(api::Call& call, int nnodes, const int index[], const int edges
 extern "C" int PMPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
                                  MPI_Comm* comm_graph) {
   api::Call call("MPI_Graph_create");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(comm_graph, "comm_graph") || !check_graph(call, nnodes, index, edges, c->size))
     return call.raise();
   (void)reorder;
@@ -238,7 +238,7 @@ FERRY_WEAK_ALIAS(Graph_create)
 
 extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
   api::Call call("MPI_Graph_map");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(newrank, "newrank") || !check_graph(call, nnodes, index, edges, c->size))
     return call.raise();
   *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
@@ -248,7 +248,7 @@ FERRY_WEAK_ALIAS(Graph_map)
 
 extern "C" int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   api::Call call("MPI_Graphdims_get");
-  const Topology* t = topology_of(call, call.comm(comm), MPI_GRAPH);
+  const Topology* t = topology_of(call, call.intracomm(comm), MPI_GRAPH);
   if (t == nullptr || !call.not_null(nnodes, "nnodes") || !call.not_null(nedges, "nedges")) return call.raise();
   *nnodes = static_cast<int>(t->index.size());
   *nedges = static_cast<int>(t->edges.size());
@@ -258,7 +258,7 @@ FERRY_WEAK_ALIAS(Graphdims_get)
 
 extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
   api::Call call("MPI_Graph_get");
-  const Topology* t = topology_of(call, call.comm(comm), MPI_GRAPH);
+  const Topology* t = topology_of(call, call.intracomm(comm), MPI_GRAPH);
   if (t == nullptr) return call.raise();
   int ni = std::min(maxindex, static_cast<int>(t->index.size()));
   int ne = std::min(maxedges, static_cast<int>(t->edges.size()));
@@ -271,7 +271,7 @@ FERRY_WEAK_ALIAS(Graph_get)
 
 extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   api::Call call("MPI_Graph_neighbors_count");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   const Topology* t = topology_of(call, c, MPI_GRAPH);
   if (t == nullptr || !call.not_null(nneighbors, "nneighbors")) return call.raise();
   if (rank < 0 || rank >= static_cast<int>(t->index.size())) {
@@ -285,7 +285,7 @@ FERRY_WEAK_ALIAS(Graph_neighbors_count)
 
 extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
   api::Call call("MPI_Graph_neighbors");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   const Topology* t = topology_of(call, c, MPI_GRAPH);
   if (t == nullptr) return call.raise();
   if (rank < 0 || rank >= static_cast<int>(t->index.size())) {
@@ -305,7 +305,7 @@ extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, cons
                                                const int destweights[], MPI_Info info, int reorder,
                                                MPI_Comm* comm_dist_graph) {
   api::Call call("MPI_Dist_graph_create_adjacent");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(comm_dist_graph, "comm_dist_graph")) return call.raise();
   if (indegree < 0 || outdegree < 0) call.fail(MPI_ERR_ARG, "invalid degree %d (must be >= 0)", indegree < 0 ? indegree : outdegree);
   if (!check_neighbor_ranks(call, sources, indegree, c->size, "sources") ||
@@ -332,7 +332,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
                                       const int destinations[], const int weights[], MPI_Info info, int reorder,
                                       MPI_Comm* comm_dist_graph) {
   api::Call call("MPI_Dist_graph_create");
-  Communicator* c = call.comm(comm);
+  Communicator* c = call.intracomm(comm);
   if (c == nullptr || !call.not_null(comm_dist_graph, "comm_dist_graph")) return call.raise();
   if (n < 0) call.fail(MPI_ERR_ARG, "invalid n %d (must be >= 0)", n);
   if (!check_neighbor_ranks(call, sources, n, c->size, "sources") || !check_array(call, degrees, n, "degrees"))
@@ -361,7 +361,7 @@ FERRY_WEAK_ALIAS(Dist_graph_create)
 
 extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   api::Call call("MPI_Dist_graph_neighbors_count");
-  const Topology* t = topology_of(call, call.comm(comm), MPI_UNDEFINED);
+  const Topology* t = topology_of(call, call.intracomm(comm), MPI_UNDEFINED);
   if (t == nullptr || !call.not_null(indegree, "indegree") || !call.not_null(outdegree, "outdegree") ||
       !call.not_null(weighted, "weighted"))
     return call.raise();
@@ -379,7 +379,7 @@ FERRY_WEAK_ALIAS(Dist_graph_neighbors_count)
 extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                                          int maxoutdegree, int destinations[], int destweights[]) {
   api::Call call("MPI_Dist_graph_neighbors");
-  const Topology* t = topology_of(call, call.comm(comm), MPI_DIST_GRAPH);
+  const Topology* t = topology_of(call, call.intracomm(comm), MPI_DIST_GRAPH);
   if (t == nullptr) return call.raise();
   int in = std::min(maxindegree, static_cast<int>(t->sources.size()));
   int out = std::min(maxoutdegree, static_cast<int>(t->destinations.size()));

@@ -32,6 +32,7 @@ void destroy(Communicator* c) {
   if (c->context != context_ids::kNoContext) slots->release(context_ids::slot_of_context(c->context));
   errhandlers::release(c->errhandler);
   if (c->group != nullptr) groups::release(c->group);
+  if (c->remote_group != nullptr) groups::release(c->remote_group);
   delete c;
 }
 
@@ -134,6 +135,7 @@ Communicator* make(Communicator* parent, Group* group, uint32_t slot) {
 }
 
 void discard(Communicator* c) {
+  if (c->local != nullptr) discard(c->local);
   table.remove(handle::index_of(c->handle));
   destroy(c);
 }
@@ -146,14 +148,27 @@ void sweep() {
 Err free_communicator(Communicator* c) {
   if (Err e = attributes::delete_all(attributes::Kind::kComm, c, c->handle)) return e;
   table.remove(handle::index_of(c->handle));
+  if (c->local != nullptr) {
+    table.remove(handle::index_of(c->local->handle));
+    c->local->handle = MPI_COMM_NULL;
+  }
   progress::Lock lock;
   zombies.push_back(c);
+  if (c->local != nullptr) zombies.push_back(c->local);
   sweep_locked();
   return {};
 }
 
 int compare(const Communicator& a, const Communicator& b) {
   if (&a == &b) return MPI_IDENT;
+  if (a.inter || b.inter) {
+    // MPI-3.1 §6.4.1: intercommunicators compare both their groups.
+    if (a.inter != b.inter) return MPI_UNEQUAL;
+    int local = groups::compare(a.group->members, b.group->members);
+    int remote = groups::compare(a.remote_group->members, b.remote_group->members);
+    if (local == MPI_UNEQUAL || remote == MPI_UNEQUAL) return MPI_UNEQUAL;
+    return local == MPI_IDENT && remote == MPI_IDENT ? MPI_CONGRUENT : MPI_SIMILAR;
+  }
   switch (groups::compare(a.group->members, b.group->members)) {
     case MPI_IDENT:
       return MPI_CONGRUENT;

@@ -56,6 +56,21 @@ struct Communicator {
   // The process topology (MPI_Cart_create, ...), or nullptr; dup keeps it.
   std::shared_ptr<const Topology> topology;
 
+  // Intercommunicators (MPI-3.1 §6.6): `group`, `rank` and `size` describe
+  // the local group, while point-to-point ranks name members of the remote
+  // group (world_ranks maps those). Both groups agreed on `context`, so a
+  // message carries the same context at both ends. `local` is a hidden
+  // intracommunicator over the local group, for the steps that only the
+  // local group takes (agreeing on context ids, merging).
+  bool inter = false;
+  Group* remote_group = nullptr;  // one reference
+  int remote_size = 0;
+  Communicator* local = nullptr;  // owned: freed with the intercommunicator
+  // How many ranks point-to-point can name: the remote group's, on an
+  // intercommunicator.
+  int peer_count() const { return inter ? remote_size : size; }
+
+  // The world rank of point-to-point rank `r`.
   int world_rank(int r) const { return world_ranks.empty() ? r : world_ranks[static_cast<size_t>(r)]; }
   uint32_t collective_context() const { return context + 1; }
   uint32_t group_collective_context() const { return context + 2; }

@@ -72,6 +72,11 @@ Err check_subgroup(const Communicator& parent, const Group& group) {
 
 Err dup(Communicator* parent, const Info* hints, Communicator** out) {
   *out = nullptr;
+  if (parent->inter) {
+    Err e = dup_inter(parent, out);
+    if (e.ok() && hints != nullptr) (*out)->hints = *hints;
+    return e;
+  }
   uint32_t slot = 0;
   if (Err e = agree_over("MPI_Comm_dup", parent, true, &slot)) return e;
   groups::retain(parent->group);

@@ -35,6 +35,16 @@ Err split_shared(Communicator* parent, int key, Communicator** out);
 Err create(Communicator* parent, Group* group, Communicator** out);
 Err create_group(Communicator* parent, Group* group, int tag, Communicator** out);
 
+// ---- Intercommunicators (MPI-3.1 §6.6, runtime/intercomm.cc) ----------------
+// MPI_Intercomm_create: collective over local_comm; `peer_comm` and
+// `remote_leader` matter at the local leader only.
+Err intercomm_create(Communicator* local_comm, int local_leader, Communicator* peer_comm, int remote_leader,
+                     int tag, Communicator** out);
+// MPI_Intercomm_merge: collective over both groups.
+Err intercomm_merge(Communicator* inter, bool high, Communicator** out);
+// MPI_Comm_dup of an intercommunicator (dup() calls it).
+Err dup_inter(Communicator* inter, Communicator** out);
+
 // ---- Process topologies (MPI-3.1 §7) ----------------------------------------
 // Each is collective over the parent and returns a new communicator that
 // carries the topology (no attributes are copied). `reorder` is accepted and
