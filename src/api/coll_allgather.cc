@@ -25,8 +25,8 @@ struct Args {
 Args check(api::Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
            int recv_elements, MPI_Datatype recvtype, MPI_Comm comm) {
   Args a;
-  a.comm = call.intracomm(comm);
-  a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", true);
+  a.comm = call.comm(comm);
+  a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", a.comm == nullptr || !a.comm->inter);
   a.recvtype = api::check_triple(call, recvbuf, recv_elements, recvtype, "recv");
   if (sendbuf != MPI_IN_PLACE) api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, recv_elements > 0);
   return a;
@@ -34,10 +34,10 @@ Args check(api::Call& call, const void* sendbuf, int sendcount, MPI_Datatype sen
 
 // The v form's counts and displacements; returns the largest count.
 int check_v(api::Call& call, MPI_Comm comm, const int recvcounts[], const int displs[]) {
-  Communicator* c = call.intracomm(comm);
-  if (c == nullptr || !api::check_counts(call, recvcounts, displs, c->size, "recv")) return 0;
+  Communicator* c = call.comm(comm);
+  if (c == nullptr || !api::check_counts(call, recvcounts, displs, c->peer_count(), "recv")) return 0;
   int largest = 0;
-  for (int i = 0; i < c->size; ++i) largest = recvcounts[i] > largest ? recvcounts[i] : largest;
+  for (int i = 0; i < c->peer_count(); ++i) largest = recvcounts[i] > largest ? recvcounts[i] : largest;
   return largest;
 }
 

@@ -36,9 +36,10 @@ Args check(api::Call& call, const void* sendbuf, int sendcount, const int sendco
            MPI_Datatype sendtype, void* recvbuf, int recvcount, const int recvcounts[], const int rdispls[],
            MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
   Args a;
-  a.comm = call.intracomm(comm);
+  a.comm = call.comm(comm);
   if (!call.ok()) return a;
-  const int p = a.comm->size;
+  const int p = a.comm->peer_count();
+  if (a.comm->inter) api::check_not_in_place(call, sendbuf, "send");
   if (v_form && sendbuf != MPI_IN_PLACE && api::check_counts(call, sendcounts, sdispls, p, "send"))
     sendcount = largest(sendcounts, p);
   if (v_form && api::check_counts(call, recvcounts, rdispls, p, "recv")) recvcount = largest(recvcounts, p);
@@ -53,9 +54,10 @@ Communicator* check_w(api::Call& call, const void* sendbuf, const int sendcounts
                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                       const MPI_Datatype recvtypes[], MPI_Comm comm, std::vector<const Datatype*>* send_types,
                       std::vector<const Datatype*>* recv_types) {
-  Communicator* c = call.intracomm(comm);
+  Communicator* c = call.comm(comm);
   if (!call.ok()) return c;
-  const int p = c->size;
+  const int p = c->peer_count();
+  if (c->inter) api::check_not_in_place(call, sendbuf, "send");
   if (sendbuf != MPI_IN_PLACE) {
     api::check_counts(call, sendcounts, sdispls, p, "send");
     api::check_types(call, sendtypes, sendcounts, p, "send", send_types);

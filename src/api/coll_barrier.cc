@@ -6,7 +6,7 @@ using namespace ferry;
 
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
   api::Call call("MPI_Barrier");
-  Communicator* c = call.intracomm(comm);
+  Communicator* c = call.comm(comm);
   if (c == nullptr) return call.raise();
   return call.result(coll::barrier(c));
 }
@@ -14,7 +14,7 @@ FERRY_WEAK_ALIAS(Barrier)
 
 extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   api::Call call("MPI_Ibarrier");
-  Communicator* c = call.intracomm(comm);
+  Communicator* c = call.comm(comm);
   call.not_null(request, "request");
   if (!call.ok()) return call.raise();
   Request* r = nullptr;

@@ -17,8 +17,11 @@ struct Args {
 };
 
 Args check(api::Call& call, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  Args a{call.intracomm(comm), nullptr};
+  Args a{call.comm(comm), nullptr};
   if (a.comm != nullptr) api::check_root(call, root, a.comm);
+  // On an intercommunicator, the root's partners (MPI_PROC_NULL) pass
+  // nothing significant.
+  if (call.ok() && a.comm->inter && root == MPI_PROC_NULL) return a;
   a.type = api::check_triple(call, buffer, count, datatype, "");
   return a;
 }

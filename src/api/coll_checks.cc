@@ -8,6 +8,11 @@ namespace ferry::api {
 
 bool check_root(Call& call, int root, const Communicator* c) {
   if (!call.ok()) return false;
+  if (c->inter) {
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size)) return true;
+    return call.fail(MPI_ERR_ROOT, "invalid root %d (MPI_ROOT, MPI_PROC_NULL or a rank of the remote group of %d)",
+                     root, c->remote_size);
+  }
   if (root >= 0 && root < c->size) return true;
   return call.fail(MPI_ERR_ROOT, "invalid root %d (communicator size %d)", root, c->size);
 }
@@ -75,21 +80,28 @@ bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, cons
 RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer& everyone,
                         const RootedBuffer& at_root) {
   RootedArgs a;
-  a.comm = call.intracomm(comm);
+  a.comm = call.comm(comm);
   if (a.comm != nullptr) check_root(call, root, a.comm);
   if (!call.ok()) return a;
-  const bool is_root = a.comm->rank == root;
-  a.everyone_type = check_triple(call, everyone.buf, everyone.count, everyone.type, everyone.what, is_root);
+  // On an intercommunicator the root's own group passes MPI_ROOT (the root)
+  // or MPI_PROC_NULL (nothing is significant), the other group the root's
+  // rank (only `everyone` is significant); MPI_IN_PLACE is not allowed.
+  const bool inter = a.comm->inter;
+  if (inter && root == MPI_PROC_NULL) return a;
+  const bool is_root = inter ? root == MPI_ROOT : a.comm->rank == root;
+  if (!inter || !is_root)
+    a.everyone_type = check_triple(call, everyone.buf, everyone.count, everyone.type, everyone.what, is_root && !inter);
   if (!is_root) return a;
   int root_count = at_root.count;
+  const int blocks = a.comm->peer_count();
   if (at_root.v_form) {
-    if (!check_counts(call, at_root.counts, at_root.displs, a.comm->size, at_root.what)) return a;
+    if (!check_counts(call, at_root.counts, at_root.displs, blocks, at_root.what)) return a;
     // The largest block stands for the buffer in the checks below.
     root_count = 0;
-    for (int i = 0; i < a.comm->size; ++i) root_count = std::max(root_count, at_root.counts[i]);
+    for (int i = 0; i < blocks; ++i) root_count = std::max(root_count, at_root.counts[i]);
   }
   a.root_type = check_triple(call, at_root.buf, root_count, at_root.type, at_root.what);
-  if (everyone.buf != MPI_IN_PLACE)
+  if (!inter && everyone.buf != MPI_IN_PLACE)
     check_not_aliased(call, everyone.buf, everyone.count > 0, at_root.buf, root_count > 0);
   return a;
 }

@@ -16,7 +16,8 @@
 
 namespace ferry::api {
 
-// `root` must be a rank of the communicator (MPI_ERR_ROOT).
+// `root` must be a rank of the communicator (MPI_ERR_ROOT); on an
+// intercommunicator, MPI_ROOT, MPI_PROC_NULL or a rank of the remote group.
 bool check_root(Call& call, int root, const Communicator* c);
 
 // One (buffer, count, datatype) triple: count >= 0 (MPI_ERR_COUNT), a valid

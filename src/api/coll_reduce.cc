@@ -16,6 +16,7 @@
 #include <climits>
 
 #include "api/api.h"
+#include "api/coll_checks.h"
 #include "coll/collectives.h"
 #include "base/op.h"
 
@@ -48,13 +49,19 @@ struct Checked {
   const Op* op = nullptr;
 };
 
-Checked check_common(api::Call& call, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op) {
+Checked check_common(api::Call& call, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op, bool inter_ok = false) {
   Checked c;
-  c.comm = call.intracomm(comm);
+  c.comm = inter_ok ? call.comm(comm) : call.intracomm(comm);
   c.type = call.datatype(datatype);
   if (c.type != nullptr) call.movable(c.type);
   c.op = checked_op(call, op, c.type);
   return c;
+}
+
+// MPI_IN_PLACE has no meaning across an intercommunicator (MPI-3.1 §5.2.2).
+void check_inter_not_in_place(api::Call& call, const Checked& c, const void* sendbuf) {
+  if (call.ok() && c.comm->inter && sendbuf == MPI_IN_PLACE)
+    call.fail(MPI_ERR_ARG, "sendbuf is MPI_IN_PLACE, which an intercommunicator does not allow");
 }
 
 // NULL buffers with elements to move, and sendbuf == recvbuf without
@@ -69,13 +76,6 @@ bool check_buffers(api::Call& call, const void* sendbuf, int send_elements, cons
   return call.ok();
 }
 
-// The nonblocking forms hand out the request, or MPI_REQUEST_NULL when the
-// call failed before it started.
-int finish_nonblocking(api::Call& call, Err e, Request* r, MPI_Request* request) {
-  *request = r != nullptr ? r->handle : MPI_REQUEST_NULL;
-  return call.result(std::move(e));
-}
-
 }  // namespace
 
 // --- Allreduce (§5.9.6) ---------------------------------------------------------
@@ -84,7 +84,8 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
                               MPI_Comm comm) {
   api::Call call("MPI_Allreduce");
   call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
   check_buffers(call, sendbuf, count, recvbuf, count);
   if (!call.ok()) return call.raise();
   return call.result(coll::allreduce(sendbuf, recvbuf, count, c.type, c.op, c.comm));
@@ -95,13 +96,14 @@ extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MP
                                MPI_Comm comm, MPI_Request* request) {
   api::Call call("MPI_Iallreduce");
   call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
   check_buffers(call, sendbuf, count, recvbuf, count);
   call.not_null(request, "request");
   if (!call.ok()) return call.raise();
   Request* r = nullptr;
   Err e = coll::iallreduce(sendbuf, recvbuf, count, c.type, c.op, c.comm, &r);
-  return finish_nonblocking(call, std::move(e), r, request);
+  return api::finish_nonblocking(call, std::move(e), r, request);
 }
 FERRY_WEAK_ALIAS(Iallreduce)
 
@@ -112,6 +114,14 @@ namespace {
 // MPI_Reduce's own checks: the root, and buffers that matter only at it.
 void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* recvbuf, int count, int root) {
   if (!call.ok()) return;
+  if (c.comm->inter) {
+    // MPI_ROOT receives, the remote group sends, MPI_PROC_NULL does nothing.
+    if (!api::check_root(call, root, c.comm) || root == MPI_PROC_NULL) return;
+    check_inter_not_in_place(call, c, sendbuf);
+    if (root == MPI_ROOT) call.buffer(recvbuf, count, "recvbuf");
+    else call.buffer(sendbuf, count, "sendbuf");
+    return;
+  }
   if (root < 0 || root >= c.comm->size) {
     call.fail(MPI_ERR_ROOT, "invalid root %d (communicator size %d)", root, c.comm->size);
     return;
@@ -130,7 +140,7 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
                            MPI_Comm comm) {
   api::Call call("MPI_Reduce");
   call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
   check_reduce(call, c, sendbuf, recvbuf, count, root);
   if (!call.ok()) return call.raise();
   return call.result(coll::reduce(sendbuf, recvbuf, count, c.type, c.op, root, c.comm));
@@ -141,13 +151,13 @@ extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_D
                             MPI_Comm comm, MPI_Request* request) {
   api::Call call("MPI_Ireduce");
   call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
   check_reduce(call, c, sendbuf, recvbuf, count, root);
   call.not_null(request, "request");
   if (!call.ok()) return call.raise();
   Request* r = nullptr;
   Err e = coll::ireduce(sendbuf, recvbuf, count, c.type, c.op, root, c.comm, &r);
-  return finish_nonblocking(call, std::move(e), r, request);
+  return api::finish_nonblocking(call, std::move(e), r, request);
 }
 FERRY_WEAK_ALIAS(Ireduce)
 
@@ -202,7 +212,7 @@ extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, in
   if (!call.ok()) return call.raise();
   Request* r = nullptr;
   Err e = coll::ireduce_scatter_block(sendbuf, recvbuf, recvcount, c.type, c.op, c.comm, &r);
-  return finish_nonblocking(call, std::move(e), r, request);
+  return api::finish_nonblocking(call, std::move(e), r, request);
 }
 FERRY_WEAK_ALIAS(Ireduce_scatter_block)
 
@@ -227,7 +237,7 @@ extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const in
   if (!call.ok()) return call.raise();
   Request* r = nullptr;
   Err e = coll::ireduce_scatter(sendbuf, recvbuf, recvcounts, c.type, c.op, c.comm, &r);
-  return finish_nonblocking(call, std::move(e), r, request);
+  return api::finish_nonblocking(call, std::move(e), r, request);
 }
 FERRY_WEAK_ALIAS(Ireduce_scatter)
 
@@ -254,7 +264,7 @@ extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Dat
   if (!call.ok()) return call.raise();
   Request* r = nullptr;
   Err e = coll::iscan(sendbuf, recvbuf, count, c.type, c.op, c.comm, &r);
-  return finish_nonblocking(call, std::move(e), r, request);
+  return api::finish_nonblocking(call, std::move(e), r, request);
 }
 FERRY_WEAK_ALIAS(Iscan)
 
@@ -279,6 +289,6 @@ extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_D
   if (!call.ok()) return call.raise();
   Request* r = nullptr;
   Err e = coll::iexscan(sendbuf, recvbuf, count, c.type, c.op, c.comm, &r);
-  return finish_nonblocking(call, std::move(e), r, request);
+  return api::finish_nonblocking(call, std::move(e), r, request);
 }
 FERRY_WEAK_ALIAS(Iexscan)

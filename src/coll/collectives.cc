@@ -16,6 +16,7 @@
 #include "coll/barrier/algorithms.h"
 #include "coll/bcast/algorithms.h"
 #include "coll/gather/algorithms.h"
+#include "coll/inter/algorithms.h"
 #include "coll/neighbor/algorithms.h"
 #include "coll/reduce/algorithms.h"
 #include "coll/reduce_scatter/algorithms.h"
@@ -62,7 +63,41 @@ Err choose_data(Operation o, size_t bytes, const Communicator* c, Algorithm* a) 
   return select(o, Query{bytes, c->size, true}, a);
 }
 
+// --- Intercommunicators: the blocks of the remote group ----------------------------
+// The non-v forms as their v forms (coll/inter/algorithms.h): one block of
+// `count` per remote rank, back to back.
+struct Blocks {
+  std::vector<int> counts, displs;
+};
+Blocks uniform_blocks(const Communicator* c, int count) {
+  Blocks b;
+  for (int j = 0; j < c->remote_size; ++j) {
+    b.counts.push_back(count);
+    b.displs.push_back(j * count);
+  }
+  return b;
+}
+// Alltoall and alltoallv as alltoallw: byte displacements, a type per peer.
+struct PerPeer {
+  std::vector<int> counts, displs;
+  std::vector<const Datatype*> types;
+};
+PerPeer per_peer(const Communicator* c, const int counts[], const int displs[], const Datatype* type) {
+  PerPeer p;
+  for (int j = 0; j < c->remote_size; ++j) {
+    p.counts.push_back(counts[j]);
+    p.displs.push_back(static_cast<int>(displs[j] * type->extent));
+    p.types.push_back(type);
+  }
+  return p;
+}
+PerPeer per_peer(const Communicator* c, int count, const Datatype* type) {
+  Blocks b = uniform_blocks(c, count);
+  return per_peer(c, b.counts.data(), b.displs.data(), type);
+}
+
 Err run_barrier(Communicator* c, Request** request) {
+  if (c->inter) return run(c, request, [&](Schedule& s) { inter_barrier(s); });
   Algorithm a{};
   if (Err e = choose_data(Operation::kBarrier, 0, c, &a)) return e;
   if (request == nullptr) return barrier_dissemination_now(c);
@@ -70,6 +105,7 @@ Err run_barrier(Communicator* c, Request** request) {
 }
 
 Err run_bcast(void* buf, int count, const Datatype* type, int root, Communicator* c, Request** request) {
+  if (c->inter) return run(c, request, [&](Schedule& s) { inter_bcast(s, buf, count, type, root); });
   Algorithm a{};
   if (Err e = choose_data(Operation::kBcast, type->bytes(count), c, &a)) return e;
   return run(c, request, [&](Schedule& s) {
@@ -84,6 +120,12 @@ Err run_bcast(void* buf, int count, const Datatype* type, int root, Communicator
 
 Err run_gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
                const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  if (c->inter) {
+    Blocks b = uniform_blocks(c, recvcount);
+    return run(c, request, [&](Schedule& s) {
+      inter_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, b.counts.data(), b.displs.data(), recvtype, root);
+    });
+  }
   size_t bytes = c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
   Algorithm a{};
   if (Err e = choose_data(Operation::kGather, bytes, c, &a)) return e;
@@ -94,6 +136,10 @@ Err run_gather(const void* sendbuf, int sendcount, const Datatype* sendtype, voi
 
 Err run_gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
                 const int displs[], const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  if (c->inter)
+    return run(c, request, [&](Schedule& s) {
+      inter_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+    });
   return run(c, request, [&](Schedule& s) {
     gatherv_linear(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
   });
@@ -101,6 +147,12 @@ Err run_gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, vo
 
 Err run_scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
                 const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  if (c->inter) {
+    Blocks b = uniform_blocks(c, sendcount);
+    return run(c, request, [&](Schedule& s) {
+      inter_scatterv(s, sendbuf, b.counts.data(), b.displs.data(), sendtype, recvbuf, recvcount, recvtype, root);
+    });
+  }
   size_t bytes = c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount);
   Algorithm a{};
   if (Err e = choose_data(Operation::kScatter, bytes, c, &a)) return e;
@@ -112,6 +164,10 @@ Err run_scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, vo
 Err run_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
                  void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c,
                  Request** request) {
+  if (c->inter)
+    return run(c, request, [&](Schedule& s) {
+      inter_scatterv(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+    });
   return run(c, request, [&](Schedule& s) {
     scatterv_linear(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -119,6 +175,12 @@ Err run_scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 
 Err run_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
                   const Datatype* recvtype, Communicator* c, Request** request) {
+  if (c->inter) {
+    Blocks b = uniform_blocks(c, recvcount);
+    return run(c, request, [&](Schedule& s) {
+      inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, b.counts.data(), b.displs.data(), recvtype);
+    });
+  }
   Algorithm a{};
   if (Err e = choose_data(Operation::kAllgather, recvtype->bytes(recvcount), c, &a)) return e;
   return run(c, request, [&](Schedule& s) {
@@ -134,6 +196,10 @@ Err run_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, 
 Err run_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c,
                    Request** request) {
+  if (c->inter)
+    return run(c, request, [&](Schedule& s) {
+      inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+    });
   return run(c, request, [&](Schedule& s) {
     allgatherv_ring(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   });
@@ -141,6 +207,13 @@ Err run_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype,
 
 Err run_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
                  const Datatype* recvtype, Communicator* c, Request** request) {
+  if (c->inter) {
+    PerPeer send = per_peer(c, sendcount, sendtype), recv = per_peer(c, recvcount, recvtype);
+    return run(c, request, [&](Schedule& s) {
+      inter_alltoallw(s, sendbuf, send.counts.data(), send.displs.data(), send.types.data(), recvbuf,
+                      recv.counts.data(), recv.displs.data(), recv.types.data());
+    });
+  }
   Algorithm a{};
   if (Err e = choose_data(Operation::kAlltoall, recvtype->bytes(recvcount), c, &a)) return e;
   return run(c, request, [&](Schedule& s) {
@@ -152,6 +225,13 @@ Err run_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, v
 Err run_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
                   void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
                   Communicator* c, Request** request) {
+  if (c->inter) {
+    PerPeer send = per_peer(c, sendcounts, sdispls, sendtype), recv = per_peer(c, recvcounts, rdispls, recvtype);
+    return run(c, request, [&](Schedule& s) {
+      inter_alltoallw(s, sendbuf, send.counts.data(), send.displs.data(), send.types.data(), recvbuf,
+                      recv.counts.data(), recv.displs.data(), recv.types.data());
+    });
+  }
   return run(c, request, [&](Schedule& s) {
     alltoallv_pairwise(s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
   });
@@ -160,6 +240,10 @@ Err run_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
 Err run_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
                   void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
                   Communicator* c, Request** request) {
+  if (c->inter)
+    return run(c, request, [&](Schedule& s) {
+      inter_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
+    });
   return run(c, request, [&](Schedule& s) {
     alltoallw_pairwise(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
   });
@@ -299,6 +383,8 @@ void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbu
 
 Err do_allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
                  Request** request) {
+  if (c->inter)
+    return run_reduction(c, request, op, [&](Schedule& s) { inter_allreduce(s, sendbuf, recvbuf, count, type, op); });
   Algorithm a{};
   if (Err e = choose(Operation::kAllreduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
   return run_reduction(c, request, op,
@@ -317,6 +403,9 @@ void build_reduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, 
 
 Err do_reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
               Communicator* c, Request** request) {
+  if (c->inter)
+    return run_reduction(c, request, op,
+                         [&](Schedule& s) { inter_reduce(s, sendbuf, recvbuf, count, type, op, root); });
   Algorithm a{};
   if (Err e = choose(Operation::kReduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
   return run_reduction(c, request, op,
@@ -335,6 +424,7 @@ void build_reduce_scatter(Schedule& s, Algorithm a, const void* sendbuf, void* r
 
 Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type,
                       const Op* op, Communicator* c, Request** request) {
+  if (c->inter) return fail(MPI_ERR_COMM, "not supported on an intercommunicator yet");
   size_t total = 0;
   for (int r = 0; r < c->size; ++r) total += static_cast<size_t>(recvcounts[r]);
   Algorithm a{};
@@ -354,6 +444,7 @@ void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, cons
 
 Err do_scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, bool exclusive,
             Communicator* c, Request** request) {
+  if (c->inter) return fail(MPI_ERR_COMM, "scans are not defined on intercommunicators (MPI-3.1 §5.11)");
   Algorithm a{};
   if (Err e = choose(exclusive ? Operation::kExscan : Operation::kScan, count == 0 || c->size == 1,
                      type->bytes(count), op, c, &a))

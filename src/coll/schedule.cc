@@ -6,7 +6,10 @@
 
 namespace ferry::coll {
 
-Schedule::Schedule(Communicator* c) : comm_(c), tag_(c->next_collective_tag()) {}
+// On an intercommunicator every schedule also takes a tag of the local
+// intracommunicator, used or not, so that its members stay in step.
+Schedule::Schedule(Communicator* c)
+    : comm_(c), tag_(c->next_collective_tag()), local_tag_(c->inter ? c->local->next_collective_tag() : -1) {}
 
 Schedule::Schedule(Communicator* c, std::vector<int> members, int my_index)
     : comm_(c), members_(std::move(members)), my_index_(my_index), tag_(c->next_collective_tag()) {}
@@ -34,12 +37,12 @@ void Schedule::hold(const Datatype* t) {
 
 void Schedule::send(const void* buf, int count, const Datatype* type, int peer) {
   hold(type);
-  steps_.push_back(Step{Step::Kind::kSend, buf, nullptr, count, type, comm_rank(peer), 0, nullptr, nullptr});
+  steps_.push_back(Step{Step::Kind::kSend, buf, nullptr, count, type, comm_rank(peer), 0, nullptr, nullptr, local_mode_});
 }
 
 void Schedule::recv(void* buf, int count, const Datatype* type, int peer) {
   hold(type);
-  steps_.push_back(Step{Step::Kind::kRecv, nullptr, buf, count, type, comm_rank(peer), 0, nullptr, nullptr});
+  steps_.push_back(Step{Step::Kind::kRecv, nullptr, buf, count, type, comm_rank(peer), 0, nullptr, nullptr, local_mode_});
 }
 
 void Schedule::reduce(const void* in, void* inout, int count, const Datatype* type, const Op* op) {
@@ -81,10 +84,12 @@ void Schedule::post_round() {
       const Step& s = steps_[i];
       Request* r = nullptr;
       Err e;
+      Communicator* via = s.on_local ? comm_->local : comm_;
+      int tag = s.on_local ? local_tag_ : tag_;
       if (pass == 0 && s.kind == Step::Kind::kRecv) {
-        e = pt2pt::irecv(s.out, s.count, s.type, s.peer, tag_, comm_, &r, pt2pt::Context::kCollective);
+        e = pt2pt::irecv(s.out, s.count, s.type, s.peer, tag, via, &r, pt2pt::Context::kCollective);
       } else if (pass == 1 && s.kind == Step::Kind::kSend) {
-        e = pt2pt::isend(pt2pt::Message{s.in, s.count, s.type}, s.peer, tag_, comm_, Request::Mode::kStandard, &r,
+        e = pt2pt::isend(pt2pt::Message{s.in, s.count, s.type}, s.peer, tag, via, Request::Mode::kStandard, &r,
                          pt2pt::Context::kCollective);
       }
       if (r != nullptr) pending_.push_back(r);

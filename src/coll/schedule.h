@@ -46,9 +46,22 @@ class Schedule {
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
 
-  // The ranks the algorithm works among: the communicator's, or the members'.
-  int size() const { return members_.empty() ? comm_->size : static_cast<int>(members_.size()); }
-  int rank() const { return members_.empty() ? comm_->rank : my_index_; }
+  // On an intercommunicator (coll/inter/algorithms.h): messages built while
+  // use_local(true) travel on its hidden local intracommunicator, among the
+  // local group; otherwise across, to ranks of the remote group.
+  void use_local(bool on) { local_mode_ = on; }
+  int remote_size() const { return comm_->remote_size; }
+
+  // The ranks the algorithm works among: the communicator's (the local
+  // group, on an intercommunicator), or the members'.
+  int size() const {
+    if (local_mode_) return comm_->local->size;
+    return members_.empty() ? comm_->size : static_cast<int>(members_.size());
+  }
+  int rank() const {
+    if (local_mode_) return comm_->local->rank;
+    return members_.empty() ? comm_->rank : my_index_;
+  }
 
   // Building. Peers are ranks as size() and rank() count them.
   void send(const void* buf, int count, const Datatype* type, int peer);
@@ -83,6 +96,7 @@ class Schedule {
     int count2;               // copy: destination count
     const Datatype* type2;    // copy: destination type
     const Op* op;
+    bool on_local = false;    // send/recv: on the intercommunicator's local intracommunicator
   };
 
   // Posts the messages of the current round.
@@ -98,7 +112,9 @@ class Schedule {
   Communicator* comm_;
   std::vector<int> members_;  // empty: all of comm_
   int my_index_ = 0;
+  bool local_mode_ = false;
   int tag_;
+  int local_tag_ = -1;  // an intercommunicator's: the tag on its local intracommunicator
   std::vector<Step> steps_;
   std::vector<std::function<void()>> local_work_;  // kLocal steps: index in `count`
   std::vector<size_t> round_ends_;  // index one past each round's last step

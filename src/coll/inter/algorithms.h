@@ -1,0 +1,43 @@
+// Collectives on intercommunicators (MPI-3.1 §5.2.2): each group's data goes
+// to the other group. Rooted operations name the root as MPI_ROOT (the root
+// itself), MPI_PROC_NULL (the rest of its group) or the root's rank in the
+// remote group (every process of the other group).
+//
+// Each is one schedule (so the nonblocking forms come free) built from local
+// phases on the intercommunicator's hidden local intracommunicator
+// (Schedule::use_local, with the intracommunicator algorithms) and messages
+// across. Intercommunicators carry setup traffic and a library's halves
+// talking, rarely bulk data; the algorithms are the plain ones MPICH uses.
+#pragma once
+
+#include "coll/schedule.h"
+
+namespace ferry::coll {
+
+// Local barrier, the leaders (local rank 0 of each group) swap a signal,
+// local broadcast of it. Cost: 2 local barriers' worth + alpha.
+void inter_barrier(Schedule& s);
+// The root sends to the remote leader, which broadcasts in its group.
+void inter_bcast(Schedule& s, void* buf, int count, const Datatype* type, int root);
+// The sending group reduces to its leader, which sends to the root.
+void inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+                  int root);
+// Each group reduces to its leader, the leaders swap, each broadcasts what
+// it received: every process gets the reduction of the other group's data.
+void inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+                     const Op* op);
+// Gather and scatter (and their v forms): straight between the root and
+// every process of the other group, in one round.
+void inter_gatherv(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                   const int recvcounts[], const int displs[], const Datatype* recvtype, int root);
+void inter_scatterv(Schedule& s, const void* sendbuf, const int sendcounts[], const int displs[],
+                    const Datatype* sendtype, void* recvbuf, int recvcount, const Datatype* recvtype, int root);
+// Allgather(v) and alltoall(v,w): every process exchanges with every process
+// of the other group, in one round. Block j is remote rank j's.
+void inter_allgatherv(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
+                      const int recvcounts[], const int displs[], const Datatype* recvtype);
+void inter_alltoallw(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                     const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                     const Datatype* const recvtypes[]);
+
+}  // namespace ferry::coll
