@@ -50,6 +50,10 @@ struct Request {
   bool user_freed = false;  // MPI_Request_free on an active request: retire when it completes
   bool cancelled = false;
   bool matched = false;     // receive: a message has been matched to it
+  // MPI_Cancel of a send: the receiver's answer is awaited, and completion
+  // waits for it (the send may have finished meanwhile).
+  bool cancel_pending = false;
+  bool finished_while_cancelling = false;
   MPI_Request handle = MPI_REQUEST_NULL;
 
   // The operation as the user described it.
@@ -118,6 +122,10 @@ void untrack(const Request* r);
 // threads. A request the user already freed (MPI_Request_free) has nobody
 // to collect it and goes back to the pool.
 inline void complete(Request* r) {
+  if (r->cancel_pending) [[unlikely]] {
+    r->finished_while_cancelling = true;
+    return;
+  }
   r->complete = true;
   progress::note_event();
   if (r->user_freed) requests::release(r);

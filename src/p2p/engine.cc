@@ -170,6 +170,22 @@ void deliver_unexpected(Request* r, UnexpectedMessage* m) {
   state->matching.free_unexpected(m);
 }
 
+// Packets that belong to no request (MPI_Cancel of a send and its answer):
+// rare, so each is allocated and freed once it has left.
+struct ControlPacket {
+  SendItem item;  // first: on_sent gets its address
+};
+void free_control(SendItem* item) { delete reinterpret_cast<ControlPacket*>(item); }
+Err send_control(int world_peer, const PacketHeader& h) {
+  auto* c = new ControlPacket{};
+  c->item.header = h;
+  c->item.header.payload_bytes = 0;
+  c->item.on_sent = free_control;
+  Err e = send_packet(world_peer, &c->item);
+  if (e) delete c;
+  return e;
+}
+
 // The receiver has answered a send whose buffer was exposed to it: the
 // transport may drop the registration.
 void conceal(Request* s) {
@@ -240,6 +256,34 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       Request* s = Request::from_cookie(h.sender_cookie);
       conceal(s);
       complete(s);
+      return {};
+    }
+    case PacketType::kCancelSend: {
+      // Dropped if still unreceived: an eager message with its data, or a
+      // rendezvous request whose sender will now never be asked for data.
+      PacketHeader reply = h;
+      reply.type = PacketType::kCancelReply;
+      reply.flags = 0;
+      if (UnexpectedMessage* m = state->matching.take_sent_by(h.context, peer, h.sender_cookie)) {
+        state->matching.free_unexpected(m);
+        reply.flags = kFlagCancelled;
+      }
+      if (Err e = send_control(peer, reply))
+        FERRY_DEBUG(kP2p, "cannot answer rank %d's cancel: %s", peer, e.message().c_str());
+      return {};
+    }
+    case PacketType::kCancelReply: {
+      Request* s = Request::from_cookie(h.sender_cookie);
+      s->cancel_pending = false;
+      if ((h.flags & kFlagCancelled) != 0) {
+        conceal(s);
+        end_stream(s);
+        s->cancelled = true;
+        set_status_cancelled(s->status, true);
+        complete(s);
+      } else if (s->finished_while_cancelling) {
+        complete(s);
+      }  // else: received, and still on its way; it completes as sends do
       return {};
     }
     case PacketType::kRendezvousData: {
@@ -396,6 +440,26 @@ bool cancel_recv(Request* r) {
   set_status_cancelled(r->status, true);
   complete(r);
   return true;
+}
+
+Err cancel_send(Request* r) {
+  // A send that has finished here may still sit unreceived at the receiver
+  // (eager): its completion is taken back until the answer comes.
+  r->finished_while_cancelling = r->complete;
+  r->complete = false;
+  r->cancel_pending = true;
+  PacketHeader h{};
+  h.type = PacketType::kCancelSend;
+  h.source = r->comm->rank;
+  h.tag = r->tag;
+  h.context = r->context;
+  h.sender_cookie = r->cookie();
+  Err e = send_control(r->world_peer, h);
+  if (e) {
+    r->cancel_pending = false;
+    r->complete = r->finished_while_cancelling;
+  }
+  return e;
 }
 
 size_t unexpected_messages() { return state ? state->matching.unexpected_count() : 0; }

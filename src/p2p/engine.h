@@ -73,6 +73,10 @@ UnexpectedMessage* take_message(uint32_t context, int source, int tag, MPI_Statu
 void start_matched_recv(Request* r, UnexpectedMessage* m);
 // MPI_Cancel of a receive: true if it was still unmatched and is now cancelled.
 bool cancel_recv(Request* r);
+// MPI_Cancel of a send: asks the receiver to drop the message if no receive
+// has taken it. The request completes with the answer: cancelled (its
+// message is gone) or not (it completes as a send does, if it has not).
+Err cancel_send(Request* r);
 
 // Unexpected messages currently held (for tests and FERRY_DEBUG).
 size_t unexpected_messages();

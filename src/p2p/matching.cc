@@ -71,6 +71,18 @@ UnexpectedMessage* MatchingEngine::find_unexpected(uint32_t context, int source,
   return nullptr;
 }
 
+UnexpectedMessage* MatchingEngine::take_sent_by(uint32_t context, int world_peer, uint64_t sender_cookie) {
+  Fifo<UnexpectedMessage>& unexpected = queues(context).unexpected;
+  for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next) {
+    if (m->world_peer == world_peer && m->header.sender_cookie == sender_cookie) {
+      unexpected.remove(m);
+      --unexpected_count_;
+      return m;
+    }
+  }
+  return nullptr;
+}
+
 void MatchingEngine::post(uint32_t context, Request* r) { queues(context).posted.push_back(r); }
 
 bool MatchingEngine::unpost(uint32_t context, Request* r) {

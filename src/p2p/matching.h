@@ -21,6 +21,7 @@ namespace ferry::p2p {
 // The packets the protocols exchange (transport/packet.h).
 using transport::PacketHeader;
 using transport::PacketType;
+using transport::kFlagCancelled;
 using transport::kFlagChunked;
 using transport::kFlagDeviceMemory;
 using transport::kFlagDirect;
@@ -98,6 +99,10 @@ class MatchingEngine {
   void post(uint32_t context, Request* r);
   // Takes a posted receive back (MPI_Cancel). Returns false if not posted.
   bool unpost(uint32_t context, Request* r);
+  // MPI_Cancel of a send, at its receiver: the unexpected message that the
+  // send (`sender_cookie` at `world_peer`) left here, taken out of the queue,
+  // or nullptr if a receive (or MPI_Improbe) has taken it already.
+  UnexpectedMessage* take_sent_by(uint32_t context, int world_peer, uint64_t sender_cookie);
   void add_unexpected(uint32_t context, UnexpectedMessage* m);
   void remove_unexpected(uint32_t context, UnexpectedMessage* m);
 

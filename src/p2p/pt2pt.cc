@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "p2p/bsend.h"
 #include "p2p/generalized.h"
 #include "base/handles.h"
 #include "progress/progress.h"
@@ -40,6 +41,8 @@ Err launch(Request* r) {
   r->complete = false;
   r->matched = false;
   r->cancelled = false;
+  r->cancel_pending = false;
+  r->finished_while_cancelling = false;
   r->error = MPI_SUCCESS;
   r->status = MPI_Status{};
   if (r->peer == MPI_PROC_NULL) {
@@ -215,6 +218,19 @@ Request* recv_init(void* buffer, int count, const Datatype* t, int source, int t
 Err start(Request* r) {
   progress::Lock lock;
   if (r->active) return fail(MPI_ERR_REQUEST, "the persistent request is already active");
+  if (r->kind == Request::Kind::kSend && r->mode == Request::Mode::kBuffered) {
+    // MPI_Bsend_init: each start copies the message into the attached buffer
+    // and is complete at once, as MPI_Ibsend is (MPI-3.1 §3.9); the copy is
+    // sent from there.
+    if (Err e = bsend::send(Message{r->buffer, r->count, r->datatype}, r->peer, r->tag, r->comm)) return e;
+    r->active = true;
+    r->complete = true;
+    r->cancelled = false;
+    r->cancel_pending = false;
+    r->error = MPI_SUCCESS;
+    r->status = MPI_Status{};
+    return {};
+  }
   return launch(r);
 }
 
@@ -394,9 +410,18 @@ int cancel(Request* r) {
   // The program's own operation: its cancel_fn decides, told whether it
   // has completed already (MPI-3.1 §12.2).
   if (r->kind == Request::Kind::kGeneralized) return generalized::cancel(r);
+  // A send, even one that has finished here, may still wait unreceived at
+  // its receiver: ask it (p2p/engine.h). The wait then ends with the answer,
+  // cancelled or not, whatever else the program does (MPI-3.1 §3.8.4). A
+  // buffered send's request is done at once and stays so (MPI allows a
+  // cancel to fail).
+  if (r->kind == Request::Kind::kSend && r->mode != Request::Mode::kBuffered && r->peer != MPI_PROC_NULL &&
+      !r->cancel_pending && !r->cancelled) {
+    if (Err e = p2p::cancel_send(r)) return error_code::make(e.mpi_class(), e.message());
+    return MPI_SUCCESS;
+  }
   if (r->complete) return MPI_SUCCESS;
-  // Only an unmatched receive can be cancelled; a send that has left cannot
-  // be called back, and MPI allows a cancel to fail (MPI-3.1 §3.8.4).
+  // An unmatched receive is simply taken back.
   if (r->kind == Request::Kind::kRecv) p2p::cancel_recv(r);
   return MPI_SUCCESS;
 }

@@ -13,6 +13,8 @@ enum class PacketType : uint8_t {
   kRendezvousReady,      // receiver matched it: "send me message_bytes now, tagged with my cookie"
   kRendezvousData,       // (part of) the data of a rendezvous message, at `offset`, for the receiver's cookie
   kRendezvousDone,       // receiver read the data itself (kFlagDirect): the send is complete
+  kCancelSend,           // MPI_Cancel of the send `sender_cookie`: drop its message if no receive took it
+  kCancelReply,          // the receiver's answer to kCancelSend (kFlagCancelled: it dropped the message)
 };
 
 // kRendezvousReady: the receiver takes the data in DATA packets of at most
@@ -26,6 +28,8 @@ constexpr uint8_t kFlagChunked = 1;
 constexpr uint8_t kFlagDirect = 2;
 // With kFlagDirect: the sender's buffer is device memory.
 constexpr uint8_t kFlagDeviceMemory = 4;
+// kCancelReply: the message was still unreceived and is gone.
+constexpr uint8_t kFlagCancelled = 8;
 
 struct PacketHeader {
   PacketType type;
