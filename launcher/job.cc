@@ -1,10 +1,6 @@
 #include "job.h"
 
 #include <fcntl.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +16,7 @@
 #include "common/debug.h"
 #include "daemon_start.h"
 #include "daemon_tree.h"
+#include "event_loop.h"
 #include "exit_status.h"
 #include "local_ranks.h"
 #include "node_setup.h"
@@ -44,25 +41,9 @@ constexpr int kInterruptGraceMs = 1000;
 // and the daemon, losing its link, kills its ranks itself.
 constexpr int kRemoteKillWaitMs = 5000;
 
-// What an epoll event is about: the kind in the low byte, an index above it.
+// What an event is about: its kind in the loop (see event_loop.h).
 enum Source : uint8_t {
-  kSignals = 1, kServer, kTimer, kStdin, kStdinPipe, kRankStdout, kRankStderr, kDaemonListen, kDaemonLink,
-  kStdinRelay
-};
-uint64_t tag(Source s, int index = 0) { return uint64_t(s) | (uint64_t(index) << 8); }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {
-    if (fd_ < 0) throw std::runtime_error(std::string("cannot set up the event loop: ") + strerror(errno));
-  }
-  ~Fd() { ::close(fd_); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
+  kServer = 1, kStdin, kStdinPipe, kRankStdout, kRankStderr, kDaemonListen, kDaemonLink, kStdinRelay
 };
 
 class Job {
@@ -74,21 +55,36 @@ class Job {
         local_node_(local_node),
         server_(server),
         defaults_(defaults),
-        epoll_(::epoll_create1(EPOLL_CLOEXEC)),
-        signal_fd_(::signalfd(-1, &defaults.signals.handled, SFD_CLOEXEC | SFD_NONBLOCK)),
-        timer_fd_(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)),
-        stdin_(epoll_.get(), tag(kStdin), tag(kStdinPipe)),
+        stdin_(loop_.epoll_fd(), kStdin, kStdinPipe),
         rank_running_(size_t(plan.num_ranks), false),
         node_of_rank_(size_t(plan.num_ranks), -1) {
     for (size_t n = 0; n < plan.nodes.size(); ++n)
       for (int r : plan.nodes[n].ranks) node_of_rank_[size_t(r)] = int(n);
-    watch(signal_fd_.get(), tag(kSignals));
-    watch(server_.event_fd(), tag(kServer));
-    watch(timer_fd_.get(), tag(kTimer));
+    loop_.handle_signals(
+        defaults.signals.handled, [this](int sig) { on_signal(sig); },
+        [this](pid_t pid, int status) { on_child_exit(pid, status); });
+    loop_.watch(server_.event_fd(), kServer);
+    loop_.on_timer([this] { on_timer(); });
+    // PMIx's news first: an abort is posted before the aborting rank is
+    // released, so it must be known before that rank's exit is handled
+    // (its SIGCHLD may be in this batch without the eventfd). kServer has
+    // no handler of its own.
+    loop_.before_each_batch([this](const EventLoop::Batch& batch) {
+      if (batch.has(kServer) || batch.has_signals()) handle_server_events();
+    });
+    loop_.on(kStdin, [this](uint64_t, uint32_t) { stdin_.on_stdin_ready(); });
+    loop_.on(kStdinPipe, [this](uint64_t, uint32_t events) { stdin_.on_pipe_ready(events); });
+    for (Source output : {kRankStdout, kRankStderr})
+      loop_.on(output, [this](uint64_t data, uint32_t) { local_->on_output(data); });
+    for (Source tree : {kDaemonListen, kDaemonLink})
+      loop_.on(tree, [this](uint64_t data, uint32_t events) { tree_->on_event(data, events); });
+    loop_.on(kStdinRelay, [this](uint64_t, uint32_t) {
+      if (relay_fd_ >= 0) on_relay_readable();
+    });
     if (local_node_ >= 0) {
       LocalRanksSetup setup = node_setup(plan, local_node_, server.topology(), end_lines());
       setup.working_dir = options.working_dir;  // empty: stay where mpirun is
-      local_.emplace(epoll_.get(), kRankStdout, kRankStderr, std::move(setup), defaults,
+      local_.emplace(loop_.epoll_fd(), kRankStdout, kRankStderr, std::move(setup), defaults,
                      [this](int, int stream) { return stream == 1 ? &stdout_ : &stderr_; });
     }
   }
@@ -103,22 +99,8 @@ class Job {
     }
     // Idle time while the ranks load and connect.
     server_.session_dir().sweep_stale();
-    epoll_event events[64];
     while (running_ > 0) {
-      int n = ::epoll_wait(epoll_.get(), events, 64, -1);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw std::runtime_error(std::string("epoll_wait: ") + strerror(errno));
-      }
-      // PMIx's news first: an abort is posted before the aborting rank is
-      // released, so it must be known before that rank's exit is handled
-      // (its SIGCHLD may be in this batch without the eventfd).
-      for (int i = 0; i < n; ++i)
-        if (events[i].data.u64 == tag(kServer) || events[i].data.u64 == tag(kSignals)) {
-          handle_server_events();
-          break;
-        }
-      for (int i = 0; i < n; ++i) dispatch(events[i]);
+      if (!loop_.run_once()) throw std::runtime_error(std::string("epoll_wait: ") + strerror(errno));
       if ((stdout_.broken || stderr_.broken) && !failure_)
         fail({"", 128 + SIGPIPE});  // like a pipeline member whose reader left
     }
@@ -135,14 +117,6 @@ class Job {
   }
 
  private:
-  void watch(int fd, uint64_t data, uint32_t events = EPOLLIN) {
-    epoll_event ev = {};
-    ev.events = events;
-    ev.data.u64 = data;
-    if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0)
-      throw std::runtime_error(std::string("epoll_ctl: ") + strerror(errno));
-  }
-
   // An unfinished last line gets a newline when lines of several ranks (or
   // tagged lines) could otherwise run together; a 1-rank job's output is
   // passed on byte for byte.
@@ -154,7 +128,7 @@ class Job {
     int port = 0;
     int listen_fd = listen_for_daemons(&port);
     tree_ = std::make_unique<DaemonTree>(
-        epoll_.get(), kDaemonListen, kDaemonLink, plan_, 0, listen_fd, local_node_ >= 0,
+        loop_.epoll_fd(), kDaemonListen, kDaemonLink, plan_, 0, listen_fd, local_node_ >= 0,
         [this](wire::Type type, std::string_view body) { from_daemons(type, body); });
     RemoteStartOptions remote;
     remote.launch_agent = options_.launch_agent;
@@ -210,7 +184,7 @@ class Job {
       return;
     }
     ::fcntl(relay_fd_, F_SETFL, O_NONBLOCK);
-    watch(relay_fd_, tag(kStdinRelay));
+    loop_.watch(relay_fd_, kStdinRelay);
   }
 
   void on_relay_readable() {
@@ -230,7 +204,7 @@ class Job {
 
   // An empty kStdin is the end of the input.
   void end_relay() {
-    if (relay_fd_ > 0) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, relay_fd_, nullptr);
+    if (relay_fd_ > 0) loop_.unwatch(relay_fd_);
     relay_fd_ = -1;
     send_stdin({});
     stdin_.stop();
@@ -243,24 +217,6 @@ class Job {
   }
 
   // ---- Events -------------------------------------------------------------
-
-  void dispatch(const epoll_event& ev) {
-    uint64_t data = ev.data.u64;
-    switch (Source(data & 0xff)) {
-      case kSignals: handle_signals(); break;
-      case kServer: break;  // handled first, see run()
-      case kTimer: handle_timer(); break;
-      case kStdin: stdin_.on_stdin_ready(); break;
-      case kStdinPipe: stdin_.on_pipe_ready(ev.events); break;
-      case kRankStdout:
-      case kRankStderr: local_->on_output(data); break;
-      case kDaemonListen:
-      case kDaemonLink: tree_->on_event(data, ev.events); break;
-      case kStdinRelay:
-        if (relay_fd_ >= 0) on_relay_readable();
-        break;
-    }
-  }
 
   void handle_server_events() {
     for (ServerEvent& e : server_.take_events()) {
@@ -355,46 +311,37 @@ class Job {
     fail({"mpirun: lost the node daemon on " + host + " (" + reason + "); its ranks are gone", 1});
   }
 
-  void handle_signals() {
-    signalfd_siginfo info;
-    while (::read(signal_fd_.get(), &info, sizeof info) == ssize_t(sizeof info)) {
-      int sig = int(info.ssi_signo);
-      switch (sig) {
-        case SIGCHLD: reap(); break;
-        case SIGINT:
-        case SIGTERM:
-        case SIGHUP:
-          if (phase_ == Phase::kRunning) {
-            record(interrupted_failure(sig));
-            terminate(sig, kInterruptGraceMs);
-          } else {
-            kill_all();  // asked again: no more waiting
-          }
-          break;
-        case SIGTSTP:
-          // Ctrl-Z: the ranks are in their own process groups, so the
-          // terminal does not stop them; stop them, then mpirun itself.
-          signal_ranks(SIGSTOP);
-          ::kill(::getpid(), SIGSTOP);
-          break;
-        case SIGCONT:
-          signal_ranks(SIGCONT);
-          stdin_.on_continue();
-          break;
-      }
+  void on_signal(int sig) {
+    switch (sig) {
+      case SIGINT:
+      case SIGTERM:
+      case SIGHUP:
+        if (phase_ == Phase::kRunning) {
+          record(interrupted_failure(sig));
+          terminate(sig, kInterruptGraceMs);
+        } else {
+          kill_all();  // asked again: no more waiting
+        }
+        break;
+      case SIGTSTP:
+        // Ctrl-Z: the ranks are in their own process groups, so the
+        // terminal does not stop them; stop them, then mpirun itself.
+        signal_ranks(SIGSTOP);
+        ::kill(::getpid(), SIGSTOP);
+        break;
+      case SIGCONT:
+        signal_ranks(SIGCONT);
+        stdin_.on_continue();
+        break;
     }
   }
 
-  void reap() {
-    int status;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      if (!local_) continue;
-      std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status);
-      if (!exit) continue;
-      if (exit->rank == 0) stdin_.stop();
-      rank_ended(exit->rank, pid, status, "");
-    }
+  void on_child_exit(pid_t pid, int status) {
+    if (!local_) return;
+    std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status);
+    if (!exit) return;
+    if (exit->rank == 0) stdin_.stop();
+    rank_ended(exit->rank, pid, status, "");
   }
 
   // `host` is empty for a rank of mpirun's own host.
@@ -409,9 +356,7 @@ class Job {
     if (rank_failed(status)) fail(rank_exit_failure(r, pid, status, host));
   }
 
-  void handle_timer() {
-    uint64_t expirations;
-    if (::read(timer_fd_.get(), &expirations, sizeof expirations) < 0) return;
+  void on_timer() {
     if (phase_ == Phase::kKilling) {
       // Remote ranks not heard of since SIGKILL: their daemons will end
       // them when mpirun's links close.
@@ -439,13 +384,6 @@ class Job {
     if (record(f)) terminate(SIGTERM, kFailureGraceMs, spared_rank);
   }
 
-  void arm_timer(int ms) {
-    itimerspec when = {};
-    when.it_value.tv_sec = ms / 1000;
-    when.it_value.tv_nsec = long(ms % 1000) * 1000000L;
-    ::timerfd_settime(timer_fd_.get(), 0, &when, nullptr);
-  }
-
   // Sends `sig` to every rank's process group (but `spared_rank`'s), and
   // SIGKILL to all that remain after `grace_ms`.
   void terminate(int sig, int grace_ms, int spared_rank = -1) {
@@ -454,7 +392,7 @@ class Job {
     FERRY_DEBUG(kLaunch, "ending the job: signal %d to %d ranks, SIGKILL after %d ms", sig, running_,
                 grace_ms);
     signal_ranks(sig, spared_rank);
-    arm_timer(grace_ms);
+    loop_.arm_timer(grace_ms);
   }
 
   void kill_all() {
@@ -462,7 +400,7 @@ class Job {
     phase_ = Phase::kKilling;
     FERRY_DEBUG(kLaunch, "killing %d remaining ranks", running_);
     signal_ranks(SIGKILL);
-    if (tree_) arm_timer(kRemoteKillWaitMs);
+    if (tree_) loop_.arm_timer(kRemoteKillWaitMs);
   }
 
   void signal_ranks(int sig, int spared_rank = -1) {
@@ -477,7 +415,7 @@ class Job {
   int local_node_;
   PmixHost& server_;
   const RankDefaults& defaults_;
-  Fd epoll_, signal_fd_, timer_fd_;
+  EventLoop loop_;
   OutputSink stdout_{STDOUT_FILENO}, stderr_{STDERR_FILENO};
   StdinForwarder stdin_;
   std::optional<LocalRanks> local_;

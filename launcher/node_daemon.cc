@@ -2,9 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +16,7 @@
 
 #include "common/debug.h"
 #include "daemon_tree.h"
+#include "event_loop.h"
 #include "job.h"
 #include "local_ranks.h"
 #include "node_setup.h"
@@ -29,9 +27,8 @@ extern char** environ;
 namespace ferry::launcher {
 namespace {
 
-enum Source : uint8_t {
-  kSignals = 1, kServer, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics, kRank0Stdin
-};
+// What an event is about: its kind in the loop (see event_loop.h).
+enum Source : uint8_t { kServer = 1, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics, kRank0Stdin };
 
 // The "rank" of a daemon's own output lines.
 constexpr uint32_t kDaemonItself = 0xffffffffu;
@@ -43,12 +40,11 @@ class NodeDaemon {
         position_(position),
         node_(plan.node_at(position)),
         here_(plan.nodes[size_t(node_)]),
-        parent_(parent_fd),
-        epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)) {
-    tree_ = std::make_unique<DaemonTree>(epoll_fd_, kListen, kLink, plan, position, listen_fd, true,
+        parent_(parent_fd) {
+    tree_ = std::make_unique<DaemonTree>(loop_.epoll_fd(), kListen, kLink, plan, position, listen_fd, true,
                                          [](wire::Type, std::string_view) {});
     tree_->set_parent(&parent_);
-    watch(parent_.fd(), kParent);
+    loop_.watch(parent_.fd(), kParent);
     if (diagnostics_fd >= 0) {
       diagnostics_sink_.fd = -1;
       diagnostics_sink_.deliver = [this](const char* data, size_t len) {
@@ -56,8 +52,28 @@ class NodeDaemon {
             wire::Encoder(wire::Type::kOutput).u32(kDaemonItself).u8(2).str({data, len}).finish());
       };
       diagnostics_.emplace(diagnostics_fd, &diagnostics_sink_, "");
-      watch(diagnostics_fd, kDiagnostics);
+      loop_.watch(diagnostics_fd, kDiagnostics);
     }
+    // The PMIx server's news first (fence contributions, aborts): kServer
+    // has no handler of its own.
+    loop_.before_each_batch([this](const EventLoop::Batch& batch) {
+      if (batch.has(kServer)) handle_server_events();
+    });
+    loop_.on(kParent, [this](uint64_t, uint32_t events) { handle_parent(events); });
+    for (Source output : {kRankStdout, kRankStderr})
+      loop_.on(output, [this](uint64_t data, uint32_t) {
+        if (local_) local_->on_output(data);
+      });
+    for (Source tree : {kListen, kLink})
+      loop_.on(tree, [this](uint64_t data, uint32_t events) { tree_->on_event(data, events); });
+    loop_.on(kRank0Stdin, [this](uint64_t, uint32_t events) {
+      if (events & (EPOLLERR | EPOLLHUP)) close_stdin();
+      else write_stdin();
+    });
+    loop_.on(kDiagnostics, [this](uint64_t, uint32_t) {
+      std::fflush(nullptr);
+      if (diagnostics_ && !diagnostics_->on_readable()) diagnostics_.reset();
+    });
   }
 
   [[noreturn]] void run() {
@@ -69,40 +85,26 @@ class NodeDaemon {
       report_error(message);
       report_unstarted();
     }
-    epoll_event events[64];
     for (;;) {
       // Before every wait, the first included: start() may have queued
       // frames upwards already.
       update_parent_interest();
-      int n = ::epoll_wait(epoll_fd_, events, 64, -1);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        finish(1);
-      }
-      for (int i = 0; i < n; ++i)
-        if (events[i].data.u64 == kServer) handle_server_events();
-      for (int i = 0; i < n; ++i) dispatch(events[i]);
+      if (!loop_.run_once()) finish(1);
     }
   }
 
  private:
-  void watch(int fd, uint64_t data) {
-    epoll_event ev = {};
-    ev.events = EPOLLIN;
-    ev.data.u64 = data;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
-  }
-
   void start() {
     defaults_.signals = take_over_signals();  // before PMIx starts its thread
     // ferryd ignored SIGPIPE from its first line (ferryd.cc), so the above
     // cannot see what its caller had: ranks get the default, as they do on
     // mpirun's host.
     defaults_.signals.default_sigpipe = true;
-    signal_fd_ = ::signalfd(-1, &defaults_.signals.handled, SFD_CLOEXEC | SFD_NONBLOCK);
-    watch(signal_fd_, kSignals);
+    loop_.handle_signals(
+        defaults_.signals.handled, [this](int sig) { on_signal(sig); },
+        [this](pid_t pid, int status) { on_child_exit(pid, status); });
     server_.emplace(here_.host);
-    watch(server_->event_fd(), kServer);
+    loop_.watch(server_->event_fd(), kServer);
     server_->register_job(job_description(plan_, node_));
 
     LocalRanksSetup setup = node_setup(plan_, node_, server_->topology(), plan_.num_ranks > 1 || plan_.tag_output);
@@ -122,7 +124,7 @@ class NodeDaemon {
               wire::Encoder(wire::Type::kOutput).u32(uint32_t(rank)).u8(uint8_t(stream)).str({data, len}).finish());
         };
       }
-    local_.emplace(epoll_fd_, kRankStdout, kRankStderr, std::move(setup), defaults_,
+    local_.emplace(loop_.epoll_fd(), kRankStdout, kRankStderr, std::move(setup), defaults_,
                    [this](int index, int stream) { return &sinks_[2 * size_t(index) + size_t(stream - 1)]; });
     Environment base = base_environment(environ, {});
     int rank0_stdin = open_rank0_stdin();
@@ -160,10 +162,7 @@ class NodeDaemon {
     if (::pipe2(fds, O_CLOEXEC) != 0) return null_fd();
     stdin_write_ = fds[1];
     ::fcntl(stdin_write_, F_SETFL, O_NONBLOCK);
-    epoll_event ev = {};
-    ev.events = 0;  // EPOLLOUT only while bytes wait; errors always reported
-    ev.data.u64 = kRank0Stdin;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, stdin_write_, &ev);
+    loop_.watch(stdin_write_, kRank0Stdin, 0);  // EPOLLOUT only while bytes wait; errors always reported
     return fds[0];
   }
 
@@ -202,10 +201,7 @@ class NodeDaemon {
       close_stdin();
       return;
     }
-    epoll_event ev = {};
-    ev.events = stdin_pending_.empty() ? 0u : uint32_t(EPOLLOUT);
-    ev.data.u64 = kRank0Stdin;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, stdin_write_, &ev);
+    loop_.change(stdin_write_, kRank0Stdin, stdin_pending_.empty() ? 0u : uint32_t(EPOLLOUT));
   }
 
   void close_stdin() {
@@ -223,29 +219,6 @@ class NodeDaemon {
     tree_->send_up(wire::Encoder(wire::Type::kError).i32(1).str(message).finish());
   }
 
-  void dispatch(const epoll_event& ev) {
-    uint64_t data = ev.data.u64;
-    switch (Source(data & 0xff)) {
-      case kSignals: handle_signals(); break;
-      case kServer: break;  // first, see run()
-      case kParent: handle_parent(ev.events); break;
-      case kRankStdout:
-      case kRankStderr:
-        if (local_) local_->on_output(data);
-        break;
-      case kListen:
-      case kLink: tree_->on_event(data, ev.events); break;
-      case kRank0Stdin:
-        if (ev.events & (EPOLLERR | EPOLLHUP)) close_stdin();
-        else write_stdin();
-        break;
-      case kDiagnostics:
-        std::fflush(nullptr);
-        if (diagnostics_ && !diagnostics_->on_readable()) diagnostics_.reset();
-        break;
-    }
-  }
-
   void handle_server_events() {
     for (ServerEvent& e : server_->take_events()) {
       switch (e.kind) {
@@ -258,31 +231,20 @@ class NodeDaemon {
     }
   }
 
-  void handle_signals() {
-    signalfd_siginfo info;
-    while (::read(signal_fd_, &info, sizeof info) == ssize_t(sizeof info)) {
-      switch (int(info.ssi_signo)) {
-        case SIGCHLD: reap(); break;
-        case SIGINT:
-        case SIGTERM:
-        case SIGHUP: finish(1);  // someone ends the daemon: its ranks go with it
-        default: break;
-      }
-    }
+  void on_signal(int sig) {
+    // Someone ends the daemon: its ranks go with it. SIGTSTP and SIGCONT
+    // (handled too, see take_over_signals) mean nothing here.
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) finish(1);
   }
 
-  void reap() {
-    int status;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-      if (!local_) continue;
-      if (std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status))
-        tree_->send_up(wire::Encoder(wire::Type::kRankExited)
-                           .u32(uint32_t(exit->rank))
-                           .i32(exit->pid)
-                           .i32(exit->wait_status)
-                           .finish());
-    }
+  void on_child_exit(pid_t pid, int status) {
+    if (!local_) return;
+    if (std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status))
+      tree_->send_up(wire::Encoder(wire::Type::kRankExited)
+                         .u32(uint32_t(exit->rank))
+                         .i32(exit->pid)
+                         .i32(exit->wait_status)
+                         .finish());
   }
 
   void handle_parent(uint32_t events) {
@@ -318,10 +280,7 @@ class NodeDaemon {
   }
 
   void update_parent_interest() {
-    epoll_event ev = {};
-    ev.events = EPOLLIN | (parent_.wants_write() ? EPOLLOUT : 0u);
-    ev.data.u64 = kParent;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, parent_.fd(), &ev);
+    loop_.change(parent_.fd(), kParent, EPOLLIN | (parent_.wants_write() ? EPOLLOUT : 0u));
   }
 
   // Ends the daemon; ranks still running are killed with their groups.
@@ -350,8 +309,7 @@ class NodeDaemon {
   int node_;
   const PlanNode& here_;
   DaemonLink parent_;
-  int epoll_fd_;
-  int signal_fd_ = -1;
+  EventLoop loop_;
   RankDefaults defaults_;
   std::optional<PmixHost> server_;
   std::unique_ptr<DaemonTree> tree_;
