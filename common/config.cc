@@ -156,11 +156,7 @@ std::optional<std::string> validate() {
     std::string_view name = entry.substr(0, eq);
     std::string_view text = eq == std::string_view::npos ? "" : entry.substr(eq + 1);
     const Setting* s = find(name);
-    if (s == nullptr) {
-      // Variables the launcher sets for ranks are Ferry's too, but not tunables.
-      if (name.starts_with("FERRY_LAUNCH_")) continue;
-      return "unknown setting " + std::string(name) + " (ferry_info lists the settings)";
-    }
+    if (s == nullptr) return "unknown setting " + std::string(name) + " (ferry_info lists the settings)";
     if (is_numeric_default(*s) && !parse_integer(text))
       return std::string(name) + "=" + std::string(text) + " is not a number";
   }

@@ -131,10 +131,25 @@ TEST_F(ConfigTest, ValidateReportsAnUnknownFerryName) {
   EXPECT_NE(report->find("unknown"), std::string::npos) << *report;
 }
 
-TEST_F(ConfigTest, ValidateIgnoresOtherVariablesAndTheLaunchersOwn) {
-  set("FERRY_LAUNCH_JOBID", "17");
+TEST_F(ConfigTest, ValidateIgnoresVariablesOutsideFerrysPrefix) {
   set("NOT_FERRY_SETTING", "x");
   set("FERRYX", "x");
+  EXPECT_EQ(validate(), std::nullopt);
+}
+
+// The launcher sets no FERRY_* variable of its own for ranks, so a
+// FERRY_LAUNCH_ name is a setting like any other: a typo is reported.
+TEST_F(ConfigTest, ValidateReportsALaunchSettingTypo) {
+  set("FERRY_LAUNCH_FANOUTT", "4");
+  auto report = validate();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_NE(report->find("FERRY_LAUNCH_FANOUTT"), std::string::npos) << *report;
+  EXPECT_NE(report->find("unknown"), std::string::npos) << *report;
+}
+
+TEST_F(ConfigTest, ValidateAcceptsTheLaunchSettings) {
+  set("FERRY_LAUNCH_FANOUT", "4");
+  set("FERRY_LAUNCH_TIMEOUT", "10");
   EXPECT_EQ(validate(), std::nullopt);
 }
 
