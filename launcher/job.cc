@@ -99,6 +99,8 @@ class Job {
     }
     // Idle time while the ranks load and connect.
     server_.session_dir().sweep_stale();
+    // The job's time limit: the timer is free until the job ends.
+    if (options_.timeout_s > 0 && phase_ == Phase::kRunning) loop_.arm_timer(options_.timeout_s * 1000);
     while (running_ > 0) {
       if (!loop_.run_once()) throw std::runtime_error(std::string("epoll_wait: ") + strerror(errno));
       if ((stdout_.broken || stderr_.broken) && !failure_)
@@ -357,6 +359,12 @@ class Job {
   }
 
   void on_timer() {
+    if (phase_ == Phase::kRunning) {
+      fail({"mpirun: the job ran past its time limit of " + std::to_string(options_.timeout_s) +
+                " s (--timeout or MPIEXEC_TIMEOUT); ending it",
+            kTimedOutStatus});
+      return;
+    }
     if (phase_ == Phase::kKilling) {
       // Remote ranks not heard of since SIGKILL: their daemons will end
       // them when mpirun's links close.
@@ -409,6 +417,8 @@ class Job {
   }
 
   enum class Phase { kRunning, kTerminating, kKilling };
+  // mpirun's exit status for a job ended by its time limit, as timeout(1)'s.
+  static constexpr int kTimedOutStatus = 124;
 
   const Options& options_;
   const JobPlan& plan_;

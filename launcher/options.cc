@@ -44,6 +44,7 @@ constexpr Spelling kSingleDashSpellings[] = {
     {"-oversubscribe", "--oversubscribe"},          // Open MPI (pre-5 spelling)
     {"-tag-output", "--tag-output"},                // Open MPI (pre-5 spelling)
     {"-allow-run-as-root", "--allow-run-as-root"},  // Open MPI (pre-5 spelling)
+    {"-timeout", "--timeout"},                      // Open MPI
     {"-version", "--version"},                      // Open MPI, Hydra
     {"-help", "--help"},                            // Hydra
 };
@@ -69,6 +70,7 @@ struct RawOptions {
   bool report_bindings = false;
   std::string launch_agent;
   bool accept_new_host_keys = false;
+  std::string timeout;
 };
 
 constexpr const char* kFooter = R"(
@@ -117,7 +119,9 @@ Input: mpirun's stdin goes to rank 0; the other ranks read /dev/null.
 Ending: when a rank exits with a non-zero status, is killed by a signal, or
 calls MPI_Abort, mpirun ends the other ranks (SIGTERM, then SIGKILL) and exits
 with that status (128+N for signal N, the MPI_Abort error code). SIGINT and
-SIGTERM sent to mpirun are passed to the ranks. Otherwise mpirun exits 0.
+SIGTERM sent to mpirun are passed to the ranks. A job still running after
+--timeout SECONDS (or MPIEXEC_TIMEOUT) is ended the same way, and mpirun
+exits 124. Otherwise mpirun exits 0.
 
 Running as root is allowed; --allow-run-as-root is accepted for scripts
 written for Open MPI, which refuses root without it.
@@ -192,6 +196,11 @@ std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
   app->add_flag("--allow-run-as-root", raw.allow_run_as_root,
                 "Accepted for Open MPI scripts; Ferry runs as root without it");
   app->add_flag("--tag-output", raw.tag_output, "Prefix every output line with \"[RANK] \"");
+  app->add_option("--timeout", raw.timeout,
+                  "End the job, as a failure (exit status 124), once it has run SECONDS; MPIEXEC_TIMEOUT (Hydra) "
+                  "sets it too")
+      ->type_name("SECONDS")
+      ->multi_option_policy(last);
   app->set_version_flag("--version", "mpirun (Ferry) " FERRY_VERSION_STRING);
   // The first argument that is not an option is the program; it and all
   // that follows are left in remaining() for the ranks.
@@ -310,6 +319,19 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
       return failure("-n needs a positive number of ranks, not '" + raw.num_ranks + "'");
     o.num_ranks = *n;
     o.num_ranks_given = true;
+  }
+  // A time limit: the option, else Hydra's variable (batch scripts and test
+  // harnesses such as MPICH's set it).
+  {
+    std::string text = raw.timeout;
+    std::string what = "--timeout";
+    if (text.empty())
+      if (std::optional<std::string> v = lookup("MPIEXEC_TIMEOUT")) text = *v, what = "MPIEXEC_TIMEOUT";
+    if (!text.empty()) {
+      std::optional<int> s = parse_count(text);
+      if (!s || *s <= 0) return failure(what + " needs a positive number of seconds, not '" + text + "'");
+      o.timeout_s = *s;
+    }
   }
   if (!raw.ranks_per_host.empty()) {
     std::optional<int> n = parse_count(raw.ranks_per_host);

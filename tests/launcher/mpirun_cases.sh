@@ -268,6 +268,22 @@ case_mpirun_killed() {  # mpirun dies of SIGKILL: the ranks die with it
   [ -z "$(ls "$WORK/tmp")" ] || fail "the killed mpirun's directory is still there: $(ls "$WORK/tmp")"
 }
 
+case_timeout() {  # --timeout and MPIEXEC_TIMEOUT end a job that runs too long: exit 124, one line
+  run --timeout 1 -n 2 sh -c "sleep $MARK"
+  expect_status 124
+  expect_err "^mpirun: the job ran past its time limit of 1 s"
+  expect_faster 3500
+  expect_no_leftovers
+  MPIEXEC_TIMEOUT=1 run -n 2 sh -c "sleep $MARK"
+  expect_status 124
+  expect_faster 3500
+  run --timeout 5 -n 2 /bin/true  # a job within its limit is not touched
+  expect_status 0
+  MPIEXEC_TIMEOUT=soon run -n 1 /bin/true
+  expect_status 1
+  expect_err "^mpirun: MPIEXEC_TIMEOUT needs a positive number of seconds, not 'soon'$"
+}
+
 case_allow_run_as_root() {
   run --allow-run-as-root --oversubscribe -n 2 /bin/true
   expect_status 0
