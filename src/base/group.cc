@@ -64,7 +64,9 @@ std::unordered_set<int> as_set(const Members& g) { return std::unordered_set<int
 
 // Group objects, looked up and changed from any thread (base/handles.h).
 handle::Table<Group> table;
-Group empty_group;
+// MPI_GROUP_EMPTY; its handle is set before main, never written again
+// (threads look it up at any time).
+Group empty_group{.handle = MPI_GROUP_EMPTY};
 
 }  // namespace
 
@@ -193,10 +195,7 @@ Group* make(Members members, int my_world_rank) {
   return g;
 }
 
-Group* empty() {
-  empty_group.handle = MPI_GROUP_EMPTY;
-  return &empty_group;
-}
+Group* empty() { return &empty_group; }
 
 Group* find(MPI_Group h) {
   if (h == MPI_GROUP_EMPTY) return empty();

@@ -53,6 +53,12 @@ expect_nothing_left() {
 
 # Starts `mpirun --hostfile $work/hosts -n N sleeper 60` in the background
 # ($job) and waits until its N ranks run; fails if they never do.
+# Signals this test's own mpirun, never another test's (ctest runs several
+# at once): the one whose command line starts with this job's hostfile.
+signal_our_mpirun() {
+  pkill "-$1" -f "^$MPIRUN --hostfile $work/hosts "
+}
+
 start_sleeping_job() {
   local n=$1 i
   bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n "$n" "$SLEEPER" 60 \
@@ -177,14 +183,14 @@ case $case_name in
     # mpirun dies by SIGKILL: every daemon and rank on every host follows.
     write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
     start_sleeping_job 6
-    pkill -KILL -x mpirun
+    signal_our_mpirun KILL
     expect_nothing_left "$SLEEPER"
     ;;
   interrupted)
     # Ctrl-C (SIGINT to mpirun) ends every rank on every host.
     write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
     start_sleeping_job 3
-    pkill -INT -x mpirun
+    signal_our_mpirun INT
     wait $job
     status=$?
     [[ $status -eq 130 ]] || { show; fail "exit status $status, expected 130"; }
