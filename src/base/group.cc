@@ -66,7 +66,7 @@ std::unordered_set<int> as_set(const Members& g) { return std::unordered_set<int
 handle::Table<Group> table;
 // MPI_GROUP_EMPTY; its handle is set before main, never written again
 // (threads look it up at any time).
-Group empty_group{.handle = MPI_GROUP_EMPTY};
+Group empty_group{.handle = MPI_GROUP_EMPTY, .members = {}, .rank = MPI_UNDEFINED, .references{1}};
 
 }  // namespace
 
