@@ -13,8 +13,8 @@ bool Call::initialized() {
   if (!ok()) return false;
   if (runtime::initialized()) return true;
   // No error handler exists yet (or any more): say so and stop, as MPICH does.
-  std::fprintf(stderr, "ferry: %s called %s MPI_Init\n", name_,
-               runtime::finalized() ? "after MPI_Finalize, not between MPI_Init and" : "before");
+  std::fprintf(stderr, "ferry: %s called %s\n", name_,
+               runtime::finalized() ? "after MPI_Finalize (only between MPI_Init and MPI_Finalize)" : "before MPI_Init");
   std::fflush(stderr);
   runtime::abort_job(MPI_ERR_OTHER, std::string(name_) + ": MPI is not initialized");
 }
@@ -34,8 +34,8 @@ Communicator* Call::comm(MPI_Comm handle) {
 Communicator* Call::intracomm(MPI_Comm handle) {
   Communicator* c = comm(handle);
   if (c != nullptr && c->inter) {
-    fail(MPI_ERR_COMM, "not supported on an intercommunicator yet (only point-to-point, MPI_Comm_dup, "
-                       "MPI_Intercomm_merge and the queries are)");
+    fail(MPI_ERR_COMM, "the communicator is an intercommunicator; this call is defined on intracommunicators "
+                       "only");
     return nullptr;
   }
   return c;

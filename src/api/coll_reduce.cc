@@ -191,7 +191,8 @@ extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
                                          MPI_Op op, MPI_Comm comm) {
   api::Call call("MPI_Reduce_scatter_block");
   call.count(recvcount, "recvcount");
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
   if (call.ok() && static_cast<long long>(recvcount) * c.comm->size > INT_MAX)
     call.fail(MPI_ERR_COUNT, "recvcount %d times %d ranks is more than %d elements", recvcount, c.comm->size, INT_MAX);
   if (call.ok()) check_buffers(call, sendbuf, recvcount * c.comm->size, recvbuf, recvcount);
@@ -204,7 +205,8 @@ extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, in
                                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   api::Call call("MPI_Ireduce_scatter_block");
   call.count(recvcount, "recvcount");
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
   if (call.ok() && static_cast<long long>(recvcount) * c.comm->size > INT_MAX)
     call.fail(MPI_ERR_COUNT, "recvcount %d times %d ranks is more than %d elements", recvcount, c.comm->size, INT_MAX);
   if (call.ok()) check_buffers(call, sendbuf, recvcount * c.comm->size, recvbuf, recvcount);
@@ -219,7 +221,8 @@ FERRY_WEAK_ALIAS(Ireduce_scatter_block)
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm) {
   api::Call call("MPI_Reduce_scatter");
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
   long long total = check_recvcounts(call, c.comm, recvcounts);
   if (call.ok()) check_buffers(call, sendbuf, static_cast<int>(total), recvbuf, recvcounts[c.comm->rank]);
   if (!call.ok()) return call.raise();
@@ -230,7 +233,8 @@ FERRY_WEAK_ALIAS(Reduce_scatter)
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                     MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   api::Call call("MPI_Ireduce_scatter");
-  Checked c = check_common(call, comm, datatype, op);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
   long long total = check_recvcounts(call, c.comm, recvcounts);
   if (call.ok()) check_buffers(call, sendbuf, static_cast<int>(total), recvbuf, recvcounts[c.comm->rank]);
   call.not_null(request, "request");

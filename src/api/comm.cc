@@ -61,7 +61,7 @@ FERRY_WEAK_ALIAS(Comm_dup_with_info)
 
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   api::Call call("MPI_Comm_idup");
-  Communicator* c = call.intracomm(comm);
+  Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(newcomm, "newcomm") || !call.not_null(request, "request"))
     return call.raise();
   Communicator* created = nullptr;
@@ -75,7 +75,7 @@ FERRY_WEAK_ALIAS(Comm_idup)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_split");
-  Communicator* c = call.intracomm(comm);
+  Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   if (color < 0 && color != MPI_UNDEFINED) {
     call.fail(MPI_ERR_ARG, "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
@@ -108,7 +108,7 @@ FERRY_WEAK_ALIAS(Comm_split_type)
 
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_create");
-  Communicator* c = call.intracomm(comm);
+  Communicator* c = call.comm(comm);
   Group* g = checked_group(call, group);
   if (c == nullptr || g == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   Communicator* created = nullptr;

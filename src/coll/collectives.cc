@@ -424,7 +424,9 @@ void build_reduce_scatter(Schedule& s, Algorithm a, const void* sendbuf, void* r
 
 Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type,
                       const Op* op, Communicator* c, Request** request) {
-  if (c->inter) return fail(MPI_ERR_COMM, "not supported on an intercommunicator yet");
+  if (c->inter)
+    return run_reduction(c, request, op,
+                         [&](Schedule& s) { inter_reduce_scatter(s, sendbuf, recvbuf, recvcounts, type, op); });
   size_t total = 0;
   for (int r = 0; r < c->size; ++r) total += static_cast<size_t>(recvcounts[r]);
   Algorithm a{};
@@ -463,6 +465,13 @@ Err allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* typ
 Err iallreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
                Request** request) {
   return do_allreduce(sendbuf, recvbuf, count, type, op, c, request);
+}
+
+Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+                           Communicator* inter, Request** request) {
+  return run_reduction(inter, request, op, [&](Schedule& s) {
+    inter_allreduce_both_groups(s, sendbuf, recvbuf, count, type, op);
+  });
 }
 
 Err reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,

@@ -73,6 +73,12 @@ Err ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
 Err allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c);
 Err iallreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
                Request** request);
+// Not an MPI operation: on an intercommunicator, the reduction over every
+// process of both groups, at every process (MPI's intercommunicator
+// allreduce gives each group the other group's). For the runtime's
+// context-id agreements; `op` must be commutative.
+Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+                           Communicator* inter, Request** request);
 Err reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
            Communicator* c);
 Err ireduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,

@@ -96,6 +96,7 @@ Err dup(Communicator* parent, const Info* hints, Communicator** out) {
 
 Err split(Communicator* parent, int color, int key, Communicator** out) {
   *out = nullptr;
+  if (parent->inter) return split_inter(parent, color, key, out);
   // Everybody's (color, key), in parent rank order.
   int mine[2] = {color, key};
   std::vector<int> all(2 * static_cast<size_t>(parent->size));
@@ -137,6 +138,7 @@ Err split_shared(Communicator* parent, int key, Communicator** out) {
 
 Err create(Communicator* parent, Group* group, Communicator** out) {
   *out = nullptr;
+  if (parent->inter) return create_inter(parent, group, out);
   if (Err e = check_subgroup(*parent, *group)) return e;
   // MPI-3.1 §6.4.2: processes may pass different (disjoint) groups, or
   // MPI_GROUP_EMPTY; one agreement over the parent serves them all.

@@ -42,8 +42,16 @@ Err intercomm_create(Communicator* local_comm, int local_leader, Communicator* p
                      int tag, Communicator** out);
 // MPI_Intercomm_merge: collective over both groups.
 Err intercomm_merge(Communicator* inter, bool high, Communicator** out);
-// MPI_Comm_dup of an intercommunicator (dup() calls it).
+// The intercommunicator object on `slot` (context_ids::kNoSlot: decided
+// later) between `group` (one reference, the caller's) and the remote group
+// `remote` (world ranks), with `local` as its hidden intracommunicator.
+Communicator* make_inter(Communicator* parent, Group* group, const groups::Members& remote, uint32_t slot,
+                         Communicator* local);
+// MPI_Comm_dup, MPI_Comm_split and MPI_Comm_create of an intercommunicator
+// (dup(), split() and create() call them): collective over both groups.
 Err dup_inter(Communicator* inter, Communicator** out);
+Err split_inter(Communicator* inter, int color, int key, Communicator** out);
+Err create_inter(Communicator* inter, Group* group, Communicator** out);
 
 // ---- Process topologies (MPI-3.1 §7) ----------------------------------------
 // Each is collective over the parent and returns a new communicator that

@@ -13,6 +13,11 @@
 // The call reserves one tag (it is a collective call, made in the same order
 // everywhere) and every attempt runs under it; attempts follow each other
 // at every process, so non-overtaking keeps them apart.
+//
+// An intercommunicator's idup first idups its hidden local intracommunicator
+// (an agreement within the local group, itself a task), then agrees on the
+// slot over both groups (coll::iallreduce_both_groups), with a tag reserved
+// at the call on the intercommunicator and one on its local side.
 #include <algorithm>
 #include <iterator>
 #include <memory>
@@ -38,22 +43,43 @@ class PendingIdup final : public progress::Task {
   // The parent as the attempts see it: its members, its collective
   // context, and the tag reserved at the call.
   Communicator via;
+  Communicator via_local;  // an intercommunicator's local side, as `via`
   Communicator* child = nullptr;
   Request* request = nullptr;  // the user's
+  // An intercommunicator's: the idup of the child's hidden local
+  // intracommunicator, which comes first.
+  Request* local_idup = nullptr;
   context_ids::Allocator::Attempt attempt;
 
   Err start_attempt() {
     allocator().begin(attempt, contribution_);
+    const Datatype* words = find_datatype(MPI_UINT32_T);
+    if (via.inter)
+      return coll::iallreduce_both_groups(contribution_, result_, context_ids::kMessageWords, words,
+                                          find_op(MPI_BAND), &via, &round_);
     if (via.size == 1) {
       std::copy(std::begin(contribution_), std::end(contribution_), result_);
       return {};
     }
-    return coll::iallreduce(contribution_, result_, context_ids::kMessageWords, find_datatype(MPI_UINT32_T),
-                            find_op(MPI_BAND), &via, &round_);
+    return coll::iallreduce(contribution_, result_, context_ids::kMessageWords, words, find_op(MPI_BAND), &via,
+                            &round_);
   }
 
   // True once the idup has finished (either way) and completed its request.
   bool advance() override {
+    if (local_idup != nullptr) {
+      if (!local_idup->complete) return false;
+      int code = local_idup->error;
+      requests::release(local_idup);
+      local_idup = nullptr;
+      Err e = code == MPI_SUCCESS ? start_attempt() : Err(error_code::class_of(code), error_code::text(code));
+      if (e) {
+        if (code == MPI_SUCCESS) allocator().abandon(attempt);
+        complete(request, e);
+        return true;
+      }
+      return false;
+    }
     if (round_ != nullptr) {
       if (!round_->complete) return false;
       int code = round_->error;
@@ -99,13 +125,19 @@ Err idup(Communicator* parent, Communicator** out, Request** request) {
   *request = nullptr;
   sweep();
   groups::retain(parent->group);
-  Communicator* c = make(parent, parent->group, context_ids::kNoSlot);
+  Communicator* c = parent->inter ? make_inter(parent, parent->group, parent->remote_group->members,
+                                               context_ids::kNoSlot, nullptr)
+                                  : make(parent, parent->group, context_ids::kNoSlot);
   c->hints = parent->hints;
   c->topology = parent->topology;  // MPI-3.1 §7.4: a duplicate keeps the topology
-  if (Err e = attributes::copy_all(attributes::Kind::kComm, parent, parent->handle, c, c->handle)) {
+  Err copied = attributes::copy_all(attributes::Kind::kComm, parent, parent->handle, c, c->handle);
+  // An intercommunicator's hidden local side first (its own agreement).
+  Request* local_idup = nullptr;
+  if (copied.ok() && parent->inter) copied = idup(parent->local, &c->local, &local_idup);
+  if (copied) {
     (void)attributes::delete_all(attributes::Kind::kComm, c, c->handle);
     discard(c);
-    return e;
+    return copied;
   }
 
   progress::Lock lock;
@@ -124,15 +156,29 @@ Err idup(Communicator* parent, Communicator** out, Request** request) {
   p->via.world_ranks = parent->world_ranks;
   p->via.handle = parent->handle;
   p->via.fixed_collective_tag = parent->next_collective_tag();
+  if (parent->inter) {
+    p->via.inter = true;
+    p->via.remote_size = parent->remote_size;
+    p->via_local.context = parent->local->context;
+    p->via_local.rank = parent->local->rank;
+    p->via_local.size = parent->local->size;
+    p->via_local.world_ranks = parent->local->world_ranks;
+    p->via_local.handle = parent->local->handle;
+    p->via_local.fixed_collective_tag = parent->local->next_collective_tag();
+    p->via.local = &p->via_local;
+    p->local_idup = local_idup;
+  }
   p->attempt.priority = context_ids::priority(context_ids::slot_of_context(parent->context),
                                               context_ids::Origin::kIdup,
                                               static_cast<uint32_t>(p->via.fixed_collective_tag));
-  if (Err e = p->start_attempt()) {
-    allocator().abandon(p->attempt);
-    requests::release(r);
-    (void)attributes::delete_all(attributes::Kind::kComm, c, c->handle);
-    discard(c);
-    return e;
+  if (!parent->inter) {
+    if (Err e = p->start_attempt()) {
+      allocator().abandon(p->attempt);
+      requests::release(r);
+      (void)attributes::delete_all(attributes::Kind::kComm, c, c->handle);
+      discard(c);
+      return e;
+    }
   }
   progress::start(std::move(p));
   *out = c;

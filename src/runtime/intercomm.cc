@@ -1,5 +1,6 @@
-// Intercommunicators (MPI-3.1 §6.6): MPI_Intercomm_create, MPI_Intercomm_merge
-// and MPI_Comm_dup of an intercommunicator.
+// Intercommunicators (MPI-3.1 §6.6): MPI_Intercomm_create, MPI_Intercomm_merge,
+// and MPI_Comm_dup, MPI_Comm_split and MPI_Comm_create of an
+// intercommunicator (MPI_Comm_idup's is in runtime/comm_idup.cc).
 //
 // Both groups agree on one context id, so a message carries the same context
 // at both ends and point-to-point needs nothing new: the allreduce(BAND) of
@@ -62,14 +63,15 @@ Err both_groups_band(Communicator* local, int leader, const LeaderLink& link, ui
   return {};
 }
 
-// A slot free at every process of both groups.
+// A slot free at every process of both groups. `need`: this process gets
+// an intercommunicator (and so the slot); the others only take part.
 Err agree_both(const char* what, uint64_t priority, Communicator* local, int leader, const LeaderLink& link,
-               uint32_t* slot) {
+               uint32_t* slot, bool need = true) {
   sweep();
   Err e = allocator().agree(
-      priority, true,
+      priority, need,
       [&](uint32_t words[], int count) { return both_groups_band(local, leader, link, words, count); }, slot);
-  if (e.ok()) FERRY_DEBUG(kComm, "%s: slot %u (contexts %u-%u)", what, *slot, context_ids::p2p_context(*slot),
+  if (e.ok() && need) FERRY_DEBUG(kComm, "%s: slot %u (contexts %u-%u)", what, *slot, context_ids::p2p_context(*slot),
                           context_ids::p2p_context(*slot) + 2);
   return e;
 }
@@ -86,9 +88,8 @@ LeaderLink link_of(Communicator* inter) {
   return LeaderLink{inter, 0, inter->next_collective_tag(), pt2pt::Context::kCollective};
 }
 
-// An intercommunicator on `slot` between `group` (retained by the caller)
-// and the remote group `remote` (world ranks), with `local` as its hidden
-// intracommunicator.
+}  // namespace
+
 Communicator* make_inter(Communicator* parent, Group* group, const groups::Members& remote, uint32_t slot,
                          Communicator* local) {
   Communicator* c = make(parent, group, slot);
@@ -99,8 +100,6 @@ Communicator* make_inter(Communicator* parent, Group* group, const groups::Membe
   c->local = local;
   return c;
 }
-
-}  // namespace
 
 Err intercomm_create(Communicator* local_comm, int local_leader, Communicator* peer_comm, int remote_leader,
                      int tag, Communicator** out) {
@@ -204,6 +203,83 @@ Err dup_inter(Communicator* inter, Communicator** out) {
     return e;
   }
   *out = c;
+  return {};
+}
+
+Err split_inter(Communicator* inter, int color, int key, Communicator** out) {
+  *out = nullptr;
+  // The new local group, with its hidden intracommunicator: an ordinary
+  // split of the local group.
+  Communicator* local = nullptr;
+  if (Err e = split(inter->local, color, key, &local)) return e;
+
+  // The remote group's (color, key) pairs, in remote rank order: one
+  // allgather across the intercommunicator.
+  const Datatype* ints = find_datatype(MPI_INT);
+  int mine[2] = {color, key};
+  std::vector<int> theirs(2 * static_cast<size_t>(inter->remote_size));
+  Err e = coll::allgather(mine, 2, ints, theirs.data(), 2, ints, inter);
+  // MPI-3.1 §6.4.2: remote ranks ordered by key, ties by remote rank.
+  std::vector<std::pair<int, int>> same_color;  // (key, remote rank)
+  if (e.ok() && color != MPI_UNDEFINED)
+    for (int r = 0; r < inter->remote_size; ++r)
+      if (theirs[2 * static_cast<size_t>(r)] == color) same_color.emplace_back(theirs[2 * static_cast<size_t>(r) + 1], r);
+  std::stable_sort(same_color.begin(), same_color.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  groups::Members remote;
+  for (const auto& m : same_color) remote.push_back(inter->remote_group->members[static_cast<size_t>(m.second)]);
+
+  // One slot for every colour's intercommunicator (they are disjoint), agreed
+  // over both groups. A colour missing from the other group gives
+  // MPI_COMM_NULL.
+  const bool member = local != nullptr && !remote.empty();
+  uint32_t slot = 0;
+  if (e.ok()) e = agree_both("MPI_Comm_split", priority_of(inter), inter->local, 0, link_of(inter), &slot, member);
+  if (e || !member) {
+    if (local != nullptr) discard(local);
+    return e;
+  }
+  groups::retain(local->group);
+  *out = make_inter(inter, local->group, remote, slot, local);
+  return {};
+}
+
+Err create_inter(Communicator* inter, Group* group, Communicator** out) {
+  *out = nullptr;
+  // MPI-3.1 §6.4.2: the local group passes one subgroup of itself; the new
+  // intercommunicator joins it to the subgroup the other group passed.
+  Communicator* local = nullptr;
+  if (Err e = create(inter->local, group, &local)) return e;
+
+  // The leaders swap the subgroups (sizes, then world ranks) and tell their
+  // group.
+  LeaderLink link = link_of(inter);
+  const Datatype* ints = find_datatype(MPI_INT);
+  int size = group->size(), remote_size = 0;
+  groups::Members remote;
+  Err e;
+  if (inter->local->rank == 0) {
+    e = swap(link, &size, 1, &remote_size, 1);
+    if (e.ok()) {
+      remote.resize(static_cast<size_t>(remote_size));
+      e = swap(link, group->members.data(), size, remote.data(), remote_size);
+    }
+  }
+  if (e.ok() && inter->local->size > 1) {
+    e = coll::bcast(&remote_size, 1, ints, 0, inter->local);
+    remote.resize(static_cast<size_t>(remote_size));
+    if (e.ok()) e = coll::bcast(remote.data(), remote_size, ints, 0, inter->local);
+  }
+  // Either subgroup empty: MPI_COMM_NULL everywhere.
+  const bool member = local != nullptr && remote_size > 0;
+  uint32_t slot = 0;
+  if (e.ok()) e = agree_both("MPI_Comm_create", priority_of(inter), inter->local, 0, link, &slot, member);
+  if (e || !member) {
+    if (local != nullptr) discard(local);
+    return e;
+  }
+  groups::retain(local->group);
+  *out = make_inter(inter, local->group, remote, slot, local);
   return {};
 }
 

@@ -26,6 +26,16 @@ void inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, co
 // it received: every process gets the reduction of the other group's data.
 void inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
                      const Op* op);
+// Each group reduces to its leader, the leaders swap, each scatters what it
+// received by the local recvcounts.
+void inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
+                          const Datatype* type, const Op* op);
+// Not an MPI operation: the reduction over every process of both groups, at
+// every process (the leaders combine both groups' results, then broadcast).
+// For context-id agreements; `op` must be commutative (both leaders combine
+// in their own order).
+void inter_allreduce_both_groups(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+                                 const Op* op);
 // Gather and scatter (and their v forms): straight between the root and
 // every process of the other group, in one round.
 void inter_gatherv(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,

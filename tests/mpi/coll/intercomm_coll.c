@@ -4,7 +4,8 @@
  * group's data must reach the other group. Rooted operations run once with
  * the root in each group (MPI_ROOT at the root, MPI_PROC_NULL at the rest of
  * its group, the root's rank in the other group). Every value says which
- * world rank sent it. Run with 2 or more ranks.
+ * world rank sent it. Reduce_scatter(_block) scatter the other group's
+ * reduction by this group's counts. Run with 2 or more ranks.
  */
 #define TEST_NAME "intercomm_coll"
 #include "mpitest.h"
@@ -106,6 +107,28 @@ static void exchanges(MPI_Comm inter, int nb) {
     CHECK(all[2 * j] == value(remote_world(j), 2 * lrank) && all[2 * j + 1] == value(remote_world(j), 2 * lrank + 1),
           "alltoall block %d: %d %d", j, all[2 * j], all[2 * j + 1]);
   free(all), free(send);
+
+  /* Reduce_scatter: the other group's vectors summed, scattered by my
+   * group's counts. Counts rsize each (one more for rank 0) give both
+   * groups vectors of lsize * rsize + 1 elements, as MPI-3.1 §5.10.1 asks. */
+  int total = lsize * rsize + 1, remote_sum = 0;
+  for (int j = 0; j < rsize; j++) remote_sum += remote_world(j);
+  int *vec = mt_malloc(sizeof(int) * (size_t)total), *got = mt_malloc(sizeof(int) * (size_t)(rsize + 1));
+  int *counts = mt_malloc(sizeof(int) * (size_t)lsize);
+  for (int k = 0; k < total; k++) vec[k] = value(rank, k);
+  for (int i = 0; i < lsize; i++) counts[i] = rsize + (i == 0);
+  int first = lrank == 0 ? 0 : lrank * rsize + 1;
+  RUN(nb, MPI_Reduce_scatter(vec, got, counts, MPI_INT, MPI_SUM, inter),
+      MPI_Ireduce_scatter(vec, got, counts, MPI_INT, MPI_SUM, inter, REQ));
+  for (int k = 0; k < counts[lrank]; k++)
+    CHECK(got[k] == 100 * remote_sum + rsize * (first + k), "reduce_scatter element %d: %d, want %d", k, got[k],
+          100 * remote_sum + rsize * (first + k));
+  /* Reduce_scatter_block: rsize elements each needs lsize * rsize on both sides. */
+  RUN(nb, MPI_Reduce_scatter_block(vec, got, rsize, MPI_INT, MPI_SUM, inter),
+      MPI_Ireduce_scatter_block(vec, got, rsize, MPI_INT, MPI_SUM, inter, REQ));
+  for (int k = 0; k < rsize; k++)
+    CHECK(got[k] == 100 * remote_sum + rsize * (lrank * rsize + k), "reduce_scatter_block element %d: %d", k, got[k]);
+  free(vec), free(got), free(counts);
 }
 
 int main(int argc, char **argv) {
