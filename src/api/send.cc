@@ -42,12 +42,18 @@ int nonblocking_send(const char* name, const void* buf, int count, MPI_Datatype 
   pt2pt::Message m{buf, count, t};
   if (mode == Mode::kBuffered) {
     // The copy is made now, so the user's request is complete at once: a
-    // send to MPI_PROC_NULL stands in for it.
-    if (Err e = bsend::send(m, dest, tag, c)) return call.result(std::move(e));
+    // send to MPI_PROC_NULL stands in for it, marked buffered so that
+    // MPI_Cancel reaches the copy's send.
     Request* r = nullptr;
-    Err e = pt2pt::isend(m, MPI_PROC_NULL, tag, c, Mode::kStandard, &r);
+    if (Err e = pt2pt::isend(m, MPI_PROC_NULL, tag, c, Mode::kStandard, &r)) return call.result(std::move(e));
+    r->mode = Mode::kBuffered;
+    if (Err e = bsend::send(m, dest, tag, c, r)) {
+      MPI_Request unused = r->handle;
+      (void)pt2pt::free_request(&unused);
+      return call.result(std::move(e));
+    }
     *request = r->handle;
-    return call.result(std::move(e));
+    return MPI_SUCCESS;
   }
   Request* r = nullptr;
   Err e = pt2pt::isend(m, dest, tag, c, mode, &r);

@@ -77,7 +77,12 @@ struct Request {
   int world_peer = -1;             // the other side, as a world rank
   uint64_t remote_cookie = 0;      // the peer's request (rendezvous)
   uint64_t message_bytes = 0;      // receive: size of the matched message (rendezvous)
-  void* bsend_copy = nullptr;      // MPI_Bsend: the copy in the attached buffer
+  // A buffered send's user request: its copy in the attached buffer, by
+  // which MPI_Cancel finds the send of the copy (p2p/bsend.h).
+  void* bsend_copy = nullptr;
+  // The send of a buffered copy being cancelled: the user's request, which
+  // waits for the same answer.
+  Request* cancel_for = nullptr;
   // Non-contiguous data in flight: its bounce and chunk buffers (p2p/pack_stream.h).
   p2p::PackStream* stream = nullptr;
   uint64_t received = 0;           // receive: rendezvous data arrived so far

@@ -6,6 +6,7 @@
 #include "progress/progress.h"
 #include "base/request.h"
 #include "base/type_pack.h"
+#include "p2p/engine.h"
 
 namespace ferry::bsend {
 namespace {
@@ -17,7 +18,8 @@ namespace {
 struct Region {
   size_t offset;
   size_t length;
-  Request* request;
+  Request* request;  // the copy's send
+  Request* owner;    // the user's request (MPI_Ibsend, MPI_Bsend_init), or nullptr
 };
 
 // Shared by every thread of the process and changed by any of them
@@ -65,7 +67,7 @@ Err detach(void** buffer, int* size) {
   return {};
 }
 
-Err send(pt2pt::Message m, int dest, int tag, Communicator* c) {
+Err send(pt2pt::Message m, int dest, int tag, Communicator* c, Request* owner) {
   if (dest == MPI_PROC_NULL) return {};
   size_t bytes = m.datatype->bytes(m.count);
   size_t need = bytes + MPI_BSEND_OVERHEAD;
@@ -96,7 +98,24 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c) {
     requests::release(r);
     return e;
   }
-  regions.insert(it, Region{offset, need, r});
+  regions.insert(it, Region{offset, need, r, owner});
+  if (owner != nullptr) owner->bsend_copy = copy;
+  return {};
+}
+
+Err cancel(Request* owner) {
+  for (Region& g : regions) {
+    // The owner's handle may have been retired and reused since; the copy's
+    // address tells this operation's region from an older one's.
+    if (g.owner != owner || attached + g.offset != owner->bsend_copy) continue;
+    Request* s = g.request;
+    if (s->cancel_pending || s->cancelled) return {};
+    if (Err e = p2p::cancel_send(s)) return e;
+    s->cancel_for = owner;
+    owner->cancel_pending = true;
+    owner->complete = false;
+    return {};
+  }
   return {};
 }
 

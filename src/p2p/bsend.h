@@ -12,7 +12,14 @@ namespace ferry::bsend {
 Err attach(void* buffer, int size);
 // Waits until every buffered send has left, then returns the buffer.
 Err detach(void** buffer, int* size);
-// Copies the message and starts sending the copy.
-Err send(pt2pt::Message m, int dest, int tag, Communicator* c);
+// Copies the message and starts sending the copy. `owner`: the user's
+// request of MPI_Ibsend or a started MPI_Bsend_init, which MPI_Cancel may
+// name later (nullptr for MPI_Bsend).
+Err send(pt2pt::Message m, int dest, int tag, Communicator* c, Request* owner = nullptr);
+// MPI_Cancel of `owner`: asks the receiver to drop the copy's message if it
+// has not taken it yet; `owner` then waits for the answer, which decides
+// whether its status says cancelled. Once the copy's send has finished and
+// its region was reused, the cancel fails, as MPI allows. Engine lock held.
+Err cancel(Request* owner);
 
 }  // namespace ferry::bsend

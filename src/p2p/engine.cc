@@ -284,6 +284,17 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       } else if (s->finished_while_cancelling) {
         complete(s);
       }  // else: received, and still on its way; it completes as sends do
+      // A buffered copy's send: the user's request learns the same answer
+      // (it was complete before the cancel, so it is again now).
+      if (Request* u = s->cancel_for) {
+        s->cancel_for = nullptr;
+        u->cancel_pending = false;
+        if ((h.flags & kFlagCancelled) != 0) {
+          u->cancelled = true;
+          set_status_cancelled(u->status, true);
+        }
+        complete(u);
+      }
       return {};
     }
     case PacketType::kRendezvousData: {

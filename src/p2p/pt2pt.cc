@@ -222,7 +222,7 @@ Err start(Request* r) {
     // MPI_Bsend_init: each start copies the message into the attached buffer
     // and is complete at once, as MPI_Ibsend is (MPI-3.1 §3.9); the copy is
     // sent from there.
-    if (Err e = bsend::send(Message{r->buffer, r->count, r->datatype}, r->peer, r->tag, r->comm)) return e;
+    if (Err e = bsend::send(Message{r->buffer, r->count, r->datatype}, r->peer, r->tag, r->comm, r)) return e;
     r->active = true;
     r->complete = true;
     r->cancelled = false;
@@ -413,10 +413,14 @@ int cancel(Request* r) {
   // A send, even one that has finished here, may still wait unreceived at
   // its receiver: ask it (p2p/engine.h). The wait then ends with the answer,
   // cancelled or not, whatever else the program does (MPI-3.1 §3.8.4). A
-  // buffered send's request is done at once and stays so (MPI allows a
-  // cancel to fail).
-  if (r->kind == Request::Kind::kSend && r->mode != Request::Mode::kBuffered && r->peer != MPI_PROC_NULL &&
-      !r->cancel_pending && !r->cancelled) {
+  // buffered send's request is done at once; its copy's send is what the
+  // receiver is asked about (p2p/bsend.h).
+  if (r->kind == Request::Kind::kSend && r->mode == Request::Mode::kBuffered) {
+    if (r->cancel_pending || r->cancelled) return MPI_SUCCESS;
+    if (Err e = bsend::cancel(r)) return error_code::make(e.mpi_class(), e.message());
+    return MPI_SUCCESS;
+  }
+  if (r->kind == Request::Kind::kSend && r->peer != MPI_PROC_NULL && !r->cancel_pending && !r->cancelled) {
     if (Err e = p2p::cancel_send(r)) return error_code::make(e.mpi_class(), e.message());
     return MPI_SUCCESS;
   }
