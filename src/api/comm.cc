@@ -35,13 +35,21 @@ const Info* checked_hints(api::Call& call, MPI_Info handle) {
 MPI_Comm handle_of(const Communicator* c) { return c != nullptr ? c->handle : MPI_COMM_NULL; }
 
 }  // namespace
+// A dup that failed (a copy callback's error, MPI-3.1 §6.7.2) leaves no
+// communicator behind: newcomm is MPI_COMM_NULL, as MPICH sets it, so that a
+// caller never holds the handle of a communicator that was discarded.
+int failed_dup(api::Call& call, Err e, MPI_Comm* newcomm) {
+  *newcomm = MPI_COMM_NULL;
+  return call.result(std::move(e));
+}
+
 
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_dup");
   Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   Communicator* created = nullptr;
-  if (Err e = communicators::dup(c, nullptr, &created)) return call.result(std::move(e));
+  if (Err e = communicators::dup(c, nullptr, &created)) return failed_dup(call, std::move(e), newcomm);
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
@@ -53,7 +61,7 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
   const Info* hints = checked_hints(call, info);
   if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   Communicator* created = nullptr;
-  if (Err e = communicators::dup(c, hints, &created)) return call.result(std::move(e));
+  if (Err e = communicators::dup(c, hints, &created)) return failed_dup(call, std::move(e), newcomm);
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
