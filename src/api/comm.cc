@@ -4,6 +4,7 @@
 
 #include "api/api.h"
 #include "runtime/comm_create.h"
+#include "base/comm_hints.h"
 #include "base/group.h"
 #include "base/info.h"
 #include "base/request.h"
@@ -34,6 +35,14 @@ const Info* checked_hints(api::Call& call, MPI_Info handle) {
 
 MPI_Comm handle_of(const Communicator* c) { return c != nullptr ? c->handle : MPI_COMM_NULL; }
 
+// A dup that failed (a copy callback's error, MPI-3.1 §6.7.2) leaves no
+// communicator behind: newcomm is MPI_COMM_NULL, as MPICH sets it, so that a
+// caller never holds the handle of a communicator that was discarded.
+int failed_dup(api::Call& call, Err e, MPI_Comm* newcomm) {
+  *newcomm = MPI_COMM_NULL;
+  return call.result(std::move(e));
+}
+
 }  // namespace
 
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
@@ -41,7 +50,7 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   Communicator* created = nullptr;
-  if (Err e = communicators::dup(c, nullptr, &created)) return call.result(std::move(e));
+  if (Err e = communicators::dup(c, nullptr, &created)) return failed_dup(call, std::move(e), newcomm);
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
@@ -53,7 +62,7 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
   const Info* hints = checked_hints(call, info);
   if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   Communicator* created = nullptr;
-  if (Err e = communicators::dup(c, hints, &created)) return call.result(std::move(e));
+  if (Err e = communicators::dup(c, hints, &created)) return failed_dup(call, std::move(e), newcomm);
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
@@ -187,13 +196,14 @@ extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen
 }
 FERRY_WEAK_ALIAS(Comm_get_name)
 
-// MPI-3.1 §6.4.4: hints given again replace their old values; the others stay.
+// MPI-3.1 §6.4.4: hints given again replace their old values; the others
+// stay. Keys Ferry does not recognize are ignored (base/comm_hints.h).
 extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   api::Call call("MPI_Comm_set_info");
   Communicator* c = call.comm(comm);
   const Info* hints = checked_hints(call, info);
   if (c == nullptr || hints == nullptr) return call.raise();
-  for (const auto& [key, value] : hints->entries()) c->hints.set(key, value);
+  comm_hints::merge(*hints, &c->hints);
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Comm_set_info)

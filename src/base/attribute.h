@@ -37,6 +37,7 @@ using DeleteFn = int(int handle, int keyval, void* value, void* extra_state);
 int create_keyval(Kind kind, CopyFn* copy, DeleteFn* del, void* extra_state);
 // MPI_*_free_keyval: the keyval can no longer be used for new attributes;
 // it goes away once no object has an attribute under it (MPI-3.1 §6.7.2).
+// Until then its handle stays valid, and freeing it again is a no-op.
 Err free_keyval(Kind kind, int keyval);
 
 // Checks that `keyval` is a live keyval of this kind (or a predefined one,

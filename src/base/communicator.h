@@ -50,8 +50,9 @@ struct Communicator {
   // The members, shared with MPI_Comm_group's callers; holds one reference.
   // nullptr only for communicators made outside the runtime (unit tests).
   Group* group = nullptr;
-  // Hints given by MPI_Comm_set_info / MPI_Comm_dup_with_info (none of
-  // them changes what Ferry does yet); MPI_Comm_get_info returns them.
+  // The hints given by MPI_Comm_set_info / MPI_Comm_dup_with_info that
+  // Ferry recognizes (base/comm_hints.h; none of them changes what Ferry
+  // does yet); MPI_Comm_get_info returns them.
   Info hints;
   // The process topology (MPI_Cart_create, ...), or nullptr; dup keeps it.
   std::shared_ptr<const Topology> topology;

@@ -18,7 +18,7 @@ namespace ferry::reduce {
 using Kernel = void (*)(const void* in, void* inout, size_t count);
 
 // The kernel of predefined operation `op` on predefined datatype `type`, or
-// nullptr when the standard does not define `op` for `type` (or either
+// nullptr when neither MPI nor MPICH defines `op` for `type` (or either
 // handle is not predefined).
 Kernel find_kernel(MPI_Op op, MPI_Datatype type);
 

@@ -1,8 +1,5 @@
 #include "base/topology.h"
 
-#include <algorithm>
-#include <climits>
-
 namespace ferry {
 
 int Topology::cart_size() const {
@@ -81,57 +78,4 @@ std::vector<int> Topology::out_neighbors(int rank) const {
   return in_neighbors(rank);
 }
 
-namespace topology {
-namespace {
-
-// The most balanced non-increasing factorisation of `n` into `k` factors
-// each at most `limit`: the one whose largest and smallest factors differ
-// least. `chosen` holds the factors so far; `best` the best found.
-void search(int n, int k, int limit, std::vector<int>& chosen, std::vector<int>& best, int& best_spread) {
-  if (k == 0) {
-    if (n != 1) return;
-    int spread = chosen.front() - chosen.back();
-    if (spread < best_spread) {
-      best_spread = spread;
-      best = chosen;
-    }
-    return;
-  }
-  // The largest remaining factor is at least the k-th root of n.
-  for (int f = std::min(n, limit); f >= 1; --f) {
-    if (n % f != 0) continue;
-    long long reach = 1;
-    for (int i = 0; i < k && reach < n; ++i) reach *= f;
-    if (reach < n) break;  // f^k < n: f and every smaller f are too small
-    if (!chosen.empty() && chosen.front() - f >= best_spread) break;
-    chosen.push_back(f);
-    search(n / f, k - 1, f, chosen, best, best_spread);
-    chosen.pop_back();
-  }
-}
-
-}  // namespace
-
-Err dims_create(int nnodes, int ndims, int dims[]) {
-  if (nnodes < 1) return fail(MPI_ERR_ARG, "invalid nnodes %d (must be >= 1)", nnodes);
-  if (ndims < 0) return fail(MPI_ERR_DIMS, "invalid ndims %d (must be >= 0)", ndims);
-  int fixed = 1;
-  int free_dims = 0;
-  for (int i = 0; i < ndims; ++i) {
-    if (dims[i] < 0) return fail(MPI_ERR_DIMS, "dims[%d] is %d (must be >= 0)", i, dims[i]);
-    if (dims[i] == 0) ++free_dims;
-    else fixed *= dims[i];
-  }
-  if (nnodes % fixed != 0 || (free_dims == 0 && fixed != nnodes))
-    return fail(MPI_ERR_DIMS, "the given dimensions (product %d) do not divide nnodes %d", fixed, nnodes);
-  if (free_dims == 0) return {};
-  std::vector<int> chosen, best;
-  int best_spread = INT_MAX;
-  search(nnodes / fixed, free_dims, nnodes / fixed, chosen, best, best_spread);
-  for (int i = 0, next = 0; i < ndims; ++i)
-    if (dims[i] == 0) dims[i] = best[static_cast<size_t>(next++)];
-  return {};
-}
-
-}  // namespace topology
 }  // namespace ferry

@@ -2,6 +2,7 @@
 // communicator (comm_create.cc), then given their topology, which is the
 // same on every member (it is computed from arguments every member passed
 // alike, or, for MPI_Dist_graph_create, exchanged first).
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,11 @@ Err cart_create(Communicator* parent, std::vector<int> dims, std::vector<bool> p
 
 Err cart_sub(Communicator* parent, const std::vector<bool>& remain, Communicator** out) {
   const Topology& grid = *parent->topology;
+  // MPI-3.1 §7.5.7: keeping no dimension gives a zero-dimensional grid. Like
+  // MPICH (its test topo/cartsuball checks it), that is one grid of one
+  // process, as MPI_Cart_create with ndims 0 makes: the parent's rank 0 is
+  // in it and every other rank gets MPI_COMM_NULL.
+  if (std::none_of(remain.begin(), remain.end(), [](bool r) { return r; })) return cart_create(parent, {}, {}, out);
   // The slice a rank is in: its coordinates in the dropped dimensions.
   std::vector<int> coords = grid.coords_of(parent->rank);
   int color = 0;

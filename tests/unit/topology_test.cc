@@ -28,6 +28,66 @@ TEST(TopologyTest, DimsCreateIsBalancedAndNonIncreasing) {
   EXPECT_EQ(dims(1, {}), (std::vector<int>{}));
 }
 
+// MPICH 4.0.2's choices (its test topo/dims5 holds some 75,000; this is a
+// sample from 2 to 17 dimensions), ties included: 15984 = 2^4 3^3 37 in 4
+// dimensions has 37x9x8x6 and 37x12x6x6 with the same spread, and MPICH
+// takes the one whose smaller dimensions are larger.
+TEST(TopologyTest, DimsCreateMakesMpichsChoice) {
+  struct Case {
+    int nnodes;
+    std::vector<int> want;
+  };
+  const Case cases[] = {
+      {15984, {37, 9, 8, 6}},
+      {435183, {901, 483}},
+      {964476, {1101, 876}},
+      {821975, {175, 77, 61}},
+      {656460, {521, 36, 35}},
+      {849464, {197, 77, 56}},
+      {792720, {367, 48, 45}},
+      {153720, {61, 15, 14, 12}},
+      {41400, {23, 15, 12, 10}},
+      {821583, {49, 27, 27, 23}},
+      {494160, {71, 29, 16, 15}},
+      {863460, {41, 15, 13, 12, 9}},
+      {437472, {31, 14, 14, 9, 8}},
+      {374616, {43, 11, 11, 9, 8}},
+      {757512, {167, 9, 9, 8, 7}},
+      {933120, {12, 12, 10, 9, 9, 8}},
+      {798336, {12, 12, 11, 9, 8, 7}},
+      {30000, {5, 5, 5, 5, 4, 4, 3}},
+      {84375, {9, 5, 5, 5, 5, 5, 3}},
+      {529200, {7, 7, 6, 6, 5, 5, 4, 3}},
+      {40500, {5, 5, 5, 4, 3, 3, 3, 3}},
+      {408240, {7, 6, 6, 5, 4, 3, 3, 3, 3}},
+      {15552, {4, 3, 3, 3, 3, 3, 2, 2, 2, 2}},
+      {777600, {5, 5, 4, 4, 4, 3, 3, 3, 3, 3, 2}},
+      {279936, {4, 4, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2}},
+      {518400, {5, 5, 4, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2}},
+      {884736, {4, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(dims(c.nnodes, std::vector<int>(c.want.size(), 0)), c.want) << c.nnodes << " in " << c.want.size();
+}
+
+// Large counts with many divisors stay fast (the old exhaustive search took
+// a minute for MPICH's 75,000 cases); the test's timeout catches a slow one.
+TEST(TopologyTest, DimsCreateHandlesLargeComposites) {
+  for (int d = 2; d <= 12; ++d) {
+    std::vector<int> got = dims(735134400, std::vector<int>(static_cast<size_t>(d), 0));
+    long long product = 1;
+    for (size_t i = 0; i < got.size(); ++i) {
+      product *= got[i];
+      if (i > 0) {
+        EXPECT_GE(got[i - 1], got[i]) << d << " dimensions";
+      }
+    }
+    EXPECT_EQ(product, 735134400) << d << " dimensions";
+  }
+  EXPECT_EQ(dims(735134400, {0, 0, 0, 0}), (std::vector<int>{170, 168, 165, 156}));
+  EXPECT_EQ(dims(2147483647, {0, 0, 0}), (std::vector<int>{2147483647, 1, 1}));
+}
+
 TEST(TopologyTest, DimsCreateRejectsWhatCannotBeMet) {
   std::vector<int> d = {5, 0};
   EXPECT_EQ(topology::dims_create(12, 2, d.data()).mpi_class(), MPI_ERR_DIMS);

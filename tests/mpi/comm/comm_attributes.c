@@ -4,9 +4,11 @@
  * not copied, MPI_COMM_DUP_FN copies the value; delete callbacks run on
  * replace, delete, MPI_Comm_free and, for MPI_COMM_SELF then MPI_COMM_WORLD,
  * first thing in MPI_Finalize while MPI still works (MPI-3.1 §8.7.1). A
- * freed keyval lives on for the attributes that use it; a failing copy
- * callback fails the dup; the MPI-1 names and datatype attributes work the
- * same; predefined attributes are there and read-only.
+ * freed keyval lives on for the attributes that use it, and freeing it
+ * again meanwhile (from its delete callback, or through a second copy of
+ * the handle) is harmless, as in MPICH; a failing copy callback fails the
+ * dup, which returns MPI_COMM_NULL; the MPI-1 names and datatype
+ * attributes work the same; predefined attributes are there and read-only.
  */
 #define TEST_NAME "comm_attributes"
 #include "mpitest.h"
@@ -126,15 +128,20 @@ static void dup_and_free(void) {
 
 static void failing_copy(void) {
   int k, flag;
-  MPI_Comm base, copy = MPI_COMM_NULL;
+  MPI_Comm base, copy = MPI_COMM_WORLD;
   MPI_Comm_dup(MPI_COMM_WORLD, &base);
   MPI_Comm_set_errhandler(base, MPI_ERRORS_RETURN);
   MPI_Comm_create_keyval(counting_copy, counting_delete, &k, &marker);
   MPI_Comm_set_attr(base, k, &values[0]);
   copy_fails = 1;
   int rc = MPI_Comm_dup(base, &copy);
-  copy_fails = 0;
   expect_error(rc, MPI_ERR_OTHER, "MPI_Comm_dup", "a copy callback that fails");
+  CHECK(copy == MPI_COMM_NULL, "a failed MPI_Comm_dup must set newcomm to MPI_COMM_NULL");
+  copy = MPI_COMM_WORLD;
+  rc = MPI_Comm_dup_with_info(base, MPI_INFO_NULL, &copy);
+  copy_fails = 0;
+  expect_error(rc, MPI_ERR_OTHER, "MPI_Comm_dup_with_info", "a copy callback that fails");
+  CHECK(copy == MPI_COMM_NULL, "a failed MPI_Comm_dup_with_info must set newcomm to MPI_COMM_NULL");
   /* The communicator still works afterwards. */
   CHECK(get(base, k, &flag) == &values[0] && flag, "the original keeps its attribute after a failed dup");
   MPI_Comm_dup(base, &copy);
@@ -142,6 +149,32 @@ static void failing_copy(void) {
   MPI_Comm_free(&copy);
   MPI_Comm_free(&base);
   MPI_Comm_free_keyval(&k);
+}
+
+/* Frees its own keyval, once per attribute it deletes (MPICH's
+ * attr/keyval_double_free does this): only the first free counts. */
+static int freeing_deletes;
+static int freeing_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
+  freeing_deletes++;
+  return MPI_Comm_free_keyval(&keyval);
+}
+
+static void keyval_freed_twice(void) {
+  int k, k_copy;
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, freeing_delete, &k, NULL);
+  k_copy = k;
+  MPI_Comm_set_attr(a, k, &values[2]);
+  MPI_Comm_set_attr(b, k, &values[3]);
+  CHECK_MPI(MPI_Comm_free(&a)); /* the first free, from the callback */
+  CHECK_MPI(MPI_Comm_free_keyval(&k));
+  CHECK(k == MPI_KEYVAL_INVALID, "MPI_Comm_free_keyval of a freed keyval must set MPI_KEYVAL_INVALID");
+  CHECK_MPI(MPI_Comm_free_keyval(&k_copy));
+  /* Still alive for b's attribute, whose delete callback frees it once more. */
+  CHECK_MPI(MPI_Comm_free(&b));
+  CHECK(freeing_deletes == 2, "the delete callback ran %d times, expected 2", freeing_deletes);
 }
 
 static void mpi1_names(void) {
@@ -237,6 +270,7 @@ int main(int argc, char **argv) {
 
   dup_and_free();
   failing_copy();
+  keyval_freed_twice();
   mpi1_names();
   datatype_attributes();
   predefined_and_errors();

@@ -2,8 +2,9 @@
  * Cartesian topologies (MPI-3.1 §7.5): MPI_Dims_create's balanced choices,
  * MPI_Cart_create (also of fewer ranks than the communicator has), the
  * queries (Topo_test, Cartdim_get, Cart_get, Cart_coords, Cart_rank,
- * Cart_shift, Cart_map), MPI_Cart_sub, MPI_Comm_dup keeping the topology,
- * messages along a shift, and the errors of misuse.
+ * Cart_shift, Cart_map), MPI_Cart_sub (keeping no dimension too),
+ * MPI_Comm_dup keeping the topology, messages along a shift, and the errors
+ * of misuse.
  */
 #define TEST_NAME "topo_cart"
 #include "mpitest.h"
@@ -130,6 +131,21 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_dup(grid, &copy));
   CHECK_MPI(MPI_Topo_test(copy, &status));
   CHECK(status == MPI_CART, "MPI_Comm_dup keeps the topology: %d", status);
+
+  /* Keeping no dimension: one zero-dimensional grid of one process, the
+   * grid's rank 0 (as MPICH does; its test topo/cartsuball checks it). */
+  MPI_Comm point;
+  CHECK_MPI(MPI_Cart_sub(grid, (int[]){0, 0}, &point));
+  if (grank == 0) {
+    int psize = -1, pdims = -1;
+    CHECK(point != MPI_COMM_NULL, "Cart_sub keeping no dimension gave rank 0 MPI_COMM_NULL");
+    MPI_Comm_size(point, &psize);
+    CHECK_MPI(MPI_Cartdim_get(point, &pdims));
+    CHECK(psize == 1 && pdims == 0, "Cart_sub keeping no dimension: size %d, %d dimensions", psize, pdims);
+    MPI_Comm_free(&point);
+  } else {
+    CHECK(point == MPI_COMM_NULL, "Cart_sub keeping no dimension gave grid rank %d a communicator", grank);
+  }
 
   /* A grid of fewer ranks than the communicator: the others get MPI_COMM_NULL. */
   int small[1] = {size > 1 ? size - 1 : 1}, per[1] = {0}, mapped = -2;

@@ -1,0 +1,37 @@
+#include "base/comm_hints.h"
+
+#include <array>
+
+namespace ferry::comm_hints {
+namespace {
+
+// MPI-4.0 §7.4.4's assertions, the communicator hints the standard names.
+// Ferry does not act on them yet (each only allows an optimisation), but a
+// program that sets one sees it in MPI_Comm_get_info, as with MPICH.
+constexpr std::array<std::string_view, 4> kKeys = {
+    "mpi_assert_no_any_tag",
+    "mpi_assert_no_any_source",
+    "mpi_assert_exact_length",
+    "mpi_assert_allow_overtaking",
+};
+
+}  // namespace
+
+bool recognized(std::string_view key) {
+  for (std::string_view k : kKeys)
+    if (k == key) return true;
+  return false;
+}
+
+Info filter(const Info& given) {
+  Info kept;
+  merge(given, &kept);
+  return kept;
+}
+
+void merge(const Info& given, Info* hints) {
+  for (const auto& [key, value] : given.entries())
+    if (recognized(key)) hints->set(key, value);
+}
+
+}  // namespace ferry::comm_hints
