@@ -1,7 +1,7 @@
 // A datatype's life and what can be asked of it: commit and free
 // (MPI-3.1 §4.1.9), true extent (§4.1.8), envelope and contents (§4.1.13),
-// names (§6.8), and the MPI-1 extent queries removed in MPI-3.0. Size and
-// extent are in status.cc.
+// names (§6.8), MPI_Type_match_size (§17.2.5), and the MPI-1 extent
+// queries removed in MPI-3.0. Size and extent are in status.cc.
 #include <algorithm>
 #include <cstring>
 
@@ -178,3 +178,14 @@ extern "C" int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Type_ub)
+
+// MPI-3.1 §17.2.5: the returned type is predefined (it must not be freed).
+extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  api::Call call("MPI_Type_match_size");
+  if (!call.initialized() || !call.not_null(datatype, "datatype")) return call.raise();
+  const Datatype* t = nullptr;
+  if (Err e = datatypes::match_size(typeclass, size, &t)) return call.result(std::move(e));
+  *datatype = t->handle;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Type_match_size)

@@ -1,4 +1,5 @@
-// Error classes, error strings and error handlers (MPI-3.1 §8.3-8.5).
+// Error classes, error strings and error handlers (MPI-3.1 §8.3-8.5), and
+// the MPI-1 names of the error handler calls.
 #include <cstdio>
 #include <cstring>
 
@@ -33,8 +34,40 @@ extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
 }
 FERRY_WEAK_ALIAS(Error_class)
 
-extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
-  api::Call call("MPI_Comm_set_errhandler");
+// User-defined error classes, codes and strings (MPI-3.1 §8.5).
+extern "C" int PMPI_Add_error_class(int* errorclass) {
+  api::Call call("MPI_Add_error_class");
+  if (!call.initialized() || !call.not_null(errorclass, "errorclass")) return call.raise();
+  return call.result(error_code::add_class(errorclass));
+}
+FERRY_WEAK_ALIAS(Add_error_class)
+
+extern "C" int PMPI_Add_error_code(int errorclass, int* errorcode) {
+  api::Call call("MPI_Add_error_code");
+  if (!call.initialized() || !call.not_null(errorcode, "errorcode")) return call.raise();
+  return call.result(error_code::add_code(errorclass, errorcode));
+}
+FERRY_WEAK_ALIAS(Add_error_code)
+
+extern "C" int PMPI_Add_error_string(int errorcode, const char* string) {
+  api::Call call("MPI_Add_error_string");
+  if (!call.initialized() || !call.not_null(string, "string")) return call.raise();
+  size_t length = std::strlen(string);
+  if (length >= MPI_MAX_ERROR_STRING) {
+    call.fail(MPI_ERR_ARG, "string is %zu characters long (at most MPI_MAX_ERROR_STRING - 1 = %d)", length,
+              MPI_MAX_ERROR_STRING - 1);
+    return call.raise();
+  }
+  return call.result(error_code::set_string(errorcode, string));
+}
+FERRY_WEAK_ALIAS(Add_error_string)
+
+namespace {
+
+// The MPI-2 calls and their MPI-1 names (MPI_Errhandler_set/_get/_create,
+// removed in MPI-3.0, which MPICH still exports) share these.
+int set_errhandler(const char* name, MPI_Comm comm, MPI_Errhandler errhandler) {
+  api::Call call(name);
   Communicator* c = call.comm(comm);
   if (c == nullptr) return call.raise();
   if (!errhandlers::is_valid(errhandler)) {
@@ -44,27 +77,56 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
   errhandlers::set(*c, errhandler);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_set_errhandler)
 
-extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
-  api::Call call("MPI_Comm_get_errhandler");
+int get_errhandler(const char* name, MPI_Comm comm, MPI_Errhandler* errhandler) {
+  api::Call call(name);
   Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(errhandler, "errhandler")) return call.raise();
   // The caller gets a reference of its own (MPI-3.1 §8.3.1), freed with MPI_Errhandler_free.
   *errhandler = errhandlers::get(*c);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_get_errhandler)
 
-extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
-  api::Call call("MPI_Comm_create_errhandler");
+int create_errhandler(const char* name, MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  api::Call call(name);
   if (!call.initialized() || !call.not_null(reinterpret_cast<void*>(fn), "comm_errhandler_fn") ||
       !call.not_null(errhandler, "errhandler"))
     return call.raise();
   *errhandler = errhandlers::create(fn);
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return set_errhandler("MPI_Comm_set_errhandler", comm, errhandler);
+}
+FERRY_WEAK_ALIAS(Comm_set_errhandler)
+
+extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return get_errhandler("MPI_Comm_get_errhandler", comm, errhandler);
+}
+FERRY_WEAK_ALIAS(Comm_get_errhandler)
+
+extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  return create_errhandler("MPI_Comm_create_errhandler", fn, errhandler);
+}
 FERRY_WEAK_ALIAS(Comm_create_errhandler)
+
+extern "C" int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return set_errhandler("MPI_Errhandler_set", comm, errhandler);
+}
+FERRY_WEAK_ALIAS(Errhandler_set)
+
+extern "C" int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return get_errhandler("MPI_Errhandler_get", comm, errhandler);
+}
+FERRY_WEAK_ALIAS(Errhandler_get)
+
+extern "C" int PMPI_Errhandler_create(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  return create_errhandler("MPI_Errhandler_create", fn, errhandler);
+}
+FERRY_WEAK_ALIAS(Errhandler_create)
 
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   api::Call call("MPI_Errhandler_free");

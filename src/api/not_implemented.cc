@@ -28,9 +28,6 @@ int not_implemented(const char* call, const char* reason = nullptr);
 #define FERRY_NO_INTERCOMMUNICATORS "intercommunicators are not supported yet"
 
 // Errors and error handlers (MPI-3.1 §8.3-8.5)
-FERRY_NOT_IMPLEMENTED(Add_error_class, (int *))
-FERRY_NOT_IMPLEMENTED(Add_error_code, (int, int *))
-FERRY_NOT_IMPLEMENTED(Add_error_string, (int, const char *))
 FERRY_NOT_IMPLEMENTED(File_call_errhandler, (MPI_File, int))
 FERRY_NOT_IMPLEMENTED(File_create_errhandler, (MPI_File_errhandler_function *, MPI_Errhandler *))
 FERRY_NOT_IMPLEMENTED(File_get_errhandler, (MPI_File, MPI_Errhandler *))
@@ -41,9 +38,6 @@ FERRY_NOT_IMPLEMENTED(Win_get_errhandler, (MPI_Win, MPI_Errhandler *))
 FERRY_NOT_IMPLEMENTED(Win_set_errhandler, (MPI_Win, MPI_Errhandler))
 
 // Datatypes, packing (MPI-3.1 §4)
-FERRY_NOT_IMPLEMENTED(Pack_external, (const char *, const void *, int, MPI_Datatype, void *, MPI_Aint, MPI_Aint *))
-FERRY_NOT_IMPLEMENTED(Pack_external_size, (const char *, int, MPI_Datatype, MPI_Aint *))
-FERRY_NOT_IMPLEMENTED(Unpack_external, (const char[], const void *, MPI_Aint, MPI_Aint *, void *, int, MPI_Datatype))
 
 // Collective communication, blocking (MPI-3.1 §5)
 
@@ -217,12 +211,6 @@ FERRY_NOT_IMPLEMENTED(Status_f2c, (const MPI_Fint *, MPI_Status *))
 FERRY_NOT_IMPLEMENTED(Type_create_f90_complex, (int, int, MPI_Datatype *))
 FERRY_NOT_IMPLEMENTED(Type_create_f90_integer, (int, MPI_Datatype *))
 FERRY_NOT_IMPLEMENTED(Type_create_f90_real, (int, int, MPI_Datatype *))
-FERRY_NOT_IMPLEMENTED(Type_match_size, (int, int, MPI_Datatype *))
-
-// Removed in MPI-3.0; kept because binaries built against MPICH may still call them
-FERRY_NOT_IMPLEMENTED(Errhandler_create, (MPI_Comm_errhandler_function *, MPI_Errhandler *))
-FERRY_NOT_IMPLEMENTED(Errhandler_get, (MPI_Comm, MPI_Errhandler *))
-FERRY_NOT_IMPLEMENTED(Errhandler_set, (MPI_Comm, MPI_Errhandler))
 
 // MPI_File is a pointer, so its Fortran conversion needs a table of open files. None can be open
 // before I/O exists: only MPI_FILE_NULL <-> 0 is valid, and nothing can go wrong to report.

@@ -1,11 +1,14 @@
-// Packing into and unpacking from user buffers (MPI-3.1 §4.2) and
-// addresses (§4.1.5). Ferry's packed form is the data alone, in type-map
-// order, in the host's representation: MPI_Pack_size is exactly the data's
-// size and MPI_PACKED messages can be received as any type of the same
-// signature.
+// Packing into and unpacking from user buffers (MPI-3.1 §4.2), in the
+// portable "external32" representation (§4.3), and addresses (§4.1.5).
+// Ferry's packed form is the data alone, in type-map order, in the host's
+// representation: MPI_Pack_size is exactly the data's size and MPI_PACKED
+// messages can be received as any type of the same signature. The external
+// form is the same with each basic element converted (base/external32.h).
 #include <climits>
+#include <cstring>
 
 #include "api/api.h"
+#include "base/external32.h"
 #include "base/type_pack.h"
 
 using namespace ferry;
@@ -18,6 +21,26 @@ bool position_ok(api::Call& call, const int* position, int size, const char* siz
   if (size < 0) return call.fail(MPI_ERR_ARG, "%s is %d (must be >= 0)", size_name, size);
   if (*position < 0 || *position > size)
     return call.fail(MPI_ERR_ARG, "*position is %d (must be 0 to %s = %d)", *position, size_name, size);
+  return true;
+}
+
+// The same for the MPI_Aint positions of MPI_Pack_external.
+bool position_ok(api::Call& call, const MPI_Aint* position, MPI_Aint size, const char* size_name) {
+  if (!call.not_null(position, "position")) return false;
+  if (size < 0) return call.fail(MPI_ERR_ARG, "%s is %lld (must be >= 0)", size_name, static_cast<long long>(size));
+  if (*position < 0 || *position > size)
+    return call.fail(MPI_ERR_ARG, "*position is %lld (must be 0 to %s = %lld)", static_cast<long long>(*position),
+                     size_name, static_cast<long long>(size));
+  return true;
+}
+
+// MPI-3.1 §4.3: "external32" is the one representation the external pack
+// calls know.
+bool datarep_ok(api::Call& call, const char* datarep) {
+  if (!call.not_null(datarep, "datarep")) return false;
+  if (std::strcmp(datarep, type::external32::kName) != 0)
+    return call.fail(MPI_ERR_ARG, "datarep is \"%.64s\" (the only one supported is \"%s\")", datarep,
+                     type::external32::kName);
   return true;
 }
 
@@ -80,6 +103,61 @@ extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Pack_size)
+
+extern "C" int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype,
+                                  void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+  api::Call call("MPI_Pack_external");
+  if (!call.initialized() || !datarep_ok(call, datarep)) return call.raise();
+  const Datatype* t = call.datatype(datatype);
+  if (!call.movable(t) || !call.count(incount, "incount") || !call.buffer(inbuf, incount, t, "inbuf") ||
+      !position_ok(call, position, outsize, "outsize"))
+    return call.raise();
+  uint64_t bytes = type::external32::packed_bytes(*t, static_cast<uint64_t>(incount));
+  uint64_t room = static_cast<uint64_t>(outsize - *position);
+  if (bytes > room)
+    call.fail(MPI_ERR_TRUNCATE, "%llu bytes of external32 data do not fit in outbuf: %llu of its %lld bytes are "
+              "left after position %lld", static_cast<unsigned long long>(bytes),
+              static_cast<unsigned long long>(room), static_cast<long long>(outsize),
+              static_cast<long long>(*position));
+  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
+  type::external32::pack(*t, inbuf, static_cast<uint64_t>(incount), static_cast<char*>(outbuf) + *position);
+  *position += static_cast<MPI_Aint>(bytes);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Pack_external)
+
+extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+                                    void* outbuf, int outcount, MPI_Datatype datatype) {
+  api::Call call("MPI_Unpack_external");
+  if (!call.initialized() || !datarep_ok(call, datarep)) return call.raise();
+  const Datatype* t = call.datatype(datatype);
+  if (!call.movable(t) || !call.count(outcount, "outcount") || !call.buffer(outbuf, outcount, t, "outbuf") ||
+      !position_ok(call, position, insize, "insize"))
+    return call.raise();
+  uint64_t bytes = type::external32::packed_bytes(*t, static_cast<uint64_t>(outcount));
+  uint64_t left = static_cast<uint64_t>(insize - *position);
+  if (bytes > left)
+    call.fail(MPI_ERR_TRUNCATE, "%d elements need %llu bytes of external32 data, inbuf has %llu left after "
+              "position %lld of %lld", outcount, static_cast<unsigned long long>(bytes),
+              static_cast<unsigned long long>(left), static_cast<long long>(*position),
+              static_cast<long long>(insize));
+  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
+  type::external32::unpack(*t, outbuf, static_cast<uint64_t>(outcount),
+                           static_cast<const char*>(inbuf) + *position);
+  *position += static_cast<MPI_Aint>(bytes);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Unpack_external)
+
+extern "C" int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  api::Call call("MPI_Pack_external_size");
+  if (!call.initialized() || !datarep_ok(call, datarep)) return call.raise();
+  const Datatype* t = call.datatype(datatype);
+  if (!call.count(incount, "incount") || !call.not_null(size, "size")) return call.raise();
+  *size = static_cast<MPI_Aint>(type::external32::packed_bytes(*t, static_cast<uint64_t>(incount)));
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Pack_external_size)
 
 // Addresses are the plain integer value of a pointer on Linux's flat address
 // space (MPI-3.1 §4.1.5); MPI_BOTTOM is address 0.

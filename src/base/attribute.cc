@@ -125,7 +125,6 @@ void* predefined_value(int keyval) {
   static int io;
   static int wtime_is_global;
   static int universe_size;
-  static int last_used_code;
   static int appnum;
   switch (keyval) {
     case MPI_TAG_UB:
@@ -144,8 +143,8 @@ void* predefined_value(int keyval) {
       universe_size = process::facts().universe_size;
       return &universe_size;
     case MPI_LASTUSEDCODE:
-      last_used_code = MPI_ERR_LASTCODE;  // no user error codes yet (MPI_Add_error_code)
-      return &last_used_code;
+      // Kept by the error codes: MPI_Add_error_class/_code move it on.
+      return const_cast<int*>(error_code::last_used());
     case MPI_APPNUM:
       appnum = process::facts().appnum;
       return &appnum;

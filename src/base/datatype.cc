@@ -83,7 +83,8 @@ constexpr std::array kPredefined = {
     basic<uint32_t>(MPI_UINT32_T, "MPI_UINT32_T"),
     basic<uint64_t>(MPI_UINT64_T, "MPI_UINT64_T"),
     basic<bool>(MPI_C_BOOL, "MPI_C_BOOL"),
-    basic<std::complex<float>>(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX"),
+    // MPI_C_COMPLEX is the same handle in MPICH's header; MPICH names it so.
+    basic<std::complex<float>>(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX"),
     basic<std::complex<double>>(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX"),
     basic<std::complex<long double>>(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX"),
     basic<MPI_Aint>(MPI_AINT, "MPI_AINT"),
@@ -120,6 +121,10 @@ constexpr std::array kPredefined = {
     pair<long>(MPI_LONG_INT, "MPI_LONG_INT", MPI_LONG),
     pair<short>(MPI_SHORT_INT, "MPI_SHORT_INT", MPI_SHORT),
     pair<long double>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE),
+    // MPI-1's bound markers (removed in MPI-3.0): no data, no extent. MPICH
+    // still has them as types, and honours them in MPI_Type_create_struct.
+    Predefined{MPI_LB, "MPI_LB", 0, 1, {}, 0},
+    Predefined{MPI_UB, "MPI_UB", 0, 1, {}, 0},
 };
 constexpr size_t kCount = kPredefined.size();
 
@@ -251,6 +256,32 @@ void set_name(const Datatype* t, const std::string& name) {
 }
 
 size_t live() { return registry.live(); }
+
+Err match_size(int typeclass, int size, const Datatype** out) {
+  static constexpr MPI_Datatype kReal[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_REAL, MPI_DOUBLE_PRECISION,
+                                           MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+  static constexpr MPI_Datatype kInteger[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER,
+                                              MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG};
+  static constexpr MPI_Datatype kComplex[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32,
+                                              MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_C_FLOAT_COMPLEX,
+                                              MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+  auto first_of = [&](const auto& candidates, const char* name) -> Err {
+    for (MPI_Datatype h : candidates) {
+      const Datatype* t = find_datatype(h);
+      if (t != nullptr && static_cast<int>(t->size) == size) {
+        *out = t;
+        return {};
+      }
+    }
+    return fail(MPI_ERR_ARG, "no predefined type of typeclass %s has size %d", name, size);
+  };
+  switch (typeclass) {
+    case MPI_TYPECLASS_REAL: return first_of(kReal, "MPI_TYPECLASS_REAL");
+    case MPI_TYPECLASS_INTEGER: return first_of(kInteger, "MPI_TYPECLASS_INTEGER");
+    case MPI_TYPECLASS_COMPLEX: return first_of(kComplex, "MPI_TYPECLASS_COMPLEX");
+  }
+  return fail(MPI_ERR_ARG, "typeclass is %d (must be MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX)", typeclass);
+}
 
 }  // namespace datatypes
 }  // namespace ferry

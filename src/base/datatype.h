@@ -94,6 +94,10 @@ void commit(const Datatype* t);
 void set_name(const Datatype* t, const std::string& name);
 // Derived types alive (for leak checks in tests).
 size_t live();
+// MPI_Type_match_size (MPI-3.1 §17.2.5): the predefined type of `typeclass`
+// (MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX) with `size` bytes, as MPICH
+// chooses it (Fortran's sized types first, then C's); MPI_ERR_ARG if none.
+Err match_size(int typeclass, int size, const Datatype** out);
 
 }  // namespace datatypes
 

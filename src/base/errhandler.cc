@@ -77,7 +77,10 @@ int invoke(Communicator* comm, int code, const std::string& message) {
     return code;
   }
   int mpi_class = error_code::class_of(code);
-  process::abort_job(mpi_class, message + " [" + error_class_name(mpi_class) + "]");
+  // The job's exit status is the class; a user-defined class's value (above
+  // MPI_ERR_LASTCODE) would not survive the exit status's 8 bits.
+  int status = mpi_class <= MPI_ERR_LASTCODE ? mpi_class : MPI_ERR_OTHER;
+  process::abort_job(status, message + " [" + error_class_name(mpi_class) + "]");
 }
 
 }  // namespace ferry::errhandlers

@@ -2,6 +2,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <deque>
 #include <mutex>
 
 #include "mpi.h"
@@ -113,33 +114,148 @@ Slot slots[kSlots];
 int next_slot = 0;
 int generation = 0;
 
+// Takes the next slot of the ring for `message`; `code_of(slot)` makes the
+// code that names it.
+template <typename CodeOf>
+int remember(const std::string& message, CodeOf code_of) {
+  std::lock_guard lock(slots_mutex);
+  int slot = next_slot;
+  next_slot = (next_slot + 1) % kSlots;
+  if (next_slot == 0) generation = (generation + 1) % 1024;
+  int code = code_of(slot);
+  slots[slot] = Slot{code, message};
+  return code;
+}
+
+// The remembered message of `code` in `slot`, if the slot still holds it.
+bool recall(int code, int slot, std::string* message) {
+  if (slot < 0 || slot >= kSlots) return false;
+  std::lock_guard lock(slots_mutex);
+  if (slots[slot].code != code) return false;
+  *message = slots[slot].message;
+  return true;
+}
+
+// User-defined classes and codes (MPI-3.1 §8.5) live above MPI_ERR_LASTCODE
+// (0x3fffffff, MPICH's), as the standard asks of MPI_LASTUSEDCODE:
+//
+//   0x40000000 | entry << 11 | slot + 1
+//
+// `entry` numbers every class and code MPI_Add_error_class/_code made, in
+// order; the low 11 bits are 0 for the class or code itself, and a ring slot
+// when the runtime raises an error of a user-defined class with a message of
+// its own (a user's attribute callback returning such a class, say). Codes
+// of predefined classes keep the layout above: class | slot | generation,
+// below 2^28.
+constexpr int kDynamicBit = 1 << 30;
+constexpr int kEntryShift = 11;
+constexpr int kMaxEntries = 1 << (30 - kEntryShift);
+struct Entry {
+  int mpi_class;     // its own value for a class
+  std::string text;  // MPI_Add_error_string's; "" until then (MPI-3.1 §8.5)
+};
+std::mutex entries_mutex;
+std::deque<Entry> entries{Entry{MPI_ERR_UNKNOWN, ""}};  // entry 0 is never handed out
+int last_used_code = MPI_ERR_LASTCODE;
+
+bool is_dynamic(int code) { return code >= kDynamicBit; }
+int entry_of(int code) { return (code & (kDynamicBit - 1)) >> kEntryShift; }
+int slot_part(int code) { return code & ((1 << kEntryShift) - 1); }
+int dynamic_value(int entry) { return kDynamicBit | (entry << kEntryShift); }
+
+// The entry a dynamic code names, with entries_mutex held; nullptr if none.
+const Entry* entry_locked(int code) {
+  int e = entry_of(code);
+  if (e <= 0 || e >= static_cast<int>(entries.size()) || slot_part(code) > kSlots) return nullptr;
+  return &entries[static_cast<size_t>(e)];
+}
+
+bool is_user_class_locked(int value) {
+  const Entry* e = entry_locked(value);
+  return e != nullptr && slot_part(value) == 0 && e->mpi_class == value;
+}
+
+Err add_entry(int mpi_class, int* value) {
+  std::lock_guard lock(entries_mutex);
+  if (entries.size() >= static_cast<size_t>(kMaxEntries))
+    return fail(MPI_ERR_OTHER, "no more user-defined error classes and codes can be added (%d exist)",
+                kMaxEntries - 1);
+  int v = dynamic_value(static_cast<int>(entries.size()));
+  entries.push_back(Entry{mpi_class < 0 ? v : mpi_class, ""});
+  last_used_code = v;
+  *value = v;
+  return {};
+}
+
 }  // namespace
 
 namespace error_code {
 
 int make(int mpi_class, const std::string& message) {
-  std::lock_guard lock(slots_mutex);
-  int slot = next_slot;
-  next_slot = (next_slot + 1) % kSlots;
-  if (next_slot == 0) generation = (generation + 1) % 1024;
+  if (is_dynamic(mpi_class))
+    return remember(message, [mpi_class](int slot) { return mpi_class | (slot + 1); });
   // class | slot | generation, well below MPI_ERR_LASTCODE.
-  int code = mpi_class | ((slot + 1) << kClassBits) | (generation << (kClassBits + 11));
-  slots[slot] = Slot{code, message};
-  return code;
+  return remember(message, [mpi_class](int slot) {
+    return mpi_class | ((slot + 1) << kClassBits) | (generation << (kClassBits + 11));
+  });
 }
 
-int class_of(int code) { return code & ((1 << kClassBits) - 1); }
+int class_of(int code) {
+  if (!is_dynamic(code)) return code & ((1 << kClassBits) - 1);
+  std::lock_guard lock(entries_mutex);
+  const Entry* e = entry_locked(code);
+  return e != nullptr ? e->mpi_class : MPI_ERR_UNKNOWN;
+}
 
-bool is_valid(int code) { return code >= 0 && find_class(class_of(code)) != nullptr; }
+bool is_valid(int code) {
+  if (code < 0) return false;
+  if (!is_dynamic(code)) return find_class(class_of(code)) != nullptr;
+  std::lock_guard lock(entries_mutex);
+  return entry_locked(code) != nullptr;
+}
 
 std::string text(int code) {
-  int slot = ((code >> kClassBits) & 0x7ff) - 1;
-  if (slot >= 0 && slot < kSlots) {
-    std::lock_guard lock(slots_mutex);
-    if (slots[slot].code == code) return slots[slot].message;
+  std::string message;
+  if (!is_dynamic(code)) {
+    if (recall(code, ((code >> kClassBits) & 0x7ff) - 1, &message)) return message;
+    return error_class_text(class_of(code));
   }
-  return error_class_text(class_of(code));
+  if (slot_part(code) != 0 && recall(code, slot_part(code) - 1, &message)) return message;
+  std::lock_guard lock(entries_mutex);
+  const Entry* e = entry_locked(code);
+  if (e == nullptr) return error_class_text(MPI_ERR_UNKNOWN);
+  // A raised error whose message is forgotten says what its class says: the
+  // entry of a raised code is its class's.
+  return e->text;
 }
+
+bool is_class(int value) {
+  if (!is_dynamic(value)) return value >= 0 && value < (1 << kClassBits) && find_class(value) != nullptr;
+  std::lock_guard lock(entries_mutex);
+  return is_user_class_locked(value);
+}
+
+Err add_class(int* mpi_class) { return add_entry(-1, mpi_class); }
+
+Err add_code(int mpi_class, int* code) {
+  if (mpi_class == MPI_SUCCESS) return fail(MPI_ERR_ARG, "errorclass is MPI_SUCCESS, which is no error class");
+  if (!is_class(mpi_class))
+    return fail(MPI_ERR_ARG, "errorclass %d (0x%x) is no error class (neither predefined nor made by "
+                "MPI_Add_error_class)", mpi_class, static_cast<unsigned>(mpi_class));
+  return add_entry(mpi_class, code);
+}
+
+Err set_string(int code, const std::string& text) {
+  std::lock_guard lock(entries_mutex);
+  if (!is_dynamic(code) || slot_part(code) != 0 || entry_locked(code) == nullptr)
+    return fail(MPI_ERR_ARG, "errorcode %d (0x%x) was not made by MPI_Add_error_class or MPI_Add_error_code%s",
+                code, static_cast<unsigned>(code),
+                code >= 0 && code <= MPI_ERR_LASTCODE ? " (a predefined code's string cannot be changed)" : "");
+  entries[static_cast<size_t>(entry_of(code))].text = text;
+  return {};
+}
+
+const int* last_used() { return &last_used_code; }
 
 }  // namespace error_code
 
@@ -149,6 +265,7 @@ const char* error_class_text(int mpi_class) {
 }
 
 const char* error_class_name(int mpi_class) {
+  if (is_dynamic(mpi_class)) return "a user-defined error class";
   const ClassInfo* c = find_class(mpi_class);
   return c ? c->name : "MPI_ERR_UNKNOWN";
 }

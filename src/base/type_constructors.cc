@@ -1,5 +1,6 @@
 #include "base/type_constructors.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/type_builder.h"
@@ -86,9 +87,26 @@ Err structure(int count, const int blocklengths[], const MPI_Aint displacements[
               const Datatype** out) {
   std::vector<Shape> parts;
   parts.reserve(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i)
-    parts.push_back(type::shift(type::block(type::shape_of(*types[i]), u(blocklengths[i])), displacements[i]));
+  bool has_lb = false, has_ub = false;
+  MPI_Aint lb = 0, ub = 0;
+  for (int i = 0; i < count; ++i) {
+    MPI_Aint disp = displacements[i];
+    if (types[i]->handle == MPI_LB) {
+      lb = has_lb ? std::min(lb, disp) : disp;
+      has_lb = true;
+    } else if (types[i]->handle == MPI_UB) {
+      ub = has_ub ? std::max(ub, disp) : disp;
+      has_ub = true;
+    } else {
+      parts.push_back(type::shift(type::block(type::shape_of(*types[i]), u(blocklengths[i])), disp));
+    }
+  }
   Shape s = type::padded(type::sequence(std::move(parts)));
+  if (has_lb || has_ub) {
+    if (!has_lb) lb = s.lb;
+    if (!has_ub) ub = s.ub;
+    s = type::resized(std::move(s), lb, ub - lb);
+  }
   Recipe r{MPI_COMBINER_STRUCT, {count}, {displacements, displacements + count}, {types, types + count}};
   r.ints.insert(r.ints.end(), blocklengths, blocklengths + count);
   return create(std::move(s), std::move(r), out);

@@ -21,6 +21,13 @@ Err indexed_block(int count, int blocklength, const int displacements[], const D
                   const Datatype** out);
 Err hindexed_block(int count, int blocklength, const MPI_Aint displacements[], const Datatype& old,
                    const Datatype** out);
+// A struct may hold MPI-1's bound markers MPI_LB and MPI_UB (removed in
+// MPI-3.0, still honoured by MPICH 4.0): they are no members, and the type's
+// bounds are the least MPI_LB and the greatest MPI_UB displacement, as MPI-1
+// said (MPICH 4.0 takes the last marker of each kind; one of each is the
+// same). A bound without a marker is the struct's own, padding included; a
+// struct of markers alone has no data and the markers' bounds (an extent of
+// -10 for {(MPI_LB, 10)}, whose ub is 0).
 Err structure(int count, const int blocklengths[], const MPI_Aint displacements[], const Datatype* const types[],
               const Datatype** out);
 Err resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent, const Datatype** out);

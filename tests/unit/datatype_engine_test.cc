@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/datatype.h"
+#include "base/external32.h"
 #include "base/handles.h"
 #include "base/type_builder.h"
 #include "base/type_constructors.h"
@@ -112,7 +113,8 @@ class Generator {
   Both basic() {
     static const MPI_Datatype kBasics[] = {MPI_CHAR,       MPI_SHORT,     MPI_INT,       MPI_DOUBLE,
                                            MPI_DOUBLE_INT, MPI_SHORT_INT, MPI_2INT,      MPI_LONG_DOUBLE_INT,
-                                           MPI_FLOAT,      MPI_BYTE,      MPI_INT64_T};
+                                           MPI_FLOAT,      MPI_BYTE,      MPI_INT64_T,   MPI_LONG,
+                                           MPI_WCHAR};
     MPI_Datatype h = kBasics[pick(0, static_cast<int>(std::size(kBasics)) - 1)];
     return Both{find_datatype(h), ref_basic(h), find_datatype(h)->name};
   }
@@ -388,6 +390,28 @@ void ref_unpack(const Ref& r, int count, char* user, const unsigned char* in) {
     }
 }
 
+// external32 (base/external32.h): each basic element converted on its own,
+// in type-map order.
+std::vector<unsigned char> ref_external32(const Ref& r, int count, const char* user) {
+  std::vector<unsigned char> out;
+  for (int i = 0; i < count; ++i)
+    for (const Entry& e : r.map) {
+      unsigned char one[32];
+      size_t n = type::external32::basic_size(e.basic);
+      type::external32::encode(e.basic, 1, user + e.disp + i * r.extent(), one);
+      out.insert(out.end(), one, one + n);
+    }
+  return out;
+}
+
+void ref_unpack_external32(const Ref& r, int count, char* user, const unsigned char* in) {
+  for (int i = 0; i < count; ++i)
+    for (const Entry& e : r.map) {
+      type::external32::decode(e.basic, 1, in, user + e.disp + i * r.extent());
+      in += type::external32::basic_size(e.basic);
+    }
+}
+
 uint64_t ref_elements(const Ref& r, uint64_t bytes, int count) {
   uint64_t n = 0;
   for (int i = 0; i < count; ++i)
@@ -452,6 +476,20 @@ TEST(DatatypeEngine, RandomTypesMatchTheReferenceTypeMap) {
       at += n;
     }
     ASSERT_EQ(actual.bytes, expect.bytes) << "unpack";
+
+    // external32: the engine's walk converts the same elements in the same order.
+    std::vector<unsigned char> ext_want = ref_external32(r, count, in.user());
+    ASSERT_EQ(type::external32::packed_bytes(t, static_cast<uint64_t>(count)), ext_want.size());
+    std::vector<unsigned char> ext(ext_want.size() + 1, 0xEE);
+    type::external32::pack(t, in.user(), static_cast<uint64_t>(count), ext.data());
+    ASSERT_TRUE(std::equal(ext_want.begin(), ext_want.end(), ext.begin())) << "external32 pack";
+    EXPECT_EQ(ext.back(), 0xEE) << "external32 pack wrote past the end";
+    for (unsigned char& c : ext) c = static_cast<unsigned char>(rng());
+    Buffer ext_expect = in;
+    Buffer ext_actual = in;
+    ref_unpack_external32(r, count, ext_expect.user(), ext.data());
+    type::external32::unpack(t, ext_actual.user(), static_cast<uint64_t>(count), ext.data());
+    ASSERT_EQ(ext_actual.bytes, ext_expect.bytes) << "external32 unpack";
 
     // MPI_Get_elements: whole elements of the type, then whole basic elements.
     for (int k = 0; k < 5 && t.size > 0; ++k) {
@@ -659,6 +697,58 @@ TEST(DatatypeLifecycle, NamesAreSetOnDerivedAndPredefinedTypes) {
   datatypes::set_name(f, "real");
   EXPECT_STREQ(f->name, "real");
   datatypes::set_name(f, "MPI_FLOAT");
+}
+
+// MPI-1's MPI_LB and MPI_UB in a struct (MPICH 4.0 still honours them): no
+// data, and the least MPI_LB / greatest MPI_UB displacement are the bounds.
+TEST(DatatypeStruct, BoundMarkersSetTheBounds) {
+  const Datatype* lb = find_datatype(MPI_LB);
+  const Datatype* ub = find_datatype(MPI_UB);
+  const Datatype* i = find_datatype(MPI_INT);
+  {
+    Owned t;
+    const Datatype* types[] = {lb, i, i, ub};
+    int lengths[] = {1, 1, 1, 1};
+    MPI_Aint disps[] = {-4, 0, 8, 20};
+    ASSERT_TRUE(datatypes::structure(4, lengths, disps, types, &t.t).ok());
+    EXPECT_EQ(t.t->lb, -4);
+    EXPECT_EQ(t.t->extent, 24);
+    EXPECT_EQ(t.t->size, 8u);
+    EXPECT_EQ(t.t->true_lb, 0);
+    EXPECT_EQ(t.t->true_extent, 12);
+    EXPECT_EQ(t.t->signature->elements(), 2u);
+    EXPECT_EQ(t.t->derived->combiner, MPI_COMBINER_STRUCT);
+    EXPECT_EQ(t.t->derived->types.size(), 4u);  // the markers too, for MPI_Type_get_contents
+  }
+  {
+    Owned t;  // several of a kind: the outermost win
+    const Datatype* types[] = {ub, lb, i, lb, ub};
+    int lengths[] = {1, 1, 1, 1, 1};
+    MPI_Aint disps[] = {24, -8, 0, -16, 40};
+    ASSERT_TRUE(datatypes::structure(5, lengths, disps, types, &t.t).ok());
+    EXPECT_EQ(t.t->lb, -16);
+    EXPECT_EQ(t.t->extent, 56);
+  }
+  {
+    Owned t;  // only an upper bound: the lower one is the data's
+    const Datatype* types[] = {find_datatype(MPI_DOUBLE), ub};
+    int lengths[] = {2, 1};
+    MPI_Aint disps[] = {8, 32};
+    ASSERT_TRUE(datatypes::structure(2, lengths, disps, types, &t.t).ok());
+    EXPECT_EQ(t.t->lb, 8);
+    EXPECT_EQ(t.t->extent, 24);
+  }
+  {
+    Owned t;  // markers alone: {(LB, 10)} has ub 0
+    const Datatype* types[] = {lb};
+    int lengths[] = {1};
+    MPI_Aint disps[] = {10};
+    ASSERT_TRUE(datatypes::structure(1, lengths, disps, types, &t.t).ok());
+    EXPECT_EQ(t.t->lb, 10);
+    EXPECT_EQ(t.t->extent, -10);
+    EXPECT_EQ(t.t->size, 0u);
+  }
+  EXPECT_EQ(datatypes::live(), 0u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -206,6 +207,111 @@ TEST(ErrorClassName, UnknownClassIsNamedErrUnknown) {
 TEST(ErrorClassName, MadeCodeNamesItsClass) {
   int code = error_code::make(MPI_ERR_TRUNCATE, "truncated");
   EXPECT_STREQ(error_class_name(error_code::class_of(code)), "MPI_ERR_TRUNCATE");
+}
+
+// --- User-defined classes and codes (MPI-3.1 §8.5) ------------------------------
+
+TEST(UserErrorCodes, ANewClassIsItsOwnClassAboveLastcodeWithAnEmptyText) {
+  int cls = 0;
+  ASSERT_TRUE(error_code::add_class(&cls).ok());
+  EXPECT_GT(cls, MPI_ERR_LASTCODE);
+  EXPECT_TRUE(error_code::is_valid(cls));
+  EXPECT_TRUE(error_code::is_class(cls));
+  EXPECT_EQ(error_code::class_of(cls), cls);
+  EXPECT_EQ(error_code::text(cls), "");
+  EXPECT_EQ(*error_code::last_used(), cls);
+  EXPECT_STREQ(error_class_name(cls), "a user-defined error class");
+}
+
+TEST(UserErrorCodes, CodesReportTheirClassAndKeepTheirOwnText) {
+  int cls = 0, a = 0, b = 0;
+  ASSERT_TRUE(error_code::add_class(&cls).ok());
+  ASSERT_TRUE(error_code::add_code(cls, &a).ok());
+  ASSERT_TRUE(error_code::add_code(cls, &b).ok());
+  EXPECT_NE(a, b);
+  EXPECT_FALSE(error_code::is_class(a));
+  EXPECT_EQ(error_code::class_of(a), cls);
+  EXPECT_EQ(error_code::class_of(b), cls);
+  EXPECT_EQ(*error_code::last_used(), b);
+  ASSERT_TRUE(error_code::set_string(a, "first").ok());
+  ASSERT_TRUE(error_code::set_string(cls, "the class").ok());
+  EXPECT_EQ(error_code::text(a), "first");
+  EXPECT_EQ(error_code::text(b), "");
+  EXPECT_EQ(error_code::text(cls), "the class");
+  ASSERT_TRUE(error_code::set_string(a, "replaced").ok());
+  EXPECT_EQ(error_code::text(a), "replaced");
+}
+
+TEST(UserErrorCodes, ACodeOfAPredefinedClassReportsThatClass) {
+  int code = 0;
+  ASSERT_TRUE(error_code::add_code(MPI_ERR_ARG, &code).ok());
+  EXPECT_GT(code, MPI_ERR_LASTCODE);
+  EXPECT_EQ(error_code::class_of(code), MPI_ERR_ARG);
+  EXPECT_TRUE(error_code::is_valid(code));
+  EXPECT_FALSE(error_code::is_class(code));
+}
+
+TEST(UserErrorCodes, OnlyClassesTakeCodesAndOnlyUserValuesTakeStrings) {
+  int cls = 0, code = 0, out = -1;
+  ASSERT_TRUE(error_code::add_class(&cls).ok());
+  ASSERT_TRUE(error_code::add_code(cls, &code).ok());
+  EXPECT_EQ(error_code::add_code(code, &out).mpi_class(), MPI_ERR_ARG);           // a code, not a class
+  EXPECT_EQ(error_code::add_code(MPI_SUCCESS, &out).mpi_class(), MPI_ERR_ARG);    // no error class
+  EXPECT_EQ(error_code::add_code(54, &out).mpi_class(), MPI_ERR_ARG);             // a gap in the numbering
+  EXPECT_EQ(error_code::add_code(cls + (1000 << 11), &out).mpi_class(), MPI_ERR_ARG);  // not handed out yet
+  EXPECT_EQ(out, -1);
+  EXPECT_EQ(error_code::set_string(MPI_ERR_ARG, "x").mpi_class(), MPI_ERR_ARG);
+  EXPECT_EQ(error_code::set_string(error_code::make(MPI_ERR_TAG, "made"), "x").mpi_class(), MPI_ERR_ARG);
+  EXPECT_FALSE(error_code::is_valid(cls + (1000 << 11)));
+  EXPECT_FALSE(error_code::is_class(MPI_ERR_LASTCODE));
+}
+
+// A runtime error of a user-defined class (an attribute callback returning
+// such a code, say) remembers its message and keeps the class.
+TEST(UserErrorCodes, RaisedErrorsOfAUserClassKeepClassAndMessage) {
+  int cls = 0;
+  ASSERT_TRUE(error_code::add_class(&cls).ok());
+  ASSERT_TRUE(error_code::set_string(cls, "widgets").ok());
+  int raised = error_code::make(cls, "MPI_Comm_free: the delete callback failed");
+  EXPECT_NE(raised, cls);
+  EXPECT_EQ(error_code::class_of(raised), cls);
+  EXPECT_TRUE(error_code::is_valid(raised));
+  EXPECT_EQ(error_code::text(raised), "MPI_Comm_free: the delete callback failed");
+  // Once the ring forgets the message, the class's text is left.
+  for (int i = 0; i < 3000; ++i) error_code::make(cls, "later");
+  EXPECT_EQ(error_code::class_of(raised), cls);
+  std::string t = error_code::text(raised);
+  EXPECT_TRUE(t == "widgets" || t == "later") << t;
+}
+
+TEST(UserErrorCodes, ConcurrentAddersGetDistinctValues) {
+  constexpr int kThreads = 4;
+  constexpr int kEach = 100;
+  std::vector<std::vector<int>> made(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &made] {
+      for (int i = 0; i < kEach; ++i) {
+        int cls = 0, code = 0;
+        ASSERT_TRUE(error_code::add_class(&cls).ok());
+        ASSERT_TRUE(error_code::add_code(cls, &code).ok());
+        ASSERT_TRUE(error_code::set_string(code, std::to_string(t) + "/" + std::to_string(i)).ok());
+        EXPECT_EQ(error_code::class_of(code), cls);
+        error_code::make(MPI_ERR_OTHER, "noise");
+        made[t].push_back(cls);
+        made[t].push_back(code);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<int> all;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kEach; ++i) EXPECT_EQ(error_code::text(made[t][2 * i + 1]), std::to_string(t) + "/" + std::to_string(i));
+    all.insert(all.end(), made[t].begin(), made[t].end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
+  EXPECT_EQ(*error_code::last_used(), all.back());
 }
 
 }  // namespace
