@@ -54,10 +54,12 @@ class View {
 
 // What MPI_File_set_view accepts (§13.3), checked on each process:
 // committed types with data, a filetype whose data is a whole number of
-// etypes and whose displacements are not negative, a displacement that is
-// not negative (MPI_DISPLACEMENT_CURRENT only on MPI_MODE_SEQUENTIAL
-// files), and a data representation that is known (MPI_ERR_UNSUPPORTED_DATAREP
-// otherwise; external32 is not converted yet).
+// etypes (MPI_ERR_TYPE); etype and filetype displacements that are not
+// negative, never decrease and, on a file that may be written, never
+// overlap (MPI_ERR_IO, ROMIO's class for these); a displacement that is
+// not negative (MPI_ERR_ARG; MPI_DISPLACEMENT_CURRENT only on
+// MPI_MODE_SEQUENTIAL files); a known data representation
+// (MPI_ERR_UNSUPPORTED_DATAREP otherwise; external32 is not converted yet).
 Err check_view(MPI_Offset disp, const Datatype& etype, const Datatype& filetype, const char* datarep, int amode);
 
 // The extent of `t` in the file under data representation `datarep`
