@@ -19,6 +19,7 @@
 #include "base/communicator.h"
 #include "base/datatype.h"
 #include "base/error.h"
+#include "base/info.h"
 #include "mpi.h"
 
 #define FERRY_PRAGMA(text) _Pragma(#text)
@@ -26,13 +27,18 @@
 // can call PMPI_X (MPI-3.1 §14.2).
 #define FERRY_WEAK_ALIAS(name) FERRY_PRAGMA(weak MPI_##name = PMPI_##name)
 
+namespace ferry::io {
+struct File;
+}
+
 namespace ferry::api {
 
 // What a rank argument may be besides a rank of the communicator.
 enum class RankUse { kDestination /* or MPI_PROC_NULL */, kSource /* or MPI_ANY_SOURCE, MPI_PROC_NULL */ };
 
 // One MPI call: collects the first argument error, then raises it on the
-// right error handler (the communicator's, else MPI_COMM_WORLD's).
+// right error handler (the communicator's, else MPI_COMM_WORLD's; for the
+// file calls the file's, else MPI_FILE_NULL's: MPI-3.1 §13.7).
 class Call {
  public:
   explicit Call(const char* name) : name_(name) {}
@@ -73,11 +79,26 @@ class Call {
   // communicator some other way).
   void use_errhandler_of(Communicator* c) { comm_ = c; }
 
+  // File calls. file() checks initialization and the handle (MPI_ERR_FILE)
+  // and makes the file's handler the one that applies; until then, and for
+  // calls that have no file (MPI_File_open, MPI_File_delete: call
+  // use_file_errhandlers() first), MPI_FILE_NULL's does.
+  io::File* file(MPI_File handle);
+  void use_file_errhandlers() { file_call_ = true; }
+  // After the file is gone (MPI_File_close): MPI_FILE_NULL's handler.
+  void forget_file() { file_ = nullptr; }
+
  private:
   const char* name_;
   Communicator* comm_ = nullptr;  // nullptr: MPI_COMM_WORLD's handler
+  bool file_call_ = false;        // errors go to file_'s handler (nullptr: MPI_FILE_NULL's)
+  io::File* file_ = nullptr;
   Err error_;
 };
+
+// Hints from an info argument (MPI_INFO_NULL stands for none), or nullptr
+// after recording MPI_ERR_INFO for an invalid handle.
+const Info* checked_hints(Call& call, MPI_Info handle);
 
 // The stub for functions that Ferry does not implement yet.
 // With a `reason`, the message gives it instead ("MPI_Intercomm_create:

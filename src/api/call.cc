@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/errhandler.h"
+#include "io/file.h"
 #include "runtime/runtime.h"
 #include "base/limits.h"
 
@@ -104,6 +105,19 @@ bool Call::tag(int tag, bool allow_any) {
               allow_any ? ", or MPI_ANY_TAG" : "");
 }
 
+io::File* Call::file(MPI_File handle) {
+  file_call_ = true;
+  if (!initialized()) return nullptr;
+  io::File* f = io::files::find(handle);
+  if (f == nullptr) {
+    if (handle == MPI_FILE_NULL) fail(MPI_ERR_FILE, "file is MPI_FILE_NULL");
+    else fail(MPI_ERR_FILE, "invalid file handle %p (not an open file)", static_cast<void*>(handle));
+    return nullptr;
+  }
+  file_ = f;
+  return f;
+}
+
 bool Call::not_null(const void* pointer, const char* argument) {
   if (!ok()) return false;
   if (pointer == nullptr) return fail(MPI_ERR_ARG, "%s is NULL", argument);
@@ -130,6 +144,7 @@ int Call::raise() {
   if (ok()) return MPI_SUCCESS;
   std::string message = std::string(name_) + ": " + error_.message();
   int code = error_code::make(error_.mpi_class(), message);
+  if (file_call_) return io::files::invoke_errhandler(file_, code, message);
   return errhandlers::invoke(comm_, code, message);
 }
 
@@ -143,7 +158,17 @@ int Call::raise_code(int code) {
   if (code == MPI_SUCCESS) return MPI_SUCCESS;
   std::string message = std::string(name_) + ": " + error_code::text(code);
   int with_call = error_code::make(error_code::class_of(code), message);
+  if (file_call_) return io::files::invoke_errhandler(file_, with_call, message);
   return errhandlers::invoke(comm_, with_call, message);
+}
+
+const Info* checked_hints(Call& call, MPI_Info handle) {
+  static const Info none;
+  if (!call.ok()) return nullptr;
+  if (handle == MPI_INFO_NULL) return &none;
+  const Info* info = find_info(handle);
+  if (info == nullptr) call.fail(MPI_ERR_INFO, "invalid info handle 0x%x", static_cast<unsigned>(handle));
+  return info;
 }
 
 int not_implemented(const char* call, const char* reason) {

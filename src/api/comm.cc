@@ -23,16 +23,6 @@ Group* checked_group(api::Call& call, MPI_Group handle) {
   return g;
 }
 
-// Hints from an info argument; MPI_INFO_NULL stands for none.
-const Info* checked_hints(api::Call& call, MPI_Info handle) {
-  static const Info none;
-  if (!call.ok()) return nullptr;
-  if (handle == MPI_INFO_NULL) return &none;
-  const Info* info = find_info(handle);
-  if (info == nullptr) call.fail(MPI_ERR_INFO, "invalid info handle 0x%x", static_cast<unsigned>(handle));
-  return info;
-}
-
 MPI_Comm handle_of(const Communicator* c) { return c != nullptr ? c->handle : MPI_COMM_NULL; }
 
 // A dup that failed (a copy callback's error, MPI-3.1 §6.7.2) leaves no
@@ -59,7 +49,7 @@ FERRY_WEAK_ALIAS(Comm_dup)
 extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_dup_with_info");
   Communicator* c = call.comm(comm);
-  const Info* hints = checked_hints(call, info);
+  const Info* hints = api::checked_hints(call, info);
   if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   Communicator* created = nullptr;
   if (Err e = communicators::dup(c, hints, &created)) return failed_dup(call, std::move(e), newcomm);
@@ -100,7 +90,7 @@ FERRY_WEAK_ALIAS(Comm_split)
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_split_type");
   Communicator* c = call.intracomm(comm);
-  const Info* hints = checked_hints(call, info);
+  const Info* hints = api::checked_hints(call, info);
   if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
     call.fail(MPI_ERR_ARG, "invalid split_type %d (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)", split_type);
@@ -201,7 +191,7 @@ FERRY_WEAK_ALIAS(Comm_get_name)
 extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   api::Call call("MPI_Comm_set_info");
   Communicator* c = call.comm(comm);
-  const Info* hints = checked_hints(call, info);
+  const Info* hints = api::checked_hints(call, info);
   if (c == nullptr || hints == nullptr) return call.raise();
   comm_hints::merge(*hints, &c->hints);
   return MPI_SUCCESS;

@@ -12,13 +12,15 @@ namespace ferry::errhandlers {
 namespace {
 
 struct UserHandler {
-  MPI_Comm_errhandler_function* fn;
+  Kind kind;
+  MPI_Comm_errhandler_function* comm_fn;  // kComm
+  MPI_File_errhandler_function* file_fn;  // kFile
   // Communicators hold references too, and are made and freed from any
   // thread (MPI_THREAD_MULTIPLE).
   std::atomic<int> references;
 };
 handle::Table<UserHandler> user_handlers;
-// Guards every communicator's `errhandler` field (get, set, invoke).
+// Guards every object's handler field (get, set, invoke).
 std::mutex field_mutex;
 
 UserHandler* find_user(MPI_Errhandler h) {
@@ -32,8 +34,19 @@ bool is_valid(MPI_Errhandler h) {
   return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || find_user(h) != nullptr;
 }
 
+bool fits(MPI_Errhandler h, Kind kind) {
+  if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN) return true;
+  UserHandler* u = find_user(h);
+  return u != nullptr && u->kind == kind;
+}
+
 MPI_Errhandler create(MPI_Comm_errhandler_function* fn) {
-  uint32_t index = user_handlers.add(new UserHandler{fn, 1});
+  uint32_t index = user_handlers.add(new UserHandler{Kind::kComm, fn, nullptr, 1});
+  return handle::make_dynamic(handle::Object::kErrhandler, index);
+}
+
+MPI_Errhandler create_for_files(MPI_File_errhandler_function* fn) {
+  uint32_t index = user_handlers.add(new UserHandler{Kind::kFile, nullptr, fn, 1});
   return handle::make_dynamic(handle::Object::kErrhandler, index);
 }
 
@@ -46,33 +59,34 @@ void release(MPI_Errhandler h) {
   if (u != nullptr && --u->references == 0) delete user_handlers.remove(handle::index_of(h));
 }
 
-MPI_Errhandler get(const Communicator& c) {
+MPI_Errhandler get(const MPI_Errhandler& field) {
   std::lock_guard<std::mutex> lock(field_mutex);
-  retain(c.errhandler);
-  return c.errhandler;
+  retain(field);
+  return field;
 }
 
-void set(Communicator& c, MPI_Errhandler h) {
+void set(MPI_Errhandler& field, MPI_Errhandler h) {
   retain(h);
   MPI_Errhandler old;
   {
     std::lock_guard<std::mutex> lock(field_mutex);
-    old = c.errhandler;
-    c.errhandler = h;
+    old = field;
+    field = h;
   }
   release(old);
 }
 
-int invoke(Communicator* comm, int code, const std::string& message) {
-  Communicator* target = comm != nullptr ? comm : &communicators::world();
-  MPI_Errhandler h = get(*target);
+namespace {
+
+// Runs handler `h` (with the reference get() took, which keeps it alive
+// while it runs, even if another thread replaces it meanwhile) for an
+// object whose handle `call_user` passes to a user's callback.
+template <typename CallUser>
+int apply(MPI_Errhandler h, int code, const std::string& message, CallUser call_user) {
   if (h == MPI_ERRORS_RETURN) return code;
   if (UserHandler* u = find_user(h)) {
-    MPI_Comm handle = target->handle;
     int c = code;
-    // The reference taken by get() keeps the handler alive while it runs,
-    // even if another thread replaces it meanwhile.
-    u->fn(&handle, &c);
+    call_user(*u, &c);
     release(h);
     return code;
   }
@@ -81,6 +95,22 @@ int invoke(Communicator* comm, int code, const std::string& message) {
   // MPI_ERR_LASTCODE) would not survive the exit status's 8 bits.
   int status = mpi_class <= MPI_ERR_LASTCODE ? mpi_class : MPI_ERR_OTHER;
   process::abort_job(status, message + " [" + error_class_name(mpi_class) + "]");
+}
+
+}  // namespace
+
+int invoke(Communicator* comm, int code, const std::string& message) {
+  Communicator* target = comm != nullptr ? comm : &communicators::world();
+  MPI_Comm handle = target->handle;
+  return apply(get(*target), code, message, [&](UserHandler& u, int* c) {
+    if (u.comm_fn != nullptr) u.comm_fn(&handle, c);
+  });
+}
+
+int invoke_file(const MPI_Errhandler& field, MPI_File file, int code, const std::string& message) {
+  return apply(get(field), code, message, [&](UserHandler& u, int* c) {
+    if (u.file_fn != nullptr) u.file_fn(&file, c);
+  });
 }
 
 }  // namespace ferry::errhandlers

@@ -1,7 +1,13 @@
 // Error handlers (MPI-3.1 §8.3): what happens when a call on a communicator
-// fails. MPI_ERRORS_ARE_FATAL (the default) prints the error and ends the
-// whole job; MPI_ERRORS_RETURN returns the code; a user's handler is called
-// and then the code is returned.
+// or a file fails. MPI_ERRORS_ARE_FATAL (communicators' default) prints the
+// error and ends the whole job; MPI_ERRORS_RETURN (files' default, §13.7)
+// returns the code; a user's handler is called and then the code is
+// returned.
+//
+// One machinery for both: an object keeps its handler in an MPI_Errhandler
+// field, read and replaced only through get() and set() here; a user's
+// handler remembers which kind of object it was made for, because the
+// callback's first argument differs (an MPI_Comm* or an MPI_File*).
 #pragma once
 
 #include <string>
@@ -11,22 +17,33 @@
 
 namespace ferry::errhandlers {
 
+enum class Kind { kComm, kFile };
+
 bool is_valid(MPI_Errhandler h);
+// Whether `h` may be attached to an object of `kind`: the predefined
+// handlers fit any, a user's only the kind it was created for.
+bool fits(MPI_Errhandler h, Kind kind);
 MPI_Errhandler create(MPI_Comm_errhandler_function* fn);
+MPI_Errhandler create_for_files(MPI_File_errhandler_function* fn);
 // Releases a user's reference; predefined handlers are never destroyed.
 void release(MPI_Errhandler h);
 void retain(MPI_Errhandler h);
 
-// A communicator's handler, with a reference for the caller; and replacing
-// it. One thread may set a communicator's handler while others read it
-// (every failing call does), so its field is only read and written here,
-// under a lock of its own.
-MPI_Errhandler get(const Communicator& c);
-void set(Communicator& c, MPI_Errhandler h);
+// An object's handler, with a reference for the caller; and replacing it.
+// One thread may set an object's handler while others read it (every
+// failing call does), so the field is only read and written here, under a
+// lock of its own.
+MPI_Errhandler get(const MPI_Errhandler& field);
+void set(MPI_Errhandler& field, MPI_Errhandler h);
+inline MPI_Errhandler get(const Communicator& c) { return get(c.errhandler); }
+inline void set(Communicator& c, MPI_Errhandler h) { set(c.errhandler, h); }
 
 // Applies `comm`'s handler (MPI_COMM_WORLD's when comm is nullptr) to an
 // error `code` whose full text is `message`; returns the code for the call
 // to return.
 int invoke(Communicator* comm, int code, const std::string& message);
+// The same for a file whose handler is in `field` (MPI_FILE_NULL's for
+// calls that have no file yet); `file` is what the user's callback gets.
+int invoke_file(const MPI_Errhandler& field, MPI_File file, int code, const std::string& message);
 
 }  // namespace ferry::errhandlers

@@ -55,12 +55,66 @@ char* strided_runs(Address user, MPI_Aint stride, uint64_t count, uint64_t run, 
   }
 }
 
-// Walks a byte range of a node's data in type-map order, copying each piece
-// between user memory and the packed cursor.
+// What a walk does with each piece of data it reaches. An action has
+//   run(at, n):                      n bytes at address `at`
+//   runs(at, stride, count, size):   `count` runs of `size` bytes, `stride` apart
+// and the Walker is compiled once per action, so the copy actions below
+// still inline into the fixed-size loops of strided_runs.
+
+// Packing (kPack) or unpacking: copies each piece to or from the packed
+// cursor.
 template <bool kPack>
+struct Copy {
+  char* packed;
+  void run(Address at, uint64_t n) {
+    copy_bytes<kPack>(at, packed, n);
+    packed += n;
+  }
+  void runs(Address at, MPI_Aint stride, uint64_t count, uint64_t size) {
+    packed = strided_runs<kPack>(at, stride, count, size, packed);
+  }
+};
+
+// Reporting: hands each maximal contiguous run to a visitor, merging runs
+// that touch (a dense loop is one run, not one per body).
+class Report {
+ public:
+  explicit Report(RunVisitor& visit) : visit_(visit) {}
+  void run(Address at, uint64_t n) {
+    if (n == 0) return;
+    if (pending_bytes_ != 0 && at == pending_ + pending_bytes_) {
+      pending_bytes_ += n;
+      return;
+    }
+    flush();
+    pending_ = at;
+    pending_bytes_ = n;
+  }
+  void runs(Address at, MPI_Aint stride, uint64_t count, uint64_t size) {
+    if (stride == static_cast<MPI_Aint>(size)) {
+      run(at, count * size);
+      return;
+    }
+    for (uint64_t i = 0; i < count; ++i) run(step(at, i, stride), size);
+  }
+  void flush() {
+    if (pending_bytes_ != 0) visit_.run(pending_, pending_bytes_);
+    pending_bytes_ = 0;
+  }
+
+ private:
+  RunVisitor& visit_;
+  Address pending_ = 0;
+  uint64_t pending_bytes_ = 0;
+};
+
+// Walks a byte range of a node's data in type-map order, handing each piece
+// to the action.
+template <typename Action>
 class Walker {
  public:
-  Walker(const Node* nodes, char* packed) : nodes_(nodes), packed_(packed) {}
+  Walker(const Node* nodes, Action action) : nodes_(nodes), action_(action) {}
+  Action& action() { return action_; }
 
   // Bytes [skip, skip + len) of node `n` (its whole nest), whose parent body
   // starts at `base`.
@@ -92,7 +146,7 @@ class Walker {
       // Whole runs, as many at a time as the innermost loop has left.
       while (len >= size) {
         uint64_t k = std::min(n.dim[inner].count - index[inner], len / size);
-        packed_ = strided_runs<kPack>(origin, n.dim[inner].stride, k, size, packed_);
+        action_.runs(origin, n.dim[inner].stride, k, size);
         len -= k * size;
         origin = advance(n, index, origin, k);
       }
@@ -110,8 +164,7 @@ class Walker {
   // Bytes [skip, skip + len) of one body of `n` at `origin`.
   void body(const Node& n, Address origin, uint64_t skip, uint64_t len) {
     if (n.children == 0) {
-      copy_bytes<kPack>(origin + skip, packed_, len);
-      packed_ += len;
+      action_.run(origin + skip, len);
       return;
     }
     const Node* c = nodes_ + n.first_child;
@@ -150,7 +203,7 @@ class Walker {
   }
 
   const Node* nodes_;
-  char* packed_;
+  Action action_;  // by value: the packed cursor stays a field of the walker, as before
 };
 
 // `count` elements as one node: the element's root inside one more loop.
@@ -186,12 +239,14 @@ Node elements(const Layout& layout, uint64_t count, MPI_Aint extent) {
   return n;
 }
 
-template <bool kPack>
-void walk(const Datatype& t, Address buf, uint64_t count, uint64_t from, uint64_t bytes, char* packed) {
-  if (bytes == 0) return;
+// Returns the action as the walk left it (a Report's last pending run).
+template <typename Action>
+Action walk(const Datatype& t, Address buf, uint64_t count, uint64_t from, uint64_t bytes, Action action) {
   const Layout& layout = *t.layout;
   Node top = elements(layout, count, t.extent);
-  Walker<kPack>(layout.nodes.data(), packed).node(top, buf, from, bytes);
+  Walker<Action> walker(layout.nodes.data(), action);
+  if (bytes != 0) walker.node(top, buf, from, bytes);
+  return walker.action();
 }
 
 }  // namespace
@@ -201,7 +256,7 @@ void pack(const Datatype& t, const void* buf, uint64_t count, uint64_t from, uin
     if (bytes > 0) std::memcpy(out, static_cast<const char*>(buf) + from, bytes);
     return;
   }
-  walk<true>(t, reinterpret_cast<Address>(buf), count, from, bytes, static_cast<char*>(out));
+  walk(t, reinterpret_cast<Address>(buf), count, from, bytes, Copy<true>{static_cast<char*>(out)});
 }
 
 void unpack(const Datatype& t, void* buf, uint64_t count, uint64_t from, uint64_t bytes, const void* in) {
@@ -209,8 +264,18 @@ void unpack(const Datatype& t, void* buf, uint64_t count, uint64_t from, uint64_
     if (bytes > 0) std::memcpy(static_cast<char*>(buf) + from, in, bytes);
     return;
   }
-  walk<false>(t, reinterpret_cast<Address>(buf), count, from, bytes,
-              const_cast<char*>(static_cast<const char*>(in)));
+  walk(t, reinterpret_cast<Address>(buf), count, from, bytes,
+       Copy<false>{const_cast<char*>(static_cast<const char*>(in))});
+}
+
+void for_each_run(const Datatype& t, uint64_t base, uint64_t count, uint64_t from, uint64_t bytes,
+                  RunVisitor& visit) {
+  if (bytes == 0) return;
+  if (t.contiguous) {
+    visit.run(base + from, bytes);
+    return;
+  }
+  walk(t, static_cast<Address>(base), count, from, bytes, Report(visit)).flush();
 }
 
 Datatype packed_view(const Datatype& t) {

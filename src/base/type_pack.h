@@ -20,6 +20,22 @@ void pack(const Datatype& t, const void* buf, uint64_t count, uint64_t from, uin
 // The reverse: packed bytes [from, from + bytes) from `in` into place.
 void unpack(const Datatype& t, void* buf, uint64_t count, uint64_t from, uint64_t bytes, const void* in);
 
+// Where data lies, rather than the data: calls visit.run(address, bytes) for
+// each maximal contiguous run of bytes [from, from + bytes) of the packed
+// form of `count` elements of `t` whose first element's origin is `base`,
+// in type-map order (runs that touch are merged). The same walk as pack's,
+// so it costs a call per run, not per element. MPI-IO maps a file view
+// through it (`base` the view's displacement, addresses file offsets).
+class RunVisitor {
+ public:
+  virtual void run(uint64_t address, uint64_t bytes) = 0;
+
+ protected:
+  ~RunVisitor() = default;
+};
+void for_each_run(const Datatype& t, uint64_t base, uint64_t count, uint64_t from, uint64_t bytes,
+                  RunVisitor& visit);
+
 // Bytes of the packed form of `count` elements.
 inline uint64_t packed_bytes(const Datatype& t, uint64_t count) { return t.size * count; }
 

@@ -423,6 +423,30 @@ uint64_t ref_elements(const Ref& r, uint64_t bytes, int count) {
   return n;
 }
 
+// Where bytes [from, from + len) of the packed form lie, for elements from
+// `base`: each entry's part of the range, touching pieces merged.
+std::vector<std::pair<uint64_t, uint64_t>> ref_runs(const Ref& r, int count, uint64_t base, uint64_t from,
+                                                    uint64_t len) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  uint64_t packed = 0;
+  for (int i = 0; i < count; ++i)
+    for (const Entry& e : r.map) {
+      uint64_t lo = std::max(packed, from), hi = std::min(packed + e.size, from + len);
+      if (lo < hi) {
+        uint64_t at = base + static_cast<uint64_t>(e.disp + i * r.extent()) + (lo - packed);
+        if (!out.empty() && out.back().first + out.back().second == at) out.back().second += hi - lo;
+        else out.emplace_back(at, hi - lo);
+      }
+      packed += e.size;
+    }
+  return out;
+}
+
+struct RunList final : type::RunVisitor {
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  void run(uint64_t address, uint64_t bytes) override { runs.emplace_back(address, bytes); }
+};
+
 // --- The properties --------------------------------------------------------------------
 
 TEST(DatatypeEngine, RandomTypesMatchTheReferenceTypeMap) {
@@ -490,6 +514,17 @@ TEST(DatatypeEngine, RandomTypesMatchTheReferenceTypeMap) {
     ref_unpack_external32(r, count, ext_expect.user(), ext.data());
     type::external32::unpack(t, ext_actual.user(), static_cast<uint64_t>(count), ext.data());
     ASSERT_EQ(ext_actual.bytes, ext_expect.bytes) << "external32 unpack";
+    // The runs of random byte ranges (what a file view maps through) are the
+    // reference's entries, cut to the range, with touching ones merged.
+    for (int k = 0; k < 4 && bytes > 0; ++k) {
+      uint64_t from = static_cast<uint64_t>(g.pick(0, static_cast<int>(bytes) - 1));
+      uint64_t len = static_cast<uint64_t>(g.pick(1, static_cast<int>(bytes - from)));
+      const uint64_t base = 1u << 20;
+      std::vector<std::pair<uint64_t, uint64_t>> expected = ref_runs(r, count, base, from, len);
+      RunList got_runs;
+      type::for_each_run(t, base, static_cast<uint64_t>(count), from, len, got_runs);
+      ASSERT_EQ(got_runs.runs, expected) << "runs of bytes [" << from << ", " << from + len << ")";
+    }
 
     // MPI_Get_elements: whole elements of the type, then whole basic elements.
     for (int k = 0; k < 5 && t.size > 0; ++k) {

@@ -1,0 +1,218 @@
+// Data access (MPI-3.1 §13.4): explicit offsets and the individual file
+// pointer; blocking, nonblocking and split collective. Every entry point
+// names its form and calls one checker, which calls io::access.
+//
+// The collective forms run as independent access in this increment, the
+// nonblocking ones complete at the call (io/completion.h). Shared file
+// pointers (*_shared, *_ordered) are not implemented yet
+// (api/not_implemented.cc).
+#include "api/api.h"
+#include "io/access.h"
+#include "io/completion.h"
+
+using namespace ferry;
+using io::Direction;
+using io::Where;
+
+namespace {
+
+enum class Form { kBlocking, kNonblocking, kSplitBegin };
+
+struct Access {
+  const char* name;
+  Direction direction;
+  Where where;
+  Form form;
+};
+
+int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                MPI_Status* status, MPI_Request* request) {
+  api::Call call(a.name);
+  if (a.form == Form::kNonblocking && request != nullptr) *request = MPI_REQUEST_NULL;
+  io::File* f = call.file(fh);
+  const Datatype* t = call.datatype(datatype);
+  if (f == nullptr || t == nullptr || !call.movable(t) || !call.count(count) || !call.buffer(buf, count, t))
+    return call.raise();
+  if (a.form == Form::kNonblocking && !call.not_null(request, "request")) return call.raise();
+  if (a.form == Form::kSplitBegin) {
+    if (Err e = io::check_no_split(*f, a.name)) return call.result(std::move(e));
+  }
+  MPI_Status done{};
+  io::Buffer b{const_cast<void*>(buf), static_cast<uint64_t>(count), t};
+  if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done))
+    return call.result(std::move(e));
+  if (a.form == Form::kNonblocking) *request = io::completed_request(*f, done)->handle;
+  if (a.form == Form::kSplitBegin) return call.result(io::begin_split(*f, a.name, done));
+  return MPI_SUCCESS;
+}
+
+int split_end(const char* name, const char* begin_name, MPI_File fh, MPI_Status* status) {
+  api::Call call(name);
+  io::File* f = call.file(fh);
+  if (f == nullptr) return call.raise();
+  return call.result(io::end_split(*f, begin_name, status));
+}
+
+constexpr Direction kRead = Direction::kRead;
+constexpr Direction kWrite = Direction::kWrite;
+constexpr Where kAt = Where::kExplicitOffset;
+constexpr Where kPointer = Where::kIndividualPointer;
+
+}  // namespace
+
+// ---- Explicit offsets --------------------------------------------------------
+
+extern "C" int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                 MPI_Status* status) {
+  return data_access({"MPI_File_read_at", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_at)
+
+extern "C" int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                     MPI_Status* status) {
+  return data_access({"MPI_File_read_at_all", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
+                     status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_at_all)
+
+extern "C" int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                                  MPI_Status* status) {
+  return data_access({"MPI_File_write_at", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_at)
+
+extern "C" int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                      MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_write_at_all", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
+                     status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_at_all)
+
+extern "C" int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                  MPI_Request* request) {
+  return data_access({"MPI_File_iread_at", kRead, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iread_at)
+
+extern "C" int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                      MPI_Request* request) {
+  return data_access({"MPI_File_iread_at_all", kRead, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iread_at_all)
+
+extern "C" int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                   MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iwrite_at", kWrite, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_at)
+
+extern "C" int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                       MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iwrite_at_all", kWrite, kAt, Form::kNonblocking}, fh, offset, buf, count,
+                     datatype, nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_at_all)
+
+extern "C" int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                                           MPI_Datatype datatype) {
+  return data_access({"MPI_File_read_at_all_begin", kRead, kAt, Form::kSplitBegin}, fh, offset, buf, count,
+                     datatype, nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_at_all_begin)
+
+extern "C" int PMPI_File_read_at_all_end(MPI_File fh, void*, MPI_Status* status) {
+  return split_end("MPI_File_read_at_all_end", "MPI_File_read_at_all_begin", fh, status);
+}
+FERRY_WEAK_ALIAS(File_read_at_all_end)
+
+extern "C" int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                            MPI_Datatype datatype) {
+  return data_access({"MPI_File_write_at_all_begin", kWrite, kAt, Form::kSplitBegin}, fh, offset, buf, count,
+                     datatype, nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_at_all_begin)
+
+extern "C" int PMPI_File_write_at_all_end(MPI_File fh, const void*, MPI_Status* status) {
+  return split_end("MPI_File_write_at_all_end", "MPI_File_write_at_all_begin", fh, status);
+}
+FERRY_WEAK_ALIAS(File_write_at_all_end)
+
+// ---- The individual file pointer -----------------------------------------------
+
+extern "C" int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_read", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_read)
+
+extern "C" int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_read_all", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_all)
+
+extern "C" int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_write", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_write)
+
+extern "C" int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                   MPI_Status* status) {
+  return data_access({"MPI_File_write_all", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype,
+                     status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_all)
+
+extern "C" int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iread", kRead, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype, nullptr,
+                     request);
+}
+FERRY_WEAK_ALIAS(File_iread)
+
+extern "C" int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iread_all", kRead, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iread_all)
+
+extern "C" int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                MPI_Request* request) {
+  return data_access({"MPI_File_iwrite", kWrite, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite)
+
+extern "C" int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                    MPI_Request* request) {
+  return data_access({"MPI_File_iwrite_all", kWrite, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_all)
+
+extern "C" int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
+  return data_access({"MPI_File_read_all_begin", kRead, kPointer, Form::kSplitBegin}, fh, 0, buf, count, datatype,
+                     nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_all_begin)
+
+extern "C" int PMPI_File_read_all_end(MPI_File fh, void*, MPI_Status* status) {
+  return split_end("MPI_File_read_all_end", "MPI_File_read_all_begin", fh, status);
+}
+FERRY_WEAK_ALIAS(File_read_all_end)
+
+extern "C" int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
+  return data_access({"MPI_File_write_all_begin", kWrite, kPointer, Form::kSplitBegin}, fh, 0, buf, count,
+                     datatype, nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_all_begin)
+
+extern "C" int PMPI_File_write_all_end(MPI_File fh, const void*, MPI_Status* status) {
+  return split_end("MPI_File_write_all_end", "MPI_File_write_all_begin", fh, status);
+}
+FERRY_WEAK_ALIAS(File_write_all_end)

@@ -1,0 +1,86 @@
+// File views and the individual file pointer (MPI-3.1 §13.3, §13.4.3).
+#include <cstdio>
+#include <cstring>
+
+#include "api/api.h"
+#include "base/type_constructors.h"
+#include "io/file.h"
+
+using namespace ferry;
+
+namespace {
+
+// get_view hands out types the caller frees: a derived type as a new
+// duplicate, a predefined one as itself (§13.3).
+MPI_Datatype handed_out(const Datatype& t) {
+  if (t.predefined()) return t.handle;
+  const Datatype* copy = nullptr;
+  if (datatypes::dup(t, &copy)) return MPI_DATATYPE_NULL;
+  datatypes::commit(copy);
+  return copy->handle;
+}
+
+}  // namespace
+
+extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                                  const char* datarep, MPI_Info info) {
+  api::Call call("MPI_File_set_view");
+  io::File* f = call.file(fh);
+  const Datatype* e = call.datatype(etype, "etype");
+  const Datatype* t = call.datatype(filetype, "filetype");
+  const Info* hints = api::checked_hints(call, info);
+  if (f == nullptr || e == nullptr || t == nullptr || hints == nullptr || !call.not_null(datarep, "datarep"))
+    return call.raise();
+  return call.result(io::set_view(*f, disp, e, t, datarep, *hints));
+}
+FERRY_WEAK_ALIAS(File_set_view)
+
+extern "C" int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
+                                  char* datarep) {
+  api::Call call("MPI_File_get_view");
+  io::File* f = call.file(fh);
+  if (f == nullptr || !call.not_null(disp, "disp") || !call.not_null(etype, "etype") ||
+      !call.not_null(filetype, "filetype") || !call.not_null(datarep, "datarep"))
+    return call.raise();
+  *disp = f->view.disp();
+  *etype = handed_out(f->view.etype());
+  *filetype = handed_out(f->view.filetype());
+  std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", f->view.datarep().c_str());
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(File_get_view)
+
+extern "C" int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
+  api::Call call("MPI_File_get_type_extent");
+  io::File* f = call.file(fh);
+  const Datatype* t = call.datatype(datatype);
+  if (f == nullptr || t == nullptr || !call.not_null(extent, "extent")) return call.raise();
+  *extent = io::file_extent(*t, f->view.datarep());
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(File_get_type_extent)
+
+extern "C" int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
+  api::Call call("MPI_File_get_byte_offset");
+  io::File* f = call.file(fh);
+  if (f == nullptr || !call.not_null(disp, "disp")) return call.raise();
+  return call.result(io::byte_offset(*f, offset, disp));
+}
+FERRY_WEAK_ALIAS(File_get_byte_offset)
+
+extern "C" int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+  api::Call call("MPI_File_seek");
+  io::File* f = call.file(fh);
+  if (f == nullptr) return call.raise();
+  return call.result(io::seek(*f, offset, whence));
+}
+FERRY_WEAK_ALIAS(File_seek)
+
+extern "C" int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
+  api::Call call("MPI_File_get_position");
+  io::File* f = call.file(fh);
+  if (f == nullptr || !call.not_null(offset, "offset")) return call.raise();
+  *offset = f->position;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(File_get_position)

@@ -1,0 +1,223 @@
+#include "io/access.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "base/request.h"
+#include "base/type_pack.h"
+#include "io/errors.h"
+
+namespace ferry::io {
+namespace {
+
+// Linux moves at most 0x7ffff000 bytes per read/write call; asking for
+// less keeps every count well inside ssize_t on any system.
+constexpr uint64_t kMaxPerCall = 1u << 30;
+
+// pwrite until all `bytes` are written: short writes continue where they
+// stopped, EINTR is retried. 0 on success, else the errno.
+int write_fully(int fd, const char* data, uint64_t bytes, uint64_t offset) {
+  while (bytes > 0) {
+    ssize_t n = ::pwrite(fd, data, std::min(bytes, kMaxPerCall), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return ENOSPC;  // no progress and no error: the device took nothing
+    data += n;
+    bytes -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+// pread until `bytes` are read or the file ends; *got says how many were.
+// 0 on success (also at the end of the file), else the errno.
+int read_fully(int fd, char* data, uint64_t bytes, uint64_t offset, uint64_t* got) {
+  *got = 0;
+  while (bytes > 0) {
+    ssize_t n = ::pread(fd, data, std::min(bytes, kMaxPerCall), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return 0;  // end of file
+    data += n;
+    bytes -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+    *got += static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+// Moves one chunk of view data between `data` (its packed bytes, in view
+// order) and the file runs the view maps it to. Stops at the first error
+// or, reading, at the end of the file; `moved` counts the bytes done.
+class ChunkMover final : public type::RunVisitor {
+ public:
+  ChunkMover(const File& f, Direction direction, char* data) : f_(f), direction_(direction), data_(data) {}
+
+  void run(uint64_t offset, uint64_t bytes) override {
+    if (stopped_) return;
+    char* at = data_ + moved;
+    if (direction_ == Direction::kWrite) {
+      if (int err = write_fully(f_.fd, at, bytes, offset)) {
+        error = describe(err, "cannot write", bytes, offset);
+        stopped_ = true;
+        return;
+      }
+      moved += bytes;
+      return;
+    }
+    uint64_t got = 0;
+    int err = read_fully(f_.fd, at, bytes, offset, &got);
+    moved += got;
+    if (err != 0) error = describe(err, "cannot read", bytes, offset);
+    if (err != 0 || got < bytes) {
+      stopped_ = true;
+      end_of_file = err == 0;
+    }
+  }
+
+  uint64_t moved = 0;
+  bool end_of_file = false;
+  Err error;
+
+ private:
+  Err describe(int err, const char* verb, uint64_t bytes, uint64_t offset) const {
+    char what[128];
+    std::snprintf(what, sizeof what, "%s %llu bytes at offset %llu of", verb, static_cast<unsigned long long>(bytes),
+                  static_cast<unsigned long long>(offset));
+    return system_error(err, what, f_.path);
+  }
+
+  const File& f_;
+  Direction direction_;
+  char* data_;
+  bool stopped_ = false;
+};
+
+// Atomic mode (§13.6.1): the file range an access touches is locked for
+// its duration (shared for reads, exclusive for writes), so that accesses
+// that overlap see each other whole. A POSIX record lock, held by this
+// process on [first, last] and released when the guard goes.
+class RangeLock {
+ public:
+  RangeLock(const File& f, Direction direction, uint64_t first, uint64_t end) : fd_(f.fd), first_(first), end_(end) {
+    struct flock lock = {};
+    lock.l_type = direction == Direction::kWrite ? F_WRLCK : F_RDLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = static_cast<off_t>(first_);
+    lock.l_len = static_cast<off_t>(end_ - first_);
+    int rc;
+    do rc = ::fcntl(fd_, F_SETLKW, &lock);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) error = system_error(errno, "cannot lock (atomic mode) a range of", f.path);
+  }
+  ~RangeLock() {
+    if (!error.ok()) return;
+    struct flock lock = {};
+    lock.l_type = F_UNLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = static_cast<off_t>(first_);
+    lock.l_len = static_cast<off_t>(end_ - first_);
+    (void)::fcntl(fd_, F_SETLK, &lock);
+  }
+  RangeLock(const RangeLock&) = delete;
+  RangeLock& operator=(const RangeLock&) = delete;
+  Err error;
+
+ private:
+  int fd_;
+  uint64_t first_, end_;
+};
+
+Err check_allowed(const File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer,
+                  uint64_t bytes) {
+  if (direction == Direction::kRead && !f.readable())
+    return fail(MPI_ERR_ACCESS, "'%s' was opened with MPI_MODE_WRONLY: it cannot be read", f.path.c_str());
+  if (direction == Direction::kWrite && !f.writable())
+    return fail(MPI_ERR_READ_ONLY, "'%s' was opened with MPI_MODE_RDONLY: it cannot be written", f.path.c_str());
+  if (where == Where::kExplicitOffset) {
+    if (f.sequential())
+      return fail(MPI_ERR_UNSUPPORTED_OPERATION,
+                  "'%s' was opened with MPI_MODE_SEQUENTIAL: explicit offsets are not allowed", f.path.c_str());
+    if (offset < 0) return fail(MPI_ERR_ARG, "invalid offset %lld (must be >= 0)", static_cast<long long>(offset));
+  }
+  const Datatype& etype = f.view.etype();
+  if (bytes % etype.size != 0)
+    return fail(MPI_ERR_TYPE, "%llu elements of %s are %llu bytes, not a whole number of etypes (%s, %zu bytes)",
+                static_cast<unsigned long long>(buffer.count), datatype_label(*buffer.type).c_str(),
+                static_cast<unsigned long long>(bytes), datatype_label(etype).c_str(), etype.size);
+  if (bytes > 0 && f.view.filetype().size == 0)
+    return fail(MPI_ERR_ARG, "the view's filetype %s holds no data, so no data can be accessed through it",
+                datatype_label(f.view.filetype()).c_str());
+  return {};
+}
+
+// Moves `bytes` of packed data starting at view byte `position`; *done
+// says how many moved (fewer for a read that reaches the end of the file).
+Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes, uint64_t* done) {
+  *done = 0;
+  // A dense buffer is the packed form already: the file runs go straight
+  // to and from it, in one pass. Otherwise a chunk at a time through the
+  // staging buffer.
+  char* dense = const_cast<char*>(type::dense_run(*buffer.type, buffer.data, buffer.count));
+  uint64_t chunk = dense != nullptr ? bytes : std::min(bytes, kStagingBytes);
+  std::unique_ptr<char[]> staging;
+  if (dense == nullptr) staging.reset(new char[chunk]);
+
+  for (uint64_t at = 0; at < bytes; at += chunk) {
+    uint64_t n = std::min(chunk, bytes - at);
+    char* data = dense != nullptr ? dense + at : staging.get();
+    if (direction == Direction::kWrite && dense == nullptr)
+      type::pack(*buffer.type, buffer.data, buffer.count, at, n, data);
+    ChunkMover mover(f, direction, data);
+    f.view.for_each_run(position + at, n, mover);
+    if (direction == Direction::kRead && dense == nullptr && mover.moved > 0)
+      type::unpack(*buffer.type, buffer.data, buffer.count, at, mover.moved, data);
+    *done += mover.moved;
+    if (!mover.error.ok()) return std::move(mover.error);
+    if (mover.end_of_file) break;
+  }
+  return {};
+}
+
+}  // namespace
+
+Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status) {
+  uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
+  if (Err e = check_allowed(f, direction, where, offset, buffer, bytes)) return e;
+  const uint64_t etype_size = f.view.etype().size;
+  MPI_Offset start = where == Where::kExplicitOffset ? offset : f.position;
+  uint64_t position = static_cast<uint64_t>(start) * etype_size;
+
+  uint64_t done = 0;
+  Err e;
+  if (bytes > 0) {
+    std::unique_ptr<RangeLock> lock;
+    if (f.atomic) {
+      uint64_t first = f.view.file_offset(position);
+      uint64_t last = f.view.file_offset(position + bytes - 1);
+      lock = std::make_unique<RangeLock>(f, direction, first, last + 1);
+      if (!lock->error.ok()) return std::move(lock->error);
+    }
+    e = move(f, direction, position, buffer, bytes, &done);
+  }
+  // The pointer moves past what was accessed, also when an error stopped
+  // the access part way (§13.4.3: by the amount of data accessed).
+  if (where == Where::kIndividualPointer) f.position = start + static_cast<MPI_Offset>(done / etype_size);
+  if (status != MPI_STATUS_IGNORE) {
+    MPI_Status s{};
+    set_status_bytes(s, done);
+    report_status(status, s);
+  }
+  return e;
+}
+
+}  // namespace ferry::io

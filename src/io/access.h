@@ -1,0 +1,54 @@
+// The data path (MPI-3.1 §13.4): moving `count` elements of a memory
+// datatype between the user's buffer and the file through the view.
+//
+// Memory and file are walked side by side in bounded chunks: the memory
+// side is packed (or unpacked) through the datatype engine a chunk at a
+// time, into a staging buffer of at most kStagingBytes (none at all when
+// the buffer is one dense run), and the file side is the view's runs of
+// that chunk (io/view.h), each one pwrite or pread. So a request of any
+// size costs bounded memory, and a file view costs one system call per
+// contiguous run of the file. Offsets and sizes are 64-bit throughout.
+//
+// In this increment the collective forms (_all) run as independent access
+// (correct MPI semantics; two-phase collective buffering comes later), and
+// the nonblocking forms complete at the call (io/completion.h).
+#pragma once
+
+#include <cstdint>
+
+#include "base/datatype.h"
+#include "base/error.h"
+#include "io/file.h"
+#include "mpi.h"
+
+namespace ferry::io {
+
+enum class Direction { kRead, kWrite };
+
+// What a data access call was given.
+struct Buffer {
+  void* data;
+  uint64_t count;
+  const Datatype* type;
+};
+
+// Where the access starts.
+enum class Where {
+  kExplicitOffset,   // read_at, write_at, ...: `offset` in etypes, the file pointer stays
+  kIndividualPointer // read, write, ...: at the file pointer, which moves past the data
+};
+
+// One data access: checks that the file allows it (MPI_ERR_ACCESS for a
+// read of a write-only file, MPI_ERR_READ_ONLY for a write of a read-only
+// one, MPI_ERR_UNSUPPORTED_OPERATION for an explicit offset on a
+// MPI_MODE_SEQUENTIAL file, MPI_ERR_TYPE for data that is not a whole
+// number of etypes), moves the data and fills *status with the bytes moved
+// (MPI_Get_count). A read that reaches the end of the file stops there and
+// succeeds with the shorter count.
+Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status);
+
+// The staging buffer's size: the most that one access holds in memory
+// besides the user's buffer.
+constexpr uint64_t kStagingBytes = 4u << 20;
+
+}  // namespace ferry::io

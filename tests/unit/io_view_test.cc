@@ -1,0 +1,114 @@
+// The pure parts of MPI-IO (src/io): the access-mode rules, errno to error
+// classes, and a view's mapping from positions to file offsets, checked
+// against the obvious byte-by-byte model of a tiled filetype.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "base/datatype.h"
+#include "base/type_constructors.h"
+#include "io/errors.h"
+#include "io/file.h"
+#include "io/view.h"
+#include "mpi.h"
+
+namespace ferry::io {
+namespace {
+
+TEST(IoAmode, ExactlyOneAccessModeAndNoForbiddenPairs) {
+  EXPECT_TRUE(check_amode(MPI_MODE_RDONLY).ok());
+  EXPECT_TRUE(check_amode(MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE).ok());
+  EXPECT_TRUE(check_amode(MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL | MPI_MODE_APPEND).ok());
+  for (int bad : {0, MPI_MODE_CREATE, MPI_MODE_RDONLY | MPI_MODE_WRONLY, MPI_MODE_RDONLY | MPI_MODE_RDWR,
+                  MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_MODE_RDONLY | MPI_MODE_EXCL,
+                  MPI_MODE_RDWR | MPI_MODE_SEQUENTIAL, MPI_MODE_RDWR | 0x10000}) {
+    Err e = check_amode(bad);
+    EXPECT_EQ(e.mpi_class(), MPI_ERR_AMODE) << "amode 0x" << std::hex << bad;
+  }
+}
+
+TEST(IoErrors, ErrnoMapsToTheIoClasses) {
+  EXPECT_EQ(error_class_of_errno(ENOENT), MPI_ERR_NO_SUCH_FILE);
+  EXPECT_EQ(error_class_of_errno(EEXIST), MPI_ERR_FILE_EXISTS);
+  EXPECT_EQ(error_class_of_errno(EACCES), MPI_ERR_ACCESS);
+  EXPECT_EQ(error_class_of_errno(ENOSPC), MPI_ERR_NO_SPACE);
+  EXPECT_EQ(error_class_of_errno(EDQUOT), MPI_ERR_QUOTA);
+  EXPECT_EQ(error_class_of_errno(EROFS), MPI_ERR_READ_ONLY);
+  EXPECT_EQ(error_class_of_errno(EISDIR), MPI_ERR_BAD_FILE);
+  EXPECT_EQ(error_class_of_errno(EIO), MPI_ERR_IO);
+  Err e = system_error(ENOENT, "cannot open", "/no/such");
+  EXPECT_EQ(e.mpi_class(), MPI_ERR_NO_SUCH_FILE);
+  EXPECT_NE(e.message().find("'/no/such'"), std::string::npos) << e.message();
+}
+
+// File offset of every view byte, the slow way: tile after tile, the
+// filetype's data bytes in order.
+std::vector<uint64_t> model_offsets(uint64_t disp, const std::vector<uint64_t>& element_bytes, MPI_Aint extent,
+                                    uint64_t positions) {
+  std::vector<uint64_t> out;
+  for (uint64_t tile = 0; out.size() < positions; ++tile)
+    for (uint64_t b : element_bytes)
+      if (out.size() < positions) out.push_back(disp + tile * static_cast<uint64_t>(extent) + b);
+  return out;
+}
+
+TEST(IoView, PositionsMapThroughTheTiledFiletype) {
+  // A strided filetype with a hole at the end: 3 blocks of 2 ints, stride 3
+  // ints, resized to 12 ints.
+  const Datatype* vec = nullptr;
+  const Datatype* filetype = nullptr;
+  ASSERT_TRUE(datatypes::vector(3, 2, 3, *find_datatype(MPI_INT), &vec).ok());
+  ASSERT_TRUE(datatypes::resized(*vec, 0, 48, &filetype).ok());
+  datatypes::commit(filetype);
+  std::vector<uint64_t> bytes;
+  for (int block = 0; block < 3; ++block)
+    for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<uint64_t>(block * 12 + b));
+
+  View view;
+  ASSERT_TRUE(check_view(100, *find_datatype(MPI_INT), *filetype, "native", MPI_MODE_RDWR).ok());
+  view.set(100, find_datatype(MPI_INT), filetype, "native");
+  std::vector<uint64_t> want = model_offsets(100, bytes, 48, 24 * 5);
+  for (uint64_t p = 0; p < want.size(); ++p) ASSERT_EQ(view.file_offset(p), want[p]) << "position " << p;
+
+  // Runs of a range that starts and ends inside blocks, merged where the
+  // file is contiguous.
+  struct Runs final : type::RunVisitor {
+    std::vector<std::pair<uint64_t, uint64_t>> list;
+    void run(uint64_t a, uint64_t n) override { list.emplace_back(a, n); }
+  } runs;
+  view.for_each_run(5, 30, runs);
+  uint64_t covered = 0;
+  for (auto [a, n] : runs.list) {
+    for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(a + i, want[5 + covered + i]);
+    covered += n;
+  }
+  EXPECT_EQ(covered, 30u);
+
+  // Where the end of a file lies in view positions: the data below it.
+  for (uint64_t size : {0u, 100u, 104u, 109u, 148u, 160u, 200u}) {
+    uint64_t expect = 0;
+    for (uint64_t off : want)
+      if (off < size) ++expect;
+    EXPECT_EQ(view.position_of_offset(size), expect) << "file size " << size;
+  }
+  datatypes::release(vec);
+  datatypes::release(filetype);
+}
+
+TEST(IoView, TypemapRulesUseRomiosClasses) {
+  const Datatype* decreasing = nullptr;
+  int blocklengths[2] = {1, 1}, displacements[2] = {3, 0};
+  ASSERT_TRUE(datatypes::indexed(2, blocklengths, displacements, *find_datatype(MPI_INT), &decreasing).ok());
+  datatypes::commit(decreasing);
+  const Datatype& i32 = *find_datatype(MPI_INT);
+  EXPECT_EQ(check_view(0, i32, *decreasing, "native", MPI_MODE_RDONLY).mpi_class(), MPI_ERR_IO);
+  EXPECT_EQ(check_view(-1, i32, i32, "native", MPI_MODE_RDWR).mpi_class(), MPI_ERR_ARG);
+  EXPECT_EQ(check_view(0, i32, i32, "external32", MPI_MODE_RDWR).mpi_class(), MPI_ERR_UNSUPPORTED_DATAREP);
+  EXPECT_EQ(check_view(0, i32, *find_datatype(MPI_SHORT), "native", MPI_MODE_RDWR).mpi_class(), MPI_ERR_TYPE);
+  EXPECT_TRUE(check_view(0, i32, i32, "internal", MPI_MODE_RDWR).ok());
+  datatypes::release(decreasing);
+}
+
+}  // namespace
+}  // namespace ferry::io
