@@ -25,7 +25,6 @@ int not_implemented(const char* call, const char* reason = nullptr);
 #define FERRY_NOT_SUPPORTED(name, params, reason)                                                   \
   extern "C" int PMPI_##name params { return ferry::api::not_implemented("MPI_" #name, reason); } \
   FERRY_WEAK_ALIAS(name)
-#define FERRY_NO_INTERCOMMUNICATORS "intercommunicators are not supported yet"
 #define FERRY_NO_SHARED_FILE_POINTERS "shared file pointers are not implemented yet"
 
 // Errors and error handlers (MPI-3.1 §8.3-8.5)
