@@ -63,6 +63,24 @@ Err both_groups_band(Communicator* local, int leader, const LeaderLink& link, ui
   return {};
 }
 
+// The leaders swap member lists (world ranks: the size, then the list), and
+// each broadcasts what it got over `group_comm`, whose rank `leader` it is:
+// every process learns the other side's list in *theirs.
+Err swap_members(const LeaderLink& link, Communicator* group_comm, int leader, const groups::Members& mine,
+                 groups::Members* theirs) {
+  const Datatype* ints = find_datatype(MPI_INT);
+  int size = static_cast<int>(mine.size()), their_size = 0;
+  if (group_comm->rank == leader) {
+    if (Err e = swap(link, &size, 1, &their_size, 1)) return e;
+    theirs->resize(static_cast<size_t>(their_size));
+    if (Err e = swap(link, mine.data(), size, theirs->data(), their_size)) return e;
+  }
+  if (group_comm->size == 1) return {};
+  if (Err e = coll::bcast(&their_size, 1, ints, leader, group_comm)) return e;
+  theirs->resize(static_cast<size_t>(their_size));
+  return coll::bcast(theirs->data(), their_size, ints, leader, group_comm);
+}
+
 // A slot free at every process of both groups. `need`: this process gets
 // an intercommunicator (and so the slot); the others only take part.
 Err agree_both(const char* what, uint64_t priority, Communicator* local, int leader, const LeaderLink& link,
@@ -104,7 +122,6 @@ Communicator* make_inter(Communicator* parent, Group* group, const groups::Membe
 Err intercomm_create(Communicator* local_comm, int local_leader, Communicator* peer_comm, int remote_leader,
                      int tag, Communicator** out) {
   *out = nullptr;
-  const bool leader = local_comm->rank == local_leader;
   LeaderLink link{peer_comm, remote_leader, tag, pt2pt::Context::kPointToPoint};
 
   // The hidden local intracommunicator first: an ordinary agreement within
@@ -112,28 +129,9 @@ Err intercomm_create(Communicator* local_comm, int local_leader, Communicator* p
   Communicator* local = nullptr;
   if (Err e = create(local_comm, local_comm->group, &local)) return e;
 
-  // The leaders swap their groups (sizes, then world ranks), and tell their
-  // group what they learned.
-  const Datatype* ints = find_datatype(MPI_INT);
-  int remote_size = 0;
+  // The leaders swap their groups and tell their group what they learned.
   groups::Members remote;
-  if (leader) {
-    int size = local_comm->size;
-    Err e = swap(link, &size, 1, &remote_size, 1);
-    if (e.ok()) {
-      remote.resize(static_cast<size_t>(remote_size));
-      e = swap(link, local_comm->group->members.data(), size, remote.data(), remote_size);
-    }
-    if (e) {
-      discard(local);
-      return e;
-    }
-  }
-  Err e = coll::bcast(&remote_size, 1, ints, local_leader, local_comm);
-  if (e.ok()) {
-    remote.resize(static_cast<size_t>(remote_size));
-    e = coll::bcast(remote.data(), remote_size, ints, local_leader, local_comm);
-  }
+  Err e = swap_members(link, local_comm, local_leader, local_comm->group->members, &remote);
   // Overlapping groups are erroneous (MPI-3.1 §6.6.2).
   for (int member : remote)
     if (e.ok() && groups::rank_of(local_comm->group->members, member) != MPI_UNDEFINED)
@@ -251,27 +249,12 @@ Err create_inter(Communicator* inter, Group* group, Communicator** out) {
   Communicator* local = nullptr;
   if (Err e = create(inter->local, group, &local)) return e;
 
-  // The leaders swap the subgroups (sizes, then world ranks) and tell their
-  // group.
+  // The leaders swap the subgroups and tell their group.
   LeaderLink link = link_of(inter);
-  const Datatype* ints = find_datatype(MPI_INT);
-  int size = group->size(), remote_size = 0;
   groups::Members remote;
-  Err e;
-  if (inter->local->rank == 0) {
-    e = swap(link, &size, 1, &remote_size, 1);
-    if (e.ok()) {
-      remote.resize(static_cast<size_t>(remote_size));
-      e = swap(link, group->members.data(), size, remote.data(), remote_size);
-    }
-  }
-  if (e.ok() && inter->local->size > 1) {
-    e = coll::bcast(&remote_size, 1, ints, 0, inter->local);
-    remote.resize(static_cast<size_t>(remote_size));
-    if (e.ok()) e = coll::bcast(remote.data(), remote_size, ints, 0, inter->local);
-  }
+  Err e = swap_members(link, inter->local, 0, group->members, &remote);
   // Either subgroup empty: MPI_COMM_NULL everywhere.
-  const bool member = local != nullptr && remote_size > 0;
+  const bool member = local != nullptr && !remote.empty();
   uint32_t slot = 0;
   if (e.ok()) e = agree_both("MPI_Comm_create", priority_of(inter), inter->local, 0, link, &slot, member);
   if (e || !member) {
