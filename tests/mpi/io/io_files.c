@@ -88,6 +88,13 @@ static void failing_opens(const char *dir_path) {
     CHECK(!mt_is_ferry() || fh == MPI_FILE_NULL, "a failed collective open must give MPI_FILE_NULL on every rank");
   }
 
+  /* One rank's bad argument (an empty name) fails the open everywhere:
+   * nobody is left waiting for it (MPICH would hang here). */
+  if (size > 1 && mt_is_ferry()) {
+    int rc = MPI_File_open(MPI_COMM_WORLD, rank == 0 ? "" : exists, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    EXPECT_CLASS(rc, MPI_ERR_BAD_FILE, "MPI_File_open", "filename");
+  }
+
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     CHECK_MPI(MPI_File_delete(exists, MPI_INFO_NULL));
