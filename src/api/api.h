@@ -67,6 +67,9 @@ class Call {
   bool not_null(const void* pointer, const char* argument);
   bool fail(int mpi_class, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
   bool fail(Err e);
+  // Hands over the recorded error (success if none) and forgets it: for
+  // collective calls whose processes must all learn of one's bad argument.
+  Err take_error() { return std::move(error_); }
 
   // Raises the recorded error: calls the error handler and returns the code.
   int raise();

@@ -26,11 +26,14 @@ extern "C" int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MP
   api::Call call("MPI_File_open");
   call.use_file_errhandlers();
   Communicator* c = call.intracomm(comm);
+  if (c == nullptr || !call.not_null(fh, "fh")) return call.raise();
+  // With the communicator known, a bad argument of this process fails the
+  // open on every process (io::open agrees on it) rather than leaving the
+  // others waiting.
   const Info* hints = api::checked_hints(call, info);
-  if (c == nullptr || hints == nullptr || !checked_filename(call, filename) || !call.not_null(fh, "fh"))
-    return call.raise();
+  checked_filename(call, filename);
   io::File* f = nullptr;
-  Err e = io::open(c, filename, amode, hints, &f);
+  Err e = io::open(c, call.ok() ? filename : nullptr, amode, hints, call.take_error(), &f);
   *fh = f != nullptr ? f->handle : MPI_FILE_NULL;
   return call.result(std::move(e));
 }

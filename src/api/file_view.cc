@@ -26,12 +26,16 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
                                   const char* datarep, MPI_Info info) {
   api::Call call("MPI_File_set_view");
   io::File* f = call.file(fh);
+  if (f == nullptr) return call.raise();
+  // A bad argument of this process fails the call on every process
+  // (io::set_view agrees on it) rather than leaving the others waiting.
   const Datatype* e = call.datatype(etype, "etype");
   const Datatype* t = call.datatype(filetype, "filetype");
   const Info* hints = api::checked_hints(call, info);
-  if (f == nullptr || e == nullptr || t == nullptr || hints == nullptr || !call.not_null(datarep, "datarep"))
-    return call.raise();
-  return call.result(io::set_view(*f, disp, e, t, datarep, *hints));
+  call.not_null(datarep, "datarep");
+  bool ok = call.ok();
+  return call.result(io::set_view(*f, disp, ok ? e : nullptr, ok ? t : nullptr, ok ? datarep : nullptr,
+                                  ok ? hints : nullptr, call.take_error()));
 }
 FERRY_WEAK_ALIAS(File_set_view)
 

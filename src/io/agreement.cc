@@ -25,18 +25,20 @@ Err agree(Communicator* c, Err local, std::initializer_list<SameEverywhere> same
   if (Err e = coll::allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()),
                               find_datatype(MPI_INT64_T), find_op(MPI_MAX), c))
     return e;
-  size_t i = 1;
-  for (const SameEverywhere& s : same) {
-    int64_t highest = words[i], lowest = -words[i + 1];
-    i += 2;
-    if (highest != lowest)
-      return fail(MPI_ERR_NOT_SAME, "the processes passed different %s values (%lld here; they range from %lld to "
-                                    "%lld): %s must be the same on every process",
-                  s.argument, static_cast<long long>(s.value), static_cast<long long>(lowest),
-                  static_cast<long long>(highest), s.argument);
-  }
   int first_failed = static_cast<int>(-words[0]);
-  if (first_failed == c->size) return {};
+  if (first_failed == c->size) {
+    size_t i = 1;
+    for (const SameEverywhere& s : same) {
+      int64_t highest = words[i], lowest = -words[i + 1];
+      i += 2;
+      if (highest != lowest)
+        return fail(MPI_ERR_NOT_SAME, "the processes passed different %s values (%lld here; they range from %lld "
+                                      "to %lld): %s must be the same on every process",
+                    s.argument, static_cast<long long>(s.value), static_cast<long long>(lowest),
+                    static_cast<long long>(highest), s.argument);
+    }
+    return {};
+  }
 
   // The failing process tells the others what went wrong.
   struct Report {

@@ -21,11 +21,11 @@ struct SameEverywhere {
   int64_t value;
 };
 
-// Collective over `c`: returns MPI_ERR_NOT_SAME on every process if the
-// processes passed different values of an argument in `same`; otherwise,
-// if `local` (this process's outcome) failed on some process, the error of
-// the lowest-ranked failing process, on every process (the others' message
-// says which process failed and why); otherwise success.
+// Collective over `c`: if `local` (this process's outcome) failed on some
+// process, returns the error of the lowest-ranked failing process on every
+// process (the others' message says which process failed and why);
+// otherwise MPI_ERR_NOT_SAME on every process if the processes passed
+// different values of an argument in `same`; otherwise success.
 Err agree(Communicator* c, Err local, std::initializer_list<SameEverywhere> same = {});
 
 }  // namespace ferry::io

@@ -92,13 +92,14 @@ Err check_amode(int amode) {
   return {};
 }
 
-Err open(Communicator* parent, const char* filename, int amode, const Info* hints, File** out) {
+Err open(Communicator* parent, const char* filename, int amode, const Info* hints, Err argument_error,
+         File** out) {
   *out = nullptr;
   Communicator* comm = nullptr;
   if (Err e = communicators::dup(parent, nullptr, &comm)) return e;
   auto f = std::make_unique<File>();
   f->comm = comm;
-  f->path = without_driver_prefix(filename);
+  f->path = filename != nullptr ? without_driver_prefix(filename) : std::string();
   f->amode = amode;
   if (hints != nullptr) f->hints = *hints;
   auto give_up = [&](Err e) {
@@ -107,8 +108,9 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
     return e;
   };
 
-  // Phase 1: the same valid access mode everywhere.
-  if (Err e = agree(comm, check_amode(amode), {{"amode", amode}})) return give_up(std::move(e));
+  // Phase 1: valid arguments, and the same access mode, everywhere.
+  Err checked = argument_error.ok() ? check_amode(amode) : std::move(argument_error);
+  if (Err e = agree(comm, std::move(checked), {{"amode", amode}})) return give_up(std::move(e));
 
   // Phase 2: with MPI_MODE_CREATE, process 0 creates the file (exclusively
   // with MPI_MODE_EXCL: exactly one process may find it new), the others

@@ -75,8 +75,11 @@ Err check_amode(int amode);
 // MPI_File_open, collective over `comm` (an intracommunicator). With
 // MPI_MODE_CREATE the file is created by process 0 alone (exclusively with
 // MPI_MODE_EXCL) before the others open it; MPI_MODE_APPEND puts the file
-// pointer at the end. `hints` may be nullptr.
-Err open(Communicator* comm, const char* filename, int amode, const Info* hints, File** out);
+// pointer at the end. `hints` may be nullptr. `argument_error`: what the API
+// found wrong with this process's other arguments (filename, info); such a
+// process still takes part, so that every process returns its error
+// instead of waiting for it.
+Err open(Communicator* comm, const char* filename, int amode, const Info* hints, Err argument_error, File** out);
 // MPI_File_close, collective: the file is gone afterwards (and deleted, after
 // every process closed it, with MPI_MODE_DELETE_ON_CLOSE).
 Err close(File* f);
@@ -95,9 +98,12 @@ Err get_size(const File& f, MPI_Offset* size);
 // MPI_File_set_view, collective: checks the arguments (io/view.h's
 // check_view; the etype's size and the data representation must be the
 // same on every process), then replaces the view and puts the individual
-// file pointer at 0 (§13.3). `hints` joins the file's hints.
+// file pointer at 0 (§13.3). `hints` joins the file's hints. With an
+// `argument_error` from the API (a bad type or info handle: etype, filetype
+// and datarep may then be nullptr) the process takes part and every process
+// returns that error.
 Err set_view(File& f, MPI_Offset disp, const Datatype* etype, const Datatype* filetype, const char* datarep,
-             const Info& hints);
+             const Info* hints, Err argument_error);
 // MPI_File_seek (§13.4.3): `offset` etypes from the start of the view, the
 // current position or the end of the file (MPI_SEEK_SET, _CUR, _END).
 Err seek(File& f, MPI_Offset offset, int whence);

@@ -29,14 +29,14 @@ std::string lowercase(const char* text) {
 }  // namespace
 
 Err set_view(File& f, MPI_Offset disp, const Datatype* etype, const Datatype* filetype, const char* datarep,
-             const Info& hints) {
-  Err checked = check_view(disp, *etype, *filetype, datarep, f.amode);
-  if (Err e = agree(f.comm, std::move(checked),
-                    {{"etype size", static_cast<int64_t>(etype->size)}, {"datarep", datarep_id(datarep)}}))
+             const Info* hints, Err argument_error) {
+  Err checked = argument_error.ok() ? check_view(disp, *etype, *filetype, datarep, f.amode) : std::move(argument_error);
+  int64_t etype_size = etype != nullptr ? static_cast<int64_t>(etype->size) : 0;
+  if (Err e = agree(f.comm, std::move(checked), {{"etype size", etype_size}, {"datarep", datarep_id(datarep)}}))
     return e;
   f.view.set(disp, etype, filetype, lowercase(datarep));
   f.position = 0;
-  for (const auto& [key, value] : hints.entries()) f.hints.set(key, value);
+  for (const auto& [key, value] : hints->entries()) f.hints.set(key, value);
   return {};
 }
 

@@ -88,6 +88,13 @@ static void failing_opens(const char *dir_path) {
     CHECK(!mt_is_ferry() || fh == MPI_FILE_NULL, "a failed collective open must give MPI_FILE_NULL on every rank");
   }
 
+  /* One rank's bad argument (an empty name) fails the open everywhere:
+   * nobody is left waiting for it (MPICH would hang here). */
+  if (size > 1 && mt_is_ferry()) {
+    int rc = MPI_File_open(MPI_COMM_WORLD, rank == 0 ? "" : exists, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    EXPECT_CLASS(rc, MPI_ERR_BAD_FILE, "MPI_File_open", "filename");
+  }
+
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     CHECK_MPI(MPI_File_delete(exists, MPI_INFO_NULL));
@@ -224,6 +231,29 @@ static void modes(const char *path) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A full device: every write fails with MPI_ERR_NO_SPACE, naming the call
+ * and the file (/dev/full answers every write with ENOSPC). */
+static void full_device(void) {
+  MPI_File fh;
+  MPI_Status st;
+  MPI_Request req = MPI_REQUEST_NULL;
+  char buf[300] = {0};
+  /* MPICH reports these as MPI_ERR_IO. */
+  const int no_space = mt_is_ferry() ? MPI_ERR_NO_SPACE : MPI_ERR_IO;
+  if (!io_exists("/dev/full")) return;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+  EXPECT_CLASS(MPI_File_write_at(fh, 0, buf, 300, MPI_CHAR, &st), no_space, "MPI_File_write_at",
+               "/dev/full");
+  EXPECT_CLASS(MPI_File_write_all(fh, buf, 300, MPI_CHAR, &st), no_space, "MPI_File_write_all",
+               "/dev/full");
+  if (mt_is_ferry()) { /* MPICH 4.0.2 never completes this request */
+    int rc = MPI_File_iwrite(fh, buf, 300, MPI_CHAR, &req);
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, &st); /* the error may come at either */
+    EXPECT_CLASS(rc, no_space, "MPI_File_iwrite", NULL);
+  }
+  CHECK_MPI(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv) {
   char path[600];
   MPI_Init(&argc, &argv);
@@ -235,6 +265,7 @@ int main(int argc, char **argv) {
   failing_opens(io_dir);
   file_queries(io_path("queries", path, sizeof path));
   modes(io_path("modes", path, sizeof path));
+  full_device();
 
   io_remove_dir();
   mt_pass();
