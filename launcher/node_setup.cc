@@ -41,6 +41,7 @@ JobDescription job_description(const JobPlan& plan, int node) {
   job.nspace = plan.nspace;
   job.num_ranks = plan.num_ranks;
   job.secret = plan.secret;
+  job.universe_size = plan.universe_size;
   for (const PlanNode& n : plan.nodes) job.nodes.push_back({n.host, n.ranks});
   job.this_node = node;
   return job;
