@@ -179,6 +179,7 @@ int main(int argc, char** argv) {
     int local_node = -1;
     const JobPlan plan = make_plan(options, "ferry." + std::to_string(::getpid()), make_job_secret(), &local_node);
     PmixHost server(local_node >= 0 ? plan.nodes[size_t(local_node)].host : "");
+    server.serve_spawns();  // this is mpirun's server, not a node daemon's
     if (local_node >= 0) server.register_job(job_description(plan, local_node));
     // stdio is flushed now: the ranks must not inherit buffered output.
     std::fflush(nullptr);
