@@ -25,18 +25,18 @@ int shell_status(int wait_status) {
   return 1;
 }
 
-Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::string& host) {
-  return {"mpirun: rank " + std::to_string(rank) + " (pid " + std::to_string(pid) +
+Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::string& host, const std::string& job) {
+  return {"mpirun: rank " + std::to_string(rank) + (job.empty() ? "" : " of " + job) + " (pid " + std::to_string(pid) +
               (host.empty() ? "" : " on " + host) + ") " + describe_wait_status(wait_status),
           shell_status(wait_status)};
 }
 
-Failure rank_abort_failure(int rank, int code, const std::string& host) {
+Failure rank_abort_failure(int rank, int code, const std::string& host, const std::string& job) {
   // An exit status has 8 bits: MPI_Abort(comm, 256) exits 0 in the rank too;
   // mpirun keeps the failure visible with 1 instead.
   int status = code & 0xff;
-  return {"mpirun: rank " + std::to_string(rank) + (host.empty() ? "" : " on " + host) +
-              " called MPI_Abort with error code " + std::to_string(code),
+  return {"mpirun: rank " + std::to_string(rank) + (job.empty() ? "" : " of " + job) +
+              (host.empty() ? "" : " on " + host) + " called MPI_Abort with error code " + std::to_string(code),
           status == 0 ? 1 : status};
 }
 

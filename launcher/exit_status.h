@@ -22,12 +22,14 @@ struct Failure {
 // Returns nothing for a clean exit (status 0).
 bool rank_failed(int wait_status);
 // `host`: where the rank ran, when not on mpirun's host ("rank 2 (pid 1234
-// on h2) exited with status 3").
-Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::string& host = "");
+// on h2) exited with status 3"). `job`: the namespace of a job started by
+// PMIx_Spawn ("rank 0 of ferry.77.1 (pid 1240) ..."); empty: the first job.
+Failure rank_exit_failure(int rank, pid_t pid, int wait_status, const std::string& host = "",
+                          const std::string& job = "");
 
 // A rank called MPI_Abort (PMIx_Abort) with `code` (on `host`, when not
-// mpirun's).
-Failure rank_abort_failure(int rank, int code, const std::string& host = "");
+// mpirun's; of `job`, when not the first).
+Failure rank_abort_failure(int rank, int code, const std::string& host = "", const std::string& job = "");
 
 // mpirun itself received `signo` (SIGINT, SIGTERM, SIGHUP) and passed it on.
 Failure interrupted_failure(int signo);

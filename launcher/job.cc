@@ -22,6 +22,7 @@
 #include "node_setup.h"
 #include "output_forwarding.h"
 #include "rank_environment.h"
+#include "spawned_jobs.h"
 #include "stdin_forwarding.h"
 
 extern char** environ;
@@ -43,7 +44,8 @@ constexpr int kRemoteKillWaitMs = 5000;
 
 // What an event is about: its kind in the loop (see event_loop.h).
 enum Source : uint8_t {
-  kServer = 1, kStdin, kStdinPipe, kRankStdout, kRankStderr, kDaemonListen, kDaemonLink, kStdinRelay
+  kServer = 1, kStdin, kStdinPipe, kRankStdout, kRankStderr, kDaemonListen, kDaemonLink, kStdinRelay,
+  kSpawnedStdout, kSpawnedStderr
 };
 
 class Job {
@@ -81,6 +83,10 @@ class Job {
     loop_.on(kStdinRelay, [this](uint64_t, uint32_t) {
       if (relay_fd_ >= 0) on_relay_readable();
     });
+    for (Source output : {kSpawnedStdout, kSpawnedStderr})
+      loop_.on(output, [this](uint64_t data, uint32_t) { spawned_->on_output(data); });
+    spawned_.emplace(loop_.epoll_fd(), kSpawnedStdout, kSpawnedStderr, spawn_context(), server_, defaults,
+                     stdin_.null_fd(), [this](int stream) { return stream == 1 ? &stdout_ : &stderr_; });
     if (local_node_ >= 0) {
       LocalRanksSetup setup = node_setup(plan, local_node_, server.topology(), end_lines());
       setup.working_dir = options.working_dir;  // empty: stay where mpirun is
@@ -101,13 +107,15 @@ class Job {
     server_.session_dir().sweep_stale();
     // The job's time limit: the timer is free until the job ends.
     if (options_.timeout_s > 0 && phase_ == Phase::kRunning) loop_.arm_timer(options_.timeout_s * 1000);
-    while (running_ > 0) {
+    // Spawned jobs are part of the job: it ends with the last of them.
+    while (running_ > 0 || spawned_->running() > 0) {
       if (!loop_.run_once()) throw std::runtime_error(std::string("epoll_wait: ") + strerror(errno));
       if ((stdout_.broken || stderr_.broken) && !failure_)
         fail({"", 128 + SIGPIPE});  // like a pipeline member whose reader left
     }
     // Whatever a rank left behind in its process group goes with the job.
     if (local_) local_->kill_leftovers();
+    spawned_->kill_leftovers();
     if (tree_) {
       tree_->fail_fences();
       tree_->pass_down(wire::Encoder(wire::Type::kShutdown).finish());
@@ -123,6 +131,20 @@ class Job {
   // tagged lines) could otherwise run together; a 1-rank job's output is
   // passed on byte for byte.
   bool end_lines() const { return options_.num_ranks > 1 || options_.tag_output; }
+
+  // What jobs that ranks spawn share with this one (spawned_jobs.h).
+  SpawnContext spawn_context() const {
+    SpawnContext c;
+    c.first_nspace = plan_.nspace;
+    c.secret = plan_.secret;
+    c.universe_size = plan_.universe_size;
+    c.hostname = local_node_ >= 0 ? plan_.nodes[size_t(local_node_)].host : "";
+    c.hosts = options_.hosts;
+    c.oversubscribe = options_.oversubscribe;
+    c.environment = options_.environment;
+    c.tag_output = options_.tag_output;
+    return c;
+  }
 
   // ---- Starting -----------------------------------------------------------
 
@@ -226,6 +248,14 @@ class Job {
         tree_->local_fence(std::move(e.data), e.reply);
         continue;
       }
+      if (e.kind == ServerEvent::Kind::kSpawn) {
+        spawn(*e.spawn);
+        continue;
+      }
+      if (e.job != 0) {
+        spawned_rank_event(e);
+        continue;
+      }
       if (e.rank < 0 || e.rank >= plan_.num_ranks) continue;
       switch (e.kind) {
         case ServerEvent::Kind::kConnected:
@@ -240,8 +270,48 @@ class Job {
           // killed if it lingers past the grace period.
           fail(rank_abort_failure(e.rank, e.code), e.rank);
           break;
-        case ServerEvent::Kind::kFence: break;
+        case ServerEvent::Kind::kFence:
+        case ServerEvent::Kind::kSpawn: break;
       }
+    }
+  }
+
+  // PMIx_Spawn from a rank: started, or refused with one line (the
+  // spawning rank gets the error status and decides; the job goes on).
+  void spawn(SpawnParse& parsed) {
+    SpawnRequest& request = parsed.request;
+    if (phase_ != Phase::kRunning) {
+      request.answer(PMIX_ERR_JOB_CANCELED);
+      return;
+    }
+    std::string refused;
+    if (!parsed.problem.empty()) {
+      request.answer(parsed.status);
+      refused = "mpirun: cannot spawn processes for rank " + std::to_string(request.parent_rank) + " of " +
+                request.parent_nspace + ": " + parsed.problem;
+    } else {
+      refused = spawned_->start(request, local_ ? local_->running() : 0);
+    }
+    if (!refused.empty()) {
+      refused += "\n";
+      write_all(stderr_, refused.data(), refused.size());
+    }
+  }
+
+  // A spawned process connected, finalized or aborted.
+  void spawned_rank_event(const ServerEvent& e) {
+    std::string nspace = spawned_->nspace_of(e.job);
+    if (nspace.empty()) return;
+    switch (e.kind) {
+      case ServerEvent::Kind::kAbort:
+        FERRY_DEBUG(kLaunch, "rank %d of %s called PMIx_Abort(%d)", e.rank, nspace.c_str(), e.code);
+        if (record(rank_abort_failure(e.rank, e.code, "", nspace)))
+          terminate(SIGTERM, kFailureGraceMs, -1, nspace, e.rank);
+        break;
+      default:
+        FERRY_DEBUG(kLaunch, "rank %d of %s %s PMIx", e.rank, nspace.c_str(),
+                    e.kind == ServerEvent::Kind::kConnected ? "connected to" : "finalized");
+        break;
     }
   }
 
@@ -329,16 +399,25 @@ class Job {
         // Ctrl-Z: the ranks are in their own process groups, so the
         // terminal does not stop them; stop them, then mpirun itself.
         signal_ranks(SIGSTOP);
+        spawned_->signal(SIGSTOP);
         ::kill(::getpid(), SIGSTOP);
         break;
       case SIGCONT:
         signal_ranks(SIGCONT);
+        spawned_->signal(SIGCONT);
         stdin_.on_continue();
         break;
     }
   }
 
   void on_child_exit(pid_t pid, int status) {
+    if (std::optional<SpawnedJobs::Exit> spawned = spawned_->reaped(pid, status)) {
+      FERRY_DEBUG(kLaunch, "rank %d of %s (pid %d) %s", spawned->rank, spawned->nspace.c_str(), int(pid),
+                  describe_wait_status(status).c_str());
+      if (spawned->counts && rank_failed(status))
+        fail(rank_exit_failure(spawned->rank, pid, status, "", spawned->nspace));
+      return;
+    }
     if (!local_) return;
     std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status);
     if (!exit) return;
@@ -392,22 +471,26 @@ class Job {
     if (record(f)) terminate(SIGTERM, kFailureGraceMs, spared_rank);
   }
 
-  // Sends `sig` to every rank's process group (but `spared_rank`'s), and
-  // SIGKILL to all that remain after `grace_ms`.
-  void terminate(int sig, int grace_ms, int spared_rank = -1) {
+  // Sends `sig` to every rank's process group (but `spared_rank`'s, of
+  // the first job or of spawned job `spared_nspace`), and SIGKILL to all
+  // that remain after `grace_ms`.
+  void terminate(int sig, int grace_ms, int spared_rank = -1, const std::string& spared_nspace = "",
+                 int spared_spawned_rank = -1) {
     if (phase_ != Phase::kRunning) return;
     phase_ = Phase::kTerminating;
-    FERRY_DEBUG(kLaunch, "ending the job: signal %d to %d ranks, SIGKILL after %d ms", sig, running_,
-                grace_ms);
+    FERRY_DEBUG(kLaunch, "ending the job: signal %d to %d ranks and %d spawned, SIGKILL after %d ms", sig,
+                running_, spawned_->running(), grace_ms);
     signal_ranks(sig, spared_rank);
+    spawned_->signal(sig, spared_nspace, spared_spawned_rank);
     loop_.arm_timer(grace_ms);
   }
 
   void kill_all() {
     if (phase_ == Phase::kKilling) return;
     phase_ = Phase::kKilling;
-    FERRY_DEBUG(kLaunch, "killing %d remaining ranks", running_);
+    FERRY_DEBUG(kLaunch, "killing %d remaining ranks and %d spawned", running_, spawned_->running());
     signal_ranks(SIGKILL);
+    spawned_->signal(SIGKILL);
     if (tree_) loop_.arm_timer(kRemoteKillWaitMs);
   }
 
@@ -429,6 +512,7 @@ class Job {
   OutputSink stdout_{STDOUT_FILENO}, stderr_{STDERR_FILENO};
   StdinForwarder stdin_;
   std::optional<LocalRanks> local_;
+  std::optional<SpawnedJobs> spawned_;  // always there; empty until a rank spawns
   std::unique_ptr<DaemonTree> tree_;
   int relay_fd_ = -1;        // rank 0's stdin, read for a rank 0 elsewhere
   int rank0_position_ = 0;

@@ -30,6 +30,7 @@ class InfoList {
   void add_u16(const char* key, uint16_t v) { add(key, &v, PMIX_UINT16); }
   void add_rank(const char* key, pmix_rank_t v) { add(key, &v, PMIX_PROC_RANK); }
   void add_string(const char* key, const std::string& v) { add(key, v.c_str(), PMIX_STRING); }
+  void add_bool(const char* key, bool v) { add(key, &v, PMIX_BOOL); }
 
   // The list as an array of pmix_info_t (copied; the caller destructs it).
   pmix_data_array_t convert() {
@@ -106,17 +107,32 @@ JobInfo::JobInfo(const JobDescription& job) {
       proc_map += (k == 0 ? "" : ",") + std::to_string(r);
     }
   }
+  // Each rank's app and its rank within it.
+  std::vector<int> app_sizes = job.app_sizes.empty() ? std::vector<int>{job.num_ranks} : job.app_sizes;
+  std::vector<uint32_t> app_of(n, 0), app_rank_of(n, 0);
+  for (uint32_t app = 0, r = 0; app < app_sizes.size(); ++app)
+    for (int k = 0; k < app_sizes[app] && r < n; ++k, ++r) {
+      app_of[r] = app;
+      app_rank_of[r] = uint32_t(k);
+    }
   std::string local_peers;
   for (size_t k = 0; k < here.ranks.size(); ++k) local_peers += (k == 0 ? "" : ",") + std::to_string(here.ranks[k]);
 
   InfoList list;
-  // Job level: one app that fills the universe.
+  // Job level.
   list.add_string(PMIX_JOBID, job.nspace);
-  list.add_u32(PMIX_UNIV_SIZE, n);
+  list.add_u32(PMIX_UNIV_SIZE, job.universe_size > 0 ? uint32_t(job.universe_size) : n);
   list.add_u32(PMIX_JOB_SIZE, n);
   list.add_u32(PMIX_MAX_PROCS, n);
-  list.add_u32(PMIX_APPNUM, 0);
-  list.add_u32(PMIX_JOB_NUM_APPS, 1);
+  if (app_sizes.size() == 1) list.add_u32(PMIX_APPNUM, 0);  // else per rank only
+  list.add_u32(PMIX_JOB_NUM_APPS, uint32_t(app_sizes.size()));
+  if (!job.parent_nspace.empty()) {
+    // MPI_Comm_get_parent's source (MPI-3.1 §10.3.2).
+    pmix_proc_t parent;
+    PMIX_LOAD_PROCID(&parent, job.parent_nspace.c_str(), pmix_rank_t(job.parent_rank));
+    list.add(PMIX_PARENT_ID, &parent, PMIX_PROC);
+    list.add_bool(PMIX_SPAWNED, true);
+  }
   list.add_u32(PMIX_NUM_NODES, uint32_t(job.nodes.size()));
   // This node, as its ranks see it.
   list.add_u32(PMIX_LOCAL_SIZE, uint32_t(here.ranks.size()));
@@ -135,8 +151,8 @@ JobInfo::JobInfo(const JobDescription& job) {
     proc.add_u16(PMIX_LOCAL_RANK, local_rank_of[r]);
     proc.add_u16(PMIX_NODE_RANK, local_rank_of[r]);
     proc.add_rank(PMIX_GLOBAL_RANK, r);
-    proc.add_rank(PMIX_APP_RANK, r);
-    proc.add_u32(PMIX_APPNUM, 0);
+    proc.add_rank(PMIX_APP_RANK, app_rank_of[r]);
+    proc.add_u32(PMIX_APPNUM, app_of[r]);
     proc.add_u32(PMIX_NODEID, node_of[r]);
     proc.add_string(PMIX_HOSTNAME, job.nodes[node_of[r]].hostname);
     pmix_data_array_t array = proc.convert();

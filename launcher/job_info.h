@@ -25,6 +25,16 @@ struct JobDescription {
   std::string secret;    // 32 hex digits
   std::vector<NodeDescription> nodes;  // PMIx node ids are indexes
   int this_node = 0;     // the node whose server is told about the job
+  // PMIX_UNIV_SIZE (MPI_UNIVERSE_SIZE): the slots of mpirun's allocation;
+  // 0: the job's size.
+  int universe_size = 0;
+  // The ranks of each app (MPI_Comm_spawn_multiple), numbered app after
+  // app; empty: one app of every rank.
+  std::vector<int> app_sizes;
+  // A job started by PMIx_Spawn: PMIX_SPAWNED and PMIX_PARENT_ID, the
+  // process that asked for it. Empty: the job mpirun was started with.
+  std::string parent_nspace;
+  int parent_rank = 0;
 };
 
 // A job on this host alone: node 0 runs every rank.

@@ -22,6 +22,7 @@ int JobPlan::node_at(int position) const {
 std::string encode_plan(const JobPlan& plan) {
   wire::Encoder e(wire::Type::kHello);  // the frame type is not used
   e.u32(kPlanMagic).str(plan.nspace).str(plan.secret).u32(uint32_t(plan.num_ranks));
+  e.u32(uint32_t(plan.universe_size));
   e.u32(uint32_t(plan.nodes.size()));
   for (const PlanNode& n : plan.nodes) {
     e.str(n.host).u32(uint32_t(n.position)).u8(n.oversubscribed ? 1 : 0).u32(uint32_t(n.ranks.size()));
@@ -43,6 +44,7 @@ bool decode_plan(const std::string& data, JobPlan* plan) {
   plan->nspace = d.str();
   plan->secret = d.str();
   plan->num_ranks = int(d.u32());
+  plan->universe_size = int(d.u32());
   uint32_t num_nodes = d.u32();
   if (!d.ok() || plan->num_ranks < 0 || num_nodes > 1u << 20) return false;
   plan->nodes.resize(num_nodes);

@@ -49,8 +49,9 @@ void LocalRanks::watch(int fd, uint64_t data) {
 void LocalRanks::start(int index, const Environment& base, PmixHost& server, int stdin_fd) {
   const int r = setup_.ranks[size_t(index)];
   Environment env(base);
-  add_rank_variables(env, {r, setup_.num_ranks, index, int(setup_.ranks.size())});
-  server.setup_fork(r, env.pmix_handle());
+  int local_size = setup_.local_size > 0 ? setup_.local_size : int(setup_.ranks.size());
+  add_rank_variables(env, {r, setup_.num_ranks, setup_.first_local_rank + index, local_size});
+  server.setup_fork(setup_.nspace, r, env.pmix_handle());
 
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
@@ -81,7 +82,9 @@ void LocalRanks::start(int index, const Environment& base, PmixHost& server, int
   ::close(err[1]);
 
   Rank& rank = ranks_[size_t(index)];
-  std::string prefix = setup_.tag_output ? "[" + std::to_string(r) + "] " : "";
+  std::string prefix;
+  if (setup_.tag_output)
+    prefix = "[" + (setup_.job_tag.empty() ? "" : setup_.job_tag + ",") + std::to_string(r) + "] ";
   rank.out.emplace(out[0], sink_for_(index, 1), prefix);
   rank.err.emplace(err[0], sink_for_(index, 2), prefix);
   if (started.pid < 0) throw std::runtime_error(std::string(started.step) + ": " + strerror(started.error));
@@ -94,8 +97,9 @@ void LocalRanks::start(int index, const Environment& base, PmixHost& server, int
   rank.pid = started.pid;
   rank.running = true;
   ++running_;
-  watch(rank.out->fd(), uint64_t(stdout_kind_) | uint64_t(index) << 8);
-  watch(rank.err->fd(), uint64_t(stderr_kind_) | uint64_t(index) << 8);
+  uint64_t tag = uint64_t(index) << 8 | uint64_t(setup_.event_group) << 40;
+  watch(rank.out->fd(), uint64_t(stdout_kind_) | tag);
+  watch(rank.err->fd(), uint64_t(stderr_kind_) | tag);
   // A child whose exec failed has exited (127); it is reaped as usual.
   if (started.error != 0)
     throw std::runtime_error(std::string(started.step) + " " + setup_.program_path + ": " +
@@ -104,7 +108,7 @@ void LocalRanks::start(int index, const Environment& base, PmixHost& server, int
 }
 
 void LocalRanks::on_output(uint64_t event_data) {
-  auto index = size_t(event_data >> 8);
+  auto index = size_t(event_data >> 8 & 0xffffffffu);
   if (index >= ranks_.size()) return;
   Rank& rank = ranks_[index];
   std::optional<LineForwarder>& stream = uint8_t(event_data & 0xff) == stdout_kind_ ? rank.out : rank.err;

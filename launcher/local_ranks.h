@@ -24,12 +24,24 @@ namespace ferry::launcher {
 class PmixHost;
 
 struct LocalRanksSetup {
+  std::string nspace;              // the job's PMIx namespace
   std::vector<int> ranks;          // global ranks of this host, ascending
   int num_ranks = 0;               // of the whole job
+  // Where these ranks sit among their host's ranks of the job, when the
+  // host runs several sets of them (the apps of a spawned job): the
+  // first one's local rank, and the count (0: ranks.size()).
+  int first_local_rank = 0;
+  int local_size = 0;
   std::string program_path;
   std::vector<std::string> argv;   // program first
   std::string working_dir;         // empty: this process's
   bool tag_output = false;
+  // Under --tag-output, a job started by PMIx_Spawn tags its lines
+  // "[job,rank] " (its number among them); empty: "[rank] ".
+  std::string job_tag;
+  // Goes into bits 40 and up of this set's epoll data (see on_output), to
+  // tell several sets under one event kind apart.
+  uint32_t event_group = 0;
   bool end_lines = false;          // end an unfinished last line with '\n'
   std::vector<RankBinding> bindings;  // per local rank; empty: none bound
   bool report_bindings = false;    // --report-bindings: a line per rank on stderr
@@ -39,7 +51,7 @@ struct LocalRanksSetup {
 class LocalRanks {
  public:
   // Epoll data for a rank's output: `stdout_kind`/`stderr_kind` in the low
-  // byte, the local index above it. `sink_for(local_index, 1 or 2)` says
+  // byte, the local index in bits 8-39, setup.event_group above. `sink_for(local_index, 1 or 2)` says
   // where each rank's stdout and stderr go.
   LocalRanks(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind, LocalRanksSetup setup,
              const RankDefaults& defaults, std::function<OutputSink*(int, int)> sink_for);

@@ -10,6 +10,7 @@
 extern char** environ;
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -96,6 +97,17 @@ std::string current_directory() {
   return ::getcwd(buffer, sizeof buffer) != nullptr ? buffer : "/";
 }
 
+// MPI_UNIVERSE_SIZE (PMIX_UNIV_SIZE): the slots of mpirun's allocation,
+// the hosts' (hostfile, -H, Slurm) or, on this host alone, its CPUs, as
+// Open MPI counts a host without a slot count; never less than the job.
+int universe_size(const Options& options) {
+  int64_t slots = 0;
+  for (const ferry::hosts::HostEntry& h : options.hosts)
+    slots += h.max_slots > 0 ? std::min(h.slots, h.max_slots) : std::max(0, h.slots);
+  if (options.hosts.empty()) slots = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return int(std::clamp<int64_t>(slots, options.num_ranks, INT32_MAX));
+}
+
 // The plan every node works from: mpirun's host (if it runs ranks) is
 // position 0 in the daemon tree, the other hosts 1, 2, ... in host order.
 JobPlan make_plan(const Options& options, const std::string& nspace, const std::string& secret,
@@ -104,6 +116,7 @@ JobPlan make_plan(const Options& options, const std::string& nspace, const std::
   plan.nspace = nspace;
   plan.secret = secret;
   plan.num_ranks = options.num_ranks;
+  plan.universe_size = universe_size(options);
   plan.fanout = launch_fanout();
   *local_node = -1;
   for (const PlacedNode& placed : options.placement.nodes) {
@@ -166,6 +179,7 @@ int main(int argc, char** argv) {
     int local_node = -1;
     const JobPlan plan = make_plan(options, "ferry." + std::to_string(::getpid()), make_job_secret(), &local_node);
     PmixHost server(local_node >= 0 ? plan.nodes[size_t(local_node)].host : "");
+    server.serve_spawns();  // this is mpirun's server, not a node daemon's
     if (local_node >= 0) server.register_job(job_description(plan, local_node));
     // stdio is flushed now: the ranks must not inherit buffered output.
     std::fflush(nullptr);

@@ -9,6 +9,7 @@ namespace ferry::launcher {
 LocalRanksSetup node_setup(const JobPlan& plan, int node, hwloc_topology_t topology, bool end_lines) {
   const PlanNode& here = plan.nodes.at(size_t(node));
   LocalRanksSetup setup;
+  setup.nspace = plan.nspace;
   setup.ranks = here.ranks;
   setup.num_ranks = plan.num_ranks;
   setup.program_path = plan.program_path;
@@ -41,6 +42,7 @@ JobDescription job_description(const JobPlan& plan, int node) {
   job.nspace = plan.nspace;
   job.num_ranks = plan.num_ranks;
   job.secret = plan.secret;
+  job.universe_size = plan.universe_size;
   for (const PlanNode& n : plan.nodes) job.nodes.push_back({n.host, n.ranks});
   job.this_node = node;
   return job;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -60,13 +61,31 @@ class Completion {
   pmix_status_t status_ = PMIX_SUCCESS;
 };
 
-int rank_of(void* server_object) { return int(reinterpret_cast<intptr_t>(server_object)); }
+// A client's "server object" is its job's id (upper 32 bits) and its rank.
+void* server_object_of(int job_id, int rank) {
+  return reinterpret_cast<void*>(intptr_t(job_id) << 32 | intptr_t(uint32_t(rank)));
+}
+int rank_of(void* server_object) { return int(uint32_t(reinterpret_cast<intptr_t>(server_object))); }
+int job_of(void* server_object) { return int(reinterpret_cast<intptr_t>(server_object) >> 32); }
+
+ServerEvent event_of(ServerEvent::Kind kind, void* server_object) {
+  ServerEvent e{kind, rank_of(server_object)};
+  e.job = job_of(server_object);
+  return e;
+}
+
+// A line on stderr for a request mpirun refuses from PMIx's thread (the
+// status alone would not say why).
+void refuse(const pmix_proc_t* proc, const char* what, const char* why) {
+  std::fprintf(stderr, "mpirun: %s from rank %u of %s: %s\n", what, proc != nullptr ? proc->rank : 0u,
+               proc != nullptr ? proc->nspace : "?", why);
+}
 
 // ---- Upcalls from PMIx's thread ------------------------------------------
 
 pmix_status_t client_connected(const pmix_proc_t* proc, void* server_object, pmix_info_t[], size_t,
                                pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  g_server->post({ServerEvent::Kind::kConnected, rank_of(server_object)});
+  g_server->post(event_of(ServerEvent::Kind::kConnected, server_object));
   // The client stays blocked in PMIx_Init until this is called.
   if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
   return PMIX_SUCCESS;
@@ -74,7 +93,8 @@ pmix_status_t client_connected(const pmix_proc_t* proc, void* server_object, pmi
 
 pmix_status_t client_finalized(const pmix_proc_t* proc, void* server_object, pmix_op_cbfunc_t cbfunc,
                                void* cbdata) {
-  g_server->post({ServerEvent::Kind::kFinalized, rank_of(server_object)});
+  g_server->post(event_of(ServerEvent::Kind::kFinalized, server_object));
+  g_server->names().forget(*proc);
   if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
   return PMIX_SUCCESS;
 }
@@ -86,7 +106,9 @@ pmix_status_t abort_job(const pmix_proc_t* proc, void* server_object, int status
                         pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cbfunc, void* cbdata) {
   // Posted before the caller is released, so the event loop learns of the
   // abort before it can see the rank exit.
-  g_server->post({ServerEvent::Kind::kAbort, int(proc->rank), status});
+  ServerEvent e = event_of(ServerEvent::Kind::kAbort, server_object);
+  e.code = status;
+  g_server->post(e);
   if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
   return PMIX_SUCCESS;
 }
@@ -100,7 +122,15 @@ void free_fence_data(void* data) { std::free(data); }
 // free_fence_data once it is done with it.
 pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
                     char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
-  if (g_server->distributed_fences()) {
+  bool one_job = true;
+  for (size_t i = 1; i < nprocs; ++i) one_job = one_job && PMIX_CHECK_NSPACE(procs[i].nspace, procs[0].nspace);
+  bool distributed = nprocs > 0 && g_server->distributed_fences(procs[0].nspace);
+  if (distributed && !one_job) {
+    // The daemon tree counts fences of the first job only.
+    refuse(&procs[0], "PMIx_Fence", "a fence across jobs that span several hosts is not supported yet");
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  if (distributed) {
     // Other hosts take part: the event loop gathers their data through the
     // daemon tree and answers with complete_fence().
     ServerEvent e{ServerEvent::Kind::kFence, -1};
@@ -127,6 +157,75 @@ pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], si
   return PMIX_ERR_NOT_SUPPORTED;
 }
 
+// PMIx_Spawn (MPI_Comm_spawn): read on this thread, started by the event
+// loop (job.cc), which answers through the request's callback.
+pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                    size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata) {
+  if (!g_server->serves_spawns()) {
+    refuse(proc, "PMIx_Spawn",
+           "only ranks on mpirun's own host can spawn processes (not supported across hosts yet)");
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  ServerEvent e{ServerEvent::Kind::kSpawn, int(proc->rank)};
+  e.spawn = std::make_shared<SpawnParse>(read_spawn_request(*proc, job_info, ninfo, apps, napps));
+  e.spawn->request.callback = cbfunc;
+  e.spawn->request.cbdata = cbdata;
+  g_server->post(e);
+  return PMIX_SUCCESS;
+}
+
+// MPI_Publish_name, _Lookup_name, _Unpublish_name: mpirun's NameService.
+constexpr const char* kNamesHereOnly =
+    "names are kept by mpirun for the ranks of its own host only (not supported across hosts yet)";
+// A status other than PMIX_SUCCESS goes to the client without the callback.
+pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                      void* cbdata) {
+  if (!g_server->serves_spawns()) {
+    refuse(proc, "PMIx_Publish", kNamesHereOnly);
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  pmix_status_t status = g_server->names().publish(*proc, info, ninfo);
+  if (status != PMIX_SUCCESS) return status;
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                     pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
+  if (!g_server->serves_spawns()) {
+    refuse(proc, "PMIx_Lookup", kNamesHereOnly);
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  g_server->names().lookup(*proc, keys, info, ninfo, cbfunc, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                        pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (!g_server->serves_spawns()) return PMIX_ERR_NOT_SUPPORTED;
+  pmix_status_t status = g_server->names().unpublish(*proc, keys, info, ninfo);
+  if (status != PMIX_SUCCESS) return status;
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+// PMIx calls these only when some of the processes named are not clients
+// of this server (another host, or a namespace it does not know): it
+// completes a connect among its own clients by itself.
+pmix_status_t connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, pmix_op_cbfunc_t,
+                      void*) {
+  refuse(nprocs > 0 ? &procs[0] : nullptr, "PMIx_Connect",
+         "connecting processes on several hosts, or of a namespace this mpirun does not run, is not supported yet");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
+pmix_status_t disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, pmix_op_cbfunc_t,
+                         void*) {
+  refuse(nprocs > 0 ? &procs[0] : nullptr, "PMIx_Disconnect",
+         "disconnecting processes on several hosts is not supported yet");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
 pmix_server_module_t make_module() {
   pmix_server_module_t m;
   std::memset(&m, 0, sizeof m);  // NULL: "not supported" for the rest
@@ -135,6 +234,12 @@ pmix_server_module_t make_module() {
   m.abort = abort_job;
   m.fence_nb = fence;
   m.direct_modex = direct_modex;
+  m.publish = publish;
+  m.lookup = lookup;
+  m.unpublish = unpublish;
+  m.spawn = spawn;
+  m.connect = connect;
+  m.disconnect = disconnect;
   return m;
 }
 pmix_server_module_t g_module = make_module();
@@ -301,10 +406,12 @@ PmixHost::~PmixHost() {
 
 void PmixHost::prepare_exit() { session_dir_.remove(); }
 
-void PmixHost::register_job(const JobDescription& job) {
+void PmixHost::register_job(const JobDescription& job, int job_id) {
   double t0 = monotonic_ms();
-  nspace_ = job.nspace;
-  distributed_fences_ = job.nodes.size() > 1;
+  if (job_id == 0) {
+    first_nspace_ = job.nspace;
+    distributed_fences_ = job.nodes.size() > 1;
+  }
   const std::vector<int>& local_ranks = job.nodes.at(size_t(job.this_node)).ranks;
   JobInfo info(job);
   pmix_nspace_t ns;
@@ -321,9 +428,8 @@ void PmixHost::register_job(const JobDescription& job) {
   for (int r : local_ranks) {
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), pmix_rank_t(r));
-    // The rank number rides along as the "server object" of the client.
-    void* server_object = reinterpret_cast<void*>(intptr_t(r));
-    rc = PMIx_server_register_client(&proc, uid, gid, server_object, Completion::callback, &done);
+    // The job and rank ride along as the "server object" of the client.
+    rc = PMIx_server_register_client(&proc, uid, gid, server_object_of(job_id, r), Completion::callback, &done);
     if (rc != PMIX_SUCCESS) done.not_queued(rc);
   }
   rc = done.wait();
@@ -333,9 +439,23 @@ void PmixHost::register_job(const JobDescription& job) {
               job.nodes[size_t(job.this_node)].hostname.c_str());
 }
 
-void PmixHost::setup_fork(int rank, char*** env) {
+void PmixHost::deregister_job(const JobDescription& job) {
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, job.nspace.c_str());
+  const std::vector<int>& local_ranks = job.nodes.at(size_t(job.this_node)).ranks;
+  Completion done(1 + int(local_ranks.size()));
+  for (int r : local_ranks) {
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), pmix_rank_t(r));
+    PMIx_server_deregister_client(&proc, Completion::callback, &done);
+  }
+  PMIx_server_deregister_nspace(ns, Completion::callback, &done);
+  done.wait();
+}
+
+void PmixHost::setup_fork(const std::string& nspace, int rank, char*** env) {
   pmix_proc_t proc;
-  PMIX_LOAD_PROCID(&proc, nspace_.c_str(), pmix_rank_t(rank));
+  PMIX_LOAD_PROCID(&proc, nspace.c_str(), pmix_rank_t(rank));
   pmix_status_t rc = PMIx_server_setup_fork(&proc, env);
   if (rc != PMIX_SUCCESS)
     throw std::runtime_error("cannot prepare rank " + std::to_string(rank) + " for PMIx: " + pmix_error(rc));

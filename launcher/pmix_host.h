@@ -1,21 +1,31 @@
 // mpirun as a PMIx server: the Open PMIx server library answers the ranks'
 // PMIx calls on its own thread, and calls up into mpirun (the "host") for
-// what needs the launcher: fences, aborts, connection events.
+// what needs the launcher: fences, aborts, connection events, spawns, and
+// the published names of MPI_Publish_name.
 //
 // Those upcalls run on PMIx's thread. They never touch the job's state: a
-// fence is answered on the spot (one host holds every participant), and
-// everything else becomes a ServerEvent that the event loop picks up through
-// an eventfd.
+// fence is answered on the spot (one host holds every participant), names
+// are kept in a NameService of their own, and everything else becomes a
+// ServerEvent that the event loop picks up through an eventfd.
+//
+// PMIx_Connect/Disconnect among processes of this host are completed by the
+// PMIx library itself once all of them have called (then each can PMIx_Get
+// the others' committed data from this server's store); the library calls
+// up only when some are elsewhere, and that is refused (not supported yet).
 #pragma once
 
 #include <hwloc.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "job_info.h"
+#include "name_service.h"
 #include "session_dir.h"
+#include "spawn_request.h"
 
 namespace ferry::launcher {
 
@@ -29,13 +39,16 @@ struct FenceReply {
 struct ServerEvent {
   // kFinalized: PMIx_Finalize, or (Open PMIx reports it the same way) a
   // connection lost without it. kFence: this host's ranks all entered a
-  // fence of a job that spans several hosts.
-  enum class Kind { kConnected, kFinalized, kAbort, kFence };
+  // fence of a job that spans several hosts. kSpawn: a rank called
+  // PMIx_Spawn (only mpirun's server posts it; see serve_spawns).
+  enum class Kind { kConnected, kFinalized, kAbort, kFence, kSpawn };
   Kind kind;
   int rank;
   int code = 0;      // kAbort: the status passed to PMIx_Abort
   std::string data{};  // kFence: this host's contribution
   FenceReply reply{};  // kFence
+  int job = 0;       // whose rank: 0 the first job, k the k-th spawned
+  std::shared_ptr<SpawnParse> spawn{};  // kSpawn
 };
 
 class PmixHost {
@@ -60,19 +73,33 @@ class PmixHost {
   // Registers the namespace and this node's ranks as clients; returns once
   // PMIx has taken them in, so that a rank started next finds its data.
   // A job on one node has its fences answered on the spot; one on several
-  // nodes posts each fence as a kFence event for the daemon tree.
-  void register_job(const JobDescription& job);
+  // nodes posts each fence as a kFence event for the daemon tree. `job_id`:
+  // 0 for the job mpirun was started with (the only one that may span
+  // nodes), k for the k-th started by PMIx_Spawn; events name it.
+  void register_job(const JobDescription& job, int job_id = 0);
+  // Forgets a spawned job that could not be started (its clients too).
+  void deregister_job(const JobDescription& job);
+
+  // mpirun's server answers PMIx_Spawn (as kSpawn events) and keeps the
+  // published names; a node daemon's refuses both with
+  // PMIX_ERR_NOT_SUPPORTED, which is the default.
+  void serve_spawns() { serves_spawns_ = true; }
+  bool serves_spawns() const { return serves_spawns_; }
+  NameService& names() { return names_; }
 
   // Ends a kFence: `all_data` is the concatenation of every node's
   // contribution (what PMIx expects back from its host); `ok` false fails
   // the fence for the local ranks (the job is ending).
   static void complete_fence(const FenceReply& reply, const std::string& all_data, bool ok);
-  bool distributed_fences() const { return distributed_fences_; }
+  // Whether a fence over `nspace` goes through the daemon tree.
+  bool distributed_fences(const char* nspace) const {
+    return distributed_fences_ && first_nspace_ == nspace;
+  }
 
   // Adds the variables a rank needs to reach this server (PMIX_NAMESPACE,
   // PMIX_RANK, the server's URI, ...) to `env`, a malloc'ed environment
   // that PMIx may grow.
-  void setup_fork(int rank, char*** env);
+  void setup_fork(const std::string& nspace, int rank, char*** env);
 
   // Readable when take_events() has something.
   int event_fd() const { return event_fd_; }
@@ -91,10 +118,13 @@ class PmixHost {
  private:
   SessionDir session_dir_;         // outlives the server: destroyed last
   pmix_topology_t topology_ = {};  // given to PMIx, destroyed after it
-  std::string nspace_;
+  // The first job's; set before any rank runs, read by PMIx's thread.
+  std::string first_nspace_;
   int event_fd_ = -1;
   bool initialized_ = false;
   bool distributed_fences_ = false;
+  std::atomic<bool> serves_spawns_ = false;
+  NameService names_;
   std::mutex mutex_;
   std::vector<ServerEvent> events_;
 };

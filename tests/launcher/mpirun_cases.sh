@@ -1,11 +1,12 @@
 #!/bin/sh
 # End-to-end cases for mpirun, one per ctest test: `mpirun_cases.sh CASE`.
-# MPIRUN and PROBE (tests/launcher/pmix_client_probe) come from the
-# environment. Each case fails with a line saying what did not hold.
+# MPIRUN, PROBE (tests/launcher/pmix_client_probe) and SPAWN_PROBE
+# (tests/launcher/pmix_spawn_probe) come from the environment. Each case fails with a line saying what did not hold.
 set -u
 
 : "${MPIRUN:?MPIRUN must name the mpirun to test}"
 : "${PROBE:=}"
+: "${SPAWN_PROBE:=}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mpirun-case.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 # A sleep duration no other process uses, to find leftovers of this case.
@@ -287,6 +288,67 @@ case_timeout() {  # --timeout and MPIEXEC_TIMEOUT end a job that runs too long: 
 case_allow_run_as_root() {
   run --allow-run-as-root --oversubscribe -n 2 /bin/true
   expect_status 0
+}
+
+# ---- Dynamic processes (PMIx_Spawn, connect, publish/lookup) ----
+
+case_spawn() {  # 2 parents spawn 3 children: connect, data both ways, a published name
+  run -n 2 --timeout 25 "$SPAWN_PROBE" parent 3
+  expect_status 0
+  expect_out_lines "^spawn-probe: parent [01] ok$" 2
+  expect_out_lines "^spawn-probe: child [0-2] of 3 ok$" 3  # the children's output is forwarded
+  if grep -q "^mpirun:" "$WORK/err"; then fail "mpirun complained"; fi
+}
+
+case_spawn_tagged() {  # --tag-output names a spawned job's lines "[job,rank]"
+  run -n 1 --tag-output --timeout 25 "$SPAWN_PROBE" parent 2
+  expect_status 0
+  expect_out_lines '^\[0\] spawn-probe: parent 0 ok$' 1
+  expect_out_lines '^\[1,[01]\] spawn-probe: child [01] of 2 ok$' 2
+}
+
+case_spawn_refused() {  # missing/unrunnable program, unknown host, too many: an error status at once
+  touch "$WORK/not_executable"
+  printf 'localhost slots=3\n' >"$WORK/hosts"
+  # 3 slots, the parent holds one: 5 are too many, 1 fits.
+  run --hostfile "$WORK/hosts" -n 1 --timeout 25 "$SPAWN_PROBE" errors "$WORK/not_executable" 5
+  expect_status 0
+  expect_out "^spawn-probe: errors ok$"
+  expect_err "^mpirun: cannot spawn '/nonexistent/spawn-probe-missing' for rank 0 of .*: program '/nonexistent/spawn-probe-missing' does not exist$"
+  expect_err "^mpirun: cannot spawn .*: program 'spawn-probe-no-such-program' not found in PATH$"
+  expect_err "^mpirun: cannot spawn .*not_executable' is not executable"
+  expect_err "^mpirun: cannot spawn .*: host 'no-such-host.invalid' is not in mpirun's allocation$"
+  expect_err "^mpirun: cannot spawn .*: 5 processes requested but mpirun's host has 2 free slots (3 slots, 1 in use); add slots or use --oversubscribe$"
+  [ "$(grep -c '^mpirun:' "$WORK/err")" -eq 5 ] || fail "expected 5 mpirun lines"
+}
+
+case_spawn_child_fails() {  # a spawned process exits 3: reported like a rank, the job ends with 3
+  run -n 2 --timeout 25 "$SPAWN_PROBE" spawn_run /bin/sh -c 'sleep 0.2; exit 3'
+  expect_status 3
+  expect_err "^mpirun: rank 0 of ferry\.[0-9]*\.1 (pid [0-9]*) exited with status 3$"
+  expect_faster 5000
+}
+
+case_spawn_teardown() {  # --timeout, and mpirun's SIGTERM, end spawned processes too
+  run -n 1 --timeout 2 "$SPAWN_PROBE" spawn_run /bin/sleep "$MARK"
+  expect_status 124
+  expect_out "^spawn-probe: spawned ferry\.[0-9]*\.1$"
+  expect_no_leftovers
+  "$MPIRUN" -n 1 "$SPAWN_PROBE" spawn_run /bin/sleep "$MARK" >"$WORK/out" 2>"$WORK/err" &
+  pid=$!
+  wait_for_ranks 1
+  kill -TERM $pid
+  wait $pid
+  STATUS=$?
+  expect_status 143
+  expect_no_leftovers
+}
+
+case_universe_size() {  # PMIX_UNIV_SIZE: the allocation's slots
+  printf 'localhost slots=5\n' >"$WORK/hosts"
+  run --hostfile "$WORK/hosts" -n 2 "$SPAWN_PROBE" universe 5
+  expect_status 0
+  expect_out_lines "^spawn-probe: universe 5 ok$" 2
 }
 
 name=$1

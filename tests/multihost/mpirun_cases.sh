@@ -4,7 +4,8 @@
 # node daemon (ferryd) on each. One case per invocation:
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
-# the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER.
+# the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
+# SPAWN_PROBE.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
 set -uo pipefail
@@ -112,6 +113,20 @@ case $case_name in
     run_mpirun --hostfile "$work/hosts" -n 6 "$P2P"
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     grep -q "OK" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  universe_across_hosts)
+    # PMIX_UNIV_SIZE reaches the daemons' ranks: the allocation's 2+3 slots.
+    run_mpirun -H h1:2,h2:3 -n 2 "$SPAWN_PROBE" universe 5
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    [[ $(grep -c "spawn-probe: universe 5 ok" "$work/out") -eq 2 ]] || { show; fail "not 2 ok lines"; }
+    ;;
+  spawn_from_remote_refused)
+    # Spawning and names are mpirun's host's only: a remote rank is told
+    # at once (no hang), with a line saying why.
+    run_mpirun -H h1,h2 -n 2 "$SPAWN_PROBE" remote
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    [[ $(grep -c "spawn-probe: remote [01] ok" "$work/out") -eq 2 ]] || { show; fail "not 2 ok lines"; }
+    grep -q "PMIx_Spawn from rank .*not supported across hosts yet" "$work/err" || { show; fail "no reason given"; }
     ;;
   stdin_to_remote_rank0)
     # mpirun's stdin reaches rank 0 on h1 through its daemon; rank 1 reads
