@@ -68,6 +68,17 @@ constexpr std::array kSettings = {
     Setting{"FERRY_SCATTER_ALGORITHM", "auto", "Scatter algorithm: binomial or auto"},
     Setting{"FERRY_ALLGATHER_ALGORITHM", "auto", "Allgather algorithm: ring, recursive_doubling, bruck or auto"},
     Setting{"FERRY_ALLTOALL_ALGORITHM", "auto", "Alltoall algorithm: pairwise, bruck or auto"},
+    // Checkpoint/restart (fault/): mpirun sets these for its ranks; a user may
+    // set them by hand to run a program's hooks without mpirun's options.
+    Setting{"FERRY_CHECKPOINT_DIR", "",
+            "Directory that MPIX_Checkpoint commits epochs to and MPIX_Restore reads; empty: checkpoints go "
+            "nowhere (mpirun --checkpoint-dir)"},
+    Setting{"FERRY_CHECKPOINT_KEEP", "2", "Complete checkpoint epochs kept; older ones are removed (mpirun --checkpoint-keep)"},
+    Setting{"FERRY_RESTART_COUNT", "0",
+            "How many times the launcher has restarted this job (set by mpirun --max-restarts; Slurm's "
+            "SLURM_RESTART_COUNT is used when this is unset)"},
+    Setting{"FERRY_RESTART_FROM", "latest",
+            "Epoch that MPIX_Restore reads: latest, or an epoch number (mpirun --restart-from, -ckpoint-num)"},
 };
 
 const Setting* find(std::string_view name) {
