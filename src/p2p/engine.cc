@@ -364,7 +364,13 @@ void finalize() {
   drop_spare_chunks();
 }
 
-void set_route(int world_peer, Route route) { state->routes[static_cast<size_t>(world_peer)] = route; }
+// Peers of other jobs (MPI-3.1 §10) get indices past the world ranks as they
+// are adopted; the caller holds the progress lock, so no send reads the
+// table while it grows.
+void set_route(int world_peer, Route route) {
+  if (static_cast<size_t>(world_peer) >= state->routes.size()) state->routes.resize(static_cast<size_t>(world_peer) + 1);
+  state->routes[static_cast<size_t>(world_peer)] = route;
+}
 
 PacketHandler* packet_handler() { return &state->handler; }
 

@@ -56,4 +56,10 @@ bool enabled_providers(const std::string& list, std::vector<const Provider*>* en
   return true;
 }
 
+uint32_t job_tag(const std::string& nspace) {
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : nspace) hash = (hash ^ c) * 16777619u;
+  return hash;
+}
+
 }  // namespace ferry::transport

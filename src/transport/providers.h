@@ -20,10 +20,20 @@ struct JobLayout {
   std::string nspace;            // the job's name, unique on the host while it runs
   std::string hostname;
   std::vector<int> local_peers;  // world ranks on this host, this one included
+  bool singleton = false;        // started without a launcher (no PMIx server)
+  // The peer index of rank `rank` of another job (tagged by job_tag),
+  // or -1 if the runtime has not adopted that process (MPI-3.1 §10).
+  std::function<int(uint32_t job, int rank)> index_of;
   // Ends the job with a message, for failures found during progress (a
   // connection to a peer lost).
   std::function<void(const std::string& message)> fatal;
 };
+
+// A job's tag: a 32-bit hash (FNV-1a) of its PMIx namespace, by which a
+// transport names the job of a connecting process of another job.
+// Namespaces under one launcher are distinct strings; were two to hash
+// alike, the second job's processes would be refused as unknown.
+uint32_t job_tag(const std::string& nspace);
 
 struct Provider {
   const char* name;

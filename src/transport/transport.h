@@ -126,6 +126,13 @@ class Transport : public progress::Source {
   virtual void settled() {}
   // Whether this transport reaches world rank `peer`, and how.
   virtual std::optional<Reach> reach(int peer) const = 0;
+  // A process of another job became peer index `peer` (beyond the world
+  // ranks; MPI-3.1 §10, spawn and connect): whether this transport can
+  // reach it, and how. Its card is found through the Exchange on first use.
+  virtual std::optional<Reach> adopt(int peer) {
+    (void)peer;
+    return std::nullopt;
+  }
 
   // --- Packets ---
   // Queues the packet for world rank `peer`. Returns an error message

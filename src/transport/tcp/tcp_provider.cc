@@ -54,10 +54,14 @@ std::string card_field(const std::string& card, const std::string& field) {
 }  // namespace
 
 std::unique_ptr<Transport> TcpTransport::open(const JobLayout& job, PacketHandler* handler, std::string* error) {
-  if (job.size == 1) return nullptr;
+  // A job of one process still listens when a launcher started it: it may
+  // spawn or connect to other jobs (MPI-3.1 §10). A singleton cannot.
+  if (job.size == 1 && job.singleton) return nullptr;
   TcpOptions options;
   options.my_rank = job.rank;
   options.world_size = job.size;
+  options.my_job = job_tag(job.nspace);
+  options.index_of = job.index_of;
   options.my_hostname = job.hostname;
   std::string family = config::value("FERRY_TCP_FAMILY");
   if (family == "ipv4") options.family = Family::kIpv4;
@@ -114,11 +118,6 @@ bool TcpTransport::connect(Exchange& exchange, std::string* error) {
   }
   set_secret(secret);
   return true;
-}
-
-std::optional<Reach> TcpTransport::reach(int peer) const {
-  if (peer == options_.my_rank || peer < 0 || peer >= options_.world_size) return std::nullopt;
-  return Reach{eager_limit_, SIZE_MAX};
 }
 
 }  // namespace ferry::transport::tcp

@@ -62,6 +62,7 @@ bool handshake_valid(const Handshake& h, const uint8_t (&secret)[kSecretBytes], 
 struct TcpTransport::Peer {
   enum class State : uint8_t { kIdle, kConnecting, kOpen, kFailed };
   State state = State::kIdle;
+  bool reachable = false;      // a world rank, or a process the runtime adopted
   Connection* link = nullptr;  // where our packets to this rank go out
   Handshake handshake{};       // goes first on a connection we dialed
   size_t handshake_sent = sizeof(Handshake);
@@ -90,6 +91,7 @@ TcpTransport::TcpTransport(TcpOptions options, PacketHandler* handler)
     : options_(std::move(options)), handler_(handler) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   peers_.resize(static_cast<size_t>(options_.world_size));
+  for (int i = 0; i < options_.world_size; ++i) peers_[static_cast<size_t>(i)].reachable = i != options_.my_rank;
 }
 
 TcpTransport::~TcpTransport() {
@@ -97,6 +99,21 @@ TcpTransport::~TcpTransport() {
     if (c) close(c->fd);
   if (listen_fd_ >= 0) close(listen_fd_);
   if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+std::optional<Reach> TcpTransport::reach(int peer) const {
+  if (peer < 0 || static_cast<size_t>(peer) >= peers_.size() || !peers_[static_cast<size_t>(peer)].reachable)
+    return std::nullopt;
+  return Reach{eager_limit_, SIZE_MAX};
+}
+
+// Peers of other jobs are always reached over TCP: their shared-memory
+// segments were never opened here, and a port's partner may be on any host.
+std::optional<Reach> TcpTransport::adopt(int peer) {
+  if (peer < options_.world_size) return reach(peer);
+  if (static_cast<size_t>(peer) >= peers_.size()) peers_.resize(static_cast<size_t>(peer) + 1);
+  peers_[static_cast<size_t>(peer)].reachable = true;
+  return reach(peer);
 }
 
 bool TcpTransport::listen(const std::string& interface_filter, std::string* card, std::string* error) {
@@ -250,7 +267,7 @@ void TcpTransport::start_connect(int peer, Peer& p) {
   int fd = socket(endpoint->address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return give_up(std::string("socket: ") + std::strerror(errno));
   set_nodelay(fd);
-  p.handshake = Handshake{kHandshakeMagic, kHandshakeVersion, options_.my_rank, 0, {}};
+  p.handshake = Handshake{kHandshakeMagic, kHandshakeVersion, options_.my_rank, options_.my_job, {}};
   std::memcpy(p.handshake.secret, options_.secret, kSecretBytes);
   p.handshake_sent = 0;
   p.link = &add_connection(fd, peer, /*dialed=*/true);
@@ -379,12 +396,18 @@ bool TcpTransport::read_handshake(Connection& c) {
   if (n < 0) return would_block();
   c.hello_received += static_cast<size_t>(n);
   if (c.hello_received < sizeof(Handshake)) return true;
-  if (!handshake_valid(c.hello, options_.secret, options_.world_size)) {
+  // A process of this job, or one of another job that the runtime adopted.
+  bool ours = c.hello.job == options_.my_job;
+  int peer = !handshake_valid(c.hello, options_.secret, ours ? options_.world_size : INT32_MAX) ? -1
+             : ours                                                                           ? c.hello.rank
+             : options_.index_of ? options_.index_of(c.hello.job, c.hello.rank)
+                                 : -1;
+  if (peer < 0) {
     ++refused_;
-    FERRY_DEBUG(kTcp, "refused a connection: no valid handshake with this job's secret");
+    FERRY_DEBUG(kTcp, "refused a connection: no valid handshake with this job's secret from a known process");
     return false;
   }
-  c.peer = c.hello.rank;
+  c.peer = peer;
   c.authenticated = true;
   // Adopted as our link to that rank unless we opened one ourselves: then
   // both ranks connected at once, and each keeps sending on its own.

@@ -15,6 +15,12 @@
 // first bytes a connecting rank sends are a handshake carrying the job
 // secret; an accepted connection without it is closed before anything else
 // is read from it.
+//
+// Processes of other jobs under the same launcher (MPI-3.1 §10: spawned
+// children, or a job that connected through a port) reach each other here
+// too: they share the launcher's secret, the handshake names the connecting
+// process by its job's tag and its rank there, and the runtime says which
+// peer index that is (TcpOptions::index_of) once it has adopted the process.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +40,13 @@ constexpr size_t kSecretBytes = 16;
 struct Handshake {
   uint32_t magic;    // 'FRRY'
   uint32_t version;
-  int32_t rank;      // the connecting rank (world)
-  uint32_t reserved;
+  int32_t rank;      // the connecting rank in its own job
+  uint32_t job;      // its job's tag (transport::job_tag of its namespace)
   uint8_t secret[kSecretBytes];
 };
 static_assert(sizeof(Handshake) == 32);
 constexpr uint32_t kHandshakeMagic = 0x59525246;  // "FRRY" little-endian
-constexpr uint32_t kHandshakeVersion = 1;
+constexpr uint32_t kHandshakeVersion = 2;
 
 // True if the handshake is ours and carries this job's secret. The secret is
 // compared in constant time.
@@ -49,12 +55,16 @@ bool handshake_valid(const Handshake& h, const uint8_t (&secret)[kSecretBytes], 
 struct TcpOptions {
   int my_rank = 0;
   int world_size = 1;
+  uint32_t my_job = 0;  // job_tag of this job's namespace
   std::string my_hostname;
   uint8_t secret[kSecretBytes] = {};
   Family family = Family::kAuto;
   int connect_timeout_ms = 30000;
   // Looks up a peer's contact card (PMIx, on first use).
   std::function<bool(int rank, std::string* card)> card_of;
+  // The peer index of rank `rank` of the job tagged `job` (not this job), or
+  // -1 if that process has not been adopted.
+  std::function<int(uint32_t job, int rank)> index_of;
   // A failure nothing can recover from (a peer's connection lost): the
   // runtime reports it and ends the job.
   std::function<void(const std::string& message)> fatal;
@@ -71,6 +81,7 @@ class TcpTransport final : public Transport {
   bool publish(Exchange& exchange, std::string* error) override;
   bool connect(Exchange& exchange, std::string* error) override;
   std::optional<Reach> reach(int peer) const override;
+  std::optional<Reach> adopt(int peer) override;
 
   // Opens the listening socket; returns the card to publish, or an error
   // message in `error`.
@@ -133,7 +144,7 @@ class TcpTransport final : public Transport {
   PacketHandler* handler_;
   int epoll_fd_ = -1;
   int listen_fd_ = -1;
-  std::vector<Peer> peers_;                               // by world rank
+  std::vector<Peer> peers_;                               // by peer index: world ranks, then adopted ones
   std::vector<std::unique_ptr<Connection>> connections_;  // by slot
   Connection* sole_ = nullptr;  // the only connection, if there is one (progress())
   unsigned direct_passes_ = 0;  // progress() passes that read sole_ without epoll
