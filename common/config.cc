@@ -43,6 +43,9 @@ constexpr std::array kSettings = {
     Setting{"FERRY_TCP_INTERFACE", "",
             "Address or interface name to publish for TCP (default: all up interfaces, loopback for same-host peers)"},
     Setting{"FERRY_CONNECT_TIMEOUT", "30", "Seconds to wait for a TCP connection to a peer before failing"},
+    Setting{"FERRY_PORT_TIMEOUT", "60",
+            "Seconds MPI_Comm_connect waits for an MPI_Comm_accept on its port, and MPI_Comm_spawn for the "
+            "spawned processes' MPI_Init, before failing (MPI_ERR_PORT, MPI_ERR_SPAWN)"},
     // Launcher (mpirun and its node daemons).
     Setting{"FERRY_LAUNCH_FANOUT", "32",
             "Children per process in the tree of node daemons (mpirun at the root): how many hosts any one "

@@ -60,6 +60,7 @@ void create_predefined(int world_rank, int world_size) {
   slots = std::make_unique<context_ids::Allocator>();
   slots->reserve(context_ids::kWorldSlot);
   slots->reserve(context_ids::kSelfSlot);
+  slots->reserve(context_ids::kBridgeSlot);
 
   world_comm = Communicator{};
   world_comm.handle = MPI_COMM_WORLD;

@@ -63,6 +63,9 @@ constexpr uint32_t kContextsPerSlot = 3;
 constexpr uint32_t kSlots = 2048;
 constexpr uint32_t kWorldSlot = 0;
 constexpr uint32_t kSelfSlot = 1;
+// The two leaders of MPI_Comm_accept/connect/spawn/join talk on this slot
+// before their groups share one (runtime/ports.cc), told apart by tag.
+constexpr uint32_t kBridgeSlot = 2;
 // A communicator whose agreement has not finished yet (MPI_Comm_idup).
 constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr uint32_t kNoContext = UINT32_MAX;

@@ -20,6 +20,7 @@ namespace ferry::pmi {
 namespace {
 
 pmix_proc_t me;
+std::string my_nspace;
 bool initialized = false;
 bool singleton = false;
 std::vector<int> local_peers;  // world ranks on this host, including us
@@ -202,6 +203,7 @@ Err init(Job* job) {
     return pmix_error("PMIx_Init", rc);
   }
   initialized = true;
+  my_nspace = me.nspace;
   job->singleton = singleton;
   job->nspace = me.nspace;
   job->rank = static_cast<int>(me.rank);
@@ -221,7 +223,8 @@ Err init(Job* job) {
   if (!size) return fail(MPI_ERR_OTHER, "the PMIx server did not provide PMIX_JOB_SIZE");
   job->size = static_cast<int>(*size);
   job->universe_size = static_cast<int>(job_integer(PMIX_UNIV_SIZE).value_or(*size));
-  job->appnum = static_cast<int>(job_integer(PMIX_APPNUM).value_or(0));
+  // Per process first: the apps of MPI_Comm_spawn_multiple share one job.
+  job->appnum = static_cast<int>(my_integer(PMIX_APPNUM).value_or(job_integer(PMIX_APPNUM).value_or(0)));
 
   pmix_value_t* v = nullptr;
   if (get_job_value(PMIX_LOCAL_PEERS, &v) && v->type == PMIX_STRING && v->data.string != nullptr) {
@@ -293,6 +296,8 @@ std::optional<std::string> job_string(const char* key) {
   if (v) PMIX_VALUE_RELEASE(v);
   return result;
 }
+
+const std::string& nspace() { return my_nspace; }
 
 void abort(int code, const char* message) {
   if (!initialized || singleton) return;

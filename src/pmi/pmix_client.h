@@ -39,6 +39,9 @@ Err lookup(int rank, const char* key, std::string* value);
 // A job-level string the launcher registered (e.g. ferry.job.secret).
 std::optional<std::string> job_string(const char* key);
 
+// This process's PMIx namespace (its job's name).
+const std::string& nspace();
+
 // Asks the server to end the whole job; returns only if there is no server.
 void abort(int code, const char* message);
 

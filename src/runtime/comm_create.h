@@ -40,6 +40,13 @@ Err create_group(Communicator* parent, Group* group, int tag, Communicator** out
 // `remote_leader` matter at the local leader only.
 Err intercomm_create(Communicator* local_comm, int local_leader, Communicator* peer_comm, int remote_leader,
                      int tag, Communicator** out);
+// MPI_Comm_accept, _connect, _spawn and _join (runtime/ports.cc): the
+// leaders already reach each other over `bridge` (remote_leader is the
+// other's rank there, `tag` tells this bridge's traffic apart), and every
+// process knows the remote group (`remote`, peer indices). Collective over
+// local_comm and the remote group.
+Err intercomm_from_bridge(Communicator* local_comm, int local_leader, Communicator* bridge, int remote_leader,
+                          int tag, const groups::Members& remote, Communicator** out);
 // MPI_Intercomm_merge: collective over both groups.
 Err intercomm_merge(Communicator* inter, bool high, Communicator** out);
 // The intercommunicator object on `slot` (context_ids::kNoSlot: decided

@@ -156,6 +156,25 @@ Err intercomm_create(Communicator* local_comm, int local_leader, Communicator* p
   return {};
 }
 
+Err intercomm_from_bridge(Communicator* local_comm, int local_leader, Communicator* bridge, int remote_leader,
+                          int tag, const groups::Members& remote, Communicator** out) {
+  *out = nullptr;
+  LeaderLink link{bridge, remote_leader, tag, pt2pt::Context::kPointToPoint};
+  Communicator* local = nullptr;
+  if (Err e = create(local_comm, local_comm->group, &local)) return e;
+  uint32_t slot = 0;
+  if (Err agreed = agree_both("MPI_Comm_accept/connect",
+                              context_ids::priority(context_ids::kSlots, context_ids::Origin::kCreateGroup,
+                                                    static_cast<uint32_t>(tag)),
+                              local, local_leader, link, &slot)) {
+    discard(local);
+    return agreed;
+  }
+  groups::retain(local_comm->group);
+  *out = make_inter(local_comm, local_comm->group, remote, slot, local);
+  return {};
+}
+
 Err intercomm_merge(Communicator* inter, bool high, Communicator** out) {
   *out = nullptr;
   LeaderLink link = link_of(inter);

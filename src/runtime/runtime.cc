@@ -17,6 +17,8 @@
 #include "base/request.h"
 #include "mpi.h"
 #include "p2p/engine.h"
+#include "runtime/dynamic.h"
+#include "runtime/peers.h"
 #include "transport/providers.h"
 
 namespace ferry::runtime {
@@ -30,6 +32,7 @@ struct State {
   pmi::Job job;
   std::unique_ptr<transport::Exchange> exchange;          // outlives the transports
   std::vector<std::unique_ptr<transport::Transport>> transports;  // in preference order
+  std::vector<bool> polled;  // transports[i] is a progress source
 };
 State state;
 
@@ -39,7 +42,9 @@ class PmixExchange final : public transport::Exchange {
   bool publish(const std::string& key, const std::string& value, std::string* error) override {
     return ok(pmi::publish(key.c_str(), value), error);
   }
+  // Peers past the world ranks are processes of other jobs (runtime/peers.h).
   bool lookup(int rank, const std::string& key, std::string* value, std::string* error) override {
+    if (rank >= state.job.size) return ok(pmi::lookup(name_of(rank), key.c_str(), value), error);
     return ok(pmi::lookup(rank, key.c_str(), value), error);
   }
   std::optional<std::string> job_value(const std::string& key) override { return pmi::job_string(key.c_str()); }
@@ -118,6 +123,8 @@ Err setup_transports() {
   layout.hostname = job.hostname;
   layout.local_peers = job.local_peers;
   layout.fatal = [](const std::string& message) { abort_job(MPI_ERR_OTHER, message); };
+  layout.singleton = job.singleton;
+  layout.index_of = adopted_index;
   state.exchange = std::make_unique<PmixExchange>();
   bool settles = false;
   for (const transport::Provider* provider : enabled) {
@@ -126,13 +133,17 @@ Err setup_transports() {
     if (t) state.transports.push_back(std::move(t));
     settles = settles || provider->settles;
   }
-  if (job.size > 1) {
+  // A job of one process publishes its card too (no fence needed: nobody
+  // of this job waits for it), so that jobs it spawns or connects to can
+  // reach it.
+  if (job.size > 1 || !job.singleton) {
     for (auto& t : state.transports)
       if (!t->publish(*state.exchange, &error)) return fail(MPI_ERR_OTHER, "%s transport: %s", t->name(), error.c_str());
-    if (Err e = pmi::fence(true)) return e;
+    if (job.size > 1)
+      if (Err e = pmi::fence(true)) return e;
     for (auto& t : state.transports)
       if (!t->connect(*state.exchange, &error)) return fail(MPI_ERR_OTHER, "%s transport: %s", t->name(), error.c_str());
-    if (settles) {
+    if (settles && job.size > 1) {
       if (Err e = pmi::fence(false)) return e;
       for (auto& t : state.transports) t->settled();
     }
@@ -154,6 +165,7 @@ Err setup_transports() {
   // Only transports that carry traffic are polled: polling TCP costs a
   // system call (epoll_wait), so a rank whose peers all share its host
   // never polls it; nobody will connect to it.
+  state.polled = carries;
   for (size_t i = 0; i < state.transports.size(); ++i)
     if (carries[i]) progress::add_source(state.transports[i].get());
   return {};
@@ -194,6 +206,12 @@ Err init(int requested_thread_level, int* provided) {
   if (Err e = setup_transports()) return e;
   communicators::create_predefined(state.job.rank, state.job.size);
   state.initialized = true;
+  // A spawned job's MPI_Init is collective with its parents' MPI_Comm_spawn
+  // (MPI-3.1 §10.3.2): it connects to them before returning.
+  if (Err e = connect_to_parent()) {
+    state.initialized = false;
+    return e;
+  }
   FERRY_DEBUG(kInit, "initialized: %d ranks, %zu on host %s", state.job.size, state.job.local_peers.size(),
               state.job.hostname.c_str());
   return {};
@@ -231,6 +249,24 @@ bool finalized() { return state.finalized; }
 int thread_level() { return state.thread_level; }
 bool is_main_thread() { return std::this_thread::get_id() == state.main_thread; }
 const pmi::Job& job() { return state.job; }
+
+Err route_adopted(int index, const pmi::ProcessName& name) {
+  progress::Lock lock;
+  for (size_t i = 0; i < state.transports.size(); ++i) {
+    std::optional<transport::Reach> reach = state.transports[i]->adopt(index);
+    if (!reach) continue;
+    p2p::set_route(index, p2p::Route{state.transports[i].get(), *reach});
+    if (!state.polled[i]) {
+      state.polled[i] = true;
+      progress::add_source(state.transports[i].get());
+    }
+    FERRY_DEBUG(kP2p, "peer %d (rank %d of job %s) via %s", index, name.rank, name.nspace.c_str(),
+                state.transports[i]->name());
+    return {};
+  }
+  return fail(MPI_ERR_OTHER, "no transport reaches rank %d of job %s (processes of other jobs need tcp in FERRY_TRANSPORTS)",
+              name.rank, name.nspace.c_str());
+}
 
 void abort_job(int exit_code, const std::string& message) {
   std::string line = "ferry: rank " + std::to_string(state.job.rank) + ": " + message + "\n";

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "pmi/dynamic.h"
 #include "pmi/pmix_client.h"
 
 namespace ferry::runtime {
@@ -18,6 +19,10 @@ bool finalized();
 int thread_level();
 bool is_main_thread();
 const pmi::Job& job();
+
+// Gives peer index `index` (a process of another job, runtime/peers.h) a
+// route over the first transport that reaches it.
+Err route_adopted(int index, const pmi::ProcessName& name);
 
 // Prints "ferry: rank R: <message>" on stderr, asks the launcher to end the
 // job with `exit_code`, and exits. Never returns.
