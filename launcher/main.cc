@@ -97,10 +97,12 @@ std::string current_directory() {
   return ::getcwd(buffer, sizeof buffer) != nullptr ? buffer : "/";
 }
 
-// MPI_UNIVERSE_SIZE (PMIX_UNIV_SIZE): the slots of mpirun's allocation,
-// the hosts' (hostfile, -H, Slurm) or, on this host alone, its CPUs, as
-// Open MPI counts a host without a slot count; never less than the job.
+// MPI_UNIVERSE_SIZE (PMIX_UNIV_SIZE): --universe-size if given, else the
+// slots of mpirun's allocation, the hosts' (hostfile, -H, Slurm) or, on
+// this host alone, its CPUs, as Open MPI counts a host without a slot
+// count; never less than the job.
 int universe_size(const Options& options) {
+  if (options.universe_size > 0) return std::max(options.universe_size, options.num_ranks);
   int64_t slots = 0;
   for (const ferry::hosts::HostEntry& h : options.hosts)
     slots += h.max_slots > 0 ? std::min(h.slots, h.max_slots) : std::max(0, h.slots);

@@ -45,6 +45,7 @@ constexpr Spelling kSingleDashSpellings[] = {
     {"-tag-output", "--tag-output"},                // Open MPI (pre-5 spelling)
     {"-allow-run-as-root", "--allow-run-as-root"},  // Open MPI (pre-5 spelling)
     {"-timeout", "--timeout"},                      // Open MPI
+    {"-usize", "--universe-size"},                  // Hydra
     {"-version", "--version"},                      // Open MPI, Hydra
     {"-help", "--help"},                            // Hydra
 };
@@ -71,6 +72,7 @@ struct RawOptions {
   std::string launch_agent;
   bool accept_new_host_keys = false;
   std::string timeout;
+  std::string universe_size;
 };
 
 constexpr const char* kFooter = R"(
@@ -78,7 +80,7 @@ Everything after the program name is passed to the program; "--" ends
 mpirun's options explicitly. Single-dash spellings -np, -genv, -env, -wdir,
 -wd, -ppn, -npernode, -hostfile, -machinefile, -host, -hosts, -map-by,
 -bind-to, -report-bindings, -launch-agent, -launcher-exec, -oversubscribe,
--tag-output, -allow-run-as-root are accepted too.
+-tag-output, -allow-run-as-root, -timeout, -usize are accepted too.
 
 Hosts: without --hostfile or -H, and outside a Slurm allocation, all ranks
 run on this host, and more ranks than cores is allowed (the ranks then share
@@ -200,6 +202,11 @@ std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
                   "End the job, as a failure (exit status 124), once it has run SECONDS; MPIEXEC_TIMEOUT (Hydra) "
                   "sets it too")
       ->type_name("SECONDS")
+      ->multi_option_policy(last);
+  app->add_option("--universe-size", raw.universe_size,
+                  "MPI_UNIVERSE_SIZE: how many processes the job may expect to run, spawned ones included "
+                  "(default: the allocation's slots; on this host alone its CPUs); also -usize (Hydra)")
+      ->type_name("N")
       ->multi_option_policy(last);
   app->set_version_flag("--version", "mpirun (Ferry) " FERRY_VERSION_STRING);
   // The first argument that is not an option is the program; it and all
@@ -332,6 +339,12 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
       if (!s || *s <= 0) return failure(what + " needs a positive number of seconds, not '" + text + "'");
       o.timeout_s = *s;
     }
+  }
+  if (!raw.universe_size.empty()) {
+    std::optional<int> n = parse_count(raw.universe_size);
+    if (!n || *n <= 0)
+      return failure("--universe-size needs a positive number of processes, not '" + raw.universe_size + "'");
+    o.universe_size = *n;
   }
   if (!raw.ranks_per_host.empty()) {
     std::optional<int> n = parse_count(raw.ranks_per_host);

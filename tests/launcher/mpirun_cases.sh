@@ -349,6 +349,13 @@ case_universe_size() {  # PMIX_UNIV_SIZE: the allocation's slots
   run --hostfile "$WORK/hosts" -n 2 "$SPAWN_PROBE" universe 5
   expect_status 0
   expect_out_lines "^spawn-probe: universe 5 ok$" 2
+  # Given by hand (Hydra's -usize), over the allocation's count.
+  run --hostfile "$WORK/hosts" -usize 9 -n 2 "$SPAWN_PROBE" universe 9
+  expect_status 0
+  expect_out_lines "^spawn-probe: universe 9 ok$" 2
+  run -n 1 --universe-size zero "$SPAWN_PROBE" universe 1
+  expect_status 1
+  expect_err "universe-size needs a positive number"
 }
 
 name=$1
