@@ -21,6 +21,7 @@
 #include "common/debug.h"
 #include "p2p/pt2pt.h"
 #include "runtime/comm_create.h"
+#include "runtime/peers.h"
 
 namespace ferry::communicators {
 namespace {
@@ -63,22 +64,34 @@ Err both_groups_band(Communicator* local, int leader, const LeaderLink& link, ui
   return {};
 }
 
-// The leaders swap member lists (world ranks: the size, then the list), and
-// each broadcasts what it got over `group_comm`, whose rank `leader` it is:
-// every process learns the other side's list in *theirs.
+// The leaders swap member lists and each broadcasts what it got over
+// `group_comm`, whose rank `leader` it is: every process learns the other
+// side's list in *theirs. The lists travel as process names (runtime/peers.h),
+// since the two groups may be of different jobs (a spawned job's, MPI-3.1
+// §10.3): each process adopts the other group's processes before it takes
+// part in any later step, so no peer is sent to before it knows the sender.
 Err swap_members(const LeaderLink& link, Communicator* group_comm, int leader, const groups::Members& mine,
                  groups::Members* theirs) {
   const Datatype* ints = find_datatype(MPI_INT);
-  int size = static_cast<int>(mine.size()), their_size = 0;
+  const Datatype* chars = find_datatype(MPI_CHAR);
+  std::string my_names = runtime::names_of(mine), their_names;
+  int length = static_cast<int>(my_names.size()), their_length = 0;
   if (group_comm->rank == leader) {
-    if (Err e = swap(link, &size, 1, &their_size, 1)) return e;
-    theirs->resize(static_cast<size_t>(their_size));
-    if (Err e = swap(link, mine.data(), size, theirs->data(), their_size)) return e;
+    if (Err e = swap(link, &length, 1, &their_length, 1)) return e;
+    their_names.resize(static_cast<size_t>(their_length));
+    int code = MPI_SUCCESS;
+    if (Err e = pt2pt::sendrecv(pt2pt::Message{my_names.data(), length, chars}, link.remote_leader, link.tag,
+                                their_names.data(), their_length, chars, link.remote_leader, link.tag, link.comm,
+                                MPI_STATUS_IGNORE, &code, link.context))
+      return e;
+    if (code != MPI_SUCCESS) return Err(error_code::class_of(code), error_code::text(code));
   }
-  if (group_comm->size == 1) return {};
-  if (Err e = coll::bcast(&their_size, 1, ints, leader, group_comm)) return e;
-  theirs->resize(static_cast<size_t>(their_size));
-  return coll::bcast(theirs->data(), their_size, ints, leader, group_comm);
+  if (group_comm->size > 1) {
+    if (Err e = coll::bcast(&their_length, 1, ints, leader, group_comm)) return e;
+    their_names.resize(static_cast<size_t>(their_length));
+    if (Err e = coll::bcast(their_names.data(), their_length, chars, leader, group_comm)) return e;
+  }
+  return runtime::adopt_all(their_names, theirs);
 }
 
 // A slot free at every process of both groups. `need`: this process gets
