@@ -45,6 +45,10 @@ constexpr Spelling kSingleDashSpellings[] = {
     {"-tag-output", "--tag-output"},                // Open MPI (pre-5 spelling)
     {"-allow-run-as-root", "--allow-run-as-root"},  // Open MPI (pre-5 spelling)
     {"-timeout", "--timeout"},                      // Open MPI
+    {"-ckpoint-prefix", "--checkpoint-dir"},        // Hydra
+    {"-ckpoint-interval", "--checkpoint-interval"}, // Hydra
+    {"-ckpoint-num", "--restart-from"},             // Hydra
+    {"-ckpointlib", "--ckpointlib"},                // Hydra
     {"-version", "--version"},                      // Open MPI, Hydra
     {"-help", "--help"},                            // Hydra
 };
@@ -71,6 +75,7 @@ struct RawOptions {
   std::string launch_agent;
   bool accept_new_host_keys = false;
   std::string timeout;
+  RawFaultOptions fault;
 };
 
 constexpr const char* kFooter = R"(
@@ -78,7 +83,8 @@ Everything after the program name is passed to the program; "--" ends
 mpirun's options explicitly. Single-dash spellings -np, -genv, -env, -wdir,
 -wd, -ppn, -npernode, -hostfile, -machinefile, -host, -hosts, -map-by,
 -bind-to, -report-bindings, -launch-agent, -launcher-exec, -oversubscribe,
--tag-output, -allow-run-as-root are accepted too.
+-tag-output, -allow-run-as-root, -timeout, -ckpoint-prefix, -ckpoint-interval,
+-ckpoint-num, -ckpointlib are accepted too.
 
 Hosts: without --hostfile or -H, and outside a Slurm allocation, all ranks
 run on this host, and more ranks than cores is allowed (the ranks then share
@@ -122,6 +128,16 @@ with that status (128+N for signal N, the MPI_Abort error code). SIGINT and
 SIGTERM sent to mpirun are passed to the ranks. A job still running after
 --timeout SECONDS (or MPIEXEC_TIMEOUT) is ended the same way, and mpirun
 exits 124. Otherwise mpirun exits 0.
+
+Restarts: with --max-restarts N, a job that failed (a rank's non-zero exit,
+signal or MPI_Abort, a lost host, --timeout) is ended as above and started
+again, after --restart-delay SECONDS, with the same arguments and placement;
+the ranks see FERRY_RESTART_COUNT (1, 2, ...) and restore from the latest
+complete checkpoint in --checkpoint-dir. A host that was lost is left out
+when the other hosts' slots hold every rank. Once N restarts are spent,
+mpirun prints one line per attempt and exits with the last failure's status.
+Checkpoints: SIGUSR1 to mpirun, or every --checkpoint-interval SECONDS, makes
+MPIX_Checkpoint_due answer 1 on every rank.
 
 Running as root is allowed; --allow-run-as-root is accepted for scripts
 written for Open MPI, which refuses root without it.
@@ -201,6 +217,7 @@ std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
                   "sets it too")
       ->type_name("SECONDS")
       ->multi_option_policy(last);
+  add_fault_options(*app, raw.fault);
   app->set_version_flag("--version", "mpirun (Ferry) " FERRY_VERSION_STRING);
   // The first argument that is not an option is the program; it and all
   // that follows are left in remaining() for the ranks.
@@ -386,6 +403,7 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
     return refused;
   }
   o.placement = std::move(placed.placement);
+  o.placement_request = std::move(request);
   o.num_ranks = int(o.placement.node_of_rank.size());
   for (const PlacedNode& node : o.placement.nodes)
     if (node.ranks.size() > size_t(kMaxRanks))
@@ -410,6 +428,10 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
         return failure("-genv/-env needs a variable name without '=', not '" + name + "'");
       o.environment.emplace_back(name, value);
     }
+
+  // Checkpoints and restarts; their settings go to the ranks after -x/-genv.
+  if (std::string problem = apply_fault_options(raw.fault, o.fault, o.environment); !problem.empty())
+    return failure(problem);
 
   // The working directory, made absolute: the ranks change to it before
   // exec, and a relative program is found from it (as Open MPI and Hydra do).
