@@ -17,7 +17,8 @@
  * ends a probe that would otherwise outlive a broken mpirun. Extra
  * arguments are ignored (the cases pass a mark to find leftovers by).
  * Times are printed in microseconds of CLOCK_REALTIME ("at=US") so that a
- * case can measure a restart: the failing rank's end to the next start. */
+ * case can measure a restart: the failing rank's end to the next start; and
+ * the host the rank runs on ("host=H"). */
 #include <pmix.h>
 #include <poll.h>
 #include <signal.h>
@@ -45,7 +46,9 @@ static int env_int(const char *name) {
 }
 
 static void say(const char *what) {
-  printf("restart-probe: rank %d attempt %d %s at=%lld\n", rank, attempt, what, now_us());
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  printf("restart-probe: rank %d attempt %d %s at=%lld host=%s\n", rank, attempt, what, now_us(), host);
   fflush(stdout);
 }
 
