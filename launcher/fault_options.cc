@@ -62,12 +62,12 @@ std::string absolute(const std::string& path) {
 
 void add_fault_options(CLI::App& app, RawFaultOptions& raw) {
   const auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("--checkpoint-dir,--ckpoint-prefix", raw.checkpoint_dir,
+  app.add_option("--checkpoint-dir", raw.checkpoint_dir,
                  "Directory the ranks' MPIX_Checkpoint commits to and MPIX_Restore reads (created if needed); "
                  "also -ckpoint-prefix (Hydra)")
       ->type_name("DIR")
       ->multi_option_policy(last);
-  app.add_option("--checkpoint-interval,--ckpoint-interval", raw.checkpoint_interval,
+  app.add_option("--checkpoint-interval", raw.checkpoint_interval,
                  "Ask the ranks for a checkpoint every SECONDS (MPIX_Checkpoint_due answers 1); SIGUSR1 to "
                  "mpirun asks at once; also -ckpoint-interval")
       ->type_name("SECONDS")
@@ -88,7 +88,7 @@ void add_fault_options(CLI::App& app, RawFaultOptions& raw) {
   app.add_option("--restart-delay", raw.restart_delay, "Seconds between a failed attempt and the next (default 0)")
       ->type_name("SECONDS")
       ->multi_option_policy(last);
-  app.add_option("--restart-from,--ckpoint-num", raw.restart_from,
+  app.add_option("--restart-from", raw.restart_from,
                  "Checkpoint epoch the ranks' MPIX_Restore reads: N or latest (default); also -ckpoint-num "
                  "(Hydra)")
       ->type_name("N|latest")
