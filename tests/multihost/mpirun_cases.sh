@@ -314,6 +314,20 @@ case $case_name in
     done
     expect_nothing_left "$RESTART_PROBE"
     ;;
+  checkpoint_settings_remote)
+    # --checkpoint-dir, --checkpoint-keep and --restart-from reach the ranks
+    # that ferryd starts on the other hosts.
+    mkdir -p "$work/ckpt"
+    chmod 777 "$work" "$work/ckpt"
+    run_mpirun -H h1,h2 -n 2 --checkpoint-dir "$work/ckpt" --checkpoint-keep 4 --restart-from 2 \
+      "$RESTART_PROBE" env
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    for r in 0 1; do
+      for kv in "FERRY_CHECKPOINT_DIR=$work/ckpt" FERRY_CHECKPOINT_KEEP=4 FERRY_RESTART_FROM=2; do
+        grep -qx "restart-probe: rank $r attempt 0 $kv" "$work/out" || { show; fail "rank $r lacks $kv"; }
+      done
+    done
+    ;;
   *)
     fail "unknown case"
     ;;
