@@ -148,6 +148,13 @@ case_checkpoint_environment() {  # the options reach the ranks as FERRY_* settin
   expect_lines out "attempt 0 FERRY_CHECKPOINT_DIR=$WORK/ckpt/a$" 2
   expect_lines out "attempt 0 FERRY_CHECKPOINT_KEEP=3$" 2
   expect_lines out "attempt 0 FERRY_RESTART_FROM=4$" 2
+  # --restart-from is the first attempt's: a restart reads the latest epoch.
+  # (Rank 0 fails in attempt 0: rank 1 may be ended before it prints.)
+  run --checkpoint-dir "$WORK/ckpt/a" --restart-from 4 --max-restarts 1 -n 2 "$P" env fail-once
+  expect_status 0
+  expect_lines out "rank 0 attempt 0 FERRY_RESTART_FROM=4$" 1
+  expect_lines out "attempt 1 FERRY_RESTART_FROM=latest$" 2
+  expect_lines out "attempt 1 FERRY_CHECKPOINT_DIR=$WORK/ckpt/a$" 2
   # Hydra's spellings, and a relative directory made absolute.
   (cd "$WORK" && "$MPIRUN" -ckpoint-prefix rel -ckpoint-num latest -ckpointlib app -n 1 "$P" env) \
     >"$WORK/out" 2>"$WORK/err" </dev/null || fail "Hydra's spellings refused"

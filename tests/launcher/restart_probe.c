@@ -8,7 +8,8 @@
  *                           others; in later attempts every rank prints
  *                           "ok" and exits 0
  *   restart_probe always-fail R CODE   rank R exits CODE in every attempt
- *   restart_probe env       prints FERRY_CHECKPOINT_DIR, _KEEP, FERRY_RESTART_FROM
+ *   restart_probe env [fail-once]  prints FERRY_CHECKPOINT_DIR, _KEEP,
+ *                           FERRY_RESTART_FROM (and rank 0 exits 1 in attempt 0)
  *   restart_probe due N     PMIx client: registers a handler for the
  *                           checkpoint-due event, prints "ready", and exits
  *                           0 once N events came ("got N due events")
@@ -129,7 +130,7 @@ int main(int argc, char **argv) {
       const char *v = getenv(names[i]);
       printf("restart-probe: rank %d attempt %d %s=%s\n", rank, attempt, names[i], v != NULL ? v : "(unset)");
     }
-    return 0;
+    return argc > 2 && strcmp(argv[2], "fail-once") == 0 && attempt == 0 && rank == 0 ? 1 : 0;
   }
   if (strcmp(mode, "due") == 0 && argc > 2) return due(atoi(argv[2]));
   fprintf(stderr, "usage: restart_probe fail-once exit|kill|hang R | always-fail R CODE | env | due N\n");

@@ -316,15 +316,21 @@ case $case_name in
     ;;
   checkpoint_settings_remote)
     # --checkpoint-dir, --checkpoint-keep and --restart-from reach the ranks
-    # that ferryd starts on the other hosts.
+    # that ferryd starts on the other hosts, and so does FERRY_RESTART_COUNT.
     mkdir -p "$work/ckpt"
     chmod 777 "$work" "$work/ckpt"
+    # A restart (attempt 1) reads the latest epoch and knows its count.
     run_mpirun -H h1,h2 -n 2 --checkpoint-dir "$work/ckpt" --checkpoint-keep 4 --restart-from 2 \
-      "$RESTART_PROBE" env
+      --max-restarts 1 "$RESTART_PROBE" env fail-once
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    # Rank 0 fails in attempt 0 (rank 1 may be ended before it prints).
+    for kv in "0 attempt 0 FERRY_CHECKPOINT_DIR=$work/ckpt" "0 attempt 0 FERRY_CHECKPOINT_KEEP=4" \
+              "0 attempt 0 FERRY_RESTART_FROM=2"; do
+      grep -qx "restart-probe: rank $kv" "$work/out" || { show; fail "no line 'rank $kv'"; }
+    done
     for r in 0 1; do
-      for kv in "FERRY_CHECKPOINT_DIR=$work/ckpt" FERRY_CHECKPOINT_KEEP=4 FERRY_RESTART_FROM=2; do
-        grep -qx "restart-probe: rank $r attempt 0 $kv" "$work/out" || { show; fail "rank $r lacks $kv"; }
+      for kv in "FERRY_CHECKPOINT_DIR=$work/ckpt" FERRY_CHECKPOINT_KEEP=4 FERRY_RESTART_FROM=latest; do
+        grep -qx "restart-probe: rank $r attempt 1 $kv" "$work/out" || { show; fail "no line 'rank $r attempt 1 $kv'"; }
       done
     done
     ;;
