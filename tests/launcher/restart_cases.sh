@@ -114,7 +114,7 @@ case_timeout_restart() {  # --timeout ends a hung job: 124 alone, a restart with
   expect_no_leftovers
 }
 
-case_interrupt_is_final() {  # SIGTERM to mpirun ends the job without a restart
+case_interrupt_is_final() {  # SIGTERM to mpirun, during an attempt or before a restart, ends it for good
   "$MPIRUN" --max-restarts 3 -n 2 "$P" fail-once hang 0 "$MARK" >"$WORK/out" 2>"$WORK/err" &
   pid=$!
   wait_for_lines "$WORK/out" "attempt 0 started" 2
@@ -123,6 +123,18 @@ case_interrupt_is_final() {  # SIGTERM to mpirun ends the job without a restart
   STATUS=$?
   expect_status 143
   grep -q "restarting" "$WORK/err" && fail "restarted after SIGTERM"
+  expect_no_leftovers
+  # SIGTERM while waiting to restart: no restart, the summary, the failure's status.
+  "$MPIRUN" --max-restarts 3 --restart-delay 20 -n 2 "$P" always-fail 1 3 "$MARK" >"$WORK/out" 2>"$WORK/err" &
+  pid=$!
+  wait_for_lines "$WORK/err" "restarting the job" 1
+  kill -TERM $pid
+  wait $pid
+  STATUS=$?
+  expect_status 3
+  expect_err "^mpirun: interrupted by signal 15 before the restart; not restarting$"
+  expect_err "^mpirun: the job failed 1 time (--max-restarts 3):$"
+  expect_lines out "attempt 1" 0
   expect_no_leftovers
 }
 
