@@ -131,6 +131,7 @@ class Job {
     outcome.failure = failure_ ? failure_->message : "";
     outcome.restartable = failure_ && restartable_;
     outcome.lost_hosts = lost_hosts_;
+    outcome.unreachable = unreachable_;
     outcome.started_ms = started;
     outcome.failed_ms = failed_ms_;
     FERRY_DEBUG(kLaunch, "job ended after %.1f ms: exit status %d", monotonic_ms() - t0, outcome.status);
@@ -169,8 +170,14 @@ class Job {
     remote.launch_agent = options_.launch_agent;
     remote.accept_new_host_keys = options_.accept_new_host_keys;
     remote.timeout_ms = int(config::integer("FERRY_LAUNCH_TIMEOUT")) * 1000;
-    std::string error = start_node_daemons(plan_, port, remote);
+    std::string failed_host;
+    std::string error = start_node_daemons(plan_, port, remote, &failed_host);
     if (!error.empty()) {
+      if (!failed_host.empty()) {
+        std::string why = error;
+        if (std::string prefix = "mpirun: " + failed_host + ": "; why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+        unreachable_ = LostHost{failed_host, "cannot start its node daemon: " + why};
+      }
       fail({error, 1}, -1, kFinal);
       return;
     }
@@ -391,7 +398,7 @@ class Job {
       if (n >= 0)
         for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
     }
-    if (phase_ == Phase::kRunning) lost_hosts_.push_back({host, reason});
+    if (phase_ == Phase::kRunning) lost_hosts_.push_back({host, "its node daemon was lost (" + reason + ")"});
     fail({"mpirun: lost the node daemon on " + host + " (" + reason + "); its ranks are gone", 1});
   }
 
@@ -556,6 +563,7 @@ class Job {
   bool restartable_ = false;
   double failed_ms_ = 0;
   std::vector<LostHost> lost_hosts_;
+  std::optional<LostHost> unreachable_;
 };
 
 }  // namespace

@@ -33,7 +33,8 @@ struct RankDefaults {
   std::optional<rlimit> file_limit;  // set when mpirun raised its own
 };
 
-// A host whose node daemon's link was lost while the job ran.
+// A host the job lost, and why ("its node daemon was lost (connection
+// closed)", "cannot start its node daemon: ...").
 struct LostHost {
   std::string host;
   std::string reason;
@@ -45,7 +46,10 @@ struct JobOutcome {
   std::string failure;       // the line that reported the first failure
   bool restartable = false;  // failed in a way --max-restarts starts again
                              // (a rank, a lost host, the time limit)
-  std::vector<LostHost> lost_hosts;
+  std::vector<LostHost> lost_hosts;  // whose node daemon's link was lost while the job ran
+  // A host whose node daemon could not be started: final for a first run
+  // (the host list is wrong), a lost host for a restart (it was there).
+  std::optional<LostHost> unreachable;
   double started_ms = 0;     // monotonic_ms() once every rank was started
   double failed_ms = 0;      // monotonic_ms() when the first failure was noticed
 };

@@ -38,10 +38,11 @@ std::string describe(const JobOutcome& outcome) {
 // Drops the hosts whose daemon was lost and places the job's ranks on the
 // others, with the same policy. Returns "" or why the job cannot restart.
 std::string leave_out(Options& options, const std::vector<LostHost>& lost) {
-  std::string names;
+  std::string names, reasons;
   for (const LostHost& l : lost) {
     std::erase_if(options.hosts, [&](const hosts::HostEntry& h) { return h.name == l.host; });
-    names += (names.empty() ? "" : ", ") + l.host + " (" + l.reason + ")";
+    names += (names.empty() ? "" : ", ") + l.host;
+    reasons += (reasons.empty() ? "" : "; ") + l.host + ": " + l.reason;
   }
   PlacementRequest request = options.placement_request;
   request.hosts = options.hosts;
@@ -49,14 +50,13 @@ std::string leave_out(Options& options, const std::vector<LostHost>& lost) {
   PlacementResult placed = options.hosts.empty() ? PlacementResult{{}, "mpirun: no host is left"}
                                                  : place_ranks(request, is_this_host);
   if (!placed.error.empty())
-    return "cannot restart the job without " + names + ": " + without_prefix(placed.error);
+    return "cannot restart the job without " + names + " (" + reasons + "): " + without_prefix(placed.error);
   options.placement = std::move(placed.placement);
   options.placement_request = std::move(request);
   int slots = 0;
   for (const hosts::HostEntry& h : options.hosts) slots += h.slots;
-  print_line("leaving out " + names + ": its node daemon was lost; the " + std::to_string(options.num_ranks) +
-             " ranks restart on the " + std::to_string(options.placement.nodes.size()) + " other hosts (" +
-             std::to_string(slots) + " slots)");
+  print_line("leaving out " + reasons + "; the " + std::to_string(options.num_ranks) + " ranks restart on " +
+             std::to_string(options.placement.nodes.size()) + " other hosts (" + std::to_string(slots) + " slots)");
   return "";
 }
 
@@ -132,12 +132,16 @@ int run_with_restarts(const Options& options, PmixHost& server, const RankDefaul
     if (outcome.status == 0) return 0;
     attempts.push_back(describe(outcome));
     failed_ms = outcome.failed_ms;
-    if (!outcome.restartable || attempt >= max_restarts) {
+    // A host that ran the job before and cannot be reached now is lost.
+    std::vector<LostHost> lost = outcome.lost_hosts;
+    bool unreachable = attempt > 0 && outcome.unreachable;
+    if (unreachable) lost.push_back(*outcome.unreachable);
+    if (!(outcome.restartable || unreachable) || attempt >= max_restarts) {
       if (max_restarts > 0) print_summary(attempts, max_restarts);
       return outcome.status;
     }
-    if (!outcome.lost_hosts.empty()) {
-      if (std::string problem = leave_out(current, outcome.lost_hosts); !problem.empty()) {
+    if (!lost.empty()) {
+      if (std::string problem = leave_out(current, lost); !problem.empty()) {
         print_line(problem);
         print_summary(attempts, max_restarts);
         return outcome.status;

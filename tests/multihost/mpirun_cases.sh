@@ -261,10 +261,44 @@ case $case_name in
     status=$?
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     grep -q "lost the node daemon on h2" "$work/err" || { show; fail "no message about h2"; }
-    grep -q "^mpirun: leaving out h2 (.*): its node daemon was lost; the 3 ranks restart on the 2 other hosts (3 slots)$" \
+    grep -q "^mpirun: leaving out h2: its node daemon was lost (connection closed); the 3 ranks restart on 2 other hosts (3 slots)$" \
       "$work/err" || { show; fail "no line leaving out h2"; }
     got=$(sed -n 's/^restart-probe: rank \([0-9]\) attempt 1 ok at=[0-9]* host=\(.*\)$/\1 \2/p' "$work/out" | sort -n | tr '\n' ' ')
     [[ $got == "0 h1 1 h3 2 h3 " ]] || { show; fail "attempt 1 placement: $got"; }
+    expect_nothing_left "$RESTART_PROBE"
+    ;;
+  restart_leaves_out_unreachable_host)
+    # Rank 0 fails in attempt 0; then h2 cannot be reached (a launch agent
+    # that refuses it from its second start on): attempt 1 cannot start
+    # there, and attempt 2 runs without it.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=2\n"
+    cat >"$work/agent" <<EOF
+#!/bin/sh
+if [ "\$1" = h2 ]; then
+  echo x >>"$work/h2-starts"
+  if [ \$(wc -l <"$work/h2-starts") -ge 2 ]; then
+    echo "ssh: connect to host h2 port 22: Connection refused" >&2
+    exit 255
+  fi
+fi
+exec ssh "\$@"
+EOF
+    chmod +x "$work/agent"
+    run_mpirun --hostfile "$work/hosts" --launch-agent "$work/agent" -n 3 --max-restarts 2 \
+      "$RESTART_PROBE" fail-once exit 0
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^mpirun: h2: launch agent .* exited with status 255: ssh: connect to host h2 port 22: Connection refused$" \
+      "$work/err" || { show; fail "no line about h2's start"; }
+    grep -q "^mpirun: leaving out h2: cannot start its node daemon: launch agent .*Connection refused; the 3 ranks restart on 2 other hosts (3 slots)$" \
+      "$work/err" || { show; fail "no line leaving out h2"; }
+    got=$(sed -n 's/^restart-probe: rank \([0-9]\) attempt 2 ok at=[0-9]* host=\(.*\)$/\1 \2/p' "$work/out" | sort -n | tr '\n' ' ')
+    [[ $got == "0 h1 1 h3 2 h3 " ]] || { show; fail "attempt 2 placement: $got"; }
+    # In a first run an unreachable host is the host list's fault: no restart.
+    echo x >"$work/h2-starts"
+    run_mpirun --hostfile "$work/hosts" --launch-agent "$work/agent" -n 3 --max-restarts 2 \
+      "$RESTART_PROBE" fail-once exit 0
+    [[ $status -eq 1 ]] || { show; fail "first run: exit status $status"; }
+    grep -q "restarting" "$work/err" && { show; fail "first run: restarted"; }
     expect_nothing_left "$RESTART_PROBE"
     ;;
   restart_without_enough_slots)
