@@ -2,7 +2,8 @@
 // as their PMIx server, forwards their I/O and signals, and exits with the
 // job's status. The steps, in order: parse (nothing started yet), take over
 // signals (before PMIx starts its thread), start the PMIx server, register
-// the job, run it, clean up.
+// the job and run it (again after a failure, with --max-restarts: see
+// restarts.h), clean up.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
