@@ -301,6 +301,22 @@ EOF
     grep -q "restarting" "$work/err" && { show; fail "first run: restarted"; }
     expect_nothing_left "$RESTART_PROBE"
     ;;
+  mpirun_killed_while_restarting)
+    # mpirun dies of SIGKILL while it restarts a job that keeps failing (the
+    # kill lands in an attempt, or while daemons start): nothing is left.
+    write_hosts "h1 slots=1\nh2 slots=1\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 2 --max-restarts 50 \
+      "$RESTART_PROBE" always-fail 1 3 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 200); do
+      [[ $(grep -c "restarting the job" "$work/err") -ge 2 ]] && break
+      sleep 0.1
+    done
+    [[ $(grep -c "restarting the job" "$work/err") -ge 2 ]] || { show; fail "no second restart"; }
+    signal_our_mpirun KILL
+    wait $job
+    expect_nothing_left "$RESTART_PROBE"
+    ;;
   restart_without_enough_slots)
     # Without h2 the two other slots cannot hold 3 ranks: the restart fails
     # with a line saying so, the summary, and the failure's status.
