@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <charconv>
-#include <climits>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -14,17 +13,18 @@
 namespace ferry::launcher {
 namespace {
 
+// Timers count int milliseconds: 24 days at most.
+constexpr double kMaxMs = 24.0 * 24 * 3600 * 1000;
+
 // SECONDS as a user writes them: "30", "0.5". Milliseconds, or nothing for
-// text that is not a plain non-negative number (or is more than 24 days,
-// beyond what a timer in int milliseconds holds).
+// text that is not a plain non-negative number; -1 for more than kMaxMs.
 std::optional<int> parse_seconds(const std::string& text) {
   if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
   double s = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), s);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(s)) return std::nullopt;
   double ms = std::round(s * 1000);
-  if (ms > double(INT_MAX)) return std::nullopt;
-  return int(ms);
+  return ms > kMaxMs ? -1 : int(ms);
 }
 
 std::optional<int> parse_count(const std::string& text) {
@@ -112,6 +112,7 @@ std::string apply_fault_options(const RawFaultOptions& raw, FaultTolerance& out,
   }
   if (!raw.checkpoint_interval.empty()) {
     std::optional<int> ms = parse_seconds(raw.checkpoint_interval);
+    if (ms == -1) return "--checkpoint-interval " + raw.checkpoint_interval + " is more than 24 days";
     if (!ms || *ms <= 0)
       return "--checkpoint-interval needs a positive number of seconds, not '" + raw.checkpoint_interval + "'";
     out.checkpoint_interval_ms = *ms;
@@ -129,6 +130,7 @@ std::string apply_fault_options(const RawFaultOptions& raw, FaultTolerance& out,
   }
   if (!raw.restart_delay.empty()) {
     std::optional<int> ms = parse_seconds(raw.restart_delay);
+    if (ms == -1) return "--restart-delay " + raw.restart_delay + " is more than 24 days";
     if (!ms) return "--restart-delay needs a number of seconds (0 or more), not '" + raw.restart_delay + "'";
     out.restart_delay_ms = *ms;
   }

@@ -54,6 +54,7 @@ constexpr Spelling kSingleDashSpellings[] = {
 };
 
 constexpr int kMaxRanks = 65535;
+constexpr int kMaxSeconds = 24 * 24 * 3600;
 
 // What CLI11 stores; validated and turned into Options afterwards, so that
 // every complaint is one line worded by us.
@@ -347,6 +348,8 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
     if (!text.empty()) {
       std::optional<int> s = parse_count(text);
       if (!s || *s <= 0) return failure(what + " needs a positive number of seconds, not '" + text + "'");
+      // The timer counts int milliseconds.
+      if (*s > kMaxSeconds) return failure(what + " " + text + " is more than 24 days, the longest time limit");
       o.timeout_s = *s;
     }
   }

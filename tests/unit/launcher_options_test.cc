@@ -413,7 +413,12 @@ TEST(LauncherFaultOptions, BadValuesAreOneLineNamingTheOptionAndValue) {
   EXPECT_EQ(parse_error({"--checkpoint-interval", "0.0", "/bin/true"}),
             "mpirun: --checkpoint-interval needs a positive number of seconds, not '0.0'");
   EXPECT_EQ(parse_error({"--checkpoint-interval", "99999999", "/bin/true"}),
-            "mpirun: --checkpoint-interval needs a positive number of seconds, not '99999999'");
+            "mpirun: --checkpoint-interval 99999999 is more than 24 days");
+  EXPECT_EQ(parse_error({"--restart-delay", "2073601", "/bin/true"}),
+            "mpirun: --restart-delay 2073601 is more than 24 days");
+  EXPECT_EQ(parse_error({"--timeout", "2073601", "/bin/true"}),
+            "mpirun: --timeout 2073601 is more than 24 days, the longest time limit");
+  parse_ok({"--timeout", "2073600", "--restart-delay", "2073600", "/bin/true"});
   EXPECT_EQ(parse_error({"--checkpoint-keep", "2x", "/bin/true"}),
             "mpirun: --checkpoint-keep needs a positive number of checkpoints, not '2x'");
   EXPECT_EQ(parse_error({"--restart-from", "last", "/bin/true"}),
