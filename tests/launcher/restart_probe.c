@@ -8,6 +8,8 @@
  *                           others; in later attempts every rank prints
  *                           "ok" and exits 0
  *   restart_probe always-fail R CODE   rank R exits CODE in every attempt
+ *   restart_probe fail-then-hang R     rank R exits 1 in attempt 0; every
+ *                           rank hangs in later attempts
  *   restart_probe env [fail-once]  prints FERRY_CHECKPOINT_DIR, _KEEP,
  *                           FERRY_RESTART_FROM (and rank 0 exits 1 in attempt 0)
  *   restart_probe due N     PMIx client: registers a handler for the
@@ -124,6 +126,11 @@ int main(int argc, char **argv) {
     if (rank == atoi(argv[2])) return atoi(argv[3]);
     sleep_until_ended();
   }
+  if (strcmp(mode, "fail-then-hang") == 0 && argc > 2) {
+    say("started");
+    if (attempt == 0 && rank == atoi(argv[2])) return 1;
+    sleep_until_ended();
+  }
   if (strcmp(mode, "env") == 0) {
     const char *names[] = {"FERRY_CHECKPOINT_DIR", "FERRY_CHECKPOINT_KEEP", "FERRY_RESTART_FROM"};
     for (int i = 0; i < 3; ++i) {
@@ -133,6 +140,7 @@ int main(int argc, char **argv) {
     return argc > 2 && strcmp(argv[2], "fail-once") == 0 && attempt == 0 && rank == 0 ? 1 : 0;
   }
   if (strcmp(mode, "due") == 0 && argc > 2) return due(atoi(argv[2]));
-  fprintf(stderr, "usage: restart_probe fail-once exit|kill|hang R | always-fail R CODE | env | due N\n");
+  fprintf(stderr,
+          "usage: restart_probe fail-once exit|kill|hang R | always-fail R CODE | fail-then-hang R | env | due N\n");
   return 2;
 }

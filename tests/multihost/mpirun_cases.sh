@@ -302,17 +302,30 @@ EOF
     expect_nothing_left "$RESTART_PROBE"
     ;;
   mpirun_killed_while_restarting)
-    # mpirun dies of SIGKILL while it restarts a job that keeps failing (the
-    # kill lands in an attempt, or while daemons start): nothing is left.
+    # mpirun dies of SIGKILL in a restarted attempt, and while it waits to
+    # restart: nothing is left. (Not while daemons start: a login shell
+    # killed half-way can leave the test bed's shared home in a bad state,
+    # e.g. a shell start-up file's lock.)
     write_hosts "h1 slots=1\nh2 slots=1\n"
-    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 2 --max-restarts 50 \
-      "$RESTART_PROBE" always-fail 1 3 >"$work/out" 2>"$work/err" &
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 2 --max-restarts 3 \
+      "$RESTART_PROBE" fail-then-hang 1 >"$work/out" 2>"$work/err" &
     job=$!
-    for i in $(seq 1 200); do
-      [[ $(grep -c "restarting the job" "$work/err") -ge 2 ]] && break
+    for i in $(seq 1 300); do
+      [[ $(grep -c "attempt 1 started" "$work/out") -ge 2 ]] && break
       sleep 0.1
     done
-    [[ $(grep -c "restarting the job" "$work/err") -ge 2 ]] || { show; fail "no second restart"; }
+    [[ $(grep -c "attempt 1 started" "$work/out") -ge 2 ]] || { show; fail "attempt 1 did not start"; }
+    signal_our_mpirun KILL
+    wait $job
+    expect_nothing_left "$RESTART_PROBE"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 2 --max-restarts 3 \
+      --restart-delay 30 "$RESTART_PROBE" fail-then-hang 1 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 300); do
+      grep -q "restarting the job" "$work/err" && break
+      sleep 0.1
+    done
+    grep -q "restarting the job" "$work/err" || { show; fail "no restart"; }
     signal_our_mpirun KILL
     wait $job
     expect_nothing_left "$RESTART_PROBE"
