@@ -52,7 +52,8 @@ bool parse_ready_line(const std::string& line, int* port, std::string* addresses
   return !in.fail() && word1 == "ferryd" && word2 == "ready" && *port > 0 && !addresses->empty();
 }
 
-std::string start_node_daemons(const JobPlan& plan, int port, const RemoteStartOptions& options) {
+std::string start_node_daemons(const JobPlan& plan, int port, const RemoteStartOptions& options,
+                               std::string* failed_host) {
   const std::string ferryd = daemon_path();
   const std::string plan_bytes = encode_plan(plan);
   const std::string stdin_data = std::to_string(plan_bytes.size()) + "\n" + plan_bytes;
@@ -102,7 +103,10 @@ std::string start_node_daemons(const JobPlan& plan, int port, const RemoteStartO
       lock.lock();
       --in_flight;
       if (!result.ok) {
-        if (first_error.empty()) first_error = result.error;
+        if (first_error.empty()) {
+          first_error = result.error;
+          if (failed_host != nullptr) *failed_host = node.host;
+        }
       } else {
         ++started;
         listen_at[size_t(position)] = child_addresses + " " + std::to_string(child_port);

@@ -12,10 +12,12 @@
 namespace ferry::launcher {
 
 // Returns once every daemon has started and connected to its parent, or
-// the first error (one line, "mpirun: <host>: ..."); daemons already
-// started then end by themselves when mpirun goes. `port`: where mpirun
-// listens for its own children.
-std::string start_node_daemons(const JobPlan& plan, int port, const RemoteStartOptions& options);
+// the first error (one line, "mpirun: <host>: ..."; `failed_host`, if
+// given, is set to that host); daemons already started then end by
+// themselves when mpirun goes. `port`: where mpirun listens for its own
+// children.
+std::string start_node_daemons(const JobPlan& plan, int port, const RemoteStartOptions& options,
+                               std::string* failed_host = nullptr);
 
 // The ready line a daemon prints: "ferryd ready PORT ADDR[,ADDR...]".
 std::string ready_line(int port, const std::vector<std::string>& addresses);

@@ -17,6 +17,7 @@ namespace {
 // The loop's own fds: kind 0, which no owner may take.
 constexpr uint64_t kSignalsData = 0;
 constexpr uint64_t kTimerData = uint64_t(1) << 8;
+constexpr uint64_t kIntervalData = uint64_t(2) << 8;
 
 // A batch holds at most this many events; the rest wait for the next one.
 constexpr int kBatch = 64;
@@ -32,6 +33,7 @@ EventLoop::EventLoop() : epoll_fd_(checked(::epoll_create1(EPOLL_CLOEXEC))) {}
 
 EventLoop::~EventLoop() {
   if (timer_fd_ >= 0) ::close(timer_fd_);
+  if (interval_fd_ >= 0) ::close(interval_fd_);
   if (signal_fd_ >= 0) ::close(signal_fd_);
   ::close(epoll_fd_);
 }
@@ -80,6 +82,19 @@ void EventLoop::arm_timer(int ms) {
   ::timerfd_settime(timer_fd_, 0, &when, nullptr);
 }
 
+void EventLoop::every(int ms, std::function<void()> handler) {
+  if (interval_fd_ < 0) {
+    interval_fd_ = checked(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    watch(interval_fd_, kIntervalData);
+  }
+  on_interval_ = std::move(handler);
+  itimerspec when = {};
+  when.it_value.tv_sec = ms / 1000;
+  when.it_value.tv_nsec = long(ms % 1000) * 1000000L;
+  when.it_interval = when.it_value;
+  ::timerfd_settime(interval_fd_, 0, &when, nullptr);
+}
+
 bool EventLoop::Batch::has(uint8_t kind) const {
   for (const epoll_event& e : events_)
     if (kind != 0 && uint8_t(e.data.u64 & 0xff) == kind) return true;
@@ -110,6 +125,8 @@ bool EventLoop::run_once() {
       read_signals();
     } else if (data == kTimerData) {
       read_timer();
+    } else if (data == kIntervalData) {
+      read_interval();
     } else if (const FdHandler& handler = handlers_[data & 0xff]) {
       handler(data, events[i].events);
     }
@@ -137,6 +154,12 @@ void EventLoop::read_timer() {
   uint64_t expirations;
   if (::read(timer_fd_, &expirations, sizeof expirations) < 0) return;  // EAGAIN: armed anew since it fired
   on_timer_();
+}
+
+void EventLoop::read_interval() {
+  uint64_t expirations;
+  if (::read(interval_fd_, &expirations, sizeof expirations) < 0) return;
+  on_interval_();
 }
 
 }  // namespace ferry::launcher

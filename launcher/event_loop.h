@@ -50,6 +50,11 @@ class EventLoop {
   void on_timer(std::function<void()> handler);
   void arm_timer(int ms);
 
+  // A second, periodic timer: `handler` is called every `ms` from now on
+  // (once per wait however many periods passed: a slow loop never queues
+  // them). Throws std::runtime_error.
+  void every(int ms, std::function<void()> handler);
+
   // What one wait brought, for a look before any of it is handled.
   class Batch {
    public:
@@ -71,14 +76,17 @@ class EventLoop {
  private:
   void read_signals();
   void read_timer();
+  void read_interval();
 
   int epoll_fd_ = -1;
   int signal_fd_ = -1;
   int timer_fd_ = -1;
+  int interval_fd_ = -1;
   std::array<FdHandler, 256> handlers_;
   SignalHandler on_signal_;
   ExitHandler on_child_exit_;
   std::function<void()> on_timer_;
+  std::function<void()> on_interval_;
   std::function<void(const Batch&)> look_;
 };
 

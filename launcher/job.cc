@@ -95,7 +95,7 @@ class Job {
     }
   }
 
-  int run() {
+  JobOutcome run() {
     double t0 = monotonic_ms();
     if (plan_.num_daemons > 0) start_daemons();
     if (local_ && !failure_) start_local_ranks();
@@ -103,15 +103,20 @@ class Job {
       if (tree_ && !failure_) relay_stdin();  // rank 0 is on another host
       else stdin_.stop();
     }
+    double started = monotonic_ms();
     // Idle time while the ranks load and connect.
     server_.session_dir().sweep_stale();
     // The job's time limit: the timer is free until the job ends.
     if (options_.timeout_s > 0 && phase_ == Phase::kRunning) loop_.arm_timer(options_.timeout_s * 1000);
+    // Checkpoints on a schedule (--checkpoint-interval), counted from the
+    // start of each attempt.
+    if (options_.fault.checkpoint_interval_ms > 0)
+      loop_.every(options_.fault.checkpoint_interval_ms, [this] { checkpoint_due("--checkpoint-interval"); });
     // Spawned jobs are part of the job: it ends with the last of them.
     while (running_ > 0 || spawned_->running() > 0) {
       if (!loop_.run_once()) throw std::runtime_error(std::string("epoll_wait: ") + strerror(errno));
       if ((stdout_.broken || stderr_.broken) && !failure_)
-        fail({"", 128 + SIGPIPE});  // like a pipeline member whose reader left
+        fail({"", 128 + SIGPIPE}, -1, kFinal);  // like a pipeline member whose reader left
     }
     // Whatever a rank left behind in its process group goes with the job.
     if (local_) local_->kill_leftovers();
@@ -121,9 +126,16 @@ class Job {
       tree_->pass_down(wire::Encoder(wire::Type::kShutdown).finish());
       tree_->drain(1000);
     }
-    int status = failure_ ? failure_->exit_status : 0;
-    FERRY_DEBUG(kLaunch, "job ended after %.1f ms: exit status %d", monotonic_ms() - t0, status);
-    return status;
+    JobOutcome outcome;
+    outcome.status = failure_ ? failure_->exit_status : 0;
+    outcome.failure = failure_ ? failure_->message : "";
+    outcome.restartable = failure_ && restartable_;
+    outcome.lost_hosts = lost_hosts_;
+    outcome.unreachable = unreachable_;
+    outcome.started_ms = started;
+    outcome.failed_ms = failed_ms_;
+    FERRY_DEBUG(kLaunch, "job ended after %.1f ms: exit status %d", monotonic_ms() - t0, outcome.status);
+    return outcome;
   }
 
  private:
@@ -158,9 +170,15 @@ class Job {
     remote.launch_agent = options_.launch_agent;
     remote.accept_new_host_keys = options_.accept_new_host_keys;
     remote.timeout_ms = int(config::integer("FERRY_LAUNCH_TIMEOUT")) * 1000;
-    std::string error = start_node_daemons(plan_, port, remote);
+    std::string failed_host;
+    std::string error = start_node_daemons(plan_, port, remote, &failed_host);
     if (!error.empty()) {
-      fail({error, 1});
+      if (!failed_host.empty()) {
+        std::string why = error;
+        if (std::string prefix = "mpirun: " + failed_host + ": "; why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+        unreachable_ = LostHost{failed_host, "cannot start its node daemon: " + why};
+      }
+      fail({error, 1}, -1, kFinal);
       return;
     }
     // Their ranks are running from now on, as far as mpirun knows: each
@@ -182,7 +200,7 @@ class Job {
       } catch (const std::exception& e) {
         if (local_->pid_of(i) > 0) set_running(r, true);
         // The ranks already started are ended like after any failure.
-        fail({"mpirun: cannot start rank " + std::to_string(r) + ": " + e.what(), 1});
+        fail({"mpirun: cannot start rank " + std::to_string(r) + ": " + e.what(), 1}, -1, kFinal);
       }
       if (failure_) break;
     }
@@ -351,7 +369,7 @@ class Job {
       case wire::Type::kError: {
         int status = d.i32();
         std::string message = d.str();
-        fail({message, status});
+        fail({message, status}, -1, kFinal);
         break;
       }
       default:
@@ -380,6 +398,7 @@ class Job {
       if (n >= 0)
         for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
     }
+    if (phase_ == Phase::kRunning) lost_hosts_.push_back({host, "its node daemon was lost (" + reason + ")"});
     fail({"mpirun: lost the node daemon on " + host + " (" + reason + "); its ranks are gone", 1});
   }
 
@@ -389,7 +408,7 @@ class Job {
       case SIGTERM:
       case SIGHUP:
         if (phase_ == Phase::kRunning) {
-          record(interrupted_failure(sig));
+          record(interrupted_failure(sig), kFinal);
           terminate(sig, kInterruptGraceMs);
         } else {
           kill_all();  // asked again: no more waiting
@@ -406,6 +425,9 @@ class Job {
         signal_ranks(SIGCONT);
         spawned_->signal(SIGCONT);
         stdin_.on_continue();
+        break;
+      case SIGUSR1:  // the user asks for a checkpoint now
+        checkpoint_due("SIGUSR1");
         break;
     }
   }
@@ -454,12 +476,29 @@ class Job {
     kill_all();
   }
 
+  // A checkpoint is due: every rank's server raises the event (this host's
+  // here, the others' through their daemons), and libmpi's handler sets the
+  // flag that MPIX_Checkpoint_due agrees on.
+  void checkpoint_due(const char* why) {
+    if (phase_ != Phase::kRunning) return;
+    FERRY_DEBUG(kLaunch, "checkpoint due (%s): telling %d ranks", why, running_);
+    if (local_) server_.notify_checkpoint_due(plan_.nspace);
+    if (tree_) tree_->pass_down(wire::Encoder(wire::Type::kCheckpointDue).finish());
+  }
+
   // ---- Ending -------------------------------------------------------------
 
+  // Whether --max-restarts may start the job again after a failure: not
+  // when the user ended it, its output was closed, or it could not start
+  // (the same start would fail the same way).
+  enum Restart { kRestartable, kFinal };
+
   // The first failure decides the message and the exit status.
-  bool record(const Failure& f) {
+  bool record(const Failure& f, Restart restart = kRestartable) {
     if (failure_) return false;
     failure_ = f;
+    restartable_ = restart == kRestartable;
+    failed_ms_ = monotonic_ms();
     if (!f.message.empty()) {
       std::string line = f.message + "\n";
       write_all(stderr_, line.data(), line.size());
@@ -467,8 +506,8 @@ class Job {
     return true;
   }
 
-  void fail(const Failure& f, int spared_rank = -1) {
-    if (record(f)) terminate(SIGTERM, kFailureGraceMs, spared_rank);
+  void fail(const Failure& f, int spared_rank = -1, Restart restart = kRestartable) {
+    if (record(f, restart)) terminate(SIGTERM, kFailureGraceMs, spared_rank);
   }
 
   // Sends `sig` to every rank's process group (but `spared_rank`'s, of
@@ -521,6 +560,10 @@ class Job {
   int running_ = 0;
   Phase phase_ = Phase::kRunning;
   std::optional<Failure> failure_;
+  bool restartable_ = false;
+  double failed_ms_ = 0;
+  std::vector<LostHost> lost_hosts_;
+  std::optional<LostHost> unreachable_;
 };
 
 }  // namespace
@@ -528,7 +571,7 @@ class Job {
 SignalSetup take_over_signals() {
   SignalSetup s;
   sigemptyset(&s.handled);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT}) sigaddset(&s.handled, sig);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGUSR1}) sigaddset(&s.handled, sig);
   ::sigprocmask(SIG_BLOCK, &s.handled, &s.original_mask);
   // A closed stdout must not kill mpirun before it has ended the ranks;
   // write() reports EPIPE instead. A SIGPIPE that mpirun's caller ignored
@@ -540,8 +583,8 @@ SignalSetup take_over_signals() {
   return s;
 }
 
-int run_job(const Options& options, const JobPlan& plan, int local_node, PmixHost& server,
-            const RankDefaults& defaults) {
+JobOutcome run_job(const Options& options, const JobPlan& plan, int local_node, PmixHost& server,
+                   const RankDefaults& defaults) {
   Job job(options, plan, local_node, server, defaults);
   return job.run();
 }

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "job_plan.h"
 #include "options.h"
@@ -16,7 +17,7 @@
 namespace ferry::launcher {
 
 // The signals mpirun handles in its event loop (SIGCHLD, SIGINT, SIGTERM,
-// SIGHUP, SIGTSTP, SIGCONT) are blocked and read from a signalfd. They must
+// SIGHUP, SIGTSTP, SIGCONT, and SIGUSR1: a checkpoint is due) are blocked and read from a signalfd. They must
 // be blocked before any thread starts, so that PMIx's thread inherits the
 // mask and no signal is delivered to it instead.
 struct SignalSetup {
@@ -32,11 +33,31 @@ struct RankDefaults {
   std::optional<rlimit> file_limit;  // set when mpirun raised its own
 };
 
+// A host the job lost, and why ("its node daemon was lost (connection
+// closed)", "cannot start its node daemon: ...").
+struct LostHost {
+  std::string host;
+  std::string reason;
+};
+
+// How one run of the job ended.
+struct JobOutcome {
+  int status = 0;            // mpirun's exit status: 0, or that of the first failure
+  std::string failure;       // the line that reported the first failure
+  bool restartable = false;  // failed in a way --max-restarts starts again
+                             // (a rank, a lost host, the time limit)
+  std::vector<LostHost> lost_hosts;  // whose node daemon's link was lost while the job ran
+  // A host whose node daemon could not be started: final for a first run
+  // (the host list is wrong), a lost host for a restart (it was there).
+  std::optional<LostHost> unreachable;
+  double started_ms = 0;     // monotonic_ms() once every rank was started
+  double failed_ms = 0;      // monotonic_ms() when the first failure was noticed
+};
+
 // Starts the job's ranks (those of mpirun's host itself; the others
 // through a node daemon per host, see daemon_start.h) and runs it to the
-// end. `local_node`: the plan's node on this host, or -1. Returns mpirun's
-// exit status: 0, or that of the first failure.
-int run_job(const Options& options, const JobPlan& plan, int local_node, PmixHost& server,
+// end. `local_node`: the plan's node on this host, or -1.
+JobOutcome run_job(const Options& options, const JobPlan& plan, int local_node, PmixHost& server,
             const RankDefaults& defaults);
 
 }  // namespace ferry::launcher

@@ -2,7 +2,8 @@
 // as their PMIx server, forwards their I/O and signals, and exits with the
 // job's status. The steps, in order: parse (nothing started yet), take over
 // signals (before PMIx starts its thread), start the PMIx server, register
-// the job, run it, clean up.
+// the job and run it (again after a failure, with --max-restarts: see
+// restarts.h), clean up.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@ extern char** environ;
 #include "node_setup.h"
 #include "options.h"
 #include "pmix_host.h"
+#include "restarts.h"
 
 namespace {
 
@@ -178,20 +180,20 @@ int main(int argc, char** argv) {
 
   defaults.signals = take_over_signals();
   try {
+    const std::string secret = make_job_secret();
+    // Each attempt is a job of its own to PMIx: ferry.<pid> first, then
+    // ferry.<pid>.r1, ... (a restarted rank must never meet the state of
+    // its failed predecessor in the server).
+    PlanMaker plan_for = [&](const Options& o, int attempt, int* local_node) {
+      std::string nspace = "ferry." + std::to_string(::getpid());
+      if (attempt > 0) nspace += ".r" + std::to_string(attempt);
+      return make_plan(o, nspace, secret, local_node);
+    };
     int local_node = -1;
-    const JobPlan plan = make_plan(options, "ferry." + std::to_string(::getpid()), make_job_secret(), &local_node);
-    PmixHost server(local_node >= 0 ? plan.nodes[size_t(local_node)].host : "");
+    const JobPlan first = plan_for(options, 0, &local_node);
+    PmixHost server(local_node >= 0 ? first.nodes[size_t(local_node)].host : "");
     server.serve_spawns();  // this is mpirun's server, not a node daemon's
-    if (local_node >= 0) server.register_job(job_description(plan, local_node));
-    // stdio is flushed now: the ranks must not inherit buffered output.
-    std::fflush(nullptr);
-    int status;
-    try {
-      status = run_job(options, plan, local_node, server, defaults);
-    } catch (const std::exception& e) {  // the event loop failed; the ranks are ended
-      print_error(e.what());
-      status = 1;
-    }
+    int status = run_with_restarts(options, server, defaults, plan_for);
     // Every rank is gone. End here, without finalizing PMIx (see
     // prepare_exit) and without running destructors while PMIx's thread
     // still runs.

@@ -268,6 +268,10 @@ class NodeDaemon {
           break;
         }
         case wire::Type::kStdin: on_stdin_frame(body); break;
+        case wire::Type::kCheckpointDue:
+          tree_->pass_down(wire::Encoder(type).raw(body).finish());
+          if (server_ && local_) server_->notify_checkpoint_due(plan_.nspace);
+          break;
         case wire::Type::kShutdown:
           tree_->pass_down(wire::Encoder(type).raw(body).finish());
           tree_->drain(1000);

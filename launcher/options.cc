@@ -46,11 +46,16 @@ constexpr Spelling kSingleDashSpellings[] = {
     {"-allow-run-as-root", "--allow-run-as-root"},  // Open MPI (pre-5 spelling)
     {"-timeout", "--timeout"},                      // Open MPI
     {"-usize", "--universe-size"},                  // Hydra
+    {"-ckpoint-prefix", "--checkpoint-dir"},        // Hydra
+    {"-ckpoint-interval", "--checkpoint-interval"}, // Hydra
+    {"-ckpoint-num", "--restart-from"},             // Hydra
+    {"-ckpointlib", "--ckpointlib"},                // Hydra
     {"-version", "--version"},                      // Open MPI, Hydra
     {"-help", "--help"},                            // Hydra
 };
 
 constexpr int kMaxRanks = 65535;
+constexpr int kMaxSeconds = 24 * 24 * 3600;
 
 // What CLI11 stores; validated and turned into Options afterwards, so that
 // every complaint is one line worded by us.
@@ -73,6 +78,7 @@ struct RawOptions {
   bool accept_new_host_keys = false;
   std::string timeout;
   std::string universe_size;
+  RawFaultOptions fault;
 };
 
 constexpr const char* kFooter = R"(
@@ -80,7 +86,8 @@ Everything after the program name is passed to the program; "--" ends
 mpirun's options explicitly. Single-dash spellings -np, -genv, -env, -wdir,
 -wd, -ppn, -npernode, -hostfile, -machinefile, -host, -hosts, -map-by,
 -bind-to, -report-bindings, -launch-agent, -launcher-exec, -oversubscribe,
--tag-output, -allow-run-as-root, -timeout, -usize are accepted too.
+-tag-output, -allow-run-as-root, -timeout, -usize, -ckpoint-prefix,
+-ckpoint-interval, -ckpoint-num, -ckpointlib are accepted too.
 
 Hosts: without --hostfile or -H, and outside a Slurm allocation, all ranks
 run on this host, and more ranks than cores is allowed (the ranks then share
@@ -124,6 +131,16 @@ with that status (128+N for signal N, the MPI_Abort error code). SIGINT and
 SIGTERM sent to mpirun are passed to the ranks. A job still running after
 --timeout SECONDS (or MPIEXEC_TIMEOUT) is ended the same way, and mpirun
 exits 124. Otherwise mpirun exits 0.
+
+Restarts: with --max-restarts N, a job that failed (a rank's non-zero exit,
+signal or MPI_Abort, a lost host, --timeout) is ended as above and started
+again, after --restart-delay SECONDS, with the same arguments and placement;
+the ranks see FERRY_RESTART_COUNT (1, 2, ...) and restore from the latest
+complete checkpoint in --checkpoint-dir. A host that was lost is left out
+when the other hosts' slots hold every rank. Once N restarts are spent,
+mpirun prints one line per attempt and exits with the last failure's status.
+Checkpoints: SIGUSR1 to mpirun, or every --checkpoint-interval SECONDS, makes
+MPIX_Checkpoint_due answer 1 on every rank.
 
 Running as root is allowed; --allow-run-as-root is accepted for scripts
 written for Open MPI, which refuses root without it.
@@ -208,6 +225,7 @@ std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
                   "(default: the allocation's slots; on this host alone its CPUs); also -usize (Hydra)")
       ->type_name("N")
       ->multi_option_policy(last);
+  add_fault_options(*app, raw.fault);
   app->set_version_flag("--version", "mpirun (Ferry) " FERRY_VERSION_STRING);
   // The first argument that is not an option is the program; it and all
   // that follows are left in remaining() for the ranks.
@@ -337,6 +355,8 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
     if (!text.empty()) {
       std::optional<int> s = parse_count(text);
       if (!s || *s <= 0) return failure(what + " needs a positive number of seconds, not '" + text + "'");
+      // The timer counts int milliseconds.
+      if (*s > kMaxSeconds) return failure(what + " " + text + " is more than 24 days, the longest time limit");
       o.timeout_s = *s;
     }
   }
@@ -399,6 +419,7 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
     return refused;
   }
   o.placement = std::move(placed.placement);
+  o.placement_request = std::move(request);
   o.num_ranks = int(o.placement.node_of_rank.size());
   for (const PlacedNode& node : o.placement.nodes)
     if (node.ranks.size() > size_t(kMaxRanks))
@@ -423,6 +444,10 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
         return failure("-genv/-env needs a variable name without '=', not '" + name + "'");
       o.environment.emplace_back(name, value);
     }
+
+  // Checkpoints and restarts; their settings go to the ranks after -x/-genv.
+  if (std::string problem = apply_fault_options(raw.fault, o.fault, o.environment); !problem.empty())
+    return failure(problem);
 
   // The working directory, made absolute: the ranks change to it before
   // exec, and a relative program is found from it (as Open MPI and Hydra do).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/hostfile.h"
+#include "fault_options.h"
 #include "launch_policy.h"
 #include "placement.h"
 
@@ -46,6 +47,9 @@ struct Options {
   std::string launch_agent;       // --launch-agent; empty: ssh through libssh
   bool accept_new_host_keys = false;
   Placement placement;            // place_ranks() of the above, with is_this_host
+  PlacementRequest placement_request;  // what `placement` was made from (a restart without a lost host redoes it)
+
+  FaultTolerance fault;           // checkpoints and restarts (fault_options.h)
 };
 
 // What parsing decided: run the job, print text and exit (--help,

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "clock.h"
+#include "common/checkpoint_event.h"
 #include "common/config.h"
 #include "common/debug.h"
 
@@ -451,6 +452,32 @@ void PmixHost::deregister_job(const JobDescription& job) {
   }
   PMIx_server_deregister_nspace(ns, Completion::callback, &done);
   done.wait();
+}
+
+void PmixHost::notify_checkpoint_due(const std::string& nspace) {
+  // Every rank of the namespace on this host (PMIx Standard v4 §7.1.2: a
+  // custom range names the processes that may receive the event).
+  pmix_proc_t ranks;
+  PMIX_LOAD_PROCID(&ranks, nspace.c_str(), PMIX_RANK_WILDCARD);
+  pmix_info_t* info;
+  PMIX_INFO_CREATE(info, 2);
+  PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &ranks, PMIX_PROC);
+  bool no_cache = true;
+  PMIX_INFO_LOAD(&info[1], PMIX_EVENT_DO_NOT_CACHE, &no_cache, PMIX_BOOL);
+  // The info array lives until PMIx's thread is done with it.
+  auto done = [](pmix_status_t, void* cbdata) {
+    pmix_info_t* array = static_cast<pmix_info_t*>(cbdata);
+    PMIX_INFO_FREE(array, 2);
+  };
+  pmix_status_t rc = PMIx_Notify_event(checkpoint::kDueEvent, nullptr, PMIX_RANGE_CUSTOM, info, 2, done, info);
+  if (rc != PMIX_SUCCESS) {
+    PMIX_INFO_FREE(info, 2);
+    // PMIX_OPERATION_SUCCEEDED: done at once, no callback.
+    if (rc != PMIX_OPERATION_SUCCEEDED)
+      FERRY_DEBUG(kLaunch, "cannot raise the checkpoint event for %s: %s", nspace.c_str(), pmix_error(rc).c_str());
+    return;
+  }
+  FERRY_DEBUG(kLaunch, "checkpoint due: event raised for the ranks of %s here", nspace.c_str());
 }
 
 void PmixHost::setup_fork(const std::string& nspace, int rank, char*** env) {

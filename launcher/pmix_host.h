@@ -96,6 +96,12 @@ class PmixHost {
     return distributed_fences_ && first_nspace_ == nspace;
   }
 
+  // Raises ferry::checkpoint::kDueEvent (common/checkpoint_event.h) for
+  // this server's ranks of `nspace`: those that registered a handler for it
+  // get it; those that did not lose nothing (the event is not cached, so a
+  // due event never waits for a later job of the same server).
+  void notify_checkpoint_due(const std::string& nspace);
+
   // Adds the variables a rank needs to reach this server (PMIX_NAMESPACE,
   // PMIX_RANK, the server's URI, ...) to `env`, a malloc'ed environment
   // that PMIx may grow.

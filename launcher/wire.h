@@ -26,6 +26,7 @@ enum class Type : uint8_t {
   kShutdown,      // the job is over: exit
   kStdin,         // bytes of mpirun's stdin for rank 0 (empty: end of input),
                   // sent only along the path to rank 0's daemon
+  kCheckpointDue, // raise ferry::checkpoint::kDueEvent for the host's ranks
 };
 
 // Frames larger than this are refused (a corrupt or foreign stream).

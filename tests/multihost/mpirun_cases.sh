@@ -5,7 +5,7 @@
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
-# SPAWN_PROBE.
+# SPAWN_PROBE, RESTART_PROBE.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
 set -uo pipefail
@@ -241,6 +241,161 @@ case $case_name in
     run_mpirun --hostfile "$work/hosts" -n 2 "$HELLO"
     [[ $status -ne 0 ]] || { show; fail "mpirun exited 0"; }
     grep -q "no-such-host.invalid" "$work/err" || { show; fail "no error naming the host"; }
+    ;;
+  restart_leaves_out_lost_host)
+    # ferryd on h2 dies while attempt 0 hangs: mpirun restarts the job on
+    # h1 and h3, whose 3 slots hold its 3 ranks, and says why h2 is out.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=2\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 --max-restarts 1 \
+      "$RESTART_PROBE" fail-once hang 9 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 100); do
+      [[ $(grep -c "attempt 0 started" "$work/out") -ge 3 ]] && break
+      sleep 0.1
+    done
+    victim=$(ip netns pids ferry-h2 | while read -r p; do
+               [[ $(cat /proc/$p/comm 2>/dev/null) == ferryd ]] && echo "$p"; done | head -n1)
+    [[ -n $victim ]] || { kill $job; show; fail "no ferryd on h2"; }
+    kill -KILL "$victim"
+    wait $job
+    status=$?
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "lost the node daemon on h2" "$work/err" || { show; fail "no message about h2"; }
+    grep -q "^mpirun: leaving out h2: its node daemon was lost (connection closed); the 3 ranks restart on 2 other hosts (3 slots)$" \
+      "$work/err" || { show; fail "no line leaving out h2"; }
+    got=$(sed -n 's/^restart-probe: rank \([0-9]\) attempt 1 ok at=[0-9]* host=\(.*\)$/\1 \2/p' "$work/out" | sort -n | tr '\n' ' ')
+    [[ $got == "0 h1 1 h3 2 h3 " ]] || { show; fail "attempt 1 placement: $got"; }
+    expect_nothing_left "$RESTART_PROBE"
+    ;;
+  restart_leaves_out_unreachable_host)
+    # Rank 0 fails in attempt 0; then h2 cannot be reached (a launch agent
+    # that refuses it from its second start on): attempt 1 cannot start
+    # there, and attempt 2 runs without it.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=2\n"
+    cat >"$work/agent" <<EOF
+#!/bin/sh
+if [ "\$1" = h2 ]; then
+  echo x >>"$work/h2-starts"
+  if [ \$(wc -l <"$work/h2-starts") -ge 2 ]; then
+    echo "ssh: connect to host h2 port 22: Connection refused" >&2
+    exit 255
+  fi
+fi
+exec ssh "\$@"
+EOF
+    chmod +x "$work/agent"
+    run_mpirun --hostfile "$work/hosts" --launch-agent "$work/agent" -n 3 --max-restarts 2 \
+      "$RESTART_PROBE" fail-once exit 0
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^mpirun: h2: launch agent .* exited with status 255: ssh: connect to host h2 port 22: Connection refused$" \
+      "$work/err" || { show; fail "no line about h2's start"; }
+    grep -q "^mpirun: leaving out h2: cannot start its node daemon: launch agent .*Connection refused; the 3 ranks restart on 2 other hosts (3 slots)$" \
+      "$work/err" || { show; fail "no line leaving out h2"; }
+    got=$(sed -n 's/^restart-probe: rank \([0-9]\) attempt 2 ok at=[0-9]* host=\(.*\)$/\1 \2/p' "$work/out" | sort -n | tr '\n' ' ')
+    [[ $got == "0 h1 1 h3 2 h3 " ]] || { show; fail "attempt 2 placement: $got"; }
+    # In a first run an unreachable host is the host list's fault: no restart.
+    echo x >"$work/h2-starts"
+    run_mpirun --hostfile "$work/hosts" --launch-agent "$work/agent" -n 3 --max-restarts 2 \
+      "$RESTART_PROBE" fail-once exit 0
+    [[ $status -eq 1 ]] || { show; fail "first run: exit status $status"; }
+    grep -q "restarting" "$work/err" && { show; fail "first run: restarted"; }
+    expect_nothing_left "$RESTART_PROBE"
+    ;;
+  mpirun_killed_while_restarting)
+    # mpirun dies of SIGKILL in a restarted attempt, and while it waits to
+    # restart: nothing is left. (Not while daemons start: a login shell
+    # killed half-way can leave the test bed's shared home in a bad state,
+    # e.g. a shell start-up file's lock.)
+    write_hosts "h1 slots=1\nh2 slots=1\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 2 --max-restarts 3 \
+      "$RESTART_PROBE" fail-then-hang 1 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 300); do
+      [[ $(grep -c "attempt 1 started" "$work/out") -ge 2 ]] && break
+      sleep 0.1
+    done
+    [[ $(grep -c "attempt 1 started" "$work/out") -ge 2 ]] || { show; fail "attempt 1 did not start"; }
+    signal_our_mpirun KILL
+    wait $job
+    expect_nothing_left "$RESTART_PROBE"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 2 --max-restarts 3 \
+      --restart-delay 30 "$RESTART_PROBE" fail-then-hang 1 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 300); do
+      grep -q "restarting the job" "$work/err" && break
+      sleep 0.1
+    done
+    grep -q "restarting the job" "$work/err" || { show; fail "no restart"; }
+    signal_our_mpirun KILL
+    wait $job
+    expect_nothing_left "$RESTART_PROBE"
+    ;;
+  restart_without_enough_slots)
+    # Without h2 the two other slots cannot hold 3 ranks: the restart fails
+    # with a line saying so, the summary, and the failure's status.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 --max-restarts 2 \
+      "$RESTART_PROBE" fail-once hang 9 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 100); do
+      [[ $(grep -c "attempt 0 started" "$work/out") -ge 3 ]] && break
+      sleep 0.1
+    done
+    victim=$(ip netns pids ferry-h2 | while read -r p; do
+               [[ $(cat /proc/$p/comm 2>/dev/null) == ferryd ]] && echo "$p"; done | head -n1)
+    [[ -n $victim ]] || { kill $job; show; fail "no ferryd on h2"; }
+    kill -KILL "$victim"
+    wait $job
+    status=$?
+    [[ $status -eq 1 ]] || { show; fail "exit status $status, expected 1"; }
+    grep -q "^mpirun: cannot restart the job without h2 (.*): .*" "$work/err" || { show; fail "no line why"; }
+    grep -q "^mpirun:   attempt 1 (FERRY_RESTART_COUNT=0): lost the node daemon on h2" "$work/err" \
+      || { show; fail "no summary"; }
+    grep -q "attempt 1 started" "$work/out" && { show; fail "restarted anyway"; }
+    expect_nothing_left "$RESTART_PROBE"
+    ;;
+  checkpoint_due_remote)
+    # SIGUSR1 to mpirun, then the interval: the event reaches the ranks of
+    # every host through their daemons' PMIx servers.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 \
+      "$RESTART_PROBE" due 1 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 100); do
+      [[ $(grep -c "ready" "$work/out") -ge 3 ]] && break
+      sleep 0.1
+    done
+    signal_our_mpirun USR1
+    wait $job
+    status=$?
+    [[ $status -eq 0 ]] || { show; fail "SIGUSR1: exit status $status"; }
+    [[ $(grep -c "got 1 due events" "$work/out") -eq 3 ]] || { show; fail "SIGUSR1: not every rank got it"; }
+    run_mpirun --hostfile "$work/hosts" --checkpoint-interval 0.3 -n 3 "$RESTART_PROBE" due 3
+    [[ $status -eq 0 ]] || { show; fail "interval: exit status $status"; }
+    for h in h1 h2 h3; do
+      grep -q "got 3 due events at=[0-9]* host=$h$" "$work/out" || { show; fail "interval: none on $h"; }
+    done
+    expect_nothing_left "$RESTART_PROBE"
+    ;;
+  checkpoint_settings_remote)
+    # --checkpoint-dir, --checkpoint-keep and --restart-from reach the ranks
+    # that ferryd starts on the other hosts, and so does FERRY_RESTART_COUNT.
+    mkdir -p "$work/ckpt"
+    chmod 777 "$work" "$work/ckpt"
+    # A restart (attempt 1) reads the latest epoch and knows its count.
+    run_mpirun -H h1,h2 -n 2 --checkpoint-dir "$work/ckpt" --checkpoint-keep 4 --restart-from 2 \
+      --max-restarts 1 "$RESTART_PROBE" env fail-once
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    # Rank 0 fails in attempt 0 (rank 1 may be ended before it prints).
+    for kv in "0 attempt 0 FERRY_CHECKPOINT_DIR=$work/ckpt" "0 attempt 0 FERRY_CHECKPOINT_KEEP=4" \
+              "0 attempt 0 FERRY_RESTART_FROM=2"; do
+      grep -qx "restart-probe: rank $kv" "$work/out" || { show; fail "no line 'rank $kv'"; }
+    done
+    for r in 0 1; do
+      for kv in "FERRY_CHECKPOINT_DIR=$work/ckpt" FERRY_CHECKPOINT_KEEP=4 FERRY_RESTART_FROM=latest; do
+        grep -qx "restart-probe: rank $r attempt 1 $kv" "$work/out" || { show; fail "no line 'rank $r attempt 1 $kv'"; }
+      done
+    done
     ;;
   *)
     fail "unknown case"

@@ -225,5 +225,23 @@ TEST_F(Signals, ArmingTheTimerAgainMovesIt) {
   EXPECT_GE(monotonic_ms() - t0, 200.0);
 }
 
+TEST(EventLoop, ThePeriodicTimerFiresEveryPeriodBesideTheOneShotTimer) {
+  EventLoop loop;
+  int ticks = 0;
+  bool fired = false;
+  loop.on_timer([&] { fired = true; });
+  double t0 = monotonic_ms();
+  loop.every(30, [&] { ++ticks; });
+  loop.arm_timer(500);
+  while (ticks < 3) ASSERT_TRUE(loop.run_once());
+  // Three periods passed, and the one-shot timer is left alone.
+  EXPECT_GE(monotonic_ms() - t0, 90.0);
+  EXPECT_FALSE(fired);
+  // Periods missed while the owner was busy come as one call, not a queue.
+  usleep(100 * 1000);
+  ASSERT_TRUE(loop.run_once());
+  EXPECT_EQ(ticks, 4);
+}
+
 }  // namespace
 }  // namespace ferry::launcher

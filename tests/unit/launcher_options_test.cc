@@ -374,5 +374,64 @@ TEST(LauncherResolveProgram, SearchesPathLikeExecvp) {
   ASSERT_EQ(chdir(cwd), 0);
 }
 
+TEST(LauncherFaultOptions, CheckpointAndRestartOptionsAndTheirSettingsForTheRanks) {
+  char dir[] = "/tmp/ferry-fault-options-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string ckpt = std::string(dir) + "/a/b";
+  Options o = parse_ok({"--checkpoint-dir", ckpt, "--checkpoint-interval", "1.5", "--checkpoint-keep", "3",
+                        "--max-restarts", "2", "--restart-delay", "0.25", "--restart-from", "7", "-x", "A=1",
+                        "/bin/true"});
+  EXPECT_EQ(o.fault.checkpoint_dir, ckpt);
+  struct stat st;
+  EXPECT_EQ(stat(ckpt.c_str(), &st), 0) << "--checkpoint-dir is created";
+  EXPECT_EQ(o.fault.checkpoint_interval_ms, 1500);
+  EXPECT_EQ(o.fault.max_restarts, 2);
+  EXPECT_EQ(o.fault.restart_delay_ms, 250);
+  EXPECT_EQ(o.fault.restart_from, "7");
+  using Env = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(o.environment, (Env{{"A", "1"}, {"FERRY_CHECKPOINT_DIR", ckpt}, {"FERRY_CHECKPOINT_KEEP", "3"},
+                                {"FERRY_RESTART_FROM", "7"}}));
+  // Hydra's spellings are the same options.
+  EXPECT_EQ(normalize_arguments(Args{"-ckpoint-prefix", "d", "-ckpoint-interval", "5", "-ckpoint-num", "2",
+                                     "-ckpointlib", "app", "prog"}),
+            (Args{"--checkpoint-dir", "d", "--checkpoint-interval", "5", "--restart-from", "2", "--ckpointlib",
+                  "app", "prog"}));
+  // Defaults: nothing for the ranks, no restarts.
+  Options plain = parse_ok({"/bin/true"});
+  EXPECT_EQ(plain.fault.max_restarts, 0);
+  EXPECT_EQ(plain.fault.checkpoint_interval_ms, 0);
+  EXPECT_TRUE(plain.environment.empty());
+  std::string rm = std::string("rm -rf ") + dir;
+  EXPECT_EQ(std::system(rm.c_str()), 0);
+}
+
+TEST(LauncherFaultOptions, BadValuesAreOneLineNamingTheOptionAndValue) {
+  EXPECT_EQ(parse_error({"--max-restarts", "-1", "/bin/true"}),
+            "mpirun: --max-restarts needs a number of restarts (0 or more), not '-1'");
+  EXPECT_EQ(parse_error({"--restart-delay", "nan", "/bin/true"}),
+            "mpirun: --restart-delay needs a number of seconds (0 or more), not 'nan'");
+  EXPECT_EQ(parse_error({"--checkpoint-interval", "0.0", "/bin/true"}),
+            "mpirun: --checkpoint-interval needs a positive number of seconds, not '0.0'");
+  EXPECT_EQ(parse_error({"--checkpoint-interval", "99999999", "/bin/true"}),
+            "mpirun: --checkpoint-interval 99999999 is more than 24 days");
+  EXPECT_EQ(parse_error({"--restart-delay", "2073601", "/bin/true"}),
+            "mpirun: --restart-delay 2073601 is more than 24 days");
+  EXPECT_EQ(parse_error({"--timeout", "2073601", "/bin/true"}),
+            "mpirun: --timeout 2073601 is more than 24 days, the longest time limit");
+  parse_ok({"--timeout", "2073600", "--restart-delay", "2073600", "/bin/true"});
+  EXPECT_EQ(parse_error({"--checkpoint-keep", "2x", "/bin/true"}),
+            "mpirun: --checkpoint-keep needs a positive number of checkpoints, not '2x'");
+  EXPECT_EQ(parse_error({"--restart-from", "last", "/bin/true"}),
+            "mpirun: --restart-from needs an epoch number or 'latest', not 'last'");
+  EXPECT_EQ(parse_error({"--ckpointlib", "dmtcp", "/bin/true"}),
+            "mpirun: -ckpointlib needs app (blcr is not supported), not 'dmtcp'");
+  std::string blcr = parse_error({"-ckpointlib", "blcr", "/bin/true"});
+  EXPECT_NE(blcr.find("BLCR is not supported"), std::string::npos) << blcr;
+  EXPECT_NE(blcr.find("MPIX_Checkpoint_hook"), std::string::npos) << blcr;
+  EXPECT_EQ(parse_error({"--checkpoint-dir", "/proc/version/x", "/bin/true"}).rfind(
+                "mpirun: cannot create --checkpoint-dir '/proc/version/x'", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace ferry::launcher

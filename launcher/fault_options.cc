@@ -1,0 +1,146 @@
+#include "fault_options.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+namespace ferry::launcher {
+namespace {
+
+// Timers count int milliseconds: 24 days at most.
+constexpr double kMaxMs = 24.0 * 24 * 3600 * 1000;
+
+// SECONDS as a user writes them: "30", "0.5". Milliseconds, or nothing for
+// text that is not a plain non-negative number; -1 for more than kMaxMs.
+std::optional<int> parse_seconds(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
+  double s = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), s);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(s)) return std::nullopt;
+  double ms = std::round(s * 1000);
+  return ms > kMaxMs ? -1 : int(ms);
+}
+
+std::optional<int> parse_count(const std::string& text) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+// mkdir -p: the ranks write their epochs below it, on every host that sees
+// this path (a shared file system, like the working directory).
+std::string make_directory(const std::string& path) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    std::string prefix = path.substr(0, slash);
+    if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
+      return "cannot create --checkpoint-dir '" + path + "': " + std::strerror(errno) + " (at '" + prefix + "')";
+    if (slash == std::string::npos) break;
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return "--checkpoint-dir '" + path + "' is not a directory";
+  if (::access(path.c_str(), W_OK | X_OK) != 0) return "--checkpoint-dir '" + path + "' is not writable";
+  return "";
+}
+
+std::string absolute(const std::string& path) {
+  if (path[0] == '/') return path;
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return path;
+  std::string base = cwd;
+  return (base.ends_with('/') ? base : base + "/") + path;
+}
+
+}  // namespace
+
+void add_fault_options(CLI::App& app, RawFaultOptions& raw) {
+  const auto last = CLI::MultiOptionPolicy::TakeLast;
+  app.add_option("--checkpoint-dir", raw.checkpoint_dir,
+                 "Directory the ranks' MPIX_Checkpoint commits to and MPIX_Restore reads (created if needed); "
+                 "also -ckpoint-prefix (Hydra)")
+      ->type_name("DIR")
+      ->multi_option_policy(last);
+  app.add_option("--checkpoint-interval", raw.checkpoint_interval,
+                 "Ask the ranks for a checkpoint every SECONDS (MPIX_Checkpoint_due answers 1); SIGUSR1 to "
+                 "mpirun asks at once; also -ckpoint-interval")
+      ->type_name("SECONDS")
+      ->multi_option_policy(last);
+  app.add_option("--checkpoint-keep", raw.checkpoint_keep, "Complete checkpoints kept (default 2)")
+      ->type_name("K")
+      ->multi_option_policy(last);
+  app.add_option("--ckpointlib", raw.checkpoint_library,
+                 "How processes are checkpointed: app (the default: the program's MPIX_Checkpoint hooks); "
+                 "blcr is not supported; also -ckpointlib (Hydra)")
+      ->type_name("LIB")
+      ->multi_option_policy(last);
+  app.add_option("--max-restarts", raw.max_restarts,
+                 "Start a failed job again up to N times (a rank's failure, a lost host, --timeout); ranks see "
+                 "FERRY_RESTART_COUNT (default 0)")
+      ->type_name("N")
+      ->multi_option_policy(last);
+  app.add_option("--restart-delay", raw.restart_delay, "Seconds between a failed attempt and the next (default 0)")
+      ->type_name("SECONDS")
+      ->multi_option_policy(last);
+  app.add_option("--restart-from", raw.restart_from,
+                 "Checkpoint epoch the ranks' MPIX_Restore reads: N or latest (default); also -ckpoint-num "
+                 "(Hydra)")
+      ->type_name("N|latest")
+      ->multi_option_policy(last);
+}
+
+std::string apply_fault_options(const RawFaultOptions& raw, FaultTolerance& out,
+                                std::vector<std::pair<std::string, std::string>>& env) {
+  if (!raw.checkpoint_library.empty() && raw.checkpoint_library != "app") {
+    if (raw.checkpoint_library == "blcr")
+      return "-ckpointlib blcr: BLCR is not supported (it is gone from current kernels, and CRIU does not "
+             "work on all). Ferry checkpoints through the program: register save/restore hooks with "
+             "MPIX_Checkpoint_hook, call MPIX_Checkpoint when MPIX_Checkpoint_due answers 1, and run with "
+             "--checkpoint-dir DIR (-ckpointlib app, the default)";
+    return "-ckpointlib needs app (blcr is not supported), not '" + raw.checkpoint_library + "'";
+  }
+  if (!raw.checkpoint_dir.empty()) {
+    out.checkpoint_dir = absolute(raw.checkpoint_dir);
+    if (std::string problem = make_directory(out.checkpoint_dir); !problem.empty()) return problem;
+    env.emplace_back("FERRY_CHECKPOINT_DIR", out.checkpoint_dir);
+  }
+  if (!raw.checkpoint_interval.empty()) {
+    std::optional<int> ms = parse_seconds(raw.checkpoint_interval);
+    if (ms == -1) return "--checkpoint-interval " + raw.checkpoint_interval + " is more than 24 days";
+    if (!ms || *ms <= 0)
+      return "--checkpoint-interval needs a positive number of seconds, not '" + raw.checkpoint_interval + "'";
+    out.checkpoint_interval_ms = *ms;
+  }
+  if (!raw.checkpoint_keep.empty()) {
+    std::optional<int> k = parse_count(raw.checkpoint_keep);
+    if (!k || *k <= 0)
+      return "--checkpoint-keep needs a positive number of checkpoints, not '" + raw.checkpoint_keep + "'";
+    env.emplace_back("FERRY_CHECKPOINT_KEEP", raw.checkpoint_keep);
+  }
+  if (!raw.max_restarts.empty()) {
+    std::optional<int> n = parse_count(raw.max_restarts);
+    if (!n) return "--max-restarts needs a number of restarts (0 or more), not '" + raw.max_restarts + "'";
+    out.max_restarts = *n;
+  }
+  if (!raw.restart_delay.empty()) {
+    std::optional<int> ms = parse_seconds(raw.restart_delay);
+    if (ms == -1) return "--restart-delay " + raw.restart_delay + " is more than 24 days";
+    if (!ms) return "--restart-delay needs a number of seconds (0 or more), not '" + raw.restart_delay + "'";
+    out.restart_delay_ms = *ms;
+  }
+  if (!raw.restart_from.empty()) {
+    if (raw.restart_from != "latest" && !parse_count(raw.restart_from))
+      return "--restart-from needs an epoch number or 'latest', not '" + raw.restart_from + "'";
+    out.restart_from = raw.restart_from;
+    env.emplace_back("FERRY_RESTART_FROM", raw.restart_from);
+  }
+  return "";
+}
+
+}  // namespace ferry::launcher

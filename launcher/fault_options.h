@@ -1,0 +1,56 @@
+// mpirun's checkpoint and restart options (issue 15): where checkpoints go,
+// how often the ranks are asked for one, and how often a failed job is
+// started again. Parsed with the rest of mpirun's command line (options.cc)
+// and checked here, each bad value refused with one line.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace ferry::launcher {
+
+struct FaultTolerance {
+  // --checkpoint-dir (Hydra: -ckpoint-prefix), made absolute and created;
+  // empty: not given (the ranks' FERRY_CHECKPOINT_DIR, if any, applies).
+  std::string checkpoint_dir;
+  // --checkpoint-interval (Hydra: -ckpoint-interval): milliseconds between
+  // due events; 0: only SIGUSR1 raises one.
+  int checkpoint_interval_ms = 0;
+  // --max-restarts (torchrun's name): how many times a failed job is
+  // started again; 0: never.
+  int max_restarts = 0;
+  // --restart-delay: milliseconds between a failed attempt's end and the
+  // next start.
+  int restart_delay_ms = 0;
+  // --restart-from (Hydra: -ckpoint-num): "latest" or an epoch number, for
+  // the first attempt; restarts always read the latest epoch. Empty: not
+  // given.
+  std::string restart_from;
+};
+
+// What CLI11 stores before it is checked.
+struct RawFaultOptions {
+  std::string checkpoint_dir;
+  std::string checkpoint_interval;
+  std::string checkpoint_keep;
+  std::string checkpoint_library;
+  std::string max_restarts;
+  std::string restart_delay;
+  std::string restart_from;
+};
+
+void add_fault_options(CLI::App& app, RawFaultOptions& raw);
+
+// Checks the values and fills `out`; the settings that libmpi reads
+// (FERRY_CHECKPOINT_DIR, _KEEP, FERRY_RESTART_FROM) are appended to `env`,
+// the variables every rank gets. Returns "" or the one-line reason (without
+// "mpirun: ").
+std::string apply_fault_options(const RawFaultOptions& raw, FaultTolerance& out,
+                                std::vector<std::pair<std::string, std::string>>& env);
+
+}  // namespace ferry::launcher
