@@ -22,6 +22,17 @@ Status sync_path(const std::string& path) {
   return s;
 }
 
+void start_writeback(const std::string& path) {
+#if defined(__linux__)
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  ::close(fd);
+#else
+  (void)path;
+#endif
+}
+
 Status write_atomically(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp";
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

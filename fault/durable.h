@@ -13,6 +13,11 @@ namespace ferry::fault {
 // fsync(2) of a file or a directory by path.
 Status sync_path(const std::string& path);
 
+// Asks the kernel to start writing a file's dirty pages back now, without
+// waiting (Linux sync_file_range(2)); a later sync_path() still decides
+// durability. A hint: failures are ignored.
+void start_writeback(const std::string& path);
+
 // Writes `text` to `<path>.tmp`, fsyncs it, renames it to `path` and fsyncs
 // the parent directory. On failure `path` is as it was (absent or old).
 Status write_atomically(const std::string& path, const std::string& text);

@@ -1,5 +1,7 @@
 #include "fault/store.h"
 
+#include <stdio.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -18,6 +20,7 @@ namespace ferry::fault {
 namespace {
 constexpr const char* kEpochPrefix = "epoch.";
 constexpr const char* kManifestName = "MANIFEST";
+constexpr const char* kRetiredPrefix = ".retired.epoch.";
 
 // "epoch.<digits>" -> N; anything else (epoch.3.tmp, notes.txt) -> -1.
 int64_t epoch_of(const std::string& name) {
@@ -85,11 +88,18 @@ Status Store::seal_rank(int64_t epoch, int rank, std::vector<FileEntry>* files) 
     f.path = e.path().lexically_relative(dir).string();
     if (f.path.find('\n') != std::string::npos || f.path.front() == ' ')
       return Status::failure(path + ": a file name with a newline or a leading space cannot go in the manifest");
-    if (Status s = sync_path(path)) return s;
-    if (Status s = crc32c_file(path, &f.crc, &f.size)) return s;
     found.push_back(std::move(f));
   }
   if (ec) return Status::failure("cannot list " + dir.string() + ": " + ec.message());
+  // The disk writes and the checksums overlap: writeback of every file is
+  // started first, the checksums are read from the page cache meanwhile,
+  // and the fsyncs then mostly find the data already written.
+  for (const FileEntry& f : found) start_writeback(dir.string() + "/" + f.path);
+  for (FileEntry& f : found) {
+    const std::string path = dir.string() + "/" + f.path;
+    if (Status s = crc32c_file(path, &f.crc, &f.size)) return s;
+    if (Status s = sync_path(path)) return s;
+  }
   // New entries are durable only once their directories are synced; the
   // epoch directory itself is synced by publish().
   for (const std::string& d : directories)
@@ -143,14 +153,30 @@ int64_t Store::latest_complete(std::vector<std::string>* skipped) const {
   return -1;
 }
 
-Status Store::prune(int keep, int64_t current) const {
+Status Store::retire(int keep, int64_t current, std::vector<std::string>* retired) const {
   int complete = 0;
   for (int64_t epoch : epochs()) {  // newest first
     if (epoch > current) continue;  // not there when one job writes; not ours to judge
     bool done = epoch == current || has_manifest(epoch);
     if (done && ++complete <= keep) continue;
-    if (Status s = remove_tree(epoch_dir(epoch))) return s;
+    // One rename takes it out of every reader's view at once; the slow
+    // part, freeing its blocks, can happen later.
+    const std::string away = root_ + "/" + kRetiredPrefix + std::to_string(epoch);
+    if (::rename(epoch_dir(epoch).c_str(), away.c_str()) != 0)
+      return Status::from_errno("cannot retire", epoch_dir(epoch));
   }
+  // Retired here, or by a process that ended before removing them.
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(root_, ec))
+    if (e.path().filename().string().rfind(kRetiredPrefix, 0) == 0) retired->push_back(e.path().string());
+  return {};
+}
+
+Status Store::prune(int keep, int64_t current) const {
+  std::vector<std::string> retired;
+  if (Status s = retire(keep, current, &retired)) return s;
+  for (const std::string& path : retired)
+    if (Status s = remove_tree(path)) return s;
   return {};
 }
 

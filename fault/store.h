@@ -56,6 +56,10 @@ class Store {
   // Keeps the `keep` newest complete epochs and removes the older ones, and
   // every incomplete epoch older than `current` (left by a failed commit).
   Status prune(int keep, int64_t current) const;
+  // The first half of prune(): the epochs to go are renamed out of the
+  // store's view (to <root>/.retired.epoch.<N>) and listed in `retired`,
+  // with any left over from earlier, for the caller to remove when it suits.
+  Status retire(int keep, int64_t current, std::vector<std::string>* retired) const;
 
  private:
   std::string root_;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/datatype.h"
@@ -63,7 +64,28 @@ Err gather_files(Communicator* c, const std::string& mine, std::string* all) {
                        c);
 }
 
+// Removing an old epoch frees as many blocks as the checkpoint wrote (about
+// 0.1 s for 4 x 64 MiB on ext4 here): it runs beside the application, not
+// inside MPIX_Checkpoint. Never destroyed, so that a program that exits
+// without MPI_Finalize does not end in std::terminate.
+std::thread* remover = nullptr;
+
+void remove_in_background(std::vector<std::string> paths) {
+  finish_background_work();
+  if (paths.empty()) return;
+  remover = new std::thread([paths = std::move(paths)] {
+    for (const std::string& p : paths) (void)fault::remove_tree(p);
+  });
+}
+
 }  // namespace
+
+void finish_background_work() {
+  if (remover == nullptr) return;
+  remover->join();
+  delete remover;
+  remover = nullptr;
+}
 
 Err add_hook(MPIX_Checkpoint_fn* save, MPIX_Checkpoint_fn* restore, void* state) {
   return checkpoint_hooks::add(save, restore, state);
@@ -123,9 +145,12 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
     if (published.ok()) published = from_status(store.publish(manifest));
     if (!published.ok()) {
       (void)fault::remove_tree(store.epoch_dir(epoch));
-    } else if (fault::Status s = store.prune(static_cast<int>(keep), epoch)) {
-      // The epoch is committed; an old one left behind costs only space.
-      std::fprintf(stderr, "ferry: rank 0: MPIX_Checkpoint: warning: %s\n", s.message().c_str());
+    } else {
+      std::vector<std::string> retired;
+      if (fault::Status s = store.retire(static_cast<int>(keep), epoch, &retired))
+        // The epoch is committed; an old one left behind costs only space.
+        std::fprintf(stderr, "ferry: rank 0: MPIX_Checkpoint: warning: %s\n", s.message().c_str());
+      remove_in_background(std::move(retired));
     }
   }
   if (Err e = agree(c, std::move(published))) return e;

@@ -35,6 +35,10 @@ Err due(Communicator* c, int* flag);
 // restored by every rank's restore hooks; *epoch = -1 when there is none.
 Err restore(Communicator* c, MPI_Comm handle, int* epoch);
 
+// MPI_Finalize: waits until the epochs a checkpoint retired are removed
+// (that runs on a thread of its own, beside the application).
+void finish_background_work();
+
 // MPIX_Restart_count: FERRY_RESTART_COUNT, else Slurm's SLURM_RESTART_COUNT.
 int restart_count();
 

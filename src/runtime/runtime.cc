@@ -17,6 +17,7 @@
 #include "base/request.h"
 #include "mpi.h"
 #include "p2p/engine.h"
+#include "runtime/checkpoint.h"
 #include "transport/providers.h"
 
 namespace ferry::runtime {
@@ -204,6 +205,7 @@ Err finalize() {
   // (then MPI_COMM_WORLD) are deleted, so libraries that cache state there
   // can still communicate from their delete callbacks.
   Err attributes_error = communicators::delete_predefined_attributes();
+  checkpoint::finish_background_work();
   {
     // Everything we sent must leave before the connections close.
     progress::Lock lock;
