@@ -116,7 +116,10 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
   }
   if (Err e = agree(c, std::move(local), &epoch)) return e;
   if (root.empty()) {
-    *epoch_out = -1;  // checkpoints go nowhere
+    // Checkpoints go nowhere; the launcher's request is served all the same,
+    // or MPIX_Checkpoint_due would answer 1 at every step from now on.
+    pmi::clear_checkpoint_request();
+    *epoch_out = -1;
     return {};
   }
 
