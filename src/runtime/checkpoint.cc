@@ -3,6 +3,7 @@
 #include "runtime/checkpoint.h"
 
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,9 +70,18 @@ Err gather_files(Communicator* c, const std::string& mine, std::string* all) {
 // inside MPIX_Checkpoint. Never destroyed, so that a program that exits
 // without MPI_Finalize does not end in std::terminate.
 std::thread* remover = nullptr;
+std::mutex remover_mutex;  // checkpoints on two communicators from two threads
+
+void join_remover_locked() {
+  if (remover == nullptr) return;
+  remover->join();
+  delete remover;
+  remover = nullptr;
+}
 
 void remove_in_background(std::vector<std::string> paths) {
-  finish_background_work();
+  std::lock_guard<std::mutex> hold(remover_mutex);
+  join_remover_locked();
   if (paths.empty()) return;
   remover = new std::thread([paths = std::move(paths)] {
     for (const std::string& p : paths) (void)fault::remove_tree(p);
@@ -81,10 +91,8 @@ void remove_in_background(std::vector<std::string> paths) {
 }  // namespace
 
 void finish_background_work() {
-  if (remover == nullptr) return;
-  remover->join();
-  delete remover;
-  remover = nullptr;
+  std::lock_guard<std::mutex> hold(remover_mutex);
+  join_remover_locked();
 }
 
 Err add_hook(MPIX_Checkpoint_fn* save, MPIX_Checkpoint_fn* restore, void* state) {
@@ -99,6 +107,7 @@ Err due(Communicator* c, int* flag) {
 }
 
 Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
+  if (checkpoint_hooks::running()) return fail(MPI_ERR_OTHER, "called from inside a checkpoint hook");
   const std::string root = config::value("FERRY_CHECKPOINT_DIR");
   const int64_t keep = config::integer("FERRY_CHECKPOINT_KEEP");
   fault::Store store(root);

@@ -17,4 +17,8 @@ Err add(MPIX_Checkpoint_fn* save, MPIX_Checkpoint_fn* restore, void* state);
 Err run_save(MPI_Comm comm, const std::string& dir);
 Err run_restore(MPI_Comm comm, const std::string& dir);
 
+// Whether this thread is inside a hook: a hook that checkpoints or restores
+// would start the protocol again from inside itself, on every rank, forever.
+bool running();
+
 }  // namespace ferry::runtime::checkpoint_hooks

@@ -68,6 +68,7 @@ Err propose(const fault::Store& store, const std::vector<int64_t>& candidates, s
 
 Err restore(Communicator* c, MPI_Comm handle, int* epoch_out) {
   *epoch_out = -1;
+  if (checkpoint_hooks::running()) return fail(MPI_ERR_OTHER, "called from inside a checkpoint hook");
   const std::string root = config::value("FERRY_CHECKPOINT_DIR");
   if (root.empty()) return {};  // checkpoints go nowhere, none to restore
   fault::Store store(root);

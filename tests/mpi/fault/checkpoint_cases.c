@@ -20,6 +20,8 @@
  *                    the manifest is published
  *   expect E         restore must give epoch E (-1: none), with its state
  *   expect_error TEXT   restore must fail on every rank with TEXT in the message
+ *   nested           a hook that calls MPIX_Checkpoint or MPIX_Restore gets an error, and the
+ *                    checkpoint around it still commits
  *   nodir            no FERRY_CHECKPOINT_DIR: checkpoint and restore give -1, no hook runs
  */
 #define TEST_NAME "checkpoint_cases"
@@ -85,6 +87,17 @@ static int restore(MPI_Comm comm, const char *dir, void *state) {
   got += fread(values, sizeof(double), N_VALUES, f);
   fclose(f);
   return got == 1 + N_VALUES ? MPI_SUCCESS : 2;
+}
+
+/* For "nested": the errors the calls from inside a hook returned. */
+static int nested_checkpoint_rc = -1, nested_restore_rc = -1;
+static int nesting(MPI_Comm comm, const char *dir, void *state) {
+  int e;
+  (void)dir;
+  (void)state;
+  nested_checkpoint_rc = MPIX_Checkpoint(comm, &e);
+  nested_restore_rc = MPIX_Restore(comm, &e);
+  return MPI_SUCCESS;
 }
 
 static void check_state(int s) {
@@ -185,6 +198,15 @@ int main(int argc, char **argv) {
     CHECK(argc >= 3, "expect_error needs the text");
     expect_error(MPIX_Restore(MPI_COMM_WORLD, &epoch), "MPIX_Restore", argv[2]);
     CHECK(restores == 0, "a restore hook ran although the restore failed");
+  } else if (strcmp(mode, "nested") == 0) {
+    CHECK_MPI(MPIX_Checkpoint_hook(nesting, nesting, NULL));
+    fill(1);
+    CHECK_MPI(checkpoint(&epoch));
+    CHECK(epoch == 0, "the checkpoint around the nested calls gave epoch %d", epoch);
+    expect_error(nested_checkpoint_rc, "MPIX_Checkpoint", "inside a checkpoint hook");
+    nested_checkpoint_rc = -1;
+    CHECK_MPI(MPIX_Restore(MPI_COMM_WORLD, &epoch));
+    expect_error(nested_restore_rc, "MPIX_Restore", "inside a checkpoint hook");
   } else if (strcmp(mode, "nodir") == 0) {
     fill(1);
     CHECK_MPI(checkpoint(&epoch));

@@ -52,6 +52,9 @@ case $case_name in
   outstanding)
     run "$np" 0 outstanding
     ;;
+  nested)
+    run "$np" 0 nested
+    ;;
   killed_in_hook|killed_before_publish)
     mode=kill_in_hook; [ "$case_name" = killed_before_publish ] && mode=kill_before_publish
     run "$np" nonzero "$mode" 2
