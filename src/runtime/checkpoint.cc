@@ -12,6 +12,7 @@
 #include "base/request.h"
 #include "coll/collectives.h"
 #include "common/config.h"
+#include "common/debug.h"
 #include "fault/durable.h"
 #include "fault/store.h"
 #include "pmi/checkpoint_request.h"
@@ -166,6 +167,13 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
     }
   }
   if (Err e = agree(c, std::move(published))) return e;
+  if (c->rank == 0 && debug::on(debug::kCheckpoint)) {
+    uint64_t bytes = 0;
+    for (const fault::FileEntry& f : manifest.files) bytes += f.size;
+    FERRY_DEBUG(kCheckpoint, "epoch %lld committed: %zu files, %llu bytes from %d ranks in %s",
+                static_cast<long long>(epoch), manifest.files.size(), static_cast<unsigned long long>(bytes),
+                c->size, root.c_str());
+  }
   pmi::clear_checkpoint_request();
   *epoch_out = static_cast<int>(epoch);
   return {};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/debug.h"
 #include "fault/store.h"
 #include "runtime/checkpoint.h"
 #include "runtime/checkpoint_agreement.h"
@@ -88,6 +89,7 @@ Err restore(Communicator* c, MPI_Comm handle, int* epoch_out) {
     if (proposal < 0) {
       if (wanted >= 0) return fail(MPI_ERR_IO, "epoch %lld (FERRY_RESTART_FROM) is not in %s",
                                    static_cast<long long>(wanted), root.c_str());
+      if (c->rank == 0) FERRY_DEBUG(kCheckpoint, "no complete epoch in %s: starting afresh", root.c_str());
       return {};  // nothing complete: the program starts afresh
     }
 
@@ -106,6 +108,7 @@ Err restore(Communicator* c, MPI_Comm handle, int* epoch_out) {
     // Phase 3: the restore hooks read it back.
     Err restored = checkpoint_hooks::run_restore(handle, store.rank_dir(proposal, c->rank));
     if (Err e = agree(c, std::move(restored))) return e;
+    if (c->rank == 0) FERRY_DEBUG(kCheckpoint, "restored epoch %lld from %s", static_cast<long long>(proposal), root.c_str());
     *epoch_out = static_cast<int>(proposal);
     return {};
   }
