@@ -134,4 +134,16 @@ bool any_of(const Communicator* c) {
   return false;
 }
 
+const Request* first_active_of(const Communicator* c) {
+  Pool& p = pool();
+  for (uint32_t k = 0; k < p.chunk_count; ++k) {
+    const Request* chunk = p.chunks[k].load(std::memory_order_relaxed);
+    for (uint32_t i = 0; i < kChunkSize; ++i)
+      if (chunk[i].comm == c && chunk[i].active) return &chunk[i];
+  }
+  for (const Request* r : outside)
+    if (r->comm == c) return r;
+  return nullptr;
+}
+
 }  // namespace ferry::requests

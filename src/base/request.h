@@ -115,6 +115,10 @@ size_t live();
 // Whether a live request (pending, persistent or not yet retired) belongs to
 // `c`: a freed communicator is destroyed only once none does.
 bool any_of(const Communicator* c);
+// An operation in flight on `c` (started and not yet waited for or freed:
+// `active`, or a blocking call's request on another thread), or nullptr.
+// For a checkpoint's consistent cut (runtime/checkpoint.h). Engine lock held.
+const Request* first_active_of(const Communicator* c);
 // Requests outside the pool (a blocking call's, on its stack) that any_of
 // must see too, from when they are described until they are done. Engine
 // lock held, as for any_of.

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/debug.h"
+#include "pmi/checkpoint_request.h"
 #include "mpi.h"
 
 namespace ferry::pmi {
@@ -238,7 +239,7 @@ Err init(Job* job) {
       std::find(job->local_peers.begin(), job->local_peers.end(), job->rank) - job->local_peers.begin()));
   FERRY_DEBUG(kPmix, "namespace %s rank %d of %d, %zu ranks on this host", me.nspace, job->rank, job->size,
               job->local_peers.size());
-  return {};
+  return watch_checkpoint_requests();
 }
 
 void finalize() {

@@ -19,6 +19,7 @@
 #include "p2p/engine.h"
 #include "runtime/dynamic.h"
 #include "runtime/peers.h"
+#include "runtime/checkpoint.h"
 #include "transport/providers.h"
 
 namespace ferry::runtime {
@@ -222,6 +223,7 @@ Err finalize() {
   // (then MPI_COMM_WORLD) are deleted, so libraries that cache state there
   // can still communicate from their delete callbacks.
   Err attributes_error = communicators::delete_predefined_attributes();
+  checkpoint::finish_background_work();
   {
     // Everything we sent must leave before the connections close.
     progress::Lock lock;

@@ -1,0 +1,83 @@
+#include "fault/durable.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+
+namespace ferry::fault {
+
+Status sync_path(const std::string& path) {
+  // O_RDONLY works for directories too; fsync on such a descriptor flushes
+  // the directory's entries (Linux, and POSIX with _POSIX_SYNCHRONIZED_IO).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::from_errno("cannot open", path);
+  int rc;
+  do rc = ::fsync(fd);
+  while (rc != 0 && errno == EINTR);
+  Status s = rc == 0 ? Status() : Status::from_errno("cannot fsync", path);
+  ::close(fd);
+  return s;
+}
+
+void start_writeback(const std::string& path) {
+#if defined(__linux__)
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  ::close(fd);
+#else
+  (void)path;
+#endif
+}
+
+Status write_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::from_errno("cannot create", temporary);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Status s = Status::from_errno("cannot write", temporary);
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return s;
+    }
+    done += static_cast<size_t>(n);
+  }
+  // Phase 1: the bytes are on disk before any name points at them.
+  if (::fsync(fd) != 0) {
+    Status s = Status::from_errno("cannot fsync", temporary);
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    return s;
+  }
+  ::close(fd);
+  // Phase 2: publish with one atomic rename, then make the rename durable.
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    Status s = Status::from_errno("cannot rename to", path);
+    ::unlink(temporary.c_str());
+    return s;
+  }
+  return sync_path(std::filesystem::path(path).parent_path().string());
+}
+
+Status make_directories(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::failure("cannot create directory " + path + ": " + ec.message());
+  return {};
+}
+
+Status remove_tree(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  if (ec) return Status::failure("cannot remove " + path + ": " + ec.message());
+  return {};
+}
+
+}  // namespace ferry::fault

@@ -1,0 +1,31 @@
+// The steps that make a file survive a crash, in the order SQLite and SCR
+// use: write beside the old, fsync the data, rename over the name (atomic
+// within a file system, POSIX rename(2)), fsync the directory so that the
+// rename itself is on disk. A reader that sees the new name sees all of it.
+#pragma once
+
+#include <string>
+
+#include "fault/status.h"
+
+namespace ferry::fault {
+
+// fsync(2) of a file or a directory by path.
+Status sync_path(const std::string& path);
+
+// Asks the kernel to start writing a file's dirty pages back now, without
+// waiting (Linux sync_file_range(2)); a later sync_path() still decides
+// durability. A hint: failures are ignored.
+void start_writeback(const std::string& path);
+
+// Writes `text` to `<path>.tmp`, fsyncs it, renames it to `path` and fsyncs
+// the parent directory. On failure `path` is as it was (absent or old).
+Status write_atomically(const std::string& path, const std::string& text);
+
+// mkdir(2) that accepts an existing directory, with its parents.
+Status make_directories(const std::string& path);
+
+// Removes a directory tree; a missing one is not an error.
+Status remove_tree(const std::string& path);
+
+}  // namespace ferry::fault

@@ -1,0 +1,68 @@
+// A checkpoint directory: plain directories that a shell or Python hook can
+// read, one per epoch and rank, and one manifest per epoch.
+//
+//   <root>/epoch.<N>/rank.<r>/...   what rank r's save hooks wrote at epoch N
+//   <root>/epoch.<N>/MANIFEST       present only once epoch N is complete
+//
+// An epoch directory without a MANIFEST is a commit that did not finish (a
+// rank or the job died first): readers skip it, and the next commit removes
+// it. This is the layout of SCR's cache directories reduced to one level.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fault/manifest.h"
+#include "fault/status.h"
+
+namespace ferry::fault {
+
+class Store {
+ public:
+  explicit Store(std::string root) : root_(std::move(root)) {}
+
+  const std::string& root() const { return root_; }
+  std::string epoch_dir(int64_t epoch) const;
+  std::string rank_dir(int64_t epoch, int rank) const;
+  std::string manifest_path(int64_t epoch) const;
+
+  // Epoch numbers that have a directory, complete or not, newest first.
+  std::vector<int64_t> epochs() const;
+  bool has_manifest(int64_t epoch) const;
+  // One past the highest epoch directory present (0 in an empty store), so
+  // that a new commit never reuses the name of a torn one.
+  int64_t next_epoch() const;
+
+  // Writer, phase 1 (each rank): an empty directory for the hooks.
+  Status prepare_rank(int64_t epoch, int rank) const;
+  // Writer, phase 1 end (each rank): fsyncs every file and directory the
+  // hooks left in the rank's directory and lists them with size and CRC-32C.
+  Status seal_rank(int64_t epoch, int rank, std::vector<FileEntry>* files) const;
+  // Writer, phase 2 (one process, after every rank sealed): the manifest,
+  // written beside, fsynced and renamed into place; then the root is fsynced
+  // so that the epoch's own directory entry is durable too.
+  Status publish(const Manifest& manifest) const;
+
+  // Reader: the parsed manifest of an epoch.
+  Status read_manifest(int64_t epoch, Manifest* manifest) const;
+  // Reader: whether the files of `rank` (every rank when rank < 0) have the
+  // sizes and checksums the manifest records; the first mismatch is named.
+  Status verify(const Manifest& manifest, int rank) const;
+  // The newest epoch whose manifest and files all verify, or -1. Each epoch
+  // passed over adds one line to `skipped` saying why.
+  int64_t latest_complete(std::vector<std::string>* skipped) const;
+
+  // Keeps the `keep` newest complete epochs and removes the older ones, and
+  // every incomplete epoch older than `current` (left by a failed commit).
+  Status prune(int keep, int64_t current) const;
+  // The first half of prune(): the epochs to go are renamed out of the
+  // store's view (to <root>/.retired.epoch.<N>) and listed in `retired`,
+  // with any left over from earlier, for the caller to remove when it suits.
+  Status retire(int keep, int64_t current, std::vector<std::string>* retired) const;
+
+ private:
+  std::string root_;
+};
+
+}  // namespace ferry::fault

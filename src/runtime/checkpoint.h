@@ -1,0 +1,45 @@
+// Checkpoint/restart (issue 15): the application's hooks, coordinated over a
+// communicator and committed atomically to the store of fault/store.h.
+//
+// MPIX_Checkpoint is a two-phase commit, as SCR's and Horovod elastic's:
+//   0. a consistent cut: no operation may be in flight on the communicator
+//      (else the state the hooks save and the messages in flight disagree);
+//   1. every rank runs the save hooks in its own directory of the new epoch,
+//      then fsyncs and checksums what they wrote;
+//   2. only if every rank succeeded does rank 0 collect the file lists and
+//      publish the manifest (atomic rename, fsync of the directory).
+// A failure anywhere leaves the previous epoch the latest and returns the
+// same error (naming the failing rank) on every rank. Cost: the hooks' own
+// writes, one fsync per file, one read for the checksum (from the page
+// cache), and four small collectives.
+#pragma once
+
+#include "base/communicator.h"
+#include "base/error.h"
+#include "mpix.h"
+
+namespace ferry::runtime::checkpoint {
+
+// MPIX_Checkpoint_hook: hooks run in the order they were added.
+Err add_hook(MPIX_Checkpoint_fn* save, MPIX_Checkpoint_fn* restore, void* state);
+
+// MPIX_Checkpoint over `c` (`handle` is what the hooks receive). *epoch is
+// the committed epoch, or -1 when FERRY_CHECKPOINT_DIR is empty.
+Err take(Communicator* c, MPI_Comm handle, int* epoch);
+
+// MPIX_Checkpoint_due: 1 on every rank if the launcher's request
+// (pmi/checkpoint_request.h) reached any of them. One allreduce.
+Err due(Communicator* c, int* flag);
+
+// MPIX_Restore: the newest epoch that verifies (or FERRY_RESTART_FROM's),
+// restored by every rank's restore hooks; *epoch = -1 when there is none.
+Err restore(Communicator* c, MPI_Comm handle, int* epoch);
+
+// MPI_Finalize: waits until the epochs a checkpoint retired are removed
+// (that runs on a thread of its own, beside the application).
+void finish_background_work();
+
+// MPIX_Restart_count: FERRY_RESTART_COUNT, else Slurm's SLURM_RESTART_COUNT.
+int restart_count();
+
+}  // namespace ferry::runtime::checkpoint

@@ -1,0 +1,116 @@
+#!/bin/sh
+# Checkpoint/restart end to end (issue 15): real jobs through mpirun, real
+# files, jobs that die (SIGKILL inside a save hook), and files damaged
+# between a job and its restart. One case per ctest.
+#
+# Usage: checkpoint_cases.sh CASE NP    (MPIRUN, PROGRAM and HEAT in the environment)
+set -u
+case_name=$1
+np=$2
+: "${MPIRUN:?}" "${PROGRAM:?}"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ferry_ckpt_XXXXXX")
+log=$dir.log
+trap 'rm -rf "$dir" "$log"' EXIT
+export FERRY_CHECKPOINT_DIR=$dir/store
+export FERRY_CHECKPOINT_KEEP=2
+unset FERRY_RESTART_COUNT FERRY_RESTART_FROM
+prog=$PROGRAM
+
+fail() {
+  echo "checkpoint_cases $case_name np$np: rank -1: FAILED: $*"
+  echo "--- last job's output:"; cat "$log"
+  echo "--- store:"; find "$dir/store" 2>/dev/null | sort
+  exit 1
+}
+
+# run N [expected exit: 0 or nonzero] -- program arguments
+run() {
+  n=$1; expect=$2; shift 2
+  timeout 60 "$MPIRUN" -n "$n" "$prog" "$@" >"$log" 2>&1
+  rc=$?
+  cat "$log"
+  [ $rc -ne 124 ] || fail "mpirun -n $n $* hung"
+  if [ "$expect" = 0 ]; then [ $rc -eq 0 ] || fail "mpirun -n $n $* exited with $rc"
+  else [ $rc -ne 0 ] || fail "mpirun -n $n $* should have failed"; fi
+}
+
+expect_in_log() { grep -Eq "$1" "$log" || fail "output does not match '$1'"; }
+epochs() { ls "$dir/store" | tr '\n' ' '; }
+
+case $case_name in
+  round_trip)
+    run "$np" 0 steps 5
+    [ "$(epochs)" = "epoch.3 epoch.4 " ] || fail "FERRY_CHECKPOINT_KEEP=2 left: $(epochs)"
+    grep -q "^job_size $np\$" "$dir/store/epoch.4/MANIFEST" || fail "manifest lacks job_size $np"
+    [ "$(grep -c '^file ' "$dir/store/epoch.4/MANIFEST")" -eq "$np" ] || fail "manifest does not list one file per rank"
+    run "$np" 0 expect 4
+    ;;
+  hook_fails)
+    run "$np" 0 hook_fails
+    [ "$(epochs)" = "epoch.0 " ] || fail "the failed epoch was left behind: $(epochs)"
+    ;;
+  outstanding)
+    run "$np" 0 outstanding
+    ;;
+  nested)
+    run "$np" 0 nested
+    ;;
+  killed_in_hook|killed_before_publish)
+    mode=kill_in_hook; [ "$case_name" = killed_before_publish ] && mode=kill_before_publish
+    run "$np" nonzero "$mode" 2
+    [ -d "$dir/store/epoch.2" ] || fail "the dying job did not start epoch 2"
+    [ ! -e "$dir/store/epoch.2/MANIFEST" ] || fail "epoch 2 was published by a job that died"
+    run "$np" 0 expect 1
+    expect_in_log "MPIX_Restore: warning: epoch 2 skipped: no manifest"
+    ;;
+  truncated|bit_flipped)
+    run "$np" 0 steps 3
+    victim=$dir/store/epoch.2/rank.$((np - 1))/state.bin
+    if [ "$case_name" = truncated ]; then
+      truncate -s 100 "$victim"
+      why="state.bin: 100 bytes, the manifest records [0-9]+ \(truncated"
+    else
+      # Flip one bit in the middle of the file, size unchanged.
+      byte=$(od -An -tu1 -j 5000 -N1 "$victim" | tr -d ' ')
+      printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$victim" bs=1 seek=5000 conv=notrunc 2>/dev/null
+      why="state.bin: CRC-32C differs"
+    fi
+    run "$np" 0 expect 1
+    expect_in_log "warning: epoch 2 skipped: .*$why"
+    ;;
+  other_size)
+    run "$np" 0 steps 2
+    run $((np + 1)) 0 expect_error "written by a job of $np processes, this job has $((np + 1))"
+    ;;
+  restart_from)
+    run "$np" 0 steps 3
+    export FERRY_RESTART_FROM=1; run "$np" 0 expect 1
+    export FERRY_RESTART_FROM=9; run "$np" 0 expect_error "epoch 9"
+    export FERRY_RESTART_FROM=abc; run "$np" 0 expect_error "FERRY_RESTART_FROM=abc"
+    ;;
+  no_directory)
+    unset FERRY_CHECKPOINT_DIR
+    run "$np" 0 nodir
+    ;;
+  singleton)
+    timeout 60 "$PROGRAM" steps 3 >"$log" 2>&1 || fail "singleton steps 3"
+    timeout 60 "$PROGRAM" expect 2 >"$log" 2>&1 || fail "singleton expect 2"
+    ;;
+  example_restarted)
+    : "${HEAT:?}"
+    # The uninterrupted run's answer, without checkpoints.
+    (unset FERRY_CHECKPOINT_DIR; timeout 60 "$MPIRUN" -n "$np" "$HEAT" >"$log" 2>&1) || fail "uninterrupted run"
+    cat "$log"
+    want=$(grep '^heat2d: checksum' "$log") || fail "no checksum in the uninterrupted run"
+    # Killed (SIGKILL on rank 0) after step 130, past the checkpoint of step 100 ...
+    prog=$HEAT
+    run "$np" nonzero --kill-at 130
+    # ... and started again as mpirun --max-restarts would.
+    export FERRY_RESTART_COUNT=1; run "$np" 0
+    expect_in_log "^heat2d: restart 1, restored epoch [0-9]+ at step 100"
+    got=$(grep '^heat2d: checksum' "$log")
+    [ "$got" = "$want" ] || fail "restarted run ended with '$got', the uninterrupted one with '$want'"
+    ;;
+  *) fail "unknown case" ;;
+esac
+echo "checkpoint_cases $case_name np$np: OK"
