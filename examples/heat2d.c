@@ -13,7 +13,8 @@
  *
  * It prints a checksum of the final plate; a run that was killed and
  * restarted prints the same one as a run that never stopped.
- * --kill-at STEP makes rank 0 die (SIGKILL) after that step, for tests.
+ * --kill-at STEP makes rank 0 die (SIGKILL) after that step in the first
+ * attempt (not in a restarted one), for tests.
  */
 #include <mpi.h>
 #include <mpix.h>
@@ -115,7 +116,7 @@ int main(int argc, char **argv) {
     int due = 0;
     MPIX_Checkpoint_due(MPI_COMM_WORLD, &due);
     if (p.step % CHECKPOINT_EVERY == 0 || due) MPIX_Checkpoint(MPI_COMM_WORLD, &epoch);
-    if (p.step == kill_at && rank == 0) raise(SIGKILL);
+    if (p.step == kill_at && rank == 0 && restarts == 0) raise(SIGKILL);
   }
 
   uint64_t sum = checksum(&p, rank, size);

@@ -111,6 +111,21 @@ case $case_name in
     got=$(grep '^heat2d: checksum' "$log")
     [ "$got" = "$want" ] || fail "restarted run ended with '$got', the uninterrupted one with '$want'"
     ;;
+  example_max_restarts)
+    # The same through mpirun's own restart loop: the kill in attempt 0,
+    # attempt 1 restores and finishes (issue 15: bitwise equal).
+    : "${HEAT:?}"
+    (unset FERRY_CHECKPOINT_DIR; timeout 60 "$MPIRUN" -n "$np" "$HEAT" >"$log" 2>&1) || fail "uninterrupted run"
+    want=$(grep '^heat2d: checksum' "$log") || fail "no checksum in the uninterrupted run"
+    unset FERRY_CHECKPOINT_DIR
+    timeout 120 "$MPIRUN" --checkpoint-dir "$dir/store" --max-restarts 2 -n "$np" "$HEAT" --kill-at 130 >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    [ $rc -eq 0 ] || fail "mpirun --max-restarts 2 exited with $rc"
+    expect_in_log "^heat2d: restart 1, restored epoch [0-9]+ at step 100"
+    got=$(grep '^heat2d: checksum' "$log")
+    [ "$got" = "$want" ] || fail "the restarted job ended with '$got', the uninterrupted one with '$want'"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "checkpoint_cases $case_name np$np: OK"
