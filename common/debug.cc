@@ -24,7 +24,7 @@ struct Name {
 constexpr Name kNames[] = {{"init", kInit},         {"pmix", kPmix}, {"tcp", kTcp},
                            {"p2p", kP2p},           {"progress", kProgress},
                            {"coll", kColl},         {"launch", kLaunch},
-                           {"comm", kComm},
+                           {"comm", kComm},         {"io", kIo},
                            {"all", 0xffffffffu}};
 }  // namespace
 

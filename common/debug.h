@@ -19,6 +19,7 @@ enum Topic : uint32_t {
   kColl = 1u << 5,
   kLaunch = 1u << 6,
   kComm = 1u << 7,
+  kIo = 1u << 8,
 };
 
 extern uint32_t enabled_topics;
