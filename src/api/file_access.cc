@@ -2,10 +2,12 @@
 // pointer; blocking, nonblocking and split collective. Every entry point
 // names its form and calls one checker, which calls io::access.
 //
-// The collective forms run as independent access in this increment, the
-// nonblocking ones complete at the call (io/completion.h). Shared file
+// The collective forms go to io/collective.h, the nonblocking ones complete
+// at the call (io/completion.h). Shared file
 // pointers (*_shared, *_ordered) are not implemented yet
 // (api/not_implemented.cc).
+#include <cstring>
+
 #include "api/api.h"
 #include "io/access.h"
 #include "io/completion.h"
@@ -39,7 +41,11 @@ int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf
   }
   MPI_Status done{};
   io::Buffer b{const_cast<void*>(buf), static_cast<uint64_t>(count), t};
-  if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done))
+  // "_all" names exactly the collective routines here (MPI-3.1 §13.4.1,
+  // Table 13.1: *_all, i*_all and *_all_begin).
+  io::Coordination how = std::strstr(a.name, "_all") != nullptr ? io::Coordination::kCollective
+                                                                 : io::Coordination::kIndependent;
+  if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done, how))
     return call.result(std::move(e));
   if (a.form == Form::kNonblocking) *request = io::completed_request(*f, done)->handle;
   if (a.form == Form::kSplitBegin) return call.result(io::begin_split(*f, a.name, done));

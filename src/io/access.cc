@@ -10,6 +10,7 @@
 
 #include "base/request.h"
 #include "base/type_pack.h"
+#include "io/collective.h"
 #include "io/errors.h"
 
 namespace ferry::io {
@@ -190,16 +191,24 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
 
 }  // namespace
 
-Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status) {
+Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
+           Coordination how) {
   uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
-  if (Err e = check_allowed(f, direction, where, offset, buffer, bytes)) return e;
+  Err checked = check_allowed(f, direction, where, offset, buffer, bytes);
   const uint64_t etype_size = f.view.etype().size;
   MPI_Offset start = where == Where::kExplicitOffset ? offset : f.position;
   uint64_t position = static_cast<uint64_t>(start) * etype_size;
 
   uint64_t done = 0;
+  bool direct = how == Coordination::kIndependent;
+  if (!direct) {
+    // Two-phase collective buffering, or each process on its own below.
+    if (Err e = collective_access(f, direction, position, buffer, bytes, std::move(checked), &direct, &done)) return e;
+  } else if (checked) {
+    return checked;
+  }
   Err e;
-  if (bytes > 0) {
+  if (direct && bytes > 0) {
     std::unique_ptr<RangeLock> lock;
     if (f.atomic) {
       uint64_t first = f.view.file_offset(position);
