@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 
 #include "base/request.h"
 #include "base/type_pack.h"
 #include "io/collective.h"
+#include "io/data_sieving.h"
 #include "io/errors.h"
 
 namespace ferry::io {
@@ -173,18 +175,31 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
   std::unique_ptr<char[]> staging;
   if (dense == nullptr) staging.reset(new char[chunk]);
 
+  // Small runs close together: a window per call (io/data_sieving.h).
+  const bool sieve = use_data_sieving(f, direction);
   for (uint64_t at = 0; at < bytes; at += chunk) {
     uint64_t n = std::min(chunk, bytes - at);
     char* data = dense != nullptr ? dense + at : staging.get();
     if (direction == Direction::kWrite && dense == nullptr)
       type::pack(*buffer.type, buffer.data, buffer.count, at, n, data);
-    ChunkMover mover(f, direction, data);
-    f.view.for_each_run(position + at, n, mover);
-    if (direction == Direction::kRead && dense == nullptr && mover.moved > 0)
-      type::unpack(*buffer.type, buffer.data, buffer.count, at, mover.moved, data);
-    *done += mover.moved;
-    if (!mover.error.ok()) return std::move(mover.error);
-    if (mover.end_of_file) break;
+    auto walk = [&](auto& mover) -> Err {
+      f.view.for_each_run(position + at, n, mover);
+      if constexpr (std::is_same_v<std::decay_t<decltype(mover)>, SievingMover>) mover.finish();
+      if (direction == Direction::kRead && dense == nullptr && mover.moved > 0)
+        type::unpack(*buffer.type, buffer.data, buffer.count, at, mover.moved, data);
+      *done += mover.moved;
+      return std::move(mover.error);
+    };
+    Err e;
+    if (sieve) {
+      SievingMover mover(f, direction, data, f.view.file_offset(position + at + n - 1) + 1);
+      e = walk(mover);
+    } else {
+      ChunkMover mover(f, direction, data);
+      e = walk(mover);
+    }
+    if (e) return e;
+    if (*done < at + n) break;  // the end of the file
   }
   return {};
 }
@@ -210,7 +225,9 @@ Err access(File& f, Direction direction, Where where, MPI_Offset offset, const B
   Err e;
   if (direct && bytes > 0) {
     std::unique_ptr<RangeLock> lock;
-    if (f.atomic) {
+    // Data sieving's writes rewrite the bytes between their runs: every
+    // writer then locks (io/data_sieving.h).
+    if (f.atomic || (direction == Direction::kWrite && f.tuning.ds_write == Use::kEnable)) {
       uint64_t first = f.view.file_offset(position);
       uint64_t last = f.view.file_offset(position + bytes - 1);
       lock = std::make_unique<RangeLock>(f, direction, first, last + 1);

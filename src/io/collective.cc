@@ -97,8 +97,8 @@ void describe(const File& f, Direction direction, const Plan& plan, const char* 
 
 char* collective_buffer(int which, uint64_t bytes) {
   // Per thread, so that threads accessing different files never share one.
-  thread_local std::unique_ptr<char[]> buffers[2];
-  thread_local uint64_t sizes[2] = {0, 0};
+  thread_local std::unique_ptr<char[]> buffers[3];
+  thread_local uint64_t sizes[3] = {0, 0, 0};
   if (bytes > sizes[which]) {
     buffers[which] = std::make_unique_for_overwrite<char[]>(bytes);
     sizes[which] = bytes;

@@ -13,9 +13,9 @@
 //                        (io/collective.cc)
 //   striping_unit        file domains start at multiples of it (default
 //                        4096: two aggregators never share a page)
-//   romio_ds_read/write, ind_rd_buffer_size, ind_wr_buffer_size: accepted,
-//                        validated and reported; independent accesses do
-//                        not use them yet (docs/architecture.md, io/)
+//   romio_ds_read/write  enable | disable | automatic: data sieving of
+//                        independent accesses (io/data_sieving.h)
+//   ind_rd_buffer_size, ind_wr_buffer_size: its window
 //
 // A value that is not valid is ignored, as MPI-3.1 §9 requires, with one
 // FERRY_DEBUG=io line; the key then reports the value in effect. The keys

@@ -85,7 +85,8 @@ Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Bu
                    AggregatorReport* report);
 
 // The aggregator's block for one round, reused by every call of this
-// thread (so a call does not fault in fresh pages): `which` 0 or 1.
+// thread (so a call does not fault in fresh pages): `which` 0 or 1; 2 is
+// data sieving's window (io/data_sieving.h).
 char* collective_buffer(int which, uint64_t bytes);
 
 // pwrite/pread of a whole range, with short transfers continued and EINTR

@@ -247,6 +247,7 @@ int main(int argc, char **argv) {
   MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (rank == 0) printf("io_collective_random: seed %llu, %d iterations on %d ranks\n", (unsigned long long)seed,
                         iterations, size);
+  fflush(stdout); /* a failing rank aborts the job: the seed must be out first */
   rng_state = seed * 2654435761u + 1;
 
   io_make_dir();
