@@ -31,20 +31,26 @@ int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf
                 MPI_Status* status, MPI_Request* request) {
   api::Call call(a.name);
   if (a.form == Form::kNonblocking && request != nullptr) *request = MPI_REQUEST_NULL;
-  io::File* f = call.file(fh);
-  const Datatype* t = call.datatype(datatype);
-  if (f == nullptr || t == nullptr || !call.movable(t) || !call.count(count) || !call.buffer(buf, count, t))
-    return call.raise();
-  if (a.form == Form::kNonblocking && !call.not_null(request, "request")) return call.raise();
-  if (a.form == Form::kSplitBegin) {
-    if (Err e = io::check_no_split(*f, a.name)) return call.result(std::move(e));
-  }
-  MPI_Status done{};
-  io::Buffer b{const_cast<void*>(buf), static_cast<uint64_t>(count), t};
   // "_all" names exactly the collective routines here (MPI-3.1 §13.4.1,
   // Table 13.1: *_all, i*_all and *_all_begin).
   io::Coordination how = std::strstr(a.name, "_all") != nullptr ? io::Coordination::kCollective
                                                                  : io::Coordination::kIndependent;
+  io::File* f = call.file(fh);
+  const Datatype* t = call.datatype(datatype);
+  bool valid = f != nullptr && t != nullptr && call.movable(t) && call.count(count) && call.buffer(buf, count, t) &&
+               (a.form != Form::kNonblocking || call.not_null(request, "request"));
+  if (valid && a.form == Form::kSplitBegin) {
+    if (Err e = io::check_no_split(*f, a.name)) valid = call.fail(std::move(e));
+  }
+  if (!valid) {
+    if (f == nullptr || how == io::Coordination::kIndependent) return call.raise();
+    // A collective call still takes part, with no data, so that the other
+    // processes return this one's error instead of waiting for it.
+    io::Buffer none{nullptr, 0, find_datatype(MPI_BYTE)};
+    return call.result(io::access(*f, a.direction, a.where, offset, none, MPI_STATUS_IGNORE, how, call.take_error()));
+  }
+  MPI_Status done{};
+  io::Buffer b{const_cast<void*>(buf), static_cast<uint64_t>(count), t};
   if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done, how))
     return call.result(std::move(e));
   if (a.form == Form::kNonblocking) *request = io::completed_request(*f, done)->handle;

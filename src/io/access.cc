@@ -207,9 +207,9 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
 }  // namespace
 
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
-           Coordination how) {
+           Coordination how, Err argument_error) {
   uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
-  Err checked = check_allowed(f, direction, where, offset, buffer, bytes);
+  Err checked = argument_error ? std::move(argument_error) : check_allowed(f, direction, where, offset, buffer, bytes);
   const uint64_t etype_size = f.view.etype().size;
   MPI_Offset start = where == Where::kExplicitOffset ? offset : f.position;
   uint64_t position = static_cast<uint64_t>(start) * etype_size;

@@ -49,9 +49,11 @@ enum class Coordination { kIndependent, kCollective };
 // number of etypes), moves the data and fills *status with the bytes moved
 // (MPI_Get_count). A read that reaches the end of the file stops there and
 // succeeds with the shorter count. A collective access whose arguments are
-// wrong on some process fails on every process.
+// wrong on some process fails on every process; `argument_error` is what
+// the API found wrong with this process's (it then takes part with no data,
+// so that the others return an error instead of waiting for it).
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
-           Coordination how = Coordination::kIndependent);
+           Coordination how = Coordination::kIndependent, Err argument_error = {});
 
 // The staging buffer's size: the most that one access holds in memory
 // besides the user's buffer.

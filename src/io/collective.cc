@@ -152,7 +152,7 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
   const bool writing = direction == Direction::kWrite;
   const Use use = writing ? f.tuning.cb_write : f.tuning.cb_read;
   int64_t flags = checked ? int64_t{kArgumentsFailed} : int64_t{0};
-  if (!FlatAccess::ordered(f.view)) flags |= kUnordered;
+  if (bytes > 0 && !FlatAccess::ordered(f.view)) flags |= kUnordered;
 
   // A read stops at the end of the file (§13.4.1): the part of the access
   // below it is what the processes exchange.

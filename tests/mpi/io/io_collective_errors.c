@@ -8,7 +8,8 @@
  *   RLIMIT_FSIZE on rank 0 alone (the only aggregator, cb_nodes=1): its
  *   writes past 64 KiB fail with EFBIG; every rank gets rank 0's class.
  * Afterwards the file still works: a collective write within the limit
- * succeeds.
+ * succeeds. Last, one rank passes a bad argument (count -1) to a collective
+ * write: it gets MPI_ERR_COUNT, and the others an error too, not a hang.
  */
 #define TEST_NAME "io_collective_errors"
 #include "mpitest.h"
@@ -88,6 +89,13 @@ int main(int argc, char **argv) {
   /* The file still works. */
   CHECK_MPI(MPI_File_write_at_all(fh, 0, data, 4096, MPI_BYTE, &st));
   CHECK(io_status_bytes(&st) == 4096, "write_at_all after the failure: %lld bytes", (long long)io_status_bytes(&st));
+
+  /* 3. A bad argument on the last rank alone. */
+  if (mt_is_ferry()) {
+    rc = MPI_File_write_at_all(fh, 0, data, rank == size - 1 ? -1 : 4096, MPI_BYTE, &st);
+    if (rank == size - 1) EXPECT_CLASS(rc, MPI_ERR_COUNT, "MPI_File_write_at_all", "count");
+    same_class_everywhere(rc, MPI_ERR_COUNT, "write_at_all with count -1 on one rank");
+  }
   CHECK_MPI(MPI_File_close(&fh));
   MPI_Type_free(&filetype);
   MPI_Info_free(&info);
