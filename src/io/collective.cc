@@ -73,8 +73,8 @@ void describe(const File& f, Direction direction, const Plan& plan, const char* 
                 path);
   line = part;
   if (!plan.aggregators.empty()) {
-    std::snprintf(part, sizeof part, ", %zu aggregator%s, %d round%s of %s;", plan.aggregators.size(),
-                  plan.aggregators.size() == 1 ? "" : "s", plan.rounds, plan.rounds == 1 ? "" : "s",
+    std::snprintf(part, sizeof part, ", %zu aggregator%s, %lld round%s of %s;", plan.aggregators.size(),
+                  plan.aggregators.size() == 1 ? "" : "s", static_cast<long long>(plan.rounds), plan.rounds == 1 ? "" : "s",
                   amount(plan.window).c_str());
     line += part;
     for (int a : plan.aggregators) {

@@ -117,7 +117,7 @@ void plan_domains(File& f, std::vector<RankRange> ranges, Plan* plan) {
   // Rounds: the largest domain, one buffer at a time.
   uint64_t largest = 0;
   for (size_t i = 0; i < n; ++i) largest = std::max(largest, plan->domain_hi[i] - plan->domain_lo[i]);
-  plan->rounds = static_cast<int>((largest + plan->window - 1) / plan->window);
+  plan->rounds = static_cast<int64_t>((largest + plan->window - 1) / plan->window);
   for (size_t i = 0; i < n; ++i)
     if (plan->aggregators[i] == f.comm->rank) plan->my_domain = static_cast<int>(i);
   plan->ranges = std::move(ranges);

@@ -51,15 +51,15 @@ struct Plan {
   std::vector<int> aggregators;   // communicator ranks, in domain order
   std::vector<uint64_t> domain_lo, domain_hi;
   uint64_t window = 0;            // cb_buffer_size: one round of one aggregator
-  int rounds = 0;
+  int64_t rounds = 0;
   int my_domain = -1;             // this process's index in aggregators, or -1
   int hosts = 0;
 
   // Aggregator i's part of round k: [lo, hi), empty when lo >= hi.
-  uint64_t window_lo(size_t i, int k) const {
+  uint64_t window_lo(size_t i, int64_t k) const {
     return std::min(domain_hi[i], domain_lo[i] + static_cast<uint64_t>(k) * window);
   }
-  uint64_t window_hi(size_t i, int k) const {
+  uint64_t window_hi(size_t i, int64_t k) const {
     return std::min(domain_hi[i], domain_lo[i] + static_cast<uint64_t>(k + 1) * window);
   }
 };

@@ -55,7 +55,7 @@ class Reader {
   }
 
   Err run() {
-    for (int k = 0; k < plan_.rounds; ++k) note(round(k));
+    for (int64_t k = 0; k < plan_.rounds; ++k) note(round(k));
     return std::move(error_);
   }
 
@@ -66,7 +66,7 @@ class Reader {
     if (e && error_.ok()) error_ = std::move(e);
   }
 
-  Err round(int k) {
+  Err round(int64_t k) {
     const size_t n = plan_.aggregators.size();
     const int size = f_.comm->size;
     // What this process wants from each aggregator's window.
@@ -145,7 +145,7 @@ class Reader {
     return {};
   }
 
-  Err read_window(int k, const std::vector<int64_t>& in_counts, char* replies) {
+  Err read_window(int64_t k, const std::vector<int64_t>& in_counts, char* replies) {
     const size_t me = static_cast<size_t>(plan_.my_domain);
     const uint64_t lo = plan_.window_lo(me, k), hi = plan_.window_hi(me, k);
     pieces_.clear();

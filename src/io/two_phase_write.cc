@@ -65,7 +65,7 @@ class Writer {
 
   Err run() {
     note(post_round(0));
-    for (int k = 0; k < plan_.rounds; ++k) {
+    for (int64_t k = 0; k < plan_.rounds; ++k) {
       note(messages_.wait());
       if (plan_.my_domain >= 0) note(assemble(k));
       if (k + 1 < plan_.rounds) note(post_round(k + 1));
@@ -83,7 +83,7 @@ class Writer {
   }
 
   // Phase 3, the sending side, and the aggregator's receives.
-  Err post_round(int k) {
+  Err post_round(int64_t k) {
     const size_t n = plan_.aggregators.size();
     std::vector<int64_t> counts(2 * static_cast<size_t>(f_.comm->size), 0);
     for (size_t i = 0; i < n; ++i) {
@@ -137,7 +137,7 @@ class Writer {
   }
 
   // Phase 4: the pieces of round k in the block, holes filled from the file.
-  Err assemble(int k) {
+  Err assemble(int64_t k) {
     const size_t me = static_cast<size_t>(plan_.my_domain);
     lo_ = plan_.window_lo(me, k);
     const uint64_t hi = plan_.window_hi(me, k);

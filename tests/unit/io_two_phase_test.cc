@@ -143,11 +143,11 @@ TEST(IoPlan, DomainsCoverTheRangeOnStripeBoundaries) {
         at = p.domain_hi[i];
       }
       ASSERT_EQ(at, p.end);
-      ASSERT_EQ(p.rounds, static_cast<int>((largest + 2999) / 3000));
+      ASSERT_EQ(p.rounds, static_cast<int64_t>((largest + 2999) / 3000));
       // Windows of round k tile each domain.
       for (size_t i = 0; i < p.aggregators.size(); ++i) {
         uint64_t w = p.domain_lo[i];
-        for (int k = 0; k < p.rounds; ++k) {
+        for (int64_t k = 0; k < p.rounds; ++k) {
           ASSERT_EQ(p.window_lo(i, k), w);
           w = p.window_hi(i, k);
         }
