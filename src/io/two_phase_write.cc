@@ -11,10 +11,14 @@
 // and a block with none is written without reading.
 //
 // Double buffering: round k+1's messages are posted before round k's block
-// is written, so the transports move the next round's data while the
-// aggregator is in pwrite. The aggregator holds two buffers: its block and
-// the incoming data of the next round (each cb_buffer_size when processes
-// do not write the same bytes).
+// is written, so the senders are not held up by the aggregator's pwrite:
+// what the transport can take without the aggregator's help (a shared-memory
+// ring's free space, the socket buffers) moves meanwhile; the rest (a
+// rendezvous needs the receiver to answer) moves when the aggregator waits
+// for round k+1. A writer thread would overlap all of it; not done yet.
+// The aggregator holds two buffers: its block and the incoming data of the
+// next round (each cb_buffer_size when processes do not write the same
+// bytes).
 //
 // Cost per round: one alltoall of two words per process (the counts), two
 // messages from each process to each aggregator whose window it touches,
