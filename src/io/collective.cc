@@ -143,8 +143,10 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
                       Err checked, bool* direct, uint64_t* done) {
   *direct = false;
   *done = 0;
-  // Atomic mode is set collectively: every process goes direct alike.
-  if (f.atomic || f.comm->size == 1) {
+  // Atomic mode and the view's data representation are set collectively:
+  // every process goes direct alike. The rounds move native bytes; a
+  // converting representation (external32) goes through io/access.cc.
+  if (f.atomic || f.comm->size == 1 || f.view.datarep() == "external32") {
     if (checked) return checked;
     *direct = true;
     return {};
