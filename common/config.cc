@@ -15,7 +15,7 @@ namespace {
 // component; the README's table is generated from `ferry_info`.
 constexpr std::array kSettings = {
     Setting{"FERRY_DEBUG", "",
-            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, comm, checkpoint, all"},
+            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, comm, checkpoint, io, all"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},

@@ -25,6 +25,7 @@ constexpr Name kNames[] = {{"init", kInit},         {"pmix", kPmix}, {"tcp", kTc
                            {"p2p", kP2p},           {"progress", kProgress},
                            {"coll", kColl},         {"launch", kLaunch},
                            {"comm", kComm},         {"checkpoint", kCheckpoint},
+                           {"io", kIo},
                            {"all", 0xffffffffu}};
 }  // namespace
 

@@ -20,6 +20,7 @@ enum Topic : uint32_t {
   kLaunch = 1u << 6,
   kComm = 1u << 7,
   kCheckpoint = 1u << 8,
+  kIo = 1u << 9,
 };
 
 extern uint32_t enabled_topics;

@@ -112,8 +112,8 @@ extern "C" int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
   io::File* f = call.file(fh);
   const Info* hints = api::checked_hints(call, info);
   if (f == nullptr || hints == nullptr) return call.raise();
-  // No hint changes what Ferry does yet; they are kept for MPI_File_get_info.
-  for (const auto& [key, value] : hints->entries()) f->hints.set(key, value);
+  // Parsed now, so that data accesses read numbers (io/hints.h).
+  io::apply_hints(f->hints, hints, f->tuning, f->path);
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(File_set_info)

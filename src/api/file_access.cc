@@ -2,10 +2,12 @@
 // pointer; blocking, nonblocking and split collective. Every entry point
 // names its form and calls one checker, which calls io::access.
 //
-// The collective forms run as independent access in this increment, the
-// nonblocking ones complete at the call (io/completion.h). Shared file
+// The collective forms go to io/collective.h, the nonblocking ones complete
+// at the call (io/completion.h). Shared file
 // pointers (*_shared, *_ordered) are not implemented yet
 // (api/not_implemented.cc).
+#include <cstring>
+
 #include "api/api.h"
 #include "io/access.h"
 #include "io/completion.h"
@@ -29,17 +31,27 @@ int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf
                 MPI_Status* status, MPI_Request* request) {
   api::Call call(a.name);
   if (a.form == Form::kNonblocking && request != nullptr) *request = MPI_REQUEST_NULL;
+  // "_all" names exactly the collective routines here (MPI-3.1 §13.4.1,
+  // Table 13.1: *_all, i*_all and *_all_begin).
+  io::Coordination how = std::strstr(a.name, "_all") != nullptr ? io::Coordination::kCollective
+                                                                 : io::Coordination::kIndependent;
   io::File* f = call.file(fh);
   const Datatype* t = call.datatype(datatype);
-  if (f == nullptr || t == nullptr || !call.movable(t) || !call.count(count) || !call.buffer(buf, count, t))
-    return call.raise();
-  if (a.form == Form::kNonblocking && !call.not_null(request, "request")) return call.raise();
-  if (a.form == Form::kSplitBegin) {
-    if (Err e = io::check_no_split(*f, a.name)) return call.result(std::move(e));
+  bool valid = f != nullptr && t != nullptr && call.movable(t) && call.count(count) && call.buffer(buf, count, t) &&
+               (a.form != Form::kNonblocking || call.not_null(request, "request"));
+  if (valid && a.form == Form::kSplitBegin) {
+    if (Err e = io::check_no_split(*f, a.name)) valid = call.fail(std::move(e));
+  }
+  if (!valid) {
+    if (f == nullptr || how == io::Coordination::kIndependent) return call.raise();
+    // A collective call still takes part, with no data, so that the other
+    // processes return this one's error instead of waiting for it.
+    io::Buffer none{nullptr, 0, find_datatype(MPI_BYTE)};
+    return call.result(io::access(*f, a.direction, a.where, offset, none, MPI_STATUS_IGNORE, how, call.take_error()));
   }
   MPI_Status done{};
   io::Buffer b{const_cast<void*>(buf), static_cast<uint64_t>(count), t};
-  if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done))
+  if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done, how))
     return call.result(std::move(e));
   if (a.form == Form::kNonblocking) *request = io::completed_request(*f, done)->handle;
   if (a.form == Form::kSplitBegin) return call.result(io::begin_split(*f, a.name, done));

@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 
 #include "base/request.h"
 #include "base/type_pack.h"
+#include "io/collective.h"
+#include "io/data_sieving.h"
 #include "io/errors.h"
 
 namespace ferry::io {
@@ -172,36 +175,59 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
   std::unique_ptr<char[]> staging;
   if (dense == nullptr) staging.reset(new char[chunk]);
 
+  // Small runs close together: a window per call (io/data_sieving.h).
+  const bool sieve = use_data_sieving(f, direction);
   for (uint64_t at = 0; at < bytes; at += chunk) {
     uint64_t n = std::min(chunk, bytes - at);
     char* data = dense != nullptr ? dense + at : staging.get();
     if (direction == Direction::kWrite && dense == nullptr)
       type::pack(*buffer.type, buffer.data, buffer.count, at, n, data);
-    ChunkMover mover(f, direction, data);
-    f.view.for_each_run(position + at, n, mover);
-    if (direction == Direction::kRead && dense == nullptr && mover.moved > 0)
-      type::unpack(*buffer.type, buffer.data, buffer.count, at, mover.moved, data);
-    *done += mover.moved;
-    if (!mover.error.ok()) return std::move(mover.error);
-    if (mover.end_of_file) break;
+    auto walk = [&](auto& mover) -> Err {
+      f.view.for_each_run(position + at, n, mover);
+      if constexpr (std::is_same_v<std::decay_t<decltype(mover)>, SievingMover>) mover.finish();
+      if (direction == Direction::kRead && dense == nullptr && mover.moved > 0)
+        type::unpack(*buffer.type, buffer.data, buffer.count, at, mover.moved, data);
+      *done += mover.moved;
+      return std::move(mover.error);
+    };
+    Err e;
+    if (sieve) {
+      SievingMover mover(f, direction, data, f.view.file_offset(position + at + n - 1) + 1);
+      e = walk(mover);
+    } else {
+      ChunkMover mover(f, direction, data);
+      e = walk(mover);
+    }
+    if (e) return e;
+    if (*done < at + n) break;  // the end of the file
   }
   return {};
 }
 
 }  // namespace
 
-Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status) {
+Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
+           Coordination how, Err argument_error) {
   uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
-  if (Err e = check_allowed(f, direction, where, offset, buffer, bytes)) return e;
+  Err checked = argument_error ? std::move(argument_error) : check_allowed(f, direction, where, offset, buffer, bytes);
   const uint64_t etype_size = f.view.etype().size;
   MPI_Offset start = where == Where::kExplicitOffset ? offset : f.position;
   uint64_t position = static_cast<uint64_t>(start) * etype_size;
 
   uint64_t done = 0;
+  bool direct = how == Coordination::kIndependent;
+  if (!direct) {
+    // Two-phase collective buffering, or each process on its own below.
+    if (Err e = collective_access(f, direction, position, buffer, bytes, std::move(checked), &direct, &done)) return e;
+  } else if (checked) {
+    return checked;
+  }
   Err e;
-  if (bytes > 0) {
+  if (direct && bytes > 0) {
     std::unique_ptr<RangeLock> lock;
-    if (f.atomic) {
+    // Data sieving's writes rewrite the bytes between their runs: every
+    // writer then locks (io/data_sieving.h).
+    if (f.atomic || (direction == Direction::kWrite && f.tuning.ds_write == Use::kEnable)) {
       uint64_t first = f.view.file_offset(position);
       uint64_t last = f.view.file_offset(position + bytes - 1);
       lock = std::make_unique<RangeLock>(f, direction, first, last + 1);

@@ -9,9 +9,10 @@
 // size costs bounded memory, and a file view costs one system call per
 // contiguous run of the file. Offsets and sizes are 64-bit throughout.
 //
-// In this increment the collective forms (_all) run as independent access
-// (correct MPI semantics; two-phase collective buffering comes later), and
-// the nonblocking forms complete at the call (io/completion.h).
+// The collective forms (_all, and the split collectives' _begin) go through
+// io/collective.h, which aggregates them (two-phase collective buffering)
+// or lets each process access on its own; the nonblocking forms complete
+// at the call (io/completion.h).
 #pragma once
 
 #include <cstdint>
@@ -38,14 +39,21 @@ enum class Where {
   kIndividualPointer // read, write, ...: at the file pointer, which moves past the data
 };
 
+// Whether every process of the file calls (the _all forms and *_all_begin).
+enum class Coordination { kIndependent, kCollective };
+
 // One data access: checks that the file allows it (MPI_ERR_ACCESS for a
 // read of a write-only file, MPI_ERR_READ_ONLY for a write of a read-only
 // one, MPI_ERR_UNSUPPORTED_OPERATION for an explicit offset on a
 // MPI_MODE_SEQUENTIAL file, MPI_ERR_TYPE for data that is not a whole
 // number of etypes), moves the data and fills *status with the bytes moved
 // (MPI_Get_count). A read that reaches the end of the file stops there and
-// succeeds with the shorter count.
-Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status);
+// succeeds with the shorter count. A collective access whose arguments are
+// wrong on some process fails on every process; `argument_error` is what
+// the API found wrong with this process's (it then takes part with no data,
+// so that the others return an error instead of waiting for it).
+Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
+           Coordination how = Coordination::kIndependent, Err argument_error = {});
 
 // The staging buffer's size: the most that one access holds in memory
 // besides the user's buffer.

@@ -101,7 +101,7 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
   f->comm = comm;
   f->path = filename != nullptr ? without_driver_prefix(filename) : std::string();
   f->amode = amode;
-  if (hints != nullptr) f->hints = *hints;
+  apply_hints(f->hints, hints, f->tuning, f->path);
   auto give_up = [&](Err e) {
     if (f->fd >= 0) ::close(f->fd);
     (void)communicators::free_communicator(comm);

@@ -20,6 +20,7 @@
 #include "base/communicator.h"
 #include "base/error.h"
 #include "base/info.h"
+#include "io/hints.h"
 #include "io/view.h"
 #include "mpi.h"
 
@@ -37,7 +38,8 @@ struct File {
   std::string path;       // as opened (without a "ufs:"-style prefix)
   int amode = 0;
   Communicator* comm = nullptr;  // the private duplicate
-  Info hints;                    // MPI_File_open's and MPI_File_set_info's
+  Info hints;                    // MPI_File_open's and MPI_File_set_info's, with the values in effect
+  Hints tuning;                  // the same, parsed (io/hints.h)
   MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
   bool atomic = false;           // MPI_File_set_atomicity
   View view;

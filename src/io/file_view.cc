@@ -36,7 +36,7 @@ Err set_view(File& f, MPI_Offset disp, const Datatype* etype, const Datatype* fi
     return e;
   f.view.set(disp, etype, filetype, lowercase(datarep));
   f.position = 0;
-  for (const auto& [key, value] : hints->entries()) f.hints.set(key, value);
+  apply_hints(f.hints, hints, f.tuning, f.path);
   return {};
 }
 

@@ -6,6 +6,11 @@
  * with MPI_File_write_all, checked value by value with plain reads, then
  * read back with MPI_File_read_all and independently (read_at, and read
  * with the file pointer). Ghost cells must stay untouched.
+ *
+ * With the argument "rounds" the same runs through two-phase collective
+ * buffering forced on (romio_cb_write/read=enable), with 4 KiB rounds and
+ * two aggregators per host: hundreds of rounds, domains split between
+ * aggregators in the middle of rows.
  */
 #define TEST_NAME "io_subarray3d"
 #include "mpitest.h"
@@ -55,7 +60,16 @@ int main(int argc, char **argv) {
   MPI_File fh;
   MPI_Status st;
   int count = -1;
-  CHECK_MPI(MPI_File_open(cart, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+  MPI_Info info = MPI_INFO_NULL;
+  if (argc > 1 && strcmp(argv[1], "rounds") == 0) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    MPI_Info_set(info, "cb_buffer_size", "4096");
+    MPI_Info_set(info, "cb_config_list", "*:2");
+  }
+  CHECK_MPI(MPI_File_open(cart, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (rank == 0) CHECK_MPI(MPI_File_write_at(fh, 0, "ferry subarray test header", 26, MPI_CHAR, &st));
   CHECK_MPI(MPI_File_set_view(fh, HEADER, MPI_DOUBLE, filetype, "native", MPI_INFO_NULL));
   CHECK_MPI(MPI_File_write_all(fh, block, 1, memtype, &st));

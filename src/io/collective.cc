@@ -1,0 +1,222 @@
+// Collective IO, phase 5: per call, two-phase collective buffering or
+// direct access (ROMIO's "automatic"), and the end every process shares.
+//
+// Steered by romio_cb_write / romio_cb_read: "enable" always aggregates,
+// "disable" never does, "automatic" (the default) aggregates when the
+// processes' file ranges interleave, as ROMIO decides: then each process's
+// data is scattered among the others' and an aggregator turns many small
+// writes into few large ones. Ranges that do not interleave (each process
+// one block of the file, say) gain nothing from a detour through an
+// aggregator, and each process accesses its own. Atomic mode (§13.6.1)
+// and views not in file order always go direct: io/access.cc locks each
+// process's range there.
+//
+// Cost: the decision is one allgather of ten words; the two-phase path ends
+// with an allgather of four (the outcome, and what each aggregator did,
+// for FERRY_DEBUG=io), plus an agreement on the message when one failed.
+#include "io/collective.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <unistd.h>
+
+#include "base/datatype.h"
+#include "coll/collectives.h"
+#include "common/debug.h"
+#include "io/agreement.h"
+#include "io/errors.h"
+#include "io/two_phase.h"
+
+namespace ferry::io {
+namespace {
+
+constexpr uint64_t kMaxPerCall = 1u << 30;
+
+const char* use_name(Use u) {
+  return u == Use::kEnable ? "enable" : u == Use::kDisable ? "disable" : "automatic";
+}
+
+// Whether some process's range begins before another's ends.
+bool interleaved(const std::vector<RankRange>& ranges) {
+  std::vector<std::pair<int64_t, int64_t>> sorted;
+  for (const RankRange& r : ranges)
+    if (r.bytes > 0) sorted.push_back({r.first, r.end});
+  std::sort(sorted.begin(), sorted.end());
+  int64_t end = -1;
+  for (const auto& [first, last] : sorted) {
+    if (first < end) return true;
+    end = std::max(end, last);
+  }
+  return false;
+}
+
+// "128 MiB", "4 KiB", "17 B".
+std::string amount(uint64_t bytes) {
+  char text[32];
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) std::snprintf(text, sizeof text, "%llu MiB", (unsigned long long)(bytes >> 20));
+  else if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(text, sizeof text, "%llu KiB", (unsigned long long)(bytes >> 10));
+  else std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  return text;
+}
+
+// The FERRY_DEBUG=io line of one collective call, printed by process 0.
+void describe(const File& f, Direction direction, const Plan& plan, const char* pattern, const char* path,
+              const std::vector<int64_t>& outcome) {
+  const bool writing = direction == Direction::kWrite;
+  std::string line;
+  char part[160];
+  std::snprintf(part, sizeof part, "%s %s from %d processes on %d host%s, %s: %s", writing ? "write_all" : "read_all",
+                amount(plan.total_bytes).c_str(), f.comm->size, plan.hosts, plan.hosts == 1 ? "" : "s", pattern,
+                path);
+  line = part;
+  if (!plan.aggregators.empty()) {
+    std::snprintf(part, sizeof part, ", %zu aggregator%s, %lld round%s of %s;", plan.aggregators.size(),
+                  plan.aggregators.size() == 1 ? "" : "s", static_cast<long long>(plan.rounds), plan.rounds == 1 ? "" : "s",
+                  amount(plan.window).c_str());
+    line += part;
+    for (int a : plan.aggregators) {
+      const int64_t* o = &outcome[4 * static_cast<size_t>(a)];
+      std::snprintf(part, sizeof part, " rank %d %s %s in %lld call%s%s%s", a, writing ? "wrote" : "read",
+                    amount(static_cast<uint64_t>(o[1])).c_str(), static_cast<long long>(o[2]), o[2] == 1 ? "" : "s",
+                    o[3] > 0 ? (", holes read " + amount(static_cast<uint64_t>(o[3]))).c_str() : "",
+                    a == plan.aggregators.back() ? "" : ";");
+      line += part;
+      if (line.size() > 800) {
+        line += " ...";
+        break;
+      }
+    }
+  }
+  debug::print("file '%s': %s", f.path.c_str(), line.c_str());
+}
+
+}  // namespace
+
+char* collective_buffer(int which, uint64_t bytes) {
+  // Per thread, so that threads accessing different files never share one.
+  thread_local std::unique_ptr<char[]> buffers[3];
+  thread_local uint64_t sizes[3] = {0, 0, 0};
+  if (bytes > sizes[which]) {
+    buffers[which] = std::make_unique_for_overwrite<char[]>(bytes);
+    sizes[which] = bytes;
+  }
+  return buffers[which].get();
+}
+
+int write_range(int fd, const char* data, uint64_t bytes, uint64_t offset) {
+  while (bytes > 0) {
+    ssize_t n = ::pwrite(fd, data, std::min(bytes, kMaxPerCall), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return ENOSPC;  // no progress and no error: the device took nothing
+    data += n;
+    bytes -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+int read_range(int fd, char* data, uint64_t bytes, uint64_t offset) {
+  while (bytes > 0) {
+    ssize_t n = ::pread(fd, data, std::min(bytes, kMaxPerCall), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) {  // the end of the file: what lies beyond reads as zeros
+      std::fill(data, data + bytes, 0);
+      return 0;
+    }
+    data += n;
+    bytes -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+Err collective_access(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
+                      Err checked, bool* direct, uint64_t* done) {
+  *direct = false;
+  *done = 0;
+  // Atomic mode and the view's data representation are set collectively:
+  // every process goes direct alike. The rounds move native bytes; a
+  // converting representation (external32) goes through io/access.cc.
+  if (f.atomic || f.comm->size == 1 || f.view.datarep() == "external32") {
+    if (checked) return checked;
+    *direct = true;
+    return {};
+  }
+  const bool writing = direction == Direction::kWrite;
+  const Use use = writing ? f.tuning.cb_write : f.tuning.cb_read;
+  int64_t flags = checked ? int64_t{kArgumentsFailed} : int64_t{0};
+  if (bytes > 0 && !FlatAccess::ordered(f.view)) flags |= kUnordered;
+
+  // A read stops at the end of the file (§13.4.1): the part of the access
+  // below it is what the processes exchange.
+  if (!checked && !writing && bytes > 0) {
+    struct stat st;
+    if (::fstat(f.fd, &st) != 0) {
+      checked = system_error(errno, "cannot get the size of", f.path);
+      flags |= kArgumentsFailed;
+    } else if (!(flags & kUnordered)) {
+      bytes = FlatAccess(f.view, position, bytes).packed_below(static_cast<uint64_t>(st.st_size));
+    }
+  }
+  FlatAccess access(f.view, position, (flags & (kArgumentsFailed | kUnordered)) ? 0 : bytes);
+
+  // Phase 2: everyone's range, the decision, the domains.
+  RankRange mine;
+  std::vector<RankRange> ranges;
+  if (Err e = exchange_ranges(f, access, flags, use, &mine, &ranges)) return e;
+  bool failed = false, unordered = false;
+  for (const RankRange& r : ranges) {
+    failed |= (r.flags & kArgumentsFailed) != 0;
+    unordered |= (r.flags & kUnordered) != 0;
+  }
+  if (failed) return agree(f.comm, std::move(checked));
+
+  const Use chosen = static_cast<Use>(ranges[0].use);
+  const bool mixed = interleaved(ranges);
+  const char* pattern = unordered ? "views out of file order" : mixed ? "interleaved" : "not interleaved";
+  Plan plan;
+  bool two_phase = !unordered && (chosen == Use::kEnable || (chosen == Use::kAutomatic && mixed));
+  if (!two_phase) {
+    if (debug::on(debug::kIo) && f.comm->rank == 0) {
+      uint64_t total = 0;
+      for (const RankRange& r : ranges) total += static_cast<uint64_t>(r.bytes);
+      debug::print("file '%s': %s %s from %d processes, %s: direct (romio_cb_%s %s)", f.path.c_str(),
+                   writing ? "write_all" : "read_all", amount(total).c_str(), f.comm->size, pattern,
+                   writing ? "write" : "read", use_name(chosen));
+    }
+    *direct = true;
+    return {};
+  }
+  plan_domains(f, std::move(ranges), &plan);
+
+  // Phases 3 and 4.
+  AggregatorReport report;
+  Err local = writing ? write_two_phase(f, plan, access, buffer, &report)
+                      : read_two_phase(f, plan, access, buffer, &report);
+
+  // The end: the same outcome everywhere, and what each aggregator did.
+  int64_t mine_out[4] = {local ? 1 : 0, static_cast<int64_t>(report.bytes), static_cast<int64_t>(report.syscalls),
+                         static_cast<int64_t>(report.holes_read)};
+  std::vector<int64_t> outcome(4 * static_cast<size_t>(f.comm->size));
+  if (Err e = coll::allgather(mine_out, 4, find_datatype(MPI_INT64_T), outcome.data(), 4,
+                              find_datatype(MPI_INT64_T), f.comm))
+    return e;
+  bool any_failed = false;
+  for (int r = 0; r < f.comm->size; ++r) any_failed |= outcome[4 * static_cast<size_t>(r)] != 0;
+  if (debug::on(debug::kIo) && f.comm->rank == 0)
+    describe(f, direction, plan, pattern, "two-phase", outcome);
+  if (any_failed) return agree(f.comm, std::move(local));
+  *done = access.bytes();
+  return {};
+}
+
+}  // namespace ferry::io

@@ -1,0 +1,126 @@
+// Collective IO, phase 2: who aggregates which part of the file (ROMIO's
+// ADIOI_Calc_aggregator and ADIOI_Calc_file_domains, read as one step).
+//
+// Cost: one allgather of ten 64-bit words per process; the rest is local
+// arithmetic over the processes, the same on every one of them.
+//
+// Steered by cb_nodes and cb_config_list (how many aggregators, default
+// one per host), striping_unit (where domains begin) and cb_buffer_size
+// (how many rounds). Process 0's values are used everywhere: the plan must
+// be the same on every process, or the rounds would not match.
+#include <algorithm>
+#include <map>
+
+#include "base/datatype.h"
+#include "coll/collectives.h"
+#include "io/two_phase.h"
+#include "runtime/runtime.h"
+
+namespace ferry::io {
+namespace {
+
+constexpr int kWords = sizeof(RankRange) / sizeof(int64_t);
+static_assert(sizeof(RankRange) == kWords * sizeof(int64_t));
+
+// The host of this process, named by the lowest world rank on it: every
+// process of a host reads the same PMIx locality (PMIX_LOCAL_PEERS).
+int64_t my_host() {
+  const std::vector<int>& peers = runtime::job().local_peers;
+  if (peers.empty()) return runtime::job().rank;
+  return *std::min_element(peers.begin(), peers.end());
+}
+
+uint64_t round_up(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
+
+}  // namespace
+
+Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, RankRange* mine,
+                    std::vector<RankRange>* all) {
+  const Hints& h = f.tuning;
+  *mine = RankRange{flags,
+                    static_cast<int64_t>(access.first()),
+                    static_cast<int64_t>(access.end()),
+                    static_cast<int64_t>(access.bytes()),
+                    my_host(),
+                    static_cast<int64_t>(h.cb_buffer_size),
+                    h.cb_nodes,
+                    h.per_host,
+                    static_cast<int64_t>(use),
+                    static_cast<int64_t>(h.striping_unit)};
+  all->resize(static_cast<size_t>(f.comm->size));
+  return coll::allgather(mine, kWords, find_datatype(MPI_INT64_T), all->data(), kWords, find_datatype(MPI_INT64_T),
+                         f.comm);
+}
+
+void plan_domains(File& f, std::vector<RankRange> ranges, Plan* plan) {
+  const int size = f.comm->size;
+  const RankRange& zero = ranges[0];
+  plan->window = static_cast<uint64_t>(zero.cb_buffer_size);
+
+  // The aggregate access: processes with no data do not stretch it.
+  bool any = false;
+  for (const RankRange& r : ranges) {
+    if (r.bytes == 0) continue;
+    plan->total_bytes += static_cast<uint64_t>(r.bytes);
+    plan->first = any ? std::min(plan->first, static_cast<uint64_t>(r.first)) : static_cast<uint64_t>(r.first);
+    plan->end = std::max(plan->end, static_cast<uint64_t>(r.end));
+    any = true;
+  }
+
+  // Aggregators: the processes of each host in rank order, taken round
+  // robin over the hosts (so that consecutive domains sit on different
+  // hosts, and N per host are the first N of each), as many as cb_nodes
+  // says, else per_host on every host.
+  std::map<int64_t, std::vector<int>> by_host;
+  std::vector<int64_t> host_order;
+  for (int r = 0; r < size; ++r) {
+    auto [it, fresh] = by_host.try_emplace(ranges[static_cast<size_t>(r)].host);
+    if (fresh) host_order.push_back(it->first);
+    it->second.push_back(r);
+  }
+  plan->hosts = static_cast<int>(host_order.size());
+  std::vector<int> candidates;
+  candidates.reserve(static_cast<size_t>(size));
+  for (size_t depth = 0; candidates.size() < static_cast<size_t>(size); ++depth)
+    for (int64_t host : host_order) {
+      const std::vector<int>& members = by_host[host];
+      if (depth < members.size()) candidates.push_back(members[depth]);
+    }
+  // Depth-first over the hosts, so per_host on every host is a prefix.
+  int64_t wanted = 0;
+  if (zero.cb_nodes > 0) wanted = zero.cb_nodes;
+  else
+    for (int64_t host : host_order) wanted += std::min<int64_t>(zero.per_host, by_host[host].size());
+  wanted = std::clamp<int64_t>(wanted, 1, size);
+  candidates.resize(static_cast<size_t>(wanted));
+  plan->aggregators = std::move(candidates);
+
+  // File domains: the aggregate range cut into equal parts whose inner
+  // boundaries fall on multiples of striping_unit (a stripe, or a page, is
+  // then written by one aggregator only: no false sharing of locks or
+  // pages between them).
+  const size_t n = plan->aggregators.size();
+  const uint64_t unit = static_cast<uint64_t>(zero.striping_unit);
+  const uint64_t span = plan->end - plan->first;
+  const uint64_t share = span == 0 ? 0 : (span + n - 1) / n;
+  plan->domain_lo.resize(n);
+  plan->domain_hi.resize(n);
+  uint64_t lo = plan->first;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t hi = i + 1 == n ? plan->end : std::min(plan->end, round_up(plan->first + share * (i + 1), unit));
+    hi = std::max(hi, lo);
+    plan->domain_lo[i] = lo;
+    plan->domain_hi[i] = hi;
+    lo = hi;
+  }
+
+  // Rounds: the largest domain, one buffer at a time.
+  uint64_t largest = 0;
+  for (size_t i = 0; i < n; ++i) largest = std::max(largest, plan->domain_hi[i] - plan->domain_lo[i]);
+  plan->rounds = static_cast<int64_t>((largest + plan->window - 1) / plan->window);
+  for (size_t i = 0; i < n; ++i)
+    if (plan->aggregators[i] == f.comm->rank) plan->my_domain = static_cast<int>(i);
+  plan->ranges = std::move(ranges);
+}
+
+}  // namespace ferry::io

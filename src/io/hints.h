@@ -1,0 +1,53 @@
+// The MPI-IO hints Ferry acts on (MPI-3.1 §13.2.8, the reserved keys, and
+// ROMIO's keys that programs and HDF5 set), parsed once when they change
+// (MPI_File_open, MPI_File_set_view, MPI_File_set_info), so that a data
+// access reads numbers, never strings.
+//
+//   cb_buffer_size       bytes an aggregator moves per round (16 MiB); it
+//                        holds two such buffers, one being written while
+//                        the next round's data arrives (io/two_phase_write.cc)
+//   cb_nodes             the most aggregators (default: one per host)
+//   cb_config_list       aggregators per host, "*:N" (default "*:1")
+//   romio_cb_write/read  enable | disable | automatic: two-phase collective
+//                        buffering, always, never, or where it pays
+//                        (io/collective.cc)
+//   striping_unit        file domains start at multiples of it (default
+//                        4096: two aggregators never share a page)
+//   romio_ds_read/write  enable | disable | automatic: data sieving of
+//                        independent accesses (io/data_sieving.h)
+//   ind_rd_buffer_size, ind_wr_buffer_size: its window
+//
+// A value that is not valid is ignored, as MPI-3.1 §9 requires, with one
+// FERRY_DEBUG=io line; the key then reports the value in effect. The keys
+// Ferry does not know are kept and reported as given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/info.h"
+
+namespace ferry::io {
+
+enum class Use { kAutomatic, kEnable, kDisable };
+
+struct Hints {
+  uint64_t cb_buffer_size = 16u << 20;
+  int cb_nodes = 0;        // 0: one per host times cb_config_list's count
+  int per_host = 1;        // cb_config_list "*:N"
+  Use cb_write = Use::kAutomatic;
+  Use cb_read = Use::kAutomatic;
+  Use ds_write = Use::kAutomatic;
+  Use ds_read = Use::kAutomatic;
+  uint64_t ind_rd_buffer_size = 4u << 20;
+  uint64_t ind_wr_buffer_size = 512u << 10;
+  uint64_t striping_unit = 4096;
+};
+
+// Merges `given` (may be nullptr) into `all` (the file's hints, what
+// MPI_File_get_info reports), parses the result into `parsed`, and writes
+// the value in effect of every hint above back into `all`. `path` names the
+// file in the diagnostics.
+void apply_hints(Info& all, const Info* given, Hints& parsed, const std::string& path);
+
+}  // namespace ferry::io

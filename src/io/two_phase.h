@@ -1,0 +1,98 @@
+// Two-phase collective buffering (MPI-3.1 §13.4.4 leaves the how to the
+// implementation; this is the algorithm of del Rosario, Bordawekar and
+// Choudhary, which ROMIO's ad_write_coll.c and ad_read_coll.c implement):
+// the phases' interface. Each phase is one file, read top to bottom:
+//
+//   io/flatten.cc          1. each process's access as file runs, lazily
+//   io/file_domains.cc     2. exchange ranges, choose aggregators, divide
+//                             the file into their domains
+//   io/collective.cc       5. per call: two-phase or direct access
+//   io/two_phase_write.cc  3+4. rounds: send pieces to the aggregators,
+//                             which write whole blocks (filling holes by
+//                             reading them first)
+//   io/two_phase_read.cc   the mirror image
+//   io/round_messages.cc   the messages of a round, on the file's private
+//                          communicator through the internal point-to-point
+//                          layer (never through MPI_*)
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "io/access.h"
+#include "io/file.h"
+#include "io/flatten.h"
+#include "io/hints.h"
+
+namespace ferry::io {
+
+// What each process says about its access at the start of a collective
+// call, and process 0's hints (the ones every process then uses, so that
+// processes given different hints still compute the same plan).
+enum : int64_t {
+  kArgumentsFailed = 1,  // its arguments were wrong: nobody moves data
+  kUnordered = 2,        // its view is not in file order (FlatAccess::ordered)
+};
+struct RankRange {
+  int64_t flags;   // kArgumentsFailed, kUnordered
+  int64_t first, end, bytes;
+  int64_t host;    // the lowest world rank on its host
+  int64_t cb_buffer_size, cb_nodes, per_host, use, striping_unit;
+};
+
+// The plan every process computes alike from all RankRanges.
+struct Plan {
+  std::vector<RankRange> ranges;  // by communicator rank
+  uint64_t first = 0, end = 0;    // the aggregate access [first, end)
+  uint64_t total_bytes = 0;
+  std::vector<int> aggregators;   // communicator ranks, in domain order
+  std::vector<uint64_t> domain_lo, domain_hi;
+  uint64_t window = 0;            // cb_buffer_size: one round of one aggregator
+  int64_t rounds = 0;
+  int my_domain = -1;             // this process's index in aggregators, or -1
+  int hosts = 0;
+
+  // Aggregator i's part of round k: [lo, hi), empty when lo >= hi.
+  uint64_t window_lo(size_t i, int64_t k) const {
+    return std::min(domain_hi[i], domain_lo[i] + static_cast<uint64_t>(k) * window);
+  }
+  uint64_t window_hi(size_t i, int64_t k) const {
+    return std::min(domain_hi[i], domain_lo[i] + static_cast<uint64_t>(k + 1) * window);
+  }
+};
+
+// Phase 2 (io/file_domains.cc): one allgather of this process's range (and
+// `flags`), then the plan. Every process returns the same plan.
+Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, RankRange* mine,
+                    std::vector<RankRange>* all);
+void plan_domains(File& f, std::vector<RankRange> ranges, Plan* plan);
+
+// What an aggregator did, for FERRY_DEBUG=io and the final agreement.
+struct AggregatorReport {
+  uint64_t bytes = 0;     // written to (or read from) the file
+  uint64_t syscalls = 0;  // pwrite/pread calls
+  uint64_t holes_read = 0;
+};
+
+// Phases 3-4: the rounds. Return this process's own error (an aggregator's
+// failed system call, or a message that failed); the caller agrees on it.
+Err write_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
+                    AggregatorReport* report);
+Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
+                   AggregatorReport* report);
+
+// The aggregator's block for one round, reused by every call of this
+// thread (so a call does not fault in fresh pages): `which` 0 or 1; 2 is
+// data sieving's window (io/data_sieving.h).
+char* collective_buffer(int which, uint64_t bytes);
+
+// pwrite/pread of a whole range, with short transfers continued and EINTR
+// retried (io/access.cc's rules); a read past the end of the file fills
+// zeros. 0 or the errno.
+int write_range(int fd, const char* data, uint64_t bytes, uint64_t offset);
+int read_range(int fd, char* data, uint64_t bytes, uint64_t offset);
+
+}  // namespace ferry::io
