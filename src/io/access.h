@@ -35,7 +35,10 @@ struct Buffer {
 // Where the access starts.
 enum class Where {
   kExplicitOffset,   // read_at, write_at, ...: `offset` in etypes, the file pointer stays
-  kIndividualPointer // read, write, ...: at the file pointer, which moves past the data
+  kIndividualPointer, // read, write, ...: at the file pointer, which moves past the data
+  kFromPointer        // at `offset` (etypes), where a file pointer (the shared one, or the individual
+                      // one of a nonblocking call) was when the call began; the pointer has been
+                      // moved already; allowed on MPI_MODE_SEQUENTIAL files
 };
 
 // One data access: checks that the file allows it (MPI_ERR_ACCESS for a
@@ -46,6 +49,10 @@ enum class Where {
 // (MPI_Get_count). A read that reaches the end of the file stops there and
 // succeeds with the shorter count.
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status);
+
+// access()'s checks alone, for a call that does the access later (the
+// nonblocking ones, io/worker.h), so that the call itself reports them.
+Err check_access(const File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer);
 
 // The staging buffer's size: the most that one access holds in memory
 // besides the user's buffer.
