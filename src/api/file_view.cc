@@ -90,11 +90,13 @@ extern "C" int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
 }
 FERRY_WEAK_ALIAS(File_get_position)
 
-// MPI-3.1 §13.5.3. Not collective; a process registers a name once.
+// MPI-3.1 §13.5.3. Not collective; a process registers a name once. An
+// I/O call without a file: MPI_FILE_NULL's handler applies (§13.7).
 extern "C" int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
                                      MPI_Datarep_conversion_function* write_conversion_fn,
                                      MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
   api::Call call("MPI_Register_datarep");
+  call.use_file_errhandlers();
   if (!call.not_null(datarep, "datarep")) return call.raise();
   if (dtype_file_extent_fn == nullptr)
     return call.result(fail(MPI_ERR_ARG, "dtype_file_extent_fn is NULL (the file extent of each type is needed)"));
