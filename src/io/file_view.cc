@@ -29,8 +29,16 @@ Err set_view(File& f, MPI_Offset disp, const Datatype* etype, const Datatype* fi
   worker::drain(f);  // MPI requires it (§13.3); never leave the worker an old view
   Err checked = argument_error.ok() ? check_view(disp, *etype, *filetype, datarep, f.amode) : std::move(argument_error);
   int64_t etype_size = etype != nullptr ? static_cast<int64_t>(etype->size) : 0;
-  if (Err e = agree(f.comm, std::move(checked), {{"etype size", etype_size}, {"datarep", datarep::id_of(datarep)}}))
+  const int64_t current = disp == MPI_DISPLACEMENT_CURRENT ? 1 : 0;
+  if (Err e = agree(f.comm, std::move(checked),
+                    {{"etype size", etype_size},
+                     {"datarep", datarep::id_of(datarep)},
+                     {"disp is MPI_DISPLACEMENT_CURRENT", current}}))
     return e;
+  // The new view starts where the shared pointer is (§13.3).
+  if (current) {
+    if (Err e = shared_pointer::current_byte_offset(f, &disp)) return e;
+  }
   shared_pointer::view_changed(f);  // back to 0 too (§13.3)
   f.view.set(disp, etype, filetype, lowercase(datarep));
   std::lock_guard<std::mutex> hold(f.pointer_mutex);

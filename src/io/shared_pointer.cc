@@ -216,6 +216,17 @@ Err fetch_and_add(File& f, MPI_Offset add, MPI_Offset* before) {
 
 void view_changed(File& f) { next_epoch(f, 0); }
 
+Err current_byte_offset(File& f, MPI_Offset* bytes) {
+  int64_t offset = 0;
+  if (is_owner(f)) {
+    uint64_t position = static_cast<uint64_t>(owner_value(f)) * f.view.etype().size;
+    offset = f.view.filetype().size == 0 ? f.view.disp() : static_cast<int64_t>(f.view.file_offset(position));
+  }
+  if (Err e = coll::bcast(&offset, 1, find_datatype(MPI_INT64_T), 0, f.comm)) return e;
+  *bytes = offset;
+  return {};
+}
+
 Err seek(File& f, MPI_Offset offset, int whence, Err local) {
   if (local.ok() && whence == MPI_SEEK_SET && offset < 0)
     local = fail(MPI_ERR_ARG, "invalid offset %lld with MPI_SEEK_SET (must be >= 0)", static_cast<long long>(offset));

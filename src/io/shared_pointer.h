@@ -66,6 +66,10 @@ Err seek(File& f, MPI_Offset offset, int whence, Err local);
 // processes 0..i-1 in rank order; *start is where this process's `mine`
 // etypes go, and the pointer moves past everybody's.
 Err ordered_slot(File& f, MPI_Offset mine, MPI_Offset* start, Err local);
+// MPI_File_set_view with MPI_DISPLACEMENT_CURRENT (§13.3), collective,
+// after its agreement: *bytes is the file offset the shared pointer points
+// at in the view being replaced.
+Err current_byte_offset(File& f, MPI_Offset* bytes);
 // After MPI_File_set_view succeeded on every process (its agreement): the
 // pointer is 0 (§13.3).
 void view_changed(File& f);

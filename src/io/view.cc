@@ -106,13 +106,13 @@ uint64_t View::position_of_offset(uint64_t file_size) const {
 
 Err check_view(MPI_Offset disp, const Datatype& etype, const Datatype& filetype, const char* datarep, int amode) {
   if (disp == MPI_DISPLACEMENT_CURRENT) {
+    // Where the shared file pointer is (io::set_view resolves it).
     if ((amode & MPI_MODE_SEQUENTIAL) == 0)
       return fail(MPI_ERR_ARG, "disp is MPI_DISPLACEMENT_CURRENT, which only files opened with "
                                "MPI_MODE_SEQUENTIAL accept");
-    return fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                "disp MPI_DISPLACEMENT_CURRENT needs the shared file pointer, which is not implemented yet");
+  } else if (disp < 0) {
+    return fail(MPI_ERR_ARG, "invalid disp %lld (must be >= 0)", static_cast<long long>(disp));
   }
-  if (disp < 0) return fail(MPI_ERR_ARG, "invalid disp %lld (must be >= 0)", static_cast<long long>(disp));
   struct Named {
     const char* argument;
     const Datatype& type;

@@ -9,8 +9,9 @@
  *    order after it; read_ordered and read_shared read it back;
  *  - seek_shared (SET, CUR, END) moves it for all, different arguments are
  *    MPI_ERR_NOT_SAME on every rank, and set_view puts it back to 0;
- *  - on an MPI_MODE_SEQUENTIAL file shared-pointer writes work and
- *    seek_shared is MPI_ERR_UNSUPPORTED_OPERATION.
+ *  - on an MPI_MODE_SEQUENTIAL file shared-pointer writes work,
+ *    seek_shared is MPI_ERR_UNSUPPORTED_OPERATION, and a view set with
+ *    MPI_DISPLACEMENT_CURRENT starts at the shared pointer.
  */
 #define TEST_NAME "io_shared_pointer"
 #include "mpitest.h"
@@ -177,15 +178,26 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_File_write_shared(fh, &word, 1, MPI_INT, &st));
   EXPECT_CLASS(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_seek_shared",
                NULL);
+  /* MPI_DISPLACEMENT_CURRENT: the new view starts at the shared pointer. */
+  CHECK_MPI(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+  MPI_Offset disp = -1;
+  MPI_Datatype etype, filetype;
+  char rep[MPI_MAX_DATAREP_STRING];
+  CHECK_MPI(MPI_File_get_view(fh, &disp, &etype, &filetype, rep));
+  CHECK(disp == (MPI_Offset)size * 2 * 4, "MPI_DISPLACEMENT_CURRENT gave disp %lld, expected %d", (long long)disp,
+        size * 8);
+  word = -(rank + 1);
+  CHECK_MPI(MPI_File_write_ordered(fh, &word, 1, MPI_INT, &st));
   CHECK_MPI(MPI_File_close(&fh));
   if (rank == 0) {
     data = io_slurp(path, &bytes);
-    CHECK(bytes == (size_t)size * 2 * sizeof(int), "sequential file has %zu bytes", bytes);
+    CHECK(bytes == (size_t)size * 3 * sizeof(int), "sequential file has %zu bytes", bytes);
     const int *w = (const int *)data;
     int sum = 0;
     for (int r = 0; r < size; ++r) {
       CHECK(w[r] == r + 1, "sequential file: ordered int %d is %d", r, w[r]);
       sum += w[size + r];
+      CHECK(w[2 * size + r] == -(r + 1), "sequential file: int %d after the new view's start is %d", r, w[2 * size + r]);
     }
     CHECK(sum == size * (size + 1) / 2, "sequential file: the write_shared ints sum to %d", sum);
     free(data);
