@@ -67,6 +67,13 @@ File* of_communicator(const Communicator* c) {
   return nullptr;
 }
 
+void finalize_open_files() {
+  for (File* f : open_files.all()) {
+    worker::drain(*f);
+    shared_pointer::finalize(*f);
+  }
+}
+
 MPI_Fint to_fortran(MPI_File h) { return static_cast<MPI_Fint>(bits_of(h)); }
 
 MPI_File from_fortran(MPI_Fint h) {

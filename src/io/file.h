@@ -76,6 +76,11 @@ File* of_communicator(const Communicator* c);
 MPI_Fint to_fortran(MPI_File handle);
 MPI_File from_fortran(MPI_Fint handle);
 
+// MPI_Finalize, before the runtime goes: files the program left open get
+// their background accesses finished and their shared pointers' owners
+// released (io/shared_pointer.h's finalize). They stay open.
+void finalize_open_files();
+
 // MPI_FILE_NULL's error handler: the one that failing MPI_File_open and
 // calls without a valid file use, and the one new files start with (§13.7).
 MPI_Errhandler& null_file_errhandler();

@@ -1,5 +1,6 @@
 #include "io/shared_pointer.h"
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -13,6 +14,13 @@
 #include "progress/tasks.h"
 
 namespace ferry::io {
+namespace {
+
+// A request's "etypes to add" that instead says: the sender is in
+// MPI_Finalize and will ask no more.
+constexpr int64_t kFinalizing = INT64_MIN;
+
+}  // namespace
 
 // The owner's side: the counter and the background task that serves the
 // other processes' fetch-and-adds. One receive is always posted (from any
@@ -39,7 +47,8 @@ class SharedPointerServer final : public progress::Task {
       bool ok = recv_->error == MPI_SUCCESS;
       requests::release(recv_);
       recv_ = nullptr;
-      if (ok && request_[1] > epoch_) early_.push_back(Early{source, request_[0], request_[1]});
+      if (ok && request_[0] == kFinalizing) ++finalized_peers_;
+      else if (ok && request_[1] > epoch_) early_.push_back(Early{source, request_[0], request_[1]});
       else if (ok) answer(source, request_[0]);
       if (Err e = post()) recv_ = nullptr;  // cannot serve any more; the requesters' calls fail on close
     }
@@ -82,6 +91,7 @@ class SharedPointerServer final : public progress::Task {
     return before;
   }
   MPI_Offset value() const { return value_; }
+  int finalized_peers() const { return finalized_peers_; }
 
  private:
   struct Early {
@@ -131,6 +141,7 @@ class SharedPointerServer final : public progress::Task {
   int64_t epoch_ = 0;
   int64_t request_[2] = {};  // {etypes to add, the sender's epoch}
   std::vector<Early> early_;  // requests from a later epoch
+  int finalized_peers_ = 0;   // processes that said they are in MPI_Finalize
   Request* recv_ = nullptr;
   std::vector<Reply*> in_flight_;
   std::vector<std::unique_ptr<Reply>> spare_;
@@ -215,6 +226,19 @@ Err fetch_and_add(File& f, MPI_Offset add, MPI_Offset* before) {
 }
 
 void view_changed(File& f) { next_epoch(f, 0); }
+
+void finalize(File& f) {
+  if (f.comm->size == 1) return;
+  if (f.shared_server != nullptr) {
+    progress::Lock lock;
+    const int others = f.comm->size - 1;
+    progress::wait_until(lock, [&f, others] { return f.shared_server->finalized_peers() >= others; });
+    return;
+  }
+  int64_t request[2] = {kFinalizing, f.shared_epoch};
+  (void)pt2pt::send(pt2pt::Message{request, 2, find_datatype(MPI_INT64_T)}, 0, kSharedPointerRequestTag, f.comm,
+                    Request::Mode::kStandard);
+}
 
 Err current_byte_offset(File& f, MPI_Offset* bytes) {
   int64_t offset = 0;

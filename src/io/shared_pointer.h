@@ -52,6 +52,13 @@ Err start(File& f, MPI_Offset initial);
 // agreement: nobody asks any more): the owner stops serving. Local.
 void stop(File& f);
 
+// MPI_Finalize with the file still open (the program did not close it):
+// the owner goes on answering until every other process has reached
+// MPI_Finalize too, and each of those tells it so (one message). Without
+// this the owner could stop progressing (in finalize's fence) while
+// another process still waits for an answer.
+void finalize(File& f);
+
 // Independent: *before is the pointer's value, which then grows by `add`
 // etypes (atomically with respect to every other process's calls).
 Err fetch_and_add(File& f, MPI_Offset add, MPI_Offset* before);
