@@ -1,5 +1,6 @@
 // Completing, freeing, starting and cancelling requests (MPI-3.1 §3.7-3.9).
 #include "api/api.h"
+#include "io/file.h"
 #include "p2p/generalized.h"
 #include "p2p/pt2pt.h"
 #include "base/request.h"
@@ -32,6 +33,20 @@ void use_request_comm(api::Call& call, MPI_Request handle) {
   if (Request* r = requests::find(handle)) call.use_errhandler_of(r->comm);
 }
 
+// A failed nonblocking file access raises its error on the file's
+// handler, not a communicator's (MPI-3.1 §13.7).
+int request_result(api::Call& call, Communicator* c, int code) {
+  if (code != MPI_SUCCESS && c != nullptr) {
+    if (io::File* f = io::files::of_communicator(c)) call.file(f->handle);
+  }
+  return call.raise_code(code);
+}
+
+Communicator* comm_of(MPI_Request handle) {
+  Request* r = requests::find(handle);
+  return r != nullptr ? r->comm : nullptr;
+}
+
 int in_status_result(api::Call& call, int code) {
   if (code == MPI_ERR_IN_STATUS) {
     call.fail(MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
@@ -46,7 +61,8 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   api::Call call("MPI_Wait");
   if (!check_request(call, request)) return call.raise();
   use_request_comm(call, *request);
-  return call.raise_code(pt2pt::wait(request, status));
+  Communicator* c = comm_of(*request);
+  return request_result(call, c, pt2pt::wait(request, status));
 }
 FERRY_WEAK_ALIAS(Wait)
 
@@ -54,7 +70,8 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   api::Call call("MPI_Test");
   if (!check_request(call, request) || !call.not_null(flag, "flag")) return call.raise();
   use_request_comm(call, *request);
-  return call.raise_code(pt2pt::test(request, flag, status));
+  Communicator* c = comm_of(*request);
+  return request_result(call, c, pt2pt::test(request, flag, status));
 }
 FERRY_WEAK_ALIAS(Test)
 

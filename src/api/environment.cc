@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "api/api.h"
+#include "io/file.h"
 #include "progress/progress.h"
 #include "runtime/runtime.h"
 
@@ -55,6 +56,7 @@ FERRY_WEAK_ALIAS(Init_thread)
 extern "C" int PMPI_Finalize(void) {
   api::Call call("MPI_Finalize");
   if (!call.initialized()) return call.raise();
+  io::files::finalize_open_files();  // files the program left open (io/file.h)
   return call.result(runtime::finalize());
 }
 FERRY_WEAK_ALIAS(Finalize)

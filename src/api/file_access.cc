@@ -2,15 +2,17 @@
 // pointer; blocking, nonblocking and split collective. Every entry point
 // names its form and calls one checker, which calls io::access.
 //
-// The collective forms go to io/collective.h, the nonblocking ones complete
-// at the call (io/completion.h). Shared file
-// pointers (*_shared, *_ordered) are not implemented yet
-// (api/not_implemented.cc).
+// The collective forms go to io/collective.h (two-phase collective
+// buffering, or each process on its own); the nonblocking independent ones
+// run on the I/O worker (io/worker.h), the nonblocking collective ones
+// complete at the call (io/completion.h). Shared file pointers are
+// api/file_shared.cc's.
 #include <cstring>
 
 #include "api/api.h"
 #include "io/access.h"
 #include "io/completion.h"
+#include "io/worker.h"
 
 using namespace ferry;
 using io::Direction;
@@ -18,7 +20,9 @@ using io::Where;
 
 namespace {
 
-enum class Form { kBlocking, kNonblocking, kSplitBegin };
+// kBackground: nonblocking and independent, run by the I/O worker
+// (io/worker.h); kNonblocking: the collective ones, complete at the call.
+enum class Form { kBlocking, kNonblocking, kBackground, kSplitBegin };
 
 struct Access {
   const char* name;
@@ -30,7 +34,8 @@ struct Access {
 int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
                 MPI_Status* status, MPI_Request* request) {
   api::Call call(a.name);
-  if (a.form == Form::kNonblocking && request != nullptr) *request = MPI_REQUEST_NULL;
+  bool nonblocking = a.form == Form::kNonblocking || a.form == Form::kBackground;
+  if (nonblocking && request != nullptr) *request = MPI_REQUEST_NULL;
   // "_all" names exactly the collective routines here (MPI-3.1 §13.4.1,
   // Table 13.1: *_all, i*_all and *_all_begin).
   io::Coordination how = std::strstr(a.name, "_all") != nullptr ? io::Coordination::kCollective
@@ -38,7 +43,7 @@ int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf
   io::File* f = call.file(fh);
   const Datatype* t = call.datatype(datatype);
   bool valid = f != nullptr && t != nullptr && call.movable(t) && call.count(count) && call.buffer(buf, count, t) &&
-               (a.form != Form::kNonblocking || call.not_null(request, "request"));
+               (!nonblocking || call.not_null(request, "request"));
   if (valid && a.form == Form::kSplitBegin) {
     if (Err e = io::check_no_split(*f, a.name)) valid = call.fail(std::move(e));
   }
@@ -51,6 +56,13 @@ int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf
   }
   MPI_Status done{};
   io::Buffer b{const_cast<void*>(buf), static_cast<uint64_t>(count), t};
+  if (a.form == Form::kBackground) {
+    Request* r = nullptr;
+    if (Err e = io::worker::start_access(*f, a.name, a.direction, a.where, offset, b, &r))
+      return call.result(std::move(e));
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
   if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done, how))
     return call.result(std::move(e));
   if (a.form == Form::kNonblocking) *request = io::completed_request(*f, done)->handle;
@@ -104,7 +116,7 @@ FERRY_WEAK_ALIAS(File_write_at_all)
 
 extern "C" int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                                   MPI_Request* request) {
-  return data_access({"MPI_File_iread_at", kRead, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
+  return data_access({"MPI_File_iread_at", kRead, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
 FERRY_WEAK_ALIAS(File_iread_at)
@@ -118,7 +130,7 @@ FERRY_WEAK_ALIAS(File_iread_at_all)
 
 extern "C" int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                                    MPI_Datatype datatype, MPI_Request* request) {
-  return data_access({"MPI_File_iwrite_at", kWrite, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
+  return data_access({"MPI_File_iwrite_at", kWrite, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
 FERRY_WEAK_ALIAS(File_iwrite_at)
@@ -182,7 +194,7 @@ extern "C" int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_
 FERRY_WEAK_ALIAS(File_write_all)
 
 extern "C" int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
-  return data_access({"MPI_File_iread", kRead, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype, nullptr,
+  return data_access({"MPI_File_iread", kRead, kPointer, Form::kBackground}, fh, 0, buf, count, datatype, nullptr,
                      request);
 }
 FERRY_WEAK_ALIAS(File_iread)
@@ -195,7 +207,7 @@ FERRY_WEAK_ALIAS(File_iread_all)
 
 extern "C" int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                 MPI_Request* request) {
-  return data_access({"MPI_File_iwrite", kWrite, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
+  return data_access({"MPI_File_iwrite", kWrite, kPointer, Form::kBackground}, fh, 0, buf, count, datatype,
                      nullptr, request);
 }
 FERRY_WEAK_ALIAS(File_iwrite)

@@ -84,7 +84,23 @@ extern "C" int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   api::Call call("MPI_File_get_position");
   io::File* f = call.file(fh);
   if (f == nullptr || !call.not_null(offset, "offset")) return call.raise();
+  std::lock_guard<std::mutex> hold(f->pointer_mutex);
   *offset = f->position;
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(File_get_position)
+
+// MPI-3.1 §13.5.3. Not collective; a process registers a name once. An
+// I/O call without a file: MPI_FILE_NULL's handler applies (§13.7).
+extern "C" int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                                     MPI_Datarep_conversion_function* write_conversion_fn,
+                                     MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
+  api::Call call("MPI_Register_datarep");
+  call.use_file_errhandlers();
+  if (!call.not_null(datarep, "datarep")) return call.raise();
+  if (dtype_file_extent_fn == nullptr)
+    return call.result(fail(MPI_ERR_ARG, "dtype_file_extent_fn is NULL (the file extent of each type is needed)"));
+  return call.result(io::datarep::register_representation(datarep, read_conversion_fn, write_conversion_fn,
+                                                          dtype_file_extent_fn, extra_state));
+}
+FERRY_WEAK_ALIAS(Register_datarep)

@@ -25,7 +25,6 @@ int not_implemented(const char* call, const char* reason = nullptr);
 #define FERRY_NOT_SUPPORTED(name, params, reason)                                                   \
   extern "C" int PMPI_##name params { return ferry::api::not_implemented("MPI_" #name, reason); } \
   FERRY_WEAK_ALIAS(name)
-#define FERRY_NO_SHARED_FILE_POINTERS "shared file pointers are not implemented yet"
 
 // Errors and error handlers (MPI-3.1 §8.3-8.5)
 FERRY_NOT_IMPLEMENTED(Win_call_errhandler, (MPI_Win, int))
@@ -94,19 +93,6 @@ FERRY_NOT_IMPLEMENTED(Win_wait, (MPI_Win))
 
 
 // I/O (MPI-3.1 §13)
-FERRY_NOT_SUPPORTED(File_get_position_shared, (MPI_File, MPI_Offset *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_iread_shared, (MPI_File, void *, int, MPI_Datatype, MPI_Request *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_iwrite_shared, (MPI_File, const void *, int, MPI_Datatype, MPI_Request *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_read_ordered, (MPI_File, void *, int, MPI_Datatype, MPI_Status *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_read_ordered_begin, (MPI_File, void *, int, MPI_Datatype), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_read_ordered_end, (MPI_File, void *, MPI_Status *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_read_shared, (MPI_File, void *, int, MPI_Datatype, MPI_Status *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_seek_shared, (MPI_File, MPI_Offset, int), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_write_ordered, (MPI_File, const void *, int, MPI_Datatype, MPI_Status *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_write_ordered_begin, (MPI_File, const void *, int, MPI_Datatype), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_write_ordered_end, (MPI_File, const void *, MPI_Status *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_SUPPORTED(File_write_shared, (MPI_File, const void *, int, MPI_Datatype, MPI_Status *), FERRY_NO_SHARED_FILE_POINTERS)
-FERRY_NOT_IMPLEMENTED(Register_datarep, (const char *, MPI_Datarep_conversion_function *, MPI_Datarep_conversion_function *, MPI_Datarep_extent_function *, void *))
 
 
 // Deprecated since MPI-2.0, still part of MPI-3.1 (MPI-3.1 §15)

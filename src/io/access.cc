@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <type_traits>
+#include <mutex>
 
 #include "base/request.h"
 #include "base/type_pack.h"
@@ -152,6 +153,7 @@ Err check_allowed(const File& f, Direction direction, Where where, MPI_Offset of
                   "'%s' was opened with MPI_MODE_SEQUENTIAL: explicit offsets are not allowed", f.path.c_str());
     if (offset < 0) return fail(MPI_ERR_ARG, "invalid offset %lld (must be >= 0)", static_cast<long long>(offset));
   }
+  if (Err e = datarep::check_type(f.view.representation(), *buffer.type, "datatype")) return e;
   const Datatype& etype = f.view.etype();
   if (bytes % etype.size != 0)
     return fail(MPI_ERR_TYPE, "%llu elements of %s are %llu bytes, not a whole number of etypes (%s, %zu bytes)",
@@ -163,10 +165,39 @@ Err check_allowed(const File& f, Direction direction, Where where, MPI_Offset of
   return {};
 }
 
+// move() for a view whose representation converts the data
+// (io/datarep.h): a whole number of the buffer's elements per chunk, as
+// conversion functions take whole elements, through the staging buffer
+// (the user's buffer is never converted in place).
+Err move_converted(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t* done) {
+  const datarep::Representation& rep = f.view.representation();
+  const Datatype& t = *buffer.type;
+  const uint64_t per_chunk = std::max<uint64_t>(1, kStagingBytes / t.size);
+  std::unique_ptr<char[]> staging(new char[std::min(per_chunk, buffer.count) * t.size]);
+  for (uint64_t first = 0; first < buffer.count; first += per_chunk) {
+    uint64_t n = std::min(per_chunk, buffer.count - first);
+    if (direction == Direction::kWrite) {
+      if (Err e = datarep::to_file(rep, t, buffer.data, first, n, staging.get())) return e;
+    }
+    ChunkMover mover(f, direction, staging.get());
+    f.view.for_each_run(position + first * t.size, n * t.size, mover);
+    // A read that ends inside an element converts the whole ones.
+    if (direction == Direction::kRead && mover.moved >= t.size) {
+      if (Err e = datarep::from_file(rep, t, buffer.data, first, mover.moved / t.size, staging.get())) return e;
+    }
+    *done += mover.moved;
+    if (!mover.error.ok()) return std::move(mover.error);
+    if (mover.end_of_file) break;
+  }
+  return {};
+}
+
 // Moves `bytes` of packed data starting at view byte `position`; *done
 // says how many moved (fewer for a read that reaches the end of the file).
 Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes, uint64_t* done) {
   *done = 0;
+  if (f.view.representation().converts(direction == Direction::kWrite))
+    return move_converted(f, direction, position, buffer, done);
   // A dense buffer is the packed form already: the file runs go straight
   // to and from it, in one pass. Otherwise a chunk at a time through the
   // staging buffer.
@@ -206,12 +237,19 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
 
 }  // namespace
 
+Err check_access(const File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer) {
+  return check_allowed(f, direction, where, offset, buffer, type::packed_bytes(*buffer.type, buffer.count));
+}
+
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
            Coordination how, Err argument_error) {
   uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
   Err checked = argument_error ? std::move(argument_error) : check_allowed(f, direction, where, offset, buffer, bytes);
   const uint64_t etype_size = f.view.etype().size;
-  MPI_Offset start = where == Where::kExplicitOffset ? offset : f.position;
+  // Threads sharing the handle take turns with its individual pointer.
+  std::unique_lock<std::mutex> pointer_hold;
+  if (where == Where::kIndividualPointer) pointer_hold = std::unique_lock<std::mutex>(f.pointer_mutex);
+  MPI_Offset start = where == Where::kIndividualPointer ? f.position : offset;
   uint64_t position = static_cast<uint64_t>(start) * etype_size;
 
   uint64_t done = 0;

@@ -36,7 +36,10 @@ struct Buffer {
 // Where the access starts.
 enum class Where {
   kExplicitOffset,   // read_at, write_at, ...: `offset` in etypes, the file pointer stays
-  kIndividualPointer // read, write, ...: at the file pointer, which moves past the data
+  kIndividualPointer, // read, write, ...: at the file pointer, which moves past the data
+  kFromPointer        // at `offset` (etypes), where a file pointer (the shared one, or the individual
+                      // one of a nonblocking call) was when the call began; the pointer has been
+                      // moved already; allowed on MPI_MODE_SEQUENTIAL files
 };
 
 // Whether every process of the file calls (the _all forms and *_all_begin).
@@ -54,6 +57,10 @@ enum class Coordination { kIndependent, kCollective };
 // so that the others return an error instead of waiting for it).
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
            Coordination how = Coordination::kIndependent, Err argument_error = {});
+
+// access()'s checks alone, for a call that does the access later (the
+// nonblocking ones, io/worker.h), so that the call itself reports them.
+Err check_access(const File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer);
 
 // The staging buffer's size: the most that one access holds in memory
 // besides the user's buffer.

@@ -145,8 +145,9 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
   *done = 0;
   // Atomic mode and the view's data representation are set collectively:
   // every process goes direct alike. The rounds move native bytes; a
-  // converting representation (external32) goes through io/access.cc.
-  if (f.atomic || f.comm->size == 1 || f.view.datarep() == "external32") {
+  // converting representation (external32, or a registered one with
+  // conversion functions) goes through io/access.cc's conversion.
+  if (f.atomic || f.comm->size == 1 || f.view.representation().converts(direction == Direction::kWrite)) {
     if (checked) return checked;
     *direct = true;
     return {};

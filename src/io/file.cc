@@ -11,6 +11,8 @@
 #include "base/handles.h"
 #include "io/agreement.h"
 #include "io/errors.h"
+#include "io/shared_pointer.h"
+#include "io/worker.h"
 #include "runtime/comm_create.h"
 
 namespace ferry::io {
@@ -59,6 +61,19 @@ File* find(MPI_File h) {
   return open_files.get(handle::index_of(bits));
 }
 
+File* of_communicator(const Communicator* c) {
+  for (File* f : open_files.all())
+    if (f->comm == c) return f;
+  return nullptr;
+}
+
+void finalize_open_files() {
+  for (File* f : open_files.all()) {
+    worker::drain(*f);
+    shared_pointer::finalize(*f);
+  }
+}
+
 MPI_Fint to_fortran(MPI_File h) { return static_cast<MPI_Fint>(bits_of(h)); }
 
 MPI_File from_fortran(MPI_Fint h) {
@@ -103,6 +118,7 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
   f->amode = amode;
   apply_hints(f->hints, hints, f->tuning, f->path);
   auto give_up = [&](Err e) {
+    shared_pointer::stop(*f);
     if (f->fd >= 0) ::close(f->fd);
     (void)communicators::free_communicator(comm);
     return e;
@@ -139,6 +155,8 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
     opened = fail(MPI_ERR_BAD_FILE, "cannot open '%s': it is a directory", f->path.c_str());
   if (opened.ok() && (amode & MPI_MODE_APPEND))
     f->position = static_cast<MPI_Offset>(st.st_size);  // the default view: etypes are bytes
+  // MPI_MODE_APPEND puts the shared file pointer at the end too (§13.2.1).
+  if (opened.ok()) opened = shared_pointer::start(*f, f->position);
   if (Err e = agree(comm, std::move(opened))) return give_up(std::move(e));
 
   f->errhandler = errhandlers::get(file_null_errhandler);  // new files start with MPI_FILE_NULL's (§13.7)
@@ -153,6 +171,7 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
 }
 
 Err close(File* f) {
+  worker::drain(*f);  // MPI requires it (§13.2.2); never leave the worker a closed file
   Err closed;
   if (::close(f->fd) != 0 && errno != EINTR) closed = system_error(errno, "cannot close", f->path);
   f->fd = -1;
@@ -165,6 +184,9 @@ Err close(File* f) {
     if (comm->rank == 0 && ::unlink(f->path.c_str()) != 0) removed = system_error(errno, "cannot delete", f->path);
     result = agree(comm, std::move(removed));
   }
+  // Every process is past its last shared-pointer call (the agreement
+  // above): the owner stops serving before the communicator goes.
+  shared_pointer::stop(*f);
   errhandlers::release(f->errhandler);
   (void)communicators::free_communicator(comm);
   delete open_files.remove(handle::index_of(bits_of(f->handle)));

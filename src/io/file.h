@@ -14,7 +14,9 @@
 // and MPI_File_c2f/f2c are the identity on the handle's bits.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "base/communicator.h"
@@ -25,6 +27,8 @@
 #include "mpi.h"
 
 namespace ferry::io {
+
+class SharedPointerServer;  // io/shared_pointer.h
 
 // A split collective in progress (MPI-3.1 §13.4.5): at most one per file.
 struct SplitCollective {
@@ -43,8 +47,18 @@ struct File {
   MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
   bool atomic = false;           // MPI_File_set_atomicity
   View view;
-  // The individual file pointer, in etypes of the view (§13.4.3).
+  // The individual file pointer, in etypes of the view (§13.4.3), and
+  // what keeps two threads' calls on one handle from reading the same
+  // value (MPI_THREAD_MULTIPLE): held across each access that uses it.
   MPI_Offset position = 0;
+  std::mutex pointer_mutex;
+  // The shared file pointer (io/shared_pointer.h): served here on process
+  // 0 (the owner), nullptr elsewhere; one request in flight per process.
+  SharedPointerServer* shared_server = nullptr;
+  std::mutex shared_mutex;
+  int64_t shared_epoch = 0;  // collectives that set it so far (shared_pointer.h)
+  // Nonblocking accesses queued or running on the I/O worker (io/worker.h).
+  std::atomic<int> background{0};
   SplitCollective split;
 
   bool readable() const { return (amode & MPI_MODE_WRONLY) == 0; }
@@ -57,8 +71,17 @@ namespace files {
 // The open file behind a handle, or nullptr (MPI_FILE_NULL, a closed or an
 // invalid handle).
 File* find(MPI_File handle);
+// The open file whose private communicator is `c`, or nullptr: a request
+// of a nonblocking file access names it, and its errors go to the file's
+// error handler (MPI-3.1 §13.7). Walks the open files: for error paths.
+File* of_communicator(const Communicator* c);
 MPI_Fint to_fortran(MPI_File handle);
 MPI_File from_fortran(MPI_Fint handle);
+
+// MPI_Finalize, before the runtime goes: files the program left open get
+// their background accesses finished and their shared pointers' owners
+// released (io/shared_pointer.h's finalize). They stay open.
+void finalize_open_files();
 
 // MPI_FILE_NULL's error handler: the one that failing MPI_File_open and
 // calls without a valid file use, and the one new files start with (§13.7).

@@ -6,22 +6,18 @@
 
 #include "io/agreement.h"
 #include "io/file.h"
+#include "io/shared_pointer.h"
+#include "io/worker.h"
 
 namespace ferry::io {
 namespace {
 
-// The data representations as numbers, so processes can compare them
-// cheaply (they must agree: §13.3).
-int64_t datarep_id(const char* datarep) {
-  if (datarep == nullptr) return -1;
-  static const char* const kKnown[] = {"native", "internal", "external32"};
-  for (int64_t i = 0; i < 3; ++i)
-    if (strcasecmp(datarep, kKnown[i]) == 0) return i;
-  return 3;
-}
-
+// Predefined names are stored in lower case (get_view reports them so);
+// registered ones as they were registered.
 std::string lowercase(const char* text) {
   std::string s(text);
+  const datarep::Representation* rep = datarep::find(text);
+  if (rep != nullptr && rep->kind == datarep::Representation::Kind::kUser) return s;
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -30,11 +26,22 @@ std::string lowercase(const char* text) {
 
 Err set_view(File& f, MPI_Offset disp, const Datatype* etype, const Datatype* filetype, const char* datarep,
              const Info* hints, Err argument_error) {
+  worker::drain(f);  // MPI requires it (§13.3); never leave the worker an old view
   Err checked = argument_error.ok() ? check_view(disp, *etype, *filetype, datarep, f.amode) : std::move(argument_error);
   int64_t etype_size = etype != nullptr ? static_cast<int64_t>(etype->size) : 0;
-  if (Err e = agree(f.comm, std::move(checked), {{"etype size", etype_size}, {"datarep", datarep_id(datarep)}}))
+  const int64_t current = disp == MPI_DISPLACEMENT_CURRENT ? 1 : 0;
+  if (Err e = agree(f.comm, std::move(checked),
+                    {{"etype size", etype_size},
+                     {"datarep", datarep::id_of(datarep)},
+                     {"disp is MPI_DISPLACEMENT_CURRENT", current}}))
     return e;
+  // The new view starts where the shared pointer is (§13.3).
+  if (current) {
+    if (Err e = shared_pointer::current_byte_offset(f, &disp)) return e;
+  }
+  shared_pointer::view_changed(f);  // back to 0 too (§13.3)
   f.view.set(disp, etype, filetype, lowercase(datarep));
+  std::lock_guard<std::mutex> hold(f.pointer_mutex);
   f.position = 0;
   apply_hints(f.hints, hints, f.tuning, f.path);
   return {};
@@ -44,6 +51,7 @@ Err seek(File& f, MPI_Offset offset, int whence) {
   if (f.sequential())
     return fail(MPI_ERR_UNSUPPORTED_OPERATION, "'%s' was opened with MPI_MODE_SEQUENTIAL: it cannot seek",
                 f.path.c_str());
+  std::lock_guard<std::mutex> hold(f.pointer_mutex);
   MPI_Offset from;
   switch (whence) {
     case MPI_SEEK_SET: from = 0; break;

@@ -5,7 +5,8 @@
 
 namespace ferry::io {
 
-View::View() : etype_(find_datatype(MPI_BYTE)), filetype_(find_datatype(MPI_BYTE)) {}
+View::View()
+    : etype_(find_datatype(MPI_BYTE)), filetype_(find_datatype(MPI_BYTE)), representation_(datarep::find("native")) {}
 
 View::~View() {
   datatypes::release(etype_);
@@ -21,6 +22,7 @@ void View::set(MPI_Offset disp, const Datatype* etype, const Datatype* filetype,
   etype_ = etype;
   filetype_ = filetype;
   datarep_ = std::move(datarep);
+  representation_ = datarep::find(datarep_.c_str());
 }
 
 namespace {
@@ -104,13 +106,13 @@ uint64_t View::position_of_offset(uint64_t file_size) const {
 
 Err check_view(MPI_Offset disp, const Datatype& etype, const Datatype& filetype, const char* datarep, int amode) {
   if (disp == MPI_DISPLACEMENT_CURRENT) {
+    // Where the shared file pointer is (io::set_view resolves it).
     if ((amode & MPI_MODE_SEQUENTIAL) == 0)
       return fail(MPI_ERR_ARG, "disp is MPI_DISPLACEMENT_CURRENT, which only files opened with "
                                "MPI_MODE_SEQUENTIAL accept");
-    return fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                "disp MPI_DISPLACEMENT_CURRENT needs the shared file pointer, which is not implemented yet");
+  } else if (disp < 0) {
+    return fail(MPI_ERR_ARG, "invalid disp %lld (must be >= 0)", static_cast<long long>(disp));
   }
-  if (disp < 0) return fail(MPI_ERR_ARG, "invalid disp %lld (must be >= 0)", static_cast<long long>(disp));
   struct Named {
     const char* argument;
     const Datatype& type;
@@ -142,14 +144,19 @@ Err check_view(MPI_Offset disp, const Datatype& etype, const Datatype& filetype,
     return fail(MPI_ERR_TYPE, "filetype %s has extent %lld; tiling a file needs a positive extent",
                 datatype_label(filetype).c_str(), static_cast<long long>(filetype.extent));
   if (datarep == nullptr) return fail(MPI_ERR_ARG, "datarep is NULL");
-  if (strcasecmp(datarep, "native") == 0 || strcasecmp(datarep, "internal") == 0) return {};
-  if (strcasecmp(datarep, "external32") == 0)
-    return fail(MPI_ERR_UNSUPPORTED_DATAREP, "data representation \"external32\" is not supported yet");
-  return fail(MPI_ERR_UNSUPPORTED_DATAREP,
-              "unknown data representation \"%s\" (\"native\", \"internal\" and \"external32\" are defined)",
-              datarep);
+  const datarep::Representation* rep = datarep::find(datarep);
+  if (rep == nullptr)
+    return fail(MPI_ERR_UNSUPPORTED_DATAREP,
+                "unknown data representation \"%s\" (\"native\", \"internal\", \"external32\" and those "
+                "registered with MPI_Register_datarep are defined)",
+                datarep);
+  if (Err e = datarep::check_type(*rep, etype, "etype")) return e;
+  return datarep::check_type(*rep, filetype, "filetype");
 }
 
-MPI_Aint file_extent(const Datatype& t, const std::string&) { return t.extent; }
+MPI_Aint file_extent(const Datatype& t, const std::string& name) {
+  const datarep::Representation* rep = datarep::find(name.c_str());
+  return rep != nullptr ? datarep::file_extent(*rep, t) : t.extent;
+}
 
 }  // namespace ferry::io

@@ -15,6 +15,7 @@
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/type_pack.h"
+#include "io/datarep.h"
 #include "mpi.h"
 
 namespace ferry::io {
@@ -35,6 +36,7 @@ class View {
   const Datatype& etype() const { return *etype_; }
   const Datatype& filetype() const { return *filetype_; }
   const std::string& datarep() const { return datarep_; }
+  const datarep::Representation& representation() const { return *representation_; }
 
   // The file offset of view byte `position`.
   uint64_t file_offset(uint64_t position) const;
@@ -50,6 +52,7 @@ class View {
   const Datatype* etype_;
   const Datatype* filetype_;
   std::string datarep_ = "native";
+  const datarep::Representation* representation_;
 };
 
 // What MPI_File_set_view accepts (§13.3), checked on each process:
@@ -59,7 +62,8 @@ class View {
 // overlap (MPI_ERR_IO, ROMIO's class for these); a displacement that is
 // not negative (MPI_ERR_ARG; MPI_DISPLACEMENT_CURRENT only on
 // MPI_MODE_SEQUENTIAL files); a known data representation
-// (MPI_ERR_UNSUPPORTED_DATAREP otherwise; external32 is not converted yet).
+// (MPI_ERR_UNSUPPORTED_DATAREP otherwise, and for types the representation
+// would resize: io/datarep.h).
 Err check_view(MPI_Offset disp, const Datatype& etype, const Datatype& filetype, const char* datarep, int amode);
 
 // The extent of `t` in the file under data representation `datarep`
