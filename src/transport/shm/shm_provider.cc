@@ -1,5 +1,6 @@
 // The shared-memory transport joins a job (transport/providers.h): one
 // segment per rank, named in its card, mapped by every local peer.
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,9 +19,16 @@ std::unique_ptr<Transport> ShmTransport::open(const JobLayout& job, PacketHandle
   (void)error;
   if (job.local_peers.size() < 2) return nullptr;
   auto shm = std::make_unique<ShmTransport>(job.rank, job.size, job.local_peers, handler);
-  char name[96];
-  std::snprintf(name, sizeof name, "/ferry-%016zx-%d-%d", std::hash<std::string>{}(job.nspace), job.rank,
-                static_cast<int>(getpid()));
+  // The job, the rank and the process name a segment; a random part keeps
+  // the name new when a job killed during start-up (before the segment's
+  // name was dropped) left a segment behind and pids have since wrapped
+  // round to the same mpirun and rank pids: shm_open(O_EXCL) then failed
+  // with "File exists", a start-up failure that came and went under load.
+  uint32_t nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != sizeof nonce) nonce = static_cast<uint32_t>(getpid()) * 2654435761u;
+  char name[112];
+  std::snprintf(name, sizeof name, "/ferry-%016zx-%d-%d-%08x", std::hash<std::string>{}(job.nspace), job.rank,
+                static_cast<int>(getpid()), nonce);
   shm->segment_name_ = name;
   return shm;
 }
