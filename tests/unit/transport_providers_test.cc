@@ -46,11 +46,30 @@ TEST(TransportProvidersTest, ProvidersWithoutAPartHereOpenNothing) {
   alone.rank = 0;
   alone.size = 1;
   alone.local_peers = {0};
+  alone.singleton = true;  // started without a launcher: nobody can reach it
   for (const Provider& p : all_providers()) {
     std::string error;
     auto t = p.open(alone, nullptr, &error);
     EXPECT_TRUE(error.empty()) << p.name << ": " << error;
-    EXPECT_EQ(t != nullptr, std::string(p.name) == "self") << p.name << " in a job of one rank";
+    EXPECT_EQ(t != nullptr, std::string(p.name) == "self") << p.name << " in a singleton";
+  }
+}
+
+// A one-process job that a launcher started may spawn or connect to other
+// jobs (MPI-3.1 §10): TCP opens for it, shared memory (no peer here) does not.
+TEST(TransportProvidersTest, AOneProcessJobUnderALauncherListensOnTcp) {
+  JobLayout alone;
+  alone.rank = 0;
+  alone.size = 1;
+  alone.local_peers = {0};
+  alone.nspace = "test.one";
+  alone.hostname = "localhost";
+  for (const Provider& p : all_providers()) {
+    std::string error;
+    auto t = p.open(alone, nullptr, &error);
+    EXPECT_TRUE(error.empty()) << p.name << ": " << error;
+    bool expected = std::string(p.name) == "self" || std::string(p.name) == "tcp";
+    EXPECT_EQ(t != nullptr, expected) << p.name << " in a job of one process under a launcher";
   }
 }
 
