@@ -140,3 +140,34 @@ extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Ain
   return rc;
 }
 FERRY_WEAK_ALIAS(Type_get_extent)
+
+// The large-count forms (MPI-4.0): the same answers as MPI_Count, where the
+// int forms above say MPI_UNDEFINED for what an int cannot hold.
+extern "C" int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return count_of("MPI_Get_count_c", status, datatype, count);
+}
+FERRY_WEAK_ALIAS(Get_count_c)
+
+extern "C" int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return elements_of("MPI_Get_elements_c", status, datatype, count);
+}
+FERRY_WEAK_ALIAS(Get_elements_c)
+
+extern "C" int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  api::Call call("MPI_Type_size_c");
+  const Datatype* t = call.datatype(datatype);
+  if (!call.not_null(size, "size")) return call.raise();
+  *size = static_cast<MPI_Count>(t->size);
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Type_size_c)
+
+extern "C" int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  api::Call call("MPI_Type_get_extent_c");
+  const Datatype* t = call.datatype(datatype);
+  if (!call.not_null(lb, "lb") || !call.not_null(extent, "extent")) return call.raise();
+  *lb = t->lb;
+  *extent = t->extent;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Type_get_extent_c)
