@@ -16,6 +16,9 @@
  *    size (as MPICH 4.0 does);
  *  - MPI_Op_create_c (an MPI_User_function_c gets the MPI_Count length)
  *    with MPI_Reduce_local_c, and MPI_Reduce_local_c with MPI_SUM;
+ *  - a message whose type (MPI_Type_vector_c) spreads 3 bytes over 4 GiB
+ *    (displacements beyond 2^31 and 2^32) sent and received between
+ *    neighbours, with only the touched pages resident;
  *  - the large-count point-to-point calls between ranks (or to self):
  *    every send mode, persistent, matched, MPI_Sendrecv_c and
  *    MPI_Sendrecv_replace_c, MPI_Buffer_attach_c/detach_c;
@@ -426,6 +429,46 @@ static void point_to_point(void) {
                "blocklength -1");
 }
 
+/* A message whose type's displacements pass 2^31 and 2^32 bytes, through
+ * point-to-point both ways: 3 bytes of a vector with a stride of 2^31 + 1
+ * to 3 contiguous bytes of the left neighbour, and back into the vector.
+ * The 4 GiB buffer is virtual: only the pages holding the 3 bytes are
+ * touched. A rank that cannot reserve it skips, saying so. */
+static void huge_stride_transfer(void) {
+  const MPI_Count stride = ((MPI_Count)1 << 31) + 1;
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  unsigned char *far = calloc((size_t)(2 * stride + 1), 1);
+  int have = far != NULL, all = 0;
+  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (!all) {
+    if (!have) printf("%s: rank %d: SKIPPED huge_stride_transfer: no 4 GiB of address space\n", TEST_NAME, rank);
+    free(far);
+    return;
+  }
+  MPI_Datatype spread;
+  CHECK_MPI(MPI_Type_vector_c(3, 1, stride, MPI_BYTE, &spread));
+  CHECK_MPI(MPI_Type_commit(&spread));
+  for (int k = 0; k < 3; k++) far[k * stride] = (unsigned char)(rank * 16 + k + 1);
+  unsigned char near[3] = {0, 0, 0};
+  MPI_Status st;
+  CHECK_MPI(MPI_Sendrecv_c(far, 1, spread, right, 99, near, 3, MPI_BYTE, left, 99, MPI_COMM_WORLD, &st));
+  for (int k = 0; k < 3; k++)
+    CHECK(near[k] == left * 16 + k + 1, "vector_c(stride 2^31 + 1) to contiguous: byte %d is %d, expected %d", k,
+          near[k], left * 16 + k + 1);
+  /* Back: contiguous into the vector, over what was there. */
+  near[0] = 0xa1, near[1] = 0xb2, near[2] = 0xc3;
+  CHECK_MPI(MPI_Sendrecv_c(near, 3, MPI_BYTE, right, 98, far, 1, spread, left, 98, MPI_COMM_WORLD, &st));
+  MPI_Count n = -1;
+  CHECK_MPI(MPI_Get_count_c(&st, spread, &n));
+  CHECK(n == 1, "contiguous to vector_c: MPI_Get_count_c %lld, expected 1", (long long)n);
+  for (int k = 0; k < 3; k++)
+    CHECK(far[k * stride] == 0xa1 + 0x11 * k, "contiguous to vector_c: byte at %lld is 0x%02x", (long long)(k * stride),
+          far[k * stride]);
+  CHECK(far[1] == 0 && far[stride + 1] == 0 && far[stride - 1] == 0, "contiguous to vector_c wrote between its bytes");
+  MPI_Type_free(&spread);
+  free(far);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -436,6 +479,7 @@ int main(int argc, char **argv) {
   packing();
   reductions();
   point_to_point();
+  huge_stride_transfer();
   mt_pass();
   MPI_Finalize();
   return 0;
