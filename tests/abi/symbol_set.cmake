@@ -4,6 +4,8 @@
 # so it can only shrink until every name lands. Prints the names on failure.
 #   cmake -DFERRY=<libmpi.so.12> -DMPICH=<libmpich.so.12> -DNOT_YET=<symbols_not_yet.txt> -DNM=<nm>
 #         -P symbol_set.cmake
+# With -DPRUNE=ON it takes the stale names out of the list instead of failing on them (after a merge
+# that exported some); it never adds a name.
 cmake_minimum_required(VERSION 3.25)
 
 function(exported_names library out)
@@ -41,7 +43,21 @@ endforeach()
 
 list(LENGTH ferry n_ferry)
 list(LENGTH mpich n_mpich)
-list(LENGTH not_yet n_not_yet)
+if(PRUNE AND stale)
+  file(STRINGS ${NOT_YET} lines)
+  set(kept "")
+  foreach(line IN LISTS lines)
+    if(NOT line IN_LIST stale)
+      string(APPEND kept "${line}\n")
+    endif()
+  endforeach()
+  file(WRITE ${NOT_YET} "${kept}")
+  list(JOIN stale " " text)
+  message(STATUS "took out of ${NOT_YET}: ${text}")
+  list(REMOVE_ITEM not_yet ${stale})
+  set(stale "")
+endif()
+
 set(problems "")
 if(missing)
   list(LENGTH missing n)
@@ -57,6 +73,7 @@ endif()
 if(problems)
   message(FATAL_ERROR "${problems}")
 endif()
+list(LENGTH not_yet n_not_yet)
 list(JOIN not_yet " " text)
 message(STATUS "Ferry exports ${n_ferry} MPI_*/MPIX_* names, MPICH ${n_mpich}; "
         "${n_not_yet} still to come: ${text}")
