@@ -4,10 +4,22 @@
 // non-overtaking. Both queues are kept in arrival/posting order and searched
 // from the front, so the first match is always the oldest one; a wildcard
 // receive (MPI_ANY_SOURCE, MPI_ANY_TAG) takes part in the same order.
+//
+// Exact mode. On a communicator that asserts both mpi_assert_no_any_source
+// and mpi_assert_no_any_tag (MPI-4.0 §7.4.4) no receive can be a wildcard,
+// so a message can only match receives of its own (source, tag): each pair
+// gets its own lane (a posted and an unexpected FIFO) found by hash, and a
+// match costs O(1) however many receives with other tags are pending,
+// instead of a scan of them all. A context enters the mode only while it
+// holds nothing (at a receive's posting), so no queued item ever changes
+// place; a wildcard that comes anyway (the library's own traffic on a
+// duplicate that inherited the hints) moves everything back to the ordered
+// queues, unexpected messages in arrival order.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "transport/packet.h"
@@ -38,6 +50,7 @@ struct UnexpectedMessage {
   void* data = nullptr;          // eager payload: inline_data, or malloc'ed when larger
   bool data_complete = false;    // the eager payload has fully arrived
   Request* claimed_by = nullptr; // a receive matched it before its data arrived
+  uint64_t arrival = 0;          // arrival order, to leave exact mode in it
   UnexpectedMessage* prev = nullptr;
   UnexpectedMessage* next = nullptr;
   alignas(16) char inline_data[kInlineUnexpectedBytes];
@@ -109,10 +122,23 @@ class MatchingEngine {
   size_t unexpected_count() const { return unexpected_count_; }
 
  private:
-  struct Queues {
+  struct Lane {
     Fifo<Request> posted;
     Fifo<UnexpectedMessage> unexpected;
   };
+  struct Queues {
+    Fifo<Request> posted;
+    Fifo<UnexpectedMessage> unexpected;
+    bool exact = false;                        // exact mode: items live in lanes
+    size_t exact_items = 0;                    // receives and messages in lanes
+    std::unordered_map<uint64_t, Lane> lanes;  // by (source, tag)
+    bool empty() const { return posted.empty() && unexpected.empty() && exact_items == 0; }
+  };
+  static uint64_t lane_key(int source, int tag) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(source)) << 32) | static_cast<uint32_t>(tag);
+  }
+  // Back to the ordered queues (a wildcard on an exact context).
+  void leave_exact(Queues& q);
   Queues& queues(uint32_t context) {
     if (context >= by_context_.size()) [[unlikely]] grow(context);
     return by_context_[context];
@@ -121,6 +147,7 @@ class MatchingEngine {
 
   std::vector<Queues> by_context_;
   size_t unexpected_count_ = 0;
+  uint64_t arrivals_ = 0;
   // Freed nodes kept for reuse, at most kMaxSpare: memory stays bounded
   // whatever the burst of unexpected traffic was.
   static constexpr size_t kMaxSpare = 64;

@@ -268,6 +268,76 @@ TEST_F(MatchingTest, RemovingAMiddleUnexpectedMessageKeepsTheOthersInOrder) {
   EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), nullptr);
 }
 
+// Exact mode (MPI-4.0 §7.4.4 assertions no_any_source and no_any_tag).
+class ExactMatchingTest : public MatchingTest {
+ protected:
+  void SetUp() override {
+    comm_.context = kContext;
+    comm_.assert_no_any_source = true;
+    comm_.assert_no_any_tag = true;
+  }
+};
+
+TEST_F(ExactMatchingTest, ArrivingMessageFindsItsReceiveAmongManyTags) {
+  std::vector<Request*> posted;
+  for (int tag = 0; tag < 100; ++tag) {
+    posted.push_back(receive(1, tag));
+    engine_.post(kContext, posted.back());
+  }
+  for (int tag = 99; tag >= 0; --tag) EXPECT_EQ(engine_.take_posted(kContext, 1, tag), posted[static_cast<size_t>(tag)]);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 0), nullptr);
+}
+
+TEST_F(ExactMatchingTest, ReceivesOfOneEnvelopeStayInPostingOrder) {
+  Request* first = receive(1, 7);
+  Request* second = receive(1, 7);
+  engine_.post(kContext, first);
+  engine_.post(kContext, second);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 7), first);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 7), second);
+}
+
+TEST_F(ExactMatchingTest, UnexpectedMessagesOfOneEnvelopeStayInArrivalOrder) {
+  engine_.post(kContext, receive(2, 1));  // enters exact mode
+  UnexpectedMessage* a = message(1, 7);
+  UnexpectedMessage* b = message(1, 8);
+  UnexpectedMessage* c = message(1, 7);
+  engine_.add_unexpected(kContext, a);
+  engine_.add_unexpected(kContext, b);
+  engine_.add_unexpected(kContext, c);
+  EXPECT_EQ(engine_.unexpected_count(), 3u);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), a);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), c);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), nullptr);
+  EXPECT_EQ(engine_.unexpected_count(), 1u);
+  EXPECT_EQ(engine_.take_posted(kContext, 2, 1), requests_[0]);
+}
+
+TEST_F(ExactMatchingTest, AWildcardAfterAllFindsTheOldestMessageInArrivalOrder) {
+  engine_.post(kContext, receive(3, 3));
+  UnexpectedMessage* later_tag = message(1, 9);
+  UnexpectedMessage* other = message(2, 7);
+  UnexpectedMessage* again = message(1, 7);
+  engine_.add_unexpected(kContext, later_tag);
+  engine_.add_unexpected(kContext, other);
+  engine_.add_unexpected(kContext, again);
+  // A wildcard (the library's own, on a duplicate) moves everything back.
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, MPI_ANY_TAG, true), later_tag);
+  EXPECT_EQ(engine_.find_unexpected(kContext, MPI_ANY_SOURCE, 7, true), other);
+  EXPECT_EQ(engine_.find_unexpected(kContext, MPI_ANY_SOURCE, MPI_ANY_TAG, true), again);
+  EXPECT_EQ(engine_.take_posted(kContext, 3, 3), requests_[0]);
+}
+
+TEST_F(ExactMatchingTest, UnpostAndCancelWorkInExactMode) {
+  Request* a = receive(1, 1);
+  Request* b = receive(1, 2);
+  engine_.post(kContext, a);
+  engine_.post(kContext, b);
+  EXPECT_TRUE(engine_.unpost(kContext, a));
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 1), nullptr);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 2), b);
+}
+
 TEST(EnvelopeMatches, WildcardsApplyOnlyOnTheReceiveSide) {
   EXPECT_TRUE(envelope_matches(MPI_ANY_SOURCE, MPI_ANY_TAG, 3, 4));
   EXPECT_TRUE(envelope_matches(3, 4, 3, 4));
