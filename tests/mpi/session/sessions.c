@@ -142,6 +142,32 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
   CHECK(va == 1000 + left && vb == 2000 + left, "got %d on a and %d on b from rank %d", va, vb, left);
 
+  /* Bad arguments of MPI_Comm_create_from_group, raised on its handler. */
+  {
+    MPI_Group wg, first;
+    MPI_Comm none = MPI_COMM_NULL;
+    int zero = 0;
+    char long_tag[MPI_MAX_STRINGTAG_LEN + 8];
+    memset(long_tag, 'x', sizeof long_tag - 1);
+    long_tag[sizeof long_tag - 1] = '\0';
+    CHECK_MPI(MPI_Group_from_session_pset(s1, "mpi://WORLD", &wg));
+    check_error(MPI_Comm_create_from_group(wg, long_tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &none), MPI_ERR_ARG,
+                "stringtag");
+    check_error(MPI_Comm_create_from_group(wg, NULL, MPI_INFO_NULL, MPI_ERRORS_RETURN, &none), MPI_ERR_ARG,
+                "stringtag");
+    check_error(MPI_Comm_create_from_group(MPI_GROUP_NULL, "t", MPI_INFO_NULL, MPI_ERRORS_RETURN, &none),
+                MPI_ERR_GROUP, "group");
+    MPI_Group_incl(wg, 1, &zero, &first);
+    int grank;
+    MPI_Group_rank(wg, &grank);
+    if (grank != 0)
+      check_error(MPI_Comm_create_from_group(first, "org.ferry.test.not-a-member", MPI_INFO_NULL,
+                                             MPI_ERRORS_RETURN, &none),
+                  MPI_ERR_GROUP, "not a member");
+    MPI_Group_free(&first);
+    MPI_Group_free(&wg);
+  }
+
   /* The application's MPI_Init, with the sessions open. */
   int provided, wsize;
   CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided));
