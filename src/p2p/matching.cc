@@ -9,24 +9,40 @@
 namespace ferry::p2p {
 namespace {
 
-constexpr int kAnySource = -2;  // MPI_ANY_SOURCE
-constexpr int kAnyTag = -1;     // MPI_ANY_TAG
-// Lanes of an exact context that holds nothing are dropped past this many,
+// Lanes of a keyed context that holds nothing are dropped past this many,
 // so a program that cycles through tags keeps bounded memory.
 constexpr size_t kMaxIdleLanes = 4096;
 
-// A receive on its communicator's point-to-point context, where the
-// communicator asserts that it never uses a wildcard.
-bool wants_exact(const Request* r, uint32_t context) {
+// The fields a receive's context may be keyed by: those its communicator
+// asserts it never gives as a wildcard (on its point-to-point context only).
+uint8_t keys_for(const Request* r, uint32_t context) {
   const Communicator* c = r->comm;
-  return c != nullptr && c->context == context && c->assert_no_any_source && c->assert_no_any_tag;
+  if (c == nullptr || c->context != context) return 0;
+  return static_cast<uint8_t>((c->assert_no_any_source ? 1 : 0) | (c->assert_no_any_tag ? 2 : 0));
+}
+
+// The first receive of `posted` that (source, tag) matches, removed.
+Request* take_first(Fifo<Request>& posted, int source, int tag) {
+  for (Request* r = posted.front(); r != nullptr; r = r->next) {
+    if (envelope_matches(r->peer, r->tag, source, tag)) {
+      posted.remove(r);
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+UnexpectedMessage* first_match(Fifo<UnexpectedMessage>& unexpected, int source, int tag) {
+  for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next)
+    if (envelope_matches(source, tag, m->header.source, m->header.tag)) return m;
+  return nullptr;
 }
 
 }  // namespace
 
 MatchingEngine::~MatchingEngine() {
   for (Queues& q : by_context_) {
-    if (q.exact) leave_exact(q);
+    if (q.keyed) leave_keyed(q);
     while (UnexpectedMessage* m = q.unexpected.front()) {
       q.unexpected.remove(m);
       free_unexpected(m);
@@ -65,7 +81,7 @@ void MatchingEngine::free_unexpected(UnexpectedMessage* m) {
 
 void MatchingEngine::grow(uint32_t context) { by_context_.resize(context + 1); }
 
-void MatchingEngine::leave_exact(Queues& q) {
+void MatchingEngine::leave_keyed(Queues& q) {
   // Receives: each lane is in posting order, and a message matches receives
   // of one lane only, so lane after lane keeps every order that matters.
   // Messages: a wildcard may match several lanes; arrival order decides.
@@ -84,62 +100,43 @@ void MatchingEngine::leave_exact(Queues& q) {
             [](const UnexpectedMessage* a, const UnexpectedMessage* b) { return a->arrival < b->arrival; });
   for (UnexpectedMessage* m : messages) q.unexpected.push_back(m);
   q.lanes.clear();
-  q.exact_items = 0;
-  q.exact = false;
+  q.keyed_items = 0;
+  q.keyed = 0;
 }
 
 Request* MatchingEngine::take_posted(uint32_t context, int source, int tag) {
   Queues& q = queues(context);
-  if (q.exact) {
-    auto it = q.lanes.find(lane_key(source, tag));
+  if (q.keyed) {
+    auto it = q.lanes.find(q.lane_key(source, tag));
     if (it == q.lanes.end()) return nullptr;
-    Request* r = it->second.posted.front();
-    if (r != nullptr) {
-      it->second.posted.remove(r);
-      --q.exact_items;
-    }
+    Request* r = take_first(it->second.posted, source, tag);
+    if (r != nullptr) --q.keyed_items;
     return r;
   }
-  Fifo<Request>& posted = q.posted;
-  for (Request* r = posted.front(); r != nullptr; r = r->next) {
-    if (envelope_matches(r->peer, r->tag, source, tag)) {
-      posted.remove(r);
-      return r;
-    }
-  }
-  return nullptr;
+  return take_first(q.posted, source, tag);
 }
 
 UnexpectedMessage* MatchingEngine::find_unexpected(uint32_t context, int source, int tag, bool remove) {
   Queues& q = queues(context);
-  if (q.exact && (source == kAnySource || tag == kAnyTag)) leave_exact(q);
-  if (q.exact) {
-    auto it = q.lanes.find(lane_key(source, tag));
+  if (q.keyed && !q.fits(source, tag)) leave_keyed(q);
+  Fifo<UnexpectedMessage>* unexpected = &q.unexpected;
+  if (q.keyed) {
+    auto it = q.lanes.find(q.lane_key(source, tag));
     if (it == q.lanes.end()) return nullptr;
-    UnexpectedMessage* m = it->second.unexpected.front();
-    if (m != nullptr && remove) {
-      it->second.unexpected.remove(m);
-      --q.exact_items;
-      --unexpected_count_;
-    }
-    return m;
+    unexpected = &it->second.unexpected;
   }
-  Fifo<UnexpectedMessage>& unexpected = q.unexpected;
-  for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next) {
-    if (envelope_matches(source, tag, m->header.source, m->header.tag)) {
-      if (remove) {
-        unexpected.remove(m);
-        --unexpected_count_;
-      }
-      return m;
-    }
+  UnexpectedMessage* m = first_match(*unexpected, source, tag);
+  if (m != nullptr && remove) {
+    unexpected->remove(m);
+    --unexpected_count_;
+    if (q.keyed) --q.keyed_items;
   }
-  return nullptr;
+  return m;
 }
 
 UnexpectedMessage* MatchingEngine::take_sent_by(uint32_t context, int world_peer, uint64_t sender_cookie) {
   Queues& q = queues(context);
-  if (q.exact) leave_exact(q);  // MPI_Cancel of a send: rare, and any lane may hold it
+  if (q.keyed) leave_keyed(q);  // MPI_Cancel of a send: rare, and any lane may hold it
   Fifo<UnexpectedMessage>& unexpected = q.unexpected;
   for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next) {
     if (m->world_peer == world_peer && m->header.sender_cookie == sender_cookie) {
@@ -155,13 +152,14 @@ void MatchingEngine::post(uint32_t context, Request* r) {
   Queues& q = queues(context);
   // The mode changes only while the context holds nothing.
   if (q.empty()) {
-    q.exact = wants_exact(r, context);
-    if (!q.exact || q.lanes.size() > kMaxIdleLanes) q.lanes.clear();
+    uint8_t keys = keys_for(r, context);
+    if (keys != q.keyed || q.lanes.size() > kMaxIdleLanes) q.lanes.clear();
+    q.keyed = keys;
   }
-  if (q.exact && (r->peer == kAnySource || r->tag == kAnyTag)) leave_exact(q);
-  if (q.exact) {
-    q.lanes[lane_key(r->peer, r->tag)].posted.push_back(r);
-    ++q.exact_items;
+  if (q.keyed && !q.fits(r->peer, r->tag)) leave_keyed(q);
+  if (q.keyed) {
+    q.lanes[q.lane_key(r->peer, r->tag)].posted.push_back(r);
+    ++q.keyed_items;
     return;
   }
   q.posted.push_back(r);
@@ -169,7 +167,7 @@ void MatchingEngine::post(uint32_t context, Request* r) {
 
 bool MatchingEngine::unpost(uint32_t context, Request* r) {
   Queues& q = queues(context);
-  if (q.exact) leave_exact(q);  // MPI_Cancel: rare
+  if (q.keyed) leave_keyed(q);  // MPI_Cancel: rare
   Fifo<Request>& posted = q.posted;
   for (Request* p = posted.front(); p != nullptr; p = p->next) {
     if (p == r) {
@@ -184,9 +182,9 @@ void MatchingEngine::add_unexpected(uint32_t context, UnexpectedMessage* m) {
   Queues& q = queues(context);
   m->arrival = ++arrivals_;
   ++unexpected_count_;
-  if (q.exact) {
-    q.lanes[lane_key(m->header.source, m->header.tag)].unexpected.push_back(m);
-    ++q.exact_items;
+  if (q.keyed) {
+    q.lanes[q.lane_key(m->header.source, m->header.tag)].unexpected.push_back(m);
+    ++q.keyed_items;
     return;
   }
   q.unexpected.push_back(m);
@@ -195,9 +193,9 @@ void MatchingEngine::add_unexpected(uint32_t context, UnexpectedMessage* m) {
 void MatchingEngine::remove_unexpected(uint32_t context, UnexpectedMessage* m) {
   Queues& q = queues(context);
   --unexpected_count_;
-  if (q.exact) {
-    q.lanes[lane_key(m->header.source, m->header.tag)].unexpected.remove(m);
-    --q.exact_items;
+  if (q.keyed) {
+    q.lanes[q.lane_key(m->header.source, m->header.tag)].unexpected.remove(m);
+    --q.keyed_items;
     return;
   }
   q.unexpected.remove(m);

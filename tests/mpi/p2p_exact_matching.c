@@ -4,7 +4,8 @@
  * envelope: every message still reaches the right receive, messages of one
  * (source, tag) stay in order (MPI-3.1 §3.5), eager and rendezvous sizes,
  * receives posted before and after arrival, in reverse tag order; a probe
- * and a cancelled receive on such a communicator.
+ * and a cancelled receive on such a communicator; and MPI_ANY_TAG on one
+ * that asserts only mpi_assert_no_any_source (lanes by source).
  */
 #define TEST_NAME "p2p_exact_matching"
 #include "mpitest.h"
@@ -89,6 +90,26 @@ int main(int argc, char **argv) {
   CHECK(flag, "the pending receive was not cancelled");
   CHECK_MPI(MPI_Sendrecv(&token, 1, MPI_INT, right, 5, &buf, 1, MPI_INT, left, 5, comm, MPI_STATUS_IGNORE));
   CHECK(buf == left, "after the cancel: got %d", buf);
+
+  /* Only mpi_assert_no_any_source (lanes by source): MPI_ANY_TAG still
+   * receives the messages of one source in the order they were sent. */
+  MPI_Comm by_source;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "mpi_assert_no_any_source", "true");
+  MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &by_source);
+  MPI_Info_free(&info);
+  int values[8], got[8];
+  MPI_Request reqs[8];
+  for (int i = 0; i < 8; ++i) values[i] = 100 * rank + i;
+  for (int i = 0; i < 8; ++i) CHECK_MPI(MPI_Isend(&values[i], 1, MPI_INT, right, 40 - i, by_source, &reqs[i]));
+  for (int i = 0; i < 8; ++i) {
+    MPI_Status s;
+    CHECK_MPI(MPI_Recv(&got[i], 1, MPI_INT, left, MPI_ANY_TAG, by_source, &s));
+    CHECK(got[i] == 100 * left + i && s.MPI_TAG == 40 - i, "MPI_ANY_TAG receive %d got %d (tag %d)", i, got[i],
+          s.MPI_TAG);
+  }
+  CHECK_MPI(MPI_Waitall(8, reqs, MPI_STATUSES_IGNORE));
+  MPI_Comm_free(&by_source);
 
   MPI_Comm_free(&comm);
   mt_pass();

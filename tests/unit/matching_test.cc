@@ -268,8 +268,8 @@ TEST_F(MatchingTest, RemovingAMiddleUnexpectedMessageKeepsTheOthersInOrder) {
   EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), nullptr);
 }
 
-// Exact mode (MPI-4.0 §7.4.4 assertions no_any_source and no_any_tag).
-class ExactMatchingTest : public MatchingTest {
+// Keyed mode (MPI-4.0 §7.4.4 assertions no_any_source and no_any_tag): lanes by (source, tag).
+class KeyedMatchingTest : public MatchingTest {
  protected:
   void SetUp() override {
     comm_.context = kContext;
@@ -278,7 +278,7 @@ class ExactMatchingTest : public MatchingTest {
   }
 };
 
-TEST_F(ExactMatchingTest, ArrivingMessageFindsItsReceiveAmongManyTags) {
+TEST_F(KeyedMatchingTest, ArrivingMessageFindsItsReceiveAmongManyTags) {
   std::vector<Request*> posted;
   for (int tag = 0; tag < 100; ++tag) {
     posted.push_back(receive(1, tag));
@@ -288,7 +288,7 @@ TEST_F(ExactMatchingTest, ArrivingMessageFindsItsReceiveAmongManyTags) {
   EXPECT_EQ(engine_.take_posted(kContext, 1, 0), nullptr);
 }
 
-TEST_F(ExactMatchingTest, ReceivesOfOneEnvelopeStayInPostingOrder) {
+TEST_F(KeyedMatchingTest, ReceivesOfOneEnvelopeStayInPostingOrder) {
   Request* first = receive(1, 7);
   Request* second = receive(1, 7);
   engine_.post(kContext, first);
@@ -297,7 +297,7 @@ TEST_F(ExactMatchingTest, ReceivesOfOneEnvelopeStayInPostingOrder) {
   EXPECT_EQ(engine_.take_posted(kContext, 1, 7), second);
 }
 
-TEST_F(ExactMatchingTest, UnexpectedMessagesOfOneEnvelopeStayInArrivalOrder) {
+TEST_F(KeyedMatchingTest, UnexpectedMessagesOfOneEnvelopeStayInArrivalOrder) {
   engine_.post(kContext, receive(2, 1));  // enters exact mode
   UnexpectedMessage* a = message(1, 7);
   UnexpectedMessage* b = message(1, 8);
@@ -313,7 +313,7 @@ TEST_F(ExactMatchingTest, UnexpectedMessagesOfOneEnvelopeStayInArrivalOrder) {
   EXPECT_EQ(engine_.take_posted(kContext, 2, 1), requests_[0]);
 }
 
-TEST_F(ExactMatchingTest, AWildcardAfterAllFindsTheOldestMessageInArrivalOrder) {
+TEST_F(KeyedMatchingTest, AWildcardAfterAllFindsTheOldestMessageInArrivalOrder) {
   engine_.post(kContext, receive(3, 3));
   UnexpectedMessage* later_tag = message(1, 9);
   UnexpectedMessage* other = message(2, 7);
@@ -328,7 +328,7 @@ TEST_F(ExactMatchingTest, AWildcardAfterAllFindsTheOldestMessageInArrivalOrder) 
   EXPECT_EQ(engine_.take_posted(kContext, 3, 3), requests_[0]);
 }
 
-TEST_F(ExactMatchingTest, UnpostAndCancelWorkInExactMode) {
+TEST_F(KeyedMatchingTest, UnpostWorksInKeyedMode) {
   Request* a = receive(1, 1);
   Request* b = receive(1, 2);
   engine_.post(kContext, a);
@@ -336,6 +336,45 @@ TEST_F(ExactMatchingTest, UnpostAndCancelWorkInExactMode) {
   EXPECT_TRUE(engine_.unpost(kContext, a));
   EXPECT_EQ(engine_.take_posted(kContext, 1, 1), nullptr);
   EXPECT_EQ(engine_.take_posted(kContext, 1, 2), b);
+}
+
+// Lanes by source only (mpi_assert_no_any_source alone): MPI_ANY_TAG still
+// works within a source, in posting and arrival order.
+class SourceKeyedMatchingTest : public MatchingTest {
+ protected:
+  void SetUp() override {
+    comm_.context = kContext;
+    comm_.assert_no_any_source = true;
+  }
+};
+
+TEST_F(SourceKeyedMatchingTest, AnyTagReceiveKeepsItsPlaceAmongItsSourcesReceives) {
+  Request* specific = receive(1, 5);
+  Request* any_tag = receive(1, MPI_ANY_TAG);
+  Request* other_source = receive(2, MPI_ANY_TAG);
+  engine_.post(kContext, specific);
+  engine_.post(kContext, any_tag);
+  engine_.post(kContext, other_source);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 9), any_tag);
+  EXPECT_EQ(engine_.take_posted(kContext, 2, 5), other_source);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 5), specific);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 5), nullptr);
+}
+
+TEST_F(SourceKeyedMatchingTest, AnyTagReceiveFindsItsSourcesOldestMessage) {
+  engine_.post(kContext, receive(3, 3));  // enters keyed mode
+  UnexpectedMessage* from2 = message(2, 7);
+  UnexpectedMessage* first = message(1, 8);
+  UnexpectedMessage* second = message(1, 7);
+  engine_.add_unexpected(kContext, from2);
+  engine_.add_unexpected(kContext, first);
+  engine_.add_unexpected(kContext, second);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, false), second);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, MPI_ANY_TAG, true), first);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, MPI_ANY_TAG, true), second);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 2, MPI_ANY_TAG, true), from2);
+  EXPECT_EQ(engine_.unexpected_count(), 0u);
+  EXPECT_EQ(engine_.take_posted(kContext, 3, 3), requests_[0]);
 }
 
 TEST(EnvelopeMatches, WildcardsApplyOnlyOnTheReceiveSide) {
