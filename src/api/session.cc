@@ -60,11 +60,12 @@ extern "C" int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_S
   if (!call.ok()) return raise_on(call, nullptr);
   sessions::Session* s = nullptr;
   if (Err e = sessions::init(*hints, errhandler, &s)) {
-    call.fail(std::move(e));
     // MPI-4.0 §11.3.1: the handler given applies to errors of the call itself.
-    std::string message = std::string(call.name()) + ": " + call.take_error().message();
-    int code = error_code::make(MPI_ERR_OTHER, message);
-    if (errhandler == MPI_ERRORS_RETURN || !runtime::active()) {
+    std::string message = std::string(call.name()) + ": " + e.message();
+    int code = error_code::make(e.mpi_class(), message);
+    // With nothing started there is no job for a fatal handler to end.
+    bool fatal = errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_ABORT;
+    if (errhandler == MPI_ERRORS_RETURN || (fatal && !runtime::active())) {
       std::fprintf(stderr, "ferry: %s\n", message.c_str());
       return code;
     }

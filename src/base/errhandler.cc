@@ -132,9 +132,11 @@ int invoke_session(const MPI_Errhandler& field, MPI_Session session, int code, c
 
 int invoke_handler(MPI_Errhandler h, int code, const std::string& message) {
   retain(h);  // apply() releases the reference a user's handler runs with
-  MPI_Comm none = MPI_COMM_NULL;
+  MPI_Comm no_comm = MPI_COMM_NULL;
+  MPI_Session no_session = MPI_SESSION_NULL;
   return apply(h, code, message, [&](UserHandler& u, int* c) {
-    if (u.comm_fn != nullptr) u.comm_fn(&none, c);
+    if (u.comm_fn != nullptr) u.comm_fn(&no_comm, c);
+    if (u.session_fn != nullptr) u.session_fn(&no_session, c);
   });
 }
 

@@ -52,7 +52,7 @@ int invoke_file(const MPI_Errhandler& field, MPI_File file, int code, const std:
 int invoke_session(const MPI_Errhandler& field, MPI_Session session, int code, const std::string& message);
 // Applies handler `h` itself, for calls whose new object does not exist
 // yet (MPI_Comm_create_from_group raises on the handler it was given);
-// a user's communicator handler gets MPI_COMM_NULL.
+// a user's handler gets MPI_COMM_NULL (MPI_SESSION_NULL for a session's).
 int invoke_handler(MPI_Errhandler h, int code, const std::string& message);
 
 }  // namespace ferry::errhandlers

@@ -71,6 +71,22 @@ int main(int argc, char **argv) {
   CHECK(flag && strcmp(value, "MPI_THREAD_MULTIPLE") == 0, "session thread_level is \"%s\"", flag ? value : "");
   MPI_Info_free(&got);
 
+  /* A bad thread_level: MPI_ERR_ARG on the handler given to MPI_Session_init. */
+  {
+    MPI_Session bad = MPI_SESSION_NULL;
+    MPI_Errhandler counting;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "thread_level", "MPI_THREAD_BOGUS");
+    check_error(MPI_Session_init(info, MPI_ERRORS_RETURN, &bad), MPI_ERR_ARG, "thread_level");
+    CHECK(bad == MPI_SESSION_NULL, "a failed MPI_Session_init set the handle");
+    CHECK_MPI(MPI_Session_create_errhandler(on_session_error, &counting));
+    (void)MPI_Session_init(info, counting, &bad);
+    CHECK(errhandler_calls == 1, "MPI_Session_init's handler ran %d times", errhandler_calls);
+    errhandler_calls = 0;
+    MPI_Errhandler_free(&counting);
+    MPI_Info_free(&info);
+  }
+
   /* Psets: WORLD, SELF and this host's. */
   gethostname(host, sizeof host - 1);
   snprintf(host_pset, sizeof host_pset, "ferry://host/%s", host);
