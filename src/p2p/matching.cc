@@ -5,6 +5,7 @@
 
 #include "base/communicator.h"
 #include "base/request.h"
+#include "common/debug.h"
 
 namespace ferry::p2p {
 namespace {
@@ -153,10 +154,23 @@ void MatchingEngine::post(uint32_t context, Request* r) {
   // The mode changes only while the context holds nothing.
   if (q.empty()) {
     uint8_t keys = keys_for(r, context);
-    if (keys != q.keyed || q.lanes.size() > kMaxIdleLanes) q.lanes.clear();
+    if (keys != q.keyed) {
+      FERRY_DEBUG(kP2p, "context %u: receives %s", context,
+                  keys == (kBySource | kByTag) ? "keyed by source and tag"
+                  : keys == kBySource          ? "keyed by source"
+                  : keys == kByTag             ? "keyed by tag"
+                                               : "in posting order");
+      q.lanes.clear();
+    } else if (q.lanes.size() > kMaxIdleLanes) {
+      q.lanes.clear();
+    }
     q.keyed = keys;
   }
-  if (q.keyed && !q.fits(r->peer, r->tag)) leave_keyed(q);
+  if (q.keyed && !q.fits(r->peer, r->tag)) {
+    FERRY_DEBUG(kP2p, "context %u: a wildcard receive (source %d, tag %d) despite the assertions: back to "
+                      "posting order", context, r->peer, r->tag);
+    leave_keyed(q);
+  }
   if (q.keyed) {
     q.lanes[q.lane_key(r->peer, r->tag)].posted.push_back(r);
     ++q.keyed_items;
