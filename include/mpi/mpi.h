@@ -2055,6 +2055,78 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                       MPI_Win *win);
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr);
+/* ===================================================================================================
+ * MPI-4.0 additions (issue 18): sessions (MPI-4.0 §11.3), creating communicators from groups
+ * (§7.4.2), MPI_Comm_idup_with_info, MPI_Info_get_string and MPI_Info_create_env (§10), the
+ * hardware-guided split types (§7.4.2) and MPI_ERRORS_ABORT (§9.3). Numbers and prototypes are
+ * MPICH 4.0.2's.
+ * ================================================================================================= */
+typedef int MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0x38000000)
+
+#define MPI_MAX_STRINGTAG_LEN 256
+#define MPI_MAX_PSET_NAME_LEN 256
+
+#define MPI_COMM_TYPE_HW_GUIDED   2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
+
+#define MPI_ERR_SESSION         75
+#define MPI_ERR_PROC_ABORTED    76
+#define MPI_ERR_VALUE_TOO_LARGE 77
+
+/* MPI-4.0 §9.3: ends the processes of the communicator (or session, window, file) only */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
+
+typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
+
+#define MPI_Session_c2f(session)  ((MPI_Fint)(session))
+#define MPI_Session_f2c(session)  ((MPI_Session)(session))
+#define PMPI_Session_c2f(session) ((MPI_Fint)(session))
+#define PMPI_Session_f2c(session) ((MPI_Session)(session))
+
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                  MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm *newcomm);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                     int remote_leader, const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm *newintercomm);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int PMPI_Session_finalize(MPI_Session *session);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                   MPI_Errhandler *errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm);
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                      int remote_leader, const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
