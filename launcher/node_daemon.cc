@@ -15,12 +15,14 @@
 #include <string>
 
 #include "common/debug.h"
+#include "daemon_spawned_jobs.h"
 #include "daemon_tree.h"
 #include "event_loop.h"
 #include "job.h"
 #include "local_ranks.h"
 #include "node_setup.h"
 #include "pmix_host.h"
+#include "request_service.h"
 
 extern char** environ;
 
@@ -28,7 +30,10 @@ namespace ferry::launcher {
 namespace {
 
 // What an event is about: its kind in the loop (see event_loop.h).
-enum Source : uint8_t { kServer = 1, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics, kRank0Stdin };
+enum Source : uint8_t {
+  kServer = 1, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics, kRank0Stdin, kSpawnedStdout,
+  kSpawnedStderr
+};
 
 // The "rank" of a daemon's own output lines.
 constexpr uint32_t kDaemonItself = 0xffffffffu;
@@ -63,6 +68,10 @@ class NodeDaemon {
     for (Source output : {kRankStdout, kRankStderr})
       loop_.on(output, [this](uint64_t data, uint32_t) {
         if (local_) local_->on_output(data);
+      });
+    for (Source output : {kSpawnedStdout, kSpawnedStderr})
+      loop_.on(output, [this](uint64_t data, uint32_t) {
+        if (spawned_) spawned_->on_output(data);
       });
     for (Source tree : {kListen, kLink})
       loop_.on(tree, [this](uint64_t data, uint32_t events) { tree_->on_event(data, events); });
@@ -104,6 +113,16 @@ class NodeDaemon {
         defaults_.signals.handled, [this](int sig) { on_signal(sig); },
         [this](pid_t pid, int status) { on_child_exit(pid, status); });
     server_.emplace(here_.host);
+    // Spawns, names and direct modex questions go up to mpirun.
+    server_->forwarded().set_position(uint32_t(position_));
+    // Jobs that mpirun spawns on this host.
+    SpawnedIo io;
+    io.epoll_fd = loop_.epoll_fd();
+    io.stdout_kind = kSpawnedStdout;
+    io.stderr_kind = kSpawnedStderr;
+    io.defaults = &defaults_;
+    io.null_fd = null_fd();
+    spawned_.emplace(*server_, io, [this](const std::string& frame) { tree_->send_up(frame); });
     loop_.watch(server_->event_fd(), kServer);
     server_->register_job(job_description(plan_, node_));
 
@@ -223,7 +242,12 @@ class NodeDaemon {
     for (ServerEvent& e : server_->take_events()) {
       switch (e.kind) {
         case ServerEvent::Kind::kFence: tree_->local_fence(std::move(e.data), e.reply); break;
+        case ServerEvent::Kind::kForward: tree_->send_up(e.data); break;
         case ServerEvent::Kind::kAbort:
+          if (e.job != 0) {
+            if (spawned_) spawned_->aborted(e.job, e.rank, e.code);
+            break;
+          }
           tree_->send_up(wire::Encoder(wire::Type::kAbort).u32(uint32_t(e.rank)).i32(e.code).finish());
           break;
         default: break;
@@ -238,6 +262,7 @@ class NodeDaemon {
   }
 
   void on_child_exit(pid_t pid, int status) {
+    if (spawned_ && spawned_->reaped(pid, status)) return;
     if (!local_) return;
     if (std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status))
       tree_->send_up(wire::Encoder(wire::Type::kRankExited)
@@ -265,9 +290,13 @@ class NodeDaemon {
           int sig = d.i32();
           int spared = d.i32();
           if (local_) local_->signal(sig, spared);
+          if (spawned_) spawned_->signal(sig);
           break;
         }
+        case wire::Type::kSpawnJob: on_spawn_job(body); break;
         case wire::Type::kStdin: on_stdin_frame(body); break;
+        case wire::Type::kRequest: on_request(body); break;
+        case wire::Type::kReply: on_reply(body); break;
         case wire::Type::kCheckpointDue:
           tree_->pass_down(wire::Encoder(type).raw(body).finish());
           if (server_ && local_) server_->notify_checkpoint_due(plan_.nspace);
@@ -281,6 +310,47 @@ class NodeDaemon {
     });
     // mpirun (or the daemon above) is gone: nobody is left to report to.
     if (!alive) finish(1);
+  }
+
+  // A job that mpirun spawns here, or on a host below.
+  void on_spawn_job(std::string_view body) {
+    RemoteSpawn spawn;
+    if (!decode_remote_spawn(body, &spawn)) return;
+    if (int(spawn.position) != position_) {
+      tree_->send_toward(int(spawn.position), wire::Encoder(wire::Type::kSpawnJob).raw(body).finish());
+      return;
+    }
+    if (!spawned_) {  // this daemon could not start: mpirun knows why
+      tree_->send_up(wire::Encoder(wire::Type::kSpawnStarted)
+                         .i32(spawn.setup.job_id)
+                         .i32(PMIX_ERR_JOB_FAILED_TO_LAUNCH)
+                         .str("the node daemon did not start")
+                         .finish());
+      return;
+    }
+    spawned_->start(std::move(spawn));
+  }
+
+  // A direct modex for a process of this host, or of a host below.
+  void on_request(std::string_view body) {
+    Request r;
+    if (!decode_request(body, &r)) return;
+    if (int(r.target) != position_) {
+      tree_->send_toward(int(r.target), wire::Encoder(wire::Type::kRequest).raw(body).finish());
+      return;
+    }
+    if (server_) answer_direct_modex(r, [this](std::string frame) { server_->forward(std::move(frame)); });
+  }
+
+  // The answer to a request of this host's server, or of one below.
+  void on_reply(std::string_view body) {
+    Reply r;
+    if (!decode_reply(body, &r)) return;
+    if (int(r.origin) != position_) {
+      tree_->send_toward(int(r.origin), wire::Encoder(wire::Type::kReply).raw(body).finish());
+      return;
+    }
+    if (server_) server_->forwarded().complete(r);
   }
 
   void update_parent_interest() {
@@ -304,6 +374,7 @@ class NodeDaemon {
       local_->signal(SIGKILL);
       local_->kill_leftovers();
     }
+    if (spawned_) spawned_->kill_all();
     if (server_) server_->prepare_exit();
     ::_exit(status);
   }
@@ -324,6 +395,7 @@ class NodeDaemon {
   OutputSink diagnostics_sink_{-1, false, {}};
   std::optional<LineForwarder> diagnostics_;
   std::optional<LocalRanks> local_;
+  std::optional<DaemonSpawnedJobs> spawned_;
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "forwarded_requests.h"
 #include "job_info.h"
 #include "name_service.h"
 #include "session_dir.h"
@@ -41,7 +42,8 @@ struct ServerEvent {
   // connection lost without it. kFence: this host's ranks all entered a
   // fence of a job that spans several hosts. kSpawn: a rank called
   // PMIx_Spawn (only mpirun's server posts it; see serve_spawns).
-  enum class Kind { kConnected, kFinalized, kAbort, kFence, kSpawn };
+  // kForward: `data` is a kRequest frame for the daemon tree.
+  enum class Kind { kConnected, kFinalized, kAbort, kFence, kSpawn, kForward };
   Kind kind;
   int rank;
   int code = 0;      // kAbort: the status passed to PMIx_Abort
@@ -81,11 +83,14 @@ class PmixHost {
   void deregister_job(const JobDescription& job);
 
   // mpirun's server answers PMIx_Spawn (as kSpawn events) and keeps the
-  // published names; a node daemon's refuses both with
-  // PMIX_ERR_NOT_SUPPORTED, which is the default.
+  // published names; a node daemon's forwards both to mpirun (kForward),
+  // which is the default.
   void serve_spawns() { serves_spawns_ = true; }
   bool serves_spawns() const { return serves_spawns_; }
   NameService& names() { return names_; }
+  // The requests this server sent through the tree and waits for; a
+  // daemon sets its tree position before any rank runs.
+  ForwardedRequests& forwarded() { return forwarded_; }
 
   // Ends a kFence: `all_data` is the concatenation of every node's
   // contribution (what PMIx expects back from its host); `ok` false fails
@@ -118,8 +123,9 @@ class PmixHost {
   // Where the server keeps its files (removed by the destructor).
   const SessionDir& session_dir() const { return session_dir_; }
 
-  // Called from PMIx's thread.
+  // Called from PMIx's thread (and any other).
   void post(const ServerEvent& event);
+  void forward(std::string frame);  // a kForward event
 
  private:
   SessionDir session_dir_;         // outlives the server: destroyed last
@@ -131,6 +137,7 @@ class PmixHost {
   bool distributed_fences_ = false;
   std::atomic<bool> serves_spawns_ = false;
   NameService names_;
+  ForwardedRequests forwarded_;
   std::mutex mutex_;
   std::vector<ServerEvent> events_;
 };

@@ -1,31 +1,29 @@
 #include "spawned_jobs.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
-#include "common/config.h"
 #include "common/debug.h"
-#include "options.h"
+#include "daemon_spawned_jobs.h"
 #include "placement.h"
 #include "pmix_host.h"
-#include "rank_environment.h"
-
-extern char** environ;
 
 namespace ferry::launcher {
 
-struct SpawnedJobs::App {
-  std::unique_ptr<LocalRanks> ranks;
-};
-
 struct SpawnedJobs::Job {
   JobDescription description;
-  std::vector<App> apps;
-  bool abandoned = false;  // its start failed: its exits do not count
+  int position = 0;                      // its host: 0 mpirun's
+  std::unique_ptr<SpawnedJobHere> here;  // on mpirun's host
+  // On a daemon's host: which processes mpirun has not heard the end of,
+  // and the spawning process's request until the daemon says how it went.
+  std::vector<bool> remote_alive;
+  int remote_running = 0;
+  SpawnRequest pending;
+  std::string what;                      // the programs, for messages
+  bool abandoned = false;                // its start failed: its exits do not count
 };
 
 namespace {
@@ -34,21 +32,12 @@ std::string count_text(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// The PATH a spawned process will search: its app's env, else -x/-genv,
-// else mpirun's own.
-std::optional<std::string> path_for(const SpawnApp& app, const SpawnContext& context) {
-  for (const std::string& e : app.env)
-    if (e.rfind("PATH=", 0) == 0) return e.substr(5);
-  for (const auto& [name, value] : context.environment)
-    if (name == "PATH") return value;
-  return config::environment("PATH");
-}
-
 }  // namespace
 
 SpawnedJobs::SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind, SpawnContext context,
                          PmixHost& server, const RankDefaults& defaults, int null_fd,
-                         std::function<OutputSink*(int)> sink_for)
+                         std::function<OutputSink*(int)> sink_for,
+                         std::function<void(int, const std::string&)> send_toward)
     : epoll_fd_(epoll_fd),
       stdout_kind_(stdout_kind),
       stderr_kind_(stderr_kind),
@@ -56,21 +45,28 @@ SpawnedJobs::SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind,
       server_(server),
       defaults_(defaults),
       null_fd_(null_fd),
-      sink_for_(std::move(sink_for)) {}
+      sink_for_(std::move(sink_for)),
+      send_toward_(std::move(send_toward)) {}
 
 SpawnedJobs::~SpawnedJobs() = default;
 
-std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal, const std::string& what) {
+std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal) {
   request.answer(refusal.status);
+  std::string what = request.apps.empty() ? "processes"
+                                          : "'" + request.apps[0].cmd + "'" +
+                                                (request.apps.size() > 1 ? " and other apps" : "");
   std::string line = "mpirun: cannot spawn " + what + " for rank " + std::to_string(request.parent_rank) + " of " +
                      request.parent_nspace + ": " + refusal.why;
   FERRY_DEBUG(kLaunch, "spawn refused (%s): %s", PMIx_Error_string(refusal.status), refusal.why.c_str());
   return line;
 }
 
-// MPI-3.1 §10.3.4: `host` names where the processes run. Any host of the
-// allocation is a valid name; only mpirun's own can be used yet.
-std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_hosts(const SpawnRequest& request) const {
+// MPI-3.1 §10.3.4: `host` names where the processes run, any host of the
+// allocation. A job runs on one host: the one named, else mpirun's if it
+// fits, else the first daemon's host where it fits.
+std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& request, int wanted, int slots_in_use,
+                                                       Target* where) const {
+  std::vector<std::string> named;  // "" is mpirun's host
   for (const SpawnApp& app : request.apps)
     for (const std::string& name : app.hosts) {
       bool here = is_this_host(name) || name == context_.hostname;
@@ -79,145 +75,147 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_hosts(const SpawnRequest&
       std::string from = app.hostfile.empty() ? "" : " (from hostfile '" + app.hostfile + "')";
       if (!here && !listed)
         return Refusal{PMIX_ERR_JOB_FAILED_TO_MAP, "host '" + name + "'" + from + " is not in mpirun's allocation"};
-      if (!here)
-        return Refusal{PMIX_ERR_NOT_SUPPORTED, "host '" + name + "'" + from +
-                                                   " is not mpirun's own host; spawning onto other hosts is not "
-                                                   "supported yet"};
+      std::string key = here ? "" : name;
+      if (std::find(named.begin(), named.end(), key) == named.end()) named.push_back(key);
     }
-  return std::nullopt;
+  if (named.size() > 1)
+    return Refusal{PMIX_ERR_NOT_SUPPORTED,
+                   "the apps name " + std::to_string(named.size()) +
+                       " hosts; a spawned job runs on one host (one job on several hosts is not supported yet)"};
+  auto daemon_named = [&](const std::string& name) -> const SpawnContext::DaemonHost* {
+    for (const SpawnContext::DaemonHost& d : context_.daemon_hosts)
+      if (d.name == name) return &d;
+    return nullptr;
+  };
+  const int64_t used_here = slots_in_use + running_on(0);
+  if (named.size() == 1 && !named[0].empty()) {
+    const SpawnContext::DaemonHost* d = daemon_named(named[0]);
+    if (d == nullptr)
+      return Refusal{PMIX_ERR_NOT_SUPPORTED, "host '" + named[0] +
+                                                 "' runs no rank of the job, so mpirun has no node daemon there to "
+                                                 "start processes (not supported yet)"};
+    if (auto refusal = check_slots(d, wanted, d->first_job_ranks + running_on(d->position))) return refusal;
+    *where = {d->name, d->position};
+    return std::nullopt;
+  }
+  std::optional<Refusal> here = check_slots(nullptr, wanted, used_here);
+  // Unnamed, mpirun's host takes spawned jobs only if it is part of the
+  // allocation (as for the first job's ranks).
+  bool here_listed = context_.hosts.empty();
+  for (const hosts::HostEntry& h : context_.hosts)
+    here_listed = here_listed || is_this_host(h.name) || h.name == context_.hostname;
+  if (!named.empty() || (here_listed && !here) || context_.daemon_hosts.empty()) {
+    *where = {context_.hostname, 0};
+    return here;
+  }
+  for (const SpawnContext::DaemonHost& d : context_.daemon_hosts)
+    if (!check_slots(&d, wanted, d.first_job_ranks + running_on(d.position))) {
+      *where = {d.name, d.position};
+      return std::nullopt;
+    }
+  if (!here)  // mpirun's host is outside the allocation; the others are full
+    return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
+                   count_text(wanted, "process", "processes") + " requested but no host of the job has room for them"};
+  here->why += " (and no other host of the job has that many)";
+  return here;
 }
 
-// Slots as mpirun counts them for the first job (placement.cc): this
-// host's in the host list, the processes running here hold theirs, more
-// than the free ones needs --oversubscribe and never passes max_slots. A
-// job on this host alone may always oversubscribe it.
-std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(int wanted, int slots_in_use) const {
+// Slots as mpirun counts them for the first job (placement.cc): a host's in
+// the host list, the processes running there hold theirs, more than the
+// free ones needs --oversubscribe and never passes max_slots. A job on
+// mpirun's host alone may always oversubscribe it.
+std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(const SpawnContext::DaemonHost* daemon, int wanted,
+                                                             int64_t used) const {
   if (context_.hosts.empty()) return std::nullopt;
   int64_t slots = 0, cap = 0;
   bool capped = true;
-  bool other_hosts = false;
   for (const hosts::HostEntry& h : context_.hosts) {
-    if (!(is_this_host(h.name) || h.name == context_.hostname)) {
-      other_hosts = true;
-      continue;
-    }
+    bool match = daemon != nullptr ? h.name == daemon->name : is_this_host(h.name) || h.name == context_.hostname;
+    if (!match) continue;
     slots += std::max(0, h.slots);
     if (h.max_slots > 0) cap += h.max_slots;
     else capped = false;
   }
-  int64_t used = slots_in_use + running();
+  std::string host = daemon != nullptr ? "host '" + daemon->name + "'" : "mpirun's host";
   int64_t free = std::max<int64_t>(0, slots - used);
-  std::string elsewhere = other_hosts ? " (spawning onto other hosts is not supported yet)" : "";
   if (wanted > free && !context_.oversubscribe)
     return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
-                   count_text(wanted, "process", "processes") + " requested but mpirun's host has " +
+                   count_text(wanted, "process", "processes") + " requested but " + host + " has " +
                        count_text(free, "free slot", "free slots") + " (" + count_text(slots, "slot", "slots") + ", " +
-                       std::to_string(used) + " in use)" + elsewhere + "; add slots or use --oversubscribe"};
+                       std::to_string(used) + " in use); add slots or use --oversubscribe"};
   if (capped && cap > 0 && used + wanted > cap)
     return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
-                   count_text(wanted, "process", "processes") + " requested but mpirun's host allows " +
-                       std::to_string(cap) + " (max_slots) and " + std::to_string(used) + " run there" + elsewhere};
+                   count_text(wanted, "process", "processes") + " requested but " + host + " allows " +
+                       std::to_string(cap) + " (max_slots) and " + std::to_string(used) + " run there"};
   return std::nullopt;
 }
 
-std::optional<SpawnedJobs::Refusal> SpawnedJobs::resolve_programs(SpawnRequest& request) const {
-  for (SpawnApp& app : request.apps) {
-    if (app.cmd.empty()) return Refusal{PMIX_ERR_JOB_NO_EXE_SPECIFIED, "no program given"};
-    if (app.maxprocs < 1)
-      return Refusal{PMIX_ERR_BAD_PARAM, "'" + app.cmd + "': maxprocs is " + std::to_string(app.maxprocs)};
-    struct stat st;
-    if (!app.wdir.empty() && (::stat(app.wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
-      return Refusal{PMIX_ERR_JOB_WDIR_NOT_FOUND, "working directory '" + app.wdir + "' does not exist"};
-    // A relative path means one from where the process will run.
-    std::string program = app.cmd;
-    if (program.find('/') != std::string::npos && program[0] != '/' && !app.wdir.empty())
-      program = app.wdir + "/" + program;
-    std::optional<std::string> path = path_for(app, context_);
-    if (!app.search_path.empty()) path = app.search_path + (path ? ":" + *path : "");
-    Resolved found = resolve_program(program, path);
-    if (!found.error.empty()) {
-      bool missing = found.error.find("not found") != std::string::npos ||
-                     found.error.find("does not exist") != std::string::npos;
-      return Refusal{missing ? PMIX_ERR_JOB_EXE_NOT_FOUND : PMIX_ERR_JOB_APP_NOT_EXECUTABLE, found.error};
-    }
-    app.cmd = found.path;
-    if (app.cmd[0] != '/' && !app.wdir.empty()) app.cmd = app.wdir + "/" + app.cmd;  // a relative PATH entry
-  }
-  return std::nullopt;
+int SpawnedJobs::running_on(int position) const {
+  int n = 0;
+  for (const auto& job : jobs_)
+    if (job->position == position) n += job->here ? job->here->running() : job->remote_running;
+  return n;
 }
 
 std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
-  if (request.apps.empty()) return refuse(request, {PMIX_ERR_BAD_PARAM, "no apps given"}, "processes");
-  std::string what = "'" + request.apps[0].cmd + "'" + (request.apps.size() > 1 ? " and other apps" : "");
+  if (request.apps.empty()) return refuse(request, {PMIX_ERR_BAD_PARAM, "no apps given"});
   int wanted = 0;
   for (const SpawnApp& app : request.apps) wanted += std::max(0, app.maxprocs);
-  if (auto refusal = resolve_programs(request)) return refuse(request, *refusal, what);
-  if (auto refusal = check_hosts(request)) return refuse(request, *refusal, what);
-  if (auto refusal = check_slots(wanted, slots_in_use)) return refuse(request, *refusal, what);
+  Target where;
+  if (auto refusal = place(request, wanted, slots_in_use, &where)) return refuse(request, *refusal);
 
-  // The job as the first one is described (job_info.h), on this host.
+  // The job as the first one is described (job_info.h), on one host.
   const int id = int(jobs_.size()) + 1;
-  auto job = std::make_unique<Job>();
-  JobDescription& d = job->description;
+  SpawnedJobSetup setup;
+  JobDescription& d = setup.description;
   d.nspace = context_.first_nspace + "." + std::to_string(id);
   d.num_ranks = wanted;
   d.secret = context_.secret;
   d.universe_size = context_.universe_size;
   d.parent_nspace = request.parent_nspace;
   d.parent_rank = request.parent_rank;
-  NodeDescription node{context_.hostname, {}};
+  NodeDescription node{where.host, {}};
   for (int r = 0; r < wanted; ++r) node.ranks.push_back(r);
   d.nodes.push_back(std::move(node));
   for (const SpawnApp& app : request.apps) d.app_sizes.push_back(app.maxprocs);
-  try {
-    server_.register_job(d, id);
-  } catch (const std::exception& e) {
-    return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, e.what()}, what);
+  setup.job_id = id;
+  setup.apps = request.apps;
+  setup.environment = context_.environment;
+  setup.tag_output = context_.tag_output;
+
+  auto job = std::make_unique<Job>();
+  job->description = d;
+  job->position = where.position;
+  if (where.position > 0) {
+    // The daemon resolves the programs on its host and starts them; the
+    // spawning process is answered when it says how that went.
+    job->remote_alive.assign(size_t(wanted), true);
+    job->remote_running = wanted;
+    job->pending = request;
+    request.callback = nullptr;  // answered through `pending` only
+    FERRY_DEBUG(kLaunch, "spawning %s on %s (daemon %d) for rank %d of %s", d.nspace.c_str(), where.host.c_str(),
+                where.position, request.parent_rank, request.parent_nspace.c_str());
+    send_toward_(where.position, encode_remote_spawn({uint32_t(where.position), std::move(setup)}));
+    jobs_.push_back(std::move(job));
+    return "";
   }
+  if (auto refusal = resolve_programs(setup.apps, context_.environment)) return refuse(request, *refusal);
+  SpawnedIo io;
+  io.epoll_fd = epoll_fd_;
+  io.stdout_kind = stdout_kind_;
+  io.stderr_kind = stderr_kind_;
+  io.defaults = &defaults_;
+  io.null_fd = null_fd_;
+  io.sink_for = [this](int, int stream) { return sink_for_(stream); };
+  auto first_group = uint32_t(groups_.size());
+  for (size_t a = 0; a < request.apps.size(); ++a) groups_.emplace_back(id - 1, int(a));
+  job->here = std::make_unique<SpawnedJobHere>(std::move(setup), server_, io, first_group);
   Job& j = *job;
   jobs_.push_back(std::move(job));
-
-  // Each app is a set of ranks of its own (its program, argv, environment).
-  std::string failure;
-  int first = 0;
-  for (size_t a = 0; a < request.apps.size() && failure.empty(); ++a) {
-    const SpawnApp& app = request.apps[a];
-    LocalRanksSetup setup;
-    setup.nspace = d.nspace;
-    for (int r = first; r < first + app.maxprocs; ++r) setup.ranks.push_back(r);
-    setup.num_ranks = wanted;
-    setup.first_local_rank = first;
-    setup.local_size = wanted;
-    setup.program_path = app.cmd;
-    setup.argv = app.argv;
-    setup.working_dir = app.wdir;
-    setup.tag_output = context_.tag_output;
-    setup.job_tag = std::to_string(id);
-    setup.end_lines = true;
-    setup.hostname = context_.hostname;
-    setup.event_group = uint32_t(groups_.size());
-    groups_.emplace_back(id - 1, int(a));
-    j.apps.push_back({std::make_unique<LocalRanks>(epoll_fd_, stdout_kind_, stderr_kind_, std::move(setup), defaults_,
-                                                   [this](int, int stream) { return sink_for_(stream); })});
-    Environment base = base_environment(environ, context_.environment);
-    for (const std::string& e : app.env)
-      if (size_t eq = e.find('='); eq != std::string::npos) base.set(e.substr(0, eq), e.substr(eq + 1));
-    LocalRanks& ranks = *j.apps.back().ranks;
-    for (int i = 0; i < ranks.size() && failure.empty(); ++i) {
-      try {
-        ranks.start(i, base, server_, null_fd_);
-      } catch (const std::exception& e) {
-        failure = "rank " + std::to_string(ranks.rank_at(i)) + ": " + e.what();
-      }
-    }
-    first += app.maxprocs;
-  }
+  std::string failure = j.here->start();
   if (!failure.empty()) {
-    // Nothing of a job that did not start whole is left running.
     j.abandoned = true;
-    for (App& app : j.apps) app.ranks->signal(SIGKILL);
-    server_.deregister_job(d);
-    return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure}, what);
+    return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure});
   }
   FERRY_DEBUG(kLaunch, "spawned %s for rank %d of %s: %d processes of %s", d.nspace.c_str(), request.parent_rank,
               request.parent_nspace.c_str(), wanted, request.apps[0].cmd.c_str());
@@ -225,19 +223,61 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
   return "";
 }
 
+std::string SpawnedJobs::remote_started(int job_id, pmix_status_t status, const std::string& why) {
+  if (job_id < 1 || size_t(job_id) > jobs_.size()) return "";
+  Job& j = *jobs_[size_t(job_id) - 1];
+  if (j.pending.callback == nullptr) return "";  // answered already
+  if (status == PMIX_SUCCESS) {
+    FERRY_DEBUG(kLaunch, "spawned %s on %s for rank %d of %s", j.description.nspace.c_str(),
+                j.description.nodes[0].hostname.c_str(), j.pending.parent_rank, j.pending.parent_nspace.c_str());
+    j.pending.answer(PMIX_SUCCESS, j.description.nspace);
+    return "";
+  }
+  // Nothing of it runs there (the daemon made sure).
+  j.abandoned = true;
+  j.remote_alive.assign(j.remote_alive.size(), false);
+  j.remote_running = 0;
+  return refuse(j.pending, {status, why + " (on " + j.description.nodes[0].hostname + ")"});
+}
+
 void SpawnedJobs::on_output(uint64_t event_data) {
   auto group = size_t(event_data >> 40);
   if (group >= groups_.size()) return;
   auto [job, app] = groups_[group];
-  jobs_[size_t(job)]->apps[size_t(app)].ranks->on_output(event_data);
+  if (jobs_[size_t(job)]->here) jobs_[size_t(job)]->here->on_output(app, event_data);
 }
 
 std::optional<SpawnedJobs::Exit> SpawnedJobs::reaped(pid_t pid, int wait_status) {
   for (const auto& job : jobs_)
-    for (App& app : job->apps)
-      if (std::optional<LocalRanks::Exit> exit = app.ranks->reaped(pid, wait_status))
-        return Exit{job->description.nspace, exit->rank, pid, wait_status, !job->abandoned};
+    if (job->here)
+      if (std::optional<LocalRanks::Exit> exit = job->here->reaped(pid, wait_status))
+        return Exit{job->description.nspace, exit->rank, pid, wait_status, !job->here->abandoned()};
   return std::nullopt;
+}
+
+std::optional<SpawnedJobs::Exit> SpawnedJobs::remote_exited(int job_id, int rank, pid_t pid, int wait_status) {
+  if (job_id < 1 || size_t(job_id) > jobs_.size()) return std::nullopt;
+  Job& j = *jobs_[size_t(job_id) - 1];
+  if (rank < 0 || size_t(rank) >= j.remote_alive.size() || !j.remote_alive[size_t(rank)]) return std::nullopt;
+  j.remote_alive[size_t(rank)] = false;
+  --j.remote_running;
+  return Exit{j.description.nspace, rank, pid, wait_status, !j.abandoned};
+}
+
+void SpawnedJobs::remote_lost(int position) {
+  for (const auto& job : jobs_)
+    if (job->position > 0 && (position < 0 || job->position == position)) {
+      job->remote_alive.assign(job->remote_alive.size(), false);
+      job->remote_running = 0;
+      job->pending.answer(PMIX_ERR_JOB_TERMINATED);
+    }
+}
+
+int SpawnedJobs::position_of(const std::string& nspace, int rank) const {
+  for (const auto& job : jobs_)
+    if (job->description.nspace == nspace && !job->abandoned)
+      return rank >= 0 && rank < job->description.num_ranks ? job->position : -1;
+  return -1;
 }
 
 std::string SpawnedJobs::nspace_of(int job_id) const {
@@ -247,19 +287,17 @@ std::string SpawnedJobs::nspace_of(int job_id) const {
 
 void SpawnedJobs::signal(int sig, const std::string& spared_nspace, int spared_rank) {
   for (const auto& job : jobs_)
-    for (App& app : job->apps)
-      app.ranks->signal(sig, job->description.nspace == spared_nspace ? spared_rank : -1);
+    if (job->here) job->here->signal(sig, job->description.nspace == spared_nspace ? spared_rank : -1);
 }
 
 void SpawnedJobs::kill_leftovers() {
   for (const auto& job : jobs_)
-    for (App& app : job->apps) app.ranks->kill_leftovers();
+    if (job->here) job->here->kill_leftovers();
 }
 
 int SpawnedJobs::running() const {
   int n = 0;
-  for (const auto& job : jobs_)
-    for (const App& app : job->apps) n += app.ranks->running();
+  for (const auto& job : jobs_) n += job->here ? job->here->running() : job->remote_running;
   return n;
 }
 
