@@ -195,7 +195,8 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
     request.callback = nullptr;  // answered through `pending` only
     FERRY_DEBUG(kLaunch, "spawning %s on %s (daemon %d) for rank %d of %s", d.nspace.c_str(), where.host.c_str(),
                 where.position, request.parent_rank, request.parent_nspace.c_str());
-    send_toward_(where.position, encode_remote_spawn({uint32_t(where.position), std::move(setup)}));
+    std::string frame = encode_remote_spawn({uint32_t(where.position), std::move(setup)});
+    send_toward_(where.position, frame);
     jobs_.push_back(std::move(job));
     return "";
   }
@@ -217,9 +218,10 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
     j.abandoned = true;
     return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure});
   }
-  FERRY_DEBUG(kLaunch, "spawned %s for rank %d of %s: %d processes of %s", d.nspace.c_str(), request.parent_rank,
-              request.parent_nspace.c_str(), wanted, request.apps[0].cmd.c_str());
-  request.answer(PMIX_SUCCESS, d.nspace);
+  // (`setup`, and `d` in it, went to SpawnedJobHere: the job's own copy.)
+  FERRY_DEBUG(kLaunch, "spawned %s for rank %d of %s: %d processes of %s", j.description.nspace.c_str(),
+              request.parent_rank, request.parent_nspace.c_str(), wanted, request.apps[0].cmd.c_str());
+  request.answer(PMIX_SUCCESS, j.description.nspace);
   return "";
 }
 
