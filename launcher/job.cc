@@ -91,6 +91,12 @@ class Job {
         [this](int stream) { return stream == 1 ? &stdout_ : &stderr_; },
         [this](int position, const std::string& frame) {
           if (tree_) tree_->send_toward(position, frame);
+        },
+        [this](const std::string& nspace, int size, int position) {
+          if (position != 0) server_.know_job(nspace, size);
+          if (tree_)
+            tree_->pass_down(
+                wire::Encoder(wire::Type::kKnowJob).str(nspace).i32(size).i32(position).finish());
         });
     // Frames of requests and answers go through the event loop (kForward),
     // whichever thread has them.
@@ -164,6 +170,11 @@ class Job {
     c.secret = plan_.secret;
     c.universe_size = plan_.universe_size;
     c.hostname = local_node_ >= 0 ? plan_.nodes[size_t(local_node_)].host : "";
+    if (c.hostname.empty()) {  // mpirun runs no rank: the system's name, for the job's node map
+      char name[256] = "";
+      ::gethostname(name, sizeof name - 1);
+      c.hostname = name;
+    }
     c.hosts = options_.hosts;
     c.oversubscribe = options_.oversubscribe;
     c.environment = options_.environment;

@@ -294,6 +294,14 @@ class NodeDaemon {
           break;
         }
         case wire::Type::kSpawnJob: on_spawn_job(body); break;
+        case wire::Type::kKnowJob: {
+          tree_->pass_down(wire::Encoder(type).raw(body).finish());
+          std::string nspace = d.str();
+          int size = d.i32();
+          int position = d.i32();
+          if (d.ok() && position != position_ && server_) server_->know_job(nspace, size);
+          break;
+        }
         case wire::Type::kStdin: on_stdin_frame(body); break;
         case wire::Type::kRequest: on_request(body); break;
         case wire::Type::kReply: on_reply(body); break;

@@ -460,6 +460,23 @@ void PmixHost::deregister_job(const JobDescription& job) {
   done.wait();
 }
 
+void PmixHost::know_job(const std::string& nspace, int num_ranks) {
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, nspace.c_str());
+  pmix_info_t info[2];
+  auto size = uint32_t(num_ranks);
+  PMIX_INFO_LOAD(&info[0], PMIX_JOBID, nspace.c_str(), PMIX_STRING);
+  PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+  Completion done(1);
+  pmix_status_t rc = PMIx_server_register_nspace(ns, 0, info, 2, Completion::callback, &done);
+  if (rc != PMIX_SUCCESS) done.not_queued(rc);
+  rc = done.wait();
+  PMIX_INFO_DESTRUCT(&info[0]);
+  PMIX_INFO_DESTRUCT(&info[1]);
+  FERRY_DEBUG(kLaunch, "job %s (%d processes elsewhere) made known here: %s", nspace.c_str(), num_ranks,
+              pmix_error(rc).c_str());
+}
+
 void PmixHost::notify_checkpoint_due(const std::string& nspace) {
   // Every rank of the namespace on this host (PMIx Standard v4 §7.1.2: a
   // custom range names the processes that may receive the event).

@@ -81,6 +81,13 @@ class PmixHost {
   void register_job(const JobDescription& job, int job_id = 0);
   // Forgets a spawned job that could not be started (its clients too).
   void deregister_job(const JobDescription& job);
+  // Tells the server of a spawned job that runs on another host (none of
+  // its processes here), before any client can ask about it: then a client
+  // asking for one of its processes' data makes the server call up for it
+  // (direct modex). Unknown, a namespace is taken in from the first answer
+  // alone, without its "all local clients registered" mark, and PMIx holds
+  // every later question about it forever.
+  void know_job(const std::string& nspace, int num_ranks);
 
   // mpirun's server answers PMIx_Spawn (as kSpawn events) and keeps the
   // published names; a node daemon's forwards both to mpirun (kForward),

@@ -37,7 +37,8 @@ std::string count_text(int64_t n, const char* one, const char* many) {
 SpawnedJobs::SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind, SpawnContext context,
                          PmixHost& server, const RankDefaults& defaults, int null_fd,
                          std::function<OutputSink*(int)> sink_for,
-                         std::function<void(int, const std::string&)> send_toward)
+                         std::function<void(int, const std::string&)> send_toward,
+                         std::function<void(const std::string&, int, int)> announce)
     : epoll_fd_(epoll_fd),
       stdout_kind_(stdout_kind),
       stderr_kind_(stderr_kind),
@@ -46,7 +47,8 @@ SpawnedJobs::SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind,
       defaults_(defaults),
       null_fd_(null_fd),
       sink_for_(std::move(sink_for)),
-      send_toward_(std::move(send_toward)) {}
+      send_toward_(std::move(send_toward)),
+      announce_(std::move(announce)) {}
 
 SpawnedJobs::~SpawnedJobs() = default;
 
@@ -186,6 +188,8 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
   auto job = std::make_unique<Job>();
   job->description = d;
   job->position = where.position;
+  // Before anyone can ask about its processes.
+  announce_(d.nspace, wanted, where.position);
   if (where.position > 0) {
     // The daemon resolves the programs on its host and starts them; the
     // spawning process is answered when it says how that went.

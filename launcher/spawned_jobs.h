@@ -72,9 +72,12 @@ class SpawnedJobs {
   // Output events carry `stdout_kind`/`stderr_kind`; `sink_for(1 or 2)` is
   // where spawned processes' stdout and stderr go; `null_fd` is their stdin.
   // `send_toward(position, frame)`: a frame down the tree to a daemon.
+  // `announce(nspace, size, position)`: every other host's server is told
+  // of a new job (PmixHost::know_job) before it starts.
   SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind, SpawnContext context, PmixHost& server,
               const RankDefaults& defaults, int null_fd, std::function<OutputSink*(int)> sink_for,
-              std::function<void(int, const std::string&)> send_toward);
+              std::function<void(int, const std::string&)> send_toward,
+              std::function<void(const std::string&, int, int)> announce);
   ~SpawnedJobs();
   SpawnedJobs(const SpawnedJobs&) = delete;
   SpawnedJobs& operator=(const SpawnedJobs&) = delete;
@@ -146,6 +149,7 @@ class SpawnedJobs {
   int null_fd_;
   std::function<OutputSink*(int)> sink_for_;
   std::function<void(int, const std::string&)> send_toward_;
+  std::function<void(const std::string&, int, int)> announce_;
   std::vector<std::unique_ptr<Job>> jobs_;  // job id k at k - 1
   std::vector<std::pair<int, int>> groups_;  // event group -> (job index, app index)
 };

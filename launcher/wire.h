@@ -30,6 +30,7 @@ enum class Type : uint8_t {
   kSpawnStarted,  // up: job id, status, why not
   kSpawnedExited, // up: job id, rank, pid, wait status
   kSpawnedAbort,  // up: job id, rank, code
+  kKnowJob,       // down to all: nspace, size, the position running it
   // Downwards, mpirun -> every daemon.
   kFenceRelease,  // sequence, every node's fence data
   kSignal,        // signal, rank spared (-1: none)
