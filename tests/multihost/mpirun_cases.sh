@@ -5,7 +5,7 @@
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
-# SPAWN_PROBE, RESTART_PROBE.
+# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
 set -uo pipefail
@@ -120,13 +120,61 @@ case $case_name in
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     [[ $(grep -c "spawn-probe: universe 5 ok" "$work/out") -eq 2 ]] || { show; fail "not 2 ok lines"; }
     ;;
-  spawn_from_remote_refused)
-    # Spawning and names are mpirun's host's only: a remote rank is told
-    # at once (no hang), with a line saying why.
-    run_mpirun -H h1,h2 -n 2 "$SPAWN_PROBE" remote
+  spawn_from_remote_answered)
+    # Ranks on hosts other than mpirun's: their spawns and names go through
+    # their node daemons to mpirun and are answered (no hang). The spawn is
+    # placed on h1 (mpirun's host is not in the allocation; oversubscribed),
+    # whose daemon does not find the program.
+    run_mpirun --oversubscribe -H h1,h2 -n 2 "$SPAWN_PROBE" remote
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     [[ $(grep -c "spawn-probe: remote [01] ok" "$work/out") -eq 2 ]] || { show; fail "not 2 ok lines"; }
-    grep -q "PMIx_Spawn from rank .*not supported across hosts yet" "$work/err" || { show; fail "no reason given"; }
+    [[ $(grep -c "^mpirun: cannot spawn '/nonexistent/spawn-probe-missing' for rank [01] of .*: program '/nonexistent/spawn-probe-missing' does not exist (on h1)$" "$work/err") -eq 2 ]] ||
+      { show; fail "no reason given for each refused spawn"; }
+    ;;
+  spawn_onto_named_host)
+    # Parents on h1 and h2; the last one (h2) spawns two children with
+    # info host=h1: they run there, under h1's daemon, and reach both
+    # parents (h2's server asks h1's for their contact cards).
+    write_hosts "h1 slots=3\nh2 slots=1\n"
+    FERRY_DEBUG=launch run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" spawn h1 h1 2
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawning ferry\.[0-9]*\.1 on h1 (daemon 1) for rank 1 of ferry\.[0-9]*$" "$work/err" ||
+      { show; fail "the children were not sent to h1's daemon"; }
+    grep -q "direct modex for ferry\.[0-9]*\.1:[01] from position 2: at position 1" "$work/err" ||
+      { show; fail "h2 did not ask h1 for a child's data"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  spawn_default_placement)
+    # No host named, mpirun's host not in the allocation, h1 full: the two
+    # children go to h2, the first host with two free slots.
+    write_hosts "h1 slots=1\nh2 slots=3\n"
+    FERRY_DEBUG=launch run_mpirun --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" spawn - h2 2
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawning ferry\.[0-9]*\.1 on h2 (daemon 2)" "$work/err" || { show; fail "the children did not go to h2"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  names_across_hosts)
+    # A rank on h1 publishes a port name and accepts, a rank on h2 looks it
+    # up and connects; the acceptor's lookup of the request waits for it.
+    run_mpirun -H h1,h2 -n 2 "$SPAWN_HOSTS" names
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  spawn_refused_remote)
+    # The rank on h2 spawns a program missing on h1, then onto h3, which is in
+    # the allocation but runs no rank (no daemon there): MPI_ERR_SPAWN at
+    # every rank, with one line each, and the job goes on.
+    write_hosts "h1 slots=2\nh2 slots=1\nh3 slots=1\n"
+    run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" refused h1 h3
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "^mpirun: cannot spawn '/nonexistent/ferry-multihost-missing' for rank 1 of ferry\.[0-9]*: program '/nonexistent/ferry-multihost-missing' does not exist (on h1)$" "$work/err" ||
+      { show; fail "no line for the missing program"; }
+    grep -q "^mpirun: cannot spawn '/bin/true' for rank 1 of ferry\.[0-9]*: host 'h3' runs no rank of the job, so mpirun has no node daemon there" "$work/err" ||
+      { show; fail "no line for the host without a daemon"; }
+    expect_nothing_left "$SPAWN_HOSTS"
     ;;
   stdin_to_remote_rank0)
     # mpirun's stdin reaches rank 0 on h1 through its daemon; rank 1 reads
