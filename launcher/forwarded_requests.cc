@@ -1,6 +1,7 @@
 #include "forwarded_requests.h"
 
 #include <pmix.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -212,6 +213,8 @@ bool decode_spawn(std::string_view payload, SpawnParse* parsed) {
 }
 
 // ---- The asking side ---------------------------------------------------
+
+ForwardedRequests::ForwardedRequests() : next_id_(uint64_t(::getpid()) << 32 | 1) {}
 
 std::string ForwardedRequests::send(RequestKind kind, const pmix_proc_t& proc, std::string payload, void* callback,
                                     void* cbdata) {

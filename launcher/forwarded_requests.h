@@ -80,6 +80,7 @@ bool decode_spawn(std::string_view payload, SpawnParse* parsed);
 // from PMIx's thread and the event loop: locked.
 class ForwardedRequests {
  public:
+  ForwardedRequests();
   void set_position(uint32_t position) { position_ = position; }
 
   std::string spawn(const SpawnParse& parsed, pmix_spawn_cbfunc_t callback, void* cbdata);
@@ -111,7 +112,10 @@ class ForwardedRequests {
 
   std::mutex mutex_;
   uint32_t position_ = 0;
-  uint64_t next_id_ = 1;
+  // Numbered from this process's pid up: a late answer to a request of an
+  // earlier attempt (--max-restarts starts new daemons at the same
+  // positions) matches nothing here.
+  uint64_t next_id_;
   std::map<uint64_t, Waiting> waiting_;
 };
 
