@@ -176,6 +176,28 @@ case $case_name in
       { show; fail "no line for the host without a daemon"; }
     expect_nothing_left "$SPAWN_HOSTS"
     ;;
+  spawned_remote_child_fails)
+    # A process spawned onto h1 exits 3: h1's daemon reports it, and the job
+    # ends with 3 as after a rank's failure.
+    run_mpirun --oversubscribe --timeout 25 -H h1,h2 -n 2 "$SPAWN_PROBE" spawn_run /bin/sh -c 'sleep 0.2; exit 3'
+    [[ $status -eq 3 ]] || { show; fail "exit status $status, expected 3"; }
+    grep -q "^mpirun: rank 0 of ferry\.[0-9]*\.1 (pid [0-9]*) exited with status 3$" "$work/err" ||
+      { show; fail "no line for the failed spawned process"; }
+    expect_nothing_left "$SPAWN_PROBE"
+    ;;
+  spawned_remote_teardown)
+    # --timeout ends a process spawned onto h1 too, through h1's daemon.
+    # (A copy of sleep under a name of its own, to count it.)
+    sleeper="$work/mhsleep$$"
+    cp /bin/sleep "$sleeper"
+    FERRY_DEBUG=launch run_mpirun --oversubscribe --timeout 3 -H h1,h2 -n 2 "$SPAWN_PROBE" spawn_run "$sleeper" 60
+    [[ $status -eq 124 ]] || { show; fail "exit status $status, expected 124"; }
+    grep -q "^spawn-probe: spawned ferry\.[0-9]*\.1$" "$work/out" || { show; fail "nothing was spawned"; }
+    grep -q "started ferry\.[0-9]*\.1: 1 processes of $sleeper on h1" "$work/err" ||
+      { show; fail "the process did not run on h1"; }
+    expect_nothing_left "$sleeper"
+    expect_nothing_left "$SPAWN_PROBE"
+    ;;
   stdin_to_remote_rank0)
     # mpirun's stdin reaches rank 0 on h1 through its daemon; rank 1 reads
     # nothing (/dev/null), so cat prints only rank 0's input.
