@@ -27,7 +27,11 @@ std::string encode_remote_spawn(const RemoteSpawn& spawn) {
   wire::Encoder e(wire::Type::kSpawnJob);
   e.u32(spawn.position).i32(s.job_id).u8(s.tag_output ? 1 : 0);
   e.str(d.nspace).i32(d.num_ranks).str(d.secret).i32(d.universe_size).str(d.parent_nspace).i32(d.parent_rank);
-  e.str(d.nodes.at(0).hostname);
+  e.u32(uint32_t(d.nodes.size())).u32(uint32_t(d.this_node));
+  for (const NodeDescription& n : d.nodes) {
+    e.str(n.hostname).u32(uint32_t(n.ranks.size()));
+    for (int r : n.ranks) e.i32(r);
+  }
   e.u32(uint32_t(s.environment.size()));
   for (const auto& [name, value] : s.environment) e.str(name).str(value);
   e.u32(uint32_t(s.apps.size()));
@@ -53,9 +57,19 @@ bool decode_remote_spawn(std::string_view body, RemoteSpawn* spawn) {
   j.universe_size = d.i32();
   j.parent_nspace = d.str();
   j.parent_rank = d.i32();
-  NodeDescription node{d.str(), {}};
-  for (int r = 0; r < j.num_ranks && r < (1 << 20); ++r) node.ranks.push_back(r);
-  j.nodes = {std::move(node)};
+  uint32_t nnodes = std::min<uint32_t>(d.u32(), 1u << 16);
+  j.this_node = int(d.u32());
+  for (uint32_t i = 0; i < nnodes && d.ok(); ++i) {
+    NodeDescription node{d.str(), {}};
+    uint32_t n = std::min<uint32_t>(d.u32(), 1u << 20);
+    for (uint32_t k = 0; k < n && d.ok(); ++k) {
+      int r = d.i32();
+      if (r < 0 || r >= j.num_ranks) return false;
+      node.ranks.push_back(r);
+    }
+    j.nodes.push_back(std::move(node));
+  }
+  if (j.this_node < 0 || size_t(j.this_node) >= j.nodes.size()) return false;
   uint32_t nenv = std::min<uint32_t>(d.u32(), 1u << 16);
   for (uint32_t i = 0; i < nenv && d.ok(); ++i) {
     std::string name = d.str();
@@ -94,8 +108,9 @@ DaemonSpawnedJobs::~DaemonSpawnedJobs() = default;
 
 void DaemonSpawnedJobs::start(RemoteSpawn spawn) {
   const int id = spawn.setup.job_id;
+  const uint32_t position = spawn.position;
   auto answer = [&](pmix_status_t status, const std::string& why) {
-    send_up_(wire::Encoder(wire::Type::kSpawnStarted).i32(id).i32(status).str(why).finish());
+    send_up_(wire::Encoder(wire::Type::kSpawnStarted).i32(id).i32(status).str(why).u32(position).finish());
   };
   // The programs as this host has them.
   if (auto refusal = resolve_programs(spawn.setup.apps, spawn.setup.environment)) {
@@ -112,6 +127,11 @@ void DaemonSpawnedJobs::start(RemoteSpawn spawn) {
     return;
   }
   answer(PMIX_SUCCESS, "");
+}
+
+void DaemonSpawnedJobs::drop(int job_id) {
+  for (auto& job : jobs_)
+    if (job->job_id() == job_id) job->abandon();
 }
 
 void DaemonSpawnedJobs::on_output(uint64_t event_data) {

@@ -40,6 +40,8 @@ class DaemonSpawnedJobs {
 
   // A kSpawnJob for this daemon: starts it and answers mpirun.
   void start(RemoteSpawn spawn);
+  // mpirun gives up on job `job_id` (another host's part did not start).
+  void drop(int job_id);
   void on_output(uint64_t event_data);
   // A reaped child: true if it was a spawned process (its exit went up).
   bool reaped(pid_t pid, int wait_status);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "output_forwarding.h"
 #include "rank_environment.h"
 #include "request_service.h"
+#include "spawned_fences.h"
 #include "spawned_jobs.h"
 #include "stdin_forwarding.h"
 
@@ -92,11 +94,15 @@ class Job {
         [this](int position, const std::string& frame) {
           if (tree_) tree_->send_toward(position, frame);
         },
-        [this](const std::string& nspace, int size, int position) {
-          if (position != 0) server_.know_job(nspace, size);
-          if (tree_)
-            tree_->pass_down(
-                wire::Encoder(wire::Type::kKnowJob).str(nspace).i32(size).i32(position).finish());
+        [this](const std::string& nspace, int size, const std::vector<int>& positions) {
+          if (positions.size() > 1) spawned_fences_.expect(nspace, positions);
+          if (std::find(positions.begin(), positions.end(), 0) == positions.end()) server_.know_job(nspace, size);
+          if (tree_) {
+            wire::Encoder e(wire::Type::kKnowJob);
+            e.str(nspace).i32(size).u32(uint32_t(positions.size()));
+            for (int p : positions) e.i32(p);
+            tree_->pass_down(e.finish());
+          }
         });
     // Frames of requests and answers go through the event loop (kForward),
     // whichever thread has them.
@@ -140,6 +146,7 @@ class Job {
     spawned_->kill_leftovers();
     // Nobody answers from now on: this server's clients stop waiting.
     server_.forwarded().fail_all();
+    spawned_fences_.fail_all();
     if (tree_) {
       tree_->fail_fences();
       tree_->pass_down(wire::Encoder(wire::Type::kShutdown).finish());
@@ -289,7 +296,8 @@ class Job {
   void handle_server_events() {
     for (ServerEvent& e : server_.take_events()) {
       if (e.kind == ServerEvent::Kind::kFence) {
-        tree_->local_fence(std::move(e.data), e.reply);
+        if (e.nspace == plan_.nspace) tree_->local_fence(std::move(e.data), e.reply);
+        else spawned_fences_.local(e.nspace, std::move(e.data), e.reply);
         continue;
       }
       if (e.kind == ServerEvent::Kind::kSpawn) {
@@ -429,8 +437,9 @@ class Job {
         int job = d.i32();
         pmix_status_t status = d.i32();
         std::string why = d.str();
+        int position = int(d.u32());
         if (!d.ok()) break;
-        std::string refused = spawned_->remote_started(job, status, why);
+        std::string refused = spawned_->remote_started(job, position, status, why);
         if (!refused.empty()) {
           refused += "\n";
           write_all(stderr_, refused.data(), refused.size());
@@ -460,6 +469,7 @@ class Job {
         if (record(rank_abort_failure(r, code, "", nspace))) terminate(SIGTERM, kFailureGraceMs);
         break;
       }
+      case wire::Type::kJobFence: spawned_fences_.contribute(body); break;
       case wire::Type::kRequest:
       case wire::Type::kReply:
         route(wire::Encoder(type).raw(body).finish());
@@ -653,6 +663,10 @@ class Job {
   std::optional<LocalRanks> local_;
   std::optional<SpawnedJobs> spawned_;  // always there; empty until a rank spawns
   std::optional<RequestService> requests_;  // what daemons' servers forward
+  // Fences of spawned jobs on several hosts (mpirun gathers them).
+  SpawnedFences spawned_fences_{0, [this](int position, const std::string& frame) {
+                                  if (tree_) tree_->send_toward(position, frame);
+                                }};
   std::unique_ptr<DaemonTree> tree_;
   int relay_fd_ = -1;        // rank 0's stdin, read for a rank 0 elsewhere
   int rank0_position_ = 0;

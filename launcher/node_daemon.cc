@@ -17,6 +17,7 @@
 #include "common/debug.h"
 #include "daemon_spawned_jobs.h"
 #include "daemon_tree.h"
+#include "spawned_fences.h"
 #include "event_loop.h"
 #include "job.h"
 #include "local_ranks.h"
@@ -241,7 +242,10 @@ class NodeDaemon {
   void handle_server_events() {
     for (ServerEvent& e : server_->take_events()) {
       switch (e.kind) {
-        case ServerEvent::Kind::kFence: tree_->local_fence(std::move(e.data), e.reply); break;
+        case ServerEvent::Kind::kFence:
+          if (e.nspace == plan_.nspace) tree_->local_fence(std::move(e.data), e.reply);
+          else spawned_fences_.local(e.nspace, std::move(e.data), e.reply);
+          break;
         case ServerEvent::Kind::kForward: tree_->send_up(e.data); break;
         case ServerEvent::Kind::kAbort:
           if (e.job != 0) {
@@ -298,8 +302,23 @@ class NodeDaemon {
           tree_->pass_down(wire::Encoder(type).raw(body).finish());
           std::string nspace = d.str();
           int size = d.i32();
-          int position = d.i32();
-          if (d.ok() && position != position_ && server_) server_->know_job(nspace, size);
+          bool runs_here = false;
+          for (uint32_t n = std::min<uint32_t>(d.u32(), 1u << 16), i = 0; i < n && d.ok(); ++i)
+            runs_here = runs_here || d.i32() == position_;
+          if (d.ok() && !runs_here && server_) server_->know_job(nspace, size);
+          break;
+        }
+        case wire::Type::kDropJob: {
+          int target = int(d.u32());
+          int job = d.i32();
+          if (target != position_) tree_->send_toward(target, wire::Encoder(type).raw(body).finish());
+          else if (d.ok() && spawned_) spawned_->drop(job);
+          break;
+        }
+        case wire::Type::kJobFenceRelease: {
+          int target = int(d.u32());
+          if (target != position_) tree_->send_toward(target, wire::Encoder(type).raw(body).finish());
+          else if (d.ok()) spawned_fences_.release(body.substr(4));
           break;
         }
         case wire::Type::kStdin: on_stdin_frame(body); break;
@@ -383,6 +402,7 @@ class NodeDaemon {
       local_->kill_leftovers();
     }
     if (spawned_) spawned_->kill_all();
+    spawned_fences_.fail_all();
     if (server_) server_->prepare_exit();
     ::_exit(status);
   }
@@ -404,6 +424,8 @@ class NodeDaemon {
   std::optional<LineForwarder> diagnostics_;
   std::optional<LocalRanks> local_;
   std::optional<DaemonSpawnedJobs> spawned_;
+  // Fences of spawned jobs on several hosts: this host's share goes up.
+  SpawnedFences spawned_fences_{position_, [this](int, const std::string& frame) { tree_->send_up(frame); }};
 };
 
 }  // namespace

@@ -128,7 +128,7 @@ pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t 
   for (size_t i = 1; i < nprocs; ++i) one_job = one_job && PMIX_CHECK_NSPACE(procs[i].nspace, procs[0].nspace);
   bool distributed = nprocs > 0 && g_server->distributed_fences(procs[0].nspace);
   if (distributed && !one_job) {
-    // The daemon tree counts fences of the first job only.
+    // The daemon tree counts fences of one job at a time.
     refuse(&procs[0], "PMIx_Fence", "a fence across jobs that span several hosts is not supported yet");
     return PMIX_ERR_NOT_SUPPORTED;
   }
@@ -136,6 +136,7 @@ pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t 
     // Other hosts take part: the event loop gathers their data through the
     // daemon tree and answers with complete_fence().
     ServerEvent e{ServerEvent::Kind::kFence, -1};
+    e.nspace = procs[0].nspace;
     e.data.assign(data, ndata);
     e.reply = {cbfunc, cbdata};
     g_server->post(e);
@@ -418,6 +419,9 @@ void PmixHost::register_job(const JobDescription& job, int job_id) {
   if (job_id == 0) {
     first_nspace_ = job.nspace;
     distributed_fences_ = job.nodes.size() > 1;
+  } else if (job.nodes.size() > 1) {
+    std::lock_guard lock(mutex_);
+    spread_jobs_.push_back(job.nspace);
   }
   const std::vector<int>& local_ranks = job.nodes.at(size_t(job.this_node)).ranks;
   JobInfo info(job);
@@ -458,6 +462,12 @@ void PmixHost::deregister_job(const JobDescription& job) {
   }
   PMIx_server_deregister_nspace(ns, Completion::callback, &done);
   done.wait();
+}
+
+bool PmixHost::distributed_fences(const char* nspace) {
+  if (first_nspace_ == nspace) return distributed_fences_;
+  std::lock_guard lock(mutex_);
+  return std::find(spread_jobs_.begin(), spread_jobs_.end(), nspace) != spread_jobs_.end();
 }
 
 void PmixHost::know_job(const std::string& nspace, int num_ranks) {

@@ -48,6 +48,7 @@ struct ServerEvent {
   int rank;
   int code = 0;      // kAbort: the status passed to PMIx_Abort
   std::string data{};  // kFence: this host's contribution
+  std::string nspace{};  // kFence: whose (the first job's or a spawned job's)
   FenceReply reply{};  // kFence
   int job = 0;       // whose rank: 0 the first job, k the k-th spawned
   std::shared_ptr<SpawnParse> spawn{};  // kSpawn
@@ -103,10 +104,9 @@ class PmixHost {
   // contribution (what PMIx expects back from its host); `ok` false fails
   // the fence for the local ranks (the job is ending).
   static void complete_fence(const FenceReply& reply, const std::string& all_data, bool ok);
-  // Whether a fence over `nspace` goes through the daemon tree.
-  bool distributed_fences(const char* nspace) const {
-    return distributed_fences_ && first_nspace_ == nspace;
-  }
+  // Whether a fence over `nspace` goes through the daemon tree: the first
+  // job's, or a spawned job's (spawned_fences.h), when it spans hosts.
+  bool distributed_fences(const char* nspace);
 
   // Raises ferry::checkpoint::kDueEvent (common/checkpoint_event.h) for
   // this server's ranks of `nspace`: those that registered a handler for it
@@ -145,6 +145,7 @@ class PmixHost {
   std::atomic<bool> serves_spawns_ = false;
   NameService names_;
   ForwardedRequests forwarded_;
+  std::vector<std::string> spread_jobs_;  // spawned jobs on several hosts (under mutex_)
   std::mutex mutex_;
   std::vector<ServerEvent> events_;
 };

@@ -25,24 +25,29 @@ std::string SpawnedJobHere::start() {
     abandoned_ = true;
     return e.what();
   }
-  // Each app is a set of ranks of its own (its program, argv, environment).
+  // Each app is a set of ranks of its own (its program, argv, environment):
+  // those of its ranks that run on this host.
+  const NodeDescription& here = d.nodes.at(size_t(d.this_node));
   std::string failure;
   int first = 0;
   for (size_t a = 0; a < setup_.apps.size() && failure.empty(); ++a) {
     const SpawnApp& app = setup_.apps[a];
     LocalRanksSetup s;
     s.nspace = d.nspace;
-    for (int r = first; r < first + app.maxprocs; ++r) s.ranks.push_back(r);
+    for (size_t k = 0; k < here.ranks.size(); ++k)
+      if (here.ranks[k] >= first && here.ranks[k] < first + app.maxprocs) {
+        if (s.ranks.empty()) s.first_local_rank = int(k);
+        s.ranks.push_back(here.ranks[k]);
+      }
     s.num_ranks = d.num_ranks;
-    s.first_local_rank = first;
-    s.local_size = d.num_ranks;
+    s.local_size = int(here.ranks.size());
     s.program_path = app.cmd;
     s.argv = app.argv;
     s.working_dir = app.wdir;
     s.tag_output = setup_.tag_output;
     s.job_tag = std::to_string(setup_.job_id);
     s.end_lines = true;
-    s.hostname = d.nodes.at(0).hostname;
+    s.hostname = here.hostname;
     s.event_group = first_group_ + uint32_t(a);
     auto sink_for = io_.sink_for;
     std::vector<int> ranks = s.ranks;
@@ -69,9 +74,14 @@ std::string SpawnedJobHere::start() {
     server_.deregister_job(d);
     return failure;
   }
-  FERRY_DEBUG(kLaunch, "started %s: %d processes of %s on %s", d.nspace.c_str(), d.num_ranks,
-              setup_.apps.empty() ? "?" : setup_.apps[0].cmd.c_str(), d.nodes.at(0).hostname.c_str());
+  FERRY_DEBUG(kLaunch, "started %s: %zu processes of %s on %s", d.nspace.c_str(), here.ranks.size(),
+              setup_.apps.empty() ? "?" : setup_.apps[0].cmd.c_str(), here.hostname.c_str());
   return "";
+}
+
+void SpawnedJobHere::abandon() {
+  abandoned_ = true;
+  for (auto& set : apps_) set->signal(SIGKILL);
 }
 
 void SpawnedJobHere::on_output(int app, uint64_t event_data) {

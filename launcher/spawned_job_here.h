@@ -1,7 +1,9 @@
 // The processes of one spawned job on this host, mpirun's or a node
 // daemon's: the job registered with this host's PMIx server (its fences are
-// answered there, as it runs on this host alone), one LocalRanks set per app
-// (its program, argv, environment), output forwarded as the first job's.
+// answered there when it runs on this host alone, else they go through the
+// daemon tree: spawned_fences.h), one LocalRanks set per app (its program,
+// argv, environment) with the app's ranks on this host, output forwarded as
+// the first job's.
 #pragma once
 
 #include <sys/types.h>
@@ -25,7 +27,7 @@ namespace ferry::launcher {
 class PmixHost;
 
 struct SpawnedJobSetup {
-  JobDescription description;  // one node, this host, running every rank
+  JobDescription description;  // every node of the job; this_node is this host
   int job_id = 0;              // k for the k-th spawned job (ServerEvent::job, "[k,r]" tags)
   std::vector<SpawnApp> apps;  // programs resolved
   std::vector<std::pair<std::string, std::string>> environment;  // -x, -genv
@@ -62,6 +64,9 @@ class SpawnedJobHere {
   // A reaped child: if one of this job's, its exit (rank, wait status).
   std::optional<LocalRanks::Exit> reaped(pid_t pid, int wait_status);
   bool abandoned() const { return abandoned_; }
+  // Another host's part of the job did not start: this part ends (SIGKILL)
+  // and its exits do not count.
+  void abandon();
   void signal(int sig, int spared_rank = -1);
   void kill_leftovers();
   int running() const;

@@ -9,21 +9,26 @@
 #include "common/debug.h"
 #include "daemon_spawned_jobs.h"
 #include "placement.h"
+#include "wire.h"
 #include "pmix_host.h"
 
 namespace ferry::launcher {
 
 struct SpawnedJobs::Job {
-  JobDescription description;
-  int position = 0;                      // its host: 0 mpirun's
-  std::unique_ptr<SpawnedJobHere> here;  // on mpirun's host
-  // On a daemon's host: which processes mpirun has not heard the end of,
-  // and the spawning process's request until the daemon says how it went.
+  JobDescription description;            // every node of it
+  std::vector<int> positions;            // each node's host: 0 mpirun's
+  std::vector<int> rank_position;        // each rank's host
+  std::unique_ptr<SpawnedJobHere> here;  // its processes on mpirun's host
+  // Its processes on daemons' hosts whose end mpirun has not heard of, and
+  // the spawning process's request until every daemon has said how its
+  // part's start went.
   std::vector<bool> remote_alive;
-  int remote_running = 0;
+  int parts_pending = 0;
+  SpawnRefusal failure{PMIX_SUCCESS, ""};  // the first part that failed
   SpawnRequest pending;
-  std::string what;                      // the programs, for messages
   bool abandoned = false;                // its start failed: its exits do not count
+
+  int remote_running() const { return int(std::count(remote_alive.begin(), remote_alive.end(), true)); }
 };
 
 namespace {
@@ -38,7 +43,7 @@ SpawnedJobs::SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind,
                          PmixHost& server, const RankDefaults& defaults, int null_fd,
                          std::function<OutputSink*(int)> sink_for,
                          std::function<void(int, const std::string&)> send_toward,
-                         std::function<void(const std::string&, int, int)> announce)
+                         std::function<void(const std::string&, int, const std::vector<int>&)> announce)
     : epoll_fd_(epoll_fd),
       stdout_kind_(stdout_kind),
       stderr_kind_(stderr_kind),
@@ -64,10 +69,12 @@ std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal) {
 }
 
 // MPI-3.1 §10.3.4: `host` names where the processes run, any host of the
-// allocation. A job runs on one host: the one named, else mpirun's if it
-// fits, else the first daemon's host where it fits.
+// allocation. Several hosts named: the processes fill their free slots in
+// the order named (the last takes the rest under --oversubscribe). None
+// named: the job runs on one host, mpirun's if it fits, else the first
+// daemon's host where it fits.
 std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& request, int wanted, int slots_in_use,
-                                                       Target* where) const {
+                                                       std::vector<Target>* where) const {
   std::vector<std::string> named;  // "" is mpirun's host
   for (const SpawnApp& app : request.apps)
     for (const std::string& name : app.hosts) {
@@ -80,24 +87,42 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
       std::string key = here ? "" : name;
       if (std::find(named.begin(), named.end(), key) == named.end()) named.push_back(key);
     }
-  if (named.size() > 1)
-    return Refusal{PMIX_ERR_NOT_SUPPORTED,
-                   "the apps name " + std::to_string(named.size()) +
-                       " hosts; a spawned job runs on one host (one job on several hosts is not supported yet)"};
   auto daemon_named = [&](const std::string& name) -> const SpawnContext::DaemonHost* {
     for (const SpawnContext::DaemonHost& d : context_.daemon_hosts)
       if (d.name == name) return &d;
     return nullptr;
   };
-  const int64_t used_here = slots_in_use + running_on(0);
-  if (named.size() == 1 && !named[0].empty()) {
-    const SpawnContext::DaemonHost* d = daemon_named(named[0]);
-    if (d == nullptr)
-      return Refusal{PMIX_ERR_NOT_SUPPORTED, "host '" + named[0] +
+  for (const std::string& name : named)
+    if (!name.empty() && daemon_named(name) == nullptr)
+      return Refusal{PMIX_ERR_NOT_SUPPORTED, "host '" + name +
                                                  "' runs no rank of the job, so mpirun has no node daemon there to "
                                                  "start processes (not supported yet)"};
+  const int64_t used_here = slots_in_use + running_on(0);
+  if (named.size() > 1) {
+    where->clear();
+    int64_t left = wanted, free_total = 0;
+    std::string names;
+    for (const std::string& name : named) {
+      const SpawnContext::DaemonHost* d = name.empty() ? nullptr : daemon_named(name);
+      int64_t free = free_slots(d, d != nullptr ? d->first_job_ranks + running_on(d->position) : used_here);
+      int64_t take = std::min(left, free);
+      free_total += free;
+      names += std::string(names.empty() ? "" : ", ") + "'" + (d != nullptr ? d->name : context_.hostname) + "'";
+      where->push_back({d != nullptr ? d->name : context_.hostname, d != nullptr ? d->position : 0, int(take)});
+      left -= take;
+    }
+    if (left > 0 && !context_.oversubscribe)
+      return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
+                     count_text(wanted, "process", "processes") + " requested but hosts " + names + " have " +
+                         count_text(free_total, "free slot", "free slots") + "; add slots or use --oversubscribe"};
+    where->back().count += int(left);
+    std::erase_if(*where, [](const Target& t) { return t.count == 0; });
+    return std::nullopt;
+  }
+  if (named.size() == 1 && !named[0].empty()) {
+    const SpawnContext::DaemonHost* d = daemon_named(named[0]);
     if (auto refusal = check_slots(d, wanted, d->first_job_ranks + running_on(d->position))) return refusal;
-    *where = {d->name, d->position};
+    *where = {{d->name, d->position, wanted}};
     return std::nullopt;
   }
   std::optional<Refusal> here = check_slots(nullptr, wanted, used_here);
@@ -107,12 +132,12 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
   for (const hosts::HostEntry& h : context_.hosts)
     here_listed = here_listed || is_this_host(h.name) || h.name == context_.hostname;
   if (!named.empty() || (here_listed && !here) || context_.daemon_hosts.empty()) {
-    *where = {context_.hostname, 0};
+    *where = {{context_.hostname, 0, wanted}};
     return here;
   }
   for (const SpawnContext::DaemonHost& d : context_.daemon_hosts)
     if (!check_slots(&d, wanted, d.first_job_ranks + running_on(d.position))) {
-      *where = {d.name, d.position};
+      *where = {{d.name, d.position, wanted}};
       return std::nullopt;
     }
   if (!here)  // mpirun's host is outside the allocation; the others are full
@@ -152,10 +177,29 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(const SpawnContext:
   return std::nullopt;
 }
 
+int64_t SpawnedJobs::free_slots(const SpawnContext::DaemonHost* daemon, int64_t used) const {
+  if (context_.hosts.empty()) return INT32_MAX;
+  int64_t slots = 0, cap = 0;
+  bool capped = true;
+  for (const hosts::HostEntry& h : context_.hosts) {
+    bool match = daemon != nullptr ? h.name == daemon->name : is_this_host(h.name) || h.name == context_.hostname;
+    if (!match) continue;
+    slots += std::max(0, h.slots);
+    if (h.max_slots > 0) cap += h.max_slots;
+    else capped = false;
+  }
+  int64_t free = std::max<int64_t>(0, slots - used);
+  if (capped && cap > 0) free = std::min(free, std::max<int64_t>(0, cap - used));
+  return free;
+}
+
 int SpawnedJobs::running_on(int position) const {
   int n = 0;
-  for (const auto& job : jobs_)
-    if (job->position == position) n += job->here ? job->here->running() : job->remote_running;
+  for (const auto& job : jobs_) {
+    if (position == 0 && job->here) n += job->here->running();
+    for (size_t r = 0; r < job->remote_alive.size(); ++r)
+      if (job->remote_alive[r] && job->rank_position[r] == position) ++n;
+  }
   return n;
 }
 
@@ -163,87 +207,123 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
   if (request.apps.empty()) return refuse(request, {PMIX_ERR_BAD_PARAM, "no apps given"});
   int wanted = 0;
   for (const SpawnApp& app : request.apps) wanted += std::max(0, app.maxprocs);
-  Target where;
+  std::vector<Target> where;
   if (auto refusal = place(request, wanted, slots_in_use, &where)) return refuse(request, *refusal);
 
-  // The job as the first one is described (job_info.h), on one host.
+  // The job as the first one is described (job_info.h): its ranks in order
+  // over the hosts it got.
   const int id = int(jobs_.size()) + 1;
-  SpawnedJobSetup setup;
-  JobDescription& d = setup.description;
+  auto job = std::make_unique<Job>();
+  JobDescription& d = job->description;
   d.nspace = context_.first_nspace + "." + std::to_string(id);
   d.num_ranks = wanted;
   d.secret = context_.secret;
   d.universe_size = context_.universe_size;
   d.parent_nspace = request.parent_nspace;
   d.parent_rank = request.parent_rank;
-  NodeDescription node{where.host, {}};
-  for (int r = 0; r < wanted; ++r) node.ranks.push_back(r);
-  d.nodes.push_back(std::move(node));
   for (const SpawnApp& app : request.apps) d.app_sizes.push_back(app.maxprocs);
+  int next = 0;
+  for (const Target& t : where) {
+    NodeDescription node{t.host, {}};
+    for (int k = 0; k < t.count; ++k, ++next) {
+      node.ranks.push_back(next);
+      job->rank_position.push_back(t.position);
+    }
+    d.nodes.push_back(std::move(node));
+    job->positions.push_back(t.position);
+  }
+  SpawnedJobSetup setup;
+  setup.description = d;
   setup.job_id = id;
   setup.apps = request.apps;
   setup.environment = context_.environment;
   setup.tag_output = context_.tag_output;
-
-  auto job = std::make_unique<Job>();
-  job->description = d;
-  job->position = where.position;
   // Before anyone can ask about its processes.
-  announce_(d.nspace, wanted, where.position);
-  if (where.position > 0) {
-    // The daemon resolves the programs on its host and starts them; the
-    // spawning process is answered when it says how that went.
-    job->remote_alive.assign(size_t(wanted), true);
-    job->remote_running = wanted;
-    job->pending = request;
-    request.callback = nullptr;  // answered through `pending` only
-    FERRY_DEBUG(kLaunch, "spawning %s on %s (daemon %d) for rank %d of %s", d.nspace.c_str(), where.host.c_str(),
-                where.position, request.parent_rank, request.parent_nspace.c_str());
-    std::string frame = encode_remote_spawn({uint32_t(where.position), std::move(setup)});
-    send_toward_(where.position, frame);
-    jobs_.push_back(std::move(job));
-    return "";
+  announce_(d.nspace, wanted, job->positions);
+
+  // mpirun's own part first: if it cannot start, nothing was sent anywhere.
+  auto local = std::find(job->positions.begin(), job->positions.end(), 0);
+  if (local != job->positions.end()) {
+    if (auto refusal = resolve_programs(setup.apps, context_.environment)) return refuse(request, *refusal);
+    SpawnedIo io;
+    io.epoll_fd = epoll_fd_;
+    io.stdout_kind = stdout_kind_;
+    io.stderr_kind = stderr_kind_;
+    io.defaults = &defaults_;
+    io.null_fd = null_fd_;
+    io.sink_for = [this](int, int stream) { return sink_for_(stream); };
+    auto first_group = uint32_t(groups_.size());
+    for (size_t a = 0; a < request.apps.size(); ++a) groups_.emplace_back(id - 1, int(a));
+    SpawnedJobSetup mine = setup;
+    mine.description.this_node = int(local - job->positions.begin());
+    job->here = std::make_unique<SpawnedJobHere>(std::move(mine), server_, io, first_group);
+    std::string failure = job->here->start();
+    if (!failure.empty()) {
+      job->abandoned = true;
+      jobs_.push_back(std::move(job));
+      return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure});
+    }
   }
-  if (auto refusal = resolve_programs(setup.apps, context_.environment)) return refuse(request, *refusal);
-  SpawnedIo io;
-  io.epoll_fd = epoll_fd_;
-  io.stdout_kind = stdout_kind_;
-  io.stderr_kind = stderr_kind_;
-  io.defaults = &defaults_;
-  io.null_fd = null_fd_;
-  io.sink_for = [this](int, int stream) { return sink_for_(stream); };
-  auto first_group = uint32_t(groups_.size());
-  for (size_t a = 0; a < request.apps.size(); ++a) groups_.emplace_back(id - 1, int(a));
-  job->here = std::make_unique<SpawnedJobHere>(std::move(setup), server_, io, first_group);
+  // The daemons resolve the programs on their hosts and start their parts;
+  // the spawning process is answered when all of them have said how that went.
+  job->remote_alive.assign(size_t(wanted), false);
+  for (size_t n = 0; n < d.nodes.size(); ++n) {
+    if (job->positions[n] == 0) continue;
+    for (int r : d.nodes[n].ranks) job->remote_alive[size_t(r)] = true;
+    ++job->parts_pending;
+    SpawnedJobSetup part = setup;
+    part.description.this_node = int(n);
+    FERRY_DEBUG(kLaunch, "spawning %s on %s (daemon %d) for rank %d of %s", d.nspace.c_str(),
+                d.nodes[n].hostname.c_str(), job->positions[n], request.parent_rank, request.parent_nspace.c_str());
+    send_toward_(job->positions[n], encode_remote_spawn({uint32_t(job->positions[n]), std::move(part)}));
+  }
   Job& j = *job;
   jobs_.push_back(std::move(job));
-  std::string failure = j.here->start();
-  if (!failure.empty()) {
-    j.abandoned = true;
-    return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure});
+  if (j.parts_pending > 0) {
+    j.pending = request;
+    request.callback = nullptr;  // answered through `pending` only
+    return "";
   }
-  // (`setup`, and `d` in it, went to SpawnedJobHere: the job's own copy.)
   FERRY_DEBUG(kLaunch, "spawned %s for rank %d of %s: %d processes of %s", j.description.nspace.c_str(),
               request.parent_rank, request.parent_nspace.c_str(), wanted, request.apps[0].cmd.c_str());
   request.answer(PMIX_SUCCESS, j.description.nspace);
   return "";
 }
 
-std::string SpawnedJobs::remote_started(int job_id, pmix_status_t status, const std::string& why) {
+std::string SpawnedJobs::remote_started(int job_id, int position, pmix_status_t status, const std::string& why) {
   if (job_id < 1 || size_t(job_id) > jobs_.size()) return "";
   Job& j = *jobs_[size_t(job_id) - 1];
-  if (j.pending.callback == nullptr) return "";  // answered already
-  if (status == PMIX_SUCCESS) {
-    FERRY_DEBUG(kLaunch, "spawned %s on %s for rank %d of %s", j.description.nspace.c_str(),
-                j.description.nodes[0].hostname.c_str(), j.pending.parent_rank, j.pending.parent_nspace.c_str());
+  if (j.parts_pending == 0) return "";  // given up on already
+  --j.parts_pending;
+  auto node = std::find(j.positions.begin(), j.positions.end(), position);
+  std::string host = node != j.positions.end() ? j.description.nodes[size_t(node - j.positions.begin())].hostname : "?";
+  if (status != PMIX_SUCCESS) {
+    // Nothing of this part runs there (the daemon made sure).
+    for (size_t r = 0; r < j.remote_alive.size(); ++r)
+      if (j.rank_position[r] == position) j.remote_alive[r] = false;
+    if (j.failure.status == PMIX_SUCCESS) j.failure = {status, why + " (on " + host + ")"};
+  }
+  if (j.parts_pending > 0) return "";
+  if (j.failure.status == PMIX_SUCCESS) {
+    FERRY_DEBUG(kLaunch, "spawned %s on %zu hosts for rank %d of %s", j.description.nspace.c_str(),
+                j.positions.size(), j.pending.parent_rank, j.pending.parent_nspace.c_str());
     j.pending.answer(PMIX_SUCCESS, j.description.nspace);
     return "";
   }
-  // Nothing of it runs there (the daemon made sure).
+  // A job that did not start whole does not run at all.
+  abandon(j);
+  return refuse(j.pending, j.failure);
+}
+
+void SpawnedJobs::abandon(Job& j) {
   j.abandoned = true;
+  if (j.here) j.here->abandon();
+  int id = 0;
+  for (size_t k = 0; k < jobs_.size(); ++k)
+    if (jobs_[k].get() == &j) id = int(k) + 1;
+  for (int p : j.positions)
+    if (p > 0) send_toward_(p, wire::Encoder(wire::Type::kDropJob).u32(uint32_t(p)).i32(id).finish());
   j.remote_alive.assign(j.remote_alive.size(), false);
-  j.remote_running = 0;
-  return refuse(j.pending, {status, why + " (on " + j.description.nodes[0].hostname + ")"});
 }
 
 void SpawnedJobs::on_output(uint64_t event_data) {
@@ -266,23 +346,28 @@ std::optional<SpawnedJobs::Exit> SpawnedJobs::remote_exited(int job_id, int rank
   Job& j = *jobs_[size_t(job_id) - 1];
   if (rank < 0 || size_t(rank) >= j.remote_alive.size() || !j.remote_alive[size_t(rank)]) return std::nullopt;
   j.remote_alive[size_t(rank)] = false;
-  --j.remote_running;
   return Exit{j.description.nspace, rank, pid, wait_status, !j.abandoned};
 }
 
 void SpawnedJobs::remote_lost(int position) {
-  for (const auto& job : jobs_)
-    if (job->position > 0 && (position < 0 || job->position == position)) {
-      job->remote_alive.assign(job->remote_alive.size(), false);
-      job->remote_running = 0;
+  for (const auto& job : jobs_) {
+    bool there = false;
+    for (size_t r = 0; r < job->remote_alive.size(); ++r)
+      if (position < 0 || job->rank_position[r] == position) {
+        there = there || job->remote_alive[r] || job->parts_pending > 0;
+        job->remote_alive[r] = false;
+      }
+    if (there && job->parts_pending > 0) {
+      job->parts_pending = 0;
       job->pending.answer(PMIX_ERR_JOB_TERMINATED);
     }
+  }
 }
 
 int SpawnedJobs::position_of(const std::string& nspace, int rank) const {
   for (const auto& job : jobs_)
     if (job->description.nspace == nspace && !job->abandoned)
-      return rank >= 0 && rank < job->description.num_ranks ? job->position : -1;
+      return rank >= 0 && size_t(rank) < job->rank_position.size() ? job->rank_position[size_t(rank)] : -1;
   return -1;
 }
 
@@ -303,7 +388,7 @@ void SpawnedJobs::kill_leftovers() {
 
 int SpawnedJobs::running() const {
   int n = 0;
-  for (const auto& job : jobs_) n += job->here ? job->here->running() : job->remote_running;
+  for (const auto& job : jobs_) n += (job->here ? job->here->running() : 0) + job->remote_running();
   return n;
 }
 

@@ -17,8 +17,8 @@
 // the event loop and hands over their output events and exits, local and
 // reported by daemons.
 //
-// Not yet: one spawned job on several hosts (refused, with the reason: its
-// fences would have to go through the daemon tree), hosts of the
+// A job whose apps name several hosts spreads over them (its fences go
+// through the daemon tree: spawned_fences.h). Not yet: hosts of the
 // allocation that run no rank of the first job (no daemon there), binding.
 #pragma once
 
@@ -72,12 +72,13 @@ class SpawnedJobs {
   // Output events carry `stdout_kind`/`stderr_kind`; `sink_for(1 or 2)` is
   // where spawned processes' stdout and stderr go; `null_fd` is their stdin.
   // `send_toward(position, frame)`: a frame down the tree to a daemon.
-  // `announce(nspace, size, position)`: every other host's server is told
-  // of a new job (PmixHost::know_job) before it starts.
+  // `announce(nspace, size, positions)`: the hosts of a new job (its
+  // fences) and every other host's server (PmixHost::know_job) are told of
+  // it before it starts.
   SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind, SpawnContext context, PmixHost& server,
               const RankDefaults& defaults, int null_fd, std::function<OutputSink*(int)> sink_for,
               std::function<void(int, const std::string&)> send_toward,
-              std::function<void(const std::string&, int, int)> announce);
+              std::function<void(const std::string&, int, const std::vector<int>&)> announce);
   ~SpawnedJobs();
   SpawnedJobs(const SpawnedJobs&) = delete;
   SpawnedJobs& operator=(const SpawnedJobs&) = delete;
@@ -89,9 +90,10 @@ class SpawnedJobs {
   // saying why not, which the caller prints; the spawning rank has its
   // error status then, and nothing runs.
   std::string start(SpawnRequest& request, int slots_in_use);
-  // A daemon's kSpawnStarted: answers the spawning process; "" or the
-  // line to print, as start().
-  std::string remote_started(int job_id, pmix_status_t status, const std::string& why);
+  // A daemon's kSpawnStarted for its part of a job: once every part has
+  // said, answers the spawning process ("" or the line to print, as
+  // start()); a job that did not start whole is ended everywhere.
+  std::string remote_started(int job_id, int position, pmix_status_t status, const std::string& why);
 
   void on_output(uint64_t event_data);
 
@@ -132,13 +134,17 @@ class SpawnedJobs {
   struct Target {
     std::string host;
     int position = 0;  // 0: mpirun's host
+    int count = 0;     // processes there
   };
 
-  std::optional<Refusal> place(const SpawnRequest& request, int wanted, int slots_in_use, Target* where) const;
+  std::optional<Refusal> place(const SpawnRequest& request, int wanted, int slots_in_use,
+                               std::vector<Target>* where) const;
+  int64_t free_slots(const SpawnContext::DaemonHost* daemon, int64_t used) const;
   // Whether `wanted` more processes fit on mpirun's host (`daemon` null)
   // or a daemon's, `used` slots being taken there.
   std::optional<Refusal> check_slots(const SpawnContext::DaemonHost* daemon, int wanted, int64_t used) const;
   int running_on(int position) const;
+  void abandon(Job& job);
   std::string refuse(SpawnRequest& request, const Refusal& refusal);
 
   int epoll_fd_;
@@ -149,7 +155,7 @@ class SpawnedJobs {
   int null_fd_;
   std::function<OutputSink*(int)> sink_for_;
   std::function<void(int, const std::string&)> send_toward_;
-  std::function<void(const std::string&, int, int)> announce_;
+  std::function<void(const std::string&, int, const std::vector<int>&)> announce_;
   std::vector<std::unique_ptr<Job>> jobs_;  // job id k at k - 1
   std::vector<std::pair<int, int>> groups_;  // event group -> (job index, app index)
 };

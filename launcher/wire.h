@@ -27,10 +27,13 @@ enum class Type : uint8_t {
   kReply,         // origin, id, status, packed answer
   // A job that PMIx_Spawn placed on a daemon's host (daemon_spawned_jobs.h).
   kSpawnJob,      // down: target position, the job and its apps
-  kSpawnStarted,  // up: job id, status, why not
+  kSpawnStarted,  // up: job id, status, why not, the daemon's position
+  kDropJob,       // down: target position, job id: end a job that did not start whole
   kSpawnedExited, // up: job id, rank, pid, wait status
   kSpawnedAbort,  // up: job id, rank, code
-  kKnowJob,       // down to all: nspace, size, the position running it
+  kKnowJob,       // down to all: nspace, size, the positions running it
+  kJobFence,      // up: nspace, sequence, a host's fence data (spawned_fences.h)
+  kJobFenceRelease, // down: nspace, sequence, ok, every host's data
   // Downwards, mpirun -> every daemon.
   kFenceRelease,  // sequence, every node's fence data
   kSignal,        // signal, rank spared (-1: none)

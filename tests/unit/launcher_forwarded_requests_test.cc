@@ -162,7 +162,8 @@ TEST_F(Forwarded, JobsSentToADaemonRoundTrip) {
   d.universe_size = 8;
   d.parent_nspace = "ferry.7";
   d.parent_rank = 1;
-  d.nodes = {{"h2", {0, 1, 2}}};
+  d.nodes = {{"h1", {0}}, {"h2", {1, 2}}};
+  d.this_node = 1;
   s.setup.environment = {{"X", "1"}};
   SpawnApp one;
   one.cmd = "a";
@@ -186,9 +187,17 @@ TEST_F(Forwarded, JobsSentToADaemonRoundTrip) {
   EXPECT_EQ(e.universe_size, 8);
   EXPECT_EQ(e.parent_nspace, "ferry.7");
   EXPECT_EQ(e.parent_rank, 1);
-  ASSERT_EQ(e.nodes.size(), 1u);
-  EXPECT_EQ(e.nodes[0].hostname, "h2");
-  EXPECT_EQ(e.nodes[0].ranks, (std::vector<int>{0, 1, 2}));
+  ASSERT_EQ(e.nodes.size(), 2u);
+  EXPECT_EQ(e.this_node, 1);
+  EXPECT_EQ(e.nodes[0].hostname, "h1");
+  EXPECT_EQ(e.nodes[0].ranks, (std::vector<int>{0}));
+  EXPECT_EQ(e.nodes[1].hostname, "h2");
+  EXPECT_EQ(e.nodes[1].ranks, (std::vector<int>{1, 2}));
+  // A rank outside the job, or a node that is not there, is refused.
+  RemoteSpawn wrong = s;
+  wrong.setup.description.this_node = 2;
+  RemoteSpawn scratch;
+  EXPECT_FALSE(decode_remote_spawn(body_of(encode_remote_spawn(wrong)), &scratch));
   EXPECT_EQ(e.app_sizes, (std::vector<int>{1, 2}));
   EXPECT_EQ(back.setup.environment, s.setup.environment);
   ASSERT_EQ(back.setup.apps.size(), 2u);
