@@ -145,6 +145,19 @@ case $case_name in
       { show; fail "h2 did not ask h1 for a child's data"; }
     expect_nothing_left "$SPAWN_HOSTS"
     ;;
+  spawn_across_hosts)
+    # Parents on h1, h2 and h3; the last (h3) spawns four children with info
+    # host=h3,h2,h1: they fill the free slots in that order (one on h3, two
+    # on h2, one on h1), and their fences (MPI_Init's cards) go through mpirun.
+    write_hosts "h1 slots=2\nh2 slots=3\nh3 slots=2\n"
+    FERRY_DEBUG=launch run_mpirun --map-by node --hostfile "$work/hosts" -n 3 "$SPAWN_HOSTS" spawn h3,h2,h1 h3,h2,h2,h1 4
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawned ferry\.[0-9]*\.1 on 3 hosts for rank 2 of" "$work/err" || { show; fail "not spawned on 3 hosts"; }
+    grep -q "fence 0 of ferry\.[0-9]*\.1 complete on its 3 hosts" "$work/err" ||
+      { show; fail "no fence of the children through mpirun"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
   spawn_default_placement)
     # No host named, mpirun's host not in the allocation, h1 full: the two
     # children go to h2, the first host with two free slots.
