@@ -1,15 +1,16 @@
 // The jobs that ranks start with PMIx_Spawn (MPI_Comm_spawn, MPI-3.1
 // §10.3): mpirun checks the request against its allocation and picks the
-// host the job runs on: the one its apps name (`host`, `hostfile`), else
-// mpirun's own if the job fits its free slots, else the first host of the
-// job with a node daemon where it fits (the first job's rule of filling
-// hosts in order, placement.cc). On mpirun's host it registers a new
-// namespace with its PMIx server (the first job's description, plus
-// PMIX_PARENT_ID and PMIX_SPAWNED) and starts the processes like the first
-// job's ranks (spawned_job_here.h); on another host the node daemon does
-// the same (daemon_spawned_jobs.h) and says how it went. The spawning
-// process gets the namespace, or an error status with a line on stderr
-// saying why.
+// hosts the job runs on: those its apps name (`host`, `hostfile`; several
+// are filled in the order named), else mpirun's own if the job fits its
+// free slots, else the first host of the job with a node daemon where it
+// fits (the first job's rule of filling hosts in order, placement.cc). On
+// mpirun's host it registers a new namespace with its PMIx server (the
+// first job's description, plus PMIX_PARENT_ID and PMIX_SPAWNED) and starts
+// the processes like the first job's ranks (spawned_job_here.h); on another
+// host the node daemon does the same for its part (daemon_spawned_jobs.h)
+// and says how it went. The spawning process gets the namespace once every
+// part has started, or an error status with a line on stderr saying why
+// (and no part of the job runs).
 //
 // Spawned processes are ranks like the others for the rest of the job:
 // their output is forwarded, a failure ends the whole job, and the job's
@@ -17,9 +18,9 @@
 // the event loop and hands over their output events and exits, local and
 // reported by daemons.
 //
-// A job whose apps name several hosts spreads over them (its fences go
-// through the daemon tree: spawned_fences.h). Not yet: hosts of the
-// allocation that run no rank of the first job (no daemon there), binding.
+// Not yet: hosts of the allocation that run no rank of the first job (no
+// daemon there), spreading a job when no host is named, per-app host lists
+// (all apps' hosts are filled in order), binding.
 #pragma once
 
 #include <pmix_common.h>
