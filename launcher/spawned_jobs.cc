@@ -71,8 +71,9 @@ std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal) {
 // MPI-3.1 §10.3.4: `host` names where the processes run, any host of the
 // allocation. Several hosts named: the processes fill their free slots in
 // the order named (the last takes the rest under --oversubscribe). None
-// named: the job runs on one host, mpirun's if it fits, else the first
-// daemon's host where it fits.
+// named: the job runs on one host if one has room for all of it (mpirun's
+// first, then the daemons' in order), else it fills their free slots in
+// that order.
 std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& request, int wanted, int slots_in_use,
                                                        std::vector<Target>* where) const {
   std::vector<std::string> named;  // "" is mpirun's host
@@ -98,11 +99,13 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
                                                  "' runs no rank of the job, so mpirun has no node daemon there to "
                                                  "start processes (not supported yet)"};
   const int64_t used_here = slots_in_use + running_on(0);
-  if (named.size() > 1) {
+  // Fills the free slots of `keys` ("" mpirun's host) in order; the last
+  // one takes the rest under --oversubscribe.
+  auto spread = [&](const std::vector<std::string>& keys) -> std::optional<Refusal> {
     where->clear();
     int64_t left = wanted, free_total = 0;
     std::string names;
-    for (const std::string& name : named) {
+    for (const std::string& name : keys) {
       const SpawnContext::DaemonHost* d = name.empty() ? nullptr : daemon_named(name);
       int64_t free = free_slots(d, d != nullptr ? d->first_job_ranks + running_on(d->position) : used_here);
       int64_t take = std::min(left, free);
@@ -118,7 +121,8 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
     where->back().count += int(left);
     std::erase_if(*where, [](const Target& t) { return t.count == 0; });
     return std::nullopt;
-  }
+  };
+  if (named.size() > 1) return spread(named);
   if (named.size() == 1 && !named[0].empty()) {
     const SpawnContext::DaemonHost* d = daemon_named(named[0]);
     if (auto refusal = check_slots(d, wanted, d->first_job_ranks + running_on(d->position))) return refusal;
@@ -140,10 +144,16 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
       *where = {{d.name, d.position, wanted}};
       return std::nullopt;
     }
+  // No one host has room for all of them: they fill the hosts in order,
+  // as the first job's ranks do.
+  std::vector<std::string> keys;
+  if (here_listed) keys.push_back("");
+  for (const SpawnContext::DaemonHost& d : context_.daemon_hosts) keys.push_back(d.name);
+  if (!spread(keys)) return std::nullopt;
   if (!here)  // mpirun's host is outside the allocation; the others are full
     return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
                    count_text(wanted, "process", "processes") + " requested but no host of the job has room for them"};
-  here->why += " (and no other host of the job has that many)";
+  here->why += " (and the hosts of the job have fewer free slots in all)";
   return here;
 }
 

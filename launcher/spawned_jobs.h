@@ -3,7 +3,8 @@
 // hosts the job runs on: those its apps name (`host`, `hostfile`; several
 // are filled in the order named), else mpirun's own if the job fits its
 // free slots, else the first host of the job with a node daemon where it
-// fits (the first job's rule of filling hosts in order, placement.cc). On
+// fits, else those hosts' free slots in order (as placement.cc fills hosts
+// with the first job's ranks). On
 // mpirun's host it registers a new namespace with its PMIx server (the
 // first job's description, plus PMIX_PARENT_ID and PMIX_SPAWNED) and starts
 // the processes like the first job's ranks (spawned_job_here.h); on another
@@ -19,8 +20,8 @@
 // reported by daemons.
 //
 // Not yet: hosts of the allocation that run no rank of the first job (no
-// daemon there), spreading a job when no host is named, per-app host lists
-// (all apps' hosts are filled in order), binding.
+// daemon there), per-app host lists (all apps' hosts are filled in order),
+// binding.
 #pragma once
 
 #include <pmix_common.h>
