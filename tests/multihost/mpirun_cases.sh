@@ -168,6 +168,16 @@ case $case_name in
     grep -q "spawning ferry\.[0-9]*\.1 on h2 (daemon 2)" "$work/err" || { show; fail "the children did not go to h2"; }
     expect_nothing_left "$SPAWN_HOSTS"
     ;;
+  spawn_default_spreads)
+    # No host named and no host with two free slots: the two children fill
+    # the free slot of h1, then that of h2, as the first job's ranks would.
+    write_hosts "h1 slots=2\nh2 slots=2\n"
+    FERRY_DEBUG=launch run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" spawn - h1,h2 2
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawned ferry\.[0-9]*\.1 on 2 hosts" "$work/err" || { show; fail "not spread over 2 hosts"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
   names_across_hosts)
     # A rank on h1 publishes a port name and accepts, a rank on h2 looks it
     # up and connects; the acceptor's lookup of the request waits for it.
