@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 
 #include "common/debug.h"
@@ -69,7 +70,9 @@ std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal) {
 }
 
 // MPI-3.1 §10.3.4: `host` names where the processes run, any host of the
-// allocation. Several hosts named: the processes fill their free slots in
+// allocation. Apps of MPI_Comm_spawn_multiple that name different hosts are
+// placed one after the other, each on its own (an app naming none on any
+// host). Several hosts named: the processes fill their free slots in
 // the order named (the last takes the rest under --oversubscribe). None
 // named: the job runs on one host if one has room for all of it (mpirun's
 // first, then the daemons' in order), else it fills their free slots in
@@ -77,8 +80,10 @@ std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal) {
 std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& request, int wanted, int slots_in_use,
                                                        std::vector<Target>* where) const {
   std::vector<std::string> named;  // "" is mpirun's host
-  for (const SpawnApp& app : request.apps)
-    for (const std::string& name : app.hosts) {
+  std::vector<std::vector<std::string>> app_named(request.apps.size());  // each app's own
+  for (size_t a = 0; a < request.apps.size(); ++a)
+    for (const std::string& name : request.apps[a].hosts) {
+      const SpawnApp& app = request.apps[a];
       bool here = is_this_host(name) || name == context_.hostname;
       bool listed = false;
       for (const hosts::HostEntry& h : context_.hosts) listed = listed || h.name == name;
@@ -87,6 +92,7 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
         return Refusal{PMIX_ERR_JOB_FAILED_TO_MAP, "host '" + name + "'" + from + " is not in mpirun's allocation"};
       std::string key = here ? "" : name;
       if (std::find(named.begin(), named.end(), key) == named.end()) named.push_back(key);
+      if (std::find(app_named[a].begin(), app_named[a].end(), key) == app_named[a].end()) app_named[a].push_back(key);
     }
   auto daemon_named = [&](const std::string& name) -> const SpawnContext::DaemonHost* {
     for (const SpawnContext::DaemonHost& d : context_.daemon_hosts)
@@ -99,30 +105,58 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
                                                  "' runs no rank of the job, so mpirun has no node daemon there to "
                                                  "start processes (not supported yet)"};
   const int64_t used_here = slots_in_use + running_on(0);
-  // Fills the free slots of `keys` ("" mpirun's host) in order; the last
-  // one takes the rest under --oversubscribe.
-  auto spread = [&](const std::vector<std::string>& keys) -> std::optional<Refusal> {
-    where->clear();
-    int64_t left = wanted, free_total = 0;
+  // Unnamed, mpirun's host takes spawned jobs only if it is part of the
+  // allocation (as for the first job's ranks).
+  bool here_listed = context_.hosts.empty();
+  for (const hosts::HostEntry& h : context_.hosts)
+    here_listed = here_listed || is_this_host(h.name) || h.name == context_.hostname;
+  std::vector<std::string> all_hosts;  // in the order processes fill them
+  if (here_listed || context_.daemon_hosts.empty()) all_hosts.push_back("");
+  for (const SpawnContext::DaemonHost& d : context_.daemon_hosts) all_hosts.push_back(d.name);
+
+  // Fills the free slots of `keys` ("" mpirun's host) in order with `count`
+  // processes, appended to `where`; the last one takes the rest under
+  // --oversubscribe. Slots taken stay taken for the next call.
+  std::map<std::string, int64_t> free_left;
+  auto spread = [&](const std::vector<std::string>& keys, int count) -> std::optional<Refusal> {
+    int64_t left = count, free_total = 0;
     std::string names;
     for (const std::string& name : keys) {
       const SpawnContext::DaemonHost* d = name.empty() ? nullptr : daemon_named(name);
-      int64_t free = free_slots(d, d != nullptr ? d->first_job_ranks + running_on(d->position) : used_here);
-      int64_t take = std::min(left, free);
-      free_total += free;
+      if (!free_left.count(name))
+        free_left[name] = free_slots(d, d != nullptr ? d->first_job_ranks + running_on(d->position) : used_here);
+      int64_t take = std::min(left, free_left[name]);
+      free_left[name] -= take;
+      free_total += free_left[name] + take;
       names += std::string(names.empty() ? "" : ", ") + "'" + (d != nullptr ? d->name : context_.hostname) + "'";
       where->push_back({d != nullptr ? d->name : context_.hostname, d != nullptr ? d->position : 0, int(take)});
       left -= take;
     }
     if (left > 0 && !context_.oversubscribe)
       return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
-                     count_text(wanted, "process", "processes") + " requested but hosts " + names + " have " +
+                     count_text(count, "process", "processes") + " requested but hosts " + names + " have " +
                          count_text(free_total, "free slot", "free slots") + "; add slots or use --oversubscribe"};
     where->back().count += int(left);
     std::erase_if(*where, [](const Target& t) { return t.count == 0; });
     return std::nullopt;
   };
-  if (named.size() > 1) return spread(named);
+  // MPI_Comm_spawn_multiple whose apps name hosts of their own: app by app.
+  bool per_app = false;
+  for (const auto& hosts : app_named) per_app = per_app || (hosts != app_named[0]);
+  if (per_app) {
+    where->clear();
+    for (size_t a = 0; a < request.apps.size(); ++a) {
+      if (auto refusal = spread(app_named[a].empty() ? all_hosts : app_named[a], request.apps[a].maxprocs)) {
+        refusal->why = "app " + std::to_string(a) + " ('" + request.apps[a].cmd + "'): " + refusal->why;
+        return refusal;
+      }
+    }
+    return std::nullopt;
+  }
+  if (named.size() > 1) {
+    where->clear();
+    return spread(named, wanted);
+  }
   if (named.size() == 1 && !named[0].empty()) {
     const SpawnContext::DaemonHost* d = daemon_named(named[0]);
     if (auto refusal = check_slots(d, wanted, d->first_job_ranks + running_on(d->position))) return refusal;
@@ -130,11 +164,6 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
     return std::nullopt;
   }
   std::optional<Refusal> here = check_slots(nullptr, wanted, used_here);
-  // Unnamed, mpirun's host takes spawned jobs only if it is part of the
-  // allocation (as for the first job's ranks).
-  bool here_listed = context_.hosts.empty();
-  for (const hosts::HostEntry& h : context_.hosts)
-    here_listed = here_listed || is_this_host(h.name) || h.name == context_.hostname;
   if (!named.empty() || (here_listed && !here) || context_.daemon_hosts.empty()) {
     *where = {{context_.hostname, 0, wanted}};
     return here;
@@ -146,10 +175,8 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
     }
   // No one host has room for all of them: they fill the hosts in order,
   // as the first job's ranks do.
-  std::vector<std::string> keys;
-  if (here_listed) keys.push_back("");
-  for (const SpawnContext::DaemonHost& d : context_.daemon_hosts) keys.push_back(d.name);
-  if (!spread(keys)) return std::nullopt;
+  where->clear();
+  if (!spread(all_hosts, wanted)) return std::nullopt;
   if (!here)  // mpirun's host is outside the allocation; the others are full
     return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
                    count_text(wanted, "process", "processes") + " requested but no host of the job has room for them"};
@@ -234,13 +261,19 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
   for (const SpawnApp& app : request.apps) d.app_sizes.push_back(app.maxprocs);
   int next = 0;
   for (const Target& t : where) {
-    NodeDescription node{t.host, {}};
+    // One node per host, its ranks ascending (apps placed one after the
+    // other may come back to a host).
+    auto known = std::find(job->positions.begin(), job->positions.end(), t.position);
+    if (known == job->positions.end()) {
+      d.nodes.push_back({t.host, {}});
+      job->positions.push_back(t.position);
+      known = job->positions.end() - 1;
+    }
+    NodeDescription& node = d.nodes[size_t(known - job->positions.begin())];
     for (int k = 0; k < t.count; ++k, ++next) {
       node.ranks.push_back(next);
       job->rank_position.push_back(t.position);
     }
-    d.nodes.push_back(std::move(node));
-    job->positions.push_back(t.position);
   }
   SpawnedJobSetup setup;
   setup.description = d;

@@ -19,9 +19,9 @@
 // the event loop and hands over their output events and exits, local and
 // reported by daemons.
 //
-// Not yet: hosts of the allocation that run no rank of the first job (no
-// daemon there), per-app host lists (all apps' hosts are filled in order),
-// binding.
+// Apps of MPI_Comm_spawn_multiple that name different hosts are placed app
+// by app. Not yet: hosts of the allocation that run no rank of the first
+// job (no daemon there), binding.
 #pragma once
 
 #include <pmix_common.h>
