@@ -178,6 +178,16 @@ case $case_name in
     grep -q "spawned ferry\.[0-9]*\.1 on 2 hosts" "$work/err" || { show; fail "not spread over 2 hosts"; }
     expect_nothing_left "$SPAWN_HOSTS"
     ;;
+  spawn_multiple_per_app_hosts)
+    # MPI_Comm_spawn_multiple, app 0 with host=h2 and app 1 with host=h1:
+    # each app's child runs on its own app's host (not both on h2, which
+    # has room for both).
+    write_hosts "h1 slots=2\nh2 slots=3\n"
+    run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" multiple h2 h1
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
   names_across_hosts)
     # A rank on h1 publishes a port name and accepts, a rank on h2 looks it
     # up and connects; the acceptor's lookup of the request waits for it.

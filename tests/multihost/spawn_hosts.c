@@ -9,6 +9,9 @@
  *                                   parents and children exchange messages
  *                                   both ways and allreduce over the merged
  *                                   communicator
+ *   spawn_hosts multiple H1 H2      the last rank spawns two apps of one
+ *                                   child each, with info host=H1 and H2:
+ *                                   each child runs on its app's host
  *   spawn_hosts names               rank 0 publishes a port name and accepts;
  *                                   the last rank looks it up and connects a
  *                                   second later (the accept's lookup waits);
@@ -54,9 +57,10 @@ static void child(MPI_Comm parent, const char *where) {
   CHECK_MPI(MPI_Comm_disconnect(&parent));
 }
 
+static void exchange(MPI_Comm children, int n);
+
 static void spawn(const char *host, const char *where, int n) {
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int size;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int root = size - 1;
   MPI_Info info = MPI_INFO_NULL;
@@ -69,6 +73,38 @@ static void spawn(const char *host, const char *where, int n) {
   int codes[16];
   CHECK_MPI(MPI_Comm_spawn(self, args, n, info, root, MPI_COMM_WORLD, &children, codes));
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  exchange(children, n);
+}
+
+/* MPI_Comm_spawn_multiple: one child on HOST1 (first app), one on HOST2. */
+static void spawn_multiple(const char *host1, const char *host2) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char where[256];
+  snprintf(where, sizeof where, "%s,%s", host1, host2);
+  char *commands[2] = {(char *)self, (char *)self};
+  char *args0[] = {"child", where, NULL};
+  char *args1[] = {"child", where, NULL};
+  char **argvs[2] = {args0, args1};
+  int maxprocs[2] = {1, 1};
+  MPI_Info infos[2];
+  MPI_Info_create(&infos[0]);
+  MPI_Info_set(infos[0], "host", host1);
+  MPI_Info_create(&infos[1]);
+  MPI_Info_set(infos[1], "host", host2);
+  MPI_Comm children;
+  int codes[2];
+  CHECK_MPI(MPI_Comm_spawn_multiple(2, commands, argvs, maxprocs, infos, size - 1, MPI_COMM_WORLD, &children, codes));
+  MPI_Info_free(&infos[0]);
+  MPI_Info_free(&infos[1]);
+  exchange(children, 2);
+}
+
+static void exchange(MPI_Comm children, int n) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int root = size - 1;
   int remote = 0;
   MPI_Comm_remote_size(children, &remote);
   CHECK(remote == n, "%d children, expected %d", remote, n);
@@ -162,6 +198,8 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "spawn") == 0 && argc > 4) {
     spawn(argv[2], argv[3], atoi(argv[4]));
+  } else if (strcmp(mode, "multiple") == 0 && argc > 3) {
+    spawn_multiple(argv[2], argv[3]);
   } else if (strcmp(mode, "names") == 0) {
     names();
   } else if (strcmp(mode, "refused") == 0 && argc > 3) {
