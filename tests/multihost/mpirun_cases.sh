@@ -218,6 +218,14 @@ case $case_name in
       { show; fail "no line for the failed spawned process"; }
     expect_nothing_left "$SPAWN_PROBE"
     ;;
+  spawned_remote_output)
+    # A process spawned onto h1 has its output forwarded through h1's
+    # daemon, tagged "[job,rank]" under --tag-output like one on mpirun's host.
+    run_mpirun --tag-output --oversubscribe --timeout 3 -H h1,h2 -n 2 "$SPAWN_PROBE" spawn_run /bin/sh -c 'echo "from $(hostname)"'
+    [[ $status -eq 124 ]] || { show; fail "exit status $status, expected 124 (--timeout)"; }
+    grep -q "^\[1,0\] from h1$" "$work/out" || { show; fail "no tagged line from the child on h1"; }
+    expect_nothing_left "$SPAWN_PROBE"
+    ;;
   spawned_remote_teardown)
     # --timeout ends a process spawned onto h1 too, through h1's daemon.
     # (A copy of sleep under a name of its own, to count it.)
