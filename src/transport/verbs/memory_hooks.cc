@@ -1,0 +1,92 @@
+#include "transport/verbs/memory_hooks.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <mutex>
+
+#include "transport/verbs/reg_cache.h"
+
+namespace ferry::transport::verbs::memory_hooks {
+namespace {
+
+std::mutex attach_lock;
+std::atomic<RegistrationCache*> attached{nullptr};
+thread_local int busy_depth = 0;
+
+template <typename F>
+F next(const char* symbol) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, symbol));
+}
+
+}  // namespace
+
+Busy::Busy() { ++busy_depth; }
+Busy::~Busy() { --busy_depth; }
+bool Busy::here() { return busy_depth > 0; }
+
+void attach(RegistrationCache* cache) {
+  std::lock_guard<std::mutex> hold(attach_lock);
+  attached.store(cache);
+}
+
+void detach(RegistrationCache* cache) {
+  std::lock_guard<std::mutex> hold(attach_lock);
+  if (attached.load() == cache) attached.store(nullptr);
+}
+
+void unmapping(const void* address, size_t bytes) {
+  if (attached.load(std::memory_order_acquire) == nullptr || Busy::here()) return;
+  std::lock_guard<std::mutex> hold(attach_lock);
+  if (RegistrationCache* cache = attached.load()) cache->invalidate(address, bytes);
+}
+
+bool active() {
+  void* found = dlsym(RTLD_DEFAULT, "munmap");
+  if (found != reinterpret_cast<void*>(&::munmap)) return false;
+  // glibc's malloc must keep what it maps (see memory_hooks.h).
+  return mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, -1) == 1 && mallopt(M_ARENA_MAX, 1) == 1;
+}
+
+}  // namespace ferry::transport::verbs::memory_hooks
+
+using ferry::transport::verbs::memory_hooks::unmapping;
+
+// The interposed calls. They must work before anything is set up (a
+// program's constructors may unmap): the next definition is looked up on
+// first use, and the system call does the work if there is none.
+extern "C" {
+
+__attribute__((visibility("default"))) int munmap(void* address, size_t bytes) {
+  unmapping(address, bytes);
+  static auto real = ferry::transport::verbs::memory_hooks::next<int (*)(void*, size_t)>("munmap");
+  return real ? real(address, bytes) : static_cast<int>(syscall(SYS_munmap, address, bytes));
+}
+
+__attribute__((visibility("default"))) void* mremap(void* old_address, size_t old_bytes, size_t new_bytes, int flags, ...) {
+  void* new_address = nullptr;
+  if ((flags & MREMAP_FIXED) != 0) {
+    va_list args;
+    va_start(args, flags);
+    new_address = va_arg(args, void*);
+    va_end(args);
+  }
+  unmapping(old_address, old_bytes);
+  if (new_address != nullptr) unmapping(new_address, new_bytes);
+  static auto real = ferry::transport::verbs::memory_hooks::next<void* (*)(void*, size_t, size_t, int, ...)>("mremap");
+  if (real) return real(old_address, old_bytes, new_bytes, flags, new_address);
+  return reinterpret_cast<void*>(syscall(SYS_mremap, old_address, old_bytes, new_bytes, flags, new_address));
+}
+
+__attribute__((visibility("default"))) int madvise(void* address, size_t bytes, int advice) {
+  if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) unmapping(address, bytes);
+  static auto real = ferry::transport::verbs::memory_hooks::next<int (*)(void*, size_t, int)>("madvise");
+  return real ? real(address, bytes, advice) : static_cast<int>(syscall(SYS_madvise, address, bytes, advice));
+}
+
+}  // extern "C"
