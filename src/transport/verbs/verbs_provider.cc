@@ -39,7 +39,9 @@ bool parse_gid_index(std::string* error, int* index) {
 }  // namespace
 
 std::unique_ptr<Transport> VerbsTransport::open(const JobLayout& job, PacketHandler* handler, std::string* error) {
-  if (job.size == 1 && job.singleton) return nullptr;
+  // Processes of other jobs (spawn, connect) are reached over tcp only
+  // (Transport::adopt): a job of one process has no use for verbs.
+  if (job.size == 1) return nullptr;
   bool optional = tcp_stands_in();
   std::string name;
   int port = 0;
