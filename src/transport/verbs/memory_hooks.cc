@@ -19,9 +19,19 @@ std::mutex attach_lock;
 std::atomic<RegistrationCache*> attached{nullptr};
 thread_local int busy_depth = 0;
 
+// The next definitions (libc's, or a sanitizer's), looked up on first use
+// without a function-local static: its guard would deadlock should the
+// lookup itself ever unmap.
+std::atomic<void*> next_munmap{nullptr}, next_mremap{nullptr}, next_madvise{nullptr};
+
 template <typename F>
-F next(const char* symbol) {
-  return reinterpret_cast<F>(dlsym(RTLD_NEXT, symbol));
+F next(std::atomic<void*>& slot, const char* symbol) {
+  void* f = slot.load(std::memory_order_relaxed);
+  if (f == nullptr) {
+    f = dlsym(RTLD_NEXT, symbol);
+    slot.store(f, std::memory_order_relaxed);
+  }
+  return reinterpret_cast<F>(f);
 }
 
 }  // namespace
@@ -55,16 +65,20 @@ bool active() {
 
 }  // namespace ferry::transport::verbs::memory_hooks
 
+using ferry::transport::verbs::memory_hooks::next;
+using ferry::transport::verbs::memory_hooks::next_madvise;
+using ferry::transport::verbs::memory_hooks::next_mremap;
+using ferry::transport::verbs::memory_hooks::next_munmap;
 using ferry::transport::verbs::memory_hooks::unmapping;
 
 // The interposed calls. They must work before anything is set up (a
-// program's constructors may unmap): the next definition is looked up on
-// first use, and the system call does the work if there is none.
+// program's constructors may unmap): the system call does the work if
+// there is no next definition.
 extern "C" {
 
 __attribute__((visibility("default"))) int munmap(void* address, size_t bytes) {
   unmapping(address, bytes);
-  static auto real = ferry::transport::verbs::memory_hooks::next<int (*)(void*, size_t)>("munmap");
+  auto real = next<int (*)(void*, size_t)>(next_munmap, "munmap");
   return real ? real(address, bytes) : static_cast<int>(syscall(SYS_munmap, address, bytes));
 }
 
@@ -78,14 +92,14 @@ __attribute__((visibility("default"))) void* mremap(void* old_address, size_t ol
   }
   unmapping(old_address, old_bytes);
   if (new_address != nullptr) unmapping(new_address, new_bytes);
-  static auto real = ferry::transport::verbs::memory_hooks::next<void* (*)(void*, size_t, size_t, int, ...)>("mremap");
+  auto real = next<void* (*)(void*, size_t, size_t, int, ...)>(next_mremap, "mremap");
   if (real) return real(old_address, old_bytes, new_bytes, flags, new_address);
   return reinterpret_cast<void*>(syscall(SYS_mremap, old_address, old_bytes, new_bytes, flags, new_address));
 }
 
 __attribute__((visibility("default"))) int madvise(void* address, size_t bytes, int advice) {
   if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) unmapping(address, bytes);
-  static auto real = ferry::transport::verbs::memory_hooks::next<int (*)(void*, size_t, int)>("madvise");
+  auto real = next<int (*)(void*, size_t, int)>(next_madvise, "madvise");
   return real ? real(address, bytes, advice) : static_cast<int>(syscall(SYS_madvise, address, bytes, advice));
 }
 
