@@ -281,6 +281,20 @@ TEST(VerbsModelTransport, ADeadPeerEndsTheJobInsteadOfHanging) {
   EXPECT_NE(pair.fatal[0][0].find("does not answer"), std::string::npos) << pair.fatal[0][0];
 }
 
+TEST(VerbsModelTransport, ExhaustedRnrRetriesEndTheJobSayingWhy) {
+  VerbsOptions o;
+  o.rnr_retry = 1;
+  Pair pair(o);
+  std::deque<Outgoing> keep;
+  pair.queue(0, 8, 0, keep);
+  ASSERT_TRUE(pair.run([&] { return pair.inbox[1].complete() == 1; }));
+  pair.devices[1]->steal_receives(1 << 20);  // credits say yes, the receive queue is empty
+  pair.queue(0, 8, 1, keep);
+  ASSERT_TRUE(pair.run([&] { return !pair.fatal[0].empty(); }));
+  EXPECT_NE(pair.fatal[0][0].find("RNR retries exhausted"), std::string::npos) << pair.fatal[0][0];
+  EXPECT_NE(pair.fatal[0][0].find("rank 1"), std::string::npos) << pair.fatal[0][0];
+}
+
 TEST(VerbsModelTransport, AQueuePairInTheErrorStateEndsTheJob) {
   Pair pair;
   std::deque<Outgoing> keep;

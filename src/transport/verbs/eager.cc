@@ -20,9 +20,6 @@ namespace ferry::transport::verbs {
 namespace {
 
 constexpr int kSignalEvery = 16;
-// Send-queue requests a peer may have outstanding: the QP's send queue
-// (Resources::send_queue_entries), less room for a flush.
-constexpr size_t kMaxPostedPerPeer = 240;
 
 }  // namespace
 
@@ -49,7 +46,8 @@ bool VerbsTransport::post_receive_buffers(int count, std::string* error) {
     uint8_t* buffer = block.get() + static_cast<size_t>(i) * buffer_bytes_;
     receive_slots_.push_back(buffer);
     if (!device_->post_receive(receive_slots_.size() - 1, buffer, static_cast<uint32_t>(buffer_bytes_), region.lkey)) {
-      *error = "cannot post receive buffers to the shared receive queue (SRQ full)";
+      *error = "cannot post receive buffers to the shared receive queue: it is sized for " +
+               std::to_string(kMaxPeersSized) + " connected peers of FERRY_IB_CREDITS buffers each";
       return false;
     }
   }

@@ -63,6 +63,10 @@ class ModelDevice final : public Device {
   int posted_receives() const { return static_cast<int>(srq_.size()); }
   bool qp_in_error(int qp) const { return qps_[static_cast<size_t>(qp)].state == QpState::kError; }
   uint16_t lid() const { return lid_; }
+  // Takes `n` posted receives away (a receiver that ran out of buffers).
+  void steal_receives(int n) {
+    while (n-- > 0 && !srq_.empty()) srq_.pop_back();
+  }
   // Puts a QP in the error state (as a local or remote error would).
   void break_qp(int qp);
 

@@ -57,8 +57,12 @@ bool VerbsTransport::start(std::string* error) {
   if (!check_memlock(pinned, error)) return false;
   if (!select_address(*device_, options_.port, options_.gid_index, &local_, error)) return false;
   Resources sizes;
-  sizes.srq_entries = (options_.credits + 1) * std::min(options_.world_size, 256);
-  sizes.cq_entries = sizes.srq_entries + 4 * sizes.send_queue_entries + 256;
+  // The CQ holds every completion that can be outstanding at once, so it
+  // never overruns (an overrun is fatal on hardware): every posted receive,
+  // and every send-queue request of every peer (reads are each signaled).
+  int peers = std::min(options_.world_size, kMaxPeersSized);
+  sizes.srq_entries = (options_.credits + 1) * peers;
+  sizes.cq_entries = sizes.srq_entries + peers * static_cast<int>(kMaxPostedPerPeer) + 64;
   if (!device_->setup(options_.port, sizes, error)) return false;
   local_.card.datagram_qpn = device_->datagram_qpn();
   // The cache keeps registrations after use only where the memory hooks

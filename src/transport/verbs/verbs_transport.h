@@ -40,6 +40,13 @@
 
 namespace ferry::transport::verbs {
 
+// Send-queue requests a peer may have outstanding: the QP's send queue
+// (Resources::send_queue_entries), less room for a flush.
+constexpr size_t kMaxPostedPerPeer = 240;
+// The shared receive queue and the completion queue are sized for this
+// many connected peers (or the job size, if smaller).
+constexpr int kMaxPeersSized = 256;
+
 struct VerbsOptions {
   int my_rank = 0;
   int world_size = 1;
