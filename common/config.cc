@@ -58,7 +58,8 @@ constexpr std::array kSettings = {
     Setting{"FERRY_IB_REG_CACHE", "256m",
             "Bytes of memory registrations the verbs transport keeps after use, so a buffer sent again is not "
             "registered again; 0 turns the cache off"},
-    Setting{"FERRY_CONNECT_TIMEOUT", "30", "Seconds to wait for a TCP connection to a peer before failing"},
+    Setting{"FERRY_CONNECT_TIMEOUT", "30",
+            "Seconds to wait for a connection to a peer (TCP connect, verbs handshake) before failing"},
     Setting{"FERRY_PORT_TIMEOUT", "60",
             "Seconds MPI_Comm_connect waits for an MPI_Comm_accept on its port, and MPI_Comm_spawn for the "
             "spawned processes' MPI_Init, before failing (MPI_ERR_PORT, MPI_ERR_SPAWN)"},

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/verbs/memory_hooks.h"
 #include "transport/verbs/model_device.h"
 #include "transport/verbs/verbs_transport.h"
 
@@ -80,6 +81,7 @@ double raw_ns(long n) {
 
 int main(int argc, char** argv) {
   long n = argc > 1 ? std::atol(argv[1]) : 1000000;
+  memory_hooks::prepare_allocator();  // what loading libmpi does on an RDMA host
   ModelFabric fabric;
   Counter inbox[2];
   std::unique_ptr<VerbsTransport> t[2];

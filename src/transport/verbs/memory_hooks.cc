@@ -1,5 +1,6 @@
 #include "transport/verbs/memory_hooks.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
@@ -10,6 +11,7 @@
 #include <cstdarg>
 #include <mutex>
 
+#include "common/config.h"
 #include "transport/verbs/reg_cache.h"
 
 namespace ferry::transport::verbs::memory_hooks {
@@ -18,6 +20,24 @@ namespace {
 std::mutex attach_lock;
 std::atomic<RegistrationCache*> attached{nullptr};
 thread_local int busy_depth = 0;
+std::atomic<bool> allocator_prepared{false};
+
+bool rdma_device_present() {
+  DIR* dir = opendir("/sys/class/infiniband");
+  if (dir == nullptr) return false;
+  bool found = false;
+  while (dirent* e = readdir(dir)) found = found || e->d_name[0] != '.';
+  closedir(dir);
+  return found;
+}
+
+// Before main(): see memory_hooks.h for why it cannot wait for MPI_Init.
+__attribute__((constructor)) void prepare_at_load() {
+  if (!rdma_device_present()) return;
+  if (("," + ferry::config::value("FERRY_TRANSPORTS") + ",").find(",verbs,") == std::string::npos) return;
+  if (ferry::config::integer("FERRY_IB_REG_CACHE") == 0) return;
+  prepare_allocator();
+}
 
 // The next definitions (libc's, or a sanitizer's), looked up on first use
 // without a function-local static: its guard would deadlock should the
@@ -56,11 +76,15 @@ void unmapping(const void* address, size_t bytes) {
   if (RegistrationCache* cache = attached.load()) cache->invalidate(address, bytes);
 }
 
+void prepare_allocator() {
+  // glibc's malloc must keep what it maps (see memory_hooks.h).
+  bool ok = mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, -1) == 1 && mallopt(M_ARENA_MAX, 1) == 1;
+  allocator_prepared.store(ok);
+}
+
 bool active() {
   void* found = dlsym(RTLD_DEFAULT, "munmap");
-  if (found != reinterpret_cast<void*>(&::munmap)) return false;
-  // glibc's malloc must keep what it maps (see memory_hooks.h).
-  return mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, -1) == 1 && mallopt(M_ARENA_MAX, 1) == 1;
+  return found == reinterpret_cast<void*>(&::munmap) && allocator_prepared.load();
 }
 
 }  // namespace ferry::transport::verbs::memory_hooks

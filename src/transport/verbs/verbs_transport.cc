@@ -82,7 +82,7 @@ bool VerbsTransport::start(std::string* error) {
               device_->name().c_str(), options_.port,
               local_.info.link == LinkLayer::kEthernet ? "RoCE" : "InfiniBand", local_.card.lid, local_.gid_index,
               gid_text(local_.card.gid).c_str(), gid_kind_name(local_.gid_kind), local_.card.mtu_bytes,
-              device_->max_inline(), cache_->caching() ? "on" : "off (memory hooks not in effect)");
+              device_->max_inline(), cache_->caching() ? "on" : "off (memory hooks not in effect: memory_hooks.h)");
   return true;
 }
 
