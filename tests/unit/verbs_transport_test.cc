@@ -263,7 +263,7 @@ TEST(VerbsModelTransport, ARefusedReadEndsTheJobNamingThePeer) {
   op.on_done = [](OneSided*, const char* e) { *seen = e ? e : "ok"; };
   ASSERT_EQ(pair.ranks[1]->start_read(&op), Started::kPending);
   ASSERT_TRUE(pair.run([&] { return !pair.fatal[1].empty(); }));
-  EXPECT_NE(pair.fatal[1][0].find("rank 0"), std::string::npos) << pair.fatal[1][0];
+  EXPECT_NE(pair.fatal[1][0].find("RDMA read from rank 0"), std::string::npos) << pair.fatal[1][0];
   EXPECT_NE(pair.fatal[1][0].find("remote access error"), std::string::npos) << pair.fatal[1][0];
   EXPECT_NE(error, nullptr);
   EXPECT_STRNE(error, "ok");

@@ -64,6 +64,12 @@ enum class Status : uint8_t {
   kOther,
 };
 
+// Work request ids: the protocol's use bits 0-61 and 63; bit 62 is the
+// device implementation's own (its handshake datagrams).
+constexpr uint64_t kDeviceWrIdBit = 1ull << 62;
+
+// On an error completion only wr_id, status and qp_num are defined (as
+// ibv_wc says): the protocol tells receives from sends by wr_id.
 struct Completion {
   uint64_t wr_id = 0;
   Status status = Status::kSuccess;

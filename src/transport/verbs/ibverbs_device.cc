@@ -146,7 +146,7 @@ ibv_ah_attr ah_attr(const Address& a, int port) {
   return attr;
 }
 
-constexpr uint64_t kDatagramTag = 1ull << 63;  // wr_id bit of the UD queue pair's requests
+constexpr uint64_t kDatagramTag = kDeviceWrIdBit;  // the UD queue pair's requests
 constexpr int kDatagramSlots = 64;
 constexpr size_t kGrhBytes = 40;               // a UD receive starts with the global route header
 constexpr uint32_t kQkey = 0x11111111;

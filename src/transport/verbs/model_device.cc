@@ -160,7 +160,8 @@ void ModelDevice::fail_qp(Qp& q, Status first) {
     const SendRequest& r = q.queue.front().request;
     Status s = reported ? Status::kFlushed : first;
     reported = true;
-    complete(Completion{r.wr_id, s, r.opcode, 0, q.qpn});
+    // As on hardware, an error completion's opcode means nothing.
+    complete(Completion{r.wr_id, s, Opcode::kRecv, 0, q.qpn});
     q.queue.pop_front();
   }
 }
@@ -234,7 +235,7 @@ bool ModelDevice::post_send(int qp, const SendRequest& request, std::string* err
     return false;
   }
   if (q.state == QpState::kError) {
-    complete(Completion{request.wr_id, Status::kFlushed, request.opcode, 0, q.qpn});
+    complete(Completion{request.wr_id, Status::kFlushed, Opcode::kRecv, 0, q.qpn});
     return true;
   }
   Queued& queued = q.queue.emplace_back();

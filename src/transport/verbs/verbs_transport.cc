@@ -13,6 +13,9 @@ namespace ferry::transport::verbs {
 namespace {
 
 constexpr int kPollBatch = 32;
+// Send-queue requests carry this bit, the peer (bits 32-61) and a sequence
+// number; receives carry their buffer's slot.
+constexpr uint64_t kSendWrIdBit = 1ull << 63;
 
 const char* cause_of(Status s) {
   switch (s) {
@@ -110,7 +113,7 @@ bool VerbsTransport::post(int peer, Peer& p, SendRequest request, const Posted& 
   Posted entry = posted;
   entry.seq = p.next_seq++;
   entry.signaled = request.signaled;
-  request.wr_id = (1ull << 63) | (static_cast<uint64_t>(peer) << 32) | (entry.seq & 0xffffffffu);
+  request.wr_id = kSendWrIdBit | (static_cast<uint64_t>(peer) << 32) | (entry.seq & 0xffffffffu);
   std::string error;
   if (!device_->post_send(p.qp, request, &error)) {
     fail_peer(peer, p, "verbs: posting to rank " + std::to_string(peer) + " failed: " + error);
@@ -152,11 +155,11 @@ void VerbsTransport::fail_peer(int peer, Peer& p, const std::string& message) {
 }
 
 void VerbsTransport::on_completion(const Completion& c) {
-  if (c.opcode == Opcode::kRecv) {
+  if ((c.wr_id & kSendWrIdBit) == 0) {
     on_receive(c);
     return;
   }
-  int peer = static_cast<int>((c.wr_id >> 32) & 0x7fffffff);
+  int peer = static_cast<int>((c.wr_id >> 32) & 0x3fffffff);
   Peer& p = peers_[static_cast<size_t>(peer)];
   if (c.status == Status::kSuccess) {
     p.flush_posted = false;  // whatever completed retired the unsignaled requests before it
@@ -166,7 +169,10 @@ void VerbsTransport::on_completion(const Completion& c) {
   }
   // The QP is in the error state: this request failed, and every later one
   // comes back flushed. The first error names the cause.
-  std::string message = "verbs: " + std::string(c.opcode == Opcode::kRead ? "RDMA read from" : "send to") + " rank " +
+  bool read = false;
+  for (const Posted& e : p.posted)
+    if ((e.seq & 0xffffffffu) == (c.wr_id & 0xffffffffu)) read = e.read != nullptr;
+  std::string message = "verbs: " + std::string(read ? "RDMA read from" : "send to") + " rank " +
                         std::to_string(peer) + " failed: " + cause_of(c.status);
   if (c.status == Status::kFlushed)
     message = "verbs: the queue pair to rank " + std::to_string(peer) + " is in the error state (requests flushed)";
