@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -209,12 +210,20 @@ class IbverbsDevice final : public Device {
       *error = name_ + ": " + call + " failed: " + std::strerror(errno);
       return false;
     };
+    // Within what the device allows (Soft-RoCE's CQs hold 32K entries,
+    // some NICs allow fewer outstanding reads than 16).
+    ibv_device_attr device{};
+    if (lib_->query_device(context_, &device) != 0) return failed("ibv_query_device");
+    sizes_.cq_entries = std::min(sizes_.cq_entries, device.max_cqe);
+    sizes_.srq_entries = std::min(sizes_.srq_entries, device.max_srq_wr > 0 ? device.max_srq_wr : sizes_.srq_entries);
+    sizes_.send_queue_entries = std::min(sizes_.send_queue_entries, device.max_qp_wr);
+    reads_in_flight_ = static_cast<uint8_t>(std::clamp(std::min(device.max_qp_rd_atom, device.max_qp_init_rd_atom), 1, 16));
     if (!(pd_ = lib_->alloc_pd(context_))) return failed("ibv_alloc_pd");
     if (!(channel_ = lib_->create_comp_channel(context_))) return failed("ibv_create_comp_channel");
     fcntl(channel_->fd, F_SETFL, fcntl(channel_->fd, F_GETFL) | O_NONBLOCK);
-    if (!(cq_ = lib_->create_cq(context_, sizes.cq_entries, nullptr, channel_, 0))) return failed("ibv_create_cq");
+    if (!(cq_ = lib_->create_cq(context_, sizes_.cq_entries, nullptr, channel_, 0))) return failed("ibv_create_cq");
     ibv_srq_init_attr srq_attr{};
-    srq_attr.attr.max_wr = static_cast<uint32_t>(sizes.srq_entries);
+    srq_attr.attr.max_wr = static_cast<uint32_t>(sizes_.srq_entries);
     srq_attr.attr.max_sge = 1;
     if (!(srq_ = lib_->create_srq(pd_, &srq_attr))) return failed("ibv_create_srq");
     // The handshake's UD queue pair and its receive buffers.
@@ -293,7 +302,7 @@ class IbverbsDevice final : public Device {
     attr.path_mtu = mtu_enum(t.mtu_bytes);
     attr.dest_qp_num = t.remote_qpn;
     attr.rq_psn = t.remote_psn;
-    attr.max_dest_rd_atomic = 16;
+    attr.max_dest_rd_atomic = reads_in_flight_;
     attr.min_rnr_timer = 12;  // 0.64 ms
     attr.ah_attr = ah_attr(t.remote, port_);
     if (lib_->modify_qp(qp, &attr,
@@ -308,7 +317,7 @@ class IbverbsDevice final : public Device {
     attr.retry_cnt = t.retry_count;
     attr.rnr_retry = t.rnr_retry;
     attr.sq_psn = t.local_psn;
-    attr.max_rd_atomic = 16;
+    attr.max_rd_atomic = reads_in_flight_;
     if (lib_->modify_qp(qp, &attr,
                         IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
                             IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
@@ -445,6 +454,7 @@ class IbverbsDevice final : public Device {
   int port_ = 1;
   Resources sizes_;
   int granted_inline_ = 0;
+  uint8_t reads_in_flight_ = 16;
   ibv_pd* pd_ = nullptr;
   ibv_comp_channel* channel_ = nullptr;
   ibv_cq* cq_ = nullptr;
