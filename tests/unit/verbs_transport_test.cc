@@ -149,6 +149,22 @@ TEST(VerbsModelTransport, PacketsOfEverySizeArriveInOrderAndWhole) {
   ASSERT_TRUE(pair.run([&] { return !pair.ranks[0]->has_pending_sends(); }, 1000));
 }
 
+// The responder's QP reaches RTS before the requester's leaves INIT; were
+// the responder to send then, its packets would be dropped and retried.
+TEST(VerbsModelTransport, TheRespondingRankHoldsItsPacketsUntilTheRequesterIsReady) {
+  Pair pair;
+  std::deque<Outgoing> keep;
+  pair.queue(0, 10, 1, keep);
+  pair.ranks[0]->progress();
+  pair.ranks[1]->progress();  // takes the request, accepts
+  pair.queue(1, 20, 2, keep);  // rank 0's QP is still in INIT
+  pair.ranks[1]->progress();
+  ASSERT_TRUE(pair.run([&] { return pair.inbox[0].complete() == 1 && pair.inbox[1].complete() == 1; }));
+  EXPECT_EQ(pair.devices[1]->unready_tries(), 0) << "rank 1 sent to a QP not yet in RTR";
+  EXPECT_EQ(pair.devices[0]->unready_tries(), 0);
+  EXPECT_EQ(pair.inbox[0].packets[0].data, pattern(20, 2));
+}
+
 TEST(VerbsModelTransport, BothRanksSendingFirstAgreeOnOneQueuePair) {
   Pair pair;
   std::deque<Outgoing> keep;

@@ -182,6 +182,16 @@ bool ModelDevice::pump_qp(Qp& q) {
       fail_qp(q, Status::kRetryExceeded);  // the responder no longer answers
       return true;
     }
+    if (remote->state != QpState::kRts) {
+      // Not yet in RTR: the packet is dropped, the requester times out and
+      // retries, `retry_count` times.
+      ++unready_tries_;
+      if (++q.unready_tries > q.target.retry_count) {
+        fail_qp(q, Status::kRetryExceeded);
+        return true;
+      }
+      return moved;
+    }
     if (r.opcode == Opcode::kSend) {
       if (peer->srq_.empty()) {
         // An RNR NAK: the requester retries after the timer, `rnr_retry`

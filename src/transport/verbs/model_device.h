@@ -9,7 +9,8 @@
 // against the target's registrations and fail with kRemoteAccess, putting
 // both QPs in the error state; a QP in error flushes every later request
 // (kFlushed, signaled or not); a peer that died or a port that went down
-// fails sends with kRetryExceeded; QPs must go INIT -> RTR/RTS before
+// fails sends with kRetryExceeded, and so does a remote QP that stays short
+// of RTR (hardware drops such packets and retries); QPs must go INIT -> RTR/RTS before
 // sends; completions fire the completion channel (an eventfd) once armed;
 // the CQ has a capacity and records an overrun. Delivery happens when a
 // device of the fabric is polled or posts, in one thread.
@@ -58,6 +59,7 @@ class ModelDevice final : public Device {
   void set_srq_limit(int n) { srq_limit_ = n; }       // receive buffers the SRQ holds at most
   bool cq_overrun() const { return cq_overrun_; }
   int rnr_naks() const { return rnr_naks_; }          // sends that found no receive buffer, retries included
+  int unready_tries() const { return unready_tries_; } // requests that met a remote QP not yet in RTR
   int registrations() const { return registrations_; }
   int live_regions() const { return static_cast<int>(regions_.size()); }
   int posted_receives() const { return static_cast<int>(srq_.size()); }
@@ -103,6 +105,7 @@ class ModelDevice final : public Device {
     QpTarget target;
     std::deque<Queued> queue;  // posted, not yet delivered
     int rnr_tries = 0;
+    int unready_tries = 0;
   };
   struct Receive {
     uint64_t wr_id;
@@ -134,6 +137,7 @@ class ModelDevice final : public Device {
   int cq_capacity_ = 0;
   int srq_limit_ = 1 << 30;
   int rnr_naks_ = 0;
+  int unready_tries_ = 0;
   int registrations_ = 0;
   uint32_t next_key_ = 1;
   uint32_t datagram_qpn_ = 0;
