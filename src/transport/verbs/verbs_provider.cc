@@ -65,8 +65,14 @@ std::unique_ptr<Transport> VerbsTransport::open(const JobLayout& job, PacketHand
   options.eager_limit = static_cast<size_t>(config::integer("FERRY_IB_EAGER_LIMIT"));
   options.credits = static_cast<int>(config::integer("FERRY_IB_CREDITS"));
   options.reg_cache_bytes = static_cast<size_t>(config::integer("FERRY_IB_REG_CACHE"));
-  options.service_level = static_cast<uint8_t>(config::integer("FERRY_IB_SL"));
-  options.traffic_class = static_cast<uint8_t>(config::integer("FERRY_IB_TC"));
+  int64_t sl = config::integer("FERRY_IB_SL"), tc = config::integer("FERRY_IB_TC");
+  if (sl < 0 || sl > 15 || tc < 0 || tc > 255) {
+    *error = "FERRY_IB_SL=" + std::to_string(sl) + ", FERRY_IB_TC=" + std::to_string(tc) +
+             ": a service level is 0-15, a traffic class 0-255";
+    return nullptr;
+  }
+  options.service_level = static_cast<uint8_t>(sl);
+  options.traffic_class = static_cast<uint8_t>(tc);
   options.connect_timeout_ms = static_cast<int>(config::integer("FERRY_CONNECT_TIMEOUT") * 1000);
   options.fatal = job.fatal;
   if (options.credits < 2 || options.credits > 4096) {
