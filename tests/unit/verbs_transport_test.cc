@@ -218,6 +218,26 @@ TEST(VerbsModelTransport, CreditsComeBackWhenOnlyOneSideSends) {
   EXPECT_TRUE(pair.fatal[0].empty() && pair.fatal[1].empty());
 }
 
+TEST(VerbsModelTransport, FloodsBothWaysAtOnceCarryEachOthersCredits) {
+  VerbsOptions o;
+  o.credits = 3;
+  o.rnr_retry = 1;
+  o.eager_limit = 256;  // most packets take several frames, hence several credits
+  Pair pair(o);
+  std::deque<Outgoing> keep;
+  for (int i = 0; i < 300; ++i) {
+    pair.queue(0, static_cast<size_t>(i * 7 % 1000), i, keep);
+    pair.queue(1, static_cast<size_t>(i * 13 % 1000), 1000 + i, keep);
+  }
+  ASSERT_TRUE(pair.run([&] { return pair.inbox[0].complete() == 300 && pair.inbox[1].complete() == 300; }));
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(pair.inbox[1].packets[static_cast<size_t>(i)].data, pattern(static_cast<size_t>(i * 7 % 1000), i));
+    EXPECT_EQ(pair.inbox[0].packets[static_cast<size_t>(i)].data, pattern(static_cast<size_t>(i * 13 % 1000), 1000 + i));
+  }
+  EXPECT_EQ(pair.devices[0]->rnr_naks() + pair.devices[1]->rnr_naks(), 0);
+  EXPECT_TRUE(pair.fatal[0].empty() && pair.fatal[1].empty());
+}
+
 TEST(VerbsModelTransport, CompletionsAreSignaledInBatches) {
   Pair pair;
   std::deque<Outgoing> keep;
