@@ -15,7 +15,7 @@ namespace ferry::transport::verbs {
 namespace {
 
 constexpr size_t kMaxReadBytes = size_t{1} << 30;  // below the 2 GiB a request may carry
-constexpr uint8_t kKeyBytes = sizeof(uint32_t) + sizeof(void*);  // rkey, then our entry (conceal)
+constexpr uint8_t kKeyBytes = sizeof(uint32_t);  // the rkey
 
 }  // namespace
 
@@ -29,13 +29,21 @@ bool VerbsTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBu
   remote->kind = MemoryKind::kHost;
   remote->key_bytes = kKeyBytes;
   std::memcpy(remote->key, &e->region.rkey, sizeof(uint32_t));
-  std::memcpy(remote->key + sizeof(uint32_t), &e, sizeof e);
+  // Exposures of one cached region share its rkey: conceal finds the entry
+  // by it (the key that travels holds nothing but the rkey).
+  auto& [entry, count] = exposed_[e->region.rkey];
+  entry = e;
+  ++count;
   return true;
 }
 
 void VerbsTransport::conceal(const RemoteBuffer& remote) {
-  RegistrationCache::Entry* e = nullptr;
-  std::memcpy(&e, remote.key + sizeof(uint32_t), sizeof e);
+  uint32_t rkey = 0;
+  std::memcpy(&rkey, remote.key, sizeof rkey);
+  auto it = exposed_.find(rkey);
+  if (it == exposed_.end()) return;
+  RegistrationCache::Entry* e = it->second.first;
+  if (--it->second.second == 0) exposed_.erase(it);
   cache_->release(e);
 }
 

@@ -49,6 +49,8 @@ VerbsTransport::~VerbsTransport() {
   memory_hooks::detach(cache_.get());
   for (Peer& p : peers_)
     if (p.qp >= 0) device_->destroy_qp(p.qp);
+  for (auto& [rkey, exposure] : exposed_)
+    for (int i = 0; i < exposure.second; ++i) cache_->release(exposure.first);
   cache_.reset();
   for (auto& [memory, region] : blocks_) device_->deregister_memory(region);
 }

@@ -30,6 +30,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "transport/providers.h"
@@ -191,6 +192,8 @@ class VerbsTransport final : public Transport {
   std::vector<Peer> peers_;
   std::unordered_map<uint32_t, int> peer_of_qpn_;
   std::unique_ptr<RegistrationCache> cache_;
+  // Exposed send buffers by rkey: the entry and how many exposures hold it.
+  std::unordered_map<uint32_t, std::pair<RegistrationCache::Entry*, int>> exposed_;
   // Receive buffers (SRQ), by slot; registered in blocks.
   std::vector<uint8_t*> receive_slots_;
   std::vector<uint32_t> receive_lkeys_;  // by receive block (credits + 1 slots each)
