@@ -1,9 +1,11 @@
 /* A stand-in libibverbs.so.1 for testing the verbs transport's loader path
  * without RDMA hardware: it exports every function the transport resolves,
- * and shows one device, "fake0", whose only port is down. Tests point
- * LD_LIBRARY_PATH at it. Nothing past the port query is implemented: a
- * transport that got further would find NULL and fail, which the tests
- * would report. */
+ * and shows one device, "fake0", whose only port is down, or active when
+ * FAKE_IBVERBS_PORT_ACTIVE is set (for the start-up checks that come before
+ * any resource is made: the locked-memory limit). Tests point
+ * LD_LIBRARY_PATH at it. Nothing past the port and GID queries is
+ * implemented: a transport that got further would find NULL and fail,
+ * which the tests would report. */
 #include <infiniband/verbs.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -42,7 +44,8 @@ int ibv_query_port(struct ibv_context* c, uint8_t port, struct _compat_ibv_port_
   struct ibv_port_attr* a = (struct ibv_port_attr*)compat;
   (void)c, (void)port;
   memset(a, 0, offsetof(struct ibv_port_attr, flags));
-  a->state = IBV_PORT_DOWN;
+  a->state = getenv("FAKE_IBVERBS_PORT_ACTIVE") ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+  a->lid = 7;
   a->link_layer = IBV_LINK_LAYER_INFINIBAND;
   a->active_mtu = IBV_MTU_4096;
   a->gid_tbl_len = 1;
