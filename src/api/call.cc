@@ -63,26 +63,26 @@ bool Call::movable(const Datatype* t, const char* argument) {
   return true;
 }
 
-bool Call::count(int count, const char* argument) {
+bool Call::count(MPI_Count count, const char* argument) {
   if (!ok()) return false;
-  if (count < 0) return fail(MPI_ERR_COUNT, "invalid %s %d (must be >= 0)", argument, count);
+  if (count < 0) return fail(MPI_ERR_COUNT, "invalid %s %lld (must be >= 0)", argument, static_cast<long long>(count));
   return true;
 }
 
-bool Call::buffer(const void* buf, int count, const char* argument) {
+bool Call::buffer(const void* buf, MPI_Count count, const char* argument) {
   if (!ok()) return false;
   if (buf == nullptr && count > 0)
-    return fail(MPI_ERR_BUFFER, "%s is NULL with count %d", argument, count);
+    return fail(MPI_ERR_BUFFER, "%s is NULL with count %lld", argument, static_cast<long long>(count));
   return true;
 }
 
-bool Call::buffer(const void* buf, int count, const Datatype* t, const char* argument) {
+bool Call::buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument) {
   if (!ok()) return false;
   // MPI_BOTTOM with a derived type: its displacements are addresses, so its
   // data does not start at 0 (MPICH's test too).
   bool absolute = t != nullptr && !t->predefined() && (t->true_lb != 0 || t->size == 0);
   if (buf == nullptr && count > 0 && !absolute)
-    return fail(MPI_ERR_BUFFER, "%s is NULL with count %d", argument, count);
+    return fail(MPI_ERR_BUFFER, "%s is NULL with count %lld", argument, static_cast<long long>(count));
   return true;
 }
 

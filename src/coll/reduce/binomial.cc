@@ -20,7 +20,7 @@
 
 namespace ferry::coll {
 
-void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                      int root) {
   const int p = s.size();
   const int rank = s.rank();
