@@ -57,6 +57,13 @@ void Schedule::hold(const Datatype* t) {
 
 namespace {
 
+// Messages and copies up to this size go as built: point-to-point carries
+// them whole (int counts, 64-bit byte sizes), as it always did. Only a
+// larger one, which an int count may not describe, is cut into pieces of
+// Schedule::kPieceBytes. Both sides of a message decide by its byte size,
+// which they agree on, so they cut it alike.
+constexpr size_t kWholeUpTo = INT_MAX;
+
 // A buffer of a contiguous type as the bytes it is (its data starts at the
 // buffer: contiguous types have no offset).
 bool as_bytes(MPI_Count* count, const Datatype** type) {
@@ -80,7 +87,7 @@ void Schedule::message(Step::Kind kind, const void* in, void* out, MPI_Count cou
     steps_.push_back(Step{kind, i, o, n, t, comm_rank(peer), 0, nullptr, nullptr, local_mode_});
   };
   // The common case, as the algorithm built it.
-  if (bytes <= kPieceBytes && count <= INT_MAX) return push(in, out, bytes == 0 ? 0 : count, type);
+  if (bytes <= kWholeUpTo && count <= INT_MAX) return push(in, out, bytes == 0 ? 0 : count, type);
   // Pieces: bytes of a contiguous type, else runs of whole elements.
   const bool contiguous = as_bytes(&count, &type);
   const MPI_Count per = contiguous ? static_cast<MPI_Count>(kPieceBytes) : elements_per_piece(type);
@@ -116,7 +123,7 @@ void Schedule::copy(const void* src, MPI_Count scount, const Datatype* stype, vo
   auto push = [&](const void* i, MPI_Count sn, const Datatype* st, void* o, MPI_Count rn, const Datatype* rt) {
     steps_.push_back(Step{Step::Kind::kCopy, i, o, sn, st, 0, rn, rt, nullptr});
   };
-  if (std::max(static_cast<size_t>(scount) * stype->size, static_cast<size_t>(rcount) * rtype->size) <= kPieceBytes &&
+  if (std::max(static_cast<size_t>(scount) * stype->size, static_cast<size_t>(rcount) * rtype->size) <= kWholeUpTo &&
       scount <= INT_MAX && rcount <= INT_MAX)
     return push(src, scount, stype, dst, rcount, rtype);
   // Cut so that each piece is whole elements on both sides: a contiguous

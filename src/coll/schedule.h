@@ -21,9 +21,9 @@
 // order on both sides (MPI's non-overtaking rule then matches them).
 //
 // Large counts (MPI-4.0 §6.2.2, the _c calls): counts are MPI_Count
-// throughout. A message or copy of more than kPieceBytes becomes several
-// steps of at most that much, so point-to-point never sees a count above
-// 2^31 (until the p2p engine takes MPI_Count itself): a contiguous type is
+// throughout. A message or copy of 2 GiB or more becomes several steps of
+// at most kPieceBytes, so point-to-point never sees a count above 2^31
+// (until the p2p engine takes MPI_Count itself): a contiguous type is
 // cut at any byte, as MPI_BYTE; any other into runs of whole elements
 // (kPieceBytes / size of them). Sender and receiver cut at the same bytes
 // when their types are contiguous, or have the same size, or sizes that
@@ -93,7 +93,8 @@ class Schedule {
   // persistent request outlives the user's handle, MPI-4.0 §6.13).
   void hold(const Op* op);
 
-  // The largest message or copy one step moves (see above).
+  // The size of the pieces a message or copy of 2 GiB or more is cut into
+  // (see above).
   static constexpr size_t kPieceBytes = size_t{1} << 30;
 
   Communicator* comm() const { return comm_; }
