@@ -32,9 +32,9 @@ MPI_Count largest(coll::CountArray counts, int n) {
 }
 
 // MPI_Alltoall, and MPI_Alltoallv when the count arrays are given.
-Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts, coll::DisplArray sdispls,
-           MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, coll::CountArray recvcounts, coll::DisplArray rdispls,
-           MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
+Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
+           coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+           coll::CountArray recvcounts, coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
   Args a;
   a.comm = call.comm(comm);
   if (!call.ok()) return a;
@@ -51,9 +51,9 @@ Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::Coun
 
 // MPI_Alltoallw: per-peer datatypes into `sendtypes` and `recvtypes`.
 Communicator* check_w(api::Call& call, const void* sendbuf, coll::CountArray sendcounts, coll::DisplArray sdispls,
-                      const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts, coll::DisplArray rdispls,
-                      const MPI_Datatype recvtypes[], MPI_Comm comm, std::vector<const Datatype*>* send_types,
-                      std::vector<const Datatype*>* recv_types) {
+                      const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts,
+                      coll::DisplArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      std::vector<const Datatype*>* send_types, std::vector<const Datatype*>* recv_types) {
   Communicator* c = call.comm(comm);
   if (!call.ok()) return c;
   const int p = c->peer_count();
@@ -73,7 +73,6 @@ Communicator* check_w(api::Call& call, const void* sendbuf, coll::CountArray sen
     api::check_not_aliased(call, sendbuf, largest(sendcounts, p) > 0, recvbuf, largest(recvcounts, p) > 0);
   return c;
 }
-
 
 int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,

@@ -26,8 +26,9 @@ struct Args {
 Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
            MPI_Count recvcount, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype, int root,
            MPI_Comm comm, bool v_form) {
-  api::RootedArgs r = api::check_rooted(call, comm, root, {sendbuf, sendcount, false, nullptr, nullptr, sendtype, "send"},
-                                        {recvbuf, recvcount, v_form, recvcounts, displs, recvtype, "recv"});
+  api::RootedArgs r =
+      api::check_rooted(call, comm, root, {sendbuf, sendcount, false, nullptr, nullptr, sendtype, "send"},
+                        {recvbuf, recvcount, v_form, recvcounts, displs, recvtype, "recv"});
   return Args{r.comm, r.everyone_type, r.root_type};
 }
 

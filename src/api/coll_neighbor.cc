@@ -52,8 +52,9 @@ bool check_w_counts(api::Call& call, coll::CountArray counts, coll::DisplArray d
   return true;
 }
 
-int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   const Datatype* st = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
@@ -63,9 +64,9 @@ int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count s
   });
 }
 
-int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-               coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype, MPI_Comm comm,
-               MPI_Info info, MPI_Request* request) {
+int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+               void* recvbuf, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype,
+               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   const Datatype* st = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
@@ -76,8 +77,9 @@ int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count 
   });
 }
 
-int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   const Datatype* st = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
@@ -87,9 +89,9 @@ int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count se
   });
 }
 
-int alltoallv(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts, coll::DisplArray sdispls,
-              MPI_Datatype sendtype, void* recvbuf, coll::CountArray recvcounts, coll::DisplArray rdispls,
-              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+int alltoallv(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
+              coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, coll::CountArray recvcounts,
+              coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   MPI_Count send_most = api::check_counts(call, sendcounts, sdispls, n.out, "send") ? largest(sendcounts, n.out) : 0;
@@ -101,9 +103,10 @@ int alltoallv(const char* name, api::Form form, const void* sendbuf, coll::Count
   });
 }
 
-int alltoallw(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts, coll::DisplArray sdispls,
-              const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts, coll::DisplArray rdispls,
-              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+int alltoallw(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
+              coll::DisplArray sdispls, const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts,
+              coll::DisplArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+              MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   std::vector<const Datatype*> send_types, recv_types;

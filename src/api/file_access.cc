@@ -31,8 +31,8 @@ struct Access {
   Form form;
 };
 
-int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype,
-                MPI_Status* status, MPI_Request* request) {
+int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Status* status, MPI_Request* request) {
   api::Call call(a.name);
   bool nonblocking = a.form == Form::kNonblocking || a.form == Form::kBackground;
   if (nonblocking && request != nullptr) *request = MPI_REQUEST_NULL;

@@ -148,8 +148,9 @@ Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
   });
 }
 
-Err run_gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
-                DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how) {
+Err run_gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c,
+                Launch how) {
   if (c->inter)
     return run(c, how, [&](Schedule& s) {
       inter_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
@@ -187,8 +188,8 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
   });
 }
 
-Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                  const Datatype* recvtype, Communicator* c, Launch how) {
+Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                  MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
   if (c->inter) {
     Blocks b = uniform_blocks(c, recvcount);
     return run(c, how, [&](Schedule& s) {
@@ -344,8 +345,8 @@ Err run_reduction(Communicator* c, Launch how, const Op* op, Build&& build) {
   });
 }
 
-void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
-                     const Op* op) {
+void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, MPI_Count count,
+                     const Datatype* type, const Op* op) {
   if (count == 0) return;
   if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, count, type);
   switch (a) {
@@ -356,8 +357,8 @@ void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbu
   }
 }
 
-Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
-                 Launch how) {
+Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+                 Communicator* c, Launch how) {
   if (c->inter)
     return run_reduction(c, how, op, [&](Schedule& s) { inter_allreduce(s, sendbuf, recvbuf, count, type, op); });
   Algorithm a{};
@@ -475,12 +476,17 @@ Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* 
 // --- Neighbourhood collectives ----------------------------------------------------
 // One algorithm (coll/neighbor/exchange.cc); these only say where the blocks are.
 
-Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                       const Datatype* recvtype, Communicator* c, Launch how) {
+Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                       MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
-        s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
-        [&](size_t i) { return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype}; });
+        s, neighbors_of(*c),
+        [&](size_t) {
+          return Block{sendbuf, sendcount, sendtype};
+        },
+        [&](size_t i) {
+          return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype};
+        });
   });
 }
 
@@ -496,13 +502,17 @@ Err neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype
   });
 }
 
-Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                      const Datatype* recvtype, Communicator* c, Launch how) {
+Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                      MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
-        [&](size_t j) { return Block{element(sendbuf, j * static_cast<size_t>(sendcount), sendtype), sendcount, sendtype}; },
-        [&](size_t i) { return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype}; });
+        [&](size_t j) {
+          return Block{element(sendbuf, j * static_cast<size_t>(sendcount), sendtype), sendcount, sendtype};
+        },
+        [&](size_t i) {
+          return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype};
+        });
   });
 }
 

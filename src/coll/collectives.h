@@ -32,50 +32,40 @@ struct Launch {
 inline Launch nonblocking(Request** request) { return {Launch::Form::kNonblocking, request}; }
 inline Launch persistent(Request** request) { return {Launch::Form::kPersistent, request}; }
 
-
 // Data movement (MPI-3.1 §5.3-5.8) and barrier. sendbuf may be MPI_IN_PLACE
 // where the standard allows it (gather(v) at the root, allgather(v),
 // alltoall(v,w)); so may recvbuf for scatter(v) at the root. Arguments that
 // are not significant on a rank (the receive side of gather on non-roots,
 // ...) are not looked at there.
 Err barrier(Communicator* c, Launch how = {});
-
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how = {});
-
 Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
            const Datatype* recvtype, int root, Communicator* c, Launch how = {});
-
 Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
             DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how = {});
-
 Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
             const Datatype* recvtype, int root, Communicator* c, Launch how = {});
-
 Err scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
              MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how = {});
-
 Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
               const Datatype* recvtype, Communicator* c, Launch how = {});
-
 Err allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
                DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how = {});
-
 Err alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
              const Datatype* recvtype, Communicator* c, Launch how = {});
-
-Err alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
-              void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how = {});
+Err alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype, void* recvbuf,
+              CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how = {});
 
 // Displacements in bytes, a datatype per peer.
 Err alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* const sendtypes[],
               void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
               Communicator* c, Launch how = {});
 
-
 // Reductions (MPI-3.1 §5.9-5.11). sendbuf may be MPI_IN_PLACE where the
 // standard allows it (allreduce, reduce at the root, reduce_scatter(_block),
 // scan, exscan); `op` has passed check_op for `type`.
-Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c, Launch how = {});
+Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
+              Launch how = {});
 
 // MPI_Iallreduce, for the runtime's own agreements (runtime/comm_idup.cc).
 inline Err iallreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
@@ -90,29 +80,26 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, 
                            Communicator* inter, Request** request);
 Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
            Communicator* c, Launch how = {});
-
 Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
                    Communicator* c, Launch how = {});
-
 Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
                          Communicator* c, Launch how = {});
-
-Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c, Launch how = {});
-
-Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c, Launch how = {});
-
+Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
+         Launch how = {});
+Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
+           Launch how = {});
 
 // Neighbourhood collectives (MPI-3.1 §7.6) on a communicator with a topology
 // (the caller has checked that it has one). Block i of recvbuf
 // comes from in-neighbour i, block j of sendbuf (all of sendbuf for the
 // allgathers) goes to out-neighbour j.
-Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                       const Datatype* recvtype, Communicator* c, Launch how = {});
+Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                       MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how = {});
 Err neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                         CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c,
                         Launch how = {});
-Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                      const Datatype* recvtype, Communicator* c, Launch how = {});
+Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                      MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how = {});
 Err neighbor_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
                        void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype,
                        Communicator* c, Launch how = {});

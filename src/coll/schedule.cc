@@ -143,10 +143,12 @@ void Schedule::copy(const void* src, MPI_Count scount, const Datatype* stype, vo
   const MPI_Count scale = static_cast<MPI_Count>(unit->size);  // bytes per element on a bytes side
   for (MPI_Count first = 0; first < total; first += per) {
     MPI_Count n = std::min(per, total - first);
-    MPI_Count s_first = s_bytes && unit != stype ? first * scale : first, s_n = s_bytes && unit != stype ? n * scale : n;
-    MPI_Count r_first = r_bytes && unit != rtype ? first * scale : first, r_n = r_bytes && unit != rtype ? n * scale : n;
-    push(element(src, static_cast<size_t>(s_first), stype), s_n, stype, element(dst, static_cast<size_t>(r_first), rtype),
-         r_n, rtype);
+    MPI_Count s_first = s_bytes && unit != stype ? first * scale : first,
+              s_n = s_bytes && unit != stype ? n * scale : n;
+    MPI_Count r_first = r_bytes && unit != rtype ? first * scale : first,
+              r_n = r_bytes && unit != rtype ? n * scale : n;
+    push(element(src, static_cast<size_t>(s_first), stype), s_n, stype,
+         element(dst, static_cast<size_t>(r_first), rtype), r_n, rtype);
   }
 }
 
@@ -182,8 +184,8 @@ void Schedule::post_round() {
       if (pass == 0 && s.kind == Step::Kind::kRecv) {
         e = pt2pt::irecv(s.out, static_cast<int>(s.count), s.type, s.peer, tag, via, &r, pt2pt::Context::kCollective);
       } else if (pass == 1 && s.kind == Step::Kind::kSend) {
-        e = pt2pt::isend(pt2pt::Message{s.in, static_cast<int>(s.count), s.type}, s.peer, tag, via, Request::Mode::kStandard, &r,
-                         pt2pt::Context::kCollective);
+        e = pt2pt::isend(pt2pt::Message{s.in, static_cast<int>(s.count), s.type}, s.peer, tag, via,
+                         Request::Mode::kStandard, &r, pt2pt::Context::kCollective);
       }
       if (r != nullptr) pending_.push_back(r);
       // A message that cannot even start: the schedule cannot go on.

@@ -10,10 +10,12 @@
 
 namespace ferry::coll {
 
-void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
-                                  const Op* op);
-void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op);
-void allreduce_tree(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op);
+void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  const Datatype* type, const Op* op);
+void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                    const Op* op);
+void allreduce_tree(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                    const Op* op);
 void allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                             const Op* op);
 

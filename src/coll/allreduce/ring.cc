@@ -30,7 +30,8 @@
 
 namespace ferry::coll {
 
-void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op) {
+void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                    const Op* op) {
   const int p = s.size();
   const int rank = s.rank();
   const int right = (rank + 1) % p;

@@ -38,7 +38,8 @@ void gather_binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, cons
       char* packed = static_cast<char*>(s.scratch(block_bytes * n));
       s.recv(packed, static_cast<MPI_Count>(block_bytes * n), packed_bytes(), first);
       int head = p - first;  // blocks of ranks first..p-1, then 0..
-      s.copy(packed, static_cast<MPI_Count>(block_bytes * head), packed_bytes(), block(first), head * recvcount, recvtype);
+      s.copy(packed, static_cast<MPI_Count>(block_bytes * head), packed_bytes(), block(first), head * recvcount,
+             recvtype);
       s.copy(packed + block_bytes * head, static_cast<MPI_Count>(block_bytes * (n - head)), packed_bytes(), block(0),
              (n - head) * recvcount, recvtype);
     }

@@ -10,8 +10,8 @@
 
 namespace ferry::coll {
 
-void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
-                     int root);
+void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                     const Op* op, int root);
 void reduce_scatter_gather(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                            const Op* op, int root);
 

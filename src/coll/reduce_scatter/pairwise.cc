@@ -21,7 +21,8 @@ void reduce_scatter_pairwise(Schedule& s, const void* sendbuf, void* recvbuf, Co
   const int p = s.size();
   const int rank = s.rank();
   std::vector<size_t> displs(static_cast<size_t>(p) + 1, 0);
-  for (int r = 0; r < p; ++r) displs[static_cast<size_t>(r) + 1] = displs[static_cast<size_t>(r)] + static_cast<size_t>(recvcounts[r]);
+  for (int r = 0; r < p; ++r)
+    displs[static_cast<size_t>(r) + 1] = displs[static_cast<size_t>(r)] + static_cast<size_t>(recvcounts[r]);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const void* input = in_place ? recvbuf : sendbuf;
   const MPI_Count mine = recvcounts[rank];

@@ -78,7 +78,8 @@ void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* re
     int v = bit_reverse(pos, bits);
     size_t from = displs[static_cast<size_t>(first_rank(v))];
     MPI_Count len = static_cast<MPI_Count>(starts[static_cast<size_t>(pos) + 1] - starts[static_cast<size_t>(pos)]);
-    if (len > 0) s.copy(element(input, from, type), len, type, element(acc, starts[static_cast<size_t>(pos)], type), len, type);
+    if (len > 0)
+      s.copy(element(input, from, type), len, type, element(acc, starts[static_cast<size_t>(pos)], type), len, type);
   }
   s.end_round();
 
@@ -91,7 +92,8 @@ void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* re
       int v = bit_reverse(pos, bits);
       size_t from = displs[static_cast<size_t>(first_rank(v))];
       MPI_Count len = static_cast<MPI_Count>(starts[static_cast<size_t>(pos) + 1] - starts[static_cast<size_t>(pos)]);
-      if (len > 0) s.reduce(element(tmp, from, type), element(acc, starts[static_cast<size_t>(pos)], type), len, type, op);
+      if (len > 0)
+        s.reduce(element(tmp, from, type), element(acc, starts[static_cast<size_t>(pos)], type), len, type, op);
     }
     s.end_round();
   }
