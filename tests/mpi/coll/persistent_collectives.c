@@ -5,7 +5,8 @@
  * several at once; MPI_Test polling to completion; MPI_Request_free of an
  * inactive request; MPI_Start of an active request fails with
  * MPI_ERR_REQUEST; a request freed while active still completes; the _c
- * (MPI_Count) forms; and an intercommunicator (bcast, allreduce, allgather).
+ * (MPI_Count) forms; a user operation and a derived datatype freed after
+ * init; and an intercommunicator (bcast, allreduce, allgather).
  */
 #define TEST_NAME "persistent_collectives"
 #include "../mpitest.h"
@@ -203,6 +204,43 @@ static void test_errors_and_free(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* The operation and datatype handles may be freed after init: the
+ * persistent request keeps what it uses (MPI-4.0 §6.13, MPI-3.1 §4.1.9). */
+static void max_abs(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  for (int i = 0; i < *len; i++) {
+    int a = abs(((int *)in)[i]), b = abs(((int *)inout)[i]);
+    ((int *)inout)[i] = a > b ? a : b;
+  }
+}
+
+static void test_freed_handles(void) {
+  MPI_Op op;
+  MPI_Datatype pairs;
+  MPI_Op_create(max_abs, 1, &op);
+  MPI_Type_vector(3, 1, 2, MPI_INT, &pairs); /* every other int of 6 */
+  MPI_Type_commit(&pairs);
+  int in = 0, out = 0, b[6];
+  MPI_Request req[2];
+  CHECK_MPI(MPI_Allreduce_init(&in, &out, 1, MPI_INT, op, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+  CHECK_MPI(MPI_Bcast_init(b, 1, pairs, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+  MPI_Op_free(&op);
+  MPI_Type_free(&pairs);
+  for (int s = 0; s < kStarts; s++) {
+    in = (rank % 2 ? -1 : 1) * (rank * 10 + s);
+    for (int i = 0; i < 6; i++) b[i] = rank == 0 ? val(0, i, s) : -1;
+    CHECK_MPI(MPI_Startall(2, req));
+    CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    CHECK(out == (size - 1) * 10 + s, "freed op, start %d: %d, want %d", s, out, (size - 1) * 10 + s);
+    for (int i = 0; i < 6; i++) {
+      int want = i % 2 == 0 || rank == 0 ? val(0, i, s) : -1;
+      CHECK(b[i] == want, "freed type, start %d: b[%d] = %d, want %d", s, i, b[i], want);
+    }
+  }
+  CHECK_MPI(MPI_Request_free(&req[0]));
+  CHECK_MPI(MPI_Request_free(&req[1]));
+}
+
 /* Intercommunicator: even world ranks against odd ones. */
 static void test_intercomm(void) {
   if (size < 2) return;
@@ -247,6 +285,7 @@ int main(int argc, char **argv) {
   test_startall_data_movement();
   test_large_count_forms();
   test_errors_and_free();
+  test_freed_handles();
   test_intercomm();
   mt_pass();
   MPI_Finalize();
