@@ -129,6 +129,15 @@ void Schedule::copy(const void* src, MPI_Count scount, const Datatype* stype, vo
   // Cut so that each piece is whole elements on both sides: a contiguous
   // side is bytes and can be cut anywhere.
   const bool s_bytes = as_bytes(&scount, &stype), r_bytes = as_bytes(&rcount, &rtype);
+  // The pieces below walk both sides in step, so both must hold the same
+  // bytes (the ranks' counts disagree otherwise: MPI-3.1 §5.1).
+  const size_t from = static_cast<size_t>(scount) * stype->size, to = static_cast<size_t>(rcount) * rtype->size;
+  if (from != to) {
+    if (build_error_.ok())
+      build_error_ = fail(MPI_ERR_TRUNCATE, "a collective copy of %zu bytes into %zu (do all ranks pass the same "
+                          "counts and types?)", from, to);
+    return;
+  }
   if (!s_bytes && !r_bytes && stype != rtype) {
     if (build_error_.ok())
       build_error_ = fail(MPI_ERR_COUNT, "a collective copy of %lld elements between two different non-contiguous "
