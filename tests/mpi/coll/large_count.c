@@ -1,7 +1,9 @@
 /*
  * Collectives beyond 2^31 elements (MPI-4.0 §6.2.2, the _c calls): an
  * MPI_Bcast_c of 2^31 + 1000 MPI_BYTEs and an in-place MPI_Allreduce_c of
- * as many MPI_UNSIGNED_CHARs with MPI_SUM, every byte checked. The counts
+ * as many MPI_UNSIGNED_CHARs with MPI_SUM, and on MPI_COMM_SELF an
+ * MPI_Allreduce_c that is one local copy of as many bytes, every byte
+ * checked. The counts
  * do not fit an int, so nothing may be truncated on the way (the schedule
  * cuts the messages into pieces under 2 GiB). Needs about 2 GiB per rank
  * (plus the library's scratch); if a rank cannot allocate it, every rank
@@ -48,6 +50,22 @@ int main(int argc, char **argv) {
         CHECK(0, "MPI_Allreduce_c: byte %lld is %u, want %u", (long long)i, buf[i], want & 0xffu);
     }
     free(buf);
+  }
+
+  /* On MPI_COMM_SELF an allreduce is a copy of sendbuf into recvbuf: one
+   * local copy of more than 2^31 elements (rank 0 only: 4 GiB). */
+  if (rank == 0) {
+    unsigned char *in = malloc((size_t)n), *out = malloc((size_t)n);
+    if (in == NULL || out == NULL) {
+      printf("%s: SKIP: cannot allocate 2 x %lld bytes for the MPI_COMM_SELF copy\n", TEST_NAME, (long long)n);
+    } else {
+      mt_fill(in, (size_t)n, 99);
+      memset(out, 0, (size_t)n);
+      CHECK_MPI(MPI_Allreduce_c(in, out, n, MPI_UNSIGNED_CHAR, MPI_BAND, MPI_COMM_SELF));
+      CHECK_PATTERN(out, (size_t)n, 99, "MPI_Allreduce_c on MPI_COMM_SELF of %lld bytes", (long long)n);
+    }
+    free(in);
+    free(out);
   }
   mt_pass();
   MPI_Finalize();
