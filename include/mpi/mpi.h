@@ -509,6 +509,30 @@ typedef struct MPIR_T_enum_s *MPI_T_enum;
 typedef struct MPIR_T_cvar_handle_s *MPI_T_cvar_handle;
 typedef struct MPIR_T_pvar_handle_s *MPI_T_pvar_handle;
 typedef struct MPIR_T_pvar_session_s *MPI_T_pvar_session;
+/* Events (MPI-4.0 §15.3.8) */
+typedef struct MPIR_T_event_registration_s *MPI_T_event_registration;
+typedef struct MPIR_T_event_instance_s *MPI_T_event_instance;
+
+/* How safe a callback is: the contexts it may run in (MPI-4.0 §15.3.8) */
+typedef enum MPI_T_cb_safety {
+    MPI_T_CB_REQUIRE_NONE = 0,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+    MPI_T_CB_REQUIRE_THREAD_SAFE,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+
+typedef enum MPI_T_source_order {
+    MPI_T_SOURCE_ORDERED = 0,
+    MPI_T_SOURCE_UNORDERED
+} MPI_T_source_order;
+
+typedef void(MPI_T_event_cb_function)(MPI_T_event_instance event_instance,
+                                      MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                      void *user_data);
+typedef void(MPI_T_event_free_cb_function)(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                           void *user_data);
+typedef void(MPI_T_event_dropped_cb_function)(MPI_Count count, MPI_T_event_registration event_registration,
+                                              int source_index, MPI_T_cb_safety cb_safety, void *user_data);
 
 #define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
 #define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
@@ -1163,6 +1187,36 @@ int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
 int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_category_get_events(int cat_index, int len, int indices[]);
+int MPI_T_category_get_num_events(int cat_index, int *num_events);
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info *info_used);
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info info);
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int MPI_T_event_get_index(const char *name, int *event_index);
+int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                         MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                         MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int MPI_T_event_get_num(int *num_events);
+int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                             MPI_T_event_registration *event_registration);
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                            MPI_T_event_free_cb_function free_cb_function);
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                    MPI_T_event_dropped_cb_function dropped_cb_function);
+int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                          MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                          MPI_Info *info);
+int MPI_T_source_get_num(int *num_sources);
+int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 
 /* Deprecated since MPI-2.0, still part of MPI-3.1 (MPI-3.1 §15) */
 int MPI_Attr_delete(MPI_Comm comm, int keyval);
@@ -1762,6 +1816,36 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_num_events(int cat_index, int *num_events);
+int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info *info_used);
+int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info info);
+int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int PMPI_T_event_get_index(const char *name, int *event_index);
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                         MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                         MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int PMPI_T_event_get_num(int *num_events);
+int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                             MPI_T_event_registration *event_registration);
+int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                            MPI_T_event_free_cb_function free_cb_function);
+int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
+int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                  MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                    MPI_T_event_dropped_cb_function dropped_cb_function);
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                          MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                          MPI_Info *info);
+int PMPI_T_source_get_num(int *num_sources);
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 
 /* Deprecated since MPI-2.0, still part of MPI-3.1 */
 int PMPI_Attr_delete(MPI_Comm comm, int keyval);
@@ -1797,6 +1881,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -13,6 +13,7 @@
 #include "base/request.h"
 #include "base/type_pack.h"
 #include "p2p/pack_stream.h"
+#include "p2p/tool_counters.h"
 
 namespace ferry::p2p {
 namespace {
@@ -395,6 +396,7 @@ Err start_send(Request* r) {
   // Non-contiguous data is packed for an eager send: a bounded copy.
   if (!r->datatype->contiguous) eager = eager && r->bytes <= kMaxPackedEager;
   if (!eager) {
+    counters::rendezvous_sent();
     p.header.type = PacketType::kRendezvousRequest;
     p.header.payload_bytes = 0;
     p.header.message_bytes = r->bytes;

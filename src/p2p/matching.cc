@@ -3,6 +3,8 @@
 #include <cstdlib>
 
 #include "base/request.h"
+#include "base/tool_events.h"
+#include "p2p/tool_counters.h"
 
 namespace ferry::p2p {
 
@@ -64,6 +66,7 @@ UnexpectedMessage* MatchingEngine::find_unexpected(uint32_t context, int source,
       if (remove) {
         unexpected.remove(m);
         --unexpected_count_;
+        counters::unexpected_queue.lower();
       }
       return m;
     }
@@ -77,6 +80,7 @@ UnexpectedMessage* MatchingEngine::take_sent_by(uint32_t context, int world_peer
     if (m->world_peer == world_peer && m->header.sender_cookie == sender_cookie) {
       unexpected.remove(m);
       --unexpected_count_;
+      counters::unexpected_queue.lower();
       return m;
     }
   }
@@ -99,11 +103,14 @@ bool MatchingEngine::unpost(uint32_t context, Request* r) {
 void MatchingEngine::add_unexpected(uint32_t context, UnexpectedMessage* m) {
   queues(context).unexpected.push_back(m);
   ++unexpected_count_;
+  counters::unexpected_queue.raise();
+  tool::note_unexpected_message(m->header.source, m->header.tag, m->header.message_bytes);
 }
 
 void MatchingEngine::remove_unexpected(uint32_t context, UnexpectedMessage* m) {
   queues(context).unexpected.remove(m);
   --unexpected_count_;
+  counters::unexpected_queue.lower();
 }
 
 }  // namespace ferry::p2p
