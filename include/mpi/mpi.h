@@ -1882,6 +1882,21 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 
+/* ---------------------------------------------------------------------------------------------------
+ * MPICH's MPIX extensions, declared here as MPICH 4.0.2's mpi.h declares them (README "MPIX
+ * extensions" says what each does in Ferry).
+ * ------------------------------------------------------------------------------------------------- */
+int MPIX_Delete_error_class(int errorclass);
+int MPIX_Delete_error_code(int errorcode);
+int MPIX_Delete_error_string(int errorcode);
+int MPIX_Query_ze_support(void);
+int MPIX_Query_hip_support(void);
+int PMPIX_Delete_error_class(int errorclass);
+int PMPIX_Delete_error_code(int errorcode);
+int PMPIX_Delete_error_string(int errorcode);
+int PMPIX_Query_ze_support(void);
+int PMPIX_Query_hip_support(void);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
