@@ -1886,16 +1886,34 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
  * MPICH's MPIX extensions, declared here as MPICH 4.0.2's mpi.h declares them (README "MPIX
  * extensions" says what each does in Ferry).
  * ------------------------------------------------------------------------------------------------- */
+typedef int MPIX_Grequest_class;
+typedef int(MPIX_Grequest_poll_function)(void *, MPI_Status *);
+typedef int(MPIX_Grequest_wait_function)(int, void **, double, MPI_Status *);
+
 int MPIX_Delete_error_class(int errorclass);
 int MPIX_Delete_error_code(int errorcode);
 int MPIX_Delete_error_string(int errorcode);
 int MPIX_Query_ze_support(void);
 int MPIX_Query_hip_support(void);
+int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                        MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request);
+int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                               MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                               MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
+int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 int PMPIX_Delete_error_class(int errorclass);
 int PMPIX_Delete_error_code(int errorcode);
 int PMPIX_Delete_error_string(int errorcode);
 int PMPIX_Query_ze_support(void);
 int PMPIX_Query_hip_support(void);
+int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                        MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request);
+int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                               MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                               MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
+int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
