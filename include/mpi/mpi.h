@@ -1886,10 +1886,22 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
  * MPICH's MPIX extensions, declared here as MPICH 4.0.2's mpi.h declares them (README "MPIX
  * extensions" says what each does in Ferry).
  * ------------------------------------------------------------------------------------------------- */
+/* User-Level Failure Mitigation's error classes, at MPICH's values */
+#define MPIX_ERR_PROC_FAILED         101
+#define MPIX_ERR_PROC_FAILED_PENDING 102
+#define MPIX_ERR_REVOKED             103
+#define MPIX_ERR_EAGAIN              104
+#define MPIX_ERR_NOREQ               105
+
 typedef int MPIX_Grequest_class;
 typedef int(MPIX_Grequest_poll_function)(void *, MPI_Status *);
 typedef int(MPIX_Grequest_wait_function)(int, void **, double, MPI_Status *);
 
+int MPIX_Comm_revoke(MPI_Comm comm);
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int MPIX_Comm_failure_ack(MPI_Comm comm);
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int MPIX_Comm_agree(MPI_Comm comm, int *flag);
 int MPIX_Delete_error_class(int errorclass);
 int MPIX_Delete_error_code(int errorcode);
 int MPIX_Delete_error_string(int errorcode);
@@ -1902,6 +1914,11 @@ int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Greque
                                MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
                                MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
 int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
+int PMPIX_Comm_revoke(MPI_Comm comm);
+int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPIX_Comm_failure_ack(MPI_Comm comm);
+int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int PMPIX_Comm_agree(MPI_Comm comm, int *flag);
 int PMPIX_Delete_error_class(int errorclass);
 int PMPIX_Delete_error_code(int errorcode);
 int PMPIX_Delete_error_string(int errorcode);

@@ -93,6 +93,12 @@ constexpr ClassInfo kClasses[] = {
     {MPI_ERR_RMA_ATTACH, "MPI_ERR_RMA_ATTACH", "memory cannot be attached"},
     {MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED", "memory cannot be shared"},
     {MPI_ERR_RMA_FLAVOR, "MPI_ERR_RMA_FLAVOR", "wrong window flavor"},
+    // User-Level Failure Mitigation (MPICH's MPIX classes; README "MPIX extensions").
+    {MPIX_ERR_PROC_FAILED, "MPIX_ERR_PROC_FAILED", "process failure"},
+    {MPIX_ERR_PROC_FAILED_PENDING, "MPIX_ERR_PROC_FAILED_PENDING", "process failure pending"},
+    {MPIX_ERR_REVOKED, "MPIX_ERR_REVOKED", "communicator revoked"},
+    {MPIX_ERR_EAGAIN, "MPIX_ERR_EAGAIN", "operation could not be issued"},
+    {MPIX_ERR_NOREQ, "MPIX_ERR_NOREQ", "cannot allocate request"},
 };
 
 const ClassInfo* find_class(int mpi_class) {

@@ -13,6 +13,7 @@
 #include "base/request.h"
 #include "base/type_pack.h"
 #include "p2p/pack_stream.h"
+#include "p2p/revoke.h"
 #include "p2p/tool_counters.h"
 
 namespace ferry::p2p {
@@ -298,6 +299,9 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       }
       return {};
     }
+    case PacketType::kRevoke:
+      revoke::arrived(h.context);
+      return {};
     case PacketType::kRendezvousData: {
       // Data may come in chunks (p2p/pack_stream.h), each at its offset.
       Request* r = Request::from_cookie(h.receiver_cookie);
@@ -383,6 +387,7 @@ Err send_packet(int world_peer, SendItem* item) {
 }
 
 Err start_send(Request* r) {
+  if (revocation::is_revoked(r->context)) [[unlikely]] return revoke::refusal();
   int world_peer = r->world_peer;
   const Route& route = state->routes[static_cast<size_t>(world_peer)];
   SendItem& p = r->packet;
@@ -428,6 +433,7 @@ Err start_send(Request* r) {
 }
 
 void start_recv(Request* r) {
+  if (revocation::is_revoked(r->context)) [[unlikely]] return revoke::refuse(r);
   if (UnexpectedMessage* m = state->matching.find_unexpected(r->context, r->peer, r->tag, true)) {
     deliver_unexpected(r, m);
     return;
@@ -479,6 +485,18 @@ Err cancel_send(Request* r) {
     r->complete = r->finished_while_cancelling;
   }
   return e;
+}
+
+// MPIX_Comm_revoke (p2p/revoke.h) reaches into the engine through these two.
+Err send_revoke(int world_peer, uint32_t context) {
+  PacketHeader h{};
+  h.type = PacketType::kRevoke;
+  h.context = context;
+  return send_control(world_peer, h);
+}
+
+void fail_posted(uint32_t context) {
+  while (Request* r = state->matching.take_any_posted(context)) revoke::refuse(r);
 }
 
 size_t unexpected_messages() { return state ? state->matching.unexpected_count() : 0; }

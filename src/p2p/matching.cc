@@ -87,6 +87,13 @@ UnexpectedMessage* MatchingEngine::take_sent_by(uint32_t context, int world_peer
   return nullptr;
 }
 
+Request* MatchingEngine::take_any_posted(uint32_t context) {
+  Fifo<Request>& posted = queues(context).posted;
+  Request* r = posted.front();
+  if (r != nullptr) posted.remove(r);
+  return r;
+}
+
 void MatchingEngine::post(uint32_t context, Request* r) { queues(context).posted.push_back(r); }
 
 bool MatchingEngine::unpost(uint32_t context, Request* r) {

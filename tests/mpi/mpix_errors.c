@@ -52,6 +52,10 @@ int main(int argc, char **argv) {
   CHECK(out == MPI_ERR_ARG, "deleting MPI_ERR_COMM: class %d", out);
   CHECK(MPIX_Delete_error_code(MPI_ERR_TYPE) != MPI_SUCCESS, "deleted predefined code MPI_ERR_TYPE");
   CHECK(MPIX_Delete_error_string(MPI_ERR_TYPE) != MPI_SUCCESS, "deleted predefined string");
+
+  /* ULFM's classes exist at MPICH's values. */
+  CHECK(MPIX_ERR_REVOKED == 103 && MPI_Error_class(MPIX_ERR_REVOKED, &out) == MPI_SUCCESS && out == MPIX_ERR_REVOKED,
+        "MPIX_ERR_REVOKED is no class");
   mt_pass();
   MPI_Finalize();
   return 0;
