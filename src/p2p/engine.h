@@ -83,7 +83,9 @@ size_t unexpected_messages();
 
 // MPIX_Comm_revoke's packets (p2p/revoke.h): tells `world_peer` that the
 // communicator of `context` is revoked; fails every receive posted on
-// `context` with MPIX_ERR_REVOKED. Engine lock held.
+// `context` with MPIX_ERR_REVOKED, and drops the messages waiting there
+// unreceived (telling the senders of rendezvous requests, whose sends then
+// fail the same way). Engine lock held.
 Err send_revoke(int world_peer, uint32_t context);
 void fail_posted(uint32_t context);
 

@@ -8,8 +8,11 @@
 // MPI call is making progress at the time (a receive blocked on the
 // communicator ends there). Ferry ends the whole job when a process dies,
 // so the packet always arrives and no forwarding among survivors (ULFM's
-// reliable broadcast) is needed. A rendezvous send already under way when
-// the revocation arrives still completes if its receiver had matched it.
+// reliable broadcast) is needed. Messages waiting unreceived on the
+// communicator are dropped; the sender of a rendezvous request among them
+// (or of one arriving later) is told, and its send fails with
+// MPIX_ERR_REVOKED rather than wait for a receive that cannot come. A
+// rendezvous send that its receiver had already matched still completes.
 #pragma once
 
 #include "base/communicator.h"

@@ -31,6 +31,9 @@ constexpr uint8_t kFlagDirect = 2;
 constexpr uint8_t kFlagDeviceMemory = 4;
 // kCancelReply: the message was still unreceived and is gone.
 constexpr uint8_t kFlagCancelled = 8;
+// kCancelReply with kFlagCancelled: dropped because the communicator was
+// revoked (p2p/revoke.h); the send fails with MPIX_ERR_REVOKED.
+constexpr uint8_t kFlagRevoked = 16;
 
 struct PacketHeader {
   PacketType type;

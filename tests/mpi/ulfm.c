@@ -7,7 +7,9 @@
  * has posted on the communicator (and is waiting in) with MPIX_ERR_REVOKED,
  * later sends, receives and collectives on it fail the same way at every
  * member, the revoked communicator can still be agreed on and shrunk, and
- * other communicators are untouched.
+ * other communicators are untouched. A large (rendezvous) send that no
+ * receive took fails at its sender with MPIX_ERR_REVOKED when the receiver
+ * revokes, rather than waiting for ever.
  */
 #define TEST_NAME "ulfm"
 #include "mpitest.h"
@@ -97,6 +99,28 @@ int main(int argc, char **argv) {
         "allreduce after shrinking a revoked communicator");
   MPI_Comm_free(&small);
   MPI_Comm_free(&comm);
+
+  /* A rendezvous send nobody receives ends when its receiver revokes. */
+  MPI_Comm other;
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  MPI_Comm_set_errhandler(other, MPI_ERRORS_RETURN);
+  enum { BIG = 4 << 20 };
+  if (rank == 0) {
+    char *big = calloc(BIG, 1);
+    MPI_Request r;
+    int ready = 1;
+    CHECK(MPI_Isend(big, BIG, MPI_CHAR, 1, 8, other, &r) == MPI_SUCCESS, "isend");
+    MPI_Send(&ready, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+    err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(error_class(err) == MPIX_ERR_REVOKED, "the unreceived large send ended with class %d", error_class(err));
+    free(big);
+  } else if (rank == 1) {
+    int ready = 0;
+    MPI_Recv(&ready, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(MPIX_Comm_revoke(other) == MPI_SUCCESS, "revoke other");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&other);
 
   /* Bad arguments. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
