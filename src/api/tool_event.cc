@@ -147,7 +147,7 @@ extern "C" int PMPI_T_event_register_callback(MPI_T_event_registration event_reg
   FERRY_T_REQUIRE_HANDLE(event_registration);
   if (!valid_safety(cb_safety)) return MPI_T_ERR_INVALID;
   // A null function removes the callback of that level (MPI-4.0 §15.3.8).
-  event_registration->callbacks[cb_safety] = {event_cb_function, user_data};
+  tool::set_callback(event_registration, cb_safety, event_cb_function, user_data);
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(T_event_register_callback)
@@ -177,7 +177,7 @@ extern "C" int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_r
                                                 MPI_T_event_dropped_cb_function dropped_cb_function) {
   FERRY_T_REQUIRE_INIT();
   FERRY_T_REQUIRE_HANDLE(event_registration);
-  event_registration->dropped = dropped_cb_function;
+  tool::set_dropped_handler(event_registration, dropped_cb_function);
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(T_event_set_dropped_handler)

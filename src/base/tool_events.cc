@@ -45,28 +45,35 @@ std::vector<MPIR_T_event_registration_s*>& handles() {
   return h;
 }
 
-void deliver(MPIR_T_event_registration_s* h, MPIR_T_event_instance_s* instance) {
+// The context every event is raised in: inside an MPI call.
+constexpr int kContext = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+
+// What one handle does with one event, decided under the lock (a tool
+// thread may change the callbacks meanwhile) and done after it.
+struct Delivery {
+  MPIR_T_event_registration_s* handle;
+  MPIR_T_event_registration_s::Callback callback;  // function null: dropped
+  MPI_T_event_dropped_cb_function* dropped = nullptr;
+  MPI_Count dropped_count = 0;
+};
+
+Delivery plan(MPIR_T_event_registration_s* h) {
   // MPI-4.0 §15.3.8: the callback must be safe in this context; of those
   // that are, the least strict one runs (it may do the most).
-  constexpr int context = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
-  for (int level = context; level <= MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE; ++level) {
-    auto& cb = h->callbacks[level];
-    if (cb.function != nullptr) {
-      cb.function(instance, h, static_cast<MPI_T_cb_safety>(context), cb.user_data);
-      return;
-    }
-  }
+  for (int level = kContext; level <= MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE; ++level)
+    if (h->callbacks[level].function != nullptr) return {h, h->callbacks[level]};
+  Delivery d{h, {}};
   ++h->dropped_count;
   if (h->dropped != nullptr) {
-    MPI_Count n = h->dropped_count;
+    d.dropped = h->dropped;
+    d.dropped_count = h->dropped_count;
     h->dropped_count = 0;
     // The dropped handler has no user data of its own: it gets the one of
     // the handle's callback, if it has one.
-    void* user_data = nullptr;
     for (auto& cb : h->callbacks)
-      if (cb.function != nullptr) user_data = cb.user_data;
-    h->dropped(n, h, 0, static_cast<MPI_T_cb_safety>(context), user_data);
+      if (cb.function != nullptr) d.callback.user_data = cb.user_data;
   }
+  return d;
 }
 
 }  // namespace
@@ -93,15 +100,20 @@ MPI_Count source_timestamp() {
 void raise(EventKind kind, const void* data) {
   int event = static_cast<int>(kind);
   MPIR_T_event_instance_s instance{event, source_timestamp(), static_cast<const unsigned char*>(data)};
-  // The callbacks run without the list's lock: one may free a handle.
-  std::vector<MPIR_T_event_registration_s*> live;
+  // The callbacks run without the list's lock: one may free a handle, or
+  // read the event (MPI_T_event_read takes no lock).
+  std::vector<Delivery> deliveries;
   {
     std::lock_guard lock(handles_mutex);
     for (MPIR_T_event_registration_s* h : handles())
-      if (h->event == event && !h->freed.load(std::memory_order_relaxed)) live.push_back(h);
+      if (h->event == event && !h->freed.load(std::memory_order_relaxed)) deliveries.push_back(plan(h));
   }
-  for (MPIR_T_event_registration_s* h : live)
-    if (!h->freed.load(std::memory_order_acquire)) deliver(h, &instance);
+  for (const Delivery& d : deliveries) {
+    if (d.handle->freed.load(std::memory_order_acquire)) continue;
+    auto safety = static_cast<MPI_T_cb_safety>(kContext);
+    if (d.callback.function != nullptr) d.callback.function(&instance, d.handle, safety, d.callback.user_data);
+    else if (d.dropped != nullptr) d.dropped(d.dropped_count, d.handle, 0, safety, d.callback.user_data);
+  }
 }
 
 MPIR_T_event_registration_s* register_handle(int event) {
@@ -117,6 +129,17 @@ void retire_handle(MPIR_T_event_registration_s* handle) {
   std::lock_guard lock(handles_mutex);
   if (handle->freed.exchange(true)) return;
   event_handles[handle->event].fetch_sub(1, std::memory_order_relaxed);
+}
+
+void set_callback(MPIR_T_event_registration_s* handle, int safety, MPI_T_event_cb_function* function,
+                  void* user_data) {
+  std::lock_guard lock(handles_mutex);
+  handle->callbacks[safety] = {function, user_data};
+}
+
+void set_dropped_handler(MPIR_T_event_registration_s* handle, MPI_T_event_dropped_cb_function* function) {
+  std::lock_guard lock(handles_mutex);
+  handle->dropped = function;
 }
 
 bool is_live_handle(const MPIR_T_event_registration_s* handle) {

@@ -118,4 +118,9 @@ MPIR_T_event_registration_s* register_handle(int event);
 // hold it), so a stale handle is an error, not a crash.
 void retire_handle(MPIR_T_event_registration_s* handle);
 bool is_live_handle(const MPIR_T_event_registration_s* handle);
+// MPI_T_event_register_callback (a null function removes the level's) and
+// MPI_T_event_set_dropped_handler; safe while events are being raised.
+void set_callback(MPIR_T_event_registration_s* handle, int safety, MPI_T_event_cb_function* function,
+                  void* user_data);
+void set_dropped_handler(MPIR_T_event_registration_s* handle, MPI_T_event_dropped_cb_function* function);
 }  // namespace ferry::tool

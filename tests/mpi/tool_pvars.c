@@ -157,6 +157,20 @@ int main(int argc, char **argv) {
   }
   hold_others(rank, size);
 
+  /* Watermark handles are a bounded resource: past the last one,
+   * MPI_T_ERR_OUT_OF_HANDLES, and freeing one makes room again. */
+  MPI_T_pvar_handle extra[16];
+  int peak_index = -1, nextra = 0, count = 0, err = MPI_SUCCESS;
+  MPI_T_pvar_get_index("ferry.p2p.unexpected_queue_peak", MPI_T_PVAR_CLASS_HIGHWATERMARK, &peak_index);
+  while (nextra < 16 && (err = MPI_T_pvar_handle_alloc(session, peak_index, NULL, &extra[nextra], &count)) ==
+                            MPI_SUCCESS)
+    ++nextra;
+  CHECK(err == MPI_T_ERR_OUT_OF_HANDLES && nextra >= 1, "watermark handles: %d, then error %d", nextra, err);
+  CHECK(MPI_T_pvar_handle_free(session, &extra[0]) == MPI_SUCCESS, "free a watermark handle");
+  CHECK(MPI_T_pvar_handle_alloc(session, peak_index, NULL, &extra[0], &count) == MPI_SUCCESS,
+        "no room after freeing a watermark handle");
+  for (int i = 0; i < nextra; ++i) MPI_T_pvar_handle_free(session, &extra[i]);
+
   /* One allreduce counts once among ferry.coll.allreduce.*, in a second
    * session; the first session's stopped handles do not move. */
   MPI_T_pvar_session other;
