@@ -9,7 +9,8 @@
  * member, the revoked communicator can still be agreed on and shrunk, and
  * other communicators are untouched. A large (rendezvous) send that no
  * receive took fails at its sender with MPIX_ERR_REVOKED when the receiver
- * revokes, rather than waiting for ever.
+ * revokes, rather than waiting for ever. Revoking an intercommunicator
+ * reaches both groups.
  */
 #define TEST_NAME "ulfm"
 #include "mpitest.h"
@@ -121,6 +122,31 @@ int main(int argc, char **argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Comm_free(&other);
+
+  /* An intercommunicator between the even and the odd ranks: world rank 0
+   * revokes it once world rank 1 waits in a receive on it; then a receive
+   * on it fails at every rank of both groups. */
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 77, &inter);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  if (rank == 1) {
+    int ready = 1;
+    MPI_Request r;
+    CHECK(MPI_Irecv(&value, 1, MPI_INT, 0, 5, inter, &r) == MPI_SUCCESS, "irecv on the intercommunicator");
+    MPI_Send(&ready, 1, MPI_INT, 0, 10, MPI_COMM_WORLD);
+    err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(error_class(err) == MPIX_ERR_REVOKED, "intercommunicator receive ended with class %d", error_class(err));
+  } else if (rank == 0) {
+    int ready = 0;
+    MPI_Recv(&ready, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(MPIX_Comm_revoke(inter) == MPI_SUCCESS, "revoke the intercommunicator");
+  }
+  err = MPI_Recv(&value, 1, MPI_INT, 0, 6, inter, MPI_STATUS_IGNORE);
+  CHECK(error_class(err) == MPIX_ERR_REVOKED, "receive on a revoked intercommunicator: class %d", error_class(err));
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
 
   /* Bad arguments. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
