@@ -62,6 +62,15 @@ static void hold_others(int rank, int size) {
     MPI_Recv(&token, 1, MPI_INT, 1, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* Rank 0 sends into rank 1's window only once rank 1 has started its
+ * counters (rank 1's token counts among its sends and rank 0's receives,
+ * which neither reads). */
+static void wait_for_receiver(int rank) {
+  int token = 0;
+  if (rank == 1) MPI_Send(&token, 1, MPI_INT, 0, 51, MPI_COMM_WORLD);
+  if (rank == 0) MPI_Recv(&token, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv) {
   int provided, rank, size;
   MPI_Init(&argc, &argv);
@@ -95,6 +104,7 @@ int main(int argc, char **argv) {
   MPI_T_pvar_handle rendezvous = handle_of("ferry.p2p.rendezvous_sends", MPI_T_PVAR_CLASS_COUNTER);
   CHECK(sum(msgs) == 0 && sum(bytes) == 0, "a counter not yet started reads nonzero");
   CHECK(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "start all");
+  wait_for_receiver(rank);
 
   char buf[B];
   memset(buf, 1, sizeof buf);
@@ -124,6 +134,7 @@ int main(int argc, char **argv) {
   char *big = malloc(BIG);
   memset(big, 2, BIG);
   CHECK(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "start all again");
+  wait_for_receiver(rank);
   if (rank == 0) MPI_Send(big, BIG, MPI_CHAR, 1, 2, MPI_COMM_WORLD);
   if (rank == 1) MPI_Recv(big, BIG, MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   if (rank == 0) CHECK(read_pvar(rendezvous) == 1, "%llu rendezvous sends for one large message", read_pvar(rendezvous));

@@ -98,6 +98,10 @@ int main(int argc, char **argv) {
     }
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "start");
+  /* Rank 0 sends only once rank 1 counts (a token outside what they read). */
+  int go = 0;
+  if (rank == 1) MPI_Send(&go, 1, MPI_INT, 0, N + 2, MPI_COMM_WORLD);
+  if (rank == 0) MPI_Recv(&go, 1, MPI_INT, 1, N + 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   mtt_run(2, work);
   CHECK(MPI_T_pvar_stop(session, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "stop");
   /* The others send nothing more (a barrier's messages) until rank 1 has
