@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 extern char** environ;
 
@@ -157,14 +159,29 @@ std::optional<bool> parse_flag(std::string_view text) {
 
 bool is_numeric_default(const Setting& s) { return parse_integer(s.default_value).has_value(); }
 
+// Values a tool wrote (set()); they win over the environment. Guarded: a
+// tool thread may write while another thread reads.
+std::mutex written_mutex;
+std::map<std::string, std::string, std::less<>> written;
+
 }  // namespace
 
 std::span<const Setting> all_settings() { return kSettings; }
 
 std::string value(std::string_view name) {
   const Setting& s = require(name);
+  {
+    std::lock_guard lock(written_mutex);
+    if (auto it = written.find(name); it != written.end()) return it->second;
+  }
   if (const char* v = std::getenv(std::string(s.name).c_str())) return v;
   return std::string(s.default_value);
+}
+
+void set(std::string_view name, std::string text) {
+  const Setting& s = require(name);
+  std::lock_guard lock(written_mutex);
+  written[std::string(s.name)] = std::move(text);
 }
 
 int64_t integer(std::string_view name) {
