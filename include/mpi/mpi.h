@@ -2784,7 +2784,6 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                          int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
-=======
 
 /* ---------------------------------------------------------------------------------------------------
  * MPICH's MPIX extensions, declared here as MPICH 4.0.2's mpi.h declares them (README "MPIX
