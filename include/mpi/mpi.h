@@ -2423,7 +2423,8 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                       MPI_Win *win);
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr);
-/* ============================================================================================ * MPI-4.0 additions (issue 18): sessions (MPI-4.0 §11.3), creating communicators from groups
+/* ============================================================================================
+ * MPI-4.0 additions (issue 18): sessions (MPI-4.0 §11.3), creating communicators from groups
  * (§7.4.2), MPI_Comm_idup_with_info, MPI_Info_get_string and MPI_Info_create_env (§10), the
  * hardware-guided split types (§7.4.2) and MPI_ERRORS_ABORT (§9.3). Numbers and prototypes are
  * MPICH 4.0.2's.
