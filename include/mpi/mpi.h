@@ -482,6 +482,9 @@ typedef int(MPI_Datarep_conversion_function)(void *userbuf, MPI_Datatype datatyp
                                              void *filebuf, MPI_Offset position, void *extra_state);
 typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state);
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+typedef int(MPI_Datarep_conversion_function_c)(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                                               void *filebuf, MPI_Offset position, void *extra_state);
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
 /* ---------------------------------------------------------------------------------------------------
  * Predefined callbacks (MPI-3.1 §6.7.2). The "dup" callbacks copy the attribute's value; they are all
@@ -1150,6 +1153,9 @@ int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype 
 int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
                          MPI_Datarep_conversion_function *write_conversion_fn,
                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 
 /* Profiling and the tool information interface (MPI-3.1 §14) */
 int MPI_Pcontrol(const int level, ...);
@@ -2193,6 +2199,9 @@ int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
                           MPI_Datarep_conversion_function *write_conversion_fn,
                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn,
+                             MPI_Datarep_conversion_function_c *write_conversion_fn,
+                             MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 
 /* Profiling and the tool information interface */
 int PMPI_Pcontrol(const int level, ...);

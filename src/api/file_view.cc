@@ -102,16 +102,33 @@ extern "C" int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
 FERRY_WEAK_ALIAS(File_get_position)
 
 // MPI-3.1 §13.5.3. Not collective; a process registers a name once. An
-// I/O call without a file: MPI_FILE_NULL's handler applies (§13.7).
+// I/O call without a file: MPI_FILE_NULL's handler applies (§13.7). The
+// large-count form (MPI-4.0) differs only in its conversion functions' count.
+namespace {
+template <typename Conversion>
+int register_datarep(const char* name, const char* datarep, Conversion* read, Conversion* write,
+                     MPI_Datarep_extent_function* extent, void* extra_state) {
+  api::Call call(name);
+  call.use_file_errhandlers();
+  if (!call.not_null(datarep, "datarep")) return call.raise();
+  if (extent == nullptr)
+    return call.result(fail(MPI_ERR_ARG, "dtype_file_extent_fn is NULL (the file extent of each type is needed)"));
+  return call.result(io::datarep::register_representation(datarep, read, write, extent, extra_state));
+}
+}  // namespace
+
 extern "C" int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
                                      MPI_Datarep_conversion_function* write_conversion_fn,
                                      MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
-  api::Call call("MPI_Register_datarep");
-  call.use_file_errhandlers();
-  if (!call.not_null(datarep, "datarep")) return call.raise();
-  if (dtype_file_extent_fn == nullptr)
-    return call.result(fail(MPI_ERR_ARG, "dtype_file_extent_fn is NULL (the file extent of each type is needed)"));
-  return call.result(io::datarep::register_representation(datarep, read_conversion_fn, write_conversion_fn,
-                                                          dtype_file_extent_fn, extra_state));
+  return register_datarep("MPI_Register_datarep", datarep, read_conversion_fn, write_conversion_fn,
+                          dtype_file_extent_fn, extra_state);
 }
 FERRY_WEAK_ALIAS(Register_datarep)
+
+extern "C" int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn,
+                                       MPI_Datarep_conversion_function_c* write_conversion_fn,
+                                       MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
+  return register_datarep("MPI_Register_datarep_c", datarep, read_conversion_fn, write_conversion_fn,
+                          dtype_file_extent_fn, extra_state);
+}
+FERRY_WEAK_ALIAS(Register_datarep_c)

@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -53,25 +55,63 @@ const Representation* find(const char* name) {
   return find_locked(name);
 }
 
+namespace {
+
+Err add_user_representation(Representation r) {
+  size_t length = r.name.size();
+  if (length == 0 || length >= MPI_MAX_DATAREP_STRING)
+    return fail(MPI_ERR_ARG, "datarep \"%.40s\" must have 1 to %d characters (it has %zu)", r.name.c_str(),
+                MPI_MAX_DATAREP_STRING - 1, length);
+  std::lock_guard<std::mutex> hold(registry_mutex);
+  if (find_locked(r.name.c_str()) != nullptr)
+    return fail(MPI_ERR_DUP_DATAREP, "data representation \"%s\" is already defined", r.name.c_str());
+  r.kind = Representation::Kind::kUser;
+  registry().push_back(std::move(r));
+  return {};
+}
+
+// Calls a program's conversion function for `count` elements from element
+// `first` on, the file-side bytes at `file`. The int form (MPI-3.1) is
+// called in pieces of at most INT_MAX elements: a conversion is element by
+// element, and `position` tells it where each piece starts in the buffer.
+int convert(MPI_Datarep_conversion_function* fn, MPI_Datarep_conversion_function_c* fn_c, void* buf,
+            const Datatype& t, uint64_t first, uint64_t count, char* file, void* extra_state) {
+  if (fn_c != nullptr)
+    return fn_c(buf, t.handle, static_cast<MPI_Count>(count), file, static_cast<MPI_Offset>(first), extra_state);
+  for (uint64_t done = 0; done < count;) {
+    uint64_t piece = std::min<uint64_t>(count - done, INT_MAX);
+    int rc = fn(buf, t.handle, static_cast<int>(piece), file + done * t.size, static_cast<MPI_Offset>(first + done),
+                extra_state);
+    if (rc != MPI_SUCCESS) return rc;
+    done += piece;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 Err register_representation(const char* name, MPI_Datarep_conversion_function* read,
                             MPI_Datarep_conversion_function* write, MPI_Datarep_extent_function* extent,
                             void* extra_state) {
-  size_t length = std::strlen(name);
-  if (length == 0 || length >= MPI_MAX_DATAREP_STRING)
-    return fail(MPI_ERR_ARG, "datarep \"%.40s\" must have 1 to %d characters (it has %zu)", name,
-                MPI_MAX_DATAREP_STRING - 1, length);
-  std::lock_guard<std::mutex> hold(registry_mutex);
-  if (find_locked(name) != nullptr)
-    return fail(MPI_ERR_DUP_DATAREP, "data representation \"%s\" is already defined", name);
   Representation r;
-  r.kind = Representation::Kind::kUser;
   r.name = name;
   r.read = read;
   r.write = write;
   r.extent = extent;
   r.extra_state = extra_state;
-  registry().push_back(std::move(r));
-  return {};
+  return add_user_representation(std::move(r));
+}
+
+Err register_representation(const char* name, MPI_Datarep_conversion_function_c* read,
+                            MPI_Datarep_conversion_function_c* write, MPI_Datarep_extent_function* extent,
+                            void* extra_state) {
+  Representation r;
+  r.name = name;
+  r.read_c = read;
+  r.write_c = write;
+  r.extent = extent;
+  r.extra_state = extra_state;
+  return add_user_representation(std::move(r));
 }
 
 int64_t id_of(const char* name) {
@@ -137,10 +177,10 @@ Err to_file(const Representation& rep, const Datatype& t, const void* buf, uint6
     type::external32::pack(t, at, count, file);
     return {};
   }
-  if (rep.kind != Representation::Kind::kUser || rep.write == nullptr)
+  if (rep.kind != Representation::Kind::kUser || !rep.converts(true))
     return fail(MPI_ERR_INTERN, "no conversion to data representation \"%s\"", rep.name.c_str());
-  int rc = rep.write(const_cast<void*>(buf), t.handle, static_cast<int>(count), file, static_cast<MPI_Offset>(first),
-                     rep.extra_state);
+  int rc = convert(rep.write, rep.write_c, const_cast<void*>(buf), t, first, count, static_cast<char*>(file),
+                   rep.extra_state);
   if (rc != MPI_SUCCESS)
     return fail(MPI_ERR_CONVERSION, "the write conversion function of data representation \"%s\" failed (error %d)",
                 rep.name.c_str(), rc);
@@ -154,10 +194,10 @@ Err from_file(const Representation& rep, const Datatype& t, void* buf, uint64_t 
     type::external32::unpack(t, at, count, file);
     return {};
   }
-  if (rep.kind != Representation::Kind::kUser || rep.read == nullptr)
+  if (rep.kind != Representation::Kind::kUser || !rep.converts(false))
     return fail(MPI_ERR_INTERN, "no conversion from data representation \"%s\"", rep.name.c_str());
-  int rc = rep.read(buf, t.handle, static_cast<int>(count), const_cast<void*>(file), static_cast<MPI_Offset>(first),
-                    rep.extra_state);
+  int rc = convert(rep.read, rep.read_c, buf, t, first, count, static_cast<char*>(const_cast<void*>(file)),
+                   rep.extra_state);
   if (rc != MPI_SUCCESS)
     return fail(MPI_ERR_CONVERSION, "the read conversion function of data representation \"%s\" failed (error %d)",
                 rep.name.c_str(), rc);

@@ -30,9 +30,12 @@ struct Representation {
   Kind kind = Kind::kNative;
   std::string name;
   // kUser: the program's functions (MPI_CONVERSION_FN_NULL: the bytes are
-  // taken as they are) and their extra state.
+  // taken as they are) and their extra state. A representation registered
+  // with MPI_Register_datarep_c (MPI-4.0) has the large-count forms instead.
   MPI_Datarep_conversion_function* read = nullptr;
   MPI_Datarep_conversion_function* write = nullptr;
+  MPI_Datarep_conversion_function_c* read_c = nullptr;
+  MPI_Datarep_conversion_function_c* write_c = nullptr;
   MPI_Datarep_extent_function* extent = nullptr;
   void* extra_state = nullptr;
 
@@ -41,7 +44,8 @@ struct Representation {
   // registered representation without that function keeps the bytes.
   bool converts(bool writing) const {
     if (kind == Kind::kExternal32) return true;
-    if (kind == Kind::kUser) return (writing ? write : read) != nullptr;
+    if (kind == Kind::kUser)
+      return writing ? (write != nullptr || write_c != nullptr) : (read != nullptr || read_c != nullptr);
     return false;
   }
 };
@@ -55,6 +59,11 @@ const Representation* find(const char* name);
 // an empty name or one longer than MPI_MAX_DATAREP_STRING - 1.
 Err register_representation(const char* name, MPI_Datarep_conversion_function* read,
                             MPI_Datarep_conversion_function* write, MPI_Datarep_extent_function* extent,
+                            void* extra_state);
+// MPI_Register_datarep_c: the same, with conversion functions that take an
+// MPI_Count.
+Err register_representation(const char* name, MPI_Datarep_conversion_function_c* read,
+                            MPI_Datarep_conversion_function_c* write, MPI_Datarep_extent_function* extent,
                             void* extra_state);
 
 // A number that two processes compare to know they named the same

@@ -380,6 +380,7 @@ static void print_constants(void) {
 
   /* Null callbacks (the dup callbacks need the library: abi_symbols checks them) */
   CONSTANT(MPI_CONVERSION_FN_NULL);
+  CONSTANT(MPI_CONVERSION_FN_NULL_C);
   CONSTANT(MPI_NULL_COPY_FN);
   CONSTANT(MPI_NULL_DELETE_FN);
   CONSTANT(MPI_COMM_NULL_COPY_FN);

@@ -44,6 +44,18 @@ static int xor_read(void *userbuf, MPI_Datatype datatype, int count, void *fileb
   ++conversions;
   return MPI_SUCCESS;
 }
+/* The same conversions in MPI-4.0's large-count form (MPI_Register_datarep_c). */
+static int conversions_c;
+static int xor_convert_c(void *userbuf, MPI_Datatype datatype, MPI_Count count, void *filebuf, MPI_Offset position,
+                         void *extra) {
+  ++conversions_c;
+  return xor_convert(userbuf, datatype, (int)count, filebuf, position, extra);
+}
+static int xor_read_c(void *userbuf, MPI_Datatype datatype, MPI_Count count, void *filebuf, MPI_Offset position,
+                      void *extra) {
+  ++conversions_c;
+  return xor_read(userbuf, datatype, (int)count, filebuf, position, extra);
+}
 static int same_extent(MPI_Datatype datatype, MPI_Aint *extent, void *extra) {
   (void)extra;
   int bytes;
@@ -174,6 +186,32 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)rank * N, back, N, MPI_INT, &st));
   CHECK(conversions > 0, "the read conversion function never ran");
   CHECK(memcmp(back, ints, sizeof ints) == 0, "xor-ints: read back differs");
+  CHECK_MPI(MPI_File_close(&fh));
+
+  /* 4. The same through MPI_Register_datarep_c: its functions, not the int ones, run. */
+  static unsigned mask_c = 0x0ff00ff0u;
+  CHECK_MPI(MPI_Register_datarep_c("xor-ints-c", xor_read_c, xor_convert_c, same_extent, &mask_c));
+  EXPECT_CLASS(MPI_Register_datarep_c("xor-ints", xor_read_c, xor_convert_c, same_extent, &mask_c),
+               MPI_ERR_DUP_DATAREP, "MPI_Register_datarep_c", "xor-ints");
+  io_path("xor_c", path, sizeof path);
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+  CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "xor-ints-c", MPI_INFO_NULL));
+  conversions_c = 0;
+  CHECK_MPI(MPI_File_write_at(fh, (MPI_Offset)rank * N, ints, N, MPI_INT, &st));
+  CHECK(conversions_c > 0, "the large-count write conversion function never ran");
+  MPI_Barrier(MPI_COMM_WORLD);
+  data = io_slurp(path, &bytes);
+  for (int i = 0; i < N; ++i) {
+    unsigned stored;
+    memcpy(&stored, data + ((size_t)rank * N + i) * 4, 4);
+    CHECK(stored == ((unsigned)ints[i] ^ mask_c), "xor-ints-c: int %d stored as %#x", i, stored);
+  }
+  free(data);
+  conversions_c = 0;
+  memset(back, 0, sizeof back);
+  CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)rank * N, back, N, MPI_INT, &st));
+  CHECK(conversions_c > 0, "the large-count read conversion function never ran");
+  CHECK(memcmp(back, ints, sizeof ints) == 0, "xor-ints-c: read back differs");
   CHECK_MPI(MPI_File_close(&fh));
 
   io_remove_dir();
