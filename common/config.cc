@@ -15,7 +15,7 @@ namespace {
 // component; the README's table is generated from `ferry_info`.
 constexpr std::array kSettings = {
     Setting{"FERRY_DEBUG", "",
-            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, comm, checkpoint, io, all"},
+            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, comm, checkpoint, io, cuda, all"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
@@ -37,6 +37,9 @@ constexpr std::array kSettings = {
     Setting{"FERRY_SHM_CMA_THRESHOLD", "64k",
             "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA); smaller "
             "ones go through the shared-memory ring"},
+    Setting{"FERRY_CUDA", "auto",
+            "GPU (CUDA) buffers: auto (load the driver libcuda.so.1 at MPI_Init if it is there, else host buffers "
+            "only), on (a missing or unusable driver is a start-up error), or off (never load it)"},
     Setting{"FERRY_TCP_EAGER_LIMIT", "65536",
             "Largest TCP message sent eagerly; larger ones use the rendezvous protocol"},
     Setting{"FERRY_TCP_FAMILY", "auto", "Address family for TCP connections: auto, ipv4 or ipv6"},

@@ -10,6 +10,7 @@
 
 #include "base/process.h"
 #include "coll/select.h"
+#include "device/device.h"
 #include "common/config.h"
 #include "common/debug.h"
 #include "base/communicator.h"
@@ -179,6 +180,8 @@ Err init(int requested_thread_level, int* provided) {
     return fail(MPI_ERR_OTHER, "MPI is already %s", state.finalized ? "finalized" : "initialized");
   if (auto problem = config::validate()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
   if (auto problem = coll::validate_settings()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
+  std::optional<device::Mode> cuda = device::mode_from_config();
+  if (!cuda) return fail(MPI_ERR_ARG, "FERRY_CUDA=%s is none of auto, on, off", config::value("FERRY_CUDA").c_str());
   debug::configure();
   // Before PMIx_Init starts PMIx's thread (transport/providers.h).
   transport::prepare_providers();
@@ -204,6 +207,8 @@ Err init(int requested_thread_level, int* provided) {
   process::set_abort(abort_job);
 
   if (Err e = choose_wait_policy()) return e;
+  // GPU buffers (device/device.h): before any buffer is looked at.
+  if (std::string why; !device::load(*cuda, &why)) return fail(MPI_ERR_OTHER, "%s", why.c_str());
   if (Err e = setup_transports()) return e;
   communicators::create_predefined(state.job.rank, state.job.size);
   state.initialized = true;
@@ -241,6 +246,7 @@ Err finalize() {
   while (!state.transports.empty()) state.transports.pop_back();
   state.exchange.reset();
   p2p::finalize();
+  device::unload();
   communicators::destroy_all();
   pmi::finalize();
   return attributes_error ? std::move(attributes_error) : std::move(e);
