@@ -1,0 +1,103 @@
+#include "p2p/data_access.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "base/type_pack.h"
+#include "device/device.h"
+#include "device/staging.h"
+
+namespace ferry::p2p {
+namespace {
+
+Err device_failure(const std::string& what) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", what.c_str()); }
+
+// The bytes that packed bytes [offset, offset + n) occupy in the buffer,
+// relative to its address: from the first run's first byte to the last
+// one's end (a walk of the layout's runs, on the host, touching no data).
+struct Span {
+  MPI_Aint begin;
+  MPI_Aint end;
+};
+Span span_of(const Request* r, uint64_t offset, uint64_t n) {
+  // Addresses are reported from an origin well above zero, so that a
+  // negative lower bound stays positive.
+  constexpr uint64_t kOrigin = uint64_t(1) << 62;
+  struct Bounds final : type::RunVisitor {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    void run(uint64_t address, uint64_t bytes) override {
+      lo = std::min(lo, address);
+      hi = std::max(hi, address + bytes);
+    }
+  } bounds;
+  type::for_each_run(*r->datatype, kOrigin, static_cast<uint64_t>(r->count), offset, n, bounds);
+  return Span{static_cast<MPI_Aint>(bounds.lo - kOrigin), static_cast<MPI_Aint>(bounds.hi - kOrigin)};
+}
+
+// Copies the span holding packed bytes [offset, offset + n) to the host,
+// runs `host_part` on it as if it were the user's buffer, and (if
+// `write_back`) copies it back.
+template <typename F>
+Err through_host_span(const Request* r, uint64_t offset, uint64_t n, bool write_back, F host_part) {
+  Span s = span_of(r, offset, n);
+  size_t bytes = static_cast<size_t>(s.end - s.begin);
+  char* device_span = static_cast<char*>(r->buffer) + s.begin;
+  auto* host = static_cast<char*>(std::malloc(bytes));
+  Err e;
+  if (auto error = device::staging::copy(host, device_span, bytes)) e = device_failure(*error);
+  if (!e) {
+    // The host copy stands in for the buffer: the same offsets from a base
+    // `s.begin` bytes before it (only bytes inside the span are touched).
+    void* base = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(host) - static_cast<uintptr_t>(s.begin));
+    host_part(base);
+    if (write_back)
+      if (auto error = device::staging::copy(device_span, host, bytes)) e = device_failure(*error);
+  }
+  std::free(host);
+  return e;
+}
+
+}  // namespace
+
+Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out) {
+  if (n == 0) return {};
+  auto count = static_cast<uint64_t>(r->count);
+  if (!on_device(r)) {
+    type::pack(*r->datatype, r->buffer, count, offset, n, out);
+    return {};
+  }
+  if (r->datatype->contiguous) {
+    if (auto error = device::staging::copy(out, static_cast<const char*>(r->buffer) + offset, n))
+      return device_failure(*error);
+    return {};
+  }
+  return through_host_span(r, offset, n, false,
+                           [&](void* base) { type::pack(*r->datatype, base, count, offset, n, out); });
+}
+
+Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in) {
+  if (n == 0) return {};
+  auto count = static_cast<uint64_t>(r->count);
+  if (!on_device(r)) {
+    type::unpack(*r->datatype, r->buffer, count, offset, n, in);
+    return {};
+  }
+  if (r->datatype->contiguous) {
+    if (auto error = device::staging::copy(static_cast<char*>(r->buffer) + offset, in, n))
+      return device_failure(*error);
+    return {};
+  }
+  return through_host_span(r, offset, n, true,
+                           [&](void* base) { type::unpack(*r->datatype, base, count, offset, n, in); });
+}
+
+transport::MemoryKind memory_kind(const void* buffer) {
+  if (!device::enabled()) return transport::MemoryKind::kHost;
+  // Managed memory is host memory to a transport: the host may touch it.
+  return device::memory_of(buffer) == device::Memory::kDevice ? transport::MemoryKind::kDevice
+                                                               : transport::MemoryKind::kHost;
+}
+
+}  // namespace ferry::p2p

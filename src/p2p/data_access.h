@@ -1,0 +1,39 @@
+// Reading and writing a request's data wherever it lives: host memory in
+// any datatype, or GPU memory (device/device.h).
+//
+// GPU memory is never touched by the host: contiguous data is one copy
+// through the device table (cuMemcpyAsync, then a wait); non-contiguous
+// data is copied in the span of the elements that a part of the packed
+// stream covers, packed or unpacked on the host, and (receive) copied back.
+// That moves each element's span once per message, never one element at a
+// time; packing on the GPU itself (a pack kernel, cuMemcpy2DAsync for
+// vectors) is not done yet (README "GPU buffers"). Writing a span back also
+// rewrites the gaps between the elements with the values they had when it
+// was read: a program must not change those bytes on the GPU while the
+// receive is in progress.
+#pragma once
+
+#include <cstdint>
+
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/request.h"
+
+namespace ferry::p2p {
+
+inline bool on_device(const Request* r) { return r->memory == transport::MemoryKind::kDevice; }
+
+// Whether the request's data goes through pack_part/unpack_part (and the
+// chunked protocols of p2p/pack_stream.h) instead of straight between the
+// user's buffer and a transport.
+inline bool streamed(const Request* r) { return !r->datatype->contiguous || on_device(r); }
+
+// Bytes [offset, offset + n) of the request's packed data, into `out`.
+Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out);
+// The same bytes, from `in` into place.
+Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in);
+
+// Where `buffer` lives, for a request's `memory` field.
+transport::MemoryKind memory_kind(const void* buffer);
+
+}  // namespace ferry::p2p
