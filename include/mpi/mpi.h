@@ -1797,6 +1797,15 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+
+/* GPU extensions, as MPICH 4.0 declares them in its mpi.h (README "GPU buffers"). */
+#define MPIX_GPU_SUPPORT_CUDA (0)
+#define MPIX_GPU_SUPPORT_ZE (1)
+#define MPIX_GPU_SUPPORT_HIP (2)
+int MPIX_GPU_query_support(int gpu_type, int *is_supported);
+int MPIX_Query_cuda_support(void);
+int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
+int PMPIX_Query_cuda_support(void);
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
