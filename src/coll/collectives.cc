@@ -15,6 +15,8 @@
 #include "coll/alltoall/algorithms.h"
 #include "coll/barrier/algorithms.h"
 #include "coll/bcast/algorithms.h"
+#include "coll/device_collectives.h"
+#include "device/device.h"
 #include "coll/gather/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/neighbor/algorithms.h"
@@ -255,88 +257,128 @@ Err barrier(Communicator* c) { return run_barrier(c, nullptr); }
 Err ibarrier(Communicator* c, Request** request) { return run_barrier(c, request); }
 
 Err bcast(void* buf, int count, const Datatype* type, int root, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::bcast(buf, count, type, root, c)) return std::move(*staged);
   return run_bcast(buf, count, type, root, c, nullptr);
 }
 Err ibcast(void* buf, int count, const Datatype* type, int root, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", buf, nullptr)) return std::move(*staged);
   return run_bcast(buf, count, type, root, c, request);
 }
 
 Err gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
            const Datatype* recvtype, int root, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c)) return std::move(*staged);
   return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
 }
 Err igather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
             const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, request);
 }
 Err gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
             const int displs[], const Datatype* recvtype, int root, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c)) return std::move(*staged);
   return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, nullptr);
 }
 Err igatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
              const int displs[], const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, request);
 }
 
 Err scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
             const Datatype* recvtype, int root, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c)) return std::move(*staged);
   return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
 }
 Err iscatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
              const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, request);
 }
 Err scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype, void* recvbuf,
              int recvcount, const Datatype* recvtype, int root, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c)) return std::move(*staged);
   return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
 }
 Err iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
               void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, request);
 }
 
 Err allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
               const Datatype* recvtype, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c)) return std::move(*staged);
   return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, nullptr);
 }
 Err iallgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
                const Datatype* recvtype, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, request);
 }
 Err allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
                const int displs[], const Datatype* recvtype, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c)) return std::move(*staged);
   return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, nullptr);
 }
 Err iallgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
                 const int displs[], const Datatype* recvtype, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, request);
 }
 
 Err alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
              const Datatype* recvtype, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c)) return std::move(*staged);
   return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, nullptr);
 }
 Err ialltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
               const Datatype* recvtype, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, request);
 }
 Err alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c)) return std::move(*staged);
   return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, nullptr);
 }
 Err ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
                void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c,
                Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, request);
 }
 Err alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
               Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("MPI_Alltoallw", sendbuf, recvbuf)) return std::move(*staged);
   return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, nullptr);
 }
 Err ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
                void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
                Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, request);
 }
 
@@ -460,10 +502,14 @@ Err do_scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type,
 // --- Reductions: entry points ---------------------------------------------------
 
 Err allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::allreduce(sendbuf, recvbuf, count, type, op, c)) return std::move(*staged);
   return do_allreduce(sendbuf, recvbuf, count, type, op, c, nullptr);
 }
 Err iallreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
                Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return do_allreduce(sendbuf, recvbuf, count, type, op, c, request);
 }
 
@@ -476,45 +522,65 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, int count, const 
 
 Err reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
            Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::reduce(sendbuf, recvbuf, count, type, op, root, c)) return std::move(*staged);
   return do_reduce(sendbuf, recvbuf, count, type, op, root, c, nullptr);
 }
 Err ireduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
             Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return do_reduce(sendbuf, recvbuf, count, type, op, root, c, request);
 }
 
 Err reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
                    Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, c)) return std::move(*staged);
   return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, nullptr);
 }
 Err ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
                     Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, request);
 }
 
 Err reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
                          Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c)) return std::move(*staged);
   std::vector<int> counts(static_cast<size_t>(c->size), recvcount);
   return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, nullptr);
 }
 Err ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
                           Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   std::vector<int> counts(static_cast<size_t>(c->size), recvcount);
   return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, request);
 }
 
 Err scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::scan(sendbuf, recvbuf, count, type, op, false, c)) return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, false, c, nullptr);
 }
 Err iscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
           Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, false, c, request);
 }
 Err exscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::scan(sendbuf, recvbuf, count, type, op, true, c)) return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, true, c, nullptr);
 }
 Err iexscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
             Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("nonblocking collectives", sendbuf, recvbuf)) return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, true, c, request);
 }
 
@@ -523,6 +589,8 @@ Err iexscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type,
 
 Err neighbor_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
                        const Datatype* recvtype, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run(c, request, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
@@ -533,6 +601,8 @@ Err neighbor_allgather(const void* sendbuf, int sendcount, const Datatype* sendt
 Err neighbor_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c,
                         Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run(c, request, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
@@ -544,6 +614,8 @@ Err neighbor_allgatherv(const void* sendbuf, int sendcount, const Datatype* send
 
 Err neighbor_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
                       const Datatype* recvtype, Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run(c, request, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -555,6 +627,8 @@ Err neighbor_alltoall(const void* sendbuf, int sendcount, const Datatype* sendty
 Err neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
                        void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
                        Communicator* c, Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run(c, request, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -571,6 +645,8 @@ Err neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Ai
                        const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
                        const MPI_Aint rdispls[], const Datatype* const recvtypes[], Communicator* c,
                        Request** request) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf)) return std::move(*staged);
   return run(c, request, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
