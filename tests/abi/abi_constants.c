@@ -356,6 +356,10 @@ static void print_constants(void) {
   CONSTANT(MPI_ERR_LASTCODE);
   CONSTANT(MPI_ERRORS_ARE_FATAL);
   CONSTANT(MPI_ERRORS_RETURN);
+  /* GPU extensions (MPICH 4.0's mpi.h) */
+  CONSTANT(MPIX_GPU_SUPPORT_CUDA);
+  CONSTANT(MPIX_GPU_SUPPORT_ZE);
+  CONSTANT(MPIX_GPU_SUPPORT_HIP);
 
   /* Null callbacks (the dup callbacks need the library: abi_symbols checks them) */
   CONSTANT(MPI_CONVERSION_FN_NULL);
