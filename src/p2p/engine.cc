@@ -403,7 +403,9 @@ Err start_send(Request* r) {
     p.on_sent = nullptr;  // the send completes when its data has gone
     transport::RemoteBuffer& exposed = r->one_sided.remote;
     r->one_sided.peer = -1;
-    if (r->datatype->contiguous && r->bytes >= route.reach.one_sided_threshold &&
+    size_t threshold = r->memory == transport::MemoryKind::kDevice ? route.reach.device_one_sided_threshold
+                                                                   : route.reach.one_sided_threshold;
+    if (r->datatype->contiguous && r->bytes >= threshold &&
         route.transport->expose(world_peer, transport::MemoryRef{r->buffer, r->memory}, r->bytes, &exposed)) {
       // The receiver may read it in place (single copy); it then answers
       // kRendezvousDone, else kRendezvousReady as usual.
