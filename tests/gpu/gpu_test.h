@@ -11,12 +11,14 @@
 #define CHECK(cond, ...)                                                      \
   do {                                                                        \
     if (!(cond)) {                                                            \
-      int r_ = -1;                                                            \
-      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                     \
+      int r_ = -1, up_ = 0;                                                   \
+      MPI_Initialized(&up_);                                                  \
+      if (up_) MPI_Comm_rank(MPI_COMM_WORLD, &r_);                            \
       fprintf(stderr, "%s: rank %d: FAILED: %s:%d: ", TEST_NAME, r_, __FILE__, __LINE__); \
       fprintf(stderr, __VA_ARGS__);                                           \
       fprintf(stderr, "\n");                                                  \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                           \
+      if (up_) MPI_Abort(MPI_COMM_WORLD, 1);                                  \
+      exit(1);                                                                \
     }                                                                         \
   } while (0)
 

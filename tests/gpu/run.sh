@@ -29,6 +29,13 @@ fi
 arch=x86_64-linux-gnu
 export LD_LIBRARY_PATH="$deps/ferry/lib:$deps/root/usr/lib/$arch:$deps/root/lib/$arch:$deps/root/usr/lib/$arch/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PMIX_INSTALL_PREFIX=$deps/root/usr/lib/$arch/pmix2
+# The bundle is built on Debian 12: it needs glibc 2.34 and libstdc++ with
+# GLIBCXX_3.4.30 (GCC 12) or newer, as Ubuntu 22.04 and later have.
+if missing=$(ldd "$deps/ferry/bin/mpirun" "$deps/ferry/lib/libmpi.so.12" 2>&1 | grep -E 'not found'); then
+  echo "run.sh: the bundled Ferry cannot load here:" >&2
+  echo "$missing" >&2
+  exit 2
+fi
 mpirun=("$deps/ferry/bin/mpirun" --oversubscribe)
 mkdir -p "$out"
 nvidia-smi -L || true
@@ -38,12 +45,14 @@ step() {  # step NAME COMMAND...: runs it with a timeout, keeps its output in $o
   local name=$1
   shift
   echo "== $name: $*"
-  if timeout 300 "$@" >"$out/$name.log" 2>&1; then
+  timeout 300 "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  if [[ $rc -eq 0 ]]; then
     tail -n 3 "$out/$name.log"
     echo "== $name: passed"
   else
     tail -n 30 "$out/$name.log"
-    echo "== $name: FAILED (exit $?)"
+    echo "== $name: FAILED (exit $rc$([[ $rc -eq 124 ]] && echo ', timed out'))"
     failures=$((failures + 1))
   fi
 }
