@@ -37,7 +37,7 @@ HostStaging::~HostStaging() {
   for (Staged& s : buffers_) std::free(s.host);
 }
 
-ByteSpan span_of(const Datatype* t, int count) {
+ByteSpan span_of(const Datatype* t, int64_t count) {
   if (count <= 0) return {};
   return ByteSpan{t->true_lb, static_cast<MPI_Aint>(count - 1) * t->extent + t->true_lb + t->true_extent};
 }
@@ -58,7 +58,7 @@ ByteSpan span_of(const Datatype* t, const int counts[], const int displs[], int 
 
 ByteSpan span_of_blocks(const Datatype* t, int count, int n) {
   if (count <= 0 || n <= 0) return {};
-  return span_of(t, count * n);
+  return span_of(t, static_cast<int64_t>(count) * n);  // beyond INT_MAX elements in all
 }
 
 Err gpu_buffers_unsupported(const char* what) {

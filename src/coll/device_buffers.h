@@ -18,6 +18,7 @@
 // saying so, before any data moves.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "base/datatype.h"
@@ -60,7 +61,7 @@ struct ByteSpan {
   MPI_Aint lo = 0;
   MPI_Aint hi = 0;
 };
-ByteSpan span_of(const Datatype* t, int count);
+ByteSpan span_of(const Datatype* t, int64_t count);
 // The same for blocks at displacements (in elements of t): the v-forms.
 ByteSpan span_of(const Datatype* t, const int counts[], const int displs[], int n);
 // Blocks of `count` elements, `n` of them one after another.
