@@ -45,6 +45,28 @@ struct CUipcMemHandle {
   char reserved[64];
 };
 
+// cuMemcpy2DAsync's description of a copy (CUDA_MEMCPY2D_v2). With
+// CU_MEMORYTYPE_UNIFIED, srcDevice/dstDevice hold any unified address, host
+// or device.
+struct CUDA_MEMCPY2D {
+  size_t srcXInBytes;
+  size_t srcY;
+  unsigned srcMemoryType;
+  const void* srcHost;
+  CUdeviceptr srcDevice;
+  void* srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes;
+  size_t dstY;
+  unsigned dstMemoryType;
+  void* dstHost;
+  CUdeviceptr dstDevice;
+  void* dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes;
+  size_t Height;
+};
+
 // The entry points, as cuda.h declares them (with the _v2 names that its
 // macros select where there are two).
 using cuInit_t = CUresult (*)(unsigned flags);
@@ -58,6 +80,7 @@ using cuPointerGetAttributes_t = CUresult (*)(unsigned n, int* attributes, void*
 using cuStreamCreate_t = CUresult (*)(CUstream* stream, unsigned flags);
 using cuStreamSynchronize_t = CUresult (*)(CUstream stream);
 using cuMemcpyAsync_t = CUresult (*)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
+using cuMemcpy2DAsync_t = CUresult (*)(const CUDA_MEMCPY2D* copy, CUstream stream);
 using cuMemHostAlloc_t = CUresult (*)(void** p, size_t bytes, unsigned flags);
 using cuMemFreeHost_t = CUresult (*)(void* p);
 using cuIpcGetMemHandle_t = CUresult (*)(CUipcMemHandle* handle, CUdeviceptr ptr);

@@ -24,6 +24,7 @@ struct Driver {
   cuStreamCreate_t stream_create;
   cuStreamSynchronize_t stream_synchronize;
   cuMemcpyAsync_t memcpy_async;
+  cuMemcpy2DAsync_t memcpy_2d_async;
   cuMemHostAlloc_t mem_host_alloc;
   cuMemFreeHost_t mem_free_host;
   cuIpcGetMemHandle_t ipc_get_mem_handle;
@@ -120,6 +121,22 @@ int copy_async(void* dst, const void* src, size_t n, void* stream) {
   return driver.memcpy_async(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s->stream);
 }
 
+int copy_2d_async(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width, size_t rows,
+                  void* stream) {
+  auto* s = static_cast<Stream*>(stream);
+  Current current(s->context);
+  CUDA_MEMCPY2D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+  copy.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+  copy.srcPitch = src_pitch;
+  copy.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+  copy.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+  copy.dstPitch = dst_pitch;
+  copy.WidthInBytes = width;
+  copy.Height = rows;
+  return driver.memcpy_2d_async(&copy, s->stream);
+}
+
 int stream_synchronize(void* stream) {
   auto* s = static_cast<Stream*>(stream);
   Current current(s->context);
@@ -165,7 +182,7 @@ const char* error_string(int code) {
   return "unknown CUDA error";
 }
 
-const Ops kOps = {"cuda",          pointer_info,   stream_create,    copy_async,       stream_synchronize,
+const Ops kOps = {"cuda",          pointer_info,   stream_create,    copy_async,       copy_2d_async,    stream_synchronize,
                   pinned_alloc,    pinned_free,    ipc_get_handle,   ipc_open_handle,  ipc_close_handle,
                   error_string};
 
@@ -201,6 +218,7 @@ const Ops* open_driver(std::string* error) {
             resolve(library, &driver.stream_create, {"cuStreamCreate"}, &missing) &&
             resolve(library, &driver.stream_synchronize, {"cuStreamSynchronize"}, &missing) &&
             resolve(library, &driver.memcpy_async, {"cuMemcpyAsync"}, &missing) &&
+            resolve(library, &driver.memcpy_2d_async, {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync"}, &missing) &&
             resolve(library, &driver.mem_host_alloc, {"cuMemHostAlloc"}, &missing) &&
             resolve(library, &driver.mem_free_host, {"cuMemFreeHost"}, &missing) &&
             resolve(library, &driver.ipc_get_mem_handle, {"cuIpcGetMemHandle"}, &missing) &&

@@ -56,6 +56,11 @@ struct Ops {
   // Copies n bytes between any two of host, pinned and device memory
   // (unified addressing), queued on `stream`.
   int (*copy_async)(void* dst, const void* src, size_t n, void* stream);
+  // Copies `rows` rows of `width` bytes, `src_pitch` apart in the source and
+  // `dst_pitch` apart in the destination: a strided vector packed or
+  // unpacked by the GPU's copy engine (cuMemcpy2DAsync).
+  int (*copy_2d_async)(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width, size_t rows,
+                       void* stream);
   int (*stream_synchronize)(void* stream);
   int (*pinned_alloc)(void** p, size_t n);
   int (*pinned_free)(void* p);

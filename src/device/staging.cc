@@ -69,6 +69,20 @@ std::optional<std::string> copy(void* dst, const void* src, size_t n) {
   return std::nullopt;
 }
 
+std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                                   size_t rows) {
+  if (rows == 0 || width == 0) return std::nullopt;
+  PointerInfo side = describe(src);
+  if (side.memory == Memory::kHost) side = describe(dst);
+  std::string error;
+  void* stream = stream_for(side, &error);
+  if (stream == nullptr) return error;
+  if (int code = installed->copy_2d_async(dst, dst_pitch, src, src_pitch, width, rows, stream); code != 0)
+    return error_text("cuMemcpy2DAsync", code);
+  if (int code = installed->stream_synchronize(stream); code != 0) return error_text("cuStreamSynchronize", code);
+  return std::nullopt;
+}
+
 void* take(size_t n) {
   int c = class_of(n);
   size_t bytes = c < 0 ? n : class_bytes(c);

@@ -25,6 +25,10 @@ namespace ferry::device::staging {
 // Copies n bytes from src to dst, either or both in device memory, and waits
 // for the copy. An error is the call's text ("cuMemcpyAsync: ...").
 std::optional<std::string> copy(void* dst, const void* src, size_t n);
+// The same for `rows` rows of `width` bytes, `src_pitch` and `dst_pitch`
+// apart (cuMemcpy2DAsync): a vector packed or unpacked by the copy engine.
+std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                                   size_t rows);
 
 // A pinned host buffer of at least n bytes, reused from a pool (plain host
 // memory where pinning fails); give it back with its size.

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "base/type_layout.h"
 #include "base/type_pack.h"
 #include "device/device.h"
 #include "device/staging.h"
@@ -59,6 +60,52 @@ Err through_host_span(const Request* r, uint64_t offset, uint64_t n, bool write_
   return e;
 }
 
+// A strided vector that the GPU's copy engine packs itself with one 2D
+// copy: one element (count 1) of a type whose layout is a single run
+// repeated by one loop, `pitch` >= `width` apart (MPI_Type_vector of a
+// contiguous type, a matrix column).
+struct Rows {
+  MPI_Aint first;   // the first row, from the buffer
+  uint64_t width;   // bytes of one row
+  MPI_Aint pitch;   // bytes from one row to the next
+};
+std::optional<Rows> rows_of(const Request* r) {
+  if (r->count != 1 || r->datatype->layout == nullptr) return std::nullopt;
+  const type::Node& root = r->datatype->layout->root();
+  if (root.children != 0 || root.dims != 1 || root.size == 0) return std::nullopt;
+  if (root.dim[0].stride < static_cast<MPI_Aint>(root.size)) return std::nullopt;  // overlapping or backwards
+  return Rows{root.offset, root.size, root.dim[0].stride};
+}
+
+// Packed bytes [offset, offset + n) of such a vector, between the GPU and
+// `packed`: a partial first row, the whole rows in one 2D copy, a partial
+// last row.
+Err copy_rows(const Request* r, const Rows& v, uint64_t offset, uint64_t n, char* packed, bool pack) {
+  char* base = static_cast<char*>(r->buffer) + v.first;
+  auto at = [&](uint64_t p) { return base + static_cast<MPI_Aint>(p / v.width) * v.pitch + p % v.width; };
+  uint64_t p = offset, end = offset + n;
+  char* h = packed;
+  auto one_run = [&](uint64_t k) -> std::optional<std::string> {
+    auto e = pack ? device::staging::copy(h, at(p), k) : device::staging::copy(at(p), h, k);
+    p += k;
+    h += k;
+    return e;
+  };
+  if (p % v.width != 0)
+    if (auto e = one_run(std::min(end - p, v.width - p % v.width))) return device_failure(*e);
+  if (uint64_t rows = (end - p) / v.width; rows > 0) {
+    auto width = static_cast<size_t>(v.width), pitch = static_cast<size_t>(v.pitch);
+    auto e = pack ? device::staging::copy_2d(h, width, at(p), pitch, width, rows)
+                  : device::staging::copy_2d(at(p), pitch, h, width, width, rows);
+    if (e) return device_failure(*e);
+    p += rows * v.width;
+    h += rows * v.width;
+  }
+  if (p < end)
+    if (auto e = one_run(end - p)) return device_failure(*e);
+  return {};
+}
+
 }  // namespace
 
 Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out) {
@@ -73,6 +120,7 @@ Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out) {
       return device_failure(*error);
     return {};
   }
+  if (std::optional<Rows> v = rows_of(r)) return copy_rows(r, *v, offset, n, static_cast<char*>(out), true);
   return through_host_span(r, offset, n, false,
                            [&](void* base) { type::pack(*r->datatype, base, count, offset, n, out); });
 }
@@ -89,6 +137,8 @@ Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in) {
       return device_failure(*error);
     return {};
   }
+  if (std::optional<Rows> v = rows_of(r))
+    return copy_rows(r, *v, offset, n, static_cast<char*>(const_cast<void*>(in)), false);
   return through_host_span(r, offset, n, true,
                            [&](void* base) { type::unpack(*r->datatype, base, count, offset, n, in); });
 }

@@ -2,15 +2,16 @@
 // any datatype, or GPU memory (device/device.h).
 //
 // GPU memory is never touched by the host: contiguous data is one copy
-// through the device table (cuMemcpyAsync, then a wait); non-contiguous
-// data is copied in the span of the elements that a part of the packed
-// stream covers, packed or unpacked on the host, and (receive) copied back.
-// That moves each element's span once per message, never one element at a
-// time; packing on the GPU itself (a pack kernel, cuMemcpy2DAsync for
-// vectors) is not done yet (README "GPU buffers"). Writing a span back also
-// rewrites the gaps between the elements with the values they had when it
-// was read: a program must not change those bytes on the GPU while the
-// receive is in progress.
+// through the device table (cuMemcpyAsync, then a wait); a strided vector
+// (one element of a type that is one run repeated by one loop) is packed
+// and unpacked by the GPU's copy engine, one cuMemcpy2DAsync per chunk;
+// other non-contiguous data is copied in the span of the bytes that a part
+// of the packed stream covers, packed or unpacked on the host, and
+// (receive) copied back. That moves each span once, never one element at a
+// time; a pack kernel for the general case is not written yet (README "GPU
+// buffers"). Writing a span back also rewrites the gaps between the
+// elements with the values they had when it was read: a program must not
+// change those bytes on the GPU while the receive is in progress.
 #pragma once
 
 #include <cstdint>

@@ -77,6 +77,23 @@ int copy_async(void* dst, const void* src, size_t n, void*) {
   return 0;
 }
 
+int copy_2d_async(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width, size_t rows, void*) {
+  ++counted.copies_2d;
+  if (failing_copy != 0) {
+    int code = failing_copy;
+    failing_copy = 0;
+    return code;
+  }
+  // Both strided ranges lie inside one allocation each: opened once.
+  with_access(dst, [&] {
+    with_access(src, [&] {
+      for (size_t r = 0; r < rows; ++r)
+        std::memcpy(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch, width);
+    });
+  });
+  return 0;
+}
+
 int stream_synchronize(void*) { return 0; }
 
 int pinned_alloc(void** p, size_t n) {
@@ -131,7 +148,7 @@ const char* error_string(int code) {
   }
 }
 
-const Ops kOps = {"host model",     pointer_info,  stream_create,  copy_async,       stream_synchronize,
+const Ops kOps = {"host model",     pointer_info,  stream_create,  copy_async,       copy_2d_async,   stream_synchronize,
                   pinned_alloc,     pinned_free,   ipc_get_handle, ipc_open_handle,  ipc_close_handle,
                   error_string};
 

@@ -29,6 +29,7 @@ void read(void* host_dst, const void* device_src, size_t n);
 struct Counters {
   uint64_t pointer_queries = 0;
   uint64_t copies = 0;
+  uint64_t copies_2d = 0;
   uint64_t ipc_opens = 0;
   uint64_t ipc_closes = 0;
   uint64_t pinned_allocs = 0;

@@ -53,7 +53,8 @@ class RecordingSelf final : public Transport {
 
 struct Side {
   bool gpu;
-  bool strided;  // every other double
+  bool strided;          // every other double
+  bool resized = false;  // ...as n doubles resized to 16 bytes, not one vector: not a 2D copy
 };
 
 struct Case {
@@ -116,13 +117,20 @@ class DeviceStagingTest : public ::testing::TestWithParam<Case> {
     device::install(nullptr);
   }
 
-  const Datatype* type_for(bool strided, size_t n, int* count) {
+  const Datatype* type_for(bool strided, size_t n, int* count, bool resized = false) {
     const Datatype* d = find_datatype(MPI_DOUBLE);
     if (!strided) {
       *count = static_cast<int>(n);
       return d;
     }
     const Datatype* t = nullptr;
+    if (resized) {
+      EXPECT_TRUE(datatypes::resized(*d, 0, 16, &t).ok());
+      datatypes::commit(t);
+      types_.push_back(t);
+      *count = static_cast<int>(n);
+      return t;
+    }
     EXPECT_TRUE(datatypes::vector(static_cast<int>(n), 1, 2, *d, &t).ok());
     datatypes::commit(t);
     types_.push_back(t);
@@ -174,8 +182,8 @@ TEST_P(DeviceStagingTest, DataArrivesThroughHostStaging) {
   }
   out.upload();
   int scount = 0, rcount = 0;
-  const Datatype* st = type_for(c.send.strided, c.doubles, &scount);
-  const Datatype* rt = type_for(c.recv.strided, c.doubles, &rcount);
+  const Datatype* st = type_for(c.send.strided, c.doubles, &scount, c.send.resized);
+  const Datatype* rt = type_for(c.recv.strided, c.doubles, &rcount, c.recv.resized);
   device::model::reset_counters();
 
   Request* r = nullptr;
@@ -196,7 +204,12 @@ TEST_P(DeviceStagingTest, DataArrivesThroughHostStaging) {
 
   // GPU data went through copies, in chunks no larger than the pipeline's.
   if (c.send.gpu || c.recv.gpu) {
-    EXPECT_GT(device::model::counters().copies, 0u);
+    EXPECT_GT(device::model::counters().copies + device::model::counters().copies_2d, 0u);
+  }
+  // A vector on the GPU is packed by the copy engine (2D copies), never
+  // through a host copy of its span.
+  if ((c.send.gpu && c.send.strided && !c.send.resized) || (c.recv.gpu && c.recv.strided && !c.recv.resized)) {
+    EXPECT_GT(device::model::counters().copies_2d, 0u);
   }
   for (const PacketHeader& h : self_->sent) {
     if (h.type == PacketType::kRendezvousData && (c.send.gpu || c.recv.gpu)) {
@@ -211,6 +224,7 @@ TEST_P(DeviceStagingTest, DataArrivesThroughHostStaging) {
 constexpr size_t kOneChunk = 20000;    // 160 KB
 constexpr size_t kMany = 200000;       // 1.6 MB: seven chunks
 constexpr Side kHost{false, false}, kGpu{true, false}, kGpuStrided{true, true}, kHostStrided{false, true};
+constexpr Side kGpuResized{true, true, true};
 
 INSTANTIATE_TEST_SUITE_P(
     Pairings, DeviceStagingTest,
@@ -223,7 +237,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"ManyChunksGpuToGpuUnexpected", kGpu, kGpu, kMany, false},
                       Case{"ManyChunksGpuToStridedHost", kGpu, kHostStrided, kMany, true},
                       Case{"ManyChunksStridedGpuToStridedGpu", kGpuStrided, kGpuStrided, kMany, true},
-                      Case{"ManyChunksHostStridedToStridedGpu", kHostStrided, kGpuStrided, kMany, false}),
+                      Case{"ManyChunksHostStridedToStridedGpu", kHostStrided, kGpuStrided, kMany, false},
+                      Case{"EagerResizedGpuToResizedGpu", kGpuResized, kGpuResized, 100, true},
+                      Case{"ManyChunksResizedGpuToStridedGpu", kGpuResized, kGpuStrided, kMany, true},
+                      Case{"ManyChunksStridedGpuToResizedGpuUnexpected", kGpuStrided, kGpuResized, kMany, false}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST_F(DeviceStagingTest, AFailedCopyFailsTheSendAndStillEndsTheReceive) {
