@@ -8,6 +8,7 @@
 #include "base/datatype.h"
 #include "base/request.h"
 #include "base/type_pack.h"
+#include "common/debug.h"
 #include "device/staging.h"
 #include "p2p/data_access.h"
 #include "p2p/engine.h"
@@ -161,6 +162,9 @@ Err pack_eager(Request* s) {
   auto* st = new PackStream;
   st->request = s;
   s->stream = st;
+  if (on_device(s))
+    FERRY_DEBUG(kCuda, "GPU message of %zu bytes to rank %d copied to host memory and sent eagerly", s->bytes,
+                s->world_peer);
   if (s->bytes > 0) {
     st->bounce = static_cast<char*>(std::malloc(s->bytes));
     // A failed GPU copy fails the send, but the packet still goes, so that
@@ -179,6 +183,9 @@ void send_chunks(Request* s, int world_peer, uint64_t bytes, uint64_t receiver_c
   st->receiver_cookie = receiver_cookie;
   st->total = bytes;
   st->pinned = on_device(s);
+  if (st->pinned)
+    FERRY_DEBUG(kCuda, "GPU message of %llu bytes to rank %d staged through pinned host memory in %llu-byte chunks",
+                static_cast<unsigned long long>(bytes), world_peer, static_cast<unsigned long long>(kChunkBytes));
   // Host data in one run goes straight from the user's buffer.
   if (!on_device(s)) st->source = type::dense_run(*s->datatype, s->buffer, static_cast<uint64_t>(s->count));
   for (PackStream::Chunk& c : st->chunks) c.stream = st;
