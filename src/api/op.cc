@@ -2,6 +2,7 @@
 // the local reduction. The operations themselves live in core/op.
 #include "api/api.h"
 #include "base/op.h"
+#include "coll/collectives.h"
 
 using namespace ferry;
 
@@ -63,7 +64,6 @@ extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, M
   }
   if (!call.buffer(inbuf, count, "inbuf") || !call.buffer(inoutbuf, count, "inoutbuf")) return call.raise();
   if (Err e = check_op(*o, *type)) return call.result(std::move(e));
-  apply(*o, inbuf, inoutbuf, count, *type);
-  return MPI_SUCCESS;
+  return call.result(coll::reduce_local(inbuf, inoutbuf, count, type, o));
 }
 FERRY_WEAK_ALIAS(Reduce_local)

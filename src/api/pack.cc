@@ -10,6 +10,7 @@
 #include "api/api.h"
 #include "base/external32.h"
 #include "base/type_pack.h"
+#include "p2p/data_access.h"
 
 using namespace ferry;
 
@@ -61,7 +62,8 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
               "position %d", static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(room), outsize,
               *position);
   if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
-  type::pack(*t, inbuf, static_cast<uint64_t>(incount), 0, bytes, static_cast<char*>(outbuf) + *position);
+  if (Err e = p2p::pack_into(inbuf, incount, t, bytes, static_cast<char*>(outbuf) + *position))
+    return call.result(std::move(e));
   *position += static_cast<int>(bytes);
   return MPI_SUCCESS;
 }
@@ -82,7 +84,8 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
               outcount, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(left), *position,
               insize);
   if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
-  type::unpack(*t, outbuf, static_cast<uint64_t>(outcount), 0, bytes, static_cast<const char*>(inbuf) + *position);
+  if (Err e = p2p::unpack_from(static_cast<const char*>(inbuf) + *position, bytes, outbuf, outcount, t))
+    return call.result(std::move(e));
   *position += static_cast<int>(bytes);
   return MPI_SUCCESS;
 }
@@ -104,6 +107,16 @@ extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 }
 FERRY_WEAK_ALIAS(Pack_size)
 
+namespace {
+// The external32 conversion runs on the host: GPU buffers are refused
+// (README "GPU buffers") rather than read from the host.
+bool host_only(api::Call& call, const void* a, const void* b) {
+  if (p2p::memory_kind(a) != transport::MemoryKind::kDevice && p2p::memory_kind(b) != transport::MemoryKind::kDevice)
+    return true;
+  return call.fail(MPI_ERR_BUFFER, "GPU buffers are not supported with external32 yet (README \"GPU buffers\")");
+}
+}  // namespace
+
 extern "C" int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype,
                                   void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
   api::Call call("MPI_Pack_external");
@@ -119,7 +132,7 @@ extern "C" int PMPI_Pack_external(const char* datarep, const void* inbuf, int in
               "left after position %lld", static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(room), static_cast<long long>(outsize),
               static_cast<long long>(*position));
-  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
+  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf") || !host_only(call, inbuf, outbuf)) return call.raise();
   type::external32::pack(*t, inbuf, static_cast<uint64_t>(incount), static_cast<char*>(outbuf) + *position);
   *position += static_cast<MPI_Aint>(bytes);
   return MPI_SUCCESS;
@@ -141,7 +154,7 @@ extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI
               "position %lld of %lld", outcount, static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(left), static_cast<long long>(*position),
               static_cast<long long>(insize));
-  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
+  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf") || !host_only(call, inbuf, outbuf)) return call.raise();
   type::external32::unpack(*t, outbuf, static_cast<uint64_t>(outcount),
                            static_cast<const char*>(inbuf) + *position);
   *position += static_cast<MPI_Aint>(bytes);

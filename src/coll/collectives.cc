@@ -520,6 +520,13 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, int count, const 
   });
 }
 
+Err reduce_local(const void* in, void* inout, int count, const Datatype* type, const Op* op) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::reduce_local(in, inout, count, type, op)) return std::move(*staged);
+  apply(*op, in, inout, count, *type);
+  return {};
+}
+
 Err reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
            Communicator* c) {
   if (device::enabled())

@@ -71,6 +71,8 @@ Err ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
 // standard allows it (allreduce, reduce at the root, reduce_scatter(_block),
 // scan, exscan); `op` has passed check_op for `type`.
 Err allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c);
+// MPI_Reduce_local: inout = in op inout, here (GPU buffers staged to the host).
+Err reduce_local(const void* in, void* inout, int count, const Datatype* type, const Op* op);
 Err iallreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
                Request** request);
 // Not an MPI operation: on an intercommunicator, the reduction over every

@@ -201,6 +201,15 @@ Outcome scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type
   return finish(st, exclusive ? coll::exscan(sb, rb, count, type, op, c) : coll::scan(sb, rb, count, type, op, c));
 }
 
+Outcome reduce_local(const void* in, void* inout, int count, const Datatype* type, const Op* op) {
+  if (!on_gpu(in) && !on_gpu(inout)) return std::nullopt;
+  HostStaging st;
+  ByteSpan s = span_of(type, count);
+  const void* i = st.stage(in, s.lo, s.hi, true, false);
+  void* io = st.stage(inout, s.lo, s.hi, true, true);
+  return finish(st, coll::reduce_local(i, io, count, type, op));
+}
+
 Outcome refuse(const char* what, const void* a, const void* b) {
   if (!on_gpu(a) && !on_gpu(b)) return std::nullopt;
   return gpu_buffers_unsupported(what);

@@ -40,6 +40,7 @@ Outcome reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
                        const Op* op, Communicator* c);
 Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
                              Communicator* c);
+Outcome reduce_local(const void* in, void* inout, int count, const Datatype* type, const Op* op);
 Outcome scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, bool exclusive,
              Communicator* c);
 

@@ -93,12 +93,7 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c, Request* owner) {
   // The copy is the packed data, whatever the datatype and wherever the
   // data lives (a GPU buffer is copied out, p2p/data_access.h); it goes as
   // bytes (fewer than the attached buffer's int size).
-  Request source;
-  source.buffer = const_cast<void*>(m.buffer);
-  source.memory = p2p::memory_kind(m.buffer);
-  source.count = m.count;
-  source.datatype = m.datatype;
-  if (Err e = p2p::pack_part(&source, 0, bytes, copy)) return e;
+  if (Err e = p2p::pack_into(m.buffer, m.count, m.datatype, bytes, copy)) return e;
   pt2pt::Message packed{copy, static_cast<int>(bytes), find_datatype(MPI_BYTE)};
   Request* r = nullptr;
   Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kStandard, &r);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/type_layout.h"
 #include "base/type_pack.h"
@@ -141,6 +142,35 @@ Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in) {
     return copy_rows(r, *v, offset, n, static_cast<char*>(const_cast<void*>(in)), false);
   return through_host_span(r, offset, n, true,
                            [&](void* base) { type::unpack(*r->datatype, base, count, offset, n, in); });
+}
+
+namespace {
+Request describe_data(const void* buf, int count, const Datatype* t) {
+  Request r;
+  r.buffer = const_cast<void*>(buf);
+  r.memory = memory_kind(buf);
+  r.count = count;
+  r.datatype = t;
+  return r;
+}
+}  // namespace
+
+Err pack_into(const void* buf, int count, const Datatype* t, uint64_t bytes, void* out) {
+  Request r = describe_data(buf, count, t);
+  if (memory_kind(out) != transport::MemoryKind::kDevice) return pack_part(&r, 0, bytes, out);
+  // The packed bytes go to the GPU: packed on the host, then one copy.
+  std::vector<char> packed(bytes);
+  if (Err e = pack_part(&r, 0, bytes, packed.data())) return e;
+  if (auto error = device::staging::copy(out, packed.data(), bytes)) return device_failure(*error);
+  return {};
+}
+
+Err unpack_from(const void* in, uint64_t bytes, void* buf, int count, const Datatype* t) {
+  Request r = describe_data(buf, count, t);
+  if (memory_kind(in) != transport::MemoryKind::kDevice) return unpack_part(&r, 0, bytes, in);
+  std::vector<char> packed(bytes);
+  if (auto error = device::staging::copy(packed.data(), in, bytes)) return device_failure(*error);
+  return unpack_part(&r, 0, bytes, packed.data());
 }
 
 transport::MemoryKind memory_kind(const void* buffer) {

@@ -12,6 +12,8 @@
 
 #include "base/datatype.h"
 #include "base/type_constructors.h"
+#include "base/op.h"
+#include "coll/collectives.h"
 #include "coll/device_buffers.h"
 #include "device/device.h"
 #include "device_model.h"
@@ -100,6 +102,22 @@ TEST_F(CollStagingTest, AFailedCopyIsTheCallsError) {
   EXPECT_EQ(e.mpi_class(), MPI_ERR_OTHER);
   EXPECT_NE(e.message().find("cuMemcpyAsync"), std::string::npos) << e.message();
   device::model::free(d);
+}
+
+TEST_F(CollStagingTest, ReduceLocalOnGpuBuffersReducesOnHostCopies) {
+  constexpr int n = 300;
+  std::vector<int> a(n), b(n);
+  for (int i = 0; i < n; ++i) a[i] = i, b[i] = 1000 * i;
+  void* in = device::model::alloc(n * sizeof(int));
+  void* inout = device::model::alloc(n * sizeof(int));
+  device::model::write(in, a.data(), n * sizeof(int));
+  device::model::write(inout, b.data(), n * sizeof(int));
+  ASSERT_TRUE(reduce_local(in, inout, n, find_datatype(MPI_INT), find_op(MPI_SUM)).ok());
+  std::vector<int> got(n);
+  device::model::read(got.data(), inout, n * sizeof(int));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], 1001 * i) << i;
+  device::model::free(in);
+  device::model::free(inout);
 }
 
 }  // namespace

@@ -276,3 +276,57 @@ TEST_F(DeviceStagingTest, PinnedStagingBuffersAreReused) {
 
 }  // namespace
 }  // namespace ferry::p2p
+
+namespace ferry::p2p {
+namespace {
+
+// MPI_Pack/MPI_Unpack, MPI_Bsend's and MPI_Sendrecv_replace's copies: the
+// data and the packed bytes each on the host or the GPU.
+TEST(DeviceWholeMessage, PackAndUnpackWithEitherSideOnTheGpu) {
+  device::install(device::model::ops());
+  const Datatype* d = find_datatype(MPI_DOUBLE);
+  const Datatype* every_other = nullptr;
+  ASSERT_TRUE(datatypes::vector(500, 1, 2, *d, &every_other).ok());
+  datatypes::commit(every_other);
+  std::vector<double> data(1000);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<double>(i);
+  for (bool data_on_gpu : {false, true})
+    for (bool packed_on_gpu : {false, true}) {
+      SCOPED_TRACE(std::string(data_on_gpu ? "GPU" : "host") + " data, " + (packed_on_gpu ? "GPU" : "host") +
+                   " packed bytes");
+      void* buf = data.data();
+      if (data_on_gpu) {
+        buf = device::model::alloc(8000);
+        device::model::write(buf, data.data(), 8000);
+      }
+      void* packed = packed_on_gpu ? device::model::alloc(4000) : std::malloc(4000);
+      ASSERT_TRUE(pack_into(buf, 1, every_other, 4000, packed).ok());
+      std::vector<double> got(500);
+      if (packed_on_gpu) device::model::read(got.data(), packed, 4000);
+      else std::memcpy(got.data(), packed, 4000);
+      for (size_t k = 0; k < 500; ++k) ASSERT_EQ(got[k], 2.0 * k) << k;
+
+      std::vector<double> zero(1000, -1.0);
+      void* back = zero.data();
+      if (data_on_gpu) {
+        back = device::model::alloc(8000);
+        device::model::write(back, zero.data(), 8000);
+      }
+      ASSERT_TRUE(unpack_from(packed, 4000, back, 1, every_other).ok());
+      std::vector<double> out(1000);
+      if (data_on_gpu) device::model::read(out.data(), back, 8000);
+      else out = zero;
+      for (size_t i = 0; i < 1000; ++i) ASSERT_EQ(out[i], i % 2 == 0 ? static_cast<double>(i) : -1.0) << i;
+      if (data_on_gpu) {
+        device::model::free(buf);
+        device::model::free(back);
+      }
+      if (packed_on_gpu) device::model::free(packed);
+      else std::free(packed);
+    }
+  datatypes::release(every_other);
+  device::install(nullptr);
+}
+
+}  // namespace
+}  // namespace ferry::p2p
