@@ -200,6 +200,17 @@ int main(int argc, char** argv) {
   const MPI_Op bits[] = {MPI_BAND, MPI_BOR, MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR};
   for (int i = 0; i < 6; i++) reduction<int>(MPI_INT, bits[i], "bit/logical", 1000);
 
+  /* MPI_Reduce_local on GPU buffers. */
+  {
+    int h_in[256], h_io[256];
+    for (int i = 0; i < 256; i++) h_in[i] = i, h_io[i] = 1000 * i;
+    int *d_in = to_gpu(h_in, 256), *d_io = to_gpu(h_io, 256);
+    CHECK_MPI(MPI_Reduce_local(d_in, d_io, 256, MPI_INT, MPI_SUM));
+    from_gpu(h_io, d_io, 256);
+    cudaFree(d_in);
+    for (int i = 0; i < 256; i++) CHECK(h_io[i] == 1001 * i, "reduce_local: element %d is %d", i, h_io[i]);
+  }
+
   /* Not staged yet: a clear error, not a crash. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int* d = NULL;

@@ -95,6 +95,34 @@ int main(int argc, char** argv) {
     MPI_Type_free(&vec);
   }
 
+  /* MPI_Pack and MPI_Unpack of a vector on the GPU into a GPU buffer. */
+  {
+    const int n = 1000;
+    MPI_Datatype vec;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int* h = (int*)malloc(sizeof(int) * 2 * n);
+    for (int i = 0; i < 2 * n; i++) h[i] = i;
+    int *d = NULL, *packed = NULL;
+    CHECK_CUDA(cudaMalloc(&d, sizeof(int) * 2 * n));
+    CHECK_CUDA(cudaMalloc(&packed, sizeof(int) * n));
+    CHECK_CUDA(cudaMemcpy(d, h, sizeof(int) * 2 * n, cudaMemcpyHostToDevice));
+    int position = 0;
+    CHECK_MPI(MPI_Pack(d, 1, vec, packed, (int)sizeof(int) * n, &position, MPI_COMM_WORLD));
+    CHECK(position == (int)sizeof(int) * n, "MPI_Pack position %d", position);
+    CHECK_CUDA(cudaMemcpy(h, packed, sizeof(int) * n, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < n; k++) CHECK(h[k] == 2 * k, "MPI_Pack on the GPU: int %d is %d", k, h[k]);
+    CHECK_CUDA(cudaMemset(d, 0, sizeof(int) * 2 * n));
+    position = 0;
+    CHECK_MPI(MPI_Unpack(packed, (int)sizeof(int) * n, &position, d, 1, vec, MPI_COMM_WORLD));
+    CHECK_CUDA(cudaMemcpy(h, d, sizeof(int) * 2 * n, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 2 * n; i++) CHECK(h[i] == (i % 2 == 0 ? i : 0), "MPI_Unpack on the GPU: int %d is %d", i, h[i]);
+    cudaFree(d);
+    cudaFree(packed);
+    free(h);
+    MPI_Type_free(&vec);
+  }
+
   /* A buffer on another GPU than the current one. */
   int gpus = 0;
   cudaGetDeviceCount(&gpus);
