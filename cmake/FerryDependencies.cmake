@@ -38,11 +38,18 @@ if(FERRY_MISSING_PACKAGES)
     "Install them with: apt-get install ${_missing}")
 endif()
 
-# Optional: ibverbs (RDMA transport). CUDA needs nothing at build time: the
-# few driver API declarations Ferry uses are in src/device/cuda_abi.h and
+# The verbs transport (src/transport/verbs) is always compiled, against
+# rdma-core's headers only: libibverbs.so.1 is loaded at run time, so one
+# build runs with or without RDMA hardware. CUDA needs nothing at build time:
+# the few driver API declarations Ferry uses are in src/device/cuda_abi.h and
 # libcuda.so.1 is opened at run time (FERRY_CUDA), so the GPU path is built,
 # and unit-tested against a model, on every machine (README "GPU buffers").
 pkg_check_modules(IBVERBS QUIET IMPORTED_TARGET libibverbs)
+find_path(FERRY_IBVERBS_INCLUDE_DIR infiniband/verbs.h)
+if(NOT FERRY_IBVERBS_INCLUDE_DIR)
+  message(FATAL_ERROR "infiniband/verbs.h not found: the verbs transport is always built (libibverbs is "
+    "loaded at run time, only the headers are needed). Install them with: apt-get install libibverbs-dev")
+endif()
 
 # MPICH's header, when present, is the reference for the ABI test.
 find_path(FERRY_MPICH_INCLUDE_DIR mpi.h PATHS /usr/include/x86_64-linux-gnu/mpich NO_DEFAULT_PATH)
@@ -56,11 +63,8 @@ function(ferry_print_summary)
   message(STATUS "  hwloc ${HWLOC_VERSION}: topology and binding")
   message(STATUS "  libssh ${LIBSSH_VERSION}: remote launch")
   message(STATUS "  CLI11 ${CLI11_VERSION}: mpirun options")
-  if(IBVERBS_FOUND)
-    message(STATUS "  libibverbs ${IBVERBS_VERSION}: RDMA transport enabled")
-  else()
-    message(STATUS "  libibverbs: not found, RDMA transport disabled (apt-get install libibverbs-dev)")
-  endif()
+  message(STATUS "  libibverbs headers in ${FERRY_IBVERBS_INCLUDE_DIR}: verbs transport built "
+    "(libibverbs.so.1 loaded at run time)")
   message(STATUS "  CUDA: GPU buffers built in; libcuda.so.1 is opened at run time (FERRY_CUDA)")
   if(FERRY_MPICH_INCLUDE_DIR)
     message(STATUS "  MPICH header in ${FERRY_MPICH_INCLUDE_DIR}: ABI test enabled")

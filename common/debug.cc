@@ -25,7 +25,8 @@ constexpr Name kNames[] = {{"init", kInit},         {"pmix", kPmix}, {"tcp", kTc
                            {"p2p", kP2p},           {"progress", kProgress},
                            {"coll", kColl},         {"launch", kLaunch},
                            {"comm", kComm},         {"checkpoint", kCheckpoint},
-                           {"io", kIo},             {"cuda", kCuda},
+                           {"io", kIo},             {"verbs", kVerbs},
+                           {"cuda", kCuda},
                            {"all", 0xffffffffu}};
 }  // namespace
 

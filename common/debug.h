@@ -21,7 +21,8 @@ enum Topic : uint32_t {
   kComm = 1u << 7,
   kCheckpoint = 1u << 8,
   kIo = 1u << 9,
-  kCuda = 1u << 10,
+  kVerbs = 1u << 10,
+  kCuda = 1u << 11,
 };
 
 extern uint32_t enabled_topics;

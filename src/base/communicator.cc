@@ -12,12 +12,14 @@
 #include "base/handles.h"
 #include "progress/progress.h"
 #include "base/request.h"
+#include "base/revocation.h"
 
 namespace ferry::communicators {
 namespace {
 
 Communicator world_comm;
 Communicator self_comm;
+Communicator session_comm;  // hidden: the parent of MPI_Comm_create_from_group
 std::unique_ptr<context_ids::Allocator> slots;
 
 // Dynamic communicators by handle index: looked up by every MPI call, from
@@ -30,6 +32,7 @@ std::vector<Communicator*> zombies;
 
 void destroy(Communicator* c) {
   if (c->context != context_ids::kNoContext) slots->release(context_ids::slot_of_context(c->context));
+  if (c->context != context_ids::kNoContext) revocation::forget(c->context);
   errhandlers::release(c->errhandler);
   if (c->group != nullptr) groups::release(c->group);
   if (c->remote_group != nullptr) groups::release(c->remote_group);
@@ -78,6 +81,15 @@ void create_predefined(int world_rank, int world_size) {
   self_comm.world_ranks = {world_rank};
   self_comm.name = "MPI_COMM_SELF";
   self_comm.group = groups::make({world_rank}, world_rank);
+
+  slots->reserve(context_ids::kSessionSlot);
+  session_comm = Communicator{};
+  session_comm.handle = MPI_COMM_NULL;
+  session_comm.context = context_ids::p2p_context(context_ids::kSessionSlot);
+  session_comm.rank = world_rank;
+  session_comm.size = world_size;
+  session_comm.name = "the sessions' hidden world";
+  session_comm.group = groups::make(identity(world_size), world_rank);
 }
 
 Err delete_predefined_attributes() {
@@ -96,7 +108,7 @@ void destroy_all() {
     for (Communicator* c : zombies) destroy(c);
     zombies.clear();
   }
-  for (Communicator* c : {&world_comm, &self_comm}) {
+  for (Communicator* c : {&world_comm, &self_comm, &session_comm}) {
     if (c->group != nullptr) groups::release(c->group);
     *c = Communicator{};
   }
@@ -111,6 +123,7 @@ Communicator* find(MPI_Comm h) {
 
 Communicator& world() { return world_comm; }
 Communicator& self() { return self_comm; }
+Communicator& session_world() { return session_comm; }
 
 uint32_t context_limit() {
   uint32_t limit = slots ? slots->limit() : context_ids::kSelfSlot + 1;

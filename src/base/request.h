@@ -38,6 +38,17 @@ struct GeneralizedOps {
   bool freed = false;  // free_fn has run (it runs once)
 };
 
+struct Request;
+
+// An operation that a layer above p2p builds once and MPI_Start starts
+// again each time: a persistent collective (coll/persistent.h). Owned by
+// its request, destroyed when the request goes back to the pool.
+struct Restartable {
+  virtual ~Restartable() = default;
+  // Starts the operation on its inactive request `r`. Engine lock held.
+  virtual Err start(Request* r) = 0;
+};
+
 struct Request {
   enum class Kind : uint8_t { kSend, kRecv, kCollective, kGeneralized };
   enum class Mode : uint8_t { kStandard, kSynchronous, kReady, kBuffered };
@@ -60,7 +71,7 @@ struct Request {
   Communicator* comm = nullptr;
   void* buffer = nullptr;
   transport::MemoryKind memory = transport::MemoryKind::kHost;  // where `buffer` lives
-  int count = 0;
+  MPI_Count count = 0;  // 64 bits: the large-count (_c) calls pass theirs whole
   const Datatype* datatype = nullptr;
   size_t bytes = 0;  // send: message size; receive: buffer capacity
   int peer = 0;      // communicator rank: destination, or source (may be MPI_ANY_SOURCE)
@@ -90,6 +101,7 @@ struct Request {
   // (send: kept to conceal it at the end), and the receiver's read of it.
   transport::OneSided one_sided;
   GeneralizedOps* generalized = nullptr;  // kGeneralized: the user's callbacks (owned)
+  Restartable* restartable = nullptr;     // persistent, built above p2p (owned)
 
   // Links for the posted-receive queue.
   Request* prev = nullptr;

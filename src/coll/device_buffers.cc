@@ -42,7 +42,7 @@ ByteSpan span_of(const Datatype* t, int64_t count) {
   return ByteSpan{t->true_lb, static_cast<MPI_Aint>(count - 1) * t->extent + t->true_lb + t->true_extent};
 }
 
-ByteSpan span_of(const Datatype* t, const int counts[], const int displs[], int n) {
+ByteSpan span_of(const Datatype* t, CountArray counts, DisplArray displs, int n) {
   ByteSpan all;
   bool any = false;
   for (int i = 0; i < n; ++i) {
@@ -56,9 +56,9 @@ ByteSpan span_of(const Datatype* t, const int counts[], const int displs[], int 
   return all;
 }
 
-ByteSpan span_of_blocks(const Datatype* t, int count, int n) {
+ByteSpan span_of_blocks(const Datatype* t, MPI_Count count, int n) {
   if (count <= 0 || n <= 0) return {};
-  return span_of(t, static_cast<int64_t>(count) * n);  // beyond INT_MAX elements in all
+  return span_of(t, count * n);  // beyond INT_MAX elements in all
 }
 
 Err gpu_buffers_unsupported(const char* what) {

@@ -13,9 +13,10 @@
 // Cost: two extra copies of the data across PCIe (or NVLink) per call, on
 // top of the host algorithm's own.
 //
-// The nonblocking forms, alltoallw and the neighbourhood collectives are not
-// staged yet: with a GPU buffer they fail with MPI_ERR_OTHER and a message
-// saying so, before any data moves.
+// The nonblocking and persistent forms, alltoallw and the neighbourhood
+// collectives are not staged yet: with a GPU buffer they fail with
+// MPI_ERR_OTHER and a message saying so, before any data moves
+// (gpu::for_launch, gpu::refuse).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@
 
 #include "base/datatype.h"
 #include "base/error.h"
+#include "coll/count_array.h"
 #include "device/device.h"
 
 namespace ferry::coll {
@@ -63,9 +65,9 @@ struct ByteSpan {
 };
 ByteSpan span_of(const Datatype* t, int64_t count);
 // The same for blocks at displacements (in elements of t): the v-forms.
-ByteSpan span_of(const Datatype* t, const int counts[], const int displs[], int n);
+ByteSpan span_of(const Datatype* t, CountArray counts, DisplArray displs, int n);
 // Blocks of `count` elements, `n` of them one after another.
-ByteSpan span_of_blocks(const Datatype* t, int count, int n);
+ByteSpan span_of_blocks(const Datatype* t, MPI_Count count, int n);
 
 // Whether `buffer` is GPU memory (false for MPI_IN_PLACE and NULL).
 inline bool on_gpu(const void* buffer) {

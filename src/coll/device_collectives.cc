@@ -17,7 +17,7 @@ Outcome finish(HostStaging& st, Err run) {
 
 }  // namespace
 
-Outcome bcast(void* buf, int count, const Datatype* type, int root, Communicator* c) {
+Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c) {
   if (!on_gpu(buf)) return std::nullopt;
   HostStaging st;
   ByteSpan s = span_of(type, count);
@@ -26,7 +26,7 @@ Outcome bcast(void* buf, int count, const Datatype* type, int root, Communicator
   return finish(st, coll::bcast(b, count, type, root, c));
 }
 
-Outcome gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                const Datatype* recvtype, int root, Communicator* c) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
@@ -41,8 +41,8 @@ Outcome gather(const void* sendbuf, int sendcount, const Datatype* sendtype, voi
   return finish(st, coll::gather(sb, sendcount, sendtype, rb, recvcount, recvtype, root, c));
 }
 
-Outcome gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], const Datatype* recvtype, int root, Communicator* c) {
+Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
   HostStaging st;
@@ -56,7 +56,7 @@ Outcome gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, vo
   return finish(st, coll::gatherv(sb, sendcount, sendtype, rb, recvcounts, displs, recvtype, root, c));
 }
 
-Outcome scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                 const Datatype* recvtype, int root, Communicator* c) {
   bool root_here = is_root(c, root);
   bool receives = !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
@@ -75,8 +75,8 @@ Outcome scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, vo
   return finish(st, coll::scatter(sb, sendcount, sendtype, rb, recvcount, recvtype, root, c));
 }
 
-Outcome scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
-                 void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c) {
+Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
+                 MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c) {
   bool root_here = is_root(c, root);
   bool receives = !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
   if (!(root_here && on_gpu(sendbuf)) && !(receives && on_gpu(recvbuf))) return std::nullopt;
@@ -94,8 +94,8 @@ Outcome scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
   return finish(st, coll::scatterv(sb, sendcounts, displs, sendtype, rb, recvcount, recvtype, root, c));
 }
 
-Outcome allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-                  const Datatype* recvtype, Communicator* c) {
+Outcome allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                  MPI_Count recvcount, const Datatype* recvtype, Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   HostStaging st;
   ByteSpan s = span_of(sendtype, sendcount);
@@ -105,8 +105,8 @@ Outcome allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, 
   return finish(st, coll::allgather(sb, sendcount, sendtype, rb, recvcount, recvtype, c));
 }
 
-Outcome allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                   const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c) {
+Outcome allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                   CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   HostStaging st;
   ByteSpan s = span_of(sendtype, sendcount);
@@ -116,7 +116,7 @@ Outcome allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype,
   return finish(st, coll::allgatherv(sb, sendcount, sendtype, rb, recvcounts, displs, recvtype, c));
 }
 
-Outcome alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
+Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                  const Datatype* recvtype, Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   HostStaging st;
@@ -130,9 +130,8 @@ Outcome alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, v
   return finish(st, coll::alltoall(sb, sendcount, sendtype, rb, recvcount, recvtype, c));
 }
 
-Outcome alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
-                  Communicator* c) {
+Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   HostStaging st;
   const void* sb = sendbuf;
@@ -145,7 +144,7 @@ Outcome alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
   return finish(st, coll::alltoallv(sb, sendcounts, sdispls, sendtype, rb, recvcounts, rdispls, recvtype, c));
 }
 
-Outcome allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                   Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   HostStaging st;
@@ -155,7 +154,7 @@ Outcome allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype*
   return finish(st, coll::allreduce(sb, rb, count, type, op, c));
 }
 
-Outcome reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
+Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
                Communicator* c) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
@@ -166,10 +165,10 @@ Outcome reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* ty
   return finish(st, coll::reduce(sb, rb, count, type, op, root, c));
 }
 
-Outcome reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type,
-                       const Op* op, Communicator* c) {
+Outcome reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
+                       Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
-  int total = 0;
+  MPI_Count total = 0;
   for (int i = 0; i < c->size; ++i) total += recvcounts[i];
   HostStaging st;
   ByteSpan all = span_of(type, total);
@@ -179,8 +178,8 @@ Outcome reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
   return finish(st, coll::reduce_scatter(sb, rb, recvcounts, type, op, c));
 }
 
-Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
-                             Communicator* c) {
+Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type,
+                             const Op* op, Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   HostStaging st;
   ByteSpan all = span_of_blocks(type, recvcount, c->size);
@@ -190,7 +189,7 @@ Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
   return finish(st, coll::reduce_scatter_block(sb, rb, recvcount, type, op, c));
 }
 
-Outcome scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, bool exclusive,
+Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
              Communicator* c) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   HostStaging st;
@@ -201,7 +200,7 @@ Outcome scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type
   return finish(st, exclusive ? coll::exscan(sb, rb, count, type, op, c) : coll::scan(sb, rb, count, type, op, c));
 }
 
-Outcome reduce_local(const void* in, void* inout, int count, const Datatype* type, const Op* op) {
+Outcome reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op) {
   if (!on_gpu(in) && !on_gpu(inout)) return std::nullopt;
   HostStaging st;
   ByteSpan s = span_of(type, count);

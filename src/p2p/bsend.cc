@@ -45,7 +45,7 @@ void reclaim() {
 
 }  // namespace
 
-Err attach(void* buffer, int size) {
+Err attach(void* buffer, MPI_Count size) {
   progress::Lock lock;
   if (attached != nullptr) return fail(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
   attached = static_cast<char*>(buffer);
@@ -53,7 +53,7 @@ Err attach(void* buffer, int size) {
   return {};
 }
 
-Err detach(void** buffer, int* size) {
+Err detach(void** buffer, MPI_Count* size) {
   progress::Lock lock;
   if (attached == nullptr) return fail(MPI_ERR_BUFFER, "no buffer is attached");
   progress::wait_until(lock, [] {
@@ -63,7 +63,7 @@ Err detach(void** buffer, int* size) {
   });
   reclaim();
   *buffer = attached;
-  *size = static_cast<int>(attached_size);
+  *size = static_cast<MPI_Count>(attached_size);
   attached = nullptr;
   attached_size = 0;
   return {};
@@ -92,9 +92,9 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c, Request* owner) {
   char* copy = attached + offset;
   // The copy is the packed data, whatever the datatype and wherever the
   // data lives (a GPU buffer is copied out, p2p/data_access.h); it goes as
-  // bytes (fewer than the attached buffer's int size).
+  // bytes (an MPI_Count of them: MPI_Buffer_attach_c's buffer may pass 2 GiB).
   if (Err e = p2p::pack_into(m.buffer, m.count, m.datatype, bytes, copy)) return e;
-  pt2pt::Message packed{copy, static_cast<int>(bytes), find_datatype(MPI_BYTE)};
+  pt2pt::Message packed{copy, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE)};
   Request* r = nullptr;
   Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kStandard, &r);
   if (e) {

@@ -145,7 +145,7 @@ Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in) {
 }
 
 namespace {
-Request describe_data(const void* buf, int count, const Datatype* t) {
+Request describe_data(const void* buf, MPI_Count count, const Datatype* t) {
   Request r;
   r.buffer = const_cast<void*>(buf);
   r.memory = memory_kind(buf);
@@ -155,7 +155,7 @@ Request describe_data(const void* buf, int count, const Datatype* t) {
 }
 }  // namespace
 
-Err pack_into(const void* buf, int count, const Datatype* t, uint64_t bytes, void* out) {
+Err pack_into(const void* buf, MPI_Count count, const Datatype* t, uint64_t bytes, void* out) {
   Request r = describe_data(buf, count, t);
   if (memory_kind(out) != transport::MemoryKind::kDevice) return pack_part(&r, 0, bytes, out);
   // The packed bytes go to the GPU: packed on the host, then one copy.
@@ -165,7 +165,7 @@ Err pack_into(const void* buf, int count, const Datatype* t, uint64_t bytes, voi
   return {};
 }
 
-Err unpack_from(const void* in, uint64_t bytes, void* buf, int count, const Datatype* t) {
+Err unpack_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, const Datatype* t) {
   Request r = describe_data(buf, count, t);
   if (memory_kind(in) != transport::MemoryKind::kDevice) return unpack_part(&r, 0, bytes, in);
   std::vector<char> packed(bytes);

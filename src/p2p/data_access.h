@@ -38,8 +38,8 @@ Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in);
 // bytes each in host or GPU memory (MPI_Pack, MPI_Unpack, the copies of
 // MPI_Bsend and MPI_Sendrecv_replace): `bytes` of the packed form of
 // `count` elements of `t` at `buf`.
-Err pack_into(const void* buf, int count, const Datatype* t, uint64_t bytes, void* out);
-Err unpack_from(const void* in, uint64_t bytes, void* buf, int count, const Datatype* t);
+Err pack_into(const void* buf, MPI_Count count, const Datatype* t, uint64_t bytes, void* out);
+Err unpack_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, const Datatype* t);
 
 // Where `buffer` lives, for a request's `memory` field.
 transport::MemoryKind memory_kind(const void* buffer);

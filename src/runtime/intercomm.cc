@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/attribute.h"
+#include "base/comm_hints.h"
 #include "base/context_id.h"
 #include "base/datatype.h"
 #include "base/group.h"
@@ -226,7 +227,7 @@ Err dup_inter(Communicator* inter, Communicator** out) {
   }
   groups::retain(inter->group);
   Communicator* c = make_inter(inter, inter->group, inter->remote_group->members, slot, local);
-  c->hints = inter->hints;
+  comm_hints::assign(*c, inter->hints);
   if (Err e = attributes::copy_all(attributes::Kind::kComm, inter, inter->handle, c, c->handle)) {
     (void)attributes::delete_all(attributes::Kind::kComm, c, c->handle);
     discard(c);

@@ -2,8 +2,8 @@
  * rank count (run.sh uses 2, 3 and 4 ranks on one GPU), with MPI_IN_PLACE
  * where the standard allows it, every predefined reduction on int, float
  * and double that applies, and a user-defined op; the results are compared
- * with what the same call gives on host buffers. The nonblocking forms must
- * refuse GPU buffers with an error, not crash. */
+ * with what the same call gives on host buffers. The nonblocking and
+ * persistent forms must refuse GPU buffers with an error, not crash. */
 #define TEST_NAME "gpu_coll"
 #include "gpu_test.h"
 
@@ -211,6 +211,17 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 256; i++) CHECK(h_io[i] == 1001 * i, "reduce_local: element %d is %d", i, h_io[i]);
   }
 
+  /* The large-count form takes the same staged path. */
+  {
+    int h[64];
+    for (int i = 0; i < 64; i++) h[i] = i;
+    int* dc = to_gpu(h, 64);
+    CHECK_MPI(MPI_Allreduce_c(MPI_IN_PLACE, dc, (MPI_Count)64, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    from_gpu(h, dc, 64);
+    cudaFree(dc);
+    for (int i = 0; i < 64; i++) CHECK(h[i] == i * size, "allreduce_c: element %d is %d", i, h[i]);
+  }
+
   /* Not staged yet: a clear error, not a crash. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int* d = NULL;
@@ -220,6 +231,10 @@ int main(int argc, char** argv) {
   int cls = -1;
   MPI_Error_class(rc, &cls);
   CHECK(cls == MPI_ERR_OTHER, "MPI_Iallreduce on a GPU buffer gave class %d", cls);
+  rc = MPI_Allreduce_init(MPI_IN_PLACE, d, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q);
+  cls = -1;
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_OTHER, "MPI_Allreduce_init on a GPU buffer gave class %d", cls);
   cudaFree(d);
 
   MPI_Barrier(MPI_COMM_WORLD);

@@ -2,8 +2,10 @@
 // (coll/device_buffers.h), against the host-memory model of a GPU: a GPU
 // input is copied in over exactly the span of its elements, an output is
 // copied back by finish() and only then, host memory and MPI_IN_PLACE pass
-// through untouched, the spans of the v-forms cover every block, and a
-// failed copy is the call's error (MPI_ERR_OTHER, naming the CUDA call).
+// through untouched, the spans of the v-forms cover every block (int and
+// MPI_Count arrays alike), a failed copy is the call's error (MPI_ERR_OTHER,
+// naming the CUDA call), and only the blocking form of a collective stages:
+// the nonblocking and persistent forms refuse GPU buffers.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "base/op.h"
 #include "coll/collectives.h"
 #include "coll/device_buffers.h"
+#include "coll/device_collectives.h"
 #include "device/device.h"
 #include "device_model.h"
 
@@ -118,6 +121,44 @@ TEST_F(CollStagingTest, ReduceLocalOnGpuBuffersReducesOnHostCopies) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], 1001 * i) << i;
   device::model::free(in);
   device::model::free(inout);
+}
+
+TEST_F(CollStagingTest, LargeCountSpansAreNotTruncated) {
+  const Datatype* t = find_datatype(MPI_BYTE);
+  MPI_Count counts[] = {3'000'000'000LL, 0};
+  MPI_Count displs[] = {1'000'000'000LL, 0};
+  ByteSpan s = span_of(t, counts, displs, 2);  // the _c v-forms' arrays, read in place
+  EXPECT_EQ(s.lo, 1'000'000'000LL);
+  EXPECT_EQ(s.hi, 4'000'000'000LL);
+  EXPECT_EQ(span_of_blocks(t, 3'000'000'000LL, 2).hi, 6'000'000'000LL);
+}
+
+TEST_F(CollStagingTest, OnlyTheBlockingFormStagesTheOthersRefuseGpuBuffers) {
+  void* d = device::model::alloc(64);
+  std::vector<int> host(16);
+  Request* r = nullptr;
+  int staged_runs = 0;
+  auto staged = [&] {
+    ++staged_runs;
+    return gpu::Outcome(Err{});
+  };
+  EXPECT_TRUE(gpu::for_launch(Launch{}, d, nullptr, staged).has_value());
+  EXPECT_EQ(staged_runs, 1);
+  for (Launch how : {nonblocking(&r), persistent(&r)}) {
+    gpu::Outcome refused = gpu::for_launch(how, host.data(), d, staged);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_EQ(refused->mpi_class(), MPI_ERR_OTHER);
+    const char* form = how.form == Launch::Form::kPersistent ? "persistent" : "nonblocking";
+    EXPECT_NE(refused->message().find(form), std::string::npos) << refused->message();
+    EXPECT_FALSE(gpu::for_launch(how, host.data(), MPI_IN_PLACE, staged).has_value()) << "host buffers run as usual";
+  }
+  EXPECT_EQ(staged_runs, 1);
+  EXPECT_EQ(r, nullptr) << "a refused call starts nothing";
+  device::install(nullptr);
+  EXPECT_FALSE(gpu::for_launch(Launch{}, host.data(), nullptr, staged).has_value()) << "no driver: one branch";
+  EXPECT_EQ(staged_runs, 1);
+  device::install(device::model::ops());
+  device::model::free(d);
 }
 
 }  // namespace
