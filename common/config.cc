@@ -17,7 +17,7 @@ namespace {
 // component; the README's table is generated from `ferry_info`.
 constexpr std::array kSettings = {
     Setting{"FERRY_DEBUG", "",
-            "Comma-separated topics to trace on stderr: init, pmix, tcp, verbs, p2p, progress, coll, launch, comm, checkpoint, io, all"},
+            "Comma-separated topics to trace on stderr: init, pmix, tcp, verbs, p2p, progress, coll, launch, comm, checkpoint, io, cuda, all"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
@@ -40,6 +40,12 @@ constexpr std::array kSettings = {
     Setting{"FERRY_SHM_CMA_THRESHOLD", "64k",
             "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA); smaller "
             "ones go through the shared-memory ring"},
+    Setting{"FERRY_CUDA", "auto",
+            "GPU (CUDA) buffers: auto (load the driver libcuda.so.1 at MPI_Init if it is there, else host buffers "
+            "only), on (a missing or unusable driver is a start-up error), or off (never load it)"},
+    Setting{"FERRY_CUDA_IPC_THRESHOLD", "256k",
+            "Smallest same-host contiguous GPU message that the receiver copies straight out of the sender's GPU "
+            "memory with CUDA IPC; smaller ones, and any CUDA IPC refuses, are staged through host memory"},
     Setting{"FERRY_TCP_EAGER_LIMIT", "65536",
             "Largest TCP message sent eagerly; larger ones use the rendezvous protocol"},
     Setting{"FERRY_TCP_FAMILY", "auto", "Address family for TCP connections: auto, ipv4 or ipv6"},

@@ -22,6 +22,7 @@ enum Topic : uint32_t {
   kCheckpoint = 1u << 8,
   kIo = 1u << 9,
   kVerbs = 1u << 10,
+  kCuda = 1u << 11,
 };
 
 extern uint32_t enabled_topics;

@@ -2845,6 +2845,15 @@ int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequ
                                MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 
+/* GPU extensions, as MPICH 4.0 declares them in its mpi.h (README "GPU buffers"). */
+#define MPIX_GPU_SUPPORT_CUDA (0)
+#define MPIX_GPU_SUPPORT_ZE (1)
+#define MPIX_GPU_SUPPORT_HIP (2)
+int MPIX_GPU_query_support(int gpu_type, int *is_supported);
+int MPIX_Query_cuda_support(void);
+int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
+int PMPIX_Query_cuda_support(void);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

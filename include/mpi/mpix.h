@@ -40,6 +40,11 @@ int PMPIX_Checkpoint_due(MPI_Comm comm, int *flag);
 int PMPIX_Restore(MPI_Comm comm, int *epoch);
 int PMPIX_Restart_count(int *count);
 
+/*
+ * GPU buffers (README "GPU buffers"): MPIX_Query_cuda_support() and MPIX_GPU_query_support() are
+ * declared in mpi.h, as MPICH does; mpi-ext.h has Open MPI's MPIX_CUDA_AWARE_SUPPORT.
+ */
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -4,6 +4,7 @@
 // MPI_Reduce_local_c). The operations themselves live in base/op.
 #include "api/api.h"
 #include "base/op.h"
+#include "coll/collectives.h"
 
 using namespace ferry;
 
@@ -45,8 +46,7 @@ int reduce_local(const char* name, const void* inbuf, void* inoutbuf, MPI_Count 
   }
   if (!call.buffer(inbuf, count, "inbuf") || !call.buffer(inoutbuf, count, "inoutbuf")) return call.raise();
   if (Err e = check_op(*o, *type)) return call.result(std::move(e));
-  apply(*o, inbuf, inoutbuf, count, *type);
-  return MPI_SUCCESS;
+  return call.result(coll::reduce_local(inbuf, inoutbuf, count, type, o));
 }
 
 }  // namespace

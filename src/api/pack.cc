@@ -12,6 +12,7 @@
 #include "api/api.h"
 #include "base/external32.h"
 #include "base/type_pack.h"
+#include "p2p/data_access.h"
 
 using namespace ferry;
 
@@ -54,7 +55,8 @@ int pack(const char* name, const void* inbuf, MPI_Count incount, MPI_Datatype da
               "position %lld", static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(room),
               static_cast<long long>(outsize), static_cast<long long>(*position));
   if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
-  type::pack(*t, inbuf, static_cast<uint64_t>(incount), 0, bytes, static_cast<char*>(outbuf) + *position);
+  if (Err e = p2p::pack_into(inbuf, incount, t, bytes, static_cast<char*>(outbuf) + *position))
+    return call.result(std::move(e));
   *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }
@@ -75,7 +77,8 @@ int unpack(const char* name, const void* inbuf, MPI_Count insize, MPI_Count* pos
               static_cast<unsigned long long>(left), static_cast<long long>(*position),
               static_cast<long long>(insize));
   if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
-  type::unpack(*t, outbuf, static_cast<uint64_t>(outcount), 0, bytes, static_cast<const char*>(inbuf) + *position);
+  if (Err e = p2p::unpack_from(static_cast<const char*>(inbuf) + *position, bytes, outbuf, outcount, t))
+    return call.result(std::move(e));
   *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }
@@ -99,6 +102,14 @@ int pack_size(const char* name, MPI_Count incount, MPI_Datatype datatype, MPI_Co
   return MPI_SUCCESS;
 }
 
+// The external32 conversion runs on the host: GPU buffers are refused
+// (README "GPU buffers") rather than read from the host.
+bool host_only(api::Call& call, const void* a, const void* b) {
+  if (p2p::memory_kind(a) != transport::MemoryKind::kDevice && p2p::memory_kind(b) != transport::MemoryKind::kDevice)
+    return true;
+  return call.fail(MPI_ERR_BUFFER, "GPU buffers are not supported with external32 yet (README \"GPU buffers\")");
+}
+
 int pack_external(const char* name, const char* datarep, const void* inbuf, MPI_Count incount,
                   MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) {
   api::Call call(name);
@@ -114,7 +125,7 @@ int pack_external(const char* name, const char* datarep, const void* inbuf, MPI_
               "left after position %lld", static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(room), static_cast<long long>(outsize),
               static_cast<long long>(*position));
-  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
+  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf") || !host_only(call, inbuf, outbuf)) return call.raise();
   type::external32::pack(*t, inbuf, static_cast<uint64_t>(incount), static_cast<char*>(outbuf) + *position);
   *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
@@ -135,7 +146,7 @@ int unpack_external(const char* name, const char* datarep, const void* inbuf, MP
               "position %lld of %lld", static_cast<long long>(outcount), static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(left), static_cast<long long>(*position),
               static_cast<long long>(insize));
-  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
+  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf") || !host_only(call, inbuf, outbuf)) return call.raise();
   type::external32::unpack(*t, outbuf, static_cast<uint64_t>(outcount),
                            static_cast<const char*>(inbuf) + *position);
   *position += static_cast<MPI_Count>(bytes);

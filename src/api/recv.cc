@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api/api.h"
+#include "p2p/data_access.h"
 #include "p2p/pt2pt.h"
 #include "base/type_pack.h"
 
@@ -100,8 +101,12 @@ int send_receive_replace(const char* name, void* buf, MPI_Count count, MPI_Datat
     call.fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes for the outgoing copy", bytes);
     return call.raise();
   }
-  // Packed, so any datatype's data fits in `bytes` (and goes as plain bytes).
-  type::pack(*t, buf, static_cast<uint64_t>(count), 0, bytes, copy);
+  // Packed, so any datatype's data fits in `bytes` (and goes as plain bytes);
+  // from GPU memory too.
+  if (Err e = p2p::pack_into(buf, count, t, bytes, copy)) {
+    std::free(copy);
+    return call.result(std::move(e));
+  }
   Datatype packed = type::packed_view(*t);
   Request* r = nullptr;
   Err e = pt2pt::irecv(buf, count, t, source, recvtag, c, &r);

@@ -5,6 +5,11 @@
 // Every rank builds exactly one Schedule per call, even when it has nothing
 // to move: the Schedule takes the communicator's next collective tag, and
 // the ranks' tags must stay in step.
+//
+// GPU buffers: each entry point first asks coll/device_collectives.h, whose
+// blocking forms run the same function again on host copies of the GPU
+// buffers, and whose other forms refuse them; with no GPU driver loaded that
+// is one branch.
 #include "coll/collectives.h"
 
 #include <memory>
@@ -15,6 +20,7 @@
 #include "coll/alltoall/algorithms.h"
 #include "coll/barrier/algorithms.h"
 #include "coll/bcast/algorithms.h"
+#include "coll/device_collectives.h"
 #include "coll/gather/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/neighbor/algorithms.h"
@@ -26,6 +32,7 @@
 #include "coll/schedule.h"
 #include "coll/select.h"
 #include "coll/typed_buffer.h"
+#include "device/device.h"
 
 namespace ferry::coll {
 namespace {
@@ -269,43 +276,81 @@ Err run_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
 Err barrier(Communicator* c, Launch how) { return run_barrier(c, how); }
 
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c); }))
+    return std::move(*staged);
   return run_bcast(buf, count, type, root, c, how);
 }
 Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
            const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+      }))
+    return std::move(*staged);
   return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
 Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
             DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c);
+      }))
+    return std::move(*staged);
   return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, how);
 }
 Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
             const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+      }))
+    return std::move(*staged);
   return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
 Err scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
              MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c);
+      }))
+    return std::move(*staged);
   return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
 Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
               const Datatype* recvtype, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+      }))
+    return std::move(*staged);
   return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
 }
 Err allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
                DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c);
+      }))
+    return std::move(*staged);
   return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, how);
 }
 Err alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
              const Datatype* recvtype, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+      }))
+    return std::move(*staged);
   return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
 }
 Err alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype, void* recvbuf,
               CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c);
+      }))
+    return std::move(*staged);
   return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, how);
 }
 Err alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* const sendtypes[],
               void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
               Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::refuse("MPI_Alltoallw", sendbuf, recvbuf);
+      }))
+    return std::move(*staged);
   return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, how);
 }
 
@@ -437,7 +482,18 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
 
 Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
               Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::allreduce(sendbuf, recvbuf, count, type, op, c);
+      }))
+    return std::move(*staged);
   return do_allreduce(sendbuf, recvbuf, count, type, op, c, how);
+}
+
+Err reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op) {
+  if (device::enabled())
+    if (gpu::Outcome staged = gpu::reduce_local(in, inout, count, type, op)) return std::move(*staged);
+  apply(*op, in, inout, count, *type);
+  return {};
 }
 
 Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
@@ -449,27 +505,47 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, 
 
 Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
            Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::reduce(sendbuf, recvbuf, count, type, op, root, c);
+      }))
+    return std::move(*staged);
   return do_reduce(sendbuf, recvbuf, count, type, op, root, c, how);
 }
 
 Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
                    Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, c);
+      }))
+    return std::move(*staged);
   return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, how);
 }
 
 // The schedule reads the counts while it is built, so a local array will do.
 Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
                          Communicator* c, Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c);
+      }))
+    return std::move(*staged);
   std::vector<MPI_Count> counts(static_cast<size_t>(c->size), recvcount);
   return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, how);
 }
 
 Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
          Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::scan(sendbuf, recvbuf, count, type, op, false, c);
+      }))
+    return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, false, c, how);
 }
 Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
            Launch how) {
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::scan(sendbuf, recvbuf, count, type, op, true, c);
+      }))
+    return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, true, c, how);
 }
 
@@ -478,6 +554,9 @@ Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* 
 
 Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                        MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  if (device::enabled())
+    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
+      return std::move(*refused);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -493,6 +572,9 @@ Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype*
 Err neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                         CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c,
                         Launch how) {
+  if (device::enabled())
+    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
+      return std::move(*refused);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
@@ -504,6 +586,9 @@ Err neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype
 
 Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                       MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  if (device::enabled())
+    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
+      return std::move(*refused);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -519,6 +604,9 @@ Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* 
 Err neighbor_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
                        void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype,
                        Communicator* c, Launch how) {
+  if (device::enabled())
+    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
+      return std::move(*refused);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -535,6 +623,9 @@ Err neighbor_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sd
                        const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts,
                        DisplArray rdispls, const Datatype* const recvtypes[], Communicator* c,
                        Launch how) {
+  if (device::enabled())
+    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
+      return std::move(*refused);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),

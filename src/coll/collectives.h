@@ -66,6 +66,8 @@ Err alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, co
 // scan, exscan); `op` has passed check_op for `type`.
 Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
               Launch how = {});
+// MPI_Reduce_local: inout = in op inout, here (GPU buffers staged to the host).
+Err reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op);
 
 // MPI_Iallreduce, for the runtime's own agreements (runtime/comm_idup.cc).
 inline Err iallreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,

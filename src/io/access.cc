@@ -12,6 +12,7 @@
 
 #include "base/request.h"
 #include "base/type_pack.h"
+#include "device/device.h"
 #include "io/collective.h"
 #include "io/data_sieving.h"
 #include "io/errors.h"
@@ -143,6 +144,9 @@ class RangeLock {
 
 Err check_allowed(const File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer,
                   uint64_t bytes) {
+  // The data path packs and unpacks the memory side on the host.
+  if (device::enabled() && buffer.data != nullptr && device::memory_of(buffer.data) == device::Memory::kDevice)
+    return fail(MPI_ERR_OTHER, "the buffer is GPU memory, which MPI-IO does not move yet (README \"GPU buffers\")");
   if (direction == Direction::kRead && !f.readable())
     return fail(MPI_ERR_ACCESS, "'%s' was opened with MPI_MODE_WRONLY: it cannot be read", f.path.c_str());
   if (direction == Direction::kWrite && !f.writable())

@@ -1,5 +1,7 @@
 #include "p2p/bsend.h"
 
+#include "p2p/data_access.h"
+
 #include <cstring>
 #include <list>
 
@@ -88,9 +90,10 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c, Request* owner) {
                 "attach a larger buffer",
                 attached_size, bytes, MPI_BSEND_OVERHEAD);
   char* copy = attached + offset;
-  // The copy is the packed data, whatever the datatype; it goes as bytes
-  // (an MPI_Count of them: MPI_Buffer_attach_c's buffer may pass 2 GiB).
-  type::pack(*m.datatype, m.buffer, static_cast<uint64_t>(m.count), 0, bytes, copy);
+  // The copy is the packed data, whatever the datatype and wherever the
+  // data lives (a GPU buffer is copied out, p2p/data_access.h); it goes as
+  // bytes (an MPI_Count of them: MPI_Buffer_attach_c's buffer may pass 2 GiB).
+  if (Err e = p2p::pack_into(m.buffer, m.count, m.datatype, bytes, copy)) return e;
   pt2pt::Message packed{copy, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE)};
   Request* r = nullptr;
   Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kStandard, &r);

@@ -12,6 +12,7 @@
 #include "base/datatype.h"
 #include "base/request.h"
 #include "base/type_pack.h"
+#include "p2p/data_access.h"
 #include "p2p/pack_stream.h"
 #include "p2p/revoke.h"
 #include "p2p/tool_counters.h"
@@ -135,7 +136,7 @@ void send_ready(Request* r, int world_peer, const PacketHeader& rts, const void*
   ready.header.flags = 0;
   ready.header.payload_bytes = 0;  // a registration key is not sent back
   ready.header.message_bytes = std::min<uint64_t>(rts.message_bytes, r->bytes);
-  if (!r->datatype->contiguous) {
+  if (streamed(r)) {
     // Unpacked chunk by chunk into place: never a message-sized copy.
     expect_chunks(r, ready.header.message_bytes);
     ready.header.flags = kFlagChunked;
@@ -163,10 +164,10 @@ void deliver_unexpected(Request* r, UnexpectedMessage* m) {
     return;
   }
   size_t n = std::min<size_t>(m->header.payload_bytes, r->bytes);
-  if (r->datatype->contiguous) {
+  if (!streamed(r)) {
     if (n > 0) std::memcpy(r->buffer, m->data, n);
-  } else {
-    type::unpack(*r->datatype, r->buffer, static_cast<uint64_t>(r->count), 0, n, m->data);
+  } else if (Err e = unpack_part(r, 0, n, m->data)) {
+    set_error(r, e);
   }
   finish_receive(r, m->header, m->header.payload_bytes);
   state->matching.free_unexpected(m);
@@ -225,7 +226,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
     case PacketType::kEager: {
       if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
         r->matched = true;
-        if (!r->datatype->contiguous) return eager_destination(r, h.payload_bytes);
+        if (streamed(r)) return eager_destination(r, h.payload_bytes);
         return Destination{r->buffer, r->bytes, r};
       }
       UnexpectedMessage* m = state->matching.make_unexpected(h, peer);
@@ -251,7 +252,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       // exist).
       Request* s = Request::from_cookie(h.sender_cookie);
       conceal(s);  // the receiver could not read it in place
-      if (!s->datatype->contiguous || (h.flags & kFlagChunked) != 0) {
+      if (streamed(s) || (h.flags & kFlagChunked) != 0) {
         send_chunks(s, peer, h.message_bytes, h.receiver_cookie);
         return {};
       }
@@ -321,7 +322,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
     case PacketType::kRendezvousData: {
       // Data may come in chunks (p2p/pack_stream.h), each at its offset.
       Request* r = Request::from_cookie(h.receiver_cookie);
-      if (!r->datatype->contiguous) return chunk_destination(r, h);
+      if (streamed(r)) return chunk_destination(r, h);
       return Destination{static_cast<char*>(r->buffer) + h.offset, r->bytes - h.offset, r};
     }
   }
@@ -340,7 +341,7 @@ void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) 
         }
       } else {
         Request* r = static_cast<Request*>(d.context);
-        if (!r->datatype->contiguous) unpack_eager(r, d);
+        if (streamed(r)) unpack_eager(r, d);
         finish_receive(r, h, h.payload_bytes);
       }
       return;
@@ -362,7 +363,7 @@ void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) 
     }
     case PacketType::kRendezvousData: {
       Request* r = static_cast<Request*>(d.context);
-      if (!r->datatype->contiguous) unpack_chunk(r, h, d);
+      if (streamed(r)) unpack_chunk(r, h, d);
       r->received += h.payload_bytes;
       if (r->received < std::min<uint64_t>(r->message_bytes, r->bytes)) return;
       end_stream(r);
@@ -417,8 +418,8 @@ Err start_send(Request* r) {
   p.header.receiver_cookie = 0;
   p.header.flags = 0;
   bool eager = r->mode != Request::Mode::kSynchronous && r->bytes <= route.reach.eager_limit;
-  // Non-contiguous data is packed for an eager send: a bounded copy.
-  if (!r->datatype->contiguous) eager = eager && r->bytes <= kMaxPackedEager;
+  // Non-contiguous or GPU data is packed for an eager send: a bounded copy.
+  if (streamed(r)) eager = eager && r->bytes <= kMaxPackedEager;
   if (!eager) {
     counters::rendezvous_sent();
     p.header.type = PacketType::kRendezvousRequest;
@@ -428,7 +429,9 @@ Err start_send(Request* r) {
     p.on_sent = nullptr;  // the send completes when its data has gone
     transport::RemoteBuffer& exposed = r->one_sided.remote;
     r->one_sided.peer = -1;
-    if (r->datatype->contiguous && r->bytes >= route.reach.one_sided_threshold &&
+    size_t threshold = r->memory == transport::MemoryKind::kDevice ? route.reach.device_one_sided_threshold
+                                                                   : route.reach.one_sided_threshold;
+    if (r->datatype->contiguous && r->bytes >= threshold &&
         route.transport->expose(world_peer, transport::MemoryRef{r->buffer, r->memory}, r->bytes, &exposed)) {
       // The receiver may read it in place (single copy); it then answers
       // kRendezvousDone, else kRendezvousReady as usual.
@@ -444,7 +447,11 @@ Err start_send(Request* r) {
     p.header.message_bytes = r->bytes;
     p.payload = r->buffer;
     p.on_sent = send_done;
-    if (!r->datatype->contiguous) pack_eager(r);
+    if (streamed(r))
+      if (Err e = pack_eager(r)) {
+        end_stream(r);
+        return e;
+      }
   }
   Err e = send_packet(world_peer, &p);
   if (e) end_stream(r);

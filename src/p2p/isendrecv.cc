@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "base/type_pack.h"
+#include "p2p/data_access.h"
 #include "progress/progress.h"
 #include "progress/tasks.h"
 
@@ -80,8 +81,10 @@ Err isendrecv_replace(void* buffer, int count, const Datatype* t, int dest, int 
   auto pair = std::make_unique<SendRecvPair>(*out);
   const size_t bytes = t->bytes(count);
   pair->outgoing = std::make_unique_for_overwrite<char[]>(bytes > 0 ? bytes : 1);
-  // Packed, so any datatype's data fits in `bytes` (and goes as plain bytes).
-  type::pack(*t, buffer, static_cast<uint64_t>(count), 0, bytes, pair->outgoing.get());
+  // Packed, so any datatype's data fits in `bytes` (and goes as plain bytes);
+  // from GPU memory too (p2p/data_access.h). A failed copy starts neither half.
+  if (Err e = p2p::pack_into(buffer, count, t, bytes, pair->outgoing.get()))
+    return launch(std::move(pair), std::move(e));
   pair->outgoing_type = type::packed_view(*t);
   Err e = pair->start(Message{pair->outgoing.get(), count, &pair->outgoing_type}, dest, send_tag, buffer, count, t,
                       source, recv_tag, c);

@@ -40,7 +40,7 @@ using transport::kFlagDeviceMemory;
 using transport::kFlagDirect;
 
 // Eager payloads up to this size are kept inside the UnexpectedMessage.
-constexpr size_t kInlineUnexpectedBytes = 64;
+constexpr size_t kInlineUnexpectedBytes = 80;  // a registration key fits (transport/memory.h)
 
 // A message that arrived before its receive was posted: the header, and for
 // an eager message its data (owned here), for a rendezvous one nothing yet.

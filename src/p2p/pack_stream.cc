@@ -8,6 +8,9 @@
 #include "base/datatype.h"
 #include "base/request.h"
 #include "base/type_pack.h"
+#include "common/debug.h"
+#include "device/staging.h"
+#include "p2p/data_access.h"
 #include "p2p/engine.h"
 
 namespace ferry::p2p {
@@ -29,10 +32,15 @@ struct PackStream {
   int in_flight = 0;          // send: chunks the transport holds
   bool started = false;       // send: a chunk has been queued
   bool pumping = false;       // send: pump() is on the stack
+  bool broken = false;        // send: the transport refused a chunk
   const char* source = nullptr;  // send: the data, when it is one contiguous run already
   Chunk chunks[2];
   char* bounce = nullptr;     // eager send: the packed message; receive: one chunk
   bool bounce_cached = false;  // the bounce buffer came from the chunk cache
+  // GPU data: chunk and bounce buffers are pinned ones from the staging
+  // pool (device/staging.h), so the copies to and from the GPU run at DMA
+  // speed.
+  bool pinned = false;
 };
 
 namespace {
@@ -47,6 +55,11 @@ char* take_chunk() {
   char* c = spare_chunks.back();
   spare_chunks.pop_back();
   return c;
+}
+
+// A chunk buffer for the stream: pinned for GPU data.
+char* take_chunk(const PackStream* st) {
+  return st->pinned ? static_cast<char*>(device::staging::take(kChunkBytes)) : take_chunk();
 }
 
 void give_chunk(char* c) {
@@ -84,8 +97,10 @@ Err send_next(PackStream* st, PackStream::Chunk& c) {
   if (st->source != nullptr) {
     c.item.payload = st->source + st->next;
   } else {
-    if (c.buffer == nullptr && n > 0) c.buffer = take_chunk();
-    type::pack(*s->datatype, s->buffer, static_cast<uint64_t>(s->count), st->next, n, c.buffer);
+    if (c.buffer == nullptr && n > 0) c.buffer = take_chunk(st);
+    // A failed GPU copy fails the send, but the chunk still goes: the
+    // receiver must not be left waiting for it.
+    if (Err e = pack_part(s, st->next, n, c.buffer); e && s->error == MPI_SUCCESS) set_error(s, e);
     c.item.payload = c.buffer;
   }
   c.item.on_sent = chunk_sent;
@@ -110,7 +125,7 @@ void pump(PackStream* st) {
   st->pumping = true;
   Request* s = st->request;
   bool more = true;
-  while (more && s->error == MPI_SUCCESS) {
+  while (more && !st->broken) {
     more = false;
     for (PackStream::Chunk& c : st->chunks) {
       // An empty message still sends one (empty) DATA packet.
@@ -118,13 +133,14 @@ void pump(PackStream* st) {
       if (c.busy || !data_left) continue;
       if (Err e = send_next(st, c)) {
         set_error(s, e);
+        st->broken = true;
         break;
       }
       more = true;
     }
   }
   st->pumping = false;
-  bool done = st->next == st->total || s->error != MPI_SUCCESS;
+  bool done = st->next == st->total || st->broken;
   if (done && st->in_flight == 0) {
     end_stream(s);
     complete(s);
@@ -142,16 +158,22 @@ void chunk_sent(SendItem* item) {
 
 }  // namespace
 
-void pack_eager(Request* s) {
+Err pack_eager(Request* s) {
   auto* st = new PackStream;
   st->request = s;
   s->stream = st;
+  if (on_device(s))
+    FERRY_DEBUG(kCuda, "GPU message of %zu bytes to rank %d copied to host memory and sent eagerly", s->bytes,
+                s->world_peer);
   if (s->bytes > 0) {
     st->bounce = static_cast<char*>(std::malloc(s->bytes));
-    type::pack(*s->datatype, s->buffer, static_cast<uint64_t>(s->count), 0, s->bytes, st->bounce);
+    // A failed GPU copy fails the send, but the packet still goes, so that
+    // the receiver is not left waiting for it.
+    if (Err e = pack_part(s, 0, s->bytes, st->bounce)) set_error(s, e);
   }
   s->packet.payload = st->bounce;
   s->packet.on_sent = eager_sent;
+  return {};
 }
 
 void send_chunks(Request* s, int world_peer, uint64_t bytes, uint64_t receiver_cookie) {
@@ -160,7 +182,12 @@ void send_chunks(Request* s, int world_peer, uint64_t bytes, uint64_t receiver_c
   st->world_peer = world_peer;
   st->receiver_cookie = receiver_cookie;
   st->total = bytes;
-  st->source = type::dense_run(*s->datatype, s->buffer, static_cast<uint64_t>(s->count));
+  st->pinned = on_device(s);
+  if (st->pinned)
+    FERRY_DEBUG(kCuda, "GPU message of %llu bytes to rank %d staged through pinned host memory in %llu-byte chunks",
+                static_cast<unsigned long long>(bytes), world_peer, static_cast<unsigned long long>(kChunkBytes));
+  // Host data in one run goes straight from the user's buffer.
+  if (!on_device(s)) st->source = type::dense_run(*s->datatype, s->buffer, static_cast<uint64_t>(s->count));
   for (PackStream::Chunk& c : st->chunks) c.stream = st;
   s->stream = st;
   pump(st);
@@ -172,7 +199,7 @@ Destination eager_destination(Request* r, uint64_t payload_bytes) {
 }
 
 void unpack_eager(Request* r, const Destination& d) {
-  type::unpack(*r->datatype, r->buffer, static_cast<uint64_t>(r->count), 0, d.capacity, d.data);
+  if (Err e = unpack_part(r, 0, d.capacity, d.data)) set_error(r, e);
   std::free(d.data);
 }
 
@@ -180,8 +207,9 @@ void expect_chunks(Request* r, uint64_t bytes) {
   if (bytes == 0) return;
   auto* st = new PackStream;
   st->request = r;
-  if (bytes >= kChunkBytes) {
-    st->bounce = take_chunk();
+  st->pinned = on_device(r);
+  if (bytes >= kChunkBytes || st->pinned) {
+    st->bounce = take_chunk(st);
     st->bounce_cached = true;
   } else {
     st->bounce = static_cast<char*>(std::malloc(bytes));
@@ -195,13 +223,20 @@ Destination chunk_destination(Request* r, const PacketHeader& h) {
 }
 
 void unpack_chunk(Request* r, const PacketHeader& h, const Destination& d) {
-  type::unpack(*r->datatype, r->buffer, static_cast<uint64_t>(r->count), h.offset, d.capacity, d.data);
+  if (Err e = unpack_part(r, h.offset, d.capacity, d.data)) set_error(r, e);
 }
 
 void end_stream(Request* r) {
   PackStream* st = r->stream;
   if (st == nullptr) return;
   r->stream = nullptr;
+  if (st->pinned) {
+    for (PackStream::Chunk& c : st->chunks) device::staging::give(c.buffer, kChunkBytes);
+    if (st->bounce_cached) device::staging::give(st->bounce, kChunkBytes);
+    else std::free(st->bounce);
+    delete st;
+    return;
+  }
   for (PackStream::Chunk& c : st->chunks) give_chunk(c.buffer);
   if (st->bounce_cached) give_chunk(st->bounce);
   else std::free(st->bounce);

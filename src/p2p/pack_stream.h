@@ -18,6 +18,12 @@
 // A contiguous receiver takes chunks straight into its buffer at their
 // offsets, so it never needs to know how the sender packed. Everything here
 // runs under the engine lock.
+//
+// GPU buffers take the same paths as non-contiguous ones (p2p/data_access.h
+// `streamed`): each chunk is copied between the GPU and a pinned staging
+// buffer as it is packed or unpacked, so while one chunk is on the wire the
+// next is being copied (two in flight), and no transport ever sees GPU
+// memory.
 #pragma once
 
 #include <cstdint>
@@ -39,10 +45,11 @@ constexpr uint64_t kMaxPackedEager = kChunkBytes;
 
 struct PackStream;
 
-// Eager send of a non-contiguous message: packs it and points the request's
-// packet at the packed copy; the packet's on_sent frees it and completes
-// the request.
-void pack_eager(Request* s);
+// Eager send of a non-contiguous message (or one in GPU memory): packs it
+// and points the request's packet at the packed copy; the packet's on_sent
+// frees it and completes the request (with the error of a failed GPU copy,
+// if one failed: the packet goes all the same).
+Err pack_eager(Request* s);
 
 // Rendezvous send in chunks: `bytes` for the receive `receiver_cookie`
 // at world rank `world_peer`. The request completes once the last chunk has

@@ -6,6 +6,7 @@
 #include "p2p/generalized.h"
 #include "base/handles.h"
 #include "progress/progress.h"
+#include "p2p/data_access.h"
 #include "p2p/engine.h"
 
 // Every function here holds the engine lock (progress::Lock) while it
@@ -25,6 +26,8 @@ void describe(Request* r, Request::Kind kind, void* buffer, MPI_Count count, con
   r->kind = kind;
   r->comm = c;
   r->buffer = buffer;
+  // One load and a branch unless a GPU driver is loaded (device/device.h).
+  r->memory = p2p::memory_kind(buffer);
   r->count = count;
   r->datatype = t;
   datatypes::retain(t);  // dropped when the request goes back to the pool

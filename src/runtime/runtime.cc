@@ -12,6 +12,7 @@
 
 #include "base/process.h"
 #include "coll/select.h"
+#include "device/device.h"
 #include "common/config.h"
 #include "common/debug.h"
 #include "base/communicator.h"
@@ -209,6 +210,8 @@ std::mutex holds_mutex;
 Err start(int requested_thread_level, int* provided) {
   if (auto problem = config::validate()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
   if (auto problem = coll::validate_settings()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
+  std::optional<device::Mode> cuda = device::mode_from_config();
+  if (!cuda) return fail(MPI_ERR_ARG, "FERRY_CUDA=%s is none of auto, on, off", config::value("FERRY_CUDA").c_str());
   debug::configure();
   // Before PMIx_Init starts PMIx's thread (transport/providers.h).
   transport::prepare_providers();
@@ -232,6 +235,8 @@ Err start(int requested_thread_level, int* provided) {
   process::set_abort(abort_job);
 
   if (Err e = choose_wait_policy()) return e;
+  // GPU buffers (device/device.h): before any buffer is looked at.
+  if (std::string why; !device::load(*cuda, &why)) return fail(MPI_ERR_OTHER, "%s", why.c_str());
   if (Err e = setup_transports()) return e;
   communicators::create_predefined(state.job.rank, state.job.size);
   state.up = true;
@@ -267,6 +272,7 @@ Err stop() {
   while (!state.transports.empty()) state.transports.pop_back();
   state.exchange.reset();
   p2p::finalize();
+  device::unload();
   communicators::destroy_all();
   pmi::finalize();
   return e;

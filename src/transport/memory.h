@@ -23,11 +23,12 @@ struct MemoryRef {
   int device = -1;  // the GPU's ordinal, for kDevice
 };
 
-// A registration key: what a NIC (an rkey) or a GPU driver (an IPC handle,
-// 64 bytes) needs besides the address. Empty for cross-memory attach, which
-// needs none. It travels as the payload of a rendezvous request
+// A registration key: what a NIC (an rkey) or a GPU driver (a 64-byte IPC
+// handle, and the allocation's address and buffer id: transport/shm/cuda_ipc.h)
+// needs besides the address. Empty for cross-memory attach, which needs
+// none. It travels as the payload of a rendezvous request
 // (transport/packet.h: kFlagDirect), so it costs nothing when empty.
-constexpr size_t kMaxKeyBytes = 64;
+constexpr size_t kMaxKeyBytes = 80;
 
 // A buffer of a peer's, as its transport exposed it (Transport::expose).
 struct RemoteBuffer {

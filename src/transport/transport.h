@@ -93,6 +93,8 @@ struct Reach {
   // Contiguous messages of at least this many bytes offer the receiver their
   // memory for a one-sided read (single-copy rendezvous); SIZE_MAX: never.
   size_t one_sided_threshold = SIZE_MAX;
+  // The same for GPU memory (CUDA IPC, transport/shm/cuda_ipc.h).
+  size_t device_one_sided_threshold = SIZE_MAX;
 };
 
 // The job's key-value exchange (PMIx, provided by the runtime): what a

@@ -377,6 +377,10 @@ static void print_constants(void) {
   CONSTANT(MPI_ERRORS_ABORT);
   CONSTANT(MPI_MAX_STRINGTAG_LEN);
   CONSTANT(MPI_MAX_PSET_NAME_LEN);
+  /* GPU extensions (MPICH 4.0's mpi.h) */
+  CONSTANT(MPIX_GPU_SUPPORT_CUDA);
+  CONSTANT(MPIX_GPU_SUPPORT_ZE);
+  CONSTANT(MPIX_GPU_SUPPORT_HIP);
 
   /* Null callbacks (the dup callbacks need the library: abi_symbols checks them) */
   CONSTANT(MPI_CONVERSION_FN_NULL);

@@ -208,10 +208,11 @@ std::optional<Reach> ShmTransport::reach(int peer) const {
   // Single copy from the first size where cross-memory attach is allowed
   // and wins (probe_cma); expose() re-checks for every message.
   const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
-  return Reach{kEagerLimit, p.cma == kCmaWorks ? cma_.threshold : SIZE_MAX};
+  return Reach{kEagerLimit, p.cma == kCmaWorks ? cma_.threshold : SIZE_MAX, cuda_ipc_.threshold()};
 }
 
 bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+  if (reaches(peer) && local.kind == MemoryKind::kDevice) return n >= cuda_ipc_.threshold() && cuda_ipc_.expose(local, remote);
   if (!reaches(peer) || local.kind != MemoryKind::kHost) return false;
   const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
   if (p.cma != kCmaWorks || n < cma_.threshold) return false;
@@ -221,7 +222,10 @@ bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuff
   return true;
 }
 
-Started ShmTransport::start_read(OneSided* op) { return copy_with_cma(op, cma::read); }
+Started ShmTransport::start_read(OneSided* op) {
+  if (op->remote.kind == MemoryKind::kDevice) return reaches(op->peer) ? cuda_ipc_.read(op) : Started::kUnsupported;
+  return copy_with_cma(op, cma::read);
+}
 Started ShmTransport::start_write(OneSided* op) { return copy_with_cma(op, cma::write); }
 
 Started ShmTransport::copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, void*, size_t)) {

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/shm/cuda_ipc.h"
 #include "transport/shm/ring.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/wakeup.h"
@@ -91,6 +92,7 @@ class ShmTransport final : public Transport {
   Started start_write(OneSided* op) override;
 
  private:
+  CudaIpc cuda_ipc_;  // GPU buffers of local peers, read in place
   struct Outgoing;
   struct Incoming;
   struct Peer;

@@ -1,0 +1,81 @@
+// Collectives on GPU buffers: staged through host memory.
+//
+// A collective's algorithms copy and reduce locally (coll/fold.h,
+// base/reduce_kernels.h), which the host cannot do on GPU memory. So a
+// blocking collective whose significant buffers include GPU memory runs as
+// three phases: copy each GPU input into a host buffer (the span of its
+// elements, device/staging.h), run the same algorithm from the same
+// selection table on the host buffers, copy each GPU output back. MPI_IN_PLACE
+// works unchanged: the receive buffer is then both an input and an output.
+// Reductions, predefined or user-defined, run on the host copies; reduction
+// kernels on the GPU are not written yet (README "GPU buffers").
+//
+// Cost: two extra copies of the data across PCIe (or NVLink) per call, on
+// top of the host algorithm's own.
+//
+// The nonblocking and persistent forms, alltoallw and the neighbourhood
+// collectives are not staged yet: with a GPU buffer they fail with
+// MPI_ERR_OTHER and a message saying so, before any data moves
+// (gpu::for_launch, gpu::refuse).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/datatype.h"
+#include "base/error.h"
+#include "coll/count_array.h"
+#include "device/device.h"
+
+namespace ferry::coll {
+
+// Stand-ins in host memory for the GPU buffers of one call.
+class HostStaging {
+ public:
+  HostStaging() = default;
+  HostStaging(const HostStaging&) = delete;
+  HostStaging& operator=(const HostStaging&) = delete;
+  ~HostStaging();
+
+  // The pointer to pass for `buffer`, whose significant bytes are
+  // [lo, hi) relative to it: itself for host memory and MPI_IN_PLACE, else
+  // a host copy (copied in first if `input`; copied back by finish() if
+  // `output`).
+  void* stage(const void* buffer, MPI_Aint lo, MPI_Aint hi, bool input, bool output);
+  // Copies the outputs back to the GPU. The first failure of a copy (here or
+  // in stage) is the result.
+  Err finish();
+  bool staged_any() const { return !buffers_.empty(); }
+
+ private:
+  struct Staged {
+    char* device;  // the user's buffer + lo
+    char* host;
+    size_t bytes;
+    bool output;
+  };
+  std::vector<Staged> buffers_;
+  Err error_;
+};
+
+// The bytes `count` elements of `t` occupy from the buffer's address.
+struct ByteSpan {
+  MPI_Aint lo = 0;
+  MPI_Aint hi = 0;
+};
+ByteSpan span_of(const Datatype* t, int64_t count);
+// The same for blocks at displacements (in elements of t): the v-forms.
+ByteSpan span_of(const Datatype* t, CountArray counts, DisplArray displs, int n);
+// Blocks of `count` elements, `n` of them one after another.
+ByteSpan span_of_blocks(const Datatype* t, MPI_Count count, int n);
+
+// Whether `buffer` is GPU memory (false for MPI_IN_PLACE and NULL).
+inline bool on_gpu(const void* buffer) {
+  return device::enabled() && buffer != nullptr && buffer != MPI_IN_PLACE &&
+         device::memory_of(buffer) == device::Memory::kDevice;
+}
+
+// The error for a collective that cannot take GPU buffers yet.
+Err gpu_buffers_unsupported(const char* what);
+
+}  // namespace ferry::coll

@@ -1,0 +1,74 @@
+#include "device/memory_cache.h"
+
+#include <cstring>
+#include <iterator>
+
+namespace ferry::device {
+
+namespace {
+size_t slot_of(uintptr_t granule) { return static_cast<size_t>(granule) & (MemoryCache::kHostSlots - 1); }
+}  // namespace
+
+PointerInfo MemoryCache::ask(const void* p, int* error) {
+  ++queries_;
+  PointerInfo info;
+  if (int code = ops_->pointer_info(p, &info); code != 0) {
+    *error = code;
+    return PointerInfo{};  // not cached: the next call asks again
+  }
+  auto address = reinterpret_cast<uintptr_t>(p);
+  if (info.memory == Memory::kHost) {
+    uintptr_t granule = address >> kGranuleShift;
+    host_granules_[slot_of(granule)] = granule + 1;
+    return info;
+  }
+  if (info.size == 0) {  // a driver that gave no range: cache the byte alone
+    info.base = address;
+    info.size = 1;
+  }
+  // An allocation made where host granules were seen (their memory freed
+  // and the addresses reused) must not be answered as host any more.
+  for (uintptr_t g = info.base >> kGranuleShift, n = 0; g <= (info.base + info.size - 1) >> kGranuleShift; ++g) {
+    if (host_granules_[slot_of(g)] == g + 1) host_granules_[slot_of(g)] = 0;
+    if (++n == kHostSlots) break;
+  }
+  allocations_[info.base] = info;
+  return info;
+}
+
+PointerInfo MemoryCache::lookup(const void* p, int* error) {
+  auto address = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> hold(lock_);
+  uintptr_t granule = address >> kGranuleShift;
+  if (host_granules_[slot_of(granule)] == granule + 1) return PointerInfo{};
+  if (!allocations_.empty()) {
+    auto it = allocations_.upper_bound(address);
+    if (it != allocations_.begin()) {
+      const PointerInfo& known = std::prev(it)->second;
+      if (address - known.base < known.size) return known;
+    }
+  }
+  return ask(p, error);
+}
+
+PointerInfo MemoryCache::refresh(const void* p, int* error) {
+  auto address = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> hold(lock_);
+  auto it = allocations_.upper_bound(address);
+  if (it != allocations_.begin() && address - std::prev(it)->second.base < std::prev(it)->second.size)
+    allocations_.erase(std::prev(it));
+  return ask(p, error);
+}
+
+void MemoryCache::clear() {
+  std::lock_guard<std::mutex> hold(lock_);
+  allocations_.clear();
+  std::memset(host_granules_, 0, sizeof host_granules_);
+}
+
+size_t MemoryCache::allocations() const {
+  std::lock_guard<std::mutex> hold(lock_);
+  return allocations_.size();
+}
+
+}  // namespace ferry::device

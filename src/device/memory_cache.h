@@ -1,0 +1,55 @@
+// Which memory a pointer is in, asking the driver once per allocation.
+//
+// cuPointerGetAttributes costs around a microsecond; a program sends from
+// the same few buffers over and over. So every device or managed
+// allocation the driver describes is kept by its range [base, base+size),
+// and host pointers by their 64 KiB granule in a direct-mapped table: a
+// repeated question is a table probe or a search of a small sorted map,
+// well under 100 ns (tests/bench/device_memory_check).
+//
+// What this trusts: with unified addressing the driver reserves the
+// addresses of GPU allocations apart from host memory, so a granule once
+// found host stays host while the program runs, and an address inside a
+// known allocation stays in GPU memory. A buffer freed and allocated again
+// at the same address may carry a new buffer id, so whoever relies on the
+// id (CUDA IPC) asks again with refresh(), which replaces the entry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include "device/device.h"
+
+namespace ferry::device {
+
+class MemoryCache {
+ public:
+  explicit MemoryCache(const Ops* ops) : ops_(ops) {}
+
+  // What `p` is; on a failed driver call, host memory and `*error` set to
+  // its code (else left alone).
+  PointerInfo lookup(const void* p, int* error);
+  // Asks the driver again and replaces what was cached for p's allocation.
+  PointerInfo refresh(const void* p, int* error);
+  void clear();
+
+  // How often the driver was asked (tests: a repeated lookup must not ask).
+  uint64_t driver_queries() const { return queries_; }
+  size_t allocations() const;
+
+  static constexpr unsigned kGranuleShift = 16;
+  static constexpr size_t kHostSlots = 4096;
+
+ private:
+  PointerInfo ask(const void* p, int* error);  // lock held
+
+  const Ops* ops_;
+  mutable std::mutex lock_;
+  std::map<uintptr_t, PointerInfo> allocations_;  // by base
+  uintptr_t host_granules_[kHostSlots] = {};      // granule number + 1; 0: empty
+  uint64_t queries_ = 0;
+};
+
+}  // namespace ferry::device

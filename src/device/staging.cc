@@ -1,0 +1,141 @@
+#include "device/staging.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "common/debug.h"
+#include "device/device.h"
+
+namespace ferry::device::staging {
+namespace {
+
+// Size classes of 4 KiB to 4 MiB, powers of two; larger requests are
+// pinned for the one use.
+constexpr size_t kSmallest = 4096;
+constexpr int kClasses = 11;
+constexpr size_t kKeptPerClass = 4;
+
+struct Pool {
+  std::mutex lock;
+  std::vector<void*> free[kClasses];
+  std::map<void*, bool> pinned;  // every buffer handed out: pinned, or plain memory
+  std::map<const void*, void*> streams;  // by context (or by device ordinal + 1, for none)
+};
+Pool pool;
+
+int class_of(size_t n) {
+  size_t size = kSmallest;
+  for (int c = 0; c < kClasses; ++c, size <<= 1)
+    if (n <= size) return c;
+  return -1;
+}
+
+size_t class_bytes(int c) { return kSmallest << c; }
+
+// The stream for copies to or from the allocation `info` describes.
+void* stream_for(const PointerInfo& info, std::string* error) {
+  const void* key = info.context != nullptr ? info.context : reinterpret_cast<const void*>(uintptr_t(info.device + 1));
+  std::lock_guard<std::mutex> hold(pool.lock);
+  auto it = pool.streams.find(key);
+  if (it != pool.streams.end()) return it->second;
+  void* stream = nullptr;
+  if (int code = installed->stream_create(info.context, info.device, &stream); code != 0) {
+    *error = error_text("cuStreamCreate", code);
+    return nullptr;
+  }
+  pool.streams[key] = stream;
+  return stream;
+}
+
+void free_buffer(void* p, bool pinned) {
+  if (pinned) installed->pinned_free(p);
+  else std::free(p);
+}
+
+}  // namespace
+
+std::optional<std::string> copy(void* dst, const void* src, size_t n) {
+  if (n == 0) return std::nullopt;
+  // The device side's context carries the copy (the source's, if both are).
+  PointerInfo side = describe(src);
+  if (side.memory == Memory::kHost) side = describe(dst);
+  std::string error;
+  void* stream = stream_for(side, &error);
+  if (stream == nullptr) return error;
+  if (int code = installed->copy_async(dst, src, n, stream); code != 0) return error_text("cuMemcpyAsync", code);
+  if (int code = installed->stream_synchronize(stream); code != 0) return error_text("cuStreamSynchronize", code);
+  return std::nullopt;
+}
+
+std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                                   size_t rows) {
+  if (rows == 0 || width == 0) return std::nullopt;
+  PointerInfo side = describe(src);
+  if (side.memory == Memory::kHost) side = describe(dst);
+  std::string error;
+  void* stream = stream_for(side, &error);
+  if (stream == nullptr) return error;
+  if (int code = installed->copy_2d_async(dst, dst_pitch, src, src_pitch, width, rows, stream); code != 0)
+    return error_text("cuMemcpy2DAsync", code);
+  if (int code = installed->stream_synchronize(stream); code != 0) return error_text("cuStreamSynchronize", code);
+  return std::nullopt;
+}
+
+void* take(size_t n) {
+  int c = class_of(n);
+  size_t bytes = c < 0 ? n : class_bytes(c);
+  std::lock_guard<std::mutex> hold(pool.lock);
+  if (c >= 0 && !pool.free[c].empty()) {
+    void* p = pool.free[c].back();
+    pool.free[c].pop_back();
+    return p;
+  }
+  void* p = nullptr;
+  bool pinned = installed != nullptr && installed->pinned_alloc(&p, bytes) == 0;
+  if (!pinned) {
+    FERRY_DEBUG(kCuda, "cannot pin %zu bytes for staging: plain host memory instead", bytes);
+    p = std::malloc(bytes);
+  }
+  pool.pinned[p] = pinned;
+  return p;
+}
+
+void give(void* p, size_t n) {
+  if (p == nullptr) return;
+  int c = class_of(n);
+  std::lock_guard<std::mutex> hold(pool.lock);
+  if (c >= 0 && pool.free[c].size() < kKeptPerClass) {
+    pool.free[c].push_back(p);
+    return;
+  }
+  auto it = pool.pinned.find(p);
+  bool pinned = it != pool.pinned.end() && it->second;
+  if (it != pool.pinned.end()) pool.pinned.erase(it);
+  free_buffer(p, pinned);
+}
+
+size_t pooled() {
+  std::lock_guard<std::mutex> hold(pool.lock);
+  size_t n = 0;
+  for (auto& f : pool.free) n += f.size();
+  return n;
+}
+
+void reset() {
+  std::lock_guard<std::mutex> hold(pool.lock);
+  for (auto& f : pool.free) {
+    for (void* p : f) {
+      auto it = pool.pinned.find(p);
+      free_buffer(p, it != pool.pinned.end() && it->second);
+      if (it != pool.pinned.end()) pool.pinned.erase(it);
+    }
+    f.clear();
+  }
+  // Buffers still handed out keep their entry in `pinned` for their give().
+  // Streams are not destroyed: the driver ends them with their context.
+  pool.streams.clear();
+}
+
+}  // namespace ferry::device::staging

@@ -1,0 +1,44 @@
+// Copies between host and GPU memory, and the pinned host buffers that
+// device data is staged through on its way to a transport.
+//
+// Device data never reaches a transport directly (no transport can point
+// the kernel or a socket at GPU memory): p2p streams it in chunks
+// (p2p/pack_stream.h), each copied into a pinned buffer from this pool
+// before it is sent and out of one after it lands. Pinned (page-locked)
+// memory is what lets the GPU's copy engine move the bytes by DMA at full
+// speed; allocating it costs milliseconds, so buffers are kept and reused.
+//
+// Copies are queued on one stream per CUDA context, made with
+// CU_STREAM_DEFAULT, so they start only after work the program queued on
+// the legacy default stream: a buffer a kernel wrote just before MPI_Send is
+// complete when it is read. A program using per-thread default streams or
+// its own streams must synchronize them before the MPI call (as with any
+// CUDA-aware MPI).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace ferry::device::staging {
+
+// Copies n bytes from src to dst, either or both in device memory, and waits
+// for the copy. An error is the call's text ("cuMemcpyAsync: ...").
+std::optional<std::string> copy(void* dst, const void* src, size_t n);
+// The same for `rows` rows of `width` bytes, `src_pitch` and `dst_pitch`
+// apart (cuMemcpy2DAsync): a vector packed or unpacked by the copy engine.
+std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                                   size_t rows);
+
+// A pinned host buffer of at least n bytes, reused from a pool (plain host
+// memory where pinning fails); give it back with its size.
+void* take(size_t n);
+void give(void* p, size_t n);
+
+// Pinned buffers held by the pool (tests).
+size_t pooled();
+
+// Frees the pool and the streams (a table is installed or unloaded).
+void reset();
+
+}  // namespace ferry::device::staging

@@ -1,0 +1,183 @@
+#include "p2p/data_access.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/type_layout.h"
+#include "base/type_pack.h"
+#include "device/device.h"
+#include "device/staging.h"
+
+namespace ferry::p2p {
+namespace {
+
+Err device_failure(const std::string& what) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", what.c_str()); }
+
+// The bytes that packed bytes [offset, offset + n) occupy in the buffer,
+// relative to its address: from the first run's first byte to the last
+// one's end (a walk of the layout's runs, on the host, touching no data).
+struct Span {
+  MPI_Aint begin;
+  MPI_Aint end;
+};
+Span span_of(const Request* r, uint64_t offset, uint64_t n) {
+  // Addresses are reported from an origin well above zero, so that a
+  // negative lower bound stays positive.
+  constexpr uint64_t kOrigin = uint64_t(1) << 62;
+  struct Bounds final : type::RunVisitor {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    void run(uint64_t address, uint64_t bytes) override {
+      lo = std::min(lo, address);
+      hi = std::max(hi, address + bytes);
+    }
+  } bounds;
+  type::for_each_run(*r->datatype, kOrigin, static_cast<uint64_t>(r->count), offset, n, bounds);
+  return Span{static_cast<MPI_Aint>(bounds.lo - kOrigin), static_cast<MPI_Aint>(bounds.hi - kOrigin)};
+}
+
+// Copies the span holding packed bytes [offset, offset + n) to the host,
+// runs `host_part` on it as if it were the user's buffer, and (if
+// `write_back`) copies it back.
+template <typename F>
+Err through_host_span(const Request* r, uint64_t offset, uint64_t n, bool write_back, F host_part) {
+  Span s = span_of(r, offset, n);
+  size_t bytes = static_cast<size_t>(s.end - s.begin);
+  char* device_span = static_cast<char*>(r->buffer) + s.begin;
+  auto* host = static_cast<char*>(std::malloc(bytes));
+  Err e;
+  if (auto error = device::staging::copy(host, device_span, bytes)) e = device_failure(*error);
+  if (!e) {
+    // The host copy stands in for the buffer: the same offsets from a base
+    // `s.begin` bytes before it (only bytes inside the span are touched).
+    void* base = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(host) - static_cast<uintptr_t>(s.begin));
+    host_part(base);
+    if (write_back)
+      if (auto error = device::staging::copy(device_span, host, bytes)) e = device_failure(*error);
+  }
+  std::free(host);
+  return e;
+}
+
+// A strided vector that the GPU's copy engine packs itself with one 2D
+// copy: one element (count 1) of a type whose layout is a single run
+// repeated by one loop, `pitch` >= `width` apart (MPI_Type_vector of a
+// contiguous type, a matrix column).
+struct Rows {
+  MPI_Aint first;   // the first row, from the buffer
+  uint64_t width;   // bytes of one row
+  MPI_Aint pitch;   // bytes from one row to the next
+};
+std::optional<Rows> rows_of(const Request* r) {
+  if (r->count != 1 || r->datatype->layout == nullptr) return std::nullopt;
+  const type::Node& root = r->datatype->layout->root();
+  if (root.children != 0 || root.dims != 1 || root.size == 0) return std::nullopt;
+  if (root.dim[0].stride < static_cast<MPI_Aint>(root.size)) return std::nullopt;  // overlapping or backwards
+  return Rows{root.offset, root.size, root.dim[0].stride};
+}
+
+// Packed bytes [offset, offset + n) of such a vector, between the GPU and
+// `packed`: a partial first row, the whole rows in one 2D copy, a partial
+// last row.
+Err copy_rows(const Request* r, const Rows& v, uint64_t offset, uint64_t n, char* packed, bool pack) {
+  char* base = static_cast<char*>(r->buffer) + v.first;
+  auto at = [&](uint64_t p) { return base + static_cast<MPI_Aint>(p / v.width) * v.pitch + p % v.width; };
+  uint64_t p = offset, end = offset + n;
+  char* h = packed;
+  auto one_run = [&](uint64_t k) -> std::optional<std::string> {
+    auto e = pack ? device::staging::copy(h, at(p), k) : device::staging::copy(at(p), h, k);
+    p += k;
+    h += k;
+    return e;
+  };
+  if (p % v.width != 0)
+    if (auto e = one_run(std::min(end - p, v.width - p % v.width))) return device_failure(*e);
+  if (uint64_t rows = (end - p) / v.width; rows > 0) {
+    auto width = static_cast<size_t>(v.width), pitch = static_cast<size_t>(v.pitch);
+    auto e = pack ? device::staging::copy_2d(h, width, at(p), pitch, width, rows)
+                  : device::staging::copy_2d(at(p), pitch, h, width, width, rows);
+    if (e) return device_failure(*e);
+    p += rows * v.width;
+    h += rows * v.width;
+  }
+  if (p < end)
+    if (auto e = one_run(end - p)) return device_failure(*e);
+  return {};
+}
+
+}  // namespace
+
+Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out) {
+  if (n == 0) return {};
+  auto count = static_cast<uint64_t>(r->count);
+  if (!on_device(r)) {
+    type::pack(*r->datatype, r->buffer, count, offset, n, out);
+    return {};
+  }
+  if (r->datatype->contiguous) {
+    if (auto error = device::staging::copy(out, static_cast<const char*>(r->buffer) + offset, n))
+      return device_failure(*error);
+    return {};
+  }
+  if (std::optional<Rows> v = rows_of(r)) return copy_rows(r, *v, offset, n, static_cast<char*>(out), true);
+  return through_host_span(r, offset, n, false,
+                           [&](void* base) { type::pack(*r->datatype, base, count, offset, n, out); });
+}
+
+Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in) {
+  if (n == 0) return {};
+  auto count = static_cast<uint64_t>(r->count);
+  if (!on_device(r)) {
+    type::unpack(*r->datatype, r->buffer, count, offset, n, in);
+    return {};
+  }
+  if (r->datatype->contiguous) {
+    if (auto error = device::staging::copy(static_cast<char*>(r->buffer) + offset, in, n))
+      return device_failure(*error);
+    return {};
+  }
+  if (std::optional<Rows> v = rows_of(r))
+    return copy_rows(r, *v, offset, n, static_cast<char*>(const_cast<void*>(in)), false);
+  return through_host_span(r, offset, n, true,
+                           [&](void* base) { type::unpack(*r->datatype, base, count, offset, n, in); });
+}
+
+namespace {
+Request describe_data(const void* buf, MPI_Count count, const Datatype* t) {
+  Request r;
+  r.buffer = const_cast<void*>(buf);
+  r.memory = memory_kind(buf);
+  r.count = count;
+  r.datatype = t;
+  return r;
+}
+}  // namespace
+
+Err pack_into(const void* buf, MPI_Count count, const Datatype* t, uint64_t bytes, void* out) {
+  Request r = describe_data(buf, count, t);
+  if (memory_kind(out) != transport::MemoryKind::kDevice) return pack_part(&r, 0, bytes, out);
+  // The packed bytes go to the GPU: packed on the host, then one copy.
+  std::vector<char> packed(bytes);
+  if (Err e = pack_part(&r, 0, bytes, packed.data())) return e;
+  if (auto error = device::staging::copy(out, packed.data(), bytes)) return device_failure(*error);
+  return {};
+}
+
+Err unpack_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, const Datatype* t) {
+  Request r = describe_data(buf, count, t);
+  if (memory_kind(in) != transport::MemoryKind::kDevice) return unpack_part(&r, 0, bytes, in);
+  std::vector<char> packed(bytes);
+  if (auto error = device::staging::copy(packed.data(), in, bytes)) return device_failure(*error);
+  return unpack_part(&r, 0, bytes, packed.data());
+}
+
+transport::MemoryKind memory_kind(const void* buffer) {
+  if (!device::enabled()) return transport::MemoryKind::kHost;
+  // Managed memory is host memory to a transport: the host may touch it.
+  return device::memory_of(buffer) == device::Memory::kDevice ? transport::MemoryKind::kDevice
+                                                               : transport::MemoryKind::kHost;
+}
+
+}  // namespace ferry::p2p

@@ -1,0 +1,94 @@
+#include "transport/shm/cuda_ipc.h"
+
+#include <cstring>
+
+#include "common/config.h"
+#include "common/debug.h"
+#include "device/device.h"
+#include "device/staging.h"
+
+namespace ferry::transport::shm {
+namespace {
+
+// The key's layout: handle, then the allocation's base and buffer id.
+static_assert(sizeof(device::IpcHandle) + 2 * sizeof(uint64_t) <= kMaxKeyBytes);
+constexpr size_t kKeyBytes = sizeof(device::IpcHandle) + 2 * sizeof(uint64_t);
+
+void put_export(const device::IpcExport& e, RemoteBuffer* remote) {
+  std::memcpy(remote->key, e.handle.bytes, sizeof e.handle.bytes);
+  std::memcpy(remote->key + sizeof e.handle.bytes, &e.base, sizeof e.base);
+  std::memcpy(remote->key + sizeof e.handle.bytes + sizeof e.base, &e.buffer_id, sizeof e.buffer_id);
+  remote->key_bytes = static_cast<uint8_t>(kKeyBytes);
+}
+
+device::IpcExport get_export(const RemoteBuffer& remote) {
+  device::IpcExport e;
+  std::memcpy(e.handle.bytes, remote.key, sizeof e.handle.bytes);
+  std::memcpy(&e.base, remote.key + sizeof e.handle.bytes, sizeof e.base);
+  std::memcpy(&e.buffer_id, remote.key + sizeof e.handle.bytes + sizeof e.base, sizeof e.buffer_id);
+  return e;
+}
+
+}  // namespace
+
+CudaIpc::CudaIpc() : threshold_(static_cast<size_t>(config::integer("FERRY_CUDA_IPC_THRESHOLD"))) {}
+CudaIpc::~CudaIpc() = default;
+
+bool CudaIpc::expose(const MemoryRef& local, RemoteBuffer* remote) {
+  if (!device::enabled() || local.kind != MemoryKind::kDevice) return false;
+  // Asked afresh: the allocation at this address may not be the one the
+  // memory-type cache saw, and the receiver keys its mapping by the id.
+  int error = 0;
+  device::PointerInfo info = device::describe_fresh(local.data, &error);
+  if (error != 0 || info.memory != device::Memory::kDevice) return false;
+  device::IpcExport e;
+  if (int code = device::installed->ipc_get_handle(reinterpret_cast<void*>(info.base), &e.handle); code != 0) {
+    FERRY_DEBUG(kCuda, "cannot export a GPU buffer for IPC (%s): staged through the ring",
+                device::error_text("cuIpcGetMemHandle", code).c_str());
+    return false;
+  }
+  // The receiver copies on its own stream, in another process: nothing
+  // there orders it after a kernel this process queued on the legacy
+  // default stream. One byte copied on our CU_STREAM_DEFAULT stream, and
+  // waited for, makes sure that work is done before the buffer is offered.
+  static char fence_byte;
+  if (auto failure = device::staging::copy(&fence_byte, local.data, 1)) {
+    FERRY_DEBUG(kCuda, "cannot order a GPU buffer before IPC (%s): staged through the ring", failure->c_str());
+    return false;
+  }
+  e.base = info.base;
+  e.buffer_id = info.buffer_id;
+  remote->address = reinterpret_cast<uintptr_t>(local.data);
+  remote->kind = MemoryKind::kDevice;
+  put_export(e, remote);
+  return true;
+}
+
+Started CudaIpc::read(OneSided* op) {
+  if (!device::enabled() || op->remote.kind != MemoryKind::kDevice || op->remote.key_bytes != kKeyBytes)
+    return Started::kUnsupported;
+  if (op->bytes == 0) return Started::kDone;
+  device::IpcExport e = get_export(op->remote);
+  if (!cache_) cache_ = std::make_unique<device::IpcCache>(device::installed);
+  int device_ordinal = op->local.kind == MemoryKind::kDevice ? device::describe(op->local.data).device : 0;
+  std::string error;
+  void* mapped = cache_->open(op->peer, e, device_ordinal, &error);
+  if (mapped == nullptr) {
+    // Once per transport: a peer in another container, or a driver that
+    // refuses, refuses every time.
+    if (!refused_logged_) FERRY_DEBUG(kCuda, "peer %d: CUDA IPC refused (%s): GPU messages staged through the ring",
+                                      op->peer, error.c_str());
+    refused_logged_ = true;
+    return Started::kUnsupported;
+  }
+  const char* source = static_cast<const char*>(mapped) + (op->remote.address - e.base);
+  if (auto failure = device::staging::copy(op->local.data, source, op->bytes)) {
+    FERRY_DEBUG(kCuda, "peer %d: copy out of its GPU buffer failed (%s): staged through the ring instead", op->peer,
+                failure->c_str());
+    return Started::kUnsupported;
+  }
+  FERRY_DEBUG(kCuda, "peer %d: %zu bytes of GPU memory read through CUDA IPC", op->peer, op->bytes);
+  return Started::kDone;
+}
+
+}  // namespace ferry::transport::shm

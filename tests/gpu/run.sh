@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The GPU checks of issue 16, for a machine with an NVIDIA GPU, its driver,
+# nvcc, and (for the last step) CuPy and mpi4py. Such a machine need not have
+# PMIx, hwloc or libssh: run scripts/gpu-bundle on a Debian 12 machine first
+# and carry .gpu-deps/ along (README "GPU buffers").
+#
+#   tests/gpu/run.sh          builds the programs into build-gpu/ (or $OUT)
+#                             and runs them; exits non-zero if any fails
+#
+# 1. gpu_p2p at 2 ranks over shared memory, then over TCP: every size class,
+#    both directions, host/pinned/device/managed pairings, a buffer allocated
+#    before MPI_Init, a kernel on the legacy default stream writing the send
+#    buffer just before MPI_Send, a vector type on device memory, a buffer on
+#    a second GPU if there is one.
+# 2. gpu_coll at 2, 3 and 4 ranks on one GPU: every blocking collective with
+#    device buffers, MPI_IN_PLACE, the predefined ops, a user-defined op.
+# 3. gpu_bench at 2 ranks: ping-pong and allreduce rows for host and device
+#    buffers, and the host rows again with FERRY_CUDA=off (host programs
+#    must lose nothing to FERRY_CUDA=auto).
+# 4. mpi4py with CuPy arrays: Allreduce and Sendrecv on device arrays.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+deps=$root/.gpu-deps
+out=${OUT:-$root/build-gpu}
+if [[ ! -x $deps/ferry/bin/mpirun ]]; then
+  echo "run.sh: $deps is missing: run scripts/gpu-bundle on a Debian 12 machine and carry .gpu-deps here" >&2
+  exit 2
+fi
+arch=x86_64-linux-gnu
+export LD_LIBRARY_PATH="$deps/ferry/lib:$deps/root/usr/lib/$arch:$deps/root/lib/$arch:$deps/root/usr/lib/$arch/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PMIX_INSTALL_PREFIX=$deps/root/usr/lib/$arch/pmix2
+# The bundle is built on Debian 12: it needs glibc 2.34 and libstdc++ with
+# GLIBCXX_3.4.30 (GCC 12) or newer, as Ubuntu 22.04 and later have.
+if missing=$(ldd "$deps/ferry/bin/mpirun" "$deps/ferry/lib/libmpi.so.12" 2>&1 | grep -E 'not found'); then
+  echo "run.sh: the bundled Ferry cannot load here:" >&2
+  echo "$missing" >&2
+  exit 2
+fi
+mpirun=("$deps/ferry/bin/mpirun" --oversubscribe)
+mkdir -p "$out"
+nvidia-smi -L || true
+
+failures=0
+step() {  # step NAME COMMAND...: runs it with a timeout, keeps its output in $out/NAME.log
+  local name=$1
+  shift
+  echo "== $name: $*"
+  timeout 300 "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  if [[ $rc -eq 0 ]]; then
+    tail -n 3 "$out/$name.log"
+    echo "== $name: passed"
+  else
+    tail -n 30 "$out/$name.log"
+    echo "== $name: FAILED (exit $rc$([[ $rc -eq 124 ]] && echo ', timed out'))"
+    failures=$((failures + 1))
+  fi
+}
+
+for program in p2p coll bench; do
+  step "build_$program" nvcc -O2 -std=c++17 -I "$deps/ferry/include" -o "$out/gpu_$program" \
+    "$root/tests/gpu/$program.cu" -L "$deps/ferry/lib" -lmpi
+done
+
+step p2p_shm env FERRY_CUDA=on FERRY_DEBUG=cuda "${mpirun[@]}" -n 2 "$out/gpu_p2p"
+step p2p_tcp env FERRY_CUDA=on FERRY_TRANSPORTS=tcp "${mpirun[@]}" -n 2 "$out/gpu_p2p"
+for n in 2 3 4; do
+  step "coll_np$n" env FERRY_CUDA=on "${mpirun[@]}" -n "$n" "$out/gpu_coll"
+done
+step bench_auto env FERRY_CUDA=auto "${mpirun[@]}" -n 2 "$out/gpu_bench"
+step bench_host_cuda_off env FERRY_CUDA=off "${mpirun[@]}" -n 2 "$out/gpu_bench"
+grep -h '^gpu-bench' "$out/bench_auto.log" | sed 's/^/FERRY_CUDA=auto /'
+grep -h '^gpu-bench .*-host' "$out/bench_host_cuda_off.log" | sed 's/^/FERRY_CUDA=off  /'
+
+if python3 -c 'import mpi4py, cupy' 2>/dev/null; then
+  step mpi4py_cupy env FERRY_CUDA=on "${mpirun[@]}" -n 2 python3 "$root/tests/gpu/mpi4py_cupy.py"
+else
+  echo "== mpi4py_cupy: SKIPPED (python3 cannot import mpi4py and cupy)"
+fi
+
+echo "run.sh: $failures step(s) failed; logs in $out"
+[[ $failures -eq 0 ]]

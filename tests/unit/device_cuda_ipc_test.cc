@@ -1,0 +1,175 @@
+// Same-host GPU messages through CUDA IPC (transport/shm/cuda_ipc.h), against
+// the host-memory model of a GPU: the export travels in the rendezvous key,
+// the receiver maps the allocation once and copies out of it at the
+// buffer's offset into GPU or host memory; small messages and host memory
+// are not offered; a refused mapping answers kUnsupported (the staged path
+// takes over). Then the whole single-copy rendezvous through the p2p engine
+// over a self transport that exposes and reads with it.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/request.h"
+#include "device/device.h"
+#include "device_model.h"
+#include "p2p/data_access.h"
+#include "p2p/engine.h"
+#include "transport/self/self_transport.h"
+#include "transport/shm/cuda_ipc.h"
+
+namespace ferry::transport::shm {
+namespace {
+
+class CudaIpcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    device::install(device::model::ops());
+    device::model::reset_counters();
+  }
+  void TearDown() override { device::install(nullptr); }
+};
+
+TEST_F(CudaIpcTest, TheReceiverCopiesOutOfTheSendersAllocationAtItsOffset) {
+  constexpr size_t n = 1 << 20;
+  auto* sender = static_cast<char*>(device::model::alloc(2 * n));
+  std::vector<char> pattern(n);
+  for (size_t i = 0; i < n; ++i) pattern[i] = static_cast<char>(i * 7 + 3);
+  device::model::write(sender + 4096, pattern.data(), n);
+
+  CudaIpc ipc;
+  RemoteBuffer remote;
+  ASSERT_TRUE(ipc.expose(MemoryRef{sender + 4096, MemoryKind::kDevice}, &remote));
+  EXPECT_EQ(remote.kind, MemoryKind::kDevice);
+  EXPECT_EQ(remote.key_bytes, 80u) << "handle, base and buffer id";
+
+  for (bool to_gpu : {true, false}) {
+    void* receiver = to_gpu ? device::model::alloc(n) : std::malloc(n);
+    OneSided op;
+    op.peer = 1;
+    op.remote = remote;
+    op.local = MemoryRef{receiver, to_gpu ? MemoryKind::kDevice : MemoryKind::kHost};
+    op.bytes = n;
+    ASSERT_EQ(ipc.read(&op), Started::kDone);
+    std::vector<char> got(n);
+    if (to_gpu) device::model::read(got.data(), receiver, n);
+    else std::memcpy(got.data(), receiver, n);
+    EXPECT_EQ(got, pattern) << (to_gpu ? "into GPU memory" : "into host memory");
+    if (to_gpu) device::model::free(receiver);
+    else std::free(receiver);
+  }
+  EXPECT_EQ(device::model::counters().ipc_opens, 1u) << "the mapping is opened once and reused";
+  device::model::free(sender);
+}
+
+TEST_F(CudaIpcTest, HostMemoryIsNotOfferedAndARefusedMappingFallsBack) {
+  CudaIpc ipc;
+  std::vector<char> host(1 << 20);
+  RemoteBuffer remote;
+  EXPECT_FALSE(ipc.expose(MemoryRef{host.data(), MemoryKind::kHost}, &remote));
+
+  void* gone = device::model::alloc(1 << 20);
+  ASSERT_TRUE(ipc.expose(MemoryRef{gone, MemoryKind::kDevice}, &remote));
+  device::model::free(gone);  // the export is stale: the driver refuses it
+  OneSided op;
+  op.peer = 2;
+  op.remote = remote;
+  op.local = MemoryRef{host.data(), MemoryKind::kHost};
+  op.bytes = host.size();
+  EXPECT_EQ(ipc.read(&op), Started::kUnsupported);
+}
+
+// A self transport whose one-sided calls are CUDA IPC's, as shm's are for
+// GPU memory.
+class IpcSelf final : public Transport {
+ public:
+  explicit IpcSelf(transport::PacketHandler* handler) : inner_(0, handler) {}
+  const char* name() const override { return "ipc-self"; }
+  const char* send(int peer, SendItem* item) override {
+    sent.push_back(item->header);
+    return inner_.send(peer, item);
+  }
+  int progress() override { return inner_.progress(); }
+  int wait_fd() const override { return -1; }
+  bool has_pending_sends() const override { return inner_.has_pending_sends(); }
+  bool publish(Exchange&, std::string*) override { return true; }
+  bool connect(Exchange&, std::string*) override { return true; }
+  std::optional<Reach> reach(int peer) const override {
+    Reach r = *inner_.reach(peer);
+    r.device_one_sided_threshold = ipc_.threshold();
+    return r;
+  }
+  bool expose(int, const MemoryRef& local, size_t, RemoteBuffer* remote) override {
+    return ipc_.expose(local, remote);
+  }
+  Started start_read(OneSided* op) override { return ipc_.read(op); }
+  std::vector<PacketHeader> sent;
+
+ private:
+  SelfTransport inner_;
+  CudaIpc ipc_;
+};
+
+TEST_F(CudaIpcTest, ALargeGpuMessageGoesInOneCopyThroughTheEngine) {
+  using namespace ferry::p2p;
+  init(0, 1);
+  auto self = std::make_unique<IpcSelf>(packet_handler());
+  set_route(0, Route{self.get(), *self->reach(0)});
+  Communicator comm;
+  comm.handle = MPI_COMM_WORLD;
+  comm.context = 0;
+  comm.rank = 0;
+  comm.size = 1;
+  constexpr size_t n = 4 << 20;
+  void* out = device::model::alloc(n);
+  void* in = device::model::alloc(n);
+  std::vector<char> pattern(n);
+  for (size_t i = 0; i < n; ++i) pattern[i] = static_cast<char>(i % 251);
+  device::model::write(out, pattern.data(), n);
+  const Datatype* bytes = find_datatype(MPI_BYTE);
+  auto start = [&](Request::Kind kind, void* buf) {
+    Request* r = requests::acquire();
+    r->kind = kind;
+    r->comm = &comm;
+    r->buffer = buf;
+    r->memory = memory_kind(buf);
+    r->count = static_cast<int>(n);
+    r->datatype = bytes;
+    datatypes::retain(bytes);
+    r->bytes = n;
+    r->tag = 1;
+    r->active = true;
+    r->world_peer = 0;
+    if (kind == Request::Kind::kSend) EXPECT_TRUE(start_send(r).ok());
+    else start_recv(r);
+    return r;
+  };
+  Request* r = start(Request::Kind::kRecv, in);
+  Request* s = start(Request::Kind::kSend, out);
+  for (int i = 0; i < 100000 && !(r->complete && s->complete); ++i) self->progress();
+  ASSERT_TRUE(r->complete && s->complete);
+  EXPECT_EQ(r->error, MPI_SUCCESS);
+  EXPECT_EQ(s->error, MPI_SUCCESS);
+  std::vector<char> got(n);
+  device::model::read(got.data(), in, n);
+  EXPECT_EQ(got, pattern);
+  bool direct = false, data = false;
+  for (const PacketHeader& h : self->sent) {
+    if (h.type == PacketType::kRendezvousRequest) direct = (h.flags & kFlagDirect) && (h.flags & kFlagDeviceMemory);
+    if (h.type == PacketType::kRendezvousData) data = true;
+  }
+  EXPECT_TRUE(direct) << "the request offers the GPU buffer in place";
+  EXPECT_FALSE(data) << "no data went through packets";
+  EXPECT_EQ(device::model::counters().ipc_opens, 1u);
+  requests::release(r);
+  requests::release(s);
+  finalize();
+  device::model::free(out);
+  device::model::free(in);
+}
+
+}  // namespace
+}  // namespace ferry::transport::shm

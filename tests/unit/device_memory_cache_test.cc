@@ -1,0 +1,116 @@
+// The memory-type cache (device/memory_cache.h) and device::memory_of, run
+// against the host-memory model of a GPU (device_model.h): the driver is
+// asked once per allocation or host granule and never again for the same
+// one; managed memory is told apart from device memory; an allocation the
+// driver no longer knows is forgotten by refresh(); and with no table
+// installed every pointer is host memory without asking anyone.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "device/device.h"
+#include "device/memory_cache.h"
+#include "device_model.h"
+#include "p2p/data_access.h"
+
+namespace ferry::device {
+namespace {
+
+class MemoryCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override { model::reset_counters(); }
+  void TearDown() override { install(nullptr); }
+};
+
+TEST_F(MemoryCacheTest, ADeviceAllocationIsDescribedOnceWhereverItIsPointedAt) {
+  MemoryCache cache(model::ops());
+  auto* d = static_cast<char*>(model::alloc(1 << 20, 1));
+  int error = 0;
+  PointerInfo first = cache.lookup(d + 100, &error);
+  EXPECT_EQ(first.memory, Memory::kDevice);
+  EXPECT_EQ(first.device, 1);
+  EXPECT_EQ(first.base, reinterpret_cast<uintptr_t>(d));
+  EXPECT_EQ(first.size, size_t(1) << 20);
+  EXPECT_EQ(cache.driver_queries(), 1u);
+  for (size_t off : {size_t(0), size_t(4096), (size_t(1) << 20) - 1}) {
+    PointerInfo again = cache.lookup(d + off, &error);
+    EXPECT_EQ(again.memory, Memory::kDevice) << off;
+    EXPECT_EQ(again.buffer_id, first.buffer_id) << off;
+  }
+  EXPECT_EQ(cache.driver_queries(), 1u) << "interior pointers of a known allocation ask nobody";
+  EXPECT_EQ(error, 0);
+  model::free(d);
+}
+
+TEST_F(MemoryCacheTest, HostMemoryIsAskedOncePerGranule) {
+  MemoryCache cache(model::ops());
+  std::vector<char> host(1000);
+  int error = 0;
+  EXPECT_EQ(cache.lookup(host.data(), &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.lookup(host.data(), &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.driver_queries(), 1u);
+  EXPECT_EQ(model::counters().pointer_queries, 1u);
+}
+
+TEST_F(MemoryCacheTest, ManagedMemoryIsManagedAndMovesAsHostMemory) {
+  install(model::ops());
+  void* m = model::alloc_managed(4096);
+  void* d = model::alloc(4096);
+  EXPECT_EQ(memory_of(m), Memory::kManaged);
+  EXPECT_EQ(memory_of(d), Memory::kDevice);
+  // The host may touch managed memory: a transport may too.
+  EXPECT_EQ(p2p::memory_kind(m), transport::MemoryKind::kHost);
+  EXPECT_EQ(p2p::memory_kind(d), transport::MemoryKind::kDevice);
+  model::free(m);
+  model::free(d);
+}
+
+TEST_F(MemoryCacheTest, RefreshForgetsAFreedAllocation) {
+  MemoryCache cache(model::ops());
+  auto* d = static_cast<char*>(model::alloc(8192));
+  int error = 0;
+  EXPECT_EQ(cache.lookup(d, &error).memory, Memory::kDevice);
+  model::free(d);
+  // The cache trusts what it saw (with unified addressing, the address stays
+  // the driver's); refresh() asks again, as IPC does before relying on it.
+  EXPECT_EQ(cache.lookup(d, &error).memory, Memory::kDevice);
+  EXPECT_EQ(cache.refresh(d, &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.allocations(), 0u);
+}
+
+TEST_F(MemoryCacheTest, NothingInstalledMeansHostWithoutAsking) {
+  install(nullptr);
+  void* d = model::alloc(4096);
+  EXPECT_FALSE(enabled());
+  EXPECT_EQ(memory_of(d), Memory::kHost);
+  EXPECT_EQ(p2p::memory_kind(d), transport::MemoryKind::kHost);
+  EXPECT_EQ(model::counters().pointer_queries, 0u);
+  model::free(d);
+}
+
+TEST_F(MemoryCacheTest, ManyAllocationsAreEachAskedOnce) {
+  install(model::ops());
+  std::vector<void*> buffers;
+  for (int i = 0; i < 64; ++i) buffers.push_back(model::alloc(4096 * (i + 1), i % 2));
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      PointerInfo info = describe(static_cast<char*>(buffers[i]) + 17);
+      ASSERT_EQ(info.memory, Memory::kDevice);
+      ASSERT_EQ(info.device, static_cast<int>(i % 2));
+    }
+  EXPECT_EQ(model::counters().pointer_queries, buffers.size());
+  // What a repeated check costs (printed, not asserted: tests do not time).
+  auto start = std::chrono::steady_clock::now();
+  constexpr int kChecks = 1000000;
+  int device_seen = 0;
+  for (int i = 0; i < kChecks; ++i) device_seen += memory_of(buffers[static_cast<size_t>(i) & 63]) == Memory::kDevice;
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / kChecks;
+  EXPECT_EQ(device_seen, kChecks);
+  std::printf("repeated memory-type check of 64 known allocations: %.1f ns\n", ns);
+  for (void* b : buffers) model::free(b);
+}
+
+}  // namespace
+}  // namespace ferry::device

@@ -1,0 +1,200 @@
+#include "device_model.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace ferry::device::model {
+namespace {
+
+struct Allocation {
+  size_t size;        // what was asked
+  size_t mapped;      // page-rounded
+  int device;
+  uint64_t buffer_id;
+  bool managed;
+};
+std::map<uintptr_t, Allocation> allocations;
+uint64_t next_buffer_id = 1;
+Counters counted;
+int failing_copy = 0;
+int stream_token = 0;
+
+const Allocation* find(const void* p, uintptr_t* base) {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = allocations.upper_bound(a);
+  if (it == allocations.begin()) return nullptr;
+  --it;
+  if (a - it->first >= it->second.size) return nullptr;
+  *base = it->first;
+  return &it->second;
+}
+
+// Opens the allocation holding p for the host while `f` runs.
+template <typename F>
+void with_access(const void* p, F f) {
+  uintptr_t base = 0;
+  const Allocation* a = find(p, &base);
+  if (a != nullptr && !a->managed) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_READ | PROT_WRITE);
+  f();
+  if (a != nullptr && !a->managed) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_NONE);
+}
+
+void raw_copy(void* dst, const void* src, size_t n) {
+  with_access(dst, [&] { with_access(src, [&] { std::memcpy(dst, src, n); }); });
+}
+
+int pointer_info(const void* p, PointerInfo* info) {
+  ++counted.pointer_queries;
+  *info = PointerInfo{};
+  uintptr_t base = 0;
+  if (const Allocation* a = find(p, &base)) {
+    info->memory = a->managed ? Memory::kManaged : Memory::kDevice;
+    info->device = a->device;
+    info->buffer_id = a->buffer_id;
+    info->base = base;
+    info->size = a->size;
+  }
+  return 0;
+}
+
+int stream_create(void*, int, void** stream) {
+  *stream = &stream_token;
+  return 0;
+}
+
+int copy_async(void* dst, const void* src, size_t n, void*) {
+  ++counted.copies;
+  if (failing_copy != 0) {
+    int code = failing_copy;
+    failing_copy = 0;
+    return code;
+  }
+  raw_copy(dst, src, n);
+  return 0;
+}
+
+int copy_2d_async(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width, size_t rows, void*) {
+  ++counted.copies_2d;
+  if (failing_copy != 0) {
+    int code = failing_copy;
+    failing_copy = 0;
+    return code;
+  }
+  // Both strided ranges lie inside one allocation each: opened once.
+  with_access(dst, [&] {
+    with_access(src, [&] {
+      for (size_t r = 0; r < rows; ++r)
+        std::memcpy(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch, width);
+    });
+  });
+  return 0;
+}
+
+int stream_synchronize(void*) { return 0; }
+
+int pinned_alloc(void** p, size_t n) {
+  ++counted.pinned_allocs;
+  *p = std::malloc(n);
+  return *p != nullptr ? 0 : 2;  // CUDA_ERROR_OUT_OF_MEMORY
+}
+
+int pinned_free(void* p) {
+  std::free(p);
+  return 0;
+}
+
+struct Handle {
+  uintptr_t base;
+  uint64_t buffer_id;
+};
+
+int ipc_get_handle(const void* base, IpcHandle* handle) {
+  uintptr_t b = 0;
+  const Allocation* a = find(base, &b);
+  if (a == nullptr) return 1;  // CUDA_ERROR_INVALID_VALUE
+  std::memset(handle->bytes, 0, sizeof handle->bytes);
+  Handle h{b, a->buffer_id};
+  std::memcpy(handle->bytes, &h, sizeof h);
+  return 0;
+}
+
+int ipc_open_handle(const IpcHandle& handle, int, void** mapped) {
+  Handle h;
+  std::memcpy(&h, handle.bytes, sizeof h);
+  uintptr_t b = 0;
+  const Allocation* a = find(reinterpret_cast<void*>(h.base), &b);
+  if (a == nullptr || a->buffer_id != h.buffer_id) return 400;  // CUDA_ERROR_INVALID_HANDLE
+  ++counted.ipc_opens;
+  *mapped = reinterpret_cast<void*>(h.base);  // one process: the same address
+  return 0;
+}
+
+int ipc_close_handle(void*) {
+  ++counted.ipc_closes;
+  return 0;
+}
+
+const char* error_string(int code) {
+  switch (code) {
+    case 1: return "invalid argument";
+    case 2: return "out of memory";
+    case 400: return "invalid resource handle";
+    case 700: return "an illegal memory access was encountered";
+    default: return "unknown error";
+  }
+}
+
+const Ops kOps = {"host model",     pointer_info,  stream_create,  copy_async,       copy_2d_async,   stream_synchronize,
+                  pinned_alloc,     pinned_free,   ipc_get_handle, ipc_open_handle,  ipc_close_handle,
+                  error_string};
+
+// Like the CUDA driver under unified addressing, GPU allocations come from
+// an address range reserved apart from host memory, 2 MiB aligned, and an
+// address is not reused after a free (buffer ids never are).
+constexpr size_t kReserved = size_t(64) << 30;
+constexpr size_t kAlignment = size_t(2) << 20;
+char* reserved = nullptr;
+size_t used = 0;
+
+void* map(size_t n, int device, bool managed) {
+  if (reserved == nullptr) {
+    void* r = mmap(nullptr, kReserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) std::abort();
+    reserved = static_cast<char*>(r);
+  }
+  size_t mapped = (n + kAlignment - 1) / kAlignment * kAlignment;
+  if (mapped == 0) mapped = kAlignment;
+  if (used + mapped > kReserved) std::abort();
+  char* p = reserved + used;
+  used += mapped;
+  if (managed) mprotect(p, mapped, PROT_READ | PROT_WRITE);
+  allocations[reinterpret_cast<uintptr_t>(p)] = Allocation{n, mapped, device, next_buffer_id++, managed};
+  return p;
+}
+
+}  // namespace
+
+const Ops* ops() { return &kOps; }
+void* alloc(size_t n, int device) { return map(n, device, false); }
+void* alloc_managed(size_t n) { return map(n, 0, true); }
+
+void free(void* p) {
+  auto it = allocations.find(reinterpret_cast<uintptr_t>(p));
+  if (it == allocations.end()) std::abort();
+  mprotect(p, it->second.mapped, PROT_NONE);
+  madvise(p, it->second.mapped, MADV_DONTNEED);
+  allocations.erase(it);
+}
+
+void write(void* device_dst, const void* host_src, size_t n) { raw_copy(device_dst, host_src, n); }
+void read(void* host_dst, const void* device_src, size_t n) { raw_copy(host_dst, device_src, n); }
+
+Counters& counters() { return counted; }
+void reset_counters() { counted = Counters{}; }
+void fail_next_copy(int code) { failing_copy = code; }
+
+}  // namespace ferry::device::model

@@ -1,0 +1,43 @@
+// A host-memory model of a GPU behind the device::Ops table
+// (device/device.h), for the unit tests of everything above it.
+//
+// Its "device" memory is host memory mapped PROT_NONE: the host cannot touch
+// it except through the table's copy call (which opens it for the length of
+// one memcpy), so code that reads or writes a device buffer directly crashes
+// the test instead of passing by luck. Managed memory is ordinary memory
+// that pointer_info reports as managed. Everything is counted, and a copy can
+// be made to fail.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "device/device.h"
+
+namespace ferry::device::model {
+
+const Ops* ops();
+
+void* alloc(size_t n, int device = 0);  // GPU memory the host cannot touch
+void* alloc_managed(size_t n);
+void free(void* p);
+
+// The test's own access to GPU memory (not counted).
+void write(void* device_dst, const void* host_src, size_t n);
+void read(void* host_dst, const void* device_src, size_t n);
+
+struct Counters {
+  uint64_t pointer_queries = 0;
+  uint64_t copies = 0;
+  uint64_t copies_2d = 0;
+  uint64_t ipc_opens = 0;
+  uint64_t ipc_closes = 0;
+  uint64_t pinned_allocs = 0;
+};
+Counters& counters();
+void reset_counters();
+
+// The next copy fails with this code (CUDA_ERROR_ILLEGAL_ADDRESS is 700).
+void fail_next_copy(int code);
+
+}  // namespace ferry::device::model
