@@ -12,7 +12,7 @@
 
 namespace ferry::debug {
 
-uint32_t enabled_topics = 0;
+std::atomic<uint32_t> enabled_topics{0};
 
 namespace {
 char identity[64] = "ferry";
@@ -42,7 +42,7 @@ void configure() {
       if (word == n.name) bits |= n.bits;
     start = end + 1;
   }
-  enabled_topics = bits;
+  enabled_topics.store(bits, std::memory_order_relaxed);
 }
 
 void set_identity(const char* who) { std::snprintf(identity, sizeof identity, "%s", who); }

@@ -3,9 +3,12 @@
 //   ferry INFO rank 3: peer 5 via tcp 10.0.0.2:41234
 //
 // Checking whether a topic is on is one load and a test, so calls can stay on
-// paths that matter; the formatting only happens when the topic is on.
+// paths that matter; the formatting only happens when the topic is on. The
+// topics are an atomic because MPI_T may change them (cvar FERRY_DEBUG) in
+// one thread while others test them; a relaxed load is a plain load here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace ferry::debug {
@@ -25,7 +28,7 @@ enum Topic : uint32_t {
   kCuda = 1u << 11,
 };
 
-extern uint32_t enabled_topics;
+extern std::atomic<uint32_t> enabled_topics;
 
 // Reads FERRY_DEBUG; called once at start-up (MPI_Init, mpirun's main).
 void configure();
@@ -33,7 +36,7 @@ void configure();
 // Who is speaking, printed after "ferry INFO ": "rank 3", "mpirun".
 void set_identity(const char* who);
 
-inline bool on(Topic t) { return (enabled_topics & t) != 0; }
+inline bool on(Topic t) { return (enabled_topics.load(std::memory_order_relaxed) & t) != 0; }
 
 // printf-style; prints "ferry INFO <identity>: <message>\n" as one write.
 void print(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
