@@ -258,12 +258,16 @@ Err ready_one(Partitioned* p, int partition, const char* argument) {
   return {};
 }
 
-// After MPI_Pready: a CTS already here releases blocks readied before it; if
-// it is not, one progress pass may bring it (and sends them from the task).
+// After MPI_Pready: a CTS already here releases blocks readied before it.
+// Then one progress pass: it may bring the CTS (the task then sends those
+// blocks), and it moves blocks under way, whose data may need this side's
+// help (a rendezvous through the shared-memory ring goes as the sender
+// polls): without it a large partition readied early would travel only at
+// MPI_Wait, however early it was readied.
 void push(Partitioned* p) {
   if (p->peer == MPI_PROC_NULL) return;
   absorb_cts(p);
-  if (!p->cts_seen) progress::poll();
+  progress::poll();
 }
 
 }  // namespace
