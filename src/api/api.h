@@ -57,11 +57,13 @@ class Call {
   // A datatype that can be communicated (after datatype() succeeded):
   // committed (MPI-3.1 §4.1.9) and supported.
   bool movable(const Datatype* t, const char* argument = "datatype");
-  bool count(int count, const char* argument = "count");
-  bool buffer(const void* buf, int count, const char* argument = "buffer");
+  // Counts are MPI_Count: the int entry points widen theirs, the large-count
+  // (_c) ones of MPI-4.0 pass theirs through, so both share one check.
+  bool count(MPI_Count count, const char* argument = "count");
+  bool buffer(const void* buf, MPI_Count count, const char* argument = "buffer");
   // The same for a buffer described by a datatype: NULL is also MPI_BOTTOM,
   // valid for a derived type whose data lies at absolute addresses.
-  bool buffer(const void* buf, int count, const Datatype* t, const char* argument = "buffer");
+  bool buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument = "buffer");
   bool rank(int rank, const Communicator& c, RankUse use, const char* argument);
   bool tag(int tag, bool allow_any);
   bool not_null(const void* pointer, const char* argument);

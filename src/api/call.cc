@@ -12,10 +12,12 @@ namespace ferry::api {
 
 bool Call::initialized() {
   if (!ok()) return false;
-  if (runtime::initialized()) return true;
+  // The world model or a session (MPI-4.0 §11.4) holds the runtime.
+  if (runtime::active()) return true;
   // No error handler exists yet (or any more): say so and stop, as MPICH does.
   std::fprintf(stderr, "ferry: %s called %s\n", name_,
-               runtime::finalized() ? "after MPI_Finalize (only between MPI_Init and MPI_Finalize)" : "before MPI_Init");
+               runtime::finalized() ? "after MPI_Finalize (only between MPI_Init and MPI_Finalize)"
+                                    : "before MPI_Init or MPI_Session_init");
   std::fflush(stderr);
   runtime::abort_job(MPI_ERR_OTHER, std::string(name_) + ": MPI is not initialized");
 }
@@ -63,26 +65,31 @@ bool Call::movable(const Datatype* t, const char* argument) {
   return true;
 }
 
-bool Call::count(int count, const char* argument) {
+bool Call::count(MPI_Count count, const char* argument) {
   if (!ok()) return false;
-  if (count < 0) return fail(MPI_ERR_COUNT, "invalid %s %d (must be >= 0)", argument, count);
+  if (count < 0) return fail(MPI_ERR_COUNT, "invalid %s %lld (must be >= 0)", argument, static_cast<long long>(count));
   return true;
 }
 
-bool Call::buffer(const void* buf, int count, const char* argument) {
+bool Call::buffer(const void* buf, MPI_Count count, const char* argument) {
   if (!ok()) return false;
   if (buf == nullptr && count > 0)
-    return fail(MPI_ERR_BUFFER, "%s is NULL with count %d", argument, count);
+    return fail(MPI_ERR_BUFFER, "%s is NULL with count %lld", argument, static_cast<long long>(count));
   return true;
 }
 
-bool Call::buffer(const void* buf, int count, const Datatype* t, const char* argument) {
+bool Call::buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument) {
   if (!ok()) return false;
   // MPI_BOTTOM with a derived type: its displacements are addresses, so its
   // data does not start at 0 (MPICH's test too).
   bool absolute = t != nullptr && !t->predefined() && (t->true_lb != 0 || t->size == 0);
   if (buf == nullptr && count > 0 && !absolute)
-    return fail(MPI_ERR_BUFFER, "%s is NULL with count %d", argument, count);
+    return fail(MPI_ERR_BUFFER, "%s is NULL with count %lld", argument, static_cast<long long>(count));
+  // A large count times the type's size must still be a byte count: an
+  // overflow would silently send less than the user asked for.
+  if (t != nullptr && t->size > 0 && count > 0 && static_cast<uint64_t>(count) > INT64_MAX / t->size)
+    return fail(MPI_ERR_COUNT, "count %lld of %s is more than 2^63 bytes", static_cast<long long>(count),
+                datatype_label(*t).c_str());
   return true;
 }
 
@@ -90,7 +97,14 @@ bool Call::rank(int rank, const Communicator& c, RankUse use, const char* argume
   if (!ok()) return false;
   if (rank >= 0 && rank < c.peer_count()) return true;
   if (rank == MPI_PROC_NULL) return true;
-  if (rank == MPI_ANY_SOURCE && use == RankUse::kSource) return true;
+  if (rank == MPI_ANY_SOURCE && use == RankUse::kSource) {
+    // MPI-4.0 §7.4.4: with the assertion set, a wildcard receive is
+    // erroneous; Ferry says so rather than match it.
+    if (c.assert_no_any_source)
+      return fail(MPI_ERR_RANK, "%s is MPI_ANY_SOURCE on a communicator that asserts mpi_assert_no_any_source",
+                  argument);
+    return true;
+  }
   if (c.inter)
     return fail(MPI_ERR_RANK, "invalid %s %d (the intercommunicator's remote group has %d ranks)", argument, rank,
                 c.remote_size);
@@ -100,7 +114,11 @@ bool Call::rank(int rank, const Communicator& c, RankUse use, const char* argume
 bool Call::tag(int tag, bool allow_any) {
   if (!ok()) return false;
   if (tag >= 0 && tag <= kTagUpperBound) return true;
-  if (tag == MPI_ANY_TAG && allow_any) return true;
+  if (tag == MPI_ANY_TAG && allow_any) {
+    if (comm_ != nullptr && comm_->assert_no_any_tag)
+      return fail(MPI_ERR_TAG, "tag is MPI_ANY_TAG on a communicator that asserts mpi_assert_no_any_tag");
+    return true;
+  }
   return fail(MPI_ERR_TAG, "invalid tag %d (tags are 0 to %d%s)", tag, kTagUpperBound,
               allow_any ? ", or MPI_ANY_TAG" : "");
 }
@@ -145,6 +163,12 @@ int Call::raise() {
   std::string message = std::string(name_) + ": " + error_.message();
   int code = error_code::make(error_.mpi_class(), message);
   if (file_call_) return io::files::invoke_errhandler(file_, code, message);
+  // MPI-4.0 §10: info calls work before MPI_Init; with nothing started
+  // there is no handler and no job to abort, so the code is returned.
+  if (!runtime::active()) {
+    std::fprintf(stderr, "ferry: %s\n", message.c_str());
+    return code;
+  }
   return errhandlers::invoke(comm_, code, message);
 }
 

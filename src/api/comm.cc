@@ -72,6 +72,21 @@ extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
 }
 FERRY_WEAK_ALIAS(Comm_idup)
 
+extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  api::Call call("MPI_Comm_idup_with_info");
+  Communicator* c = call.comm(comm);
+  const Info* hints = api::checked_hints(call, info);
+  if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm") || !call.not_null(request, "request"))
+    return call.raise();
+  Communicator* created = nullptr;
+  Request* r = nullptr;
+  if (Err e = communicators::idup(c, &created, &r, hints)) return call.result(std::move(e));
+  *newcomm = created->handle;
+  *request = r->handle;
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(Comm_idup_with_info)
+
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_split");
   Communicator* c = call.comm(comm);
@@ -92,13 +107,31 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   Communicator* c = call.intracomm(comm);
   const Info* hints = api::checked_hints(call, info);
   if (c == nullptr || hints == nullptr || !call.not_null(newcomm, "newcomm")) return call.raise();
-  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
-    call.fail(MPI_ERR_ARG, "invalid split_type %d (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)", split_type);
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+      split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_UNDEFINED) {
+    call.fail(MPI_ERR_ARG,
+              "invalid split_type %d (MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED "
+              "or MPI_UNDEFINED)",
+              split_type);
     return call.raise();
   }
   Communicator* created = nullptr;
-  Err e = split_type == MPI_UNDEFINED ? communicators::split(c, MPI_UNDEFINED, key, &created)
-                                      : communicators::split_shared(c, key, &created);
+  Err e;
+  if (split_type == MPI_UNDEFINED) {
+    e = communicators::split(c, MPI_UNDEFINED, key, &created);
+  } else if (split_type == MPI_COMM_TYPE_SHARED) {
+    e = communicators::split_shared(c, key, &created);
+  } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    // MPI-4.0 §7.4.2: without the key every process gets MPI_COMM_NULL.
+    const std::string* resource = hints->get("mpi_hw_resource_type");
+    e = communicators::split_hw_guided(c, key, resource != nullptr ? *resource : std::string(), &created);
+  } else {
+    std::string resource;
+    e = communicators::split_hw_unguided(c, key, &resource, &created);
+    // MPI-4.0 §7.4.2: the info argument comes back with the level used.
+    if (!e && created != nullptr)
+      if (Info* writable = infos::find_mutable(info)) writable->set("mpi_hw_resource_type", resource);
+  }
   if (e) return call.result(std::move(e));
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
@@ -193,7 +226,9 @@ extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   Communicator* c = call.comm(comm);
   const Info* hints = api::checked_hints(call, info);
   if (c == nullptr || hints == nullptr) return call.raise();
-  comm_hints::merge(*hints, &c->hints);
+  Info merged = c->hints;
+  comm_hints::merge(*hints, &merged);
+  comm_hints::assign(*c, std::move(merged));
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Comm_set_info)

@@ -1,7 +1,8 @@
 // A datatype's life and what can be asked of it: commit and free
-// (MPI-3.1 §4.1.9), true extent (§4.1.8), envelope and contents (§4.1.13),
-// names (§6.8), MPI_Type_match_size (§17.2.5), and the MPI-1 extent
-// queries removed in MPI-3.0. Size and extent are in status.cc.
+// (MPI-3.1 §4.1.9), true extent (§4.1.8), names (§6.8),
+// MPI_Type_match_size (§17.2.5), and the MPI-1 extent queries removed in
+// MPI-3.0. Size and extent are in status.cc, envelope and contents in
+// datatype_contents.cc.
 #include <algorithm>
 #include <cstring>
 
@@ -47,15 +48,28 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
 }
 FERRY_WEAK_ALIAS(Type_free)
 
-extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  api::Call call("MPI_Type_get_true_extent_x");
+namespace {
+
+int true_extent_of(const char* name, MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  api::Call call(name);
   const Datatype* t = check_type(call, datatype);
   if (!call.not_null(true_lb, "true_lb") || !call.not_null(true_extent, "true_extent")) return call.raise();
   *true_lb = t->true_lb;
   *true_extent = t->true_extent;
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return true_extent_of("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent);
+}
 FERRY_WEAK_ALIAS(Type_get_true_extent_x)
+
+extern "C" int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return true_extent_of("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent);
+}
+FERRY_WEAK_ALIAS(Type_get_true_extent_c)
 
 extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   api::Call call("MPI_Type_get_true_extent");
@@ -66,67 +80,6 @@ extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_l
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Type_get_true_extent)
-
-extern "C" int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
-                                      int* num_datatypes, int* combiner) {
-  api::Call call("MPI_Type_get_envelope");
-  const Datatype* t = check_type(call, datatype);
-  if (!call.not_null(num_integers, "num_integers") || !call.not_null(num_addresses, "num_addresses") ||
-      !call.not_null(num_datatypes, "num_datatypes") || !call.not_null(combiner, "combiner"))
-    return call.raise();
-  if (t->predefined()) {
-    *num_integers = *num_addresses = *num_datatypes = 0;
-    *combiner = MPI_COMBINER_NAMED;
-    return MPI_SUCCESS;
-  }
-  const Derived& d = *t->derived;
-  *num_integers = static_cast<int>(d.ints.size());
-  *num_addresses = static_cast<int>(d.aints.size());
-  *num_datatypes = static_cast<int>(d.types.size());
-  *combiner = d.combiner;
-  return MPI_SUCCESS;
-}
-FERRY_WEAK_ALIAS(Type_get_envelope)
-
-extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                                      int max_datatypes, int integers[], MPI_Aint addresses[],
-                                      MPI_Datatype datatypes_out[]) {
-  api::Call call("MPI_Type_get_contents");
-  const Datatype* t = check_type(call, datatype);
-  if (call.ok() && t->predefined())
-    call.fail(MPI_ERR_TYPE, "datatype %s is predefined: it has no contents (MPI_Type_get_envelope says "
-              "MPI_COMBINER_NAMED)", t->name);
-  if (!call.ok()) return call.raise();
-  const Derived& d = *t->derived;
-  struct Wanted {
-    const char* max_name;
-    int max;
-    size_t have;
-    const void* array;
-    const char* array_name;
-  };
-  for (const Wanted& w : {Wanted{"max_integers", max_integers, d.ints.size(), integers, "array_of_integers"},
-                          Wanted{"max_addresses", max_addresses, d.aints.size(), addresses, "array_of_addresses"},
-                          Wanted{"max_datatypes", max_datatypes, d.types.size(), datatypes_out,
-                                 "array_of_datatypes"}}) {
-    if (w.max < 0 || static_cast<size_t>(w.max) < w.have)
-      call.fail(MPI_ERR_ARG, "%s is %d, the contents have %zu (see MPI_Type_get_envelope)", w.max_name, w.max,
-                w.have);
-    else if (w.have > 0 && w.array == nullptr)
-      call.fail(MPI_ERR_ARG, "%s is NULL, the contents have %zu", w.array_name, w.have);
-  }
-  if (!call.ok()) return call.raise();
-  std::copy(d.ints.begin(), d.ints.end(), integers);
-  std::copy(d.aints.begin(), d.aints.end(), addresses);
-  for (size_t i = 0; i < d.types.size(); ++i) {
-    // Derived types come back as new references the caller frees (MPI-3.1
-    // §4.1.13); predefined ones as themselves.
-    datatypes::retain(d.types[i]);
-    datatypes_out[i] = d.types[i]->handle;
-  }
-  return MPI_SUCCESS;
-}
-FERRY_WEAK_ALIAS(Type_get_contents)
 
 extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   api::Call call("MPI_Type_get_name");

@@ -75,7 +75,7 @@ int set_errhandler(const char* name, MPI_Comm comm, MPI_Errhandler errhandler) {
     return call.raise();
   }
   if (!errhandlers::fits(errhandler, errhandlers::Kind::kComm)) {
-    call.fail(MPI_ERR_ARG, "error handler 0x%x was made for files (MPI_File_create_errhandler), not communicators",
+    call.fail(MPI_ERR_ARG, "error handler 0x%x was made for files or sessions, not communicators",
               static_cast<unsigned>(errhandler));
     return call.raise();
   }

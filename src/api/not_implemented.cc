@@ -91,6 +91,20 @@ FERRY_NOT_IMPLEMENTED(Win_unlock, (int, MPI_Win))
 FERRY_NOT_IMPLEMENTED(Win_unlock_all, (MPI_Win))
 FERRY_NOT_IMPLEMENTED(Win_wait, (MPI_Win))
 
+// Their large-count forms (MPI-4.0 §12): MPI_Count counts, MPI_Aint displacement units.
+FERRY_NOT_IMPLEMENTED(Accumulate_c, (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win))
+FERRY_NOT_IMPLEMENTED(Get_c, (void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win))
+FERRY_NOT_IMPLEMENTED(Get_accumulate_c, (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win))
+FERRY_NOT_IMPLEMENTED(Put_c, (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win))
+FERRY_NOT_IMPLEMENTED(Raccumulate_c, (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *))
+FERRY_NOT_IMPLEMENTED(Rget_c, (void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request *))
+FERRY_NOT_IMPLEMENTED(Rget_accumulate_c, (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *))
+FERRY_NOT_IMPLEMENTED(Rput_c, (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request *))
+FERRY_NOT_IMPLEMENTED(Win_allocate_c, (MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, void *, MPI_Win *))
+FERRY_NOT_IMPLEMENTED(Win_allocate_shared_c, (MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, void *, MPI_Win *))
+FERRY_NOT_IMPLEMENTED(Win_create_c, (void *, MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, MPI_Win *))
+FERRY_NOT_IMPLEMENTED(Win_shared_query_c, (MPI_Win, int, MPI_Aint *, MPI_Aint *, void *))
+
 
 // I/O (MPI-3.1 §13)
 

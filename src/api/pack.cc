@@ -1,5 +1,7 @@
 // Packing into and unpacking from user buffers (MPI-3.1 §4.2), in the
 // portable "external32" representation (§4.3), and addresses (§4.1.5).
+// Each pack call also has its large-count form (MPI-4.0's _c names, with
+// MPI_Count counts, sizes and positions); both share one path.
 // Ferry's packed form is the data alone, in type-map order, in the host's
 // representation: MPI_Pack_size is exactly the data's size and MPI_PACKED
 // messages can be received as any type of the same signature. The external
@@ -15,17 +17,10 @@ using namespace ferry;
 
 namespace {
 
-// Checks a position in a packed buffer of `size` bytes.
-bool position_ok(api::Call& call, const int* position, int size, const char* size_name) {
-  if (!call.not_null(position, "position")) return false;
-  if (size < 0) return call.fail(MPI_ERR_ARG, "%s is %d (must be >= 0)", size_name, size);
-  if (*position < 0 || *position > size)
-    return call.fail(MPI_ERR_ARG, "*position is %d (must be 0 to %s = %d)", *position, size_name, size);
-  return true;
-}
-
-// The same for the MPI_Aint positions of MPI_Pack_external.
-bool position_ok(api::Call& call, const MPI_Aint* position, MPI_Aint size, const char* size_name) {
+// Checks a position in a packed buffer of `size` bytes. Positions and sizes
+// are MPI_Count here (the large-count calls' type, and MPI_Aint's: the
+// same type), the int calls' widened.
+bool position_ok(api::Call& call, const MPI_Count* position, MPI_Count size, const char* size_name) {
   if (!call.not_null(position, "position")) return false;
   if (size < 0) return call.fail(MPI_ERR_ARG, "%s is %lld (must be >= 0)", size_name, static_cast<long long>(size));
   if (*position < 0 || *position > size)
@@ -44,11 +39,9 @@ bool datarep_ok(api::Call& call, const char* datarep) {
   return true;
 }
 
-}  // namespace
-
-extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
-                         int* position, MPI_Comm comm) {
-  api::Call call("MPI_Pack");
+int pack(const char* name, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+         MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  api::Call call(name);
   call.comm(comm);
   const Datatype* t = call.datatype(datatype);
   if (!call.movable(t) || !call.count(incount, "incount") || !call.buffer(inbuf, incount, t, "inbuf") ||
@@ -57,19 +50,18 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
   uint64_t bytes = type::packed_bytes(*t, static_cast<uint64_t>(incount));
   uint64_t room = static_cast<uint64_t>(outsize - *position);
   if (bytes > room)
-    call.fail(MPI_ERR_TRUNCATE, "%llu bytes of data do not fit in outbuf: %llu of its %d bytes are left after "
-              "position %d", static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(room), outsize,
-              *position);
+    call.fail(MPI_ERR_TRUNCATE, "%llu bytes of data do not fit in outbuf: %llu of its %lld bytes are left after "
+              "position %lld", static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(room),
+              static_cast<long long>(outsize), static_cast<long long>(*position));
   if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
   type::pack(*t, inbuf, static_cast<uint64_t>(incount), 0, bytes, static_cast<char*>(outbuf) + *position);
-  *position += static_cast<int>(bytes);
+  *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Pack)
 
-extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
-                           MPI_Datatype datatype, MPI_Comm comm) {
-  api::Call call("MPI_Unpack");
+int unpack(const char* name, const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+           MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  api::Call call(name);
   call.comm(comm);
   const Datatype* t = call.datatype(datatype);
   if (!call.movable(t) || !call.count(outcount, "outcount") || !call.buffer(outbuf, outcount, t, "outbuf") ||
@@ -78,35 +70,38 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
   uint64_t bytes = type::packed_bytes(*t, static_cast<uint64_t>(outcount));
   uint64_t left = static_cast<uint64_t>(insize - *position);
   if (bytes > left)
-    call.fail(MPI_ERR_TRUNCATE, "%d elements need %llu bytes, inbuf has %llu left after position %d of %d",
-              outcount, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(left), *position,
-              insize);
+    call.fail(MPI_ERR_TRUNCATE, "%lld elements need %llu bytes, inbuf has %llu left after position %lld of %lld",
+              static_cast<long long>(outcount), static_cast<unsigned long long>(bytes),
+              static_cast<unsigned long long>(left), static_cast<long long>(*position),
+              static_cast<long long>(insize));
   if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
   type::unpack(*t, outbuf, static_cast<uint64_t>(outcount), 0, bytes, static_cast<const char*>(inbuf) + *position);
-  *position += static_cast<int>(bytes);
+  *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Unpack)
 
-extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  api::Call call("MPI_Pack_size");
+// The int forms' position: widened for the shared path, and back (it stays
+// within the int size).
+template <typename Body>
+int with_int_position(int* position, Body body) {
+  MPI_Count p = position != nullptr ? *position : 0;
+  int rc = body(position != nullptr ? &p : nullptr);
+  if (rc == MPI_SUCCESS) *position = static_cast<int>(p);
+  return rc;
+}
+
+int pack_size(const char* name, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  api::Call call(name);
   call.comm(comm);
   const Datatype* t = call.datatype(datatype);
   if (!call.count(incount, "incount") || !call.not_null(size, "size")) return call.raise();
-  uint64_t bytes = type::packed_bytes(*t, static_cast<uint64_t>(incount));
-  if (bytes > INT_MAX) {
-    call.fail(MPI_ERR_COUNT, "%d elements of %s pack to %llu bytes, more than an int holds", incount,
-              datatype_label(*t).c_str(), static_cast<unsigned long long>(bytes));
-    return call.raise();
-  }
-  *size = static_cast<int>(bytes);
+  *size = static_cast<MPI_Count>(type::packed_bytes(*t, static_cast<uint64_t>(incount)));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Pack_size)
 
-extern "C" int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype,
-                                  void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
-  api::Call call("MPI_Pack_external");
+int pack_external(const char* name, const char* datarep, const void* inbuf, MPI_Count incount,
+                  MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) {
+  api::Call call(name);
   if (!call.initialized() || !datarep_ok(call, datarep)) return call.raise();
   const Datatype* t = call.datatype(datatype);
   if (!call.movable(t) || !call.count(incount, "incount") || !call.buffer(inbuf, incount, t, "inbuf") ||
@@ -121,14 +116,13 @@ extern "C" int PMPI_Pack_external(const char* datarep, const void* inbuf, int in
               static_cast<long long>(*position));
   if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
   type::external32::pack(*t, inbuf, static_cast<uint64_t>(incount), static_cast<char*>(outbuf) + *position);
-  *position += static_cast<MPI_Aint>(bytes);
+  *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Pack_external)
 
-extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
-                                    void* outbuf, int outcount, MPI_Datatype datatype) {
-  api::Call call("MPI_Unpack_external");
+int unpack_external(const char* name, const char* datarep, const void* inbuf, MPI_Count insize, MPI_Count* position,
+                    void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  api::Call call(name);
   if (!call.initialized() || !datarep_ok(call, datarep)) return call.raise();
   const Datatype* t = call.datatype(datatype);
   if (!call.movable(t) || !call.count(outcount, "outcount") || !call.buffer(outbuf, outcount, t, "outbuf") ||
@@ -137,27 +131,108 @@ extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI
   uint64_t bytes = type::external32::packed_bytes(*t, static_cast<uint64_t>(outcount));
   uint64_t left = static_cast<uint64_t>(insize - *position);
   if (bytes > left)
-    call.fail(MPI_ERR_TRUNCATE, "%d elements need %llu bytes of external32 data, inbuf has %llu left after "
-              "position %lld of %lld", outcount, static_cast<unsigned long long>(bytes),
+    call.fail(MPI_ERR_TRUNCATE, "%lld elements need %llu bytes of external32 data, inbuf has %llu left after "
+              "position %lld of %lld", static_cast<long long>(outcount), static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(left), static_cast<long long>(*position),
               static_cast<long long>(insize));
   if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
   type::external32::unpack(*t, outbuf, static_cast<uint64_t>(outcount),
                            static_cast<const char*>(inbuf) + *position);
-  *position += static_cast<MPI_Aint>(bytes);
+  *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Unpack_external)
 
-extern "C" int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
-  api::Call call("MPI_Pack_external_size");
+int pack_external_size(const char* name, const char* datarep, MPI_Count incount, MPI_Datatype datatype,
+                       MPI_Count* size) {
+  api::Call call(name);
   if (!call.initialized() || !datarep_ok(call, datarep)) return call.raise();
   const Datatype* t = call.datatype(datatype);
   if (!call.count(incount, "incount") || !call.not_null(size, "size")) return call.raise();
-  *size = static_cast<MPI_Aint>(type::external32::packed_bytes(*t, static_cast<uint64_t>(incount)));
+  *size = static_cast<MPI_Count>(type::external32::packed_bytes(*t, static_cast<uint64_t>(incount)));
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+                         int* position, MPI_Comm comm) {
+  return with_int_position(position, [&](MPI_Count* p) {
+    return pack("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, p, comm);
+  });
+}
+FERRY_WEAK_ALIAS(Pack)
+
+extern "C" int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                           MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  return pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+FERRY_WEAK_ALIAS(Pack_c)
+
+extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                           MPI_Datatype datatype, MPI_Comm comm) {
+  return with_int_position(position, [&](MPI_Count* p) {
+    return unpack("MPI_Unpack", inbuf, insize, p, outbuf, outcount, datatype, comm);
+  });
+}
+FERRY_WEAK_ALIAS(Unpack)
+
+extern "C" int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                             MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  return unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+FERRY_WEAK_ALIAS(Unpack_c)
+
+extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  MPI_Count n = 0;
+  int rc = pack_size("MPI_Pack_size", incount, datatype, comm, size != nullptr ? &n : nullptr);
+  // A size an int cannot hold is MPI_UNDEFINED, as for every int output of
+  // MPI-4.0's int forms (MPI_Get_count, MPI_Type_size) and as MPICH 4.0
+  // does; MPI_Pack_size_c says it.
+  if (rc == MPI_SUCCESS) *size = n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+  return rc;
+}
+FERRY_WEAK_ALIAS(Pack_size)
+
+extern "C" int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  return pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
+}
+FERRY_WEAK_ALIAS(Pack_size_c)
+
+extern "C" int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype,
+                                  void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+  return pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+FERRY_WEAK_ALIAS(Pack_external)
+
+extern "C" int PMPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+                                    void* outbuf, MPI_Count outsize, MPI_Count* position) {
+  return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+FERRY_WEAK_ALIAS(Pack_external_c)
+
+extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+                                    void* outbuf, int outcount, MPI_Datatype datatype) {
+  return unpack_external("MPI_Unpack_external", datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+FERRY_WEAK_ALIAS(Unpack_external)
+
+extern "C" int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position,
+                                      void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  return unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+FERRY_WEAK_ALIAS(Unpack_external_c)
+
+extern "C" int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  return pack_external_size("MPI_Pack_external_size", datarep, incount, datatype, size);
+}
 FERRY_WEAK_ALIAS(Pack_external_size)
+
+extern "C" int PMPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype,
+                                         MPI_Count* size) {
+  return pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
+}
+FERRY_WEAK_ALIAS(Pack_external_size_c)
+
 
 // Addresses are the plain integer value of a pointer on Linux's flat address
 // space (MPI-3.1 §4.1.5); MPI_BOTTOM is address 0.

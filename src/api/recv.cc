@@ -1,5 +1,6 @@
 // Receives, combined send-receive, probes and matched receives
-// (MPI-3.1 §3.2, §3.8, §3.10).
+// (MPI-3.1 §3.2, §3.8, §3.10), each receive also in its large-count form
+// (MPI-4.0's _c names): one path, with the int count widened.
 #include <cstdlib>
 #include <cstring>
 
@@ -11,7 +12,7 @@ using namespace ferry;
 
 namespace {
 
-Communicator* check_recv(api::Call& call, void* buf, int count, MPI_Datatype type, int source, int tag,
+Communicator* check_recv(api::Call& call, void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                          MPI_Comm comm, const Datatype** t) {
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
@@ -29,11 +30,9 @@ Communicator* check_probe(api::Call& call, int source, int tag, MPI_Comm comm) {
   return c;
 }
 
-}  // namespace
-
-extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                         MPI_Status* status) {
-  api::Call call("MPI_Recv");
+int receive(const char* name, void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+            MPI_Status* status) {
+  api::Call call(name);
   const Datatype* t = nullptr;
   Communicator* c = check_recv(call, buf, count, type, source, tag, comm, &t);
   if (c == nullptr) return call.raise();
@@ -41,11 +40,10 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, in
   if (Err e = pt2pt::recv(buf, count, t, source, tag, c, status, &code)) return call.result(std::move(e));
   return call.raise_code(code);
 }
-FERRY_WEAK_ALIAS(Recv)
 
-extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                          MPI_Request* request) {
-  api::Call call("MPI_Irecv");
+int nonblocking_receive(const char* name, void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                        MPI_Comm comm, MPI_Request* request) {
+  api::Call call(name);
   const Datatype* t = nullptr;
   Communicator* c = check_recv(call, buf, count, type, source, tag, comm, &t);
   if (c == nullptr || !call.not_null(request, "request")) return call.raise();
@@ -54,23 +52,21 @@ extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, i
   *request = r->handle;
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(Irecv)
 
-extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                              MPI_Request* request) {
-  api::Call call("MPI_Recv_init");
+int persistent_receive(const char* name, void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                       MPI_Comm comm, MPI_Request* request) {
+  api::Call call(name);
   const Datatype* t = nullptr;
   Communicator* c = check_recv(call, buf, count, type, source, tag, comm, &t);
   if (c == nullptr || !call.not_null(request, "request")) return call.raise();
   *request = pt2pt::recv_init(buf, count, t, source, tag, c)->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Recv_init)
 
-extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                             MPI_Comm comm, MPI_Status* status) {
-  api::Call call("MPI_Sendrecv");
+int send_receive(const char* name, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status* status) {
+  api::Call call(name);
   Communicator* c = call.comm(comm);
   if (c == nullptr) return call.raise();
   const Datatype* st = call.datatype(sendtype, "sendtype");
@@ -86,11 +82,10 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
     return call.result(std::move(e));
   return call.raise_code(code);
 }
-FERRY_WEAK_ALIAS(Sendrecv)
 
-extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
-                                     int recvtag, MPI_Comm comm, MPI_Status* status) {
-  api::Call call("MPI_Sendrecv_replace");
+int send_receive_replace(const char* name, void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  api::Call call(name);
   Communicator* c = call.comm(comm);
   if (c == nullptr) return call.raise();
   const Datatype* t = call.datatype(type);
@@ -117,7 +112,73 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, in
   if (e) return call.result(std::move(e));
   return call.raise_code(code);
 }
+
+}  // namespace
+
+extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                         MPI_Status* status) {
+  return receive("MPI_Recv", buf, count, type, source, tag, comm, status);
+}
+FERRY_WEAK_ALIAS(Recv)
+
+extern "C" int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                           MPI_Status* status) {
+  return receive("MPI_Recv_c", buf, count, type, source, tag, comm, status);
+}
+FERRY_WEAK_ALIAS(Recv_c)
+
+extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return nonblocking_receive("MPI_Irecv", buf, count, type, source, tag, comm, request);
+}
+FERRY_WEAK_ALIAS(Irecv)
+
+extern "C" int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                            MPI_Request* request) {
+  return nonblocking_receive("MPI_Irecv_c", buf, count, type, source, tag, comm, request);
+}
+FERRY_WEAK_ALIAS(Irecv_c)
+
+extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                              MPI_Request* request) {
+  return persistent_receive("MPI_Recv_init", buf, count, type, source, tag, comm, request);
+}
+FERRY_WEAK_ALIAS(Recv_init)
+
+extern "C" int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                                MPI_Request* request) {
+  return persistent_receive("MPI_Recv_init_c", buf, count, type, source, tag, comm, request);
+}
+FERRY_WEAK_ALIAS(Recv_init_c)
+
+extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Status* status) {
+  return send_receive("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                      source, recvtag, comm, status);
+}
+FERRY_WEAK_ALIAS(Sendrecv)
+
+extern "C" int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                               int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                               int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return send_receive("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                      source, recvtag, comm, status);
+}
+FERRY_WEAK_ALIAS(Sendrecv_c)
+
+extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                                     int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return send_receive_replace("MPI_Sendrecv_replace", buf, count, type, dest, sendtag, source, recvtag, comm, status);
+}
 FERRY_WEAK_ALIAS(Sendrecv_replace)
+
+extern "C" int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
+                                       int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return send_receive_replace("MPI_Sendrecv_replace_c", buf, count, type, dest, sendtag, source, recvtag, comm,
+                              status);
+}
+FERRY_WEAK_ALIAS(Sendrecv_replace_c)
 
 extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   api::Call call("MPI_Probe");
@@ -158,7 +219,7 @@ FERRY_WEAK_ALIAS(Improbe)
 
 namespace {
 
-int matched_receive(api::Call& call, void* buf, int count, MPI_Datatype type, MPI_Message* message,
+int matched_receive(api::Call& call, void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
                     Request** r) {
   if (!call.initialized()) return call.raise();
   const Datatype* t = call.datatype(type);
@@ -170,23 +231,45 @@ int matched_receive(api::Call& call, void* buf, int count, MPI_Datatype type, MP
   return call.result(pt2pt::imrecv(buf, count, t, message, r));
 }
 
-}  // namespace
-
-extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
-  api::Call call("MPI_Mrecv");
+int blocking_matched(const char* name, void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
+                     MPI_Status* status) {
+  api::Call call(name);
   Request* r = nullptr;
   if (int rc = matched_receive(call, buf, count, type, message, &r); rc != MPI_SUCCESS || r == nullptr) return rc;
   MPI_Request handle = r->handle;
   return call.raise_code(pt2pt::wait(&handle, status));
 }
-FERRY_WEAK_ALIAS(Mrecv)
 
-extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
-  api::Call call("MPI_Imrecv");
+int nonblocking_matched(const char* name, void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
+                        MPI_Request* request) {
+  api::Call call(name);
   if (!call.not_null(request, "request")) return call.raise();
   Request* r = nullptr;
   int rc = matched_receive(call, buf, count, type, message, &r);
   if (r != nullptr) *request = r->handle;
   return rc;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  return blocking_matched("MPI_Mrecv", buf, count, type, message, status);
+}
+FERRY_WEAK_ALIAS(Mrecv)
+
+extern "C" int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
+                            MPI_Status* status) {
+  return blocking_matched("MPI_Mrecv_c", buf, count, type, message, status);
+}
+FERRY_WEAK_ALIAS(Mrecv_c)
+
+extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+  return nonblocking_matched("MPI_Imrecv", buf, count, type, message, request);
+}
 FERRY_WEAK_ALIAS(Imrecv)
+
+extern "C" int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
+                             MPI_Request* request) {
+  return nonblocking_matched("MPI_Imrecv_c", buf, count, type, message, request);
+}
+FERRY_WEAK_ALIAS(Imrecv_c)

@@ -1,5 +1,7 @@
 // Sends in every mode (MPI-3.1 §3.2-3.9): blocking, nonblocking, persistent,
-// and the buffered-send buffer.
+// and the buffered-send buffer; each also in its large-count form (the _c
+// names of MPI-4.0, with an MPI_Count count), which share one path with
+// the int form: the int count is widened on the way in.
 #include "api/api.h"
 #include "p2p/bsend.h"
 #include "p2p/pt2pt.h"
@@ -11,8 +13,8 @@ namespace {
 using Mode = Request::Mode;
 
 // The checks every send shares; returns the communicator, or nullptr.
-Communicator* check_send(api::Call& call, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                         MPI_Comm comm, const Datatype** t) {
+Communicator* check_send(api::Call& call, const void* buf, MPI_Count count, MPI_Datatype type, int dest,
+                         int tag, MPI_Comm comm, const Datatype** t) {
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
   *t = call.datatype(type);
@@ -22,7 +24,7 @@ Communicator* check_send(api::Call& call, const void* buf, int count, MPI_Dataty
   return c;
 }
 
-int blocking_send(const char* name, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+int blocking_send(const char* name, const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   Mode mode) {
   api::Call call(name);
   const Datatype* t = nullptr;
@@ -33,7 +35,7 @@ int blocking_send(const char* name, const void* buf, int count, MPI_Datatype typ
   return call.result(pt2pt::send(m, dest, tag, c, mode));
 }
 
-int nonblocking_send(const char* name, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+int nonblocking_send(const char* name, const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, Mode mode, MPI_Request* request) {
   api::Call call(name);
   const Datatype* t = nullptr;
@@ -61,7 +63,7 @@ int nonblocking_send(const char* name, const void* buf, int count, MPI_Datatype 
   return call.result(std::move(e));
 }
 
-int persistent_send(const char* name, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+int persistent_send(const char* name, const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                     MPI_Comm comm, Mode mode, MPI_Request* request) {
   api::Call call(name);
   const Datatype* t = nullptr;
@@ -141,17 +143,110 @@ extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, in
 }
 FERRY_WEAK_ALIAS(Bsend_init)
 
-extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
-  api::Call call("MPI_Buffer_attach");
+namespace {
+
+int attach(const char* name, void* buffer, MPI_Count size) {
+  api::Call call(name);
   if (!call.initialized() || !call.count(size, "size") || !call.buffer(buffer, size)) return call.raise();
   return call.result(bsend::attach(buffer, size));
 }
-FERRY_WEAK_ALIAS(Buffer_attach)
 
-extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  api::Call call("MPI_Buffer_detach");
+int detach(const char* name, void* buffer_addr, MPI_Count* size) {
+  api::Call call(name);
   if (!call.initialized() || !call.not_null(buffer_addr, "buffer_addr") || !call.not_null(size, "size"))
     return call.raise();
   return call.result(bsend::detach(static_cast<void**>(buffer_addr), size));
 }
+
+}  // namespace
+
+extern "C" int PMPI_Buffer_attach(void* buffer, int size) { return attach("MPI_Buffer_attach", buffer, size); }
+FERRY_WEAK_ALIAS(Buffer_attach)
+
+extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  MPI_Count n = 0;
+  int rc = detach("MPI_Buffer_detach", buffer_addr, size == nullptr ? nullptr : &n);
+  // A buffer attached with MPI_Buffer_attach_c may be larger than an int
+  // says: MPI_UNDEFINED then, as MPI_Get_count does (MPI-4.0 §3.2.5).
+  if (rc == MPI_SUCCESS) *size = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+  return rc;
+}
 FERRY_WEAK_ALIAS(Buffer_detach)
+
+extern "C" int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) { return attach("MPI_Buffer_attach_c", buffer, size); }
+FERRY_WEAK_ALIAS(Buffer_attach_c)
+
+extern "C" int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+  return detach("MPI_Buffer_detach_c", buffer_addr, size);
+}
+FERRY_WEAK_ALIAS(Buffer_detach_c)
+
+// The large-count sends: the same calls with an MPI_Count count.
+
+extern "C" int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Send_c", buf, count, type, dest, tag, comm, Mode::kStandard);
+}
+FERRY_WEAK_ALIAS(Send_c)
+
+extern "C" int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Ssend_c", buf, count, type, dest, tag, comm, Mode::kSynchronous);
+}
+FERRY_WEAK_ALIAS(Ssend_c)
+
+extern "C" int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Rsend_c", buf, count, type, dest, tag, comm, Mode::kReady);
+}
+FERRY_WEAK_ALIAS(Rsend_c)
+
+extern "C" int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Bsend_c", buf, count, type, dest, tag, comm, Mode::kBuffered);
+}
+FERRY_WEAK_ALIAS(Bsend_c)
+
+extern "C" int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return nonblocking_send("MPI_Isend_c", buf, count, type, dest, tag, comm, Mode::kStandard, request);
+}
+FERRY_WEAK_ALIAS(Isend_c)
+
+extern "C" int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return nonblocking_send("MPI_Issend_c", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
+}
+FERRY_WEAK_ALIAS(Issend_c)
+
+extern "C" int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return nonblocking_send("MPI_Irsend_c", buf, count, type, dest, tag, comm, Mode::kReady, request);
+}
+FERRY_WEAK_ALIAS(Irsend_c)
+
+extern "C" int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return nonblocking_send("MPI_Ibsend_c", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
+}
+FERRY_WEAK_ALIAS(Ibsend_c)
+
+extern "C" int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return persistent_send("MPI_Send_init_c", buf, count, type, dest, tag, comm, Mode::kStandard, request);
+}
+FERRY_WEAK_ALIAS(Send_init_c)
+
+extern "C" int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return persistent_send("MPI_Ssend_init_c", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
+}
+FERRY_WEAK_ALIAS(Ssend_init_c)
+
+extern "C" int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return persistent_send("MPI_Rsend_init_c", buf, count, type, dest, tag, comm, Mode::kReady, request);
+}
+FERRY_WEAK_ALIAS(Rsend_init_c)
+
+extern "C" int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          MPI_Request* request) {
+  return persistent_send("MPI_Bsend_init_c", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
+}
+FERRY_WEAK_ALIAS(Bsend_init_c)

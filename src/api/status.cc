@@ -102,41 +102,70 @@ extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
 }
 FERRY_WEAK_ALIAS(Test_cancelled)
 
-extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  api::Call call("MPI_Type_size_x");
+namespace {
+
+int size_of(const char* name, MPI_Datatype datatype, MPI_Count* size) {
+  api::Call call(name);
   const Datatype* t = call.datatype(datatype);
   if (!call.not_null(size, "size")) return call.raise();
   *size = static_cast<MPI_Count>(t->size);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_size_x)
 
-extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  MPI_Count s = 0;
-  int rc = PMPI_Type_size_x(datatype, &s);
-  if (rc == MPI_SUCCESS && size != nullptr) *size = as_int(s);
-  return rc;
-}
-FERRY_WEAK_ALIAS(Type_size)
-
-extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  api::Call call("MPI_Type_get_extent_x");
+// MPI_Aint and MPI_Count are one type: every extent query shares this.
+int extent_of(const char* name, MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  api::Call call(name);
   const Datatype* t = call.datatype(datatype);
   if (!call.not_null(lb, "lb") || !call.not_null(extent, "extent")) return call.raise();
   *lb = t->lb;
   *extent = t->extent;
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  return size_of("MPI_Type_size_x", datatype, size);
+}
+FERRY_WEAK_ALIAS(Type_size_x)
+
+extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  MPI_Count s = 0;
+  int rc = size_of("MPI_Type_size", datatype, size != nullptr ? &s : nullptr);
+  // MPI-4.0 §5.1.5: a size an int cannot hold is MPI_UNDEFINED.
+  if (rc == MPI_SUCCESS) *size = as_int(s);
+  return rc;
+}
+FERRY_WEAK_ALIAS(Type_size)
+
+extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return extent_of("MPI_Type_get_extent_x", datatype, lb, extent);
+}
 FERRY_WEAK_ALIAS(Type_get_extent_x)
 
 extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-  MPI_Count l = 0;
-  MPI_Count e = 0;
-  int rc = PMPI_Type_get_extent_x(datatype, &l, &e);
-  if (rc == MPI_SUCCESS && lb != nullptr && extent != nullptr) {
-    *lb = static_cast<MPI_Aint>(l);
-    *extent = static_cast<MPI_Aint>(e);
-  }
-  return rc;
+  return extent_of("MPI_Type_get_extent", datatype, lb, extent);
 }
 FERRY_WEAK_ALIAS(Type_get_extent)
+
+// The large-count forms (MPI-4.0): the same answers as MPI_Count, where the
+// int forms above say MPI_UNDEFINED for what an int cannot hold.
+extern "C" int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return count_of("MPI_Get_count_c", status, datatype, count);
+}
+FERRY_WEAK_ALIAS(Get_count_c)
+
+extern "C" int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return elements_of("MPI_Get_elements_c", status, datatype, count);
+}
+FERRY_WEAK_ALIAS(Get_elements_c)
+
+extern "C" int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  return size_of("MPI_Type_size_c", datatype, size);
+}
+FERRY_WEAK_ALIAS(Type_size_c)
+
+extern "C" int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return extent_of("MPI_Type_get_extent_c", datatype, lb, extent);
+}
+FERRY_WEAK_ALIAS(Type_get_extent_c)

@@ -8,6 +8,7 @@
 
 #include <string_view>
 
+#include "base/communicator.h"
 #include "base/info.h"
 
 namespace ferry::comm_hints {
@@ -21,5 +22,9 @@ Info filter(const Info& given);
 // Sets on `hints` the recognized keys of `given` (MPI_Comm_set_info: a key
 // given again takes its new value, the others stay).
 void merge(const Info& given, Info* hints);
+
+// Gives `c` these hints (already filtered) and updates the assertions it
+// caches from them; a hint counts as asserted when its value is "true".
+void assign(Communicator& c, Info hints);
 
 }  // namespace ferry::comm_hints

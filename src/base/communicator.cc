@@ -18,6 +18,7 @@ namespace {
 
 Communicator world_comm;
 Communicator self_comm;
+Communicator session_comm;  // hidden: the parent of MPI_Comm_create_from_group
 std::unique_ptr<context_ids::Allocator> slots;
 
 // Dynamic communicators by handle index: looked up by every MPI call, from
@@ -78,6 +79,15 @@ void create_predefined(int world_rank, int world_size) {
   self_comm.world_ranks = {world_rank};
   self_comm.name = "MPI_COMM_SELF";
   self_comm.group = groups::make({world_rank}, world_rank);
+
+  slots->reserve(context_ids::kSessionSlot);
+  session_comm = Communicator{};
+  session_comm.handle = MPI_COMM_NULL;
+  session_comm.context = context_ids::p2p_context(context_ids::kSessionSlot);
+  session_comm.rank = world_rank;
+  session_comm.size = world_size;
+  session_comm.name = "the sessions' hidden world";
+  session_comm.group = groups::make(identity(world_size), world_rank);
 }
 
 Err delete_predefined_attributes() {
@@ -96,7 +106,7 @@ void destroy_all() {
     for (Communicator* c : zombies) destroy(c);
     zombies.clear();
   }
-  for (Communicator* c : {&world_comm, &self_comm}) {
+  for (Communicator* c : {&world_comm, &self_comm, &session_comm}) {
     if (c->group != nullptr) groups::release(c->group);
     *c = Communicator{};
   }
@@ -111,6 +121,7 @@ Communicator* find(MPI_Comm h) {
 
 Communicator& world() { return world_comm; }
 Communicator& self() { return self_comm; }
+Communicator& session_world() { return session_comm; }
 
 uint32_t context_limit() {
   uint32_t limit = slots ? slots->limit() : context_ids::kSelfSlot + 1;

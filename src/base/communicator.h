@@ -55,6 +55,12 @@ struct Communicator {
   // Ferry recognizes (base/comm_hints.h; none of them changes what Ferry
   // does yet); MPI_Comm_get_info returns them.
   Info hints;
+  // Two of MPI-4.0 §7.4.4's assertions among `hints`, read once whenever the
+  // hints change (comm_hints::assign), so that a receive tests a bool: a
+  // wildcard receive on a communicator that asserts it never uses one is an
+  // error (api/call.cc).
+  bool assert_no_any_source = false;
+  bool assert_no_any_tag = false;
   // The process topology (MPI_Cart_create, ...), or nullptr; dup keeps it.
   std::shared_ptr<const Topology> topology;
 
@@ -93,6 +99,9 @@ void destroy_all();
 Communicator* find(MPI_Comm handle);
 Communicator& world();
 Communicator& self();
+// The hidden world that MPI_Comm_create_from_group agrees over (MPI-4.0
+// §7.4.2: its processes share no communicator yet).
+Communicator& session_world();
 // One past the highest context id in use, for sizing matching tables.
 uint32_t context_limit();
 

@@ -68,6 +68,9 @@ constexpr uint32_t kSelfSlot = 1;
 // The two leaders of MPI_Comm_accept/connect/spawn/join talk on this slot
 // before their groups share one (runtime/ports.cc), told apart by tag.
 constexpr uint32_t kBridgeSlot = 2;
+// MPI_Comm_create_from_group has no parent: its agreements run over a hidden
+// copy of the world on this slot, told apart by the string tag's hash.
+constexpr uint32_t kSessionSlot = 3;
 // A communicator whose agreement has not finished yet (MPI_Comm_idup).
 constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr uint32_t kNoContext = UINT32_MAX;

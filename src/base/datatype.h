@@ -48,7 +48,9 @@ struct Datatype {
   Derived* derived = nullptr;  // nullptr for predefined types
 
   // Bytes of data in `count` elements.
-  size_t bytes(int count) const { return size * static_cast<size_t>(count); }
+  // Counts are MPI_Count (64 bits) in the core: the int entry points widen
+  // theirs, so one path carries counts beyond 2^31.
+  size_t bytes(MPI_Count count) const { return size * static_cast<size_t>(count); }
   bool predefined() const { return derived == nullptr; }
 };
 
@@ -59,6 +61,9 @@ struct Derived {
   int combiner = MPI_COMBINER_NAMED;
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
+  // A large-count constructor's (MPI_Type_vector_c, ...) counts, which
+  // MPI_Type_get_contents_c alone returns (MPI-4.0 §5.1.13).
+  std::vector<MPI_Count> large_counts;
   std::vector<const Datatype*> types;  // each holds a reference
   std::string name;
   type::Layout layout;
@@ -105,6 +110,7 @@ Err match_size(int typeclass, int size, const Datatype** out);
 // `rtype` at `dst`: the type signatures must match (MPI-3.1 §3.3.1), the
 // type maps need not. Fails with MPI_ERR_TRUNCATE if the destination is
 // smaller. Defined in base/type_pack.cc.
-Err copy_typed(const void* src, int scount, const Datatype& stype, void* dst, int rcount, const Datatype& rtype);
+Err copy_typed(const void* src, MPI_Count scount, const Datatype& stype, void* dst, MPI_Count rcount,
+                const Datatype& rtype);
 
 }  // namespace ferry

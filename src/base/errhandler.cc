@@ -15,6 +15,7 @@ struct UserHandler {
   Kind kind;
   MPI_Comm_errhandler_function* comm_fn;  // kComm
   MPI_File_errhandler_function* file_fn;  // kFile
+  MPI_Session_errhandler_function* session_fn;  // kSession
   // Communicators hold references too, and are made and freed from any
   // thread (MPI_THREAD_MULTIPLE).
   std::atomic<int> references;
@@ -28,25 +29,32 @@ UserHandler* find_user(MPI_Errhandler h) {
   return user_handlers.get(handle::index_of(h));
 }
 
-}  // namespace
-
-bool is_valid(MPI_Errhandler h) {
-  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || find_user(h) != nullptr;
+bool predefined(MPI_Errhandler h) {
+  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
 }
 
+}  // namespace
+
+bool is_valid(MPI_Errhandler h) { return predefined(h) || find_user(h) != nullptr; }
+
 bool fits(MPI_Errhandler h, Kind kind) {
-  if (h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN) return true;
+  if (predefined(h)) return true;
   UserHandler* u = find_user(h);
   return u != nullptr && u->kind == kind;
 }
 
 MPI_Errhandler create(MPI_Comm_errhandler_function* fn) {
-  uint32_t index = user_handlers.add(new UserHandler{Kind::kComm, fn, nullptr, 1});
+  uint32_t index = user_handlers.add(new UserHandler{Kind::kComm, fn, nullptr, nullptr, 1});
   return handle::make_dynamic(handle::Object::kErrhandler, index);
 }
 
 MPI_Errhandler create_for_files(MPI_File_errhandler_function* fn) {
-  uint32_t index = user_handlers.add(new UserHandler{Kind::kFile, nullptr, fn, 1});
+  uint32_t index = user_handlers.add(new UserHandler{Kind::kFile, nullptr, fn, nullptr, 1});
+  return handle::make_dynamic(handle::Object::kErrhandler, index);
+}
+
+MPI_Errhandler create_for_sessions(MPI_Session_errhandler_function* fn) {
+  uint32_t index = user_handlers.add(new UserHandler{Kind::kSession, nullptr, nullptr, fn, 1});
   return handle::make_dynamic(handle::Object::kErrhandler, index);
 }
 
@@ -94,7 +102,10 @@ int apply(MPI_Errhandler h, int code, const std::string& message, CallUser call_
   // The job's exit status is the class; a user-defined class's value (above
   // MPI_ERR_LASTCODE) would not survive the exit status's 8 bits.
   int status = mpi_class <= MPI_ERR_LASTCODE ? mpi_class : MPI_ERR_OTHER;
-  process::abort_job(status, message + " [" + error_class_name(mpi_class) + "]");
+  // Both end this job: Ferry has no way to end only part of one, and jobs
+  // connected to it (MPI_Comm_spawn, _connect) learn of it from PMIx.
+  const char* how = h == MPI_ERRORS_ABORT ? " (MPI_ERRORS_ABORT)" : "";
+  process::abort_job(status, message + " [" + error_class_name(mpi_class) + "]" + how);
 }
 
 }  // namespace
@@ -110,6 +121,22 @@ int invoke(Communicator* comm, int code, const std::string& message) {
 int invoke_file(const MPI_Errhandler& field, MPI_File file, int code, const std::string& message) {
   return apply(get(field), code, message, [&](UserHandler& u, int* c) {
     if (u.file_fn != nullptr) u.file_fn(&file, c);
+  });
+}
+
+int invoke_session(const MPI_Errhandler& field, MPI_Session session, int code, const std::string& message) {
+  return apply(get(field), code, message, [&](UserHandler& u, int* c) {
+    if (u.session_fn != nullptr) u.session_fn(&session, c);
+  });
+}
+
+int invoke_handler(MPI_Errhandler h, int code, const std::string& message) {
+  retain(h);  // apply() releases the reference a user's handler runs with
+  MPI_Comm no_comm = MPI_COMM_NULL;
+  MPI_Session no_session = MPI_SESSION_NULL;
+  return apply(h, code, message, [&](UserHandler& u, int* c) {
+    if (u.comm_fn != nullptr) u.comm_fn(&no_comm, c);
+    if (u.session_fn != nullptr) u.session_fn(&no_session, c);
   });
 }
 

@@ -1,8 +1,10 @@
-// Error handlers (MPI-3.1 §8.3): what happens when a call on a communicator
-// or a file fails. MPI_ERRORS_ARE_FATAL (communicators' default) prints the
-// error and ends the whole job; MPI_ERRORS_RETURN (files' default, §13.7)
-// returns the code; a user's handler is called and then the code is
-// returned.
+// Error handlers (MPI-3.1 §8.3): what happens when a call on a communicator,
+// a file or a session fails. MPI_ERRORS_ARE_FATAL (communicators' default)
+// prints the error and ends the whole job; MPI_ERRORS_ABORT (MPI-4.0 §9.3)
+// ends only the processes of the object's job, as MPI_Abort on it would
+// (Ferry's MPI_Abort ends the caller's job, not the jobs it is connected
+// to); MPI_ERRORS_RETURN (files' default, §13.7) returns the code; a
+// user's handler is called and then the code is returned.
 //
 // One machinery for both: an object keeps its handler in an MPI_Errhandler
 // field, read and replaced only through get() and set() here; a user's
@@ -17,7 +19,7 @@
 
 namespace ferry::errhandlers {
 
-enum class Kind { kComm, kFile };
+enum class Kind { kComm, kFile, kSession };
 
 bool is_valid(MPI_Errhandler h);
 // Whether `h` may be attached to an object of `kind`: the predefined
@@ -25,6 +27,7 @@ bool is_valid(MPI_Errhandler h);
 bool fits(MPI_Errhandler h, Kind kind);
 MPI_Errhandler create(MPI_Comm_errhandler_function* fn);
 MPI_Errhandler create_for_files(MPI_File_errhandler_function* fn);
+MPI_Errhandler create_for_sessions(MPI_Session_errhandler_function* fn);
 // Releases a user's reference; predefined handlers are never destroyed.
 void release(MPI_Errhandler h);
 void retain(MPI_Errhandler h);
@@ -45,5 +48,11 @@ int invoke(Communicator* comm, int code, const std::string& message);
 // The same for a file whose handler is in `field` (MPI_FILE_NULL's for
 // calls that have no file yet); `file` is what the user's callback gets.
 int invoke_file(const MPI_Errhandler& field, MPI_File file, int code, const std::string& message);
+// The same for a session (MPI-4.0 §9.3).
+int invoke_session(const MPI_Errhandler& field, MPI_Session session, int code, const std::string& message);
+// Applies handler `h` itself, for calls whose new object does not exist
+// yet (MPI_Comm_create_from_group raises on the handler it was given);
+// a user's handler gets MPI_COMM_NULL (MPI_SESSION_NULL for a session's).
+int invoke_handler(MPI_Errhandler h, int code, const std::string& message);
 
 }  // namespace ferry::errhandlers

@@ -30,6 +30,7 @@ enum class Object : uint32_t {
   kKeyval = 0x9,
   kRequest = 0xb,
   kMessage = 0xc,  // MPI_Message (matched probes); not an MPICH object type
+  kSession = 0xe,  // MPI_Session (MPI_SESSION_NULL is 0x38000000)
 };
 
 constexpr uint32_t kKindBuiltin = 1;

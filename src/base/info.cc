@@ -143,6 +143,20 @@ Err free(MPI_Info h) {
 
 size_t live() { return table.live(); }
 
+Info startup_info(const std::vector<std::string>& given) {
+  infos::Environment e;
+  e.command_line = given.empty() ? command_line() : given;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) e.host = host;
+  struct utsname u;
+  if (uname(&u) == 0) e.arch = u.machine;
+  e.working_directory = start_directory;
+  Info info = environment_info(e);
+  info.remove("maxprocs");
+  info.remove("thread_level");
+  return info;
+}
+
 Info environment_info(const Environment& env) {
   Info info;
   auto put = [&info](const char* key, std::string value) {

@@ -69,6 +69,12 @@ struct Environment {
   int thread_level = MPI_THREAD_SINGLE;
 };
 Info environment_info(const Environment& env);
+// MPI_Info_create_env (MPI-4.0 §11.2.4): what is known the same before
+// MPI_Init, during and after MPI_Finalize: command and argv (from
+// `command_line`, else the process's own), host, arch and wdir. maxprocs
+// and thread_level are left out: they are known only while the runtime is
+// up, and the info must not change with it.
+Info startup_info(const std::vector<std::string>& command_line);
 
 }  // namespace infos
 

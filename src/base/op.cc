@@ -2,8 +2,10 @@
 // and the users' (MPI_Op_create), behind one apply().
 #include "base/op.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -99,26 +101,35 @@ Err check_kernel(const Op& op, const Datatype& type) {
 }  // namespace
 
 Err check_op(const Op& op, const Datatype& type) {
-  if (op.user_fn != nullptr) return {};  // a user's function takes any datatype
+  if (op.user()) return {};  // a user's function takes any datatype
   if (op.handle == MPI_REPLACE || op.handle == MPI_NO_OP)
     return fail(MPI_ERR_OP, "%s is only for one-sided accumulate operations, not for reductions", op.name);
   return check_kernel(op, type);
 }
 
 Err check_accumulate_op(const Op& op, const Datatype& type) {
-  if (op.user_fn != nullptr)
+  if (op.user())
     return fail(MPI_ERR_OP, "user-defined operation 0x%x cannot be used in accumulate operations",
                 static_cast<unsigned>(op.handle));
   return check_kernel(op, type);
 }
 
-void apply(const Op& op, const void* in, void* inout, int count, const Datatype& type) {
+void apply(const Op& op, const void* in, void* inout, MPI_Count count, const Datatype& type) {
   if (count <= 0) return;
+  // MPI's prototypes take non-const pointers; the function must not write invec.
+  MPI_Datatype handle = type.handle;
+  if (op.user_fn_c != nullptr) {
+    MPI_Count len = count;
+    op.user_fn_c(const_cast<void*>(in), inout, &len, &handle);
+    return;
+  }
   if (op.user_fn != nullptr) {
-    // MPI's prototype takes non-const pointers; the function must not write invec.
-    int len = count;
-    MPI_Datatype handle = type.handle;
-    op.user_fn(const_cast<void*>(in), inout, &len, &handle);
+    for (MPI_Count done = 0; done < count;) {
+      int len = static_cast<int>(std::min<MPI_Count>(count - done, INT_MAX));
+      MPI_Aint at = static_cast<MPI_Aint>(done) * type.extent;
+      op.user_fn(const_cast<char*>(static_cast<const char*>(in)) + at, static_cast<char*>(inout) + at, &len, &handle);
+      done += len;
+    }
     return;
   }
   Elements e;
@@ -140,6 +151,12 @@ MPI_Op create(MPI_User_function* fn, bool commutative) {
   return op->handle;
 }
 
+MPI_Op create(MPI_User_function_c* fn, bool commutative) {
+  auto* op = new UserOp{{MPI_OP_NULL, "user operation", commutative, nullptr, fn}, 1};
+  op->handle = handle::make_dynamic(handle::Object::kOp, user_ops.add(op));
+  return op->handle;
+}
+
 Err free(MPI_Op h) {
   if (h == MPI_OP_NULL) return fail(MPI_ERR_OP, "op is MPI_OP_NULL");
   if (const Op* p = find_op(h); p != nullptr && is_predefined(*p))
@@ -151,7 +168,7 @@ Err free(MPI_Op h) {
   return {};
 }
 
-bool is_predefined(const Op& op) { return op.user_fn == nullptr; }
+bool is_predefined(const Op& op) { return !op.user(); }
 
 void retain(const Op& op) {
   if (is_predefined(op)) return;

@@ -15,7 +15,10 @@ struct Op {
   MPI_Op handle;
   const char* name;  // "MPI_SUM", or "user operation"
   bool commutative;
-  MPI_User_function* user_fn = nullptr;  // set for MPI_Op_create'd operations
+  MPI_User_function* user_fn = nullptr;      // set for MPI_Op_create'd operations
+  MPI_User_function_c* user_fn_c = nullptr;  // set for MPI_Op_create_c'd ones (MPI_Count length)
+
+  bool user() const { return user_fn != nullptr || user_fn_c != nullptr; }
 };
 
 // The operation behind a handle, or nullptr.
@@ -33,13 +36,17 @@ Err check_accumulate_op(const Op& op, const Datatype& type);
 // inout[i] = in[i] op inout[i] for `count` elements (the argument order of
 // MPI_Reduce_local and of user functions: `in` is the earlier rank's data
 // for non-commutative ops). check_op or check_accumulate_op must have
-// succeeded. A user's function is called once, with the whole count.
-void apply(const Op& op, const void* in, void* inout, int count, const Datatype& type);
+// succeeded. A user's function is called once with the whole count: an
+// MPI_User_function_c takes any; an int MPI_User_function is called in
+// pieces of at most INT_MAX elements (a reduction is elementwise, so the
+// pieces give the same result).
+void apply(const Op& op, const void* in, void* inout, MPI_Count count, const Datatype& type);
 
 // Operations created at run time (MPI_Op_create / MPI_Op_free).
 namespace ops {
 
 MPI_Op create(MPI_User_function* fn, bool commutative);
+MPI_Op create(MPI_User_function_c* fn, bool commutative);
 // MPI_Op_free: the handle stops being valid; the operation itself lives on
 // while something retains it. Fails for predefined and unknown handles.
 Err free(MPI_Op handle);

@@ -61,7 +61,7 @@ struct Request {
   Communicator* comm = nullptr;
   void* buffer = nullptr;
   transport::MemoryKind memory = transport::MemoryKind::kHost;  // where `buffer` lives
-  int count = 0;
+  MPI_Count count = 0;  // 64 bits: the large-count (_c) calls pass theirs whole
   const Datatype* datatype = nullptr;
   size_t bytes = 0;  // send: message size; receive: buffer capacity
   int peer = 0;      // communicator rank: destination, or source (may be MPI_ANY_SOURCE)

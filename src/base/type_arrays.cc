@@ -50,14 +50,14 @@ Shape cyclic(const Shape& body, int64_t n, int64_t b, int64_t p, int64_t c, MPI_
   return type::sequence(std::move(parts));
 }
 
-int64_t block_size(int gsize, int darg, int psize) {
+int64_t block_size(int64_t gsize, int darg, int psize) {
   return darg == MPI_DISTRIBUTE_DFLT_DARG ? (static_cast<int64_t>(gsize) + psize - 1) / psize : darg;
 }
 
 }  // namespace
 
-Err subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, const Datatype& old,
-             const Datatype** out) {
+Err subarray(int ndims, Counts sizes, Counts subsizes, Counts starts, int order, const Datatype& old, const Datatype** out,
+             Form form) {
   Shape s = type::shape_of(old);
   MPI_Aint step = s.extent();
   MPI_Aint whole = step;
@@ -69,19 +69,23 @@ Err subarray(int ndims, const int sizes[], const int subsizes[], const int start
     whole *= sizes[d];
   }
   s = type::resized(std::move(s), 0, whole);
+  // ndims and order are ints in both forms; the large-count form records
+  // the sizes and starts as large counts (MPI-4.0 §5.1.13).
   Recipe r{MPI_COMBINER_SUBARRAY, {ndims}, {}, {&old}};
-  for (const int* a : {sizes, subsizes, starts}) r.ints.insert(r.ints.end(), a, a + ndims);
+  for (const Counts& a : {sizes, subsizes, starts})
+    for (int d = 0; d < ndims; ++d) r.count(a[d], form == Form::kLarge);
   r.ints.push_back(order);
   return create(std::move(s), std::move(r), out);
 }
 
-std::string darray_problem(int size, int rank, int ndims, const int gsizes[], const int distribs[],
-                           const int dargs[], const int psizes[]) {
+std::string darray_problem(int size, int rank, int ndims, Counts gsizes, const int distribs[], const int dargs[],
+                           const int psizes[]) {
   char text[200];
   int64_t processes = 1;
   for (int d = 0; d < ndims; ++d) {
     if (gsizes[d] < 1) {
-      std::snprintf(text, sizeof text, "array_of_gsizes[%d] is %d (must be > 0)", d, gsizes[d]);
+      std::snprintf(text, sizeof text, "array_of_gsizes[%d] is %lld (must be > 0)", d,
+                    static_cast<long long>(gsizes[d]));
       return text;
     }
     if (psizes[d] < 1) {
@@ -107,8 +111,8 @@ std::string darray_problem(int size, int rank, int ndims, const int gsizes[], co
         if (distribs[d] == MPI_DISTRIBUTE_BLOCK &&
             block_size(gsizes[d], dargs[d], psizes[d]) * psizes[d] < gsizes[d]) {
           std::snprintf(text, sizeof text,
-                        "array_of_dargs[%d] is %d: %d blocks of it cannot hold array_of_gsizes[%d] = %d", d, dargs[d],
-                        psizes[d], d, gsizes[d]);
+                        "array_of_dargs[%d] is %d: %d blocks of it cannot hold array_of_gsizes[%d] = %lld", d,
+                        dargs[d], psizes[d], d, static_cast<long long>(gsizes[d]));
           return text;
         }
         break;
@@ -130,8 +134,8 @@ std::string darray_problem(int size, int rank, int ndims, const int gsizes[], co
   return {};
 }
 
-Err darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
-           const int psizes[], int order, const Datatype& old, const Datatype** out) {
+Err darray(int size, int rank, int ndims, Counts gsizes, const int distribs[], const int dargs[], const int psizes[],
+           int order, const Datatype& old, const Datatype** out, Form form) {
   // The process grid is in row-major order whatever the array's order
   // (MPI-3.1 §4.1.4): this process's coordinate in each dimension.
   std::vector<int64_t> coord(static_cast<size_t>(ndims));
@@ -166,8 +170,11 @@ Err darray(int size, int rank, int ndims, const int gsizes[], const int distribs
     whole *= gsizes[d];
   }
   s = type::resized(std::move(s), 0, whole);
+  // Only the global sizes are counts: the large-count form records them as
+  // large counts, the rest as integers (MPI-4.0 §5.1.13).
   Recipe r{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {&old}};
-  for (const int* a : {gsizes, distribs, dargs, psizes}) r.ints.insert(r.ints.end(), a, a + ndims);
+  for (int d = 0; d < ndims; ++d) r.count(gsizes[d], form == Form::kLarge);
+  for (const int* a : {distribs, dargs, psizes}) r.ints.insert(r.ints.end(), a, a + ndims);
   r.ints.push_back(order);
   return create(std::move(s), std::move(r), out);
 }

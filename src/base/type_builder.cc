@@ -126,6 +126,7 @@ Err create(type::Shape shape, Recipe recipe, const Datatype** out) {
   d->combiner = recipe.combiner;
   d->ints = std::move(recipe.ints);
   d->aints = std::move(recipe.aints);
+  d->large_counts = std::move(recipe.large_counts);
   d->types = std::move(recipe.types);
   for (const Datatype* from : d->types) retain(from);
   *out = add(std::move(t), std::move(d));

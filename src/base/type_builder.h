@@ -58,6 +58,19 @@ struct Recipe {
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
   std::vector<const Datatype*> types;
+  std::vector<MPI_Count> large_counts;  // a large-count constructor's counts and displacements
+
+  // Records a count argument (count, block length, index displacement): an
+  // integer, or a large count for a large-count (_c) constructor.
+  void count(MPI_Count v, bool large) {
+    if (large) large_counts.push_back(v);
+    else ints.push_back(static_cast<int>(v));
+  }
+  // Records a byte displacement or bound: an address, or a large count.
+  void address(MPI_Aint v, bool large) {
+    if (large) large_counts.push_back(v);
+    else aints.push_back(v);
+  }
 };
 
 // Registers the type a shape describes: uncommitted, with one reference

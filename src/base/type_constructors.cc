@@ -10,86 +10,111 @@ namespace {
 
 using type::Shape;
 
-uint64_t u(int n) { return static_cast<uint64_t>(n); }
+uint64_t u(MPI_Count n) { return static_cast<uint64_t>(n); }
+bool is_large(Form form) { return form == Form::kLarge; }
 
 // Blocks of one type at byte displacements: hindexed and friends.
-Shape blocks(int count, const int blocklengths[], int same_blocklength, const MPI_Aint byte_disps[],
-             const Datatype& old) {
+// `blocklengths` is read only when `uniform` is false.
+Shape blocks(MPI_Count count, Counts blocklengths, bool uniform, MPI_Count same_blocklength,
+             const MPI_Aint byte_disps[], const Datatype& old) {
   Shape element = type::shape_of(old);
   std::vector<Shape> parts;
-  parts.reserve(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    int length = blocklengths != nullptr ? blocklengths[i] : same_blocklength;
+  parts.reserve(u(count));
+  for (MPI_Count i = 0; i < count; ++i) {
+    MPI_Count length = uniform ? same_blocklength : blocklengths[i];
     parts.push_back(type::shift(type::block(element, u(length)), byte_disps[i]));
   }
   return type::sequence(std::move(parts));
 }
 
-std::vector<MPI_Aint> scaled(int count, const int displacements[], MPI_Aint extent) {
-  std::vector<MPI_Aint> bytes(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) bytes[static_cast<size_t>(i)] = displacements[i] * extent;
+std::vector<MPI_Aint> scaled(MPI_Count count, Counts displacements, MPI_Aint extent) {
+  std::vector<MPI_Aint> bytes(u(count));
+  for (MPI_Count i = 0; i < count; ++i) bytes[u(i)] = displacements[i] * extent;
   return bytes;
+}
+
+// Appends `count` entries of an array argument as counts.
+void record_counts(Recipe& r, MPI_Count count, Counts values, bool large) {
+  for (MPI_Count i = 0; i < count; ++i) r.count(values[i], large);
 }
 
 }  // namespace
 
-Err contiguous(int count, const Datatype& old, const Datatype** out) {
+Err contiguous(MPI_Count count, const Datatype& old, const Datatype** out, Form form) {
   Shape s = type::block(type::shape_of(old), u(count));
-  return create(std::move(s), Recipe{MPI_COMBINER_CONTIGUOUS, {count}, {}, {&old}}, out);
+  Recipe r{MPI_COMBINER_CONTIGUOUS, {}, {}, {&old}};
+  r.count(count, is_large(form));
+  return create(std::move(s), std::move(r), out);
 }
 
-Err vector(int count, int blocklength, int stride, const Datatype& old, const Datatype** out) {
+Err vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, const Datatype& old, const Datatype** out,
+           Form form) {
   Shape element = type::shape_of(old);
   Shape s = type::repeat(type::block(element, u(blocklength)), u(count), stride * element.extent());
-  return create(std::move(s), Recipe{MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {&old}}, out);
+  Recipe r{MPI_COMBINER_VECTOR, {}, {}, {&old}};
+  for (MPI_Count v : {count, blocklength, stride}) r.count(v, is_large(form));
+  return create(std::move(s), std::move(r), out);
 }
 
-Err hvector(int count, int blocklength, MPI_Aint stride, const Datatype& old, const Datatype** out) {
+Err hvector(MPI_Count count, MPI_Count blocklength, MPI_Aint stride, const Datatype& old, const Datatype** out,
+            Form form) {
   Shape s = type::repeat(type::block(type::shape_of(old), u(blocklength)), u(count), stride);
-  return create(std::move(s), Recipe{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {&old}}, out);
+  Recipe r{MPI_COMBINER_HVECTOR, {}, {}, {&old}};
+  r.count(count, is_large(form));
+  r.count(blocklength, is_large(form));
+  r.address(stride, is_large(form));
+  return create(std::move(s), std::move(r), out);
 }
 
-Err indexed(int count, const int blocklengths[], const int displacements[], const Datatype& old,
-            const Datatype** out) {
+Err indexed(MPI_Count count, Counts blocklengths, Counts displacements, const Datatype& old, const Datatype** out,
+            Form form) {
   std::vector<MPI_Aint> bytes = scaled(count, displacements, old.extent);
-  Shape s = blocks(count, blocklengths, 0, bytes.data(), old);
-  Recipe r{MPI_COMBINER_INDEXED, {count}, {}, {&old}};
-  r.ints.insert(r.ints.end(), blocklengths, blocklengths + count);
-  r.ints.insert(r.ints.end(), displacements, displacements + count);
+  Shape s = blocks(count, blocklengths, false, 0, bytes.data(), old);
+  Recipe r{MPI_COMBINER_INDEXED, {}, {}, {&old}};
+  r.count(count, is_large(form));
+  record_counts(r, count, blocklengths, is_large(form));
+  record_counts(r, count, displacements, is_large(form));
   return create(std::move(s), std::move(r), out);
 }
 
-Err hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], const Datatype& old,
-             const Datatype** out) {
-  Shape s = blocks(count, blocklengths, 0, displacements, old);
-  Recipe r{MPI_COMBINER_HINDEXED, {count}, {displacements, displacements + count}, {&old}};
-  r.ints.insert(r.ints.end(), blocklengths, blocklengths + count);
+Err hindexed(MPI_Count count, Counts blocklengths, const MPI_Aint displacements[], const Datatype& old, const Datatype** out,
+             Form form) {
+  Shape s = blocks(count, blocklengths, false, 0, displacements, old);
+  Recipe r{MPI_COMBINER_HINDEXED, {}, {}, {&old}};
+  r.count(count, is_large(form));
+  record_counts(r, count, blocklengths, is_large(form));
+  for (MPI_Count i = 0; i < count; ++i) r.address(displacements[i], is_large(form));
   return create(std::move(s), std::move(r), out);
 }
 
-Err indexed_block(int count, int blocklength, const int displacements[], const Datatype& old,
-                  const Datatype** out) {
+Err indexed_block(MPI_Count count, MPI_Count blocklength, Counts displacements, const Datatype& old, const Datatype** out,
+                  Form form) {
   std::vector<MPI_Aint> bytes = scaled(count, displacements, old.extent);
-  Shape s = blocks(count, nullptr, blocklength, bytes.data(), old);
-  Recipe r{MPI_COMBINER_INDEXED_BLOCK, {count, blocklength}, {}, {&old}};
-  r.ints.insert(r.ints.end(), displacements, displacements + count);
+  Shape s = blocks(count, Counts(static_cast<const int*>(nullptr)), true, blocklength, bytes.data(), old);
+  Recipe r{MPI_COMBINER_INDEXED_BLOCK, {}, {}, {&old}};
+  r.count(count, is_large(form));
+  r.count(blocklength, is_large(form));
+  record_counts(r, count, displacements, is_large(form));
   return create(std::move(s), std::move(r), out);
 }
 
-Err hindexed_block(int count, int blocklength, const MPI_Aint displacements[], const Datatype& old,
-                   const Datatype** out) {
-  Shape s = blocks(count, nullptr, blocklength, displacements, old);
-  Recipe r{MPI_COMBINER_HINDEXED_BLOCK, {count, blocklength}, {displacements, displacements + count}, {&old}};
+Err hindexed_block(MPI_Count count, MPI_Count blocklength, const MPI_Aint displacements[], const Datatype& old,
+                   const Datatype** out, Form form) {
+  Shape s = blocks(count, Counts(static_cast<const int*>(nullptr)), true, blocklength, displacements, old);
+  Recipe r{MPI_COMBINER_HINDEXED_BLOCK, {}, {}, {&old}};
+  r.count(count, is_large(form));
+  r.count(blocklength, is_large(form));
+  for (MPI_Count i = 0; i < count; ++i) r.address(displacements[i], is_large(form));
   return create(std::move(s), std::move(r), out);
 }
 
-Err structure(int count, const int blocklengths[], const MPI_Aint displacements[], const Datatype* const types[],
-              const Datatype** out) {
+Err structure(MPI_Count count, Counts blocklengths, const MPI_Aint displacements[], const Datatype* const types[],
+              const Datatype** out, Form form) {
   std::vector<Shape> parts;
-  parts.reserve(static_cast<size_t>(count));
+  parts.reserve(u(count));
   bool has_lb = false, has_ub = false;
   MPI_Aint lb = 0, ub = 0;
-  for (int i = 0; i < count; ++i) {
+  for (MPI_Count i = 0; i < count; ++i) {
     MPI_Aint disp = displacements[i];
     if (types[i]->handle == MPI_LB) {
       lb = has_lb ? std::min(lb, disp) : disp;
@@ -107,14 +132,19 @@ Err structure(int count, const int blocklengths[], const MPI_Aint displacements[
     if (!has_ub) ub = s.ub;
     s = type::resized(std::move(s), lb, ub - lb);
   }
-  Recipe r{MPI_COMBINER_STRUCT, {count}, {displacements, displacements + count}, {types, types + count}};
-  r.ints.insert(r.ints.end(), blocklengths, blocklengths + count);
+  Recipe r{MPI_COMBINER_STRUCT, {}, {}, {types, types + count}};
+  r.count(count, is_large(form));
+  record_counts(r, count, blocklengths, is_large(form));
+  for (MPI_Count i = 0; i < count; ++i) r.address(displacements[i], is_large(form));
   return create(std::move(s), std::move(r), out);
 }
 
-Err resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent, const Datatype** out) {
+Err resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent, const Datatype** out, Form form) {
   Shape s = type::resized(type::shape_of(old), lb, extent);
-  return create(std::move(s), Recipe{MPI_COMBINER_RESIZED, {}, {lb, extent}, {&old}}, out);
+  Recipe r{MPI_COMBINER_RESIZED, {}, {}, {&old}};
+  r.address(lb, is_large(form));
+  r.address(extent, is_large(form));
+  return create(std::move(s), std::move(r), out);
 }
 
 Err dup(const Datatype& old, const Datatype** out) {

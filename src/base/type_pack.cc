@@ -298,7 +298,8 @@ namespace ferry {
 
 // Through the packed form in bounded chunks; a contiguous side is packed
 // into or unpacked from directly.
-Err copy_typed(const void* src, int scount, const Datatype& stype, void* dst, int rcount, const Datatype& rtype) {
+Err copy_typed(const void* src, MPI_Count scount, const Datatype& stype, void* dst, MPI_Count rcount,
+               const Datatype& rtype) {
   uint64_t bytes = type::packed_bytes(stype, static_cast<uint64_t>(scount));
   uint64_t room = type::packed_bytes(rtype, static_cast<uint64_t>(rcount));
   if (bytes > room)

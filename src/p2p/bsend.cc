@@ -43,7 +43,7 @@ void reclaim() {
 
 }  // namespace
 
-Err attach(void* buffer, int size) {
+Err attach(void* buffer, MPI_Count size) {
   progress::Lock lock;
   if (attached != nullptr) return fail(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
   attached = static_cast<char*>(buffer);
@@ -51,7 +51,7 @@ Err attach(void* buffer, int size) {
   return {};
 }
 
-Err detach(void** buffer, int* size) {
+Err detach(void** buffer, MPI_Count* size) {
   progress::Lock lock;
   if (attached == nullptr) return fail(MPI_ERR_BUFFER, "no buffer is attached");
   progress::wait_until(lock, [] {
@@ -61,7 +61,7 @@ Err detach(void** buffer, int* size) {
   });
   reclaim();
   *buffer = attached;
-  *size = static_cast<int>(attached_size);
+  *size = static_cast<MPI_Count>(attached_size);
   attached = nullptr;
   attached_size = 0;
   return {};
@@ -89,9 +89,9 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c, Request* owner) {
                 attached_size, bytes, MPI_BSEND_OVERHEAD);
   char* copy = attached + offset;
   // The copy is the packed data, whatever the datatype; it goes as bytes
-  // (fewer than the attached buffer's int size).
+  // (an MPI_Count of them: MPI_Buffer_attach_c's buffer may pass 2 GiB).
   type::pack(*m.datatype, m.buffer, static_cast<uint64_t>(m.count), 0, bytes, copy);
-  pt2pt::Message packed{copy, static_cast<int>(bytes), find_datatype(MPI_BYTE)};
+  pt2pt::Message packed{copy, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE)};
   Request* r = nullptr;
   Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kStandard, &r);
   if (e) {

@@ -9,9 +9,9 @@
 
 namespace ferry::bsend {
 
-Err attach(void* buffer, int size);
+Err attach(void* buffer, MPI_Count size);
 // Waits until every buffered send has left, then returns the buffer.
-Err detach(void** buffer, int* size);
+Err detach(void** buffer, MPI_Count* size);
 // Copies the message and starts sending the copy. `owner`: the user's
 // request of MPI_Ibsend or a started MPI_Bsend_init, which MPI_Cancel may
 // name later (nullptr for MPI_Bsend).

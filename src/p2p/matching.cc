@@ -1,13 +1,49 @@
 #include "p2p/matching.h"
 
+#include <algorithm>
 #include <cstdlib>
 
+#include "base/communicator.h"
 #include "base/request.h"
+#include "common/debug.h"
 
 namespace ferry::p2p {
+namespace {
+
+// Lanes of a keyed context that holds nothing are dropped past this many,
+// so a program that cycles through tags keeps bounded memory.
+constexpr size_t kMaxIdleLanes = 4096;
+
+// The fields a receive's context may be keyed by: those its communicator
+// asserts it never gives as a wildcard (on its point-to-point context only).
+uint8_t keys_for(const Request* r, uint32_t context) {
+  const Communicator* c = r->comm;
+  if (c == nullptr || c->context != context) return 0;
+  return static_cast<uint8_t>((c->assert_no_any_source ? 1 : 0) | (c->assert_no_any_tag ? 2 : 0));
+}
+
+// The first receive of `posted` that (source, tag) matches, removed.
+Request* take_first(Fifo<Request>& posted, int source, int tag) {
+  for (Request* r = posted.front(); r != nullptr; r = r->next) {
+    if (envelope_matches(r->peer, r->tag, source, tag)) {
+      posted.remove(r);
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+UnexpectedMessage* first_match(Fifo<UnexpectedMessage>& unexpected, int source, int tag) {
+  for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next)
+    if (envelope_matches(source, tag, m->header.source, m->header.tag)) return m;
+  return nullptr;
+}
+
+}  // namespace
 
 MatchingEngine::~MatchingEngine() {
   for (Queues& q : by_context_) {
+    if (q.keyed) leave_keyed(q);
     while (UnexpectedMessage* m = q.unexpected.front()) {
       q.unexpected.remove(m);
       free_unexpected(m);
@@ -46,33 +82,63 @@ void MatchingEngine::free_unexpected(UnexpectedMessage* m) {
 
 void MatchingEngine::grow(uint32_t context) { by_context_.resize(context + 1); }
 
-Request* MatchingEngine::take_posted(uint32_t context, int source, int tag) {
-  Fifo<Request>& posted = queues(context).posted;
-  for (Request* r = posted.front(); r != nullptr; r = r->next) {
-    if (envelope_matches(r->peer, r->tag, source, tag)) {
-      posted.remove(r);
-      return r;
+void MatchingEngine::leave_keyed(Queues& q) {
+  // Receives: each lane is in posting order, and a message matches receives
+  // of one lane only, so lane after lane keeps every order that matters.
+  // Messages: a wildcard may match several lanes; arrival order decides.
+  std::vector<UnexpectedMessage*> messages;
+  for (auto& [key, lane] : q.lanes) {
+    while (Request* r = lane.posted.front()) {
+      lane.posted.remove(r);
+      q.posted.push_back(r);
+    }
+    while (UnexpectedMessage* m = lane.unexpected.front()) {
+      lane.unexpected.remove(m);
+      messages.push_back(m);
     }
   }
-  return nullptr;
+  std::sort(messages.begin(), messages.end(),
+            [](const UnexpectedMessage* a, const UnexpectedMessage* b) { return a->arrival < b->arrival; });
+  for (UnexpectedMessage* m : messages) q.unexpected.push_back(m);
+  q.lanes.clear();
+  q.keyed_items = 0;
+  q.keyed = 0;
+}
+
+Request* MatchingEngine::take_posted(uint32_t context, int source, int tag) {
+  Queues& q = queues(context);
+  if (q.keyed) {
+    auto it = q.lanes.find(q.lane_key(source, tag));
+    if (it == q.lanes.end()) return nullptr;
+    Request* r = take_first(it->second.posted, source, tag);
+    if (r != nullptr) --q.keyed_items;
+    return r;
+  }
+  return take_first(q.posted, source, tag);
 }
 
 UnexpectedMessage* MatchingEngine::find_unexpected(uint32_t context, int source, int tag, bool remove) {
-  Fifo<UnexpectedMessage>& unexpected = queues(context).unexpected;
-  for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next) {
-    if (envelope_matches(source, tag, m->header.source, m->header.tag)) {
-      if (remove) {
-        unexpected.remove(m);
-        --unexpected_count_;
-      }
-      return m;
-    }
+  Queues& q = queues(context);
+  if (q.keyed && !q.fits(source, tag)) leave_keyed(q);
+  Fifo<UnexpectedMessage>* unexpected = &q.unexpected;
+  if (q.keyed) {
+    auto it = q.lanes.find(q.lane_key(source, tag));
+    if (it == q.lanes.end()) return nullptr;
+    unexpected = &it->second.unexpected;
   }
-  return nullptr;
+  UnexpectedMessage* m = first_match(*unexpected, source, tag);
+  if (m != nullptr && remove) {
+    unexpected->remove(m);
+    --unexpected_count_;
+    if (q.keyed) --q.keyed_items;
+  }
+  return m;
 }
 
 UnexpectedMessage* MatchingEngine::take_sent_by(uint32_t context, int world_peer, uint64_t sender_cookie) {
-  Fifo<UnexpectedMessage>& unexpected = queues(context).unexpected;
+  Queues& q = queues(context);
+  if (q.keyed) leave_keyed(q);  // MPI_Cancel of a send: rare, and any lane may hold it
+  Fifo<UnexpectedMessage>& unexpected = q.unexpected;
   for (UnexpectedMessage* m = unexpected.front(); m != nullptr; m = m->next) {
     if (m->world_peer == world_peer && m->header.sender_cookie == sender_cookie) {
       unexpected.remove(m);
@@ -83,10 +149,40 @@ UnexpectedMessage* MatchingEngine::take_sent_by(uint32_t context, int world_peer
   return nullptr;
 }
 
-void MatchingEngine::post(uint32_t context, Request* r) { queues(context).posted.push_back(r); }
+void MatchingEngine::post(uint32_t context, Request* r) {
+  Queues& q = queues(context);
+  // The mode changes only while the context holds nothing.
+  if (q.empty()) {
+    uint8_t keys = keys_for(r, context);
+    if (keys != q.keyed) {
+      FERRY_DEBUG(kP2p, "context %u: receives %s", context,
+                  keys == (kBySource | kByTag) ? "keyed by source and tag"
+                  : keys == kBySource          ? "keyed by source"
+                  : keys == kByTag             ? "keyed by tag"
+                                               : "in posting order");
+      q.lanes.clear();
+    } else if (q.lanes.size() > kMaxIdleLanes) {
+      q.lanes.clear();
+    }
+    q.keyed = keys;
+  }
+  if (q.keyed && !q.fits(r->peer, r->tag)) {
+    FERRY_DEBUG(kP2p, "context %u: a wildcard receive (source %d, tag %d) despite the assertions: back to "
+                      "posting order", context, r->peer, r->tag);
+    leave_keyed(q);
+  }
+  if (q.keyed) {
+    q.lanes[q.lane_key(r->peer, r->tag)].posted.push_back(r);
+    ++q.keyed_items;
+    return;
+  }
+  q.posted.push_back(r);
+}
 
 bool MatchingEngine::unpost(uint32_t context, Request* r) {
-  Fifo<Request>& posted = queues(context).posted;
+  Queues& q = queues(context);
+  if (q.keyed) leave_keyed(q);  // MPI_Cancel: rare
+  Fifo<Request>& posted = q.posted;
   for (Request* p = posted.front(); p != nullptr; p = p->next) {
     if (p == r) {
       posted.remove(r);
@@ -97,13 +193,26 @@ bool MatchingEngine::unpost(uint32_t context, Request* r) {
 }
 
 void MatchingEngine::add_unexpected(uint32_t context, UnexpectedMessage* m) {
-  queues(context).unexpected.push_back(m);
+  Queues& q = queues(context);
+  m->arrival = ++arrivals_;
   ++unexpected_count_;
+  if (q.keyed) {
+    q.lanes[q.lane_key(m->header.source, m->header.tag)].unexpected.push_back(m);
+    ++q.keyed_items;
+    return;
+  }
+  q.unexpected.push_back(m);
 }
 
 void MatchingEngine::remove_unexpected(uint32_t context, UnexpectedMessage* m) {
-  queues(context).unexpected.remove(m);
+  Queues& q = queues(context);
   --unexpected_count_;
+  if (q.keyed) {
+    q.lanes[q.lane_key(m->header.source, m->header.tag)].unexpected.remove(m);
+    --q.keyed_items;
+    return;
+  }
+  q.unexpected.remove(m);
 }
 
 }  // namespace ferry::p2p

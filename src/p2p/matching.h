@@ -4,10 +4,23 @@
 // non-overtaking. Both queues are kept in arrival/posting order and searched
 // from the front, so the first match is always the oldest one; a wildcard
 // receive (MPI_ANY_SOURCE, MPI_ANY_TAG) takes part in the same order.
+//
+// Keyed mode. On a communicator that asserts mpi_assert_no_any_source (or
+// mpi_assert_no_any_tag, or both; MPI-4.0 §7.4.4) no receive is a wildcard
+// in that field, so a message can only match receives with its own source
+// (tag, both): each source (tag, pair) gets its own lane, a posted and an
+// unexpected FIFO found by hash, searched in order as the whole queues would
+// be. A match then costs O(1) in the receives pending for other sources or
+// tags, instead of a scan of them all. A context changes mode only while it
+// holds nothing (at a receive's posting), so no queued item ever changes
+// place; a wildcard that comes anyway (the library's own traffic on a
+// duplicate that inherited the hints) moves everything back to the ordered
+// queues, unexpected messages in arrival order.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "transport/packet.h"
@@ -38,6 +51,7 @@ struct UnexpectedMessage {
   void* data = nullptr;          // eager payload: inline_data, or malloc'ed when larger
   bool data_complete = false;    // the eager payload has fully arrived
   Request* claimed_by = nullptr; // a receive matched it before its data arrived
+  uint64_t arrival = 0;          // arrival order, to leave keyed mode in it
   UnexpectedMessage* prev = nullptr;
   UnexpectedMessage* next = nullptr;
   alignas(16) char inline_data[kInlineUnexpectedBytes];
@@ -109,10 +123,33 @@ class MatchingEngine {
   size_t unexpected_count() const { return unexpected_count_; }
 
  private:
-  struct Queues {
+  struct Lane {
     Fifo<Request> posted;
     Fifo<UnexpectedMessage> unexpected;
   };
+  // Which envelope fields a context's lanes are keyed by (0: ordered queues).
+  static constexpr uint8_t kBySource = 1;
+  static constexpr uint8_t kByTag = 2;
+  struct Queues {
+    Fifo<Request> posted;
+    Fifo<UnexpectedMessage> unexpected;
+    uint8_t keyed = 0;                         // kBySource | kByTag: items live in lanes
+    size_t keyed_items = 0;                    // receives and messages in lanes
+    std::unordered_map<uint64_t, Lane> lanes;  // by the keyed fields of (source, tag)
+    bool empty() const { return posted.empty() && unexpected.empty() && keyed_items == 0; }
+    uint64_t lane_key(int source, int tag) const {
+      uint32_t s = (keyed & kBySource) ? static_cast<uint32_t>(source) : 0;
+      uint32_t t = (keyed & kByTag) ? static_cast<uint32_t>(tag) : 0;
+      return (static_cast<uint64_t>(s) << 32) | t;
+    }
+    // Whether a receive or probe for (source, tag) names every keyed field.
+    bool fits(int source, int tag) const {
+      return (!(keyed & kBySource) || source != -2 /* MPI_ANY_SOURCE */) &&
+             (!(keyed & kByTag) || tag != -1 /* MPI_ANY_TAG */);
+    }
+  };
+  // Back to the ordered queues (a wildcard in a keyed field).
+  void leave_keyed(Queues& q);
   Queues& queues(uint32_t context) {
     if (context >= by_context_.size()) [[unlikely]] grow(context);
     return by_context_[context];
@@ -121,6 +158,7 @@ class MatchingEngine {
 
   std::vector<Queues> by_context_;
   size_t unexpected_count_ = 0;
+  uint64_t arrivals_ = 0;
   // Freed nodes kept for reuse, at most kMaxSpare: memory stays bounded
   // whatever the burst of unexpected traffic was.
   static constexpr size_t kMaxSpare = 64;

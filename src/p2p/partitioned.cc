@@ -185,9 +185,6 @@ class Round : public progress::Task {
 
 Err make(bool sender, void* buffer, int partitions, MPI_Count count, const Datatype* t, int peer, int tag,
          Communicator* c, Request** out) {
-  if (sender) {
-    if (Err e = wire::check_block_size(static_cast<uint64_t>(partitions), count, t)) return e;
-  }
   auto p = std::make_unique<Partitioned>();
   if (peer != MPI_PROC_NULL && !wire::take_id(sender, &p->id))
     return fail(MPI_ERR_OTHER, "more than %u partitioned %s requests at once", wire::kMaxIds,

@@ -1,7 +1,5 @@
 #include "p2p/partitioned_wire.h"
 
-#include <climits>
-
 #include "base/type_pack.h"
 #include "p2p/engine.h"
 
@@ -17,7 +15,7 @@ Ids ids[2];
 
 const Datatype* bytes_type() { return find_datatype(MPI_BYTE); }
 
-Request* start_op(Partitioned* p, Request::Kind kind, void* buffer, int count, const Datatype* t, int tag) {
+Request* start_op(Partitioned* p, Request::Kind kind, void* buffer, MPI_Count count, const Datatype* t, int tag) {
   Request* r = requests::acquire();
   r->kind = kind;
   r->comm = p->comm;
@@ -72,11 +70,11 @@ void block_bytes(const Partitioned* p, uint64_t k, uint64_t* from, uint64_t* to)
   *to = *from + partitions_in(p, k) * p->send_partition_bytes;
 }
 
-Request* start_send(Partitioned* p, const void* buffer, int count, const Datatype* t, int tag) {
+Request* start_send(Partitioned* p, const void* buffer, MPI_Count count, const Datatype* t, int tag) {
   return start_op(p, Request::Kind::kSend, const_cast<void*>(buffer), count, t, tag);
 }
 
-Request* start_recv(Partitioned* p, void* buffer, int count, const Datatype* t, int tag) {
+Request* start_recv(Partitioned* p, void* buffer, MPI_Count count, const Datatype* t, int tag) {
   return start_op(p, Request::Kind::kRecv, buffer, count, t, tag);
 }
 
@@ -85,7 +83,7 @@ void send_block(Partitioned* p, uint64_t k) {
   // the type is not contiguous, as for any send.
   uint64_t first_element = first_partition(p, k) * static_cast<uint64_t>(p->count);
   const char* at = p->buffer + static_cast<MPI_Aint>(first_element) * p->type->extent;
-  int elements = static_cast<int>(partitions_in(p, k) * static_cast<uint64_t>(p->count));
+  auto elements = static_cast<MPI_Count>(partitions_in(p, k) * static_cast<uint64_t>(p->count));
   p->block_requests[k] = start_send(p, at, elements, p->type, data_tag(p->cts.receiver_id, k));
 }
 
@@ -93,7 +91,7 @@ void receive_block(Partitioned* p, uint64_t k) {
   uint64_t from = 0, to = 0;
   block_bytes(p, k, &from, &to);
   int tag = data_tag(p->id, k);
-  int bytes = static_cast<int>(to - from);
+  auto bytes = static_cast<MPI_Count>(to - from);
   uint64_t elements = static_cast<uint64_t>(p->partitions) * static_cast<uint64_t>(p->count);
   const Datatype& t = *p->type;
   if (const char* dense = type::dense_run(t, p->buffer, elements); dense != nullptr || bytes == 0) {
@@ -102,7 +100,7 @@ void receive_block(Partitioned* p, uint64_t k) {
   } else if (from % t.size == 0 && to % t.size == 0) {
     // Whole elements of the receive type: the engine unpacks them in place.
     char* at = p->buffer + static_cast<MPI_Aint>(from / t.size) * t.extent;
-    p->block_requests[k] = start_recv(p, at, static_cast<int>((to - from) / t.size), &t, tag);
+    p->block_requests[k] = start_recv(p, at, static_cast<MPI_Count>((to - from) / t.size), &t, tag);
   } else {
     // The block starts or ends inside an element: land it packed, then
     // unpack exactly its bytes (type::unpack takes any byte range).
@@ -129,16 +127,6 @@ bool land(Partitioned* p, uint64_t k) {
   p->block_done[k] = 1;
   ++p->done_blocks;
   return true;
-}
-
-Err check_block_size(uint64_t partitions, MPI_Count count, const Datatype* t) {
-  uint64_t per_block = partitions <= kMaxBlocks ? 1 : (partitions + kMaxBlocks - 1) / kMaxBlocks;
-  uint64_t elements = per_block * static_cast<uint64_t>(count);
-  if (elements > INT_MAX || elements * t->size > INT_MAX)
-    return fail(MPI_ERR_COUNT,
-                "count %lld: a partition of %llu bytes is larger than one message can be here (2 GiB - 1)",
-                static_cast<long long>(count), static_cast<unsigned long long>(elements * t->size));
-  return {};
 }
 
 }  // namespace ferry::p2p::partitioned_wire

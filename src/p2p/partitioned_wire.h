@@ -41,8 +41,8 @@ void block_bytes(const Partitioned* p, uint64_t k, uint64_t* from, uint64_t* to)
 // A send or receive on the partitioned context, started now (a pooled
 // request that never reaches the user). An engine error completes it with
 // that error.
-Request* start_send(Partitioned* p, const void* buffer, int count, const Datatype* t, int tag);
-Request* start_recv(Partitioned* p, void* buffer, int count, const Datatype* t, int tag);
+Request* start_send(Partitioned* p, const void* buffer, MPI_Count count, const Datatype* t, int tag);
+Request* start_recv(Partitioned* p, void* buffer, MPI_Count count, const Datatype* t, int tag);
 
 // Sender: sends block k of the round (its partitions are all ready).
 void send_block(Partitioned* p, uint64_t k);
@@ -53,9 +53,5 @@ void receive_block(Partitioned* p, uint64_t k);
 // Receiver: if block k's receive has completed, unpacks it if staged, notes
 // its error on the owner, and marks it done. Returns whether it is done.
 bool land(Partitioned* p, uint64_t k);
-
-// Whether a sender's largest block fits one message of the engine (whose
-// counts are ints): MPI_ERR_COUNT naming the count otherwise.
-Err check_block_size(uint64_t partitions, MPI_Count count, const Datatype* t);
 
 }  // namespace ferry::p2p::partitioned_wire

@@ -21,7 +21,7 @@ struct MatchedMessage {
 };
 handle::Table<MatchedMessage> messages;
 
-void describe(Request* r, Request::Kind kind, void* buffer, int count, const Datatype* t, int peer, int tag,
+void describe(Request* r, Request::Kind kind, void* buffer, MPI_Count count, const Datatype* t, int peer, int tag,
               Communicator* c) {
   r->kind = kind;
   r->comm = c;
@@ -110,7 +110,7 @@ Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Req
   return launch(r);
 }
 
-Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
+Err irecv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
           Context context) {
   progress::Lock lock;
   Request* r = requests::acquire();
@@ -157,7 +157,7 @@ Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Cont
   return {};
 }
 
-Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
+Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
          int* code) {
   if (source == MPI_PROC_NULL) {
     report_status(status, proc_null_status());
@@ -176,7 +176,7 @@ Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Commun
   return e;
 }
 
-Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source, int recv_tag,
+Err sendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, const Datatype* t, int source, int recv_tag,
              Communicator* c, MPI_Status* status, int* code, Context context) {
   // Receive first, so that two ranks exchanging large messages never wait
   // on each other's send.
@@ -208,7 +208,7 @@ Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode 
   return r;
 }
 
-Request* recv_init(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c) {
+Request* recv_init(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c) {
   progress::Lock lock;
   Request* r = requests::acquire();
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
@@ -506,7 +506,7 @@ bool valid_message(MPI_Message m) {
          (handle::is_dynamic(m, handle::Object::kMessage) && messages.get(handle::index_of(m)) != nullptr);
 }
 
-Err imrecv(void* buffer, int count, const Datatype* t, MPI_Message* message, Request** out) {
+Err imrecv(void* buffer, MPI_Count count, const Datatype* t, MPI_Message* message, Request** out) {
   progress::Lock lock;
   Request* r = requests::acquire();
   *out = r;

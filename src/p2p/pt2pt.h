@@ -14,7 +14,7 @@ namespace ferry::pt2pt {
 
 struct Message {
   const void* buffer;
-  int count;
+  MPI_Count count;  // MPI_Count throughout, for the large-count (_c) calls
   const Datatype* datatype;
 };
 
@@ -25,23 +25,23 @@ enum class Context { kPointToPoint, kCollective };
 // Starts a send; *out is the request (already complete for MPI_PROC_NULL).
 Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out,
           Context context = Context::kPointToPoint);
-Err irecv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
+Err irecv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
           Context context = Context::kPointToPoint);
 // Blocking forms: the request never reaches the user. Returns the receive's
 // error code (MPI_SUCCESS or, e.g., a truncation) through *code.
 Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode,
          Context context = Context::kPointToPoint);
-Err recv(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
+Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
          int* code);
 
 // MPI_Sendrecv: the receive is posted before the send starts. Returns the
 // send's error; the receive's code comes through *code, as for recv.
-Err sendrecv(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source, int recv_tag,
+Err sendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, const Datatype* t, int source, int recv_tag,
              Communicator* c, MPI_Status* status, int* code, Context context = Context::kPointToPoint);
 
 // Persistent requests: described once, started many times.
 Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode);
-Request* recv_init(void* buffer, int count, const Datatype* t, int source, int tag, Communicator* c);
+Request* recv_init(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c);
 Err start(Request* r);
 
 // Completion. `handle` is the user's handle: set to MPI_REQUEST_NULL when a
@@ -67,7 +67,7 @@ bool iprobe(int source, int tag, Communicator* c, MPI_Status* status);
 void mprobe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status);
 bool improbe(int source, int tag, Communicator* c, MPI_Message* message, MPI_Status* status);
 // Receives a message from mprobe/improbe; *message becomes MPI_MESSAGE_NULL.
-Err imrecv(void* buffer, int count, const Datatype* t, MPI_Message* message, Request** out);
+Err imrecv(void* buffer, MPI_Count count, const Datatype* t, MPI_Message* message, Request** out);
 bool valid_message(MPI_Message m);
 
 // The status of an empty (null or inactive) request (MPI-3.1 §3.7.3).

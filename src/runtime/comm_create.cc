@@ -51,7 +51,7 @@ Err agree_over(const char* what, Communicator* parent, bool need, uint32_t* slot
                             slot);
   if (e.ok() && need)
     FERRY_DEBUG(kComm, "%s of %d ranks: slot %u (contexts %u-%u) after %d allreduce%s", what, parent->size, *slot,
-                context_ids::p2p_context(*slot), context_ids::p2p_context(*slot) + 2, rounds, rounds == 1 ? "" : "s");
+                context_ids::p2p_context(*slot), context_ids::p2p_context(*slot) + context_ids::kContextsPerSlot - 1, rounds, rounds == 1 ? "" : "s");
   return e;
 }
 
@@ -75,14 +75,14 @@ Err dup(Communicator* parent, const Info* hints, Communicator** out) {
   *out = nullptr;
   if (parent->inter) {
     Err e = dup_inter(parent, out);
-    if (e.ok() && hints != nullptr) (*out)->hints = comm_hints::filter(*hints);
+    if (e.ok() && hints != nullptr) comm_hints::assign(**out, comm_hints::filter(*hints));
     return e;
   }
   uint32_t slot = 0;
   if (Err e = agree_over("MPI_Comm_dup", parent, true, &slot)) return e;
   groups::retain(parent->group);
   Communicator* c = make(parent, parent->group, slot);
-  c->hints = hints != nullptr ? comm_hints::filter(*hints) : parent->hints;
+  comm_hints::assign(*c, hints != nullptr ? comm_hints::filter(*hints) : parent->hints);
   c->topology = parent->topology;  // MPI-3.1 §7.4: a duplicate keeps the topology
   // MPI-3.1 §6.7.2: the attributes go through their copy callbacks; if one
   // fails, so does the dup (and what was copied is deleted again).

@@ -10,6 +10,7 @@
 #include "base/info.h"
 #include "base/topology.h"
 
+#include <string>
 #include <vector>
 
 namespace ferry {
@@ -27,13 +28,30 @@ namespace ferry::communicators {
 // nullptr for the parent's.
 Err dup(Communicator* parent, const Info* hints, Communicator** out);
 // MPI_Comm_idup: *out has its handle at once and becomes usable when
-// *request completes (MPI-3.1 §6.4.2).
-Err idup(Communicator* parent, Communicator** out, Request** request);
+// *request completes (MPI-3.1 §6.4.2). `hints`: MPI_Comm_idup_with_info's
+// (MPI-4.0 §7.4.2), or nullptr for the parent's.
+Err idup(Communicator* parent, Communicator** out, Request** request, const Info* hints = nullptr);
 Err split(Communicator* parent, int color, int key, Communicator** out);
 // MPI_COMM_TYPE_SHARED: the ranks on this host (PMIx locality).
 Err split_shared(Communicator* parent, int key, Communicator** out);
+// MPI_COMM_TYPE_HW_GUIDED and _HW_UNGUIDED (MPI-4.0 §7.4.2,
+// runtime/split_hw.cc). `resource_type`: the value of the info key
+// "mpi_hw_resource_type" ("mpi_shared_memory", "hwloc://Package", ...); the
+// unguided split says which level it split by ("" when it found none and
+// every process gets MPI_COMM_NULL).
+Err split_hw_guided(Communicator* parent, int key, const std::string& resource_type, Communicator** out);
+Err split_hw_unguided(Communicator* parent, int key, std::string* resource_type, Communicator** out);
 Err create(Communicator* parent, Group* group, Communicator** out);
 Err create_group(Communicator* parent, Group* group, int tag, Communicator** out);
+
+// ---- From groups alone (MPI-4.0 §7.4.2, runtime/comm_from_group.cc) ---------
+// MPI_Comm_create_from_group: collective over `group`, whose members all
+// pass the same `stringtag`; the caller must be a member.
+Err create_from_group(Group* group, const std::string& stringtag, Communicator** out);
+// MPI_Intercomm_create_from_groups (MPI-4.0 §7.6.2): collective over both
+// (disjoint) groups.
+Err intercomm_create_from_groups(Group* local, int local_leader, Group* remote, int remote_leader,
+                                 const std::string& stringtag, Communicator** out);
 
 // ---- Intercommunicators (MPI-3.1 §6.6, runtime/intercomm.cc) ----------------
 // MPI_Intercomm_create: collective over local_comm; `peer_comm` and

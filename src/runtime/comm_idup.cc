@@ -25,6 +25,7 @@
 #include "coll/collectives.h"
 #include "common/debug.h"
 #include "base/attribute.h"
+#include "base/comm_hints.h"
 #include "base/communicator.h"
 #include "runtime/comm_create.h"
 #include "base/context_id.h"
@@ -120,7 +121,7 @@ class PendingIdup final : public progress::Task {
 
 }  // namespace
 
-Err idup(Communicator* parent, Communicator** out, Request** request) {
+Err idup(Communicator* parent, Communicator** out, Request** request, const Info* hints) {
   *out = nullptr;
   *request = nullptr;
   sweep();
@@ -128,7 +129,7 @@ Err idup(Communicator* parent, Communicator** out, Request** request) {
   Communicator* c = parent->inter ? make_inter(parent, parent->group, parent->remote_group->members,
                                                context_ids::kNoSlot, nullptr)
                                   : make(parent, parent->group, context_ids::kNoSlot);
-  c->hints = parent->hints;
+  comm_hints::assign(*c, hints != nullptr ? comm_hints::filter(*hints) : parent->hints);
   c->topology = parent->topology;  // MPI-3.1 §7.4: a duplicate keeps the topology
   Err copied = attributes::copy_all(attributes::Kind::kComm, parent, parent->handle, c, c->handle);
   // An intercommunicator's hidden local side first (its own agreement).

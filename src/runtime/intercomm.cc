@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/attribute.h"
+#include "base/comm_hints.h"
 #include "base/context_id.h"
 #include "base/datatype.h"
 #include "base/group.h"
@@ -103,7 +104,7 @@ Err agree_both(const char* what, uint64_t priority, Communicator* local, int lea
       priority, need,
       [&](uint32_t words[], int count) { return both_groups_band(local, leader, link, words, count); }, slot);
   if (e.ok() && need) FERRY_DEBUG(kComm, "%s: slot %u (contexts %u-%u)", what, *slot, context_ids::p2p_context(*slot),
-                          context_ids::p2p_context(*slot) + 2);
+                          context_ids::p2p_context(*slot) + context_ids::kContextsPerSlot - 1);
   return e;
 }
 
@@ -226,7 +227,7 @@ Err dup_inter(Communicator* inter, Communicator** out) {
   }
   groups::retain(inter->group);
   Communicator* c = make_inter(inter, inter->group, inter->remote_group->members, slot, local);
-  c->hints = inter->hints;
+  comm_hints::assign(*c, inter->hints);
   if (Err e = attributes::copy_all(attributes::Kind::kComm, inter, inter->handle, c, c->handle)) {
     (void)attributes::delete_all(attributes::Kind::kComm, c, c->handle);
     discard(c);

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "base/process.h"
@@ -25,9 +27,16 @@
 namespace ferry::runtime {
 namespace {
 
+// The runtime (PMIx, transports, the matching engine) is started by the
+// first of MPI_Init and MPI_Session_init and held by the world model and by
+// each open session (MPI-4.0 §11.4.1: the models coexist in one process).
 struct State {
-  bool initialized = false;
-  bool finalized = false;
+  bool initialized = false;  // the world model: between MPI_Init and MPI_Finalize
+  bool finalized = false;    // MPI_Finalize was called
+  bool up = false;           // the runtime is started
+  bool stopped = false;      // ... and was shut down again (it cannot restart)
+  bool stop_at_exit = false; // an atexit handler stops it (sessions only)
+  int holds = 0;             // the world model (one) and the open sessions
   int thread_level = MPI_THREAD_SINGLE;
   std::thread::id main_thread;
   pmi::Job job;
@@ -174,9 +183,30 @@ Err setup_transports() {
 
 }  // namespace
 
-Err init(int requested_thread_level, int* provided) {
-  if (state.initialized || state.finalized)
-    return fail(MPI_ERR_OTHER, "MPI is already %s", state.finalized ? "finalized" : "initialized");
+namespace {
+
+int clamp_level(int level) {
+  return level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : level;
+}
+
+// A model asks for `level` while the runtime is up: it gets at least that,
+// and the level the runtime already runs at if higher (a session opened
+// beside MPI_THREAD_MULTIPLE reports it, as MPICH's does). Raising the
+// level is safe here, because at the lower level no other thread is inside
+// the library now.
+int raise_level(int level) {
+  level = clamp_level(level);
+  if (level > state.thread_level) {
+    state.thread_level = level;
+    progress::threads_enabled = level == MPI_THREAD_MULTIPLE;
+  }
+  return state.thread_level;
+}
+
+// Threads may open and close sessions at the same time (MPI-4.0 §11.3.1).
+std::mutex holds_mutex;
+
+Err start(int requested_thread_level, int* provided) {
   if (auto problem = config::validate()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
   if (auto problem = coll::validate_settings()) return fail(MPI_ERR_ARG, "%s", problem->c_str());
   debug::configure();
@@ -187,9 +217,7 @@ Err init(int requested_thread_level, int* provided) {
   std::snprintf(identity, sizeof identity, "rank %d", state.job.rank);
   debug::set_identity(identity);
 
-  state.thread_level = requested_thread_level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                       : requested_thread_level > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-                                                                      : requested_thread_level;
+  state.thread_level = clamp_level(requested_thread_level);
   *provided = state.thread_level;
   progress::threads_enabled = state.thread_level == MPI_THREAD_MULTIPLE;
   state.main_thread = std::this_thread::get_id();
@@ -206,11 +234,11 @@ Err init(int requested_thread_level, int* provided) {
   if (Err e = choose_wait_policy()) return e;
   if (Err e = setup_transports()) return e;
   communicators::create_predefined(state.job.rank, state.job.size);
-  state.initialized = true;
+  state.up = true;
   // A spawned job's MPI_Init is collective with its parents' MPI_Comm_spawn
   // (MPI-3.1 §10.3.2): it connects to them before returning.
   if (Err e = connect_to_parent()) {
-    state.initialized = false;
+    state.up = false;
     return e;
   }
   FERRY_DEBUG(kInit, "initialized: %d ranks, %zu on host %s", state.job.size, state.job.local_peers.size(),
@@ -218,11 +246,9 @@ Err init(int requested_thread_level, int* provided) {
   return {};
 }
 
-Err finalize() {
-  // MPI-3.1 §8.7.1: before anything else, the attributes of MPI_COMM_SELF
-  // (then MPI_COMM_WORLD) are deleted, so libraries that cache state there
-  // can still communicate from their delete callbacks.
-  Err attributes_error = communicators::delete_predefined_attributes();
+// Takes the runtime down once nothing holds it. Collective over the job
+// (the fence), as MPI_Finalize is.
+Err stop() {
   checkpoint::finish_background_work();
   {
     // Everything we sent must leave before the connections close.
@@ -235,17 +261,82 @@ Err finalize() {
   }
   // No rank closes its connections while another may still read from them.
   Err e = pmi::fence(false);
-  state.initialized = false;
-  state.finalized = true;
+  state.up = false;
+  state.stopped = true;
   progress::remove_all_sources();
   while (!state.transports.empty()) state.transports.pop_back();
   state.exchange.reset();
   p2p::finalize();
   communicators::destroy_all();
   pmi::finalize();
+  return e;
+}
+
+// A process that used only sessions and finalized them all: the runtime
+// stayed up so that a later MPI_Session_init (or MPI_Init) finds it; it
+// goes down as the process exits. A process that exits with a session open
+// skips this, as one that never calls MPI_Finalize does.
+void stop_at_exit() {
+  if (state.up && state.holds == 0) (void)stop();
+}
+
+}  // namespace
+
+Err init(int requested_thread_level, int* provided) {
+  std::lock_guard<std::mutex> lock(holds_mutex);
+  if (state.initialized || state.finalized)
+    return fail(MPI_ERR_OTHER, "MPI is already %s", state.finalized ? "finalized" : "initialized");
+  if (state.stopped) return fail(MPI_ERR_OTHER, "the runtime was already shut down in this process");
+  if (!state.up) {
+    if (Err e = start(requested_thread_level, provided)) return e;
+  } else {
+    *provided = raise_level(requested_thread_level);
+  }
+  ++state.holds;
+  state.initialized = true;
+  return {};
+}
+
+Err finalize() {
+  // MPI-3.1 §8.7.1: before anything else, the attributes of MPI_COMM_SELF
+  // (then MPI_COMM_WORLD) are deleted, so libraries that cache state there
+  // can still communicate from their delete callbacks.
+  Err attributes_error = communicators::delete_predefined_attributes();
+  std::lock_guard<std::mutex> lock(holds_mutex);
+  state.initialized = false;
+  state.finalized = true;
+  // MPI-4.0 §11.4.1: sessions still open keep the runtime up; the last
+  // MPI_Session_finalize takes it down.
+  Err e = --state.holds == 0 ? stop() : Err{};
   return attributes_error ? std::move(attributes_error) : std::move(e);
 }
 
+Err open_session(int requested_thread_level, int* provided) {
+  std::lock_guard<std::mutex> lock(holds_mutex);
+  if (state.stopped)
+    return fail(MPI_ERR_OTHER, "the runtime of this process was shut down by MPI_Finalize and cannot start again");
+  if (!state.up) {
+    if (Err e = start(requested_thread_level, provided)) return e;
+  } else {
+    *provided = raise_level(requested_thread_level);
+  }
+  if (!state.stop_at_exit) {
+    state.stop_at_exit = true;
+    std::atexit(stop_at_exit);
+  }
+  ++state.holds;
+  return {};
+}
+
+Err close_session() {
+  std::lock_guard<std::mutex> lock(holds_mutex);
+  if (state.holds <= 0 || !state.up) return fail(MPI_ERR_SESSION, "no session is open");
+  // After MPI_Finalize nothing else will take the runtime down.
+  if (--state.holds == 0 && state.finalized) return stop();
+  return {};
+}
+
+bool active() { return state.up; }
 bool initialized() { return state.initialized; }
 bool finalized() { return state.finalized; }
 int thread_level() { return state.thread_level; }

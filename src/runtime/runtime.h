@@ -11,9 +11,17 @@
 
 namespace ferry::runtime {
 
+// The world model (MPI_Init, MPI_Finalize) and each session (MPI-4.0
+// §11.3) hold the runtime; the first of them starts it. MPI_Finalize takes
+// it down unless a session is open, then the last MPI_Session_finalize
+// does; a process that used only sessions keeps it up until exit, so that
+// sessions can be opened again (MPI-4.0 §11.4.1). Once down, it stays down.
 Err init(int requested_thread_level, int* provided);
 Err finalize();
+Err open_session(int requested_thread_level, int* provided);
+Err close_session();
 
+bool active();       // the runtime is up: the world model or a session holds it
 bool initialized();  // MPI_Init has returned and MPI_Finalize has not been called
 bool finalized();
 int thread_level();

@@ -268,6 +268,115 @@ TEST_F(MatchingTest, RemovingAMiddleUnexpectedMessageKeepsTheOthersInOrder) {
   EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), nullptr);
 }
 
+// Keyed mode (MPI-4.0 §7.4.4 assertions no_any_source and no_any_tag): lanes by (source, tag).
+class KeyedMatchingTest : public MatchingTest {
+ protected:
+  void SetUp() override {
+    comm_.context = kContext;
+    comm_.assert_no_any_source = true;
+    comm_.assert_no_any_tag = true;
+  }
+};
+
+TEST_F(KeyedMatchingTest, ArrivingMessageFindsItsReceiveAmongManyTags) {
+  std::vector<Request*> posted;
+  for (int tag = 0; tag < 100; ++tag) {
+    posted.push_back(receive(1, tag));
+    engine_.post(kContext, posted.back());
+  }
+  for (int tag = 99; tag >= 0; --tag) EXPECT_EQ(engine_.take_posted(kContext, 1, tag), posted[static_cast<size_t>(tag)]);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 0), nullptr);
+}
+
+TEST_F(KeyedMatchingTest, ReceivesOfOneEnvelopeStayInPostingOrder) {
+  Request* first = receive(1, 7);
+  Request* second = receive(1, 7);
+  engine_.post(kContext, first);
+  engine_.post(kContext, second);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 7), first);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 7), second);
+}
+
+TEST_F(KeyedMatchingTest, UnexpectedMessagesOfOneEnvelopeStayInArrivalOrder) {
+  engine_.post(kContext, receive(2, 1));  // enters exact mode
+  UnexpectedMessage* a = message(1, 7);
+  UnexpectedMessage* b = message(1, 8);
+  UnexpectedMessage* c = message(1, 7);
+  engine_.add_unexpected(kContext, a);
+  engine_.add_unexpected(kContext, b);
+  engine_.add_unexpected(kContext, c);
+  EXPECT_EQ(engine_.unexpected_count(), 3u);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), a);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), c);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, true), nullptr);
+  EXPECT_EQ(engine_.unexpected_count(), 1u);
+  EXPECT_EQ(engine_.take_posted(kContext, 2, 1), requests_[0]);
+}
+
+TEST_F(KeyedMatchingTest, AWildcardAfterAllFindsTheOldestMessageInArrivalOrder) {
+  engine_.post(kContext, receive(3, 3));
+  UnexpectedMessage* later_tag = message(1, 9);
+  UnexpectedMessage* other = message(2, 7);
+  UnexpectedMessage* again = message(1, 7);
+  engine_.add_unexpected(kContext, later_tag);
+  engine_.add_unexpected(kContext, other);
+  engine_.add_unexpected(kContext, again);
+  // A wildcard (the library's own, on a duplicate) moves everything back.
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, MPI_ANY_TAG, true), later_tag);
+  EXPECT_EQ(engine_.find_unexpected(kContext, MPI_ANY_SOURCE, 7, true), other);
+  EXPECT_EQ(engine_.find_unexpected(kContext, MPI_ANY_SOURCE, MPI_ANY_TAG, true), again);
+  EXPECT_EQ(engine_.take_posted(kContext, 3, 3), requests_[0]);
+}
+
+TEST_F(KeyedMatchingTest, UnpostWorksInKeyedMode) {
+  Request* a = receive(1, 1);
+  Request* b = receive(1, 2);
+  engine_.post(kContext, a);
+  engine_.post(kContext, b);
+  EXPECT_TRUE(engine_.unpost(kContext, a));
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 1), nullptr);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 2), b);
+}
+
+// Lanes by source only (mpi_assert_no_any_source alone): MPI_ANY_TAG still
+// works within a source, in posting and arrival order.
+class SourceKeyedMatchingTest : public MatchingTest {
+ protected:
+  void SetUp() override {
+    comm_.context = kContext;
+    comm_.assert_no_any_source = true;
+  }
+};
+
+TEST_F(SourceKeyedMatchingTest, AnyTagReceiveKeepsItsPlaceAmongItsSourcesReceives) {
+  Request* specific = receive(1, 5);
+  Request* any_tag = receive(1, MPI_ANY_TAG);
+  Request* other_source = receive(2, MPI_ANY_TAG);
+  engine_.post(kContext, specific);
+  engine_.post(kContext, any_tag);
+  engine_.post(kContext, other_source);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 9), any_tag);
+  EXPECT_EQ(engine_.take_posted(kContext, 2, 5), other_source);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 5), specific);
+  EXPECT_EQ(engine_.take_posted(kContext, 1, 5), nullptr);
+}
+
+TEST_F(SourceKeyedMatchingTest, AnyTagReceiveFindsItsSourcesOldestMessage) {
+  engine_.post(kContext, receive(3, 3));  // enters keyed mode
+  UnexpectedMessage* from2 = message(2, 7);
+  UnexpectedMessage* first = message(1, 8);
+  UnexpectedMessage* second = message(1, 7);
+  engine_.add_unexpected(kContext, from2);
+  engine_.add_unexpected(kContext, first);
+  engine_.add_unexpected(kContext, second);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, 7, false), second);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, MPI_ANY_TAG, true), first);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 1, MPI_ANY_TAG, true), second);
+  EXPECT_EQ(engine_.find_unexpected(kContext, 2, MPI_ANY_TAG, true), from2);
+  EXPECT_EQ(engine_.unexpected_count(), 0u);
+  EXPECT_EQ(engine_.take_posted(kContext, 3, 3), requests_[0]);
+}
+
 TEST(EnvelopeMatches, WildcardsApplyOnlyOnTheReceiveSide) {
   EXPECT_TRUE(envelope_matches(MPI_ANY_SOURCE, MPI_ANY_TAG, 3, 4));
   EXPECT_TRUE(envelope_matches(3, 4, 3, 4));
