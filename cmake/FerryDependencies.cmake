@@ -38,9 +38,15 @@ if(FERRY_MISSING_PACKAGES)
     "Install them with: apt-get install ${_missing}")
 endif()
 
-# Optional: ibverbs (RDMA transport) and CUDA (loaded at run time, so only the
-# headers matter at build time).
+# The verbs transport (src/transport/verbs) is always compiled, against
+# rdma-core's headers only: libibverbs.so.1 is loaded at run time, so one
+# build runs with or without RDMA hardware. CUDA likewise needs only headers.
 pkg_check_modules(IBVERBS QUIET IMPORTED_TARGET libibverbs)
+find_path(FERRY_IBVERBS_INCLUDE_DIR infiniband/verbs.h)
+if(NOT FERRY_IBVERBS_INCLUDE_DIR)
+  message(FATAL_ERROR "infiniband/verbs.h not found: the verbs transport is always built (libibverbs is "
+    "loaded at run time, only the headers are needed). Install them with: apt-get install libibverbs-dev")
+endif()
 set(FERRY_CUDA_ROOT "/usr/local/cuda" CACHE PATH "CUDA Toolkit location (headers only; libcuda is loaded at run time)")
 if(EXISTS "${FERRY_CUDA_ROOT}/include/cuda.h")
   set(FERRY_HAVE_CUDA_HEADERS ON)
@@ -60,11 +66,8 @@ function(ferry_print_summary)
   message(STATUS "  hwloc ${HWLOC_VERSION}: topology and binding")
   message(STATUS "  libssh ${LIBSSH_VERSION}: remote launch")
   message(STATUS "  CLI11 ${CLI11_VERSION}: mpirun options")
-  if(IBVERBS_FOUND)
-    message(STATUS "  libibverbs ${IBVERBS_VERSION}: RDMA transport enabled")
-  else()
-    message(STATUS "  libibverbs: not found, RDMA transport disabled (apt-get install libibverbs-dev)")
-  endif()
+  message(STATUS "  libibverbs headers in ${FERRY_IBVERBS_INCLUDE_DIR}: verbs transport built "
+    "(libibverbs.so.1 loaded at run time)")
   if(FERRY_HAVE_CUDA_HEADERS)
     message(STATUS "  CUDA headers in ${FERRY_CUDA_ROOT}: CUDA-aware paths enabled (libcuda loaded at run time)")
   else()

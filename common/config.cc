@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 extern char** environ;
 
@@ -15,7 +17,7 @@ namespace {
 // component; the README's table is generated from `ferry_info`.
 constexpr std::array kSettings = {
     Setting{"FERRY_DEBUG", "",
-            "Comma-separated topics to trace on stderr: init, pmix, tcp, p2p, progress, coll, launch, comm, checkpoint, io, all"},
+            "Comma-separated topics to trace on stderr: init, pmix, tcp, verbs, p2p, progress, coll, launch, comm, checkpoint, io, all"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
@@ -27,9 +29,10 @@ constexpr std::array kSettings = {
             "Longest single sleep of a waiting call in the kernel, in milliseconds. A sleep ends as soon as "
             "work arrives; this only bounds what a missed wake-up could cost (tests raise it, so that a "
             "missed wake-up shows as a hang)"},
-    Setting{"FERRY_TRANSPORTS", "shm,tcp",
-            "Transports to use, comma-separated: shm (ranks on the same host) and tcp; \"tcp\" alone sends "
-            "same-host traffic over TCP too"},
+    Setting{"FERRY_TRANSPORTS", "shm,verbs,tcp",
+            "Transports to use, comma-separated, in order of preference: shm (ranks on the same host), verbs "
+            "(InfiniBand or RoCE; skipped for tcp when no RDMA device is usable and tcp is listed too) and tcp; "
+            "\"tcp\" alone sends same-host traffic over TCP too"},
     Setting{"FERRY_SHM_CMA", "auto",
             "Same-host large messages: on (the receiver copies them straight out of the sender's memory with "
             "process_vm_readv, where the kernel allows it), off (pipelined copy through the shared-memory ring), "
@@ -42,7 +45,23 @@ constexpr std::array kSettings = {
     Setting{"FERRY_TCP_FAMILY", "auto", "Address family for TCP connections: auto, ipv4 or ipv6"},
     Setting{"FERRY_TCP_INTERFACE", "",
             "Address or interface name to publish for TCP (default: all up interfaces, loopback for same-host peers)"},
-    Setting{"FERRY_CONNECT_TIMEOUT", "30", "Seconds to wait for a TCP connection to a peer before failing"},
+    Setting{"FERRY_IB_DEVICE", "",
+            "RDMA device and port for the verbs transport, as name[:port] (mlx5_0:1); default: the first "
+            "active port of the first device"},
+    Setting{"FERRY_IB_GID_INDEX", "",
+            "GID table index for RoCE (show_gids lists them); default: a RoCE v2 entry, IPv4-mapped first"},
+    Setting{"FERRY_IB_SL", "0", "InfiniBand service level of the verbs transport's queue pairs"},
+    Setting{"FERRY_IB_TC", "0", "Traffic class (RoCE: DSCP << 2) of the verbs transport's queue pairs"},
+    Setting{"FERRY_IB_EAGER_LIMIT", "8192",
+            "Largest message the verbs transport sends eagerly (copied through receive buffers of this size); "
+            "larger contiguous ones are read by the receiver with RDMA READ from the sender's buffer"},
+    Setting{"FERRY_IB_CREDITS", "32",
+            "Receive buffers the verbs transport posts per connected peer: eager frames in flight to one rank"},
+    Setting{"FERRY_IB_REG_CACHE", "256m",
+            "Bytes of memory registrations the verbs transport keeps after use, so a buffer sent again is not "
+            "registered again; 0 turns the cache off"},
+    Setting{"FERRY_CONNECT_TIMEOUT", "30",
+            "Seconds to wait for a connection to a peer (TCP connect, verbs handshake) before failing"},
     Setting{"FERRY_PORT_TIMEOUT", "60",
             "Seconds MPI_Comm_connect waits for an MPI_Comm_accept on its port, and MPI_Comm_spawn for the "
             "spawned processes' MPI_Init, before failing (MPI_ERR_PORT, MPI_ERR_SPAWN)"},
@@ -140,14 +159,29 @@ std::optional<bool> parse_flag(std::string_view text) {
 
 bool is_numeric_default(const Setting& s) { return parse_integer(s.default_value).has_value(); }
 
+// Values a tool wrote (set()); they win over the environment. Guarded: a
+// tool thread may write while another thread reads.
+std::mutex written_mutex;
+std::map<std::string, std::string, std::less<>> written;
+
 }  // namespace
 
 std::span<const Setting> all_settings() { return kSettings; }
 
 std::string value(std::string_view name) {
   const Setting& s = require(name);
+  {
+    std::lock_guard lock(written_mutex);
+    if (auto it = written.find(name); it != written.end()) return it->second;
+  }
   if (const char* v = std::getenv(std::string(s.name).c_str())) return v;
   return std::string(s.default_value);
+}
+
+void set(std::string_view name, std::string text) {
+  const Setting& s = require(name);
+  std::lock_guard lock(written_mutex);
+  written[std::string(s.name)] = std::move(text);
 }
 
 int64_t integer(std::string_view name) {

@@ -26,6 +26,12 @@ std::span<const Setting> all_settings();
 // default. Asking for an unregistered name is a programming error (aborts).
 std::string value(std::string_view name);
 
+// Replaces a setting's value for the rest of this process, as if the
+// environment had said `text` (MPI_T_cvar_write, MPI-4.0 §15.3.6); whoever
+// read the setting before keeps what it read, so the caller decides which
+// settings may change when (base/tool_variables.cc).
+void set(std::string_view name, std::string text);
+
 // Integer value; accepts k, m, g suffixes (powers of 1024). A malformed value
 // is reported by validate(); here it yields the default.
 int64_t integer(std::string_view name);

@@ -25,7 +25,7 @@ constexpr Name kNames[] = {{"init", kInit},         {"pmix", kPmix}, {"tcp", kTc
                            {"p2p", kP2p},           {"progress", kProgress},
                            {"coll", kColl},         {"launch", kLaunch},
                            {"comm", kComm},         {"checkpoint", kCheckpoint},
-                           {"io", kIo},
+                           {"io", kIo},             {"verbs", kVerbs},
                            {"all", 0xffffffffu}};
 }  // namespace
 

@@ -21,6 +21,7 @@ enum Topic : uint32_t {
   kComm = 1u << 7,
   kCheckpoint = 1u << 8,
   kIo = 1u << 9,
+  kVerbs = 1u << 10,
 };
 
 extern uint32_t enabled_topics;

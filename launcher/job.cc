@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,8 @@
 #include "node_setup.h"
 #include "output_forwarding.h"
 #include "rank_environment.h"
+#include "request_service.h"
+#include "spawned_fences.h"
 #include "spawned_jobs.h"
 #include "stdin_forwarding.h"
 
@@ -85,8 +88,28 @@ class Job {
     });
     for (Source output : {kSpawnedStdout, kSpawnedStderr})
       loop_.on(output, [this](uint64_t data, uint32_t) { spawned_->on_output(data); });
-    spawned_.emplace(loop_.epoll_fd(), kSpawnedStdout, kSpawnedStderr, spawn_context(), server_, defaults,
-                     stdin_.null_fd(), [this](int stream) { return stream == 1 ? &stdout_ : &stderr_; });
+    spawned_.emplace(
+        loop_.epoll_fd(), kSpawnedStdout, kSpawnedStderr, spawn_context(), server_, defaults, stdin_.null_fd(),
+        [this](int stream) { return stream == 1 ? &stdout_ : &stderr_; },
+        [this](int position, const std::string& frame) {
+          if (tree_) tree_->send_toward(position, frame);
+        },
+        [this](const std::string& nspace, int size, const std::vector<int>& positions) {
+          if (positions.size() > 1) spawned_fences_.expect(nspace, positions);
+          if (std::find(positions.begin(), positions.end(), 0) == positions.end()) server_.know_job(nspace, size);
+          if (tree_) {
+            wire::Encoder e(wire::Type::kKnowJob);
+            e.str(nspace).i32(size).u32(uint32_t(positions.size()));
+            for (int p : positions) e.i32(p);
+            tree_->pass_down(e.finish());
+          }
+        });
+    // Frames of requests and answers go through the event loop (kForward),
+    // whichever thread has them.
+    requests_.emplace(
+        server_, [&server](std::string frame) { server.forward(std::move(frame)); },
+        [this](SpawnParse& parsed) { spawn(parsed); },
+        [this](const std::string& nspace, int rank) { return position_of(nspace, rank); });
     if (local_node_ >= 0) {
       LocalRanksSetup setup = node_setup(plan, local_node_, server.topology(), end_lines());
       setup.working_dir = options.working_dir;  // empty: stay where mpirun is
@@ -121,6 +144,9 @@ class Job {
     // Whatever a rank left behind in its process group goes with the job.
     if (local_) local_->kill_leftovers();
     spawned_->kill_leftovers();
+    // Nobody answers from now on: this server's clients stop waiting.
+    server_.forwarded().fail_all();
+    spawned_fences_.fail_all();
     if (tree_) {
       tree_->fail_fences();
       tree_->pass_down(wire::Encoder(wire::Type::kShutdown).finish());
@@ -151,10 +177,17 @@ class Job {
     c.secret = plan_.secret;
     c.universe_size = plan_.universe_size;
     c.hostname = local_node_ >= 0 ? plan_.nodes[size_t(local_node_)].host : "";
+    if (c.hostname.empty()) {  // mpirun runs no rank: the system's name, for the job's node map
+      char name[256] = "";
+      ::gethostname(name, sizeof name - 1);
+      c.hostname = name;
+    }
     c.hosts = options_.hosts;
     c.oversubscribe = options_.oversubscribe;
     c.environment = options_.environment;
     c.tag_output = options_.tag_output;
+    for (const PlanNode& node : plan_.nodes)
+      if (node.position > 0) c.daemon_hosts.push_back({node.host, node.position, int(node.ranks.size())});
     return c;
   }
 
@@ -263,11 +296,16 @@ class Job {
   void handle_server_events() {
     for (ServerEvent& e : server_.take_events()) {
       if (e.kind == ServerEvent::Kind::kFence) {
-        tree_->local_fence(std::move(e.data), e.reply);
+        if (e.nspace == plan_.nspace) tree_->local_fence(std::move(e.data), e.reply);
+        else spawned_fences_.local(e.nspace, std::move(e.data), e.reply);
         continue;
       }
       if (e.kind == ServerEvent::Kind::kSpawn) {
         spawn(*e.spawn);
+        continue;
+      }
+      if (e.kind == ServerEvent::Kind::kForward) {
+        route(e.data);
         continue;
       }
       if (e.job != 0) {
@@ -289,7 +327,8 @@ class Job {
           fail(rank_abort_failure(e.rank, e.code), e.rank);
           break;
         case ServerEvent::Kind::kFence:
-        case ServerEvent::Kind::kSpawn: break;
+        case ServerEvent::Kind::kSpawn:
+        case ServerEvent::Kind::kForward: break;
       }
     }
   }
@@ -314,6 +353,34 @@ class Job {
       refused += "\n";
       write_all(stderr_, refused.data(), refused.size());
     }
+  }
+
+  // A forwarded request or its answer (forwarded_requests.h), from this
+  // host's server or from below: served here, or sent toward the daemon
+  // that answers it or that asked.
+  void route(const std::string& frame) {
+    if (frame.size() < wire::kFrameHeader) return;
+    std::string_view body = std::string_view(frame).substr(wire::kFrameHeader);
+    if (wire::Type(uint8_t(frame[4])) == wire::Type::kRequest) {
+      Request r;
+      if (!decode_request(body, &r)) return;
+      if (r.target == 0) requests_->serve(r);
+      else if (tree_) tree_->send_toward(int(r.target), frame);
+      return;
+    }
+    Reply r;
+    if (!decode_reply(body, &r)) return;
+    if (r.origin == 0) server_.forwarded().complete(r);
+    else if (tree_) tree_->send_toward(int(r.origin), frame);
+  }
+
+  // Where process `rank` of `nspace` runs: its host's tree position, or -1.
+  int position_of(const std::string& nspace, int rank) const {
+    if (nspace == plan_.nspace) {
+      if (rank < 0 || rank >= plan_.num_ranks || node_of_rank_[size_t(rank)] < 0) return -1;
+      return plan_.nodes[size_t(node_of_rank_[size_t(rank)])].position;
+    }
+    return spawned_->position_of(nspace, rank);
   }
 
   // A spawned process connected, finalized or aborted.
@@ -366,6 +433,47 @@ class Job {
         node_lost(position, reason);
         break;
       }
+      case wire::Type::kSpawnStarted: {
+        int job = d.i32();
+        pmix_status_t status = d.i32();
+        std::string why = d.str();
+        int position = int(d.u32());
+        if (!d.ok()) break;
+        std::string refused = spawned_->remote_started(job, position, status, why);
+        if (!refused.empty()) {
+          refused += "\n";
+          write_all(stderr_, refused.data(), refused.size());
+        }
+        break;
+      }
+      case wire::Type::kSpawnedExited: {
+        int job = d.i32();
+        int r = int(d.u32());
+        pid_t pid = d.i32();
+        int status = d.i32();
+        if (!d.ok()) break;
+        if (std::optional<SpawnedJobs::Exit> exit = spawned_->remote_exited(job, r, pid, status)) {
+          FERRY_DEBUG(kLaunch, "rank %d of %s (pid %d) %s", r, exit->nspace.c_str(), int(pid),
+                      describe_wait_status(status).c_str());
+          if (exit->counts && rank_failed(status)) fail(rank_exit_failure(r, pid, status, "", exit->nspace));
+        }
+        break;
+      }
+      case wire::Type::kSpawnedAbort: {
+        int job = d.i32();
+        int r = int(d.u32());
+        int code = d.i32();
+        std::string nspace = spawned_->nspace_of(job);
+        if (!d.ok() || nspace.empty()) break;
+        FERRY_DEBUG(kLaunch, "rank %d of %s called PMIx_Abort(%d)", r, nspace.c_str(), code);
+        if (record(rank_abort_failure(r, code, "", nspace))) terminate(SIGTERM, kFailureGraceMs);
+        break;
+      }
+      case wire::Type::kJobFence: spawned_fences_.contribute(body); break;
+      case wire::Type::kRequest:
+      case wire::Type::kReply:
+        route(wire::Encoder(type).raw(body).finish());
+        break;
       case wire::Type::kError: {
         int status = d.i32();
         std::string message = d.str();
@@ -397,6 +505,7 @@ class Job {
       int n = plan_.node_at(p);
       if (n >= 0)
         for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
+      spawned_->remote_lost(p);
     }
     if (phase_ == Phase::kRunning) lost_hosts_.push_back({host, "its node daemon was lost (" + reason + ")"});
     fail({"mpirun: lost the node daemon on " + host + " (" + reason + "); its ranks are gone", 1});
@@ -471,6 +580,7 @@ class Job {
       // them when mpirun's links close.
       FERRY_DEBUG(kLaunch, "giving up on %d ranks on unresponsive hosts", running_);
       for (int r = 0; r < plan_.num_ranks; ++r) set_running(r, false);
+      spawned_->remote_lost(-1);
       return;
     }
     kill_all();
@@ -552,6 +662,11 @@ class Job {
   StdinForwarder stdin_;
   std::optional<LocalRanks> local_;
   std::optional<SpawnedJobs> spawned_;  // always there; empty until a rank spawns
+  std::optional<RequestService> requests_;  // what daemons' servers forward
+  // Fences of spawned jobs on several hosts (mpirun gathers them).
+  SpawnedFences spawned_fences_{0, [this](int position, const std::string& frame) {
+                                  if (tree_) tree_->send_toward(position, frame);
+                                }};
   std::unique_ptr<DaemonTree> tree_;
   int relay_fd_ = -1;        // rank 0's stdin, read for a rank 0 elsewhere
   int rank0_position_ = 0;

@@ -15,12 +15,15 @@
 #include <string>
 
 #include "common/debug.h"
+#include "daemon_spawned_jobs.h"
 #include "daemon_tree.h"
+#include "spawned_fences.h"
 #include "event_loop.h"
 #include "job.h"
 #include "local_ranks.h"
 #include "node_setup.h"
 #include "pmix_host.h"
+#include "request_service.h"
 
 extern char** environ;
 
@@ -28,7 +31,10 @@ namespace ferry::launcher {
 namespace {
 
 // What an event is about: its kind in the loop (see event_loop.h).
-enum Source : uint8_t { kServer = 1, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics, kRank0Stdin };
+enum Source : uint8_t {
+  kServer = 1, kParent, kRankStdout, kRankStderr, kListen, kLink, kDiagnostics, kRank0Stdin, kSpawnedStdout,
+  kSpawnedStderr
+};
 
 // The "rank" of a daemon's own output lines.
 constexpr uint32_t kDaemonItself = 0xffffffffu;
@@ -63,6 +69,10 @@ class NodeDaemon {
     for (Source output : {kRankStdout, kRankStderr})
       loop_.on(output, [this](uint64_t data, uint32_t) {
         if (local_) local_->on_output(data);
+      });
+    for (Source output : {kSpawnedStdout, kSpawnedStderr})
+      loop_.on(output, [this](uint64_t data, uint32_t) {
+        if (spawned_) spawned_->on_output(data);
       });
     for (Source tree : {kListen, kLink})
       loop_.on(tree, [this](uint64_t data, uint32_t events) { tree_->on_event(data, events); });
@@ -104,6 +114,16 @@ class NodeDaemon {
         defaults_.signals.handled, [this](int sig) { on_signal(sig); },
         [this](pid_t pid, int status) { on_child_exit(pid, status); });
     server_.emplace(here_.host);
+    // Spawns, names and direct modex questions go up to mpirun.
+    server_->forwarded().set_position(uint32_t(position_));
+    // Jobs that mpirun spawns on this host.
+    SpawnedIo io;
+    io.epoll_fd = loop_.epoll_fd();
+    io.stdout_kind = kSpawnedStdout;
+    io.stderr_kind = kSpawnedStderr;
+    io.defaults = &defaults_;
+    io.null_fd = null_fd();
+    spawned_.emplace(*server_, io, [this](const std::string& frame) { tree_->send_up(frame); });
     loop_.watch(server_->event_fd(), kServer);
     server_->register_job(job_description(plan_, node_));
 
@@ -222,8 +242,16 @@ class NodeDaemon {
   void handle_server_events() {
     for (ServerEvent& e : server_->take_events()) {
       switch (e.kind) {
-        case ServerEvent::Kind::kFence: tree_->local_fence(std::move(e.data), e.reply); break;
+        case ServerEvent::Kind::kFence:
+          if (e.nspace == plan_.nspace) tree_->local_fence(std::move(e.data), e.reply);
+          else spawned_fences_.local(e.nspace, std::move(e.data), e.reply);
+          break;
+        case ServerEvent::Kind::kForward: tree_->send_up(e.data); break;
         case ServerEvent::Kind::kAbort:
+          if (e.job != 0) {
+            if (spawned_) spawned_->aborted(e.job, e.rank, e.code);
+            break;
+          }
           tree_->send_up(wire::Encoder(wire::Type::kAbort).u32(uint32_t(e.rank)).i32(e.code).finish());
           break;
         default: break;
@@ -238,6 +266,7 @@ class NodeDaemon {
   }
 
   void on_child_exit(pid_t pid, int status) {
+    if (spawned_ && spawned_->reaped(pid, status)) return;
     if (!local_) return;
     if (std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status))
       tree_->send_up(wire::Encoder(wire::Type::kRankExited)
@@ -265,9 +294,36 @@ class NodeDaemon {
           int sig = d.i32();
           int spared = d.i32();
           if (local_) local_->signal(sig, spared);
+          if (spawned_) spawned_->signal(sig);
+          break;
+        }
+        case wire::Type::kSpawnJob: on_spawn_job(body); break;
+        case wire::Type::kKnowJob: {
+          tree_->pass_down(wire::Encoder(type).raw(body).finish());
+          std::string nspace = d.str();
+          int size = d.i32();
+          bool runs_here = false;
+          for (uint32_t n = std::min<uint32_t>(d.u32(), 1u << 16), i = 0; i < n && d.ok(); ++i)
+            runs_here = runs_here || d.i32() == position_;
+          if (d.ok() && !runs_here && server_) server_->know_job(nspace, size);
+          break;
+        }
+        case wire::Type::kDropJob: {
+          int target = int(d.u32());
+          int job = d.i32();
+          if (target != position_) tree_->send_toward(target, wire::Encoder(type).raw(body).finish());
+          else if (d.ok() && spawned_) spawned_->drop(job);
+          break;
+        }
+        case wire::Type::kJobFenceRelease: {
+          int target = int(d.u32());
+          if (target != position_) tree_->send_toward(target, wire::Encoder(type).raw(body).finish());
+          else if (d.ok()) spawned_fences_.release(body.substr(4));
           break;
         }
         case wire::Type::kStdin: on_stdin_frame(body); break;
+        case wire::Type::kRequest: on_request(body); break;
+        case wire::Type::kReply: on_reply(body); break;
         case wire::Type::kCheckpointDue:
           tree_->pass_down(wire::Encoder(type).raw(body).finish());
           if (server_ && local_) server_->notify_checkpoint_due(plan_.nspace);
@@ -281,6 +337,47 @@ class NodeDaemon {
     });
     // mpirun (or the daemon above) is gone: nobody is left to report to.
     if (!alive) finish(1);
+  }
+
+  // A job that mpirun spawns here, or on a host below.
+  void on_spawn_job(std::string_view body) {
+    RemoteSpawn spawn;
+    if (!decode_remote_spawn(body, &spawn)) return;
+    if (int(spawn.position) != position_) {
+      tree_->send_toward(int(spawn.position), wire::Encoder(wire::Type::kSpawnJob).raw(body).finish());
+      return;
+    }
+    if (!spawned_) {  // this daemon could not start: mpirun knows why
+      tree_->send_up(wire::Encoder(wire::Type::kSpawnStarted)
+                         .i32(spawn.setup.job_id)
+                         .i32(PMIX_ERR_JOB_FAILED_TO_LAUNCH)
+                         .str("the node daemon did not start")
+                         .finish());
+      return;
+    }
+    spawned_->start(std::move(spawn));
+  }
+
+  // A direct modex for a process of this host, or of a host below.
+  void on_request(std::string_view body) {
+    Request r;
+    if (!decode_request(body, &r)) return;
+    if (int(r.target) != position_) {
+      tree_->send_toward(int(r.target), wire::Encoder(wire::Type::kRequest).raw(body).finish());
+      return;
+    }
+    if (server_) answer_direct_modex(r, [this](std::string frame) { server_->forward(std::move(frame)); });
+  }
+
+  // The answer to a request of this host's server, or of one below.
+  void on_reply(std::string_view body) {
+    Reply r;
+    if (!decode_reply(body, &r)) return;
+    if (int(r.origin) != position_) {
+      tree_->send_toward(int(r.origin), wire::Encoder(wire::Type::kReply).raw(body).finish());
+      return;
+    }
+    if (server_) server_->forwarded().complete(r);
   }
 
   void update_parent_interest() {
@@ -304,6 +401,8 @@ class NodeDaemon {
       local_->signal(SIGKILL);
       local_->kill_leftovers();
     }
+    if (spawned_) spawned_->kill_all();
+    spawned_fences_.fail_all();
     if (server_) server_->prepare_exit();
     ::_exit(status);
   }
@@ -324,6 +423,9 @@ class NodeDaemon {
   OutputSink diagnostics_sink_{-1, false, {}};
   std::optional<LineForwarder> diagnostics_;
   std::optional<LocalRanks> local_;
+  std::optional<DaemonSpawnedJobs> spawned_;
+  // Fences of spawned jobs on several hosts: this host's share goes up.
+  SpawnedFences spawned_fences_{position_, [this](int, const std::string& frame) { tree_->send_up(frame); }};
 };
 
 }  // namespace

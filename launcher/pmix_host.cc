@@ -95,7 +95,8 @@ pmix_status_t client_connected(const pmix_proc_t* proc, void* server_object, pmi
 pmix_status_t client_finalized(const pmix_proc_t* proc, void* server_object, pmix_op_cbfunc_t cbfunc,
                                void* cbdata) {
   g_server->post(event_of(ServerEvent::Kind::kFinalized, server_object));
-  g_server->names().forget(*proc);
+  if (g_server->serves_spawns()) g_server->names().forget(*proc);
+  else g_server->forward(g_server->forwarded().finalized(*proc));
   if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
   return PMIX_SUCCESS;
 }
@@ -127,7 +128,7 @@ pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t 
   for (size_t i = 1; i < nprocs; ++i) one_job = one_job && PMIX_CHECK_NSPACE(procs[i].nspace, procs[0].nspace);
   bool distributed = nprocs > 0 && g_server->distributed_fences(procs[0].nspace);
   if (distributed && !one_job) {
-    // The daemon tree counts fences of the first job only.
+    // The daemon tree counts fences of one job at a time.
     refuse(&procs[0], "PMIx_Fence", "a fence across jobs that span several hosts is not supported yet");
     return PMIX_ERR_NOT_SUPPORTED;
   }
@@ -135,6 +136,7 @@ pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t 
     // Other hosts take part: the event loop gathers their data through the
     // daemon tree and answers with complete_fence().
     ServerEvent e{ServerEvent::Kind::kFence, -1};
+    e.nspace = procs[0].nspace;
     e.data.assign(data, ndata);
     e.reply = {cbfunc, cbdata};
     g_server->post(e);
@@ -151,39 +153,41 @@ pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t 
   return PMIX_SUCCESS;
 }
 
-// A rank asking for data of a rank that did not take part in a fence: on
-// one host PMIx answers from its local store, so nothing is left to ask.
+// A rank asks for data of a process this server does not host, and did not
+// get it through a fence (a process of a spawned job on another host): the
+// question goes to mpirun, which passes it to that process's host.
 pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
                            pmix_modex_cbfunc_t cbfunc, void* cbdata) {
-  return PMIX_ERR_NOT_SUPPORTED;
+  g_server->forward(g_server->forwarded().direct_modex(*proc, info, ninfo, cbfunc, cbdata));
+  return PMIX_SUCCESS;
 }
 
 // PMIx_Spawn (MPI_Comm_spawn): read on this thread, started by the event
 // loop (job.cc), which answers through the request's callback.
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
                     size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata) {
+  SpawnParse parsed = read_spawn_request(*proc, job_info, ninfo, apps, napps);
   if (!g_server->serves_spawns()) {
-    refuse(proc, "PMIx_Spawn",
-           "only ranks on mpirun's own host can spawn processes (not supported across hosts yet)");
-    return PMIX_ERR_NOT_SUPPORTED;
+    // A node daemon's client: mpirun starts the job and answers.
+    g_server->forward(g_server->forwarded().spawn(parsed, cbfunc, cbdata));
+    return PMIX_SUCCESS;
   }
   ServerEvent e{ServerEvent::Kind::kSpawn, int(proc->rank)};
-  e.spawn = std::make_shared<SpawnParse>(read_spawn_request(*proc, job_info, ninfo, apps, napps));
+  e.spawn = std::make_shared<SpawnParse>(std::move(parsed));
   e.spawn->request.callback = cbfunc;
   e.spawn->request.cbdata = cbdata;
   g_server->post(e);
   return PMIX_SUCCESS;
 }
 
-// MPI_Publish_name, _Lookup_name, _Unpublish_name: mpirun's NameService.
-constexpr const char* kNamesHereOnly =
-    "names are kept by mpirun for the ranks of its own host only (not supported across hosts yet)";
-// A status other than PMIX_SUCCESS goes to the client without the callback.
+// MPI_Publish_name, _Lookup_name, _Unpublish_name: mpirun's NameService,
+// through the daemon tree for the clients of a node daemon. A status other
+// than PMIX_SUCCESS goes to the client without the callback.
 pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                       void* cbdata) {
   if (!g_server->serves_spawns()) {
-    refuse(proc, "PMIx_Publish", kNamesHereOnly);
-    return PMIX_ERR_NOT_SUPPORTED;
+    g_server->forward(g_server->forwarded().publish(*proc, info, ninfo, cbfunc, cbdata));
+    return PMIX_SUCCESS;
   }
   pmix_status_t status = g_server->names().publish(*proc, info, ninfo);
   if (status != PMIX_SUCCESS) return status;
@@ -194,8 +198,8 @@ pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t 
 pmix_status_t lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
                      pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
   if (!g_server->serves_spawns()) {
-    refuse(proc, "PMIx_Lookup", kNamesHereOnly);
-    return PMIX_ERR_NOT_SUPPORTED;
+    g_server->forward(g_server->forwarded().lookup(*proc, keys, info, ninfo, cbfunc, cbdata));
+    return PMIX_SUCCESS;
   }
   g_server->names().lookup(*proc, keys, info, ninfo, cbfunc, cbdata);
   return PMIX_SUCCESS;
@@ -203,7 +207,10 @@ pmix_status_t lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t inf
 
 pmix_status_t unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  if (!g_server->serves_spawns()) return PMIX_ERR_NOT_SUPPORTED;
+  if (!g_server->serves_spawns()) {
+    g_server->forward(g_server->forwarded().unpublish(*proc, keys, info, ninfo, cbfunc, cbdata));
+    return PMIX_SUCCESS;
+  }
   pmix_status_t status = g_server->names().unpublish(*proc, keys, info, ninfo);
   if (status != PMIX_SUCCESS) return status;
   if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
@@ -412,6 +419,9 @@ void PmixHost::register_job(const JobDescription& job, int job_id) {
   if (job_id == 0) {
     first_nspace_ = job.nspace;
     distributed_fences_ = job.nodes.size() > 1;
+  } else if (job.nodes.size() > 1) {
+    std::lock_guard lock(mutex_);
+    spread_jobs_.push_back(job.nspace);
   }
   const std::vector<int>& local_ranks = job.nodes.at(size_t(job.this_node)).ranks;
   JobInfo info(job);
@@ -452,6 +462,29 @@ void PmixHost::deregister_job(const JobDescription& job) {
   }
   PMIx_server_deregister_nspace(ns, Completion::callback, &done);
   done.wait();
+}
+
+bool PmixHost::distributed_fences(const char* nspace) {
+  if (first_nspace_ == nspace) return distributed_fences_;
+  std::lock_guard lock(mutex_);
+  return std::find(spread_jobs_.begin(), spread_jobs_.end(), nspace) != spread_jobs_.end();
+}
+
+void PmixHost::know_job(const std::string& nspace, int num_ranks) {
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, nspace.c_str());
+  pmix_info_t info[2];
+  auto size = uint32_t(num_ranks);
+  PMIX_INFO_LOAD(&info[0], PMIX_JOBID, nspace.c_str(), PMIX_STRING);
+  PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+  Completion done(1);
+  pmix_status_t rc = PMIx_server_register_nspace(ns, 0, info, 2, Completion::callback, &done);
+  if (rc != PMIX_SUCCESS) done.not_queued(rc);
+  rc = done.wait();
+  PMIX_INFO_DESTRUCT(&info[0]);
+  PMIX_INFO_DESTRUCT(&info[1]);
+  FERRY_DEBUG(kLaunch, "job %s (%d processes elsewhere) made known here: %s", nspace.c_str(), num_ranks,
+              pmix_error(rc).c_str());
 }
 
 void PmixHost::notify_checkpoint_due(const std::string& nspace) {
@@ -503,6 +536,12 @@ void PmixHost::complete_fence(const FenceReply& reply, const std::string& all_da
   }
   reply.callback(PMIX_SUCCESS, copy, copy != nullptr ? all_data.size() : 0, reply.cbdata,
                  copy != nullptr ? free_fence_data : nullptr, copy);
+}
+
+void PmixHost::forward(std::string frame) {
+  ServerEvent e{ServerEvent::Kind::kForward, -1};
+  e.data = std::move(frame);
+  post(e);
 }
 
 void PmixHost::post(const ServerEvent& event) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "forwarded_requests.h"
 #include "job_info.h"
 #include "name_service.h"
 #include "session_dir.h"
@@ -41,11 +42,13 @@ struct ServerEvent {
   // connection lost without it. kFence: this host's ranks all entered a
   // fence of a job that spans several hosts. kSpawn: a rank called
   // PMIx_Spawn (only mpirun's server posts it; see serve_spawns).
-  enum class Kind { kConnected, kFinalized, kAbort, kFence, kSpawn };
+  // kForward: `data` is a kRequest frame for the daemon tree.
+  enum class Kind { kConnected, kFinalized, kAbort, kFence, kSpawn, kForward };
   Kind kind;
   int rank;
   int code = 0;      // kAbort: the status passed to PMIx_Abort
   std::string data{};  // kFence: this host's contribution
+  std::string nspace{};  // kFence: whose (the first job's or a spawned job's)
   FenceReply reply{};  // kFence
   int job = 0;       // whose rank: 0 the first job, k the k-th spawned
   std::shared_ptr<SpawnParse> spawn{};  // kSpawn
@@ -79,22 +82,31 @@ class PmixHost {
   void register_job(const JobDescription& job, int job_id = 0);
   // Forgets a spawned job that could not be started (its clients too).
   void deregister_job(const JobDescription& job);
+  // Tells the server of a spawned job that runs on another host (none of
+  // its processes here), before any client can ask about it: then a client
+  // asking for one of its processes' data makes the server call up for it
+  // (direct modex). Unknown, a namespace is taken in from the first answer
+  // alone, without its "all local clients registered" mark, and PMIx holds
+  // every later question about it forever.
+  void know_job(const std::string& nspace, int num_ranks);
 
   // mpirun's server answers PMIx_Spawn (as kSpawn events) and keeps the
-  // published names; a node daemon's refuses both with
-  // PMIX_ERR_NOT_SUPPORTED, which is the default.
+  // published names; a node daemon's forwards both to mpirun (kForward),
+  // which is the default.
   void serve_spawns() { serves_spawns_ = true; }
   bool serves_spawns() const { return serves_spawns_; }
   NameService& names() { return names_; }
+  // The requests this server sent through the tree and waits for; a
+  // daemon sets its tree position before any rank runs.
+  ForwardedRequests& forwarded() { return forwarded_; }
 
   // Ends a kFence: `all_data` is the concatenation of every node's
   // contribution (what PMIx expects back from its host); `ok` false fails
   // the fence for the local ranks (the job is ending).
   static void complete_fence(const FenceReply& reply, const std::string& all_data, bool ok);
-  // Whether a fence over `nspace` goes through the daemon tree.
-  bool distributed_fences(const char* nspace) const {
-    return distributed_fences_ && first_nspace_ == nspace;
-  }
+  // Whether a fence over `nspace` goes through the daemon tree: the first
+  // job's, or a spawned job's (spawned_fences.h), when it spans hosts.
+  bool distributed_fences(const char* nspace);
 
   // Raises ferry::checkpoint::kDueEvent (common/checkpoint_event.h) for
   // this server's ranks of `nspace`: those that registered a handler for it
@@ -118,8 +130,9 @@ class PmixHost {
   // Where the server keeps its files (removed by the destructor).
   const SessionDir& session_dir() const { return session_dir_; }
 
-  // Called from PMIx's thread.
+  // Called from PMIx's thread (and any other).
   void post(const ServerEvent& event);
+  void forward(std::string frame);  // a kForward event
 
  private:
   SessionDir session_dir_;         // outlives the server: destroyed last
@@ -131,6 +144,8 @@ class PmixHost {
   bool distributed_fences_ = false;
   std::atomic<bool> serves_spawns_ = false;
   NameService names_;
+  ForwardedRequests forwarded_;
+  std::vector<std::string> spread_jobs_;  // spawned jobs on several hosts (under mutex_)
   std::mutex mutex_;
   std::vector<ServerEvent> events_;
 };

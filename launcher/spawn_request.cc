@@ -1,8 +1,12 @@
 #include "spawn_request.h"
 
+#include <sys/stat.h>
+
 #include <cstring>
 
+#include "common/config.h"
 #include "common/hostfile.h"
+#include "options.h"
 
 namespace ferry::launcher {
 namespace {
@@ -36,6 +40,17 @@ std::vector<std::string> split_hosts(const std::string& list) {
     start = end + 1;
   }
   return names;
+}
+
+// The PATH a spawned process will search: its app's env, else -x/-genv,
+// else mpirun's own.
+std::optional<std::string> path_for(const SpawnApp& app,
+                                    const std::vector<std::pair<std::string, std::string>>& environment) {
+  for (const std::string& e : app.env)
+    if (e.rfind("PATH=", 0) == 0) return e.substr(5);
+  for (const auto& [name, value] : environment)
+    if (name == "PATH") return value;
+  return config::environment("PATH");
 }
 
 }  // namespace
@@ -80,6 +95,33 @@ SpawnParse read_spawn_request(const pmix_proc_t& parent, const pmix_info_t job_i
     r.apps.push_back(std::move(app));
   }
   return parsed;
+}
+
+std::optional<SpawnRefusal> resolve_programs(std::vector<SpawnApp>& apps,
+                                             const std::vector<std::pair<std::string, std::string>>& environment) {
+  for (SpawnApp& app : apps) {
+    if (app.cmd.empty()) return SpawnRefusal{PMIX_ERR_JOB_NO_EXE_SPECIFIED, "no program given"};
+    if (app.maxprocs < 1)
+      return SpawnRefusal{PMIX_ERR_BAD_PARAM, "'" + app.cmd + "': maxprocs is " + std::to_string(app.maxprocs)};
+    struct stat st;
+    if (!app.wdir.empty() && (::stat(app.wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
+      return SpawnRefusal{PMIX_ERR_JOB_WDIR_NOT_FOUND, "working directory '" + app.wdir + "' does not exist"};
+    // A relative path means one from where the process will run.
+    std::string program = app.cmd;
+    if (program.find('/') != std::string::npos && program[0] != '/' && !app.wdir.empty())
+      program = app.wdir + "/" + program;
+    std::optional<std::string> path = path_for(app, environment);
+    if (!app.search_path.empty()) path = app.search_path + (path ? ":" + *path : "");
+    Resolved found = resolve_program(program, path);
+    if (!found.error.empty()) {
+      bool missing = found.error.find("not found") != std::string::npos ||
+                     found.error.find("does not exist") != std::string::npos;
+      return SpawnRefusal{missing ? PMIX_ERR_JOB_EXE_NOT_FOUND : PMIX_ERR_JOB_APP_NOT_EXECUTABLE, found.error};
+    }
+    app.cmd = found.path;
+    if (app.cmd[0] != '/' && !app.wdir.empty()) app.cmd = app.wdir + "/" + app.cmd;  // a relative PATH entry
+  }
+  return std::nullopt;
 }
 
 }  // namespace ferry::launcher

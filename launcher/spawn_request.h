@@ -20,7 +20,9 @@
 
 #include <pmix_server.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ferry::launcher {
@@ -58,5 +60,19 @@ struct SpawnParse {
 };
 SpawnParse read_spawn_request(const pmix_proc_t& parent, const pmix_info_t job_info[], size_t ninfo,
                               const pmix_app_t apps[], size_t napps);
+
+// Why a spawn is not started: the status the spawning process gets, and
+// the reason for mpirun's line.
+struct SpawnRefusal {
+  pmix_status_t status;
+  std::string why;
+};
+
+// Resolves each app's program in place, on the host that will run it
+// (mpirun's, or a node daemon's): `path` first, then the app's PATH, else
+// `environment`'s (-x, -genv), else this process's; app.cmd becomes the
+// path to run. Checks wdir and maxprocs too.
+std::optional<SpawnRefusal> resolve_programs(std::vector<SpawnApp>& apps,
+                                             const std::vector<std::pair<std::string, std::string>>& environment);
 
 }  // namespace ferry::launcher

@@ -1,31 +1,35 @@
 #include "spawned_jobs.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 
-#include "common/config.h"
 #include "common/debug.h"
-#include "options.h"
+#include "daemon_spawned_jobs.h"
 #include "placement.h"
+#include "wire.h"
 #include "pmix_host.h"
-#include "rank_environment.h"
-
-extern char** environ;
 
 namespace ferry::launcher {
 
-struct SpawnedJobs::App {
-  std::unique_ptr<LocalRanks> ranks;
-};
-
 struct SpawnedJobs::Job {
-  JobDescription description;
-  std::vector<App> apps;
-  bool abandoned = false;  // its start failed: its exits do not count
+  JobDescription description;            // every node of it
+  std::vector<int> positions;            // each node's host: 0 mpirun's
+  std::vector<int> rank_position;        // each rank's host
+  std::unique_ptr<SpawnedJobHere> here;  // its processes on mpirun's host
+  // Its processes on daemons' hosts whose end mpirun has not heard of, and
+  // the spawning process's request until every daemon has said how its
+  // part's start went.
+  std::vector<bool> remote_alive;
+  int parts_pending = 0;
+  SpawnRefusal failure{PMIX_SUCCESS, ""};  // the first part that failed
+  SpawnRequest pending;
+  bool abandoned = false;                // its start failed: its exits do not count
+
+  int remote_running() const { return int(std::count(remote_alive.begin(), remote_alive.end(), true)); }
 };
 
 namespace {
@@ -34,21 +38,13 @@ std::string count_text(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// The PATH a spawned process will search: its app's env, else -x/-genv,
-// else mpirun's own.
-std::optional<std::string> path_for(const SpawnApp& app, const SpawnContext& context) {
-  for (const std::string& e : app.env)
-    if (e.rfind("PATH=", 0) == 0) return e.substr(5);
-  for (const auto& [name, value] : context.environment)
-    if (name == "PATH") return value;
-  return config::environment("PATH");
-}
-
 }  // namespace
 
 SpawnedJobs::SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind, SpawnContext context,
                          PmixHost& server, const RankDefaults& defaults, int null_fd,
-                         std::function<OutputSink*(int)> sink_for)
+                         std::function<OutputSink*(int)> sink_for,
+                         std::function<void(int, const std::string&)> send_toward,
+                         std::function<void(const std::string&, int, const std::vector<int>&)> announce)
     : epoll_fd_(epoll_fd),
       stdout_kind_(stdout_kind),
       stderr_kind_(stderr_kind),
@@ -56,106 +52,203 @@ SpawnedJobs::SpawnedJobs(int epoll_fd, uint8_t stdout_kind, uint8_t stderr_kind,
       server_(server),
       defaults_(defaults),
       null_fd_(null_fd),
-      sink_for_(std::move(sink_for)) {}
+      sink_for_(std::move(sink_for)),
+      send_toward_(std::move(send_toward)),
+      announce_(std::move(announce)) {}
 
 SpawnedJobs::~SpawnedJobs() = default;
 
-std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal, const std::string& what) {
+std::string SpawnedJobs::refuse(SpawnRequest& request, const Refusal& refusal) {
   request.answer(refusal.status);
+  std::string what = request.apps.empty() ? "processes"
+                                          : "'" + request.apps[0].cmd + "'" +
+                                                (request.apps.size() > 1 ? " and other apps" : "");
   std::string line = "mpirun: cannot spawn " + what + " for rank " + std::to_string(request.parent_rank) + " of " +
                      request.parent_nspace + ": " + refusal.why;
   FERRY_DEBUG(kLaunch, "spawn refused (%s): %s", PMIx_Error_string(refusal.status), refusal.why.c_str());
   return line;
 }
 
-// MPI-3.1 §10.3.4: `host` names where the processes run. Any host of the
-// allocation is a valid name; only mpirun's own can be used yet.
-std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_hosts(const SpawnRequest& request) const {
-  for (const SpawnApp& app : request.apps)
-    for (const std::string& name : app.hosts) {
+// MPI-3.1 §10.3.4: `host` names where the processes run, any host of the
+// allocation. Apps of MPI_Comm_spawn_multiple that name different hosts are
+// placed one after the other, each on its own (an app naming none on any
+// host). Several hosts named: the processes fill their free slots in
+// the order named (the last takes the rest under --oversubscribe). None
+// named: the job runs on one host if one has room for all of it (mpirun's
+// first, then the daemons' in order), else it fills their free slots in
+// that order.
+std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& request, int wanted, int slots_in_use,
+                                                       std::vector<Target>* where) const {
+  std::vector<std::string> named;  // "" is mpirun's host
+  std::vector<std::vector<std::string>> app_named(request.apps.size());  // each app's own
+  for (size_t a = 0; a < request.apps.size(); ++a)
+    for (const std::string& name : request.apps[a].hosts) {
+      const SpawnApp& app = request.apps[a];
       bool here = is_this_host(name) || name == context_.hostname;
       bool listed = false;
       for (const hosts::HostEntry& h : context_.hosts) listed = listed || h.name == name;
       std::string from = app.hostfile.empty() ? "" : " (from hostfile '" + app.hostfile + "')";
       if (!here && !listed)
         return Refusal{PMIX_ERR_JOB_FAILED_TO_MAP, "host '" + name + "'" + from + " is not in mpirun's allocation"};
-      if (!here)
-        return Refusal{PMIX_ERR_NOT_SUPPORTED, "host '" + name + "'" + from +
-                                                   " is not mpirun's own host; spawning onto other hosts is not "
-                                                   "supported yet"};
+      std::string key = here ? "" : name;
+      if (std::find(named.begin(), named.end(), key) == named.end()) named.push_back(key);
+      if (std::find(app_named[a].begin(), app_named[a].end(), key) == app_named[a].end()) app_named[a].push_back(key);
     }
-  return std::nullopt;
+  auto daemon_named = [&](const std::string& name) -> const SpawnContext::DaemonHost* {
+    for (const SpawnContext::DaemonHost& d : context_.daemon_hosts)
+      if (d.name == name) return &d;
+    return nullptr;
+  };
+  for (const std::string& name : named)
+    if (!name.empty() && daemon_named(name) == nullptr)
+      return Refusal{PMIX_ERR_NOT_SUPPORTED, "host '" + name +
+                                                 "' runs no rank of the job, so mpirun has no node daemon there to "
+                                                 "start processes (not supported yet)"};
+  const int64_t used_here = slots_in_use + running_on(0);
+  // Unnamed, mpirun's host takes spawned jobs only if it is part of the
+  // allocation (as for the first job's ranks).
+  bool here_listed = context_.hosts.empty();
+  for (const hosts::HostEntry& h : context_.hosts)
+    here_listed = here_listed || is_this_host(h.name) || h.name == context_.hostname;
+  std::vector<std::string> all_hosts;  // in the order processes fill them
+  if (here_listed || context_.daemon_hosts.empty()) all_hosts.push_back("");
+  for (const SpawnContext::DaemonHost& d : context_.daemon_hosts) all_hosts.push_back(d.name);
+
+  // Fills the free slots of `keys` ("" mpirun's host) in order with `count`
+  // processes, appended to `where`; the last one takes the rest under
+  // --oversubscribe. Slots taken stay taken for the next call.
+  std::map<std::string, int64_t> free_left;
+  auto spread = [&](const std::vector<std::string>& keys, int count) -> std::optional<Refusal> {
+    int64_t left = count, free_total = 0;
+    std::string names;
+    for (const std::string& name : keys) {
+      const SpawnContext::DaemonHost* d = name.empty() ? nullptr : daemon_named(name);
+      if (!free_left.count(name))
+        free_left[name] = free_slots(d, d != nullptr ? d->first_job_ranks + running_on(d->position) : used_here);
+      int64_t take = std::min(left, free_left[name]);
+      free_left[name] -= take;
+      free_total += free_left[name] + take;
+      names += std::string(names.empty() ? "" : ", ") + "'" + (d != nullptr ? d->name : context_.hostname) + "'";
+      where->push_back({d != nullptr ? d->name : context_.hostname, d != nullptr ? d->position : 0, int(take)});
+      left -= take;
+    }
+    if (left > 0 && !context_.oversubscribe)
+      return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
+                     count_text(count, "process", "processes") + " requested but hosts " + names + " have " +
+                         count_text(free_total, "free slot", "free slots") + "; add slots or use --oversubscribe"};
+    where->back().count += int(left);
+    std::erase_if(*where, [](const Target& t) { return t.count == 0; });
+    return std::nullopt;
+  };
+  // MPI_Comm_spawn_multiple whose apps name hosts of their own: app by app.
+  bool per_app = false;
+  for (const auto& hosts : app_named) per_app = per_app || (hosts != app_named[0]);
+  if (per_app) {
+    where->clear();
+    for (size_t a = 0; a < request.apps.size(); ++a) {
+      if (auto refusal = spread(app_named[a].empty() ? all_hosts : app_named[a], request.apps[a].maxprocs)) {
+        refusal->why = "app " + std::to_string(a) + " ('" + request.apps[a].cmd + "'): " + refusal->why;
+        return refusal;
+      }
+    }
+    return std::nullopt;
+  }
+  if (named.size() > 1) {
+    where->clear();
+    return spread(named, wanted);
+  }
+  if (named.size() == 1 && !named[0].empty()) {
+    const SpawnContext::DaemonHost* d = daemon_named(named[0]);
+    if (auto refusal = check_slots(d, wanted, d->first_job_ranks + running_on(d->position))) return refusal;
+    *where = {{d->name, d->position, wanted}};
+    return std::nullopt;
+  }
+  std::optional<Refusal> here = check_slots(nullptr, wanted, used_here);
+  if (!named.empty() || (here_listed && !here) || context_.daemon_hosts.empty()) {
+    *where = {{context_.hostname, 0, wanted}};
+    return here;
+  }
+  for (const SpawnContext::DaemonHost& d : context_.daemon_hosts)
+    if (!check_slots(&d, wanted, d.first_job_ranks + running_on(d.position))) {
+      *where = {{d.name, d.position, wanted}};
+      return std::nullopt;
+    }
+  // No one host has room for all of them: they fill the hosts in order,
+  // as the first job's ranks do.
+  where->clear();
+  if (!spread(all_hosts, wanted)) return std::nullopt;
+  if (!here)  // mpirun's host is outside the allocation; the others are full
+    return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
+                   count_text(wanted, "process", "processes") + " requested but no host of the job has room for them"};
+  here->why += " (and the hosts of the job have fewer free slots in all)";
+  return here;
 }
 
-// Slots as mpirun counts them for the first job (placement.cc): this
-// host's in the host list, the processes running here hold theirs, more
-// than the free ones needs --oversubscribe and never passes max_slots. A
-// job on this host alone may always oversubscribe it.
-std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(int wanted, int slots_in_use) const {
+// Slots as mpirun counts them for the first job (placement.cc): a host's in
+// the host list, the processes running there hold theirs, more than the
+// free ones needs --oversubscribe and never passes max_slots. A job on
+// mpirun's host alone may always oversubscribe it.
+std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(const SpawnContext::DaemonHost* daemon, int wanted,
+                                                             int64_t used) const {
   if (context_.hosts.empty()) return std::nullopt;
   int64_t slots = 0, cap = 0;
   bool capped = true;
-  bool other_hosts = false;
   for (const hosts::HostEntry& h : context_.hosts) {
-    if (!(is_this_host(h.name) || h.name == context_.hostname)) {
-      other_hosts = true;
-      continue;
-    }
+    bool match = daemon != nullptr ? h.name == daemon->name : is_this_host(h.name) || h.name == context_.hostname;
+    if (!match) continue;
     slots += std::max(0, h.slots);
     if (h.max_slots > 0) cap += h.max_slots;
     else capped = false;
   }
-  int64_t used = slots_in_use + running();
+  std::string host = daemon != nullptr ? "host '" + daemon->name + "'" : "mpirun's host";
   int64_t free = std::max<int64_t>(0, slots - used);
-  std::string elsewhere = other_hosts ? " (spawning onto other hosts is not supported yet)" : "";
   if (wanted > free && !context_.oversubscribe)
     return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
-                   count_text(wanted, "process", "processes") + " requested but mpirun's host has " +
+                   count_text(wanted, "process", "processes") + " requested but " + host + " has " +
                        count_text(free, "free slot", "free slots") + " (" + count_text(slots, "slot", "slots") + ", " +
-                       std::to_string(used) + " in use)" + elsewhere + "; add slots or use --oversubscribe"};
+                       std::to_string(used) + " in use); add slots or use --oversubscribe"};
   if (capped && cap > 0 && used + wanted > cap)
     return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
-                   count_text(wanted, "process", "processes") + " requested but mpirun's host allows " +
-                       std::to_string(cap) + " (max_slots) and " + std::to_string(used) + " run there" + elsewhere};
+                   count_text(wanted, "process", "processes") + " requested but " + host + " allows " +
+                       std::to_string(cap) + " (max_slots) and " + std::to_string(used) + " run there"};
   return std::nullopt;
 }
 
-std::optional<SpawnedJobs::Refusal> SpawnedJobs::resolve_programs(SpawnRequest& request) const {
-  for (SpawnApp& app : request.apps) {
-    if (app.cmd.empty()) return Refusal{PMIX_ERR_JOB_NO_EXE_SPECIFIED, "no program given"};
-    if (app.maxprocs < 1)
-      return Refusal{PMIX_ERR_BAD_PARAM, "'" + app.cmd + "': maxprocs is " + std::to_string(app.maxprocs)};
-    struct stat st;
-    if (!app.wdir.empty() && (::stat(app.wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
-      return Refusal{PMIX_ERR_JOB_WDIR_NOT_FOUND, "working directory '" + app.wdir + "' does not exist"};
-    // A relative path means one from where the process will run.
-    std::string program = app.cmd;
-    if (program.find('/') != std::string::npos && program[0] != '/' && !app.wdir.empty())
-      program = app.wdir + "/" + program;
-    std::optional<std::string> path = path_for(app, context_);
-    if (!app.search_path.empty()) path = app.search_path + (path ? ":" + *path : "");
-    Resolved found = resolve_program(program, path);
-    if (!found.error.empty()) {
-      bool missing = found.error.find("not found") != std::string::npos ||
-                     found.error.find("does not exist") != std::string::npos;
-      return Refusal{missing ? PMIX_ERR_JOB_EXE_NOT_FOUND : PMIX_ERR_JOB_APP_NOT_EXECUTABLE, found.error};
-    }
-    app.cmd = found.path;
-    if (app.cmd[0] != '/' && !app.wdir.empty()) app.cmd = app.wdir + "/" + app.cmd;  // a relative PATH entry
+int64_t SpawnedJobs::free_slots(const SpawnContext::DaemonHost* daemon, int64_t used) const {
+  if (context_.hosts.empty()) return INT32_MAX;
+  int64_t slots = 0, cap = 0;
+  bool capped = true;
+  for (const hosts::HostEntry& h : context_.hosts) {
+    bool match = daemon != nullptr ? h.name == daemon->name : is_this_host(h.name) || h.name == context_.hostname;
+    if (!match) continue;
+    slots += std::max(0, h.slots);
+    if (h.max_slots > 0) cap += h.max_slots;
+    else capped = false;
   }
-  return std::nullopt;
+  int64_t free = std::max<int64_t>(0, slots - used);
+  if (capped && cap > 0) free = std::min(free, std::max<int64_t>(0, cap - used));
+  return free;
+}
+
+int SpawnedJobs::running_on(int position) const {
+  int n = 0;
+  for (const auto& job : jobs_) {
+    if (position == 0 && job->here) n += job->here->running();
+    for (size_t r = 0; r < job->remote_alive.size(); ++r)
+      if (job->remote_alive[r] && job->rank_position[r] == position) ++n;
+  }
+  return n;
 }
 
 std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
-  if (request.apps.empty()) return refuse(request, {PMIX_ERR_BAD_PARAM, "no apps given"}, "processes");
-  std::string what = "'" + request.apps[0].cmd + "'" + (request.apps.size() > 1 ? " and other apps" : "");
+  if (request.apps.empty()) return refuse(request, {PMIX_ERR_BAD_PARAM, "no apps given"});
   int wanted = 0;
   for (const SpawnApp& app : request.apps) wanted += std::max(0, app.maxprocs);
-  if (auto refusal = resolve_programs(request)) return refuse(request, *refusal, what);
-  if (auto refusal = check_hosts(request)) return refuse(request, *refusal, what);
-  if (auto refusal = check_slots(wanted, slots_in_use)) return refuse(request, *refusal, what);
+  std::vector<Target> where;
+  if (auto refusal = place(request, wanted, slots_in_use, &where)) return refuse(request, *refusal);
 
-  // The job as the first one is described (job_info.h), on this host.
+  // The job as the first one is described (job_info.h): its ranks in order
+  // over the hosts it got.
   const int id = int(jobs_.size()) + 1;
   auto job = std::make_unique<Job>();
   JobDescription& d = job->description;
@@ -165,79 +258,160 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
   d.universe_size = context_.universe_size;
   d.parent_nspace = request.parent_nspace;
   d.parent_rank = request.parent_rank;
-  NodeDescription node{context_.hostname, {}};
-  for (int r = 0; r < wanted; ++r) node.ranks.push_back(r);
-  d.nodes.push_back(std::move(node));
   for (const SpawnApp& app : request.apps) d.app_sizes.push_back(app.maxprocs);
-  try {
-    server_.register_job(d, id);
-  } catch (const std::exception& e) {
-    return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, e.what()}, what);
+  int next = 0;
+  for (const Target& t : where) {
+    // One node per host, its ranks ascending (apps placed one after the
+    // other may come back to a host).
+    auto known = std::find(job->positions.begin(), job->positions.end(), t.position);
+    if (known == job->positions.end()) {
+      d.nodes.push_back({t.host, {}});
+      job->positions.push_back(t.position);
+      known = job->positions.end() - 1;
+    }
+    NodeDescription& node = d.nodes[size_t(known - job->positions.begin())];
+    for (int k = 0; k < t.count; ++k, ++next) {
+      node.ranks.push_back(next);
+      job->rank_position.push_back(t.position);
+    }
+  }
+  SpawnedJobSetup setup;
+  setup.description = d;
+  setup.job_id = id;
+  setup.apps = request.apps;
+  setup.environment = context_.environment;
+  setup.tag_output = context_.tag_output;
+  // Before anyone can ask about its processes.
+  announce_(d.nspace, wanted, job->positions);
+
+  // mpirun's own part first: if it cannot start, nothing was sent anywhere.
+  auto local = std::find(job->positions.begin(), job->positions.end(), 0);
+  if (local != job->positions.end()) {
+    if (auto refusal = resolve_programs(setup.apps, context_.environment)) return refuse(request, *refusal);
+    SpawnedIo io;
+    io.epoll_fd = epoll_fd_;
+    io.stdout_kind = stdout_kind_;
+    io.stderr_kind = stderr_kind_;
+    io.defaults = &defaults_;
+    io.null_fd = null_fd_;
+    io.sink_for = [this](int, int stream) { return sink_for_(stream); };
+    auto first_group = uint32_t(groups_.size());
+    for (size_t a = 0; a < request.apps.size(); ++a) groups_.emplace_back(id - 1, int(a));
+    SpawnedJobSetup mine = setup;
+    mine.description.this_node = int(local - job->positions.begin());
+    job->here = std::make_unique<SpawnedJobHere>(std::move(mine), server_, io, first_group);
+    std::string failure = job->here->start();
+    if (!failure.empty()) {
+      job->abandoned = true;
+      jobs_.push_back(std::move(job));
+      return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure});
+    }
+  }
+  // The daemons resolve the programs on their hosts and start their parts;
+  // the spawning process is answered when all of them have said how that went.
+  job->remote_alive.assign(size_t(wanted), false);
+  for (size_t n = 0; n < d.nodes.size(); ++n) {
+    if (job->positions[n] == 0) continue;
+    for (int r : d.nodes[n].ranks) job->remote_alive[size_t(r)] = true;
+    ++job->parts_pending;
+    SpawnedJobSetup part = setup;
+    part.description.this_node = int(n);
+    FERRY_DEBUG(kLaunch, "spawning %s on %s (daemon %d) for rank %d of %s", d.nspace.c_str(),
+                d.nodes[n].hostname.c_str(), job->positions[n], request.parent_rank, request.parent_nspace.c_str());
+    send_toward_(job->positions[n], encode_remote_spawn({uint32_t(job->positions[n]), std::move(part)}));
   }
   Job& j = *job;
   jobs_.push_back(std::move(job));
-
-  // Each app is a set of ranks of its own (its program, argv, environment).
-  std::string failure;
-  int first = 0;
-  for (size_t a = 0; a < request.apps.size() && failure.empty(); ++a) {
-    const SpawnApp& app = request.apps[a];
-    LocalRanksSetup setup;
-    setup.nspace = d.nspace;
-    for (int r = first; r < first + app.maxprocs; ++r) setup.ranks.push_back(r);
-    setup.num_ranks = wanted;
-    setup.first_local_rank = first;
-    setup.local_size = wanted;
-    setup.program_path = app.cmd;
-    setup.argv = app.argv;
-    setup.working_dir = app.wdir;
-    setup.tag_output = context_.tag_output;
-    setup.job_tag = std::to_string(id);
-    setup.end_lines = true;
-    setup.hostname = context_.hostname;
-    setup.event_group = uint32_t(groups_.size());
-    groups_.emplace_back(id - 1, int(a));
-    j.apps.push_back({std::make_unique<LocalRanks>(epoll_fd_, stdout_kind_, stderr_kind_, std::move(setup), defaults_,
-                                                   [this](int, int stream) { return sink_for_(stream); })});
-    Environment base = base_environment(environ, context_.environment);
-    for (const std::string& e : app.env)
-      if (size_t eq = e.find('='); eq != std::string::npos) base.set(e.substr(0, eq), e.substr(eq + 1));
-    LocalRanks& ranks = *j.apps.back().ranks;
-    for (int i = 0; i < ranks.size() && failure.empty(); ++i) {
-      try {
-        ranks.start(i, base, server_, null_fd_);
-      } catch (const std::exception& e) {
-        failure = "rank " + std::to_string(ranks.rank_at(i)) + ": " + e.what();
-      }
-    }
-    first += app.maxprocs;
+  if (j.parts_pending > 0) {
+    j.pending = request;
+    request.callback = nullptr;  // answered through `pending` only
+    return "";
   }
-  if (!failure.empty()) {
-    // Nothing of a job that did not start whole is left running.
-    j.abandoned = true;
-    for (App& app : j.apps) app.ranks->signal(SIGKILL);
-    server_.deregister_job(d);
-    return refuse(request, {PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure}, what);
-  }
-  FERRY_DEBUG(kLaunch, "spawned %s for rank %d of %s: %d processes of %s", d.nspace.c_str(), request.parent_rank,
-              request.parent_nspace.c_str(), wanted, request.apps[0].cmd.c_str());
-  request.answer(PMIX_SUCCESS, d.nspace);
+  FERRY_DEBUG(kLaunch, "spawned %s for rank %d of %s: %d processes of %s", j.description.nspace.c_str(),
+              request.parent_rank, request.parent_nspace.c_str(), wanted, request.apps[0].cmd.c_str());
+  request.answer(PMIX_SUCCESS, j.description.nspace);
   return "";
+}
+
+std::string SpawnedJobs::remote_started(int job_id, int position, pmix_status_t status, const std::string& why) {
+  if (job_id < 1 || size_t(job_id) > jobs_.size()) return "";
+  Job& j = *jobs_[size_t(job_id) - 1];
+  if (j.parts_pending == 0) return "";  // given up on already
+  --j.parts_pending;
+  auto node = std::find(j.positions.begin(), j.positions.end(), position);
+  std::string host = node != j.positions.end() ? j.description.nodes[size_t(node - j.positions.begin())].hostname : "?";
+  if (status != PMIX_SUCCESS) {
+    // Nothing of this part runs there (the daemon made sure).
+    for (size_t r = 0; r < j.remote_alive.size(); ++r)
+      if (j.rank_position[r] == position) j.remote_alive[r] = false;
+    if (j.failure.status == PMIX_SUCCESS) j.failure = {status, why + " (on " + host + ")"};
+  }
+  if (j.parts_pending > 0) return "";
+  if (j.failure.status == PMIX_SUCCESS) {
+    FERRY_DEBUG(kLaunch, "spawned %s on %zu hosts for rank %d of %s", j.description.nspace.c_str(),
+                j.positions.size(), j.pending.parent_rank, j.pending.parent_nspace.c_str());
+    j.pending.answer(PMIX_SUCCESS, j.description.nspace);
+    return "";
+  }
+  // A job that did not start whole does not run at all.
+  abandon(j);
+  return refuse(j.pending, j.failure);
+}
+
+void SpawnedJobs::abandon(Job& j) {
+  j.abandoned = true;
+  if (j.here) j.here->abandon();
+  int id = 0;
+  for (size_t k = 0; k < jobs_.size(); ++k)
+    if (jobs_[k].get() == &j) id = int(k) + 1;
+  for (int p : j.positions)
+    if (p > 0) send_toward_(p, wire::Encoder(wire::Type::kDropJob).u32(uint32_t(p)).i32(id).finish());
+  j.remote_alive.assign(j.remote_alive.size(), false);
 }
 
 void SpawnedJobs::on_output(uint64_t event_data) {
   auto group = size_t(event_data >> 40);
   if (group >= groups_.size()) return;
   auto [job, app] = groups_[group];
-  jobs_[size_t(job)]->apps[size_t(app)].ranks->on_output(event_data);
+  if (jobs_[size_t(job)]->here) jobs_[size_t(job)]->here->on_output(app, event_data);
 }
 
 std::optional<SpawnedJobs::Exit> SpawnedJobs::reaped(pid_t pid, int wait_status) {
   for (const auto& job : jobs_)
-    for (App& app : job->apps)
-      if (std::optional<LocalRanks::Exit> exit = app.ranks->reaped(pid, wait_status))
-        return Exit{job->description.nspace, exit->rank, pid, wait_status, !job->abandoned};
+    if (job->here)
+      if (std::optional<LocalRanks::Exit> exit = job->here->reaped(pid, wait_status))
+        return Exit{job->description.nspace, exit->rank, pid, wait_status, !job->here->abandoned()};
   return std::nullopt;
+}
+
+std::optional<SpawnedJobs::Exit> SpawnedJobs::remote_exited(int job_id, int rank, pid_t pid, int wait_status) {
+  if (job_id < 1 || size_t(job_id) > jobs_.size()) return std::nullopt;
+  Job& j = *jobs_[size_t(job_id) - 1];
+  if (rank < 0 || size_t(rank) >= j.remote_alive.size() || !j.remote_alive[size_t(rank)]) return std::nullopt;
+  j.remote_alive[size_t(rank)] = false;
+  return Exit{j.description.nspace, rank, pid, wait_status, !j.abandoned};
+}
+
+void SpawnedJobs::remote_lost(int position) {
+  for (const auto& job : jobs_) {
+    bool there = false;
+    for (size_t r = 0; r < job->remote_alive.size(); ++r)
+      if (position < 0 || job->rank_position[r] == position) {
+        there = there || job->remote_alive[r] || job->parts_pending > 0;
+        job->remote_alive[r] = false;
+      }
+    if (there && job->parts_pending > 0) {
+      job->parts_pending = 0;
+      job->pending.answer(PMIX_ERR_JOB_TERMINATED);
+    }
+  }
+}
+
+int SpawnedJobs::position_of(const std::string& nspace, int rank) const {
+  for (const auto& job : jobs_)
+    if (job->description.nspace == nspace && !job->abandoned)
+      return rank >= 0 && size_t(rank) < job->rank_position.size() ? job->rank_position[size_t(rank)] : -1;
+  return -1;
 }
 
 std::string SpawnedJobs::nspace_of(int job_id) const {
@@ -247,19 +421,17 @@ std::string SpawnedJobs::nspace_of(int job_id) const {
 
 void SpawnedJobs::signal(int sig, const std::string& spared_nspace, int spared_rank) {
   for (const auto& job : jobs_)
-    for (App& app : job->apps)
-      app.ranks->signal(sig, job->description.nspace == spared_nspace ? spared_rank : -1);
+    if (job->here) job->here->signal(sig, job->description.nspace == spared_nspace ? spared_rank : -1);
 }
 
 void SpawnedJobs::kill_leftovers() {
   for (const auto& job : jobs_)
-    for (App& app : job->apps) app.ranks->kill_leftovers();
+    if (job->here) job->here->kill_leftovers();
 }
 
 int SpawnedJobs::running() const {
   int n = 0;
-  for (const auto& job : jobs_)
-    for (const App& app : job->apps) n += app.ranks->running();
+  for (const auto& job : jobs_) n += (job->here ? job->here->running() : 0) + job->remote_running();
   return n;
 }
 

@@ -20,6 +20,20 @@ enum class Type : uint8_t {
   kFenceData,     // sequence, the subtree's concatenated PMIx fence data
   kNodeLost,      // position, reason: a daemon's link closed
   kError,         // exit status, message: the daemon cannot go on
+  // Both ways (forwarded_requests.h): a PMIx request that a daemon's server
+  // cannot answer alone goes up to mpirun, or from mpirun down to the host
+  // that can (a direct modex); its answer goes back to the server that asked.
+  kRequest,       // origin, id, target, kind, process, packed arguments
+  kReply,         // origin, id, status, packed answer
+  // A job that PMIx_Spawn placed on a daemon's host (daemon_spawned_jobs.h).
+  kSpawnJob,      // down: target position, the job and its apps
+  kSpawnStarted,  // up: job id, status, why not, the daemon's position
+  kDropJob,       // down: target position, job id: end a job that did not start whole
+  kSpawnedExited, // up: job id, rank, pid, wait status
+  kSpawnedAbort,  // up: job id, rank, code
+  kKnowJob,       // down to all: nspace, size, the positions running it
+  kJobFence,      // up: nspace, sequence, a host's fence data (spawned_fences.h)
+  kJobFenceRelease, // down: nspace, sequence, ok, every host's data
   // Downwards, mpirun -> every daemon.
   kFenceRelease,  // sequence, every node's fence data
   kSignal,        // signal, rank spared (-1: none)

@@ -22,8 +22,8 @@ struct Args {
 
 // `recv_elements` is the receive count (the largest one in the v form),
 // which the buffer checks use.
-Args check(api::Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-           int recv_elements, MPI_Datatype recvtype, MPI_Comm comm) {
+Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+           MPI_Count recv_elements, MPI_Datatype recvtype, MPI_Comm comm) {
   Args a;
   a.comm = call.comm(comm);
   a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", a.comm == nullptr || !a.comm->inter);
@@ -33,58 +33,115 @@ Args check(api::Call& call, const void* sendbuf, int sendcount, MPI_Datatype sen
 }
 
 // The v form's counts and displacements; returns the largest count.
-int check_v(api::Call& call, MPI_Comm comm, const int recvcounts[], const int displs[]) {
+MPI_Count check_v(api::Call& call, MPI_Comm comm, coll::CountArray recvcounts, coll::DisplArray displs) {
   Communicator* c = call.comm(comm);
   if (c == nullptr || !api::check_counts(call, recvcounts, displs, c->peer_count(), "recv")) return 0;
-  int largest = 0;
+  MPI_Count largest = 0;
   for (int i = 0; i < c->peer_count(); ++i) largest = recvcounts[i] > largest ? recvcounts[i] : largest;
   return largest;
 }
 
+
+int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::allgather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, how);
+  });
+}
+
+int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+               void* recvbuf, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype,
+               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  MPI_Count largest = check_v(call, comm, recvcounts, displs);
+  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, largest, recvtype, comm);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::allgatherv(sendbuf, sendcount, a.sendtype, recvbuf, recvcounts, displs, a.recvtype, a.comm, how);
+  });
+}
+
 }  // namespace
 
-extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  api::Call call("MPI_Allgather");
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::allgather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm));
+extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather("MPI_Allgather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Allgather)
-
-extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Iallgather");
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::iallgather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather("MPI_Iallgather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Iallgather)
+extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request) {
+  return allgather("MPI_Allgather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Allgather_init)
+extern "C" int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather("MPI_Allgather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Allgather_c)
+extern "C" int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather("MPI_Iallgather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Iallgather_c)
+extern "C" int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request* request) {
+  return allgather("MPI_Allgather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Allgather_init_c)
 
 extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  api::Call call("MPI_Allgatherv");
-  int largest = check_v(call, comm, recvcounts, displs);
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, largest, recvtype, comm);
-  if (!call.ok()) return call.raise();
-  return call.result(
-      coll::allgatherv(sendbuf, sendcount, a.sendtype, recvbuf, recvcounts, displs, a.recvtype, a.comm));
+  return allgatherv("MPI_Allgatherv", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Allgatherv)
-
 extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Request* request) {
-  api::Call call("MPI_Iallgatherv");
-  int largest = check_v(call, comm, recvcounts, displs);
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, largest, recvtype, comm);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::iallgatherv(sendbuf, sendcount, a.sendtype, recvbuf, recvcounts, displs, a.recvtype, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return allgatherv("MPI_Iallgatherv", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    displs, recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Iallgatherv)
+extern "C" int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request* request) {
+  return allgatherv("MPI_Allgatherv_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    displs, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Allgatherv_init)
+extern "C" int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                 MPI_Comm comm) {
+  return allgatherv("MPI_Allgatherv_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    recvtype, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Allgatherv_c)
+extern "C" int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Request* request) {
+  return allgatherv("MPI_Iallgatherv_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    displs, recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Iallgatherv_c)
+extern "C" int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allgatherv("MPI_Allgatherv_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    displs, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Allgatherv_init_c)

@@ -25,16 +25,16 @@ struct Args {
 };
 
 // The largest of n counts (which check_counts has checked).
-int largest(const int counts[], int n) {
-  int most = 0;
+MPI_Count largest(coll::CountArray counts, int n) {
+  MPI_Count most = 0;
   for (int i = 0; i < n; ++i) most = counts[i] > most ? counts[i] : most;
   return most;
 }
 
 // MPI_Alltoall, and MPI_Alltoallv when the count arrays are given.
-Args check(api::Call& call, const void* sendbuf, int sendcount, const int sendcounts[], const int sdispls[],
-           MPI_Datatype sendtype, void* recvbuf, int recvcount, const int recvcounts[], const int rdispls[],
-           MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
+Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
+           coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+           coll::CountArray recvcounts, coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
   Args a;
   a.comm = call.comm(comm);
   if (!call.ok()) return a;
@@ -50,10 +50,10 @@ Args check(api::Call& call, const void* sendbuf, int sendcount, const int sendco
 }
 
 // MPI_Alltoallw: per-peer datatypes into `sendtypes` and `recvtypes`.
-Communicator* check_w(api::Call& call, const void* sendbuf, const int sendcounts[], const int sdispls[],
-                      const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
-                      const MPI_Datatype recvtypes[], MPI_Comm comm, std::vector<const Datatype*>* send_types,
-                      std::vector<const Datatype*>* recv_types) {
+Communicator* check_w(api::Call& call, const void* sendbuf, coll::CountArray sendcounts, coll::DisplArray sdispls,
+                      const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts,
+                      coll::DisplArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      std::vector<const Datatype*>* send_types, std::vector<const Datatype*>* recv_types) {
   Communicator* c = call.comm(comm);
   if (!call.ok()) return c;
   const int p = c->peer_count();
@@ -74,84 +74,173 @@ Communicator* check_w(api::Call& call, const void* sendbuf, const int sendcounts
   return c;
 }
 
+int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr, nullptr,
+                 recvtype, comm, false);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::alltoall(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, how);
+  });
+}
+
+int alltoallv(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
+              coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, coll::CountArray recvcounts,
+              coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm,
+                 true);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::alltoallv(sendbuf, sendcounts, sdispls, a.sendtype, recvbuf, recvcounts, rdispls, a.recvtype,
+                           a.comm, how);
+  });
+}
+
+// The schedule holds its own reference on each type (coll/schedule.h), so
+// the translated arrays need only last for the call.
+int alltoallw(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
+              coll::DisplArray sdispls, const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts,
+              coll::DisplArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+              MPI_Request* request) {
+  api::Call call(name);
+  std::vector<const Datatype*> send_types, recv_types;
+  Communicator* c = check_w(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                            comm, &send_types, &recv_types);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::alltoallw(sendbuf, sendcounts, sdispls, send_types.data(), recvbuf, recvcounts, rdispls,
+                           recv_types.data(), c, how);
+  });
+}
+
 }  // namespace
 
-extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  api::Call call("MPI_Alltoall");
-  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr, nullptr,
-                 recvtype, comm, false);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::alltoall(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm));
+extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall("MPI_Alltoall", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Alltoall)
-
-extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Ialltoall");
-  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr, nullptr,
-                 recvtype, comm, false);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ialltoall(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoall("MPI_Ialltoall", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ialltoall)
+extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  return alltoall("MPI_Alltoall_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Alltoall_init)
+extern "C" int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall("MPI_Alltoall_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Alltoall_c)
+extern "C" int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoall("MPI_Ialltoall_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ialltoall_c)
+extern "C" int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request* request) {
+  return alltoall("MPI_Alltoall_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Alltoall_init_c)
 
-extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                              MPI_Datatype recvtype, MPI_Comm comm) {
-  api::Call call("MPI_Alltoallv");
-  Args a = check(call, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm,
-                 true);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::alltoallv(sendbuf, sendcounts, sdispls, a.sendtype, recvbuf, recvcounts, rdispls,
-                                     a.recvtype, a.comm));
+extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  return alltoallv("MPI_Alltoallv", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+    rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Alltoallv)
-
-extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Ialltoallv");
-  Args a = check(call, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype, comm,
-                 true);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ialltoallv(sendbuf, sendcounts, sdispls, a.sendtype, recvbuf, recvcounts, rdispls, a.recvtype,
-                           a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request* request) {
+  return alltoallv("MPI_Ialltoallv", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ialltoallv)
+extern "C" int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallv("MPI_Alltoallv_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    recvcounts, rdispls, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Alltoallv_init)
+extern "C" int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv("MPI_Alltoallv_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+    rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Alltoallv_c)
+extern "C" int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoallv("MPI_Ialltoallv_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ialltoallv_c)
+extern "C" int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request* request) {
+  return alltoallv("MPI_Alltoallv_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    recvcounts, rdispls, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Alltoallv_init_c)
 
 extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  api::Call call("MPI_Alltoallw");
-  std::vector<const Datatype*> send_types, recv_types;
-  Communicator* c = check_w(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                            comm, &send_types, &recv_types);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::alltoallw(sendbuf, sendcounts, sdispls, send_types.data(), recvbuf, recvcounts, rdispls,
-                                     recv_types.data(), c));
+  return alltoallw("MPI_Alltoallw", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+    rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Alltoallw)
-
 extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                MPI_Request* request) {
-  api::Call call("MPI_Ialltoallw");
-  std::vector<const Datatype*> send_types, recv_types;
-  Communicator* c = check_w(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                            comm, &send_types, &recv_types);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ialltoallw(sendbuf, sendcounts, sdispls, send_types.data(), recvbuf, recvcounts, rdispls,
-                           recv_types.data(), c, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return alltoallw("MPI_Ialltoallw", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ialltoallw)
+extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request) {
+  return alltoallw("MPI_Alltoallw_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Alltoallw_init)
+extern "C" int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw("MPI_Alltoallw_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Alltoallw_c)
+extern "C" int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                 MPI_Request* request) {
+  return alltoallw("MPI_Ialltoallw_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ialltoallw_c)
+extern "C" int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Info info, MPI_Request* request) {
+  return alltoallw("MPI_Alltoallw_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Alltoallw_init_c)

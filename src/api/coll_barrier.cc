@@ -1,24 +1,29 @@
-// MPI_Barrier and MPI_Ibarrier (MPI-3.1 §5.3, §5.12.1).
+// MPI_Barrier, MPI_Ibarrier and MPI_Barrier_init (MPI-3.1 §5.3, §5.12.1;
+// MPI-4.0 §6.13).
 #include "api/coll_checks.h"
 #include "coll/collectives.h"
 
 using namespace ferry;
 
-extern "C" int PMPI_Barrier(MPI_Comm comm) {
-  api::Call call("MPI_Barrier");
+namespace {
+
+int barrier(const char* name, api::Form form, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
   Communicator* c = call.comm(comm);
-  if (c == nullptr) return call.raise();
-  return call.result(coll::barrier(c));
+  return api::launch(call, form, info, request, [&](coll::Launch how) { return coll::barrier(c, how); });
+}
+
+}  // namespace
+
+extern "C" int PMPI_Barrier(MPI_Comm comm) {
+  return barrier("MPI_Barrier", api::Form::kBlocking, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Barrier)
-
 extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Ibarrier");
-  Communicator* c = call.comm(comm);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ibarrier(c, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return barrier("MPI_Ibarrier", api::Form::kNonblocking, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ibarrier)
+extern "C" int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return barrier("MPI_Barrier_init", api::Form::kPersistent, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Barrier_init)

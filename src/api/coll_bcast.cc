@@ -1,4 +1,5 @@
-// MPI_Bcast and MPI_Ibcast (MPI-3.1 §5.4, §5.12.2).
+// MPI_Bcast, MPI_Ibcast and MPI_Bcast_init (MPI-3.1 §5.4, §5.12.2; MPI-4.0
+// §6.13), each also with an MPI_Count count (_c, MPI-4.0 §6.2.2).
 //
 // Checked here: the communicator, the root (MPI_ERR_ROOT), count, datatype
 // and buffer. MPI_IN_PLACE is not a valid buffer (MPI_ERR_ARG). Ranks that
@@ -16,7 +17,7 @@ struct Args {
   const Datatype* type;
 };
 
-Args check(api::Call& call, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+Args check(api::Call& call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   Args a{call.comm(comm), nullptr};
   if (a.comm != nullptr) api::check_root(call, root, a.comm);
   // On an intercommunicator, the root's partners (MPI_PROC_NULL) pass
@@ -26,24 +27,41 @@ Args check(api::Call& call, void* buffer, int count, MPI_Datatype datatype, int 
   return a;
 }
 
+int bcast(const char* name, api::Form form, void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, buffer, count, datatype, root, comm);
+  return api::launch(call, form, info, request,
+                     [&](coll::Launch how) { return coll::bcast(buffer, count, a.type, root, a.comm, how); });
+}
+
 }  // namespace
 
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  api::Call call("MPI_Bcast");
-  Args a = check(call, buffer, count, datatype, root, comm);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::bcast(buffer, count, a.type, root, a.comm));
+  return bcast("MPI_Bcast", api::Form::kBlocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Bcast)
-
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            MPI_Request* request) {
-  api::Call call("MPI_Ibcast");
-  Args a = check(call, buffer, count, datatype, root, comm);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ibcast(buffer, count, a.type, root, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return bcast("MPI_Ibcast", api::Form::kNonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ibcast)
+extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                               MPI_Info info, MPI_Request* request) {
+  return bcast("MPI_Bcast_init", api::Form::kPersistent, buffer, count, datatype, root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Bcast_init)
+extern "C" int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast("MPI_Bcast_c", api::Form::kBlocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Bcast_c)
+extern "C" int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                             MPI_Request* request) {
+  return bcast("MPI_Ibcast_c", api::Form::kNonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ibcast_c)
+extern "C" int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request* request) {
+  return bcast("MPI_Bcast_init_c", api::Form::kPersistent, buffer, count, datatype, root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Bcast_init_c)

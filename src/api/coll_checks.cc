@@ -17,7 +17,7 @@ bool check_root(Call& call, int root, const Communicator* c) {
   return call.fail(MPI_ERR_ROOT, "invalid root %d (communicator size %d)", root, c->size);
 }
 
-const Datatype* check_triple(Call& call, const void* buf, int count, MPI_Datatype type, const char* what,
+const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_Datatype type, const char* what,
                              bool in_place_allowed) {
   if (!call.ok()) return nullptr;
   if (buf == MPI_IN_PLACE) {
@@ -35,16 +35,18 @@ const Datatype* check_triple(Call& call, const void* buf, int count, MPI_Datatyp
   return t;
 }
 
-bool check_counts(Call& call, const int counts[], const int displs[], int n, const char* what) {
+bool check_counts(Call& call, coll::CountArray counts, coll::DisplArray displs, int n, const char* what) {
   if (!call.ok()) return false;
-  if (counts == nullptr) return call.fail(MPI_ERR_ARG, "%scounts is NULL", what);
-  if (displs == nullptr) return call.fail(MPI_ERR_ARG, "%sdispls is NULL", what);
+  if (counts.null()) return call.fail(MPI_ERR_ARG, "%scounts is NULL", what);
+  if (displs.null()) return call.fail(MPI_ERR_ARG, "%sdispls is NULL", what);
   for (int i = 0; i < n; ++i)
-    if (counts[i] < 0) return call.fail(MPI_ERR_COUNT, "invalid %scounts[%d] %d (must be >= 0)", what, i, counts[i]);
+    if (counts[i] < 0)
+      return call.fail(MPI_ERR_COUNT, "invalid %scounts[%d] %lld (must be >= 0)", what, i,
+                       static_cast<long long>(counts[i]));
   return true;
 }
 
-bool check_types(Call& call, const MPI_Datatype types[], const int counts[], int n, const char* what,
+bool check_types(Call& call, const MPI_Datatype types[], coll::CountArray counts, int n, const char* what,
                  std::vector<const Datatype*>* out) {
   if (!call.ok()) return false;
   if (types == nullptr) return call.fail(MPI_ERR_ARG, "%stypes is NULL", what);
@@ -92,7 +94,7 @@ RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer&
   if (!inter || !is_root)
     a.everyone_type = check_triple(call, everyone.buf, everyone.count, everyone.type, everyone.what, is_root && !inter);
   if (!is_root) return a;
-  int root_count = at_root.count;
+  MPI_Count root_count = at_root.count;
   const int blocks = a.comm->peer_count();
   if (at_root.v_form) {
     if (!check_counts(call, at_root.counts, at_root.displs, blocks, at_root.what)) return a;

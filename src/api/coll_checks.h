@@ -13,6 +13,8 @@
 
 #include "api/api.h"
 #include "base/request.h"
+#include "coll/collectives.h"
+#include "coll/count_array.h"
 
 namespace ferry::api {
 
@@ -26,18 +28,18 @@ bool check_root(Call& call, int root, const Communicator* c);
 // (MPI_ERR_ARG) unless `in_place_allowed`; the rank's own send arguments are
 // then not looked at (MPI-3.1 §5.2.1: they are ignored). Returns the
 // datatype, or nullptr for MPI_IN_PLACE or after an error.
-const Datatype* check_triple(Call& call, const void* buf, int count, MPI_Datatype type, const char* what,
+const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_Datatype type, const char* what,
                              bool in_place_allowed = false);
 
 // The counts and displacements of the v and w forms: `counts` and `displs`
 // must not be NULL (MPI_ERR_ARG), and every count must be >= 0
 // (MPI_ERR_COUNT).
-bool check_counts(Call& call, const int counts[], const int displs[], int n, const char* what);
+bool check_counts(Call& call, coll::CountArray counts, coll::DisplArray displs, int n, const char* what);
 
 // The per-peer datatypes of MPI_Alltoallw, translated into `out`: each must
 // be valid and movable (MPI_ERR_TYPE), except that an empty block may name
 // MPI_DATATYPE_NULL (it then moves as MPI_BYTE).
-bool check_types(Call& call, const MPI_Datatype types[], const int counts[], int n, const char* what,
+bool check_types(Call& call, const MPI_Datatype types[], coll::CountArray counts, int n, const char* what,
                  std::vector<const Datatype*>* out);
 
 // MPI_IN_PLACE in an argument where the standard does not allow it.
@@ -54,10 +56,10 @@ bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, cons
 // and displacements in the v forms; not looked at elsewhere).
 struct RootedBuffer {
   const void* buf;
-  int count;             // ignored in the v forms
+  MPI_Count count;       // ignored in the v forms
   bool v_form;           // per-rank `counts` and `displs` instead of `count`
-  const int* counts;
-  const int* displs;
+  coll::CountArray counts;
+  coll::DisplArray displs;
   MPI_Datatype type;
   const char* what;      // "send" or "recv", for messages
 };
@@ -74,5 +76,25 @@ RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer&
 // The nonblocking forms hand out the request, or MPI_REQUEST_NULL when the
 // call failed before it started.
 int finish_nonblocking(Call& call, Err e, Request* r, MPI_Request* request);
+
+// The three forms of each collective (MPI-4.0 §6.12, §6.13): MPI_X, MPI_IX
+// and MPI_X_init, each also as MPI_X_c with MPI_Count counts. One checking
+// function per collective serves all six entry points; it ends in launch().
+enum class Form { kBlocking, kNonblocking, kPersistent };
+
+// After the collective's own checks: the request (not for the blocking
+// form) and the _init calls' info (a valid handle or MPI_INFO_NULL; no
+// hint changes what a persistent collective does yet). Then runs
+// `core(coll::Launch)` as `form` says and hands out its request.
+template <typename Core>
+int launch(Call& call, Form form, MPI_Info info, MPI_Request* request, Core&& core) {
+  if (form != Form::kBlocking) call.not_null(request, "request");
+  if (form == Form::kPersistent && call.ok()) checked_hints(call, info);
+  if (!call.ok()) return call.raise();
+  if (form == Form::kBlocking) return call.result(core(coll::Launch{}));
+  Request* r = nullptr;
+  Err e = core(form == Form::kNonblocking ? coll::nonblocking(&r) : coll::persistent(&r));
+  return finish_nonblocking(call, std::move(e), r, request);
+}
 
 }  // namespace ferry::api

@@ -23,60 +23,117 @@ struct Args {
 };
 
 // `recvcounts` is null for MPI_Gather, whose count is `recvcount`.
-Args check(api::Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-           int recvcount, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+           MPI_Count recvcount, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype, int root,
            MPI_Comm comm, bool v_form) {
-  api::RootedArgs r = api::check_rooted(call, comm, root, {sendbuf, sendcount, false, nullptr, nullptr, sendtype, "send"},
-                                        {recvbuf, recvcount, v_form, recvcounts, displs, recvtype, "recv"});
+  api::RootedArgs r =
+      api::check_rooted(call, comm, root, {sendbuf, sendcount, false, nullptr, nullptr, sendtype, "send"},
+                        {recvbuf, recvcount, v_form, recvcounts, displs, recvtype, "recv"});
   return Args{r.comm, r.everyone_type, r.root_type};
+}
+
+
+int gather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+           MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm,
+                 false);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::gather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, how);
+  });
+}
+
+int gatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+            void* recvbuf, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype, int root,
+            MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, true);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::gatherv(sendbuf, sendcount, a.sendtype, recvbuf, recvcounts, displs, a.recvtype, root, a.comm, how);
+  });
 }
 
 }  // namespace
 
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  api::Call call("MPI_Gather");
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm,
-                 false);
-  if (!call.ok()) return call.raise();
-  return call.result(
-      coll::gather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm));
+  return gather("MPI_Gather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+    comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Gather)
-
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Igather");
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm,
-                 false);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::igather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return gather("MPI_Igather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Igather)
+extern "C" int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gather("MPI_Gather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Gather_init)
+extern "C" int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather("MPI_Gather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+    comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Gather_c)
+extern "C" int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request* request) {
+  return gather("MPI_Igather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Igather_c)
+extern "C" int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  return gather("MPI_Gather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Gather_init_c)
 
 extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                             MPI_Comm comm) {
-  api::Call call("MPI_Gatherv");
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, true);
-  if (!call.ok()) return call.raise();
-  return call.result(
-      coll::gatherv(sendbuf, sendcount, a.sendtype, recvbuf, recvcounts, displs, a.recvtype, root, a.comm));
+  return gatherv("MPI_Gatherv", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Gatherv)
-
 extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                             MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Igatherv");
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, true);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::igatherv(sendbuf, sendcount, a.sendtype, recvbuf, recvcounts, displs, a.recvtype, root, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Request* request) {
+  return gatherv("MPI_Igatherv", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    recvtype, root, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Igatherv)
+extern "C" int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gatherv("MPI_Gatherv_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    recvtype, root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Gatherv_init)
+extern "C" int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                              MPI_Comm comm) {
+  return gatherv("MPI_Gatherv_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    recvtype, root, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Gatherv_c)
+extern "C" int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Request* request) {
+  return gatherv("MPI_Igatherv_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    recvtype, root, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Igatherv_c)
+extern "C" int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gatherv("MPI_Gatherv_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    displs, recvtype, root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Gatherv_init_c)

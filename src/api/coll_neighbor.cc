@@ -34,91 +34,79 @@ Neighborhood check_comm(api::Call& call, MPI_Comm comm) {
   return n;
 }
 
-int largest(const int counts[], int n) {
-  int most = 0;
+MPI_Count largest(coll::CountArray counts, int n) {
+  MPI_Count most = 0;
   for (int i = 0; i < n; ++i) most = counts[i] > most ? counts[i] : most;
   return most;
 }
 
 // The w form's counts and byte displacements.
-bool check_w_counts(api::Call& call, const int counts[], const MPI_Aint displs[], int n, const char* what) {
+bool check_w_counts(api::Call& call, coll::CountArray counts, coll::DisplArray displs, int n, const char* what) {
   if (!call.ok()) return false;
-  if (n > 0 && (counts == nullptr || displs == nullptr))
+  if (n > 0 && (counts.null() || displs.null()))
     return call.fail(MPI_ERR_ARG, "%scounts or %sdispls is NULL", what, what);
   for (int i = 0; i < n; ++i)
-    if (counts[i] < 0) return call.fail(MPI_ERR_COUNT, "invalid %scounts[%d] %d (must be >= 0)", what, i, counts[i]);
+    if (counts[i] < 0)
+      return call.fail(MPI_ERR_COUNT, "invalid %scounts[%d] %lld (must be >= 0)", what, i,
+                       static_cast<long long>(counts[i]));
   return true;
 }
 
-// Runs the blocking form (request == nullptr) or starts the nonblocking one.
-template <typename Start>
-int finish(api::Call& call, MPI_Request* request, Start start) {
-  if (request == nullptr) return call.result(start(nullptr));
-  Request* r = nullptr;
-  Err e = start(&r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
-}
-
-int allgather(const char* name, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, bool nonblocking) {
+int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   const Datatype* st = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
   const Datatype* rt = api::check_triple(call, recvbuf, recvcount, recvtype, "recv");
-  if (nonblocking) call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  return finish(call, request, [&](Request** r) {
-    return coll::neighbor_allgather(sendbuf, sendcount, st, recvbuf, recvcount, rt, n.comm, r);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::neighbor_allgather(sendbuf, sendcount, st, recvbuf, recvcount, rt, n.comm, how);
   });
 }
 
-int allgatherv(const char* name, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-               MPI_Request* request, bool nonblocking) {
+int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+               void* recvbuf, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype,
+               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   const Datatype* st = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
-  int most = api::check_counts(call, recvcounts, displs, n.in, "recv") ? largest(recvcounts, n.in) : 0;
+  MPI_Count most = api::check_counts(call, recvcounts, displs, n.in, "recv") ? largest(recvcounts, n.in) : 0;
   const Datatype* rt = api::check_triple(call, recvbuf, most, recvtype, "recv");
-  if (nonblocking) call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  return finish(call, request, [&](Request** r) {
-    return coll::neighbor_allgatherv(sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt, n.comm, r);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::neighbor_allgatherv(sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt, n.comm, how);
   });
 }
 
-int alltoall(const char* name, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, bool nonblocking) {
+int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   const Datatype* st = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
   const Datatype* rt = api::check_triple(call, recvbuf, recvcount, recvtype, "recv");
-  if (nonblocking) call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  return finish(call, request, [&](Request** r) {
-    return coll::neighbor_alltoall(sendbuf, sendcount, st, recvbuf, recvcount, rt, n.comm, r);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::neighbor_alltoall(sendbuf, sendcount, st, recvbuf, recvcount, rt, n.comm, how);
   });
 }
 
-int alltoallv(const char* name, const void* sendbuf, const int sendcounts[], const int sdispls[],
-              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, bool nonblocking) {
+int alltoallv(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
+              coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, coll::CountArray recvcounts,
+              coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
-  int send_most = api::check_counts(call, sendcounts, sdispls, n.out, "send") ? largest(sendcounts, n.out) : 0;
-  int recv_most = api::check_counts(call, recvcounts, rdispls, n.in, "recv") ? largest(recvcounts, n.in) : 0;
+  MPI_Count send_most = api::check_counts(call, sendcounts, sdispls, n.out, "send") ? largest(sendcounts, n.out) : 0;
+  MPI_Count recv_most = api::check_counts(call, recvcounts, rdispls, n.in, "recv") ? largest(recvcounts, n.in) : 0;
   const Datatype* st = api::check_triple(call, sendbuf, send_most, sendtype, "send");
   const Datatype* rt = api::check_triple(call, recvbuf, recv_most, recvtype, "recv");
-  if (nonblocking) call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  return finish(call, request, [&](Request** r) {
-    return coll::neighbor_alltoallv(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, n.comm, r);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::neighbor_alltoallv(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, n.comm, how);
   });
 }
 
-int alltoallw(const char* name, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request, bool nonblocking) {
+int alltoallw(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
+              coll::DisplArray sdispls, const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts,
+              coll::DisplArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+              MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   std::vector<const Datatype*> send_types, recv_types;
@@ -130,11 +118,9 @@ int alltoallw(const char* name, const void* sendbuf, const int sendcounts[], con
   api::check_not_in_place(call, recvbuf, "recv");
   if (call.ok()) call.buffer(sendbuf, largest(sendcounts, n.out), "sendbuf");
   if (call.ok()) call.buffer(recvbuf, largest(recvcounts, n.in), "recvbuf");
-  if (nonblocking) call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  return finish(call, request, [&](Request** r) {
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::neighbor_alltoallw(sendbuf, sendcounts, sdispls, send_types.data(), recvbuf, recvcounts, rdispls,
-                                    recv_types.data(), n.comm, r);
+                                    recv_types.data(), n.comm, how);
   });
 }
 
@@ -142,78 +128,220 @@ int alltoallw(const char* name, const void* sendbuf, const int sendcounts[], con
 
 extern "C" int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                   nullptr, false);
+  return allgather("MPI_Neighbor_allgather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Neighbor_allgather)
-
 extern "C" int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                   request, true);
+  return allgather("MPI_Ineighbor_allgather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ineighbor_allgather)
+extern "C" int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request) {
+  return allgather("MPI_Neighbor_allgather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
+    recvcount, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_allgather_init)
+extern "C" int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather("MPI_Neighbor_allgather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Neighbor_allgather_c)
+extern "C" int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request* request) {
+  return allgather("MPI_Ineighbor_allgather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf,
+    recvcount, recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ineighbor_allgather_c)
+extern "C" int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                              MPI_Info info, MPI_Request* request) {
+  return allgather("MPI_Neighbor_allgather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
+    recvcount, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_allgather_init_c)
 
 extern "C" int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                         MPI_Comm comm) {
-  return allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                    comm, nullptr, false);
+  return allgatherv("MPI_Neighbor_allgatherv", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    displs, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Neighbor_allgatherv)
-
 extern "C" int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                          MPI_Comm comm, MPI_Request* request) {
-  return allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                    comm, request, true);
+  return allgatherv("MPI_Ineighbor_allgatherv", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf,
+    recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ineighbor_allgatherv)
+extern "C" int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                             const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allgatherv("MPI_Neighbor_allgatherv_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
+    recvcounts, displs, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_allgatherv_init)
+extern "C" int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv("MPI_Neighbor_allgatherv_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf,
+    recvcounts, displs, recvtype, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Neighbor_allgatherv_c)
+extern "C" int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                           void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgatherv("MPI_Ineighbor_allgatherv_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf,
+    recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ineighbor_allgatherv_c)
+extern "C" int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request* request) {
+  return allgatherv("MPI_Neighbor_allgatherv_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
+    recvcounts, displs, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_allgatherv_init_c)
 
 extern "C" int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr,
-                  false);
+  return alltoall("MPI_Neighbor_alltoall", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Neighbor_alltoall)
-
 extern "C" int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                  request, true);
+  return alltoall("MPI_Ineighbor_alltoall", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ineighbor_alltoall)
+extern "C" int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request* request) {
+  return alltoall("MPI_Neighbor_alltoall_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
+    recvcount, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoall_init)
+extern "C" int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall("MPI_Neighbor_alltoall_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoall_c)
+extern "C" int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request* request) {
+  return alltoall("MPI_Ineighbor_alltoall_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ineighbor_alltoall_c)
+extern "C" int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                             MPI_Info info, MPI_Request* request) {
+  return alltoall("MPI_Neighbor_alltoall_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
+    recvcount, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoall_init_c)
 
 extern "C" int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                   recvtype, comm, nullptr, false);
+  return alltoallv("MPI_Neighbor_alltoallv", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Neighbor_alltoallv)
-
 extern "C" int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                         MPI_Request* request) {
-  return alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                   recvtype, comm, request, true);
+  return alltoallv("MPI_Ineighbor_alltoallv", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ineighbor_alltoallv)
+extern "C" int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request) {
+  return alltoallv("MPI_Neighbor_alltoallv_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype,
+    recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoallv_init)
+extern "C" int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv("MPI_Neighbor_alltoallv_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoallv_c)
+extern "C" int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                          MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                          const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request* request) {
+  return alltoallv("MPI_Ineighbor_alltoallv_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype,
+    recvbuf, recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ineighbor_alltoallv_c)
+extern "C" int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request) {
+  return alltoallv("MPI_Neighbor_alltoallv_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype,
+    recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoallv_init_c)
 
 extern "C" int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                   recvtypes, comm, nullptr, false);
+  return alltoallw("MPI_Neighbor_alltoallw", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Neighbor_alltoallw)
-
 extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                         MPI_Request* request) {
-  return alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                   recvtypes, comm, request, true);
+  return alltoallw("MPI_Ineighbor_alltoallw", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ineighbor_alltoallw)
+extern "C" int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                            MPI_Info info, MPI_Request* request) {
+  return alltoallw("MPI_Neighbor_alltoallw_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes,
+    recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoallw_init)
+extern "C" int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw("MPI_Neighbor_alltoallw_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+    recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoallw_c)
+extern "C" int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                          const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                          MPI_Request* request) {
+  return alltoallw("MPI_Ineighbor_alltoallw_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes,
+    recvbuf, recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ineighbor_alltoallw_c)
+extern "C" int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request) {
+  return alltoallw("MPI_Neighbor_alltoallw_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes,
+    recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Neighbor_alltoallw_init_c)

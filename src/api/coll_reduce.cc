@@ -1,6 +1,7 @@
 // The reductions (MPI-3.1 §5.9-5.11): MPI_Allreduce, MPI_Reduce,
-// MPI_Reduce_scatter(_block), MPI_Scan, MPI_Exscan and their nonblocking
-// forms (§5.12). The algorithms live in src/coll.
+// MPI_Reduce_scatter(_block), MPI_Scan, MPI_Exscan, their nonblocking
+// forms (§5.12) and persistent forms (MPI-4.0 §6.13), each also with
+// MPI_Count counts (_c). The algorithms live in src/coll.
 //
 // What is checked here: the communicator, counts, datatypes, the operation
 // (MPI_ERR_OP, also when it is not defined for the datatype), the root
@@ -13,8 +14,6 @@
 // its end so the other ranks are not left waiting. Different roots, ops or
 // communicators change who talks to whom and are not detected: they can
 // hang.
-#include <climits>
-
 #include "api/api.h"
 #include "api/coll_checks.h"
 #include "coll/collectives.h"
@@ -67,8 +66,8 @@ void check_inter_not_in_place(api::Call& call, const Checked& c, const void* sen
 // NULL buffers with elements to move, and sendbuf == recvbuf without
 // MPI_IN_PLACE: MPI forbids aliased arguments of which one is written
 // (MPI_IN_PLACE is how to reduce in place). Partial overlaps are not detected.
-bool check_buffers(api::Call& call, const void* sendbuf, int send_elements, const void* recvbuf,
-                   int recv_elements, bool recv_significant = true) {
+bool check_buffers(api::Call& call, const void* sendbuf, MPI_Count send_elements, const void* recvbuf,
+                   MPI_Count recv_elements, bool recv_significant = true) {
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, send_elements, "sendbuf");
   if (recv_significant) call.buffer(recvbuf, recv_elements, "recvbuf");
   if (call.ok() && recv_significant && sendbuf == recvbuf && send_elements > 0 && recv_elements > 0)
@@ -76,43 +75,9 @@ bool check_buffers(api::Call& call, const void* sendbuf, int send_elements, cons
   return call.ok();
 }
 
-}  // namespace
-
-// --- Allreduce (§5.9.6) ---------------------------------------------------------
-
-extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm) {
-  api::Call call("MPI_Allreduce");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_inter_not_in_place(call, c, sendbuf);
-  check_buffers(call, sendbuf, count, recvbuf, count);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::allreduce(sendbuf, recvbuf, count, c.type, c.op, c.comm));
-}
-FERRY_WEAK_ALIAS(Allreduce)
-
-extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                               MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Iallreduce");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_inter_not_in_place(call, c, sendbuf);
-  check_buffers(call, sendbuf, count, recvbuf, count);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::iallreduce(sendbuf, recvbuf, count, c.type, c.op, c.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
-}
-FERRY_WEAK_ALIAS(Iallreduce)
-
-// --- Reduce (§5.9.1) ------------------------------------------------------------
-
-namespace {
 
 // MPI_Reduce's own checks: the root, and buffers that matter only at it.
-void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* recvbuf, int count, int root) {
+void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* recvbuf, MPI_Count count, int root) {
   if (!call.ok()) return;
   if (c.comm->inter) {
     // MPI_ROOT receives, the remote group sends, MPI_PROC_NULL does nothing.
@@ -134,165 +99,313 @@ void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* 
   check_buffers(call, sendbuf, count, recvbuf, count, is_root);
 }
 
-}  // namespace
-
-extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                           MPI_Comm comm) {
-  api::Call call("MPI_Reduce");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_reduce(call, c, sendbuf, recvbuf, count, root);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::reduce(sendbuf, recvbuf, count, c.type, c.op, root, c.comm));
-}
-FERRY_WEAK_ALIAS(Reduce)
-
-extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                            MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Ireduce");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_reduce(call, c, sendbuf, recvbuf, count, root);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ireduce(sendbuf, recvbuf, count, c.type, c.op, root, c.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
-}
-FERRY_WEAK_ALIAS(Ireduce)
-
-// --- Reduce_scatter_block and Reduce_scatter (§5.10) ------------------------------
-
-namespace {
 
 // recvcounts: one count >= 0 per rank. Returns their sum (the number of
 // elements each rank contributes), or -1 after recording the error.
-long long check_recvcounts(api::Call& call, const Communicator* comm, const int recvcounts[]) {
-  if (!call.ok() || !call.not_null(recvcounts, "recvcounts")) return -1;
-  long long total = 0;
+MPI_Count check_recvcounts(api::Call& call, const Communicator* comm, coll::CountArray recvcounts) {
+  if (!call.ok()) return -1;
+  if (recvcounts.null()) {
+    call.fail(MPI_ERR_ARG, "recvcounts is NULL");
+    return -1;
+  }
+  MPI_Count total = 0;
   for (int r = 0; r < comm->size; ++r) {
     if (recvcounts[r] < 0) {
-      call.fail(MPI_ERR_COUNT, "invalid recvcounts[%d] %d (must be >= 0)", r, recvcounts[r]);
+      call.fail(MPI_ERR_COUNT, "invalid recvcounts[%d] %lld (must be >= 0)", r, static_cast<long long>(recvcounts[r]));
       return -1;
     }
     total += recvcounts[r];
   }
-  // Scratch and message sizes are ints of elements.
-  if (total > INT_MAX) {
-    call.fail(MPI_ERR_COUNT, "recvcounts sum to %lld elements, more than %d", total, INT_MAX);
-    return -1;
-  }
   return total;
+}
+
+int allreduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  call.count(count);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
+  check_buffers(call, sendbuf, count, recvbuf, count);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::allreduce(sendbuf, recvbuf, count, c.type, c.op, c.comm, how);
+  });
+}
+
+int reduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+           MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  call.count(count);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_reduce(call, c, sendbuf, recvbuf, count, root);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::reduce(sendbuf, recvbuf, count, c.type, c.op, root, c.comm, how);
+  });
+}
+
+int reduce_scatter_block(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  call.count(recvcount, "recvcount");
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
+  if (call.ok()) check_buffers(call, sendbuf, recvcount * c.comm->size, recvbuf, recvcount);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, c.type, c.op, c.comm, how);
+  });
+}
+
+int reduce_scatter(const char* name, api::Form form, const void* sendbuf, void* recvbuf,
+                   coll::CountArray recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                   MPI_Request* request) {
+  api::Call call(name);
+  Checked c = check_common(call, comm, datatype, op, true);
+  check_inter_not_in_place(call, c, sendbuf);
+  MPI_Count total = check_recvcounts(call, c.comm, recvcounts);
+  if (call.ok()) check_buffers(call, sendbuf, total, recvbuf, recvcounts[c.comm->rank]);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::reduce_scatter(sendbuf, recvbuf, recvcounts, c.type, c.op, c.comm, how);
+  });
+}
+
+// MPI_Scan and MPI_Exscan (§5.11): intracommunicators only.
+int scan(const char* name, api::Form form, bool exclusive, const void* sendbuf, void* recvbuf, MPI_Count count,
+         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  call.count(count);
+  Checked c = check_common(call, comm, datatype, op);
+  check_buffers(call, sendbuf, count, recvbuf, count);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return exclusive ? coll::exscan(sendbuf, recvbuf, count, c.type, c.op, c.comm, how)
+                     : coll::scan(sendbuf, recvbuf, count, c.type, c.op, c.comm, how);
+  });
+}
+int scan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan(name, form, false, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+int exscan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan(name, form, true, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 
 }  // namespace
 
+extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  return allreduce("MPI_Allreduce", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    nullptr);
+}
+FERRY_WEAK_ALIAS(Allreduce)
+extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request* request) {
+  return allreduce("MPI_Iallreduce", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm,
+    MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Iallreduce)
+extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allreduce("MPI_Allreduce_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
+    request);
+}
+FERRY_WEAK_ALIAS(Allreduce_init)
+extern "C" int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm) {
+  return allreduce("MPI_Allreduce_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    nullptr);
+}
+FERRY_WEAK_ALIAS(Allreduce_c)
+extern "C" int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request* request) {
+  return allreduce("MPI_Iallreduce_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm,
+    MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Iallreduce_c)
+extern "C" int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allreduce("MPI_Allreduce_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
+    request);
+}
+FERRY_WEAK_ALIAS(Allreduce_init_c)
+
+extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm) {
+  return reduce("MPI_Reduce", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
+    nullptr);
+}
+FERRY_WEAK_ALIAS(Reduce)
+extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                            MPI_Comm comm, MPI_Request* request) {
+  return reduce("MPI_Ireduce", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, root, comm,
+    MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ireduce)
+extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce("MPI_Reduce_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, root, comm, info,
+    request);
+}
+FERRY_WEAK_ALIAS(Reduce_init)
+extern "C" int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             int root, MPI_Comm comm) {
+  return reduce("MPI_Reduce_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
+    nullptr);
+}
+FERRY_WEAK_ALIAS(Reduce_c)
+extern "C" int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                              int root, MPI_Comm comm, MPI_Request* request) {
+  return reduce("MPI_Ireduce_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, root, comm,
+    MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ireduce_c)
+extern "C" int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce("MPI_Reduce_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, root, comm, info,
+    request);
+}
+FERRY_WEAK_ALIAS(Reduce_init_c)
+
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm) {
-  api::Call call("MPI_Reduce_scatter_block");
-  call.count(recvcount, "recvcount");
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_inter_not_in_place(call, c, sendbuf);
-  if (call.ok() && static_cast<long long>(recvcount) * c.comm->size > INT_MAX)
-    call.fail(MPI_ERR_COUNT, "recvcount %d times %d ranks is more than %d elements", recvcount, c.comm->size, INT_MAX);
-  if (call.ok()) check_buffers(call, sendbuf, recvcount * c.comm->size, recvbuf, recvcount);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, c.type, c.op, c.comm));
+  return reduce_scatter_block("MPI_Reduce_scatter_block", api::Form::kBlocking, sendbuf, recvbuf, recvcount, datatype,
+    op, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Reduce_scatter_block)
-
 extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Ireduce_scatter_block");
-  call.count(recvcount, "recvcount");
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_inter_not_in_place(call, c, sendbuf);
-  if (call.ok() && static_cast<long long>(recvcount) * c.comm->size > INT_MAX)
-    call.fail(MPI_ERR_COUNT, "recvcount %d times %d ranks is more than %d elements", recvcount, c.comm->size, INT_MAX);
-  if (call.ok()) check_buffers(call, sendbuf, recvcount * c.comm->size, recvbuf, recvcount);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ireduce_scatter_block(sendbuf, recvbuf, recvcount, c.type, c.op, c.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return reduce_scatter_block("MPI_Ireduce_scatter_block", api::Form::kNonblocking, sendbuf, recvbuf, recvcount,
+    datatype, op, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ireduce_scatter_block)
+extern "C" int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter_block("MPI_Reduce_scatter_block_init", api::Form::kPersistent, sendbuf, recvbuf, recvcount,
+    datatype, op, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Reduce_scatter_block_init)
+extern "C" int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_block("MPI_Reduce_scatter_block_c", api::Form::kBlocking, sendbuf, recvbuf, recvcount, datatype,
+    op, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Reduce_scatter_block_c)
+extern "C" int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter_block("MPI_Ireduce_scatter_block_c", api::Form::kNonblocking, sendbuf, recvbuf, recvcount,
+    datatype, op, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ireduce_scatter_block_c)
+extern "C" int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request* request) {
+  return reduce_scatter_block("MPI_Reduce_scatter_block_init_c", api::Form::kPersistent, sendbuf, recvbuf, recvcount,
+    datatype, op, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Reduce_scatter_block_init_c)
 
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm) {
-  api::Call call("MPI_Reduce_scatter");
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_inter_not_in_place(call, c, sendbuf);
-  long long total = check_recvcounts(call, c.comm, recvcounts);
-  if (call.ok()) check_buffers(call, sendbuf, static_cast<int>(total), recvbuf, recvcounts[c.comm->rank]);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::reduce_scatter(sendbuf, recvbuf, recvcounts, c.type, c.op, c.comm));
+  return reduce_scatter("MPI_Reduce_scatter", api::Form::kBlocking, sendbuf, recvbuf, recvcounts, datatype, op, comm,
+    MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Reduce_scatter)
-
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                     MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Ireduce_scatter");
-  Checked c = check_common(call, comm, datatype, op, true);
-  check_inter_not_in_place(call, c, sendbuf);
-  long long total = check_recvcounts(call, c.comm, recvcounts);
-  if (call.ok()) check_buffers(call, sendbuf, static_cast<int>(total), recvbuf, recvcounts[c.comm->rank]);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::ireduce_scatter(sendbuf, recvbuf, recvcounts, c.type, c.op, c.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return reduce_scatter("MPI_Ireduce_scatter", api::Form::kNonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
+    comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Ireduce_scatter)
-
-// --- Scan and Exscan (§5.11) ----------------------------------------------------
+extern "C" int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request* request) {
+  return reduce_scatter("MPI_Reduce_scatter_init", api::Form::kPersistent, sendbuf, recvbuf, recvcounts, datatype, op,
+    comm, info, request);
+}
+FERRY_WEAK_ALIAS(Reduce_scatter_init)
+extern "C" int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter("MPI_Reduce_scatter_c", api::Form::kBlocking, sendbuf, recvbuf, recvcounts, datatype, op, comm,
+    MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Reduce_scatter_c)
+extern "C" int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter("MPI_Ireduce_scatter_c", api::Form::kNonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
+    comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Ireduce_scatter_c)
+extern "C" int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                          MPI_Request* request) {
+  return reduce_scatter("MPI_Reduce_scatter_init_c", api::Form::kPersistent, sendbuf, recvbuf, recvcounts, datatype, op,
+    comm, info, request);
+}
+FERRY_WEAK_ALIAS(Reduce_scatter_init_c)
 
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm) {
-  api::Call call("MPI_Scan");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
-  check_buffers(call, sendbuf, count, recvbuf, count);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::scan(sendbuf, recvbuf, count, c.type, c.op, c.comm));
+  return scan("MPI_Scan", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Scan)
-
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Iscan");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
-  check_buffers(call, sendbuf, count, recvbuf, count);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::iscan(sendbuf, recvbuf, count, c.type, c.op, c.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return scan("MPI_Iscan", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    request);
 }
 FERRY_WEAK_ALIAS(Iscan)
+extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan("MPI_Scan_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Scan_init)
+extern "C" int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm) {
+  return scan("MPI_Scan_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Scan_c)
+extern "C" int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request* request) {
+  return scan("MPI_Iscan_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    request);
+}
+FERRY_WEAK_ALIAS(Iscan_c)
+extern "C" int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan("MPI_Scan_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Scan_init_c)
 
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm) {
-  api::Call call("MPI_Exscan");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
-  check_buffers(call, sendbuf, count, recvbuf, count);
-  if (!call.ok()) return call.raise();
-  return call.result(coll::exscan(sendbuf, recvbuf, count, c.type, c.op, c.comm));
+  return exscan("MPI_Exscan", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    nullptr);
 }
 FERRY_WEAK_ALIAS(Exscan)
-
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Iexscan");
-  call.count(count);
-  Checked c = check_common(call, comm, datatype, op);
-  check_buffers(call, sendbuf, count, recvbuf, count);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::iexscan(sendbuf, recvbuf, count, c.type, c.op, c.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+  return exscan("MPI_Iexscan", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    request);
 }
 FERRY_WEAK_ALIAS(Iexscan)
+extern "C" int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return exscan("MPI_Exscan_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Exscan_init)
+extern "C" int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+  return exscan("MPI_Exscan_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    nullptr);
+}
+FERRY_WEAK_ALIAS(Exscan_c)
+extern "C" int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  return exscan("MPI_Iexscan_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+    request);
+}
+FERRY_WEAK_ALIAS(Iexscan_c)
+extern "C" int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return exscan("MPI_Exscan_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
+    request);
+}
+FERRY_WEAK_ALIAS(Exscan_init_c)

@@ -22,60 +22,116 @@ struct Args {
   const Datatype* recvtype = nullptr;
 };
 
-Args check(api::Call& call, const void* sendbuf, int sendcount, const int sendcounts[], const int displs[],
-           MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-           bool v_form) {
-  api::RootedArgs r = api::check_rooted(call, comm, root, {recvbuf, recvcount, false, nullptr, nullptr, recvtype, "recv"},
-                                        {sendbuf, sendcount, v_form, sendcounts, displs, sendtype, "send"});
+Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
+           coll::DisplArray displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+           int root, MPI_Comm comm, bool v_form) {
+  api::RootedArgs r =
+      api::check_rooted(call, comm, root, {recvbuf, recvcount, false, nullptr, nullptr, recvtype, "recv"},
+                        {sendbuf, sendcount, v_form, sendcounts, displs, sendtype, "send"});
   return Args{r.comm, r.root_type, r.everyone_type};
+}
+
+int scatter(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+            MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                 false);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::scatter(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, how);
+  });
+}
+
+int scatterv(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
+             coll::DisplArray displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  api::Call call(name);
+  Args a = check(call, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
+  return api::launch(call, form, info, request, [&](coll::Launch how) {
+    return coll::scatterv(sendbuf, sendcounts, displs, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, how);
+  });
 }
 
 }  // namespace
 
-extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  api::Call call("MPI_Scatter");
-  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                 false);
-  if (!call.ok()) return call.raise();
-  return call.result(
-      coll::scatter(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm));
+extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter("MPI_Scatter", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+    comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Scatter)
-
-extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Iscatter");
-  Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                 false);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e = coll::iscatter(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return scatter("MPI_Iscatter", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Iscatter)
+extern "C" int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request* request) {
+  return scatter("MPI_Scatter_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Scatter_init)
+extern "C" int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter("MPI_Scatter_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Scatter_c)
+extern "C" int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request* request) {
+  return scatter("MPI_Iscatter_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    root, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Iscatter_c)
+extern "C" int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request) {
+  return scatter("MPI_Scatter_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    recvtype, root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Scatter_init_c)
 
 extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  api::Call call("MPI_Scatterv");
-  Args a = check(call, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
-  if (!call.ok()) return call.raise();
-  return call.result(
-      coll::scatterv(sendbuf, sendcounts, displs, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm));
+  return scatterv("MPI_Scatterv", api::Form::kBlocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_WEAK_ALIAS(Scatterv)
-
-extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                              MPI_Comm comm, MPI_Request* request) {
-  api::Call call("MPI_Iscatterv");
-  Args a = check(call, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
-  call.not_null(request, "request");
-  if (!call.ok()) return call.raise();
-  Request* r = nullptr;
-  Err e =
-      coll::iscatterv(sendbuf, sendcounts, displs, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, &r);
-  return api::finish_nonblocking(call, std::move(e), r, request);
+extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request* request) {
+  return scatterv("MPI_Iscatterv", api::Form::kNonblocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    recvtype, root, comm, MPI_INFO_NULL, request);
 }
 FERRY_WEAK_ALIAS(Iscatterv)
+extern "C" int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scatterv("MPI_Scatterv_init", api::Form::kPersistent, sendbuf, sendcounts, displs, sendtype, recvbuf,
+    recvcount, recvtype, root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Scatterv_init)
+extern "C" int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                               MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                               int root, MPI_Comm comm) {
+  return scatterv("MPI_Scatterv_c", api::Form::kBlocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    recvtype, root, comm, MPI_INFO_NULL, nullptr);
+}
+FERRY_WEAK_ALIAS(Scatterv_c)
+extern "C" int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                int root, MPI_Comm comm, MPI_Request* request) {
+  return scatterv("MPI_Iscatterv_c", api::Form::kNonblocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    recvtype, root, comm, MPI_INFO_NULL, request);
+}
+FERRY_WEAK_ALIAS(Iscatterv_c)
+extern "C" int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scatterv("MPI_Scatterv_init_c", api::Form::kPersistent, sendbuf, sendcounts, displs, sendtype, recvbuf,
+    recvcount, recvtype, root, comm, info, request);
+}
+FERRY_WEAK_ALIAS(Scatterv_init_c)

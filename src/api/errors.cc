@@ -62,6 +62,31 @@ extern "C" int PMPI_Add_error_string(int errorcode, const char* string) {
 }
 FERRY_WEAK_ALIAS(Add_error_string)
 
+// MPICH's MPIX_Delete_error_class/_code/_string (MPICH 4.0.2; MPI-4.1 made
+// them MPI_Remove_error_*): undo MPI_Add_error_class/_code/_string.
+#define FERRY_WEAK_ALIAS_X(name) FERRY_PRAGMA(weak MPIX_##name = PMPIX_##name)
+
+extern "C" int PMPIX_Delete_error_class(int errorclass) {
+  api::Call call("MPIX_Delete_error_class");
+  if (!call.initialized()) return call.raise();
+  return call.result(error_code::delete_class(errorclass));
+}
+FERRY_WEAK_ALIAS_X(Delete_error_class)
+
+extern "C" int PMPIX_Delete_error_code(int errorcode) {
+  api::Call call("MPIX_Delete_error_code");
+  if (!call.initialized()) return call.raise();
+  return call.result(error_code::delete_code(errorcode));
+}
+FERRY_WEAK_ALIAS_X(Delete_error_code)
+
+extern "C" int PMPIX_Delete_error_string(int errorcode) {
+  api::Call call("MPIX_Delete_error_string");
+  if (!call.initialized()) return call.raise();
+  return call.result(error_code::delete_string(errorcode));
+}
+FERRY_WEAK_ALIAS_X(Delete_error_string)
+
 namespace {
 
 // The MPI-2 calls and their MPI-1 names (MPI_Errhandler_set/_get/_create,

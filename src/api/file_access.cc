@@ -31,8 +31,8 @@ struct Access {
   Form form;
 };
 
-int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
-                MPI_Status* status, MPI_Request* request) {
+int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Status* status, MPI_Request* request) {
   api::Call call(a.name);
   bool nonblocking = a.form == Form::kNonblocking || a.form == Form::kBackground;
   if (nonblocking && request != nullptr) *request = MPI_REQUEST_NULL;
@@ -240,3 +240,141 @@ extern "C" int PMPI_File_write_all_end(MPI_File fh, const void*, MPI_Status* sta
   return split_end("MPI_File_write_all_end", "MPI_File_write_all_begin", fh, status);
 }
 FERRY_WEAK_ALIAS(File_write_all_end)
+
+// ---- The same with MPI_Count counts (MPI-4.0 §14.4, large counts) ---------------------------
+
+extern "C" int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Status* status) {
+  return data_access({"MPI_File_read_at_c", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_at_c)
+
+extern "C" int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                       MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_read_at_all_c", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
+                     status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_at_all_c)
+
+extern "C" int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                    MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_write_at_c", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_at_c)
+
+extern "C" int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_write_at_all_c", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
+                     status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_at_all_c)
+
+extern "C" int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Request* request) {
+  return data_access({"MPI_File_iread_at_c", kRead, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iread_at_c)
+
+extern "C" int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iread_at_all_c", kRead, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iread_at_all_c)
+
+extern "C" int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                     MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iwrite_at_c", kWrite, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_at_c)
+
+extern "C" int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                         MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iwrite_at_all_c", kWrite, kAt, Form::kNonblocking}, fh, offset, buf, count,
+                     datatype, nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_at_all_c)
+
+extern "C" int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                             MPI_Datatype datatype) {
+  return data_access({"MPI_File_read_at_all_begin_c", kRead, kAt, Form::kSplitBegin}, fh, offset, buf, count,
+                     datatype, nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_at_all_begin_c)
+
+extern "C" int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                              MPI_Datatype datatype) {
+  return data_access({"MPI_File_write_at_all_begin_c", kWrite, kAt, Form::kSplitBegin}, fh, offset, buf, count,
+                     datatype, nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_at_all_begin_c)
+
+extern "C" int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return data_access({"MPI_File_read_c", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_c)
+
+extern "C" int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Status* status) {
+  return data_access({"MPI_File_read_all_c", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_all_c)
+
+extern "C" int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Status* status) {
+  return data_access({"MPI_File_write_c", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
+                     nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_c)
+
+extern "C" int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Status* status) {
+  return data_access({"MPI_File_write_all_c", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype,
+                     status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_all_c)
+
+extern "C" int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  return data_access({"MPI_File_iread_c", kRead, kPointer, Form::kBackground}, fh, 0, buf, count, datatype, nullptr,
+                     request);
+}
+FERRY_WEAK_ALIAS(File_iread_c)
+
+extern "C" int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Request* request) {
+  return data_access({"MPI_File_iread_all_c", kRead, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iread_all_c)
+
+extern "C" int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                  MPI_Request* request) {
+  return data_access({"MPI_File_iwrite_c", kWrite, kPointer, Form::kBackground}, fh, 0, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_c)
+
+extern "C" int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                      MPI_Request* request) {
+  return data_access({"MPI_File_iwrite_all_c", kWrite, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
+                     nullptr, request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_all_c)
+
+extern "C" int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return data_access({"MPI_File_read_all_begin_c", kRead, kPointer, Form::kSplitBegin}, fh, 0, buf, count, datatype,
+                     nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_all_begin_c)
+
+extern "C" int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return data_access({"MPI_File_write_all_begin_c", kWrite, kPointer, Form::kSplitBegin}, fh, 0, buf, count,
+                     datatype, nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_all_begin_c)

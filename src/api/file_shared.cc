@@ -26,18 +26,18 @@ struct Access {
 bool collective(Form form) { return form == Form::kOrdered || form == Form::kOrderedBegin; }
 
 // The etypes `count` elements of `t` fill in `f`'s view, or MPI_ERR_TYPE.
-Err etypes_of(const io::File& f, const Datatype& t, int count, MPI_Offset* etypes) {
+Err etypes_of(const io::File& f, const Datatype& t, MPI_Count count, MPI_Offset* etypes) {
   uint64_t bytes = type::packed_bytes(t, static_cast<uint64_t>(count));
   uint64_t etype_size = f.view.etype().size;
   if (bytes % etype_size != 0)
-    return fail(MPI_ERR_TYPE, "%d elements of %s are %llu bytes, not a whole number of etypes (%s, %llu bytes)", count,
-                datatype_label(t).c_str(), static_cast<unsigned long long>(bytes),
+    return fail(MPI_ERR_TYPE, "%lld elements of %s are %llu bytes, not a whole number of etypes (%s, %llu bytes)",
+                static_cast<long long>(count), datatype_label(t).c_str(), static_cast<unsigned long long>(bytes),
                 datatype_label(f.view.etype()).c_str(), static_cast<unsigned long long>(etype_size));
   *etypes = static_cast<MPI_Offset>(bytes / etype_size);
   return {};
 }
 
-int shared_access(const Access& a, MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+int shared_access(const Access& a, MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Status* status, MPI_Request* request) {
   api::Call call(a.name);
   if (a.form == Form::kNonblocking && request != nullptr) *request = MPI_REQUEST_NULL;
@@ -176,3 +176,57 @@ extern "C" int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
   return call.result(io::shared_pointer::fetch_and_add(*f, 0, offset));
 }
 FERRY_WEAK_ALIAS(File_get_position_shared)
+
+// ---- The same with MPI_Count counts (MPI-4.0 §14.4, large counts) ---------------------------
+
+extern "C" int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                       MPI_Status* status) {
+  return shared_access({"MPI_File_read_shared_c", kRead, Form::kBlocking}, fh, buf, count, datatype, status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_shared_c)
+
+extern "C" int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Status* status) {
+  return shared_access({"MPI_File_write_shared_c", kWrite, Form::kBlocking}, fh, buf, count, datatype, status,
+                       nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_shared_c)
+
+extern "C" int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Request* request) {
+  return shared_access({"MPI_File_iread_shared_c", kRead, Form::kNonblocking}, fh, buf, count, datatype, nullptr,
+                       request);
+}
+FERRY_WEAK_ALIAS(File_iread_shared_c)
+
+extern "C" int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                         MPI_Request* request) {
+  return shared_access({"MPI_File_iwrite_shared_c", kWrite, Form::kNonblocking}, fh, buf, count, datatype, nullptr,
+                       request);
+}
+FERRY_WEAK_ALIAS(File_iwrite_shared_c)
+
+extern "C" int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Status* status) {
+  return shared_access({"MPI_File_read_ordered_c", kRead, Form::kOrdered}, fh, buf, count, datatype, status, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_ordered_c)
+
+extern "C" int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                         MPI_Status* status) {
+  return shared_access({"MPI_File_write_ordered_c", kWrite, Form::kOrdered}, fh, buf, count, datatype, status,
+                       nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_ordered_c)
+
+extern "C" int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return shared_access({"MPI_File_read_ordered_begin_c", kRead, Form::kOrderedBegin}, fh, buf, count, datatype,
+                       nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_read_ordered_begin_c)
+
+extern "C" int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return shared_access({"MPI_File_write_ordered_begin_c", kWrite, Form::kOrderedBegin}, fh, buf, count, datatype,
+                       nullptr, nullptr);
+}
+FERRY_WEAK_ALIAS(File_write_ordered_begin_c)

@@ -64,6 +64,17 @@ extern "C" int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI
 }
 FERRY_WEAK_ALIAS(File_get_type_extent)
 
+// MPI-4.0 §14.6.5: the same extent as an MPI_Count.
+extern "C" int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
+  api::Call call("MPI_File_get_type_extent_c");
+  io::File* f = call.file(fh);
+  const Datatype* t = call.datatype(datatype);
+  if (f == nullptr || t == nullptr || !call.not_null(extent, "extent")) return call.raise();
+  *extent = io::file_extent(*t, f->view.datarep());
+  return MPI_SUCCESS;
+}
+FERRY_WEAK_ALIAS(File_get_type_extent_c)
+
 extern "C" int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
   api::Call call("MPI_File_get_byte_offset");
   io::File* f = call.file(fh);

@@ -12,6 +12,7 @@
 #include "base/handles.h"
 #include "progress/progress.h"
 #include "base/request.h"
+#include "base/revocation.h"
 
 namespace ferry::communicators {
 namespace {
@@ -31,6 +32,7 @@ std::vector<Communicator*> zombies;
 
 void destroy(Communicator* c) {
   if (c->context != context_ids::kNoContext) slots->release(context_ids::slot_of_context(c->context));
+  if (c->context != context_ids::kNoContext) revocation::forget(c->context);
   errhandlers::release(c->errhandler);
   if (c->group != nullptr) groups::release(c->group);
   if (c->remote_group != nullptr) groups::release(c->remote_group);

@@ -97,6 +97,12 @@ constexpr ClassInfo kClasses[] = {
     {MPI_ERR_SESSION, "MPI_ERR_SESSION", "invalid session"},
     {MPI_ERR_PROC_ABORTED, "MPI_ERR_PROC_ABORTED", "the peer process was aborted"},
     {MPI_ERR_VALUE_TOO_LARGE, "MPI_ERR_VALUE_TOO_LARGE", "value too large to store"},
+    // User-Level Failure Mitigation (MPICH's MPIX classes; README "MPIX extensions").
+    {MPIX_ERR_PROC_FAILED, "MPIX_ERR_PROC_FAILED", "process failure"},
+    {MPIX_ERR_PROC_FAILED_PENDING, "MPIX_ERR_PROC_FAILED_PENDING", "process failure pending"},
+    {MPIX_ERR_REVOKED, "MPIX_ERR_REVOKED", "communicator revoked"},
+    {MPIX_ERR_EAGAIN, "MPIX_ERR_EAGAIN", "operation could not be issued"},
+    {MPIX_ERR_NOREQ, "MPIX_ERR_NOREQ", "cannot allocate request"},
 };
 
 const ClassInfo* find_class(int mpi_class) {
@@ -157,6 +163,9 @@ constexpr int kMaxEntries = 1 << (30 - kEntryShift);
 struct Entry {
   int mpi_class;     // its own value for a class
   std::string text;  // MPI_Add_error_string's; "" until then (MPI-3.1 §8.5)
+  // MPIX_Delete_error_class/_code: the value is no longer valid. Entries are
+  // never reused, so a stale copy of a deleted value stays invalid.
+  bool deleted = false;
 };
 std::mutex entries_mutex;
 std::deque<Entry> entries{Entry{MPI_ERR_UNKNOWN, ""}};  // entry 0 is never handed out
@@ -171,7 +180,8 @@ int dynamic_value(int entry) { return kDynamicBit | (entry << kEntryShift); }
 const Entry* entry_locked(int code) {
   int e = entry_of(code);
   if (e <= 0 || e >= static_cast<int>(entries.size()) || slot_part(code) > kSlots) return nullptr;
-  return &entries[static_cast<size_t>(e)];
+  const Entry* entry = &entries[static_cast<size_t>(e)];
+  return entry->deleted ? nullptr : entry;
 }
 
 bool is_user_class_locked(int value) {
@@ -256,6 +266,38 @@ Err set_string(int code, const std::string& text) {
                 code, static_cast<unsigned>(code),
                 code >= 0 && code <= MPI_ERR_LASTCODE ? " (a predefined code's string cannot be changed)" : "");
   entries[static_cast<size_t>(entry_of(code))].text = text;
+  return {};
+}
+
+Err delete_class(int mpi_class) {
+  std::lock_guard lock(entries_mutex);
+  if (!is_user_class_locked(mpi_class))
+    return fail(MPI_ERR_ARG, "errorclass %d (0x%x) is no class made by MPI_Add_error_class%s", mpi_class,
+                static_cast<unsigned>(mpi_class), is_dynamic(mpi_class) ? " (or it was deleted)" : "");
+  for (const Entry& e : entries)
+    if (!e.deleted && e.mpi_class == mpi_class && &e != entry_locked(mpi_class))
+      return fail(MPI_ERR_ARG, "errorclass 0x%x still has error codes (MPIX_Delete_error_code them first)",
+                  static_cast<unsigned>(mpi_class));
+  entries[static_cast<size_t>(entry_of(mpi_class))].deleted = true;
+  return {};
+}
+
+Err delete_code(int code) {
+  std::lock_guard lock(entries_mutex);
+  const Entry* e = is_dynamic(code) && slot_part(code) == 0 ? entry_locked(code) : nullptr;
+  if (e == nullptr || e->mpi_class == code)
+    return fail(MPI_ERR_ARG, "errorcode %d (0x%x) is no code made by MPI_Add_error_code%s", code,
+                static_cast<unsigned>(code), e != nullptr ? " (it is a class: MPIX_Delete_error_class)" : "");
+  entries[static_cast<size_t>(entry_of(code))].deleted = true;
+  return {};
+}
+
+Err delete_string(int code) {
+  std::lock_guard lock(entries_mutex);
+  if (!is_dynamic(code) || slot_part(code) != 0 || entry_locked(code) == nullptr)
+    return fail(MPI_ERR_ARG, "errorcode %d (0x%x) was not made by MPI_Add_error_class or MPI_Add_error_code", code,
+                static_cast<unsigned>(code));
+  entries[static_cast<size_t>(entry_of(code))].text.clear();
   return {};
 }
 

@@ -53,6 +53,11 @@ bool is_class(int value);
 Err add_class(int* mpi_class);
 Err add_code(int mpi_class, int* code);
 Err set_string(int code, const std::string& text);
+// MPIX_Delete_error_class (a user class without codes), _code (a user
+// code) and _string (back to ""), as MPICH 4.0.2 exports them.
+Err delete_class(int mpi_class);
+Err delete_code(int code);
+Err delete_string(int code);
 // MPI_LASTUSEDCODE's value (MPI-3.1 §8.5): the largest class or code added,
 // MPI_ERR_LASTCODE before any. The int lives as long as the library.
 const int* last_used();

@@ -79,6 +79,11 @@ void release(Request* r) {
   datatypes::release(r->datatype);
   delete r->generalized;
   r->generalized = nullptr;
+  // After the fields above: a persistent collective's schedule waits for
+  // nothing here (it is inactive or just finished) and releases its own
+  // references.
+  delete r->restartable;
+  r->restartable = nullptr;
   Pool& p = pool();
   // acquire() resets the rest; find() and any_of() know a free slot by
   // its null communicator.

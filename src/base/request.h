@@ -39,6 +39,17 @@ struct GeneralizedOps {
   bool freed = false;  // free_fn has run (it runs once)
 };
 
+struct Request;
+
+// An operation that a layer above p2p builds once and MPI_Start starts
+// again each time: a persistent collective (coll/persistent.h). Owned by
+// its request, destroyed when the request goes back to the pool.
+struct Restartable {
+  virtual ~Restartable() = default;
+  // Starts the operation on its inactive request `r`. Engine lock held.
+  virtual Err start(Request* r) = 0;
+};
+
 struct Request {
   enum class Kind : uint8_t { kSend, kRecv, kCollective, kGeneralized };
   enum class Mode : uint8_t { kStandard, kSynchronous, kReady, kBuffered };
@@ -94,6 +105,7 @@ struct Request {
   // MPI_Psend_init/MPI_Precv_init: the partitioned operation's state
   // (p2p/partitioned.h, which frees it); kind is kSend or kRecv.
   p2p::Partitioned* partitioned = nullptr;
+  Restartable* restartable = nullptr;     // persistent, built above p2p (owned)
 
   // Links for the posted-receive queue.
   Request* prev = nullptr;

@@ -7,7 +7,10 @@
 #include <mutex>
 #include <vector>
 
+#include "base/tool_categories.h"
 #include "common/config.h"
+#include "common/debug.h"
+#include "progress/progress.h"
 
 namespace ferry::tool {
 namespace {
@@ -17,6 +20,24 @@ constexpr int kStringCount = 256;
 
 std::mutex mutex;
 int init_depth = 0;
+
+// Settings that may change while the process runs, and why that is safe:
+// FERRY_DEBUG only selects which one-line facts print (debug::configure
+// swaps one word); the wait settings only bound how long a waiting call
+// spins, yields or sleeps, which the progress engine reads at every wait.
+bool writable(std::string_view name) {
+  return name == "FERRY_DEBUG" || name == "FERRY_SPIN_US" || name == "FERRY_YIELD_US" || name == "FERRY_SLEEP_MS";
+}
+
+int category_of(std::string_view name) {
+  auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
+  if (has("_ALGORITHM") || has("FERRY_COLL_")) return kColl;
+  if (has("FERRY_SHM_") || has("FERRY_TCP_") || name == "FERRY_TRANSPORTS" || name == "FERRY_CONNECT_TIMEOUT")
+    return kTransport;
+  if (has("CHECKPOINT") || has("RESTART")) return kCheckpoint;
+  if (has("FERRY_LAUNCH_")) return kLaunch;
+  return kGeneral;
+}
 
 const std::vector<ControlVariable>& variables() {
   static const std::vector<ControlVariable> table = [] {
@@ -30,7 +51,8 @@ const std::vector<ControlVariable>& variables() {
                   s.default_value[0] >= '0' && s.default_value[0] <= '9';
       }
       t.push_back(ControlVariable{std::string(s.name), std::string(s.doc), numeric ? MPI_INT : MPI_CHAR,
-                                  numeric ? 1 : kStringCount});
+                                  numeric ? 1 : kStringCount, category_of(s.name),
+                                  writable(s.name) ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY});
     }
     return t;
   }();
@@ -82,6 +104,31 @@ void read_control_variable(int index, void* buffer) {
   size_t n = std::min(value.size(), static_cast<size_t>(v.count - 1));
   std::memcpy(out, value.data(), n);
   out[n] = '\0';
+}
+
+int write_control_variable(int index, const void* buffer, bool running) {
+  const ControlVariable& v = variables()[static_cast<size_t>(index)];
+  if (v.scope == MPI_T_SCOPE_READONLY) return MPI_T_ERR_CVAR_SET_NEVER;
+  std::string text;
+  if (v.type == MPI_INT) {
+    int value = *static_cast<const int*>(buffer);
+    if (value < 0) return MPI_T_ERR_INVALID;
+    text = std::to_string(value);
+  } else {
+    const char* in = static_cast<const char*>(buffer);
+    const void* end = std::memchr(in, '\0', static_cast<size_t>(v.count));
+    if (end == nullptr) return MPI_T_ERR_INVALID;
+    text.assign(in, static_cast<const char*>(end));
+  }
+  config::set(v.name, text);
+  if (v.name == "FERRY_DEBUG") {
+    debug::configure();
+  } else if (running) {
+    progress::Lock lock;
+    progress::set_wait_policy(progress::wait_policy(), static_cast<int>(config::integer("FERRY_SPIN_US")),
+                              static_cast<int>(config::integer("FERRY_SLEEP_MS")));
+  }
+  return MPI_SUCCESS;
 }
 
 void copy_out(const std::string& text, char* buffer, int* length) {

@@ -3,11 +3,15 @@
 //
 // Control variables are the configuration registry's FERRY_* settings
 // (common/config.h), in its order: the same names, defaults and doc strings
-// that `ferry_info` prints, each with its current value. They are read once
-// at MPI_Init, so a tool may read them any time and write none
-// (MPI_T_SCOPE_READONLY). One category, "ferry", holds them all.
-// Performance variables: none yet (they come with MPI-4.0's MPI_T work,
-// issue 18); sessions exist so that tools' set-up runs.
+// that `ferry_info` prints, each with its current value. A tool may write
+// the few that can change while the process runs (MPI_T_SCOPE_LOCAL):
+// FERRY_DEBUG's topics, and how long a blocking call spins, yields and
+// sleeps (FERRY_SPIN_US, FERRY_YIELD_US, FERRY_SLEEP_MS); the write acts at
+// once. Every other setting is read once (MPI_Init, a transport's start,
+// the first collective) or belongs to the launcher: MPI_T_SCOPE_READONLY,
+// and a write returns MPI_T_ERR_CVAR_SET_NEVER. Categories:
+// base/tool_categories.h; performance variables: base/tool_pvars.h; events:
+// base/tool_events.h.
 #pragma once
 
 #include <string>
@@ -28,6 +32,8 @@ struct ControlVariable {
   std::string doc;
   MPI_Datatype type;  // MPI_INT for numeric settings, else MPI_CHAR
   int count;          // elements read by MPI_T_cvar_read
+  int category;       // base/tool_categories.h
+  int scope;          // MPI_T_SCOPE_LOCAL (writable) or MPI_T_SCOPE_READONLY
 };
 int control_variable_count();
 // nullptr for an index out of range.
@@ -36,10 +42,12 @@ const ControlVariable* control_variable(int index);
 int control_variable_index(const std::string& name);
 // Writes the variable's current value into `buffer` (`count` elements of `type`).
 void read_control_variable(int index, void* buffer);
-
-// The single category.
-constexpr const char* kCategoryName = "ferry";
-constexpr const char* kCategoryDoc = "Ferry's settings (FERRY_* environment variables)";
+// MPI_T_cvar_write: MPI_SUCCESS, MPI_T_ERR_CVAR_SET_NEVER for a read-only
+// setting, MPI_T_ERR_INVALID for a value the setting cannot take (a string
+// without its terminator within `count`, a negative duration). `running`:
+// MPI is initialized, so a change must reach the progress engine now
+// (before MPI_Init it is simply read there).
+int write_control_variable(int index, const void* buffer, bool running);
 
 // Copies `text` into a tool's buffer as MPI_T does for names and
 // descriptions: at most *length - 1 characters and a terminator, then

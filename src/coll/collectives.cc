@@ -18,6 +18,7 @@
 #include "coll/gather/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/neighbor/algorithms.h"
+#include "coll/persistent.h"
 #include "coll/reduce/algorithms.h"
 #include "coll/reduce_scatter/algorithms.h"
 #include "coll/scan/algorithms.h"
@@ -47,16 +48,29 @@ Err run_nonblocking(Communicator* c, Request** request, Build&& build) {
   return e;
 }
 
+// The persistent form: build once; each MPI_Start runs it (coll/persistent.h).
+template <typename Build>
+Err run_persistent(Communicator* c, Request** request, Build&& build) {
+  auto s = std::make_unique<Schedule>(c);
+  build(*s);
+  *request = make_persistent(std::move(s));
+  return {};
+}
+
 // --- Data movement and barrier ---------------------------------------------------
 // As for the reductions below, the algorithm is chosen before the schedule
 // is built; `bytes` in the query is what one rank sends (select.cc). The v
 // and w forms have one algorithm each. Each operation is written once as
-// run_<operation>, whose `request` is null for the blocking form.
+// run_<operation>, run as `how` says.
 
-// Runs the schedule that `build` makes: to the end, or started as `*request`.
+// Runs the schedule that `build` makes as `how` says.
 template <typename Build>
-Err run(Communicator* c, Request** request, Build&& build) {
-  return request == nullptr ? run_blocking(c, build) : run_nonblocking(c, request, build);
+Err run(Communicator* c, Launch how, Build&& build) {
+  switch (how.form) {
+    case Launch::Form::kNonblocking: return run_nonblocking(c, how.request, build);
+    case Launch::Form::kPersistent: return run_persistent(c, how.request, build);
+    default: return run_blocking(c, build);
+  }
 }
 
 Err choose_data(Operation o, size_t bytes, const Communicator* c, Algorithm* a) {
@@ -67,9 +81,9 @@ Err choose_data(Operation o, size_t bytes, const Communicator* c, Algorithm* a) 
 // The non-v forms as their v forms (coll/inter/algorithms.h): one block of
 // `count` per remote rank, back to back.
 struct Blocks {
-  std::vector<int> counts, displs;
+  std::vector<MPI_Count> counts, displs;
 };
-Blocks uniform_blocks(const Communicator* c, int count) {
+Blocks uniform_blocks(const Communicator* c, MPI_Count count) {
   Blocks b;
   for (int j = 0; j < c->remote_size; ++j) {
     b.counts.push_back(count);
@@ -79,36 +93,36 @@ Blocks uniform_blocks(const Communicator* c, int count) {
 }
 // Alltoall and alltoallv as alltoallw: byte displacements, a type per peer.
 struct PerPeer {
-  std::vector<int> counts, displs;
+  std::vector<MPI_Count> counts, displs;
   std::vector<const Datatype*> types;
 };
-PerPeer per_peer(const Communicator* c, const int counts[], const int displs[], const Datatype* type) {
+PerPeer per_peer(const Communicator* c, CountArray counts, DisplArray displs, const Datatype* type) {
   PerPeer p;
   for (int j = 0; j < c->remote_size; ++j) {
     p.counts.push_back(counts[j]);
-    p.displs.push_back(static_cast<int>(displs[j] * type->extent));
+    p.displs.push_back(displs[j] * type->extent);
     p.types.push_back(type);
   }
   return p;
 }
-PerPeer per_peer(const Communicator* c, int count, const Datatype* type) {
+PerPeer per_peer(const Communicator* c, MPI_Count count, const Datatype* type) {
   Blocks b = uniform_blocks(c, count);
   return per_peer(c, b.counts.data(), b.displs.data(), type);
 }
 
-Err run_barrier(Communicator* c, Request** request) {
-  if (c->inter) return run(c, request, [&](Schedule& s) { inter_barrier(s); });
+Err run_barrier(Communicator* c, Launch how) {
+  if (c->inter) return run(c, how, [&](Schedule& s) { inter_barrier(s); });
   Algorithm a{};
   if (Err e = choose_data(Operation::kBarrier, 0, c, &a)) return e;
-  if (request == nullptr) return barrier_dissemination_now(c);
-  return run(c, request, [&](Schedule& s) { barrier_dissemination(s); });
+  if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
+  return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });
 }
 
-Err run_bcast(void* buf, int count, const Datatype* type, int root, Communicator* c, Request** request) {
-  if (c->inter) return run(c, request, [&](Schedule& s) { inter_bcast(s, buf, count, type, root); });
+Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
+  if (c->inter) return run(c, how, [&](Schedule& s) { inter_bcast(s, buf, count, type, root); });
   Algorithm a{};
   if (Err e = choose_data(Operation::kBcast, type->bytes(count), c, &a)) return e;
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kScatterRingAllgather: return bcast_scatter_ring_allgather(s, buf, count, type, root);
       case Algorithm::kPipelinedChain:
@@ -118,72 +132,73 @@ Err run_bcast(void* buf, int count, const Datatype* type, int root, Communicator
   });
 }
 
-Err run_gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-               const Datatype* recvtype, int root, Communicator* c, Request** request) {
+Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+               const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (c->inter) {
     Blocks b = uniform_blocks(c, recvcount);
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, b.counts.data(), b.displs.data(), recvtype, root);
     });
   }
   size_t bytes = c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
   Algorithm a{};
   if (Err e = choose_data(Operation::kGather, bytes, c, &a)) return e;
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
 }
 
-Err run_gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], const Datatype* recvtype, int root, Communicator* c, Request** request) {
+Err run_gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c,
+                Launch how) {
   if (c->inter)
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
     });
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     gatherv_linear(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
   });
 }
 
-Err run_scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-                const Datatype* recvtype, int root, Communicator* c, Request** request) {
+Err run_scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+                const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (c->inter) {
     Blocks b = uniform_blocks(c, sendcount);
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_scatterv(s, sendbuf, b.counts.data(), b.displs.data(), sendtype, recvbuf, recvcount, recvtype, root);
     });
   }
   size_t bytes = c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount);
   Algorithm a{};
   if (Err e = choose_data(Operation::kScatter, bytes, c, &a)) return e;
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
 }
 
-Err run_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
-                 void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c,
-                 Request** request) {
+Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype,
+                 void* recvbuf, MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c,
+                 Launch how) {
   if (c->inter)
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_scatterv(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     });
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     scatterv_linear(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
   });
 }
 
-Err run_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-                  const Datatype* recvtype, Communicator* c, Request** request) {
+Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                  MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
   if (c->inter) {
     Blocks b = uniform_blocks(c, recvcount);
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, b.counts.data(), b.displs.data(), recvtype);
     });
   }
   Algorithm a{};
   if (Err e = choose_data(Operation::kAllgather, recvtype->bytes(recvcount), c, &a)) return e;
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kRecursiveDoubling:
         return allgather_recursive_doubling(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
@@ -193,151 +208,105 @@ Err run_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, 
   });
 }
 
-Err run_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                   const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c,
-                   Request** request) {
+Err run_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                   CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c,
+                   Launch how) {
   if (c->inter)
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     });
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     allgatherv_ring(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   });
 }
 
-Err run_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-                 const Datatype* recvtype, Communicator* c, Request** request) {
+Err run_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+                 const Datatype* recvtype, Communicator* c, Launch how) {
   if (c->inter) {
     PerPeer send = per_peer(c, sendcount, sendtype), recv = per_peer(c, recvcount, recvtype);
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_alltoallw(s, sendbuf, send.counts.data(), send.displs.data(), send.types.data(), recvbuf,
                       recv.counts.data(), recv.displs.data(), recv.types.data());
     });
   }
   Algorithm a{};
   if (Err e = choose_data(Operation::kAlltoall, recvtype->bytes(recvcount), c, &a)) return e;
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     if (a == Algorithm::kBruck) return alltoall_bruck(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     alltoall_pairwise(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   });
 }
 
-Err run_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
-                  Communicator* c, Request** request) {
+Err run_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype,
+                  Communicator* c, Launch how) {
   if (c->inter) {
     PerPeer send = per_peer(c, sendcounts, sdispls, sendtype), recv = per_peer(c, recvcounts, rdispls, recvtype);
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_alltoallw(s, sendbuf, send.counts.data(), send.displs.data(), send.types.data(), recvbuf,
                       recv.counts.data(), recv.displs.data(), recv.types.data());
     });
   }
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     alltoallv_pairwise(s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
   });
 }
 
-Err run_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
-                  void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
-                  Communicator* c, Request** request) {
+Err run_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* const sendtypes[],
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
+                  Communicator* c, Launch how) {
   if (c->inter)
-    return run(c, request, [&](Schedule& s) {
+    return run(c, how, [&](Schedule& s) {
       inter_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
     });
-  return run(c, request, [&](Schedule& s) {
+  return run(c, how, [&](Schedule& s) {
     alltoallw_pairwise(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
   });
 }
 
 }  // namespace
 
-Err barrier(Communicator* c) { return run_barrier(c, nullptr); }
-Err ibarrier(Communicator* c, Request** request) { return run_barrier(c, request); }
+Err barrier(Communicator* c, Launch how) { return run_barrier(c, how); }
 
-Err bcast(void* buf, int count, const Datatype* type, int root, Communicator* c) {
-  return run_bcast(buf, count, type, root, c, nullptr);
+Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
+  return run_bcast(buf, count, type, root, c, how);
 }
-Err ibcast(void* buf, int count, const Datatype* type, int root, Communicator* c, Request** request) {
-  return run_bcast(buf, count, type, root, c, request);
+Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+           const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
-
-Err gather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-           const Datatype* recvtype, int root, Communicator* c) {
-  return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
+Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
+            DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, how);
 }
-Err igather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-            const Datatype* recvtype, int root, Communicator* c, Request** request) {
-  return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, request);
+Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+            const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
-Err gatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
-            const int displs[], const Datatype* recvtype, int root, Communicator* c) {
-  return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, nullptr);
+Err scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
+             MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
-Err igatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
-             const int displs[], const Datatype* recvtype, int root, Communicator* c, Request** request) {
-  return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, request);
+Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+              const Datatype* recvtype, Communicator* c, Launch how) {
+  return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
 }
-
-Err scatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-            const Datatype* recvtype, int root, Communicator* c) {
-  return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
+Err allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
+               DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how) {
+  return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, how);
 }
-Err iscatter(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-             const Datatype* recvtype, int root, Communicator* c, Request** request) {
-  return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, request);
+Err alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+             const Datatype* recvtype, Communicator* c, Launch how) {
+  return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
 }
-Err scatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype, void* recvbuf,
-             int recvcount, const Datatype* recvtype, int root, Communicator* c) {
-  return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, nullptr);
+Err alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype, void* recvbuf,
+              CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how) {
+  return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, how);
 }
-Err iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], const Datatype* sendtype,
-              void* recvbuf, int recvcount, const Datatype* recvtype, int root, Communicator* c, Request** request) {
-  return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, request);
-}
-
-Err allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-              const Datatype* recvtype, Communicator* c) {
-  return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, nullptr);
-}
-Err iallgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-               const Datatype* recvtype, Communicator* c, Request** request) {
-  return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, request);
-}
-Err allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
-               const int displs[], const Datatype* recvtype, Communicator* c) {
-  return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, nullptr);
-}
-Err iallgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], const Datatype* recvtype, Communicator* c, Request** request) {
-  return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, request);
-}
-
-Err alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-             const Datatype* recvtype, Communicator* c) {
-  return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, nullptr);
-}
-Err ialltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-              const Datatype* recvtype, Communicator* c, Request** request) {
-  return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, request);
-}
-Err alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
-              void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c) {
-  return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, nullptr);
-}
-Err ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
-               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype, Communicator* c,
-               Request** request) {
-  return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, request);
-}
-Err alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
-              void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
-              Communicator* c) {
-  return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, nullptr);
-}
-Err ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* const sendtypes[],
-               void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* const recvtypes[],
-               Communicator* c, Request** request) {
-  return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, request);
+Err alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* const sendtypes[],
+              void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
+              Communicator* c, Launch how) {
+  return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, how);
 }
 
 // --- Reductions: algorithm choice ----------------------------------------------
@@ -354,10 +323,17 @@ Err choose(Operation o, bool trivial, size_t bytes, const Op* op, Communicator* 
   return select(o, Query{bytes, c->size, op->commutative}, a);
 }
 
-// Runs a reduction's schedule: blocking when `request` is nullptr.
+// Runs a reduction's schedule as `how` says.
 template <typename Build>
-Err run_reduction(Communicator* c, Request** request, const Op* op, Build&& build) {
-  if (request == nullptr) return run_blocking(c, build);
+Err run_reduction(Communicator* c, Launch how, const Op* op, Build&& build) {
+  if (how.form == Launch::Form::kBlocking) return run_blocking(c, build);
+  // MPI-4.0 §6.13: the operation stays in use until the request is freed.
+  if (how.form == Launch::Form::kPersistent)
+    return run_persistent(c, how.request, [&](Schedule& s) {
+      s.hold(op);
+      build(s);
+    });
+  Request** request = how.request;
   // MPI-3.1 §5.9.5: freeing the operation does not affect a nonblocking
   // call that uses it. (Released by the last round: a schedule that fails
   // midway keeps its reference.)
@@ -369,8 +345,8 @@ Err run_reduction(Communicator* c, Request** request, const Op* op, Build&& buil
   });
 }
 
-void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
-                     const Op* op) {
+void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, MPI_Count count,
+                     const Datatype* type, const Op* op) {
   if (count == 0) return;
   if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, count, type);
   switch (a) {
@@ -381,17 +357,17 @@ void build_allreduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbu
   }
 }
 
-Err do_allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
-                 Request** request) {
+Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+                 Communicator* c, Launch how) {
   if (c->inter)
-    return run_reduction(c, request, op, [&](Schedule& s) { inter_allreduce(s, sendbuf, recvbuf, count, type, op); });
+    return run_reduction(c, how, op, [&](Schedule& s) { inter_allreduce(s, sendbuf, recvbuf, count, type, op); });
   Algorithm a{};
   if (Err e = choose(Operation::kAllreduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
-  return run_reduction(c, request, op,
+  return run_reduction(c, how, op,
                        [&](Schedule& s) { build_allreduce(s, a, sendbuf, recvbuf, count, type, op); });
 }
 
-void build_reduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void build_reduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                   const Op* op, int root) {
   if (count == 0) return;
   if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, count, type);
@@ -401,18 +377,18 @@ void build_reduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, 
   }
 }
 
-Err do_reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
-              Communicator* c, Request** request) {
+Err do_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
+              Communicator* c, Launch how) {
   if (c->inter)
-    return run_reduction(c, request, op,
+    return run_reduction(c, how, op,
                          [&](Schedule& s) { inter_reduce(s, sendbuf, recvbuf, count, type, op, root); });
   Algorithm a{};
   if (Err e = choose(Operation::kReduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
-  return run_reduction(c, request, op,
+  return run_reduction(c, how, op,
                        [&](Schedule& s) { build_reduce(s, a, sendbuf, recvbuf, count, type, op, root); });
 }
 
-void build_reduce_scatter(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, const int recvcounts[],
+void build_reduce_scatter(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, CountArray recvcounts,
                           size_t total, const Datatype* type, const Op* op) {
   if (total == 0) return;
   if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, recvcounts[0], type);
@@ -422,21 +398,21 @@ void build_reduce_scatter(Schedule& s, Algorithm a, const void* sendbuf, void* r
   }
 }
 
-Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type,
-                      const Op* op, Communicator* c, Request** request) {
+Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type,
+                      const Op* op, Communicator* c, Launch how) {
   if (c->inter)
-    return run_reduction(c, request, op,
+    return run_reduction(c, how, op,
                          [&](Schedule& s) { inter_reduce_scatter(s, sendbuf, recvbuf, recvcounts, type, op); });
   size_t total = 0;
   for (int r = 0; r < c->size; ++r) total += static_cast<size_t>(recvcounts[r]);
   Algorithm a{};
   if (Err e = choose(o, total == 0 || c->size == 1, total * type->size, op, c, &a)) return e;
-  return run_reduction(c, request, op, [&](Schedule& s) {
+  return run_reduction(c, how, op, [&](Schedule& s) {
     build_reduce_scatter(s, a, sendbuf, recvbuf, recvcounts, total, type, op);
   });
 }
 
-void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                 bool exclusive) {
   if (count == 0) return;
   // One rank: the scan is the input; the exscan is undefined (MPI-3.1 §5.11.2).
@@ -444,14 +420,14 @@ void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, cons
   scan_recursive_doubling(s, sendbuf, recvbuf, count, type, op, exclusive);
 }
 
-Err do_scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, bool exclusive,
-            Communicator* c, Request** request) {
+Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
+            Communicator* c, Launch how) {
   if (c->inter) return fail(MPI_ERR_COMM, "scans are not defined on intercommunicators (MPI-3.1 §5.11)");
   Algorithm a{};
   if (Err e = choose(exclusive ? Operation::kExscan : Operation::kScan, count == 0 || c->size == 1,
                      type->bytes(count), op, c, &a))
     return e;
-  return run_reduction(c, request, op,
+  return run_reduction(c, how, op,
                        [&](Schedule& s) { build_scan(s, sendbuf, recvbuf, count, type, op, exclusive); });
 }
 
@@ -459,81 +435,65 @@ Err do_scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type,
 
 // --- Reductions: entry points ---------------------------------------------------
 
-Err allreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
-  return do_allreduce(sendbuf, recvbuf, count, type, op, c, nullptr);
-}
-Err iallreduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
-               Request** request) {
-  return do_allreduce(sendbuf, recvbuf, count, type, op, c, request);
+Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
+              Launch how) {
+  return do_allreduce(sendbuf, recvbuf, count, type, op, c, how);
 }
 
-Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                            Communicator* inter, Request** request) {
-  return run_reduction(inter, request, op, [&](Schedule& s) {
+  return run_reduction(inter, nonblocking(request), op, [&](Schedule& s) {
     inter_allreduce_both_groups(s, sendbuf, recvbuf, count, type, op);
   });
 }
 
-Err reduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
-           Communicator* c) {
-  return do_reduce(sendbuf, recvbuf, count, type, op, root, c, nullptr);
-}
-Err ireduce(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, int root,
-            Communicator* c, Request** request) {
-  return do_reduce(sendbuf, recvbuf, count, type, op, root, c, request);
+Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
+           Communicator* c, Launch how) {
+  return do_reduce(sendbuf, recvbuf, count, type, op, root, c, how);
 }
 
-Err reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
-                   Communicator* c) {
-  return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, nullptr);
-}
-Err ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], const Datatype* type, const Op* op,
-                    Communicator* c, Request** request) {
-  return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, request);
+Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
+                   Communicator* c, Launch how) {
+  return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, how);
 }
 
-Err reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
-                         Communicator* c) {
-  std::vector<int> counts(static_cast<size_t>(c->size), recvcount);
-  return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, nullptr);
-}
-Err ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, const Datatype* type, const Op* op,
-                          Communicator* c, Request** request) {
-  std::vector<int> counts(static_cast<size_t>(c->size), recvcount);
-  return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, request);
+// The schedule reads the counts while it is built, so a local array will do.
+Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
+                         Communicator* c, Launch how) {
+  std::vector<MPI_Count> counts(static_cast<size_t>(c->size), recvcount);
+  return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, how);
 }
 
-Err scan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
-  return do_scan(sendbuf, recvbuf, count, type, op, false, c, nullptr);
+Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
+         Launch how) {
+  return do_scan(sendbuf, recvbuf, count, type, op, false, c, how);
 }
-Err iscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
-          Request** request) {
-  return do_scan(sendbuf, recvbuf, count, type, op, false, c, request);
-}
-Err exscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c) {
-  return do_scan(sendbuf, recvbuf, count, type, op, true, c, nullptr);
-}
-Err iexscan(const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op, Communicator* c,
-            Request** request) {
-  return do_scan(sendbuf, recvbuf, count, type, op, true, c, request);
+Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
+           Launch how) {
+  return do_scan(sendbuf, recvbuf, count, type, op, true, c, how);
 }
 
 // --- Neighbourhood collectives ----------------------------------------------------
 // One algorithm (coll/neighbor/exchange.cc); these only say where the blocks are.
 
-Err neighbor_allgather(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-                       const Datatype* recvtype, Communicator* c, Request** request) {
-  return run(c, request, [&](Schedule& s) {
+Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                       MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
-        s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
-        [&](size_t i) { return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype}; });
+        s, neighbors_of(*c),
+        [&](size_t) {
+          return Block{sendbuf, sendcount, sendtype};
+        },
+        [&](size_t i) {
+          return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype};
+        });
   });
 }
 
-Err neighbor_allgatherv(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], const Datatype* recvtype, Communicator* c,
-                        Request** request) {
-  return run(c, request, [&](Schedule& s) {
+Err neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                        CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c,
+                        Launch how) {
+  return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
         [&](size_t i) {
@@ -542,20 +502,24 @@ Err neighbor_allgatherv(const void* sendbuf, int sendcount, const Datatype* send
   });
 }
 
-Err neighbor_alltoall(const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf, int recvcount,
-                      const Datatype* recvtype, Communicator* c, Request** request) {
-  return run(c, request, [&](Schedule& s) {
+Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                      MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
-        [&](size_t j) { return Block{element(sendbuf, j * static_cast<size_t>(sendcount), sendtype), sendcount, sendtype}; },
-        [&](size_t i) { return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype}; });
+        [&](size_t j) {
+          return Block{element(sendbuf, j * static_cast<size_t>(sendcount), sendtype), sendcount, sendtype};
+        },
+        [&](size_t i) {
+          return Block{element(recvbuf, i * static_cast<size_t>(recvcount), recvtype), recvcount, recvtype};
+        });
   });
 }
 
-Err neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], const Datatype* sendtype,
-                       void* recvbuf, const int recvcounts[], const int rdispls[], const Datatype* recvtype,
-                       Communicator* c, Request** request) {
-  return run(c, request, [&](Schedule& s) {
+Err neighbor_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
+                       void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype,
+                       Communicator* c, Launch how) {
+  return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
         [&](size_t j) {
@@ -567,11 +531,11 @@ Err neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sd
   });
 }
 
-Err neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                       const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
-                       const MPI_Aint rdispls[], const Datatype* const recvtypes[], Communicator* c,
-                       Request** request) {
-  return run(c, request, [&](Schedule& s) {
+Err neighbor_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                       const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts,
+                       DisplArray rdispls, const Datatype* const recvtypes[], Communicator* c,
+                       Launch how) {
+  return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
         [&](size_t j) { return Block{static_cast<const char*>(sendbuf) + sdispls[j], sendcounts[j], sendtypes[j]}; },

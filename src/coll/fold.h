@@ -37,7 +37,7 @@ inline Fold fold_of(int rank, int p) {
 
 // The fold-in round: even ranks below 2*rem send `acc`, their odd neighbours
 // receive it into `tmp` and combine it in front of their own data.
-inline void fold_in(Schedule& s, const Fold& f, int rank, void* acc, void* tmp, int count, const Datatype* type,
+inline void fold_in(Schedule& s, const Fold& f, int rank, void* acc, void* tmp, MPI_Count count, const Datatype* type,
                     const Op* op) {
   if (rank >= 2 * f.rem) return;
   if (f.sits_out(rank)) {

@@ -8,9 +8,9 @@ namespace ferry::coll {
 namespace {
 
 // Elements [starts[lo], starts[hi]) as (first element, count).
-int span(const std::vector<size_t>& starts, int lo, int hi, size_t* first) {
+MPI_Count span(const std::vector<size_t>& starts, int lo, int hi, size_t* first) {
   *first = starts[static_cast<size_t>(lo)];
-  return static_cast<int>(starts[static_cast<size_t>(hi)] - *first);
+  return static_cast<MPI_Count>(starts[static_cast<size_t>(hi)] - *first);
 }
 
 // The range a partner holds at the level where `owned` is this rank's: its
@@ -45,8 +45,8 @@ PositionRange halving_reduce_scatter(Schedule& s, const Fold& f, void* acc, void
     const PositionRange keep = lower ? PositionRange{r.lo, mid} : PositionRange{mid, r.hi};
     const PositionRange give = lower ? PositionRange{mid, r.hi} : PositionRange{r.lo, mid};
     size_t keep_first = 0, give_first = 0;
-    int keep_n = span(starts, keep.lo, keep.hi, &keep_first);
-    int give_n = span(starts, give.lo, give.hi, &give_first);
+    MPI_Count keep_n = span(starts, keep.lo, keep.hi, &keep_first);
+    MPI_Count give_n = span(starts, give.lo, give.hi, &give_first);
     char* mine = element(acc, keep_first, type);
     void* theirs = tmp;
     // The partner's partial of the half kept here, for the half given away.
@@ -70,8 +70,8 @@ void doubling_allgather(Schedule& s, const Fold& f, void* acc, PositionRange own
     const int partner = f.real(f.newrank ^ mask);
     const PositionRange other = sibling(owned, (f.newrank & mask) == 0);
     size_t mine_first = 0, other_first = 0;
-    int mine_n = span(starts, owned.lo, owned.hi, &mine_first);
-    int other_n = span(starts, other.lo, other.hi, &other_first);
+    MPI_Count mine_n = span(starts, owned.lo, owned.hi, &mine_first);
+    MPI_Count other_n = span(starts, other.lo, other.hi, &other_first);
     s.recv(element(acc, other_first, type), other_n, type, partner);
     s.send(element(acc, mine_first, type), mine_n, type, partner);
     s.end_round();
@@ -89,13 +89,13 @@ void doubling_gather(Schedule& s, const Fold& f, void* acc, PositionRange owned,
     const bool lower = (f.newrank & mask) == 0;
     size_t first = 0;
     if (!lower) {
-      int n = span(starts, owned.lo, owned.hi, &first);
+      MPI_Count n = span(starts, owned.lo, owned.hi, &first);
       s.send(element(acc, first, type), n, type, partner);
       s.end_round();
       return;
     }
     const PositionRange other = sibling(owned, true);
-    int n = span(starts, other.lo, other.hi, &first);
+    MPI_Count n = span(starts, other.lo, other.hi, &first);
     s.recv(element(acc, first, type), n, type, partner);
     s.end_round();
     owned = PositionRange{owned.lo, other.hi};

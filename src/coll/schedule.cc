@@ -1,5 +1,11 @@
 #include "coll/schedule.h"
 
+#include <algorithm>
+#include <climits>
+
+#include "coll/packed_bytes.h"
+#include "coll/typed_buffer.h"
+
 #include "progress/progress.h"
 #include "progress/tasks.h"
 #include "p2p/pt2pt.h"
@@ -23,6 +29,20 @@ Schedule::~Schedule() {
     requests::release(r);
   }
   for (const Datatype* t : held_types_) datatypes::release(t);
+  for (const Op* op : held_ops_) ops::release(*op);
+}
+
+void Schedule::hold(const Op* op) {
+  ops::retain(*op);
+  held_ops_.push_back(op);
+}
+
+void Schedule::rearm() {
+  round_ = 0;
+  started_ = false;
+  finished_ = false;
+  stopped_ = false;
+  error_ = build_error_.ok() ? Err() : Err(build_error_.mpi_class(), build_error_.message());
 }
 
 // A nonblocking collective outlives the call that started it, and the user
@@ -35,26 +55,110 @@ void Schedule::hold(const Datatype* t) {
   held_types_.push_back(t);
 }
 
-void Schedule::send(const void* buf, int count, const Datatype* type, int peer) {
-  hold(type);
-  steps_.push_back(Step{Step::Kind::kSend, buf, nullptr, count, type, comm_rank(peer), 0, nullptr, nullptr, local_mode_});
+namespace {
+
+// Messages and copies up to this size go as built: point-to-point carries
+// them whole (int counts, 64-bit byte sizes), as it always did. Only a
+// larger one, which an int count may not describe, is cut into pieces of
+// Schedule::kPieceBytes. Both sides of a message decide by its byte size,
+// which they agree on, so they cut it alike.
+constexpr size_t kWholeUpTo = INT_MAX;
+
+// A buffer of a contiguous type as the bytes it is (its data starts at the
+// buffer: contiguous types have no offset).
+bool as_bytes(MPI_Count* count, const Datatype** type) {
+  if (!(*type)->contiguous || *type == packed_bytes()) return (*type)->contiguous;
+  *count = *count * static_cast<MPI_Count>((*type)->size);
+  *type = packed_bytes();
+  return true;
 }
 
-void Schedule::recv(void* buf, int count, const Datatype* type, int peer) {
-  hold(type);
-  steps_.push_back(Step{Step::Kind::kRecv, nullptr, buf, count, type, comm_rank(peer), 0, nullptr, nullptr, local_mode_});
+// Whole elements of `type` in one piece: at least one.
+MPI_Count elements_per_piece(const Datatype* type) {
+  return std::max<MPI_Count>(1, static_cast<MPI_Count>(Schedule::kPieceBytes / std::max<size_t>(1, type->size)));
 }
 
-void Schedule::reduce(const void* in, void* inout, int count, const Datatype* type, const Op* op) {
+}  // namespace
+
+void Schedule::message(Step::Kind kind, const void* in, void* out, MPI_Count count, const Datatype* type, int peer) {
   hold(type);
-  steps_.push_back(Step{Step::Kind::kReduce, in, inout, count, type, 0, 0, nullptr, op});
+  const size_t bytes = static_cast<size_t>(count) * type->size;
+  auto push = [&](const void* i, void* o, MPI_Count n, const Datatype* t) {
+    steps_.push_back(Step{kind, i, o, n, t, comm_rank(peer), 0, nullptr, nullptr, local_mode_});
+  };
+  // The common case, as the algorithm built it.
+  if (bytes <= kWholeUpTo && count <= INT_MAX) return push(in, out, bytes == 0 ? 0 : count, type);
+  // Pieces: bytes of a contiguous type, else runs of whole elements.
+  const bool contiguous = as_bytes(&count, &type);
+  const MPI_Count per = contiguous ? static_cast<MPI_Count>(kPieceBytes) : elements_per_piece(type);
+  for (MPI_Count first = 0; first < count; first += per) {
+    MPI_Count n = std::min(per, count - first);
+    push(in == nullptr ? nullptr : element(in, static_cast<size_t>(first), type),
+         out == nullptr ? nullptr : element(out, static_cast<size_t>(first), type), n, type);
+  }
 }
 
-void Schedule::copy(const void* src, int scount, const Datatype* stype, void* dst, int rcount,
+void Schedule::send(const void* buf, MPI_Count count, const Datatype* type, int peer) {
+  message(Step::Kind::kSend, buf, nullptr, count, type, peer);
+}
+
+void Schedule::recv(void* buf, MPI_Count count, const Datatype* type, int peer) {
+  message(Step::Kind::kRecv, nullptr, buf, count, type, peer);
+}
+
+void Schedule::reduce(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op) {
+  hold(type);
+  // Element-wise (MPI-3.1 §5.9.1), so any cut is the same reduction.
+  const MPI_Count per = INT_MAX;
+  for (MPI_Count first = 0; first == 0 || first < count; first += per)
+    steps_.push_back(Step{Step::Kind::kReduce, element(in, static_cast<size_t>(first), type),
+                          element(inout, static_cast<size_t>(first), type), std::min(per, count - first), type, 0, 0,
+                          nullptr, op});
+}
+
+void Schedule::copy(const void* src, MPI_Count scount, const Datatype* stype, void* dst, MPI_Count rcount,
                     const Datatype* rtype) {
   hold(stype);
   hold(rtype);
-  steps_.push_back(Step{Step::Kind::kCopy, src, dst, scount, stype, 0, rcount, rtype, nullptr});
+  auto push = [&](const void* i, MPI_Count sn, const Datatype* st, void* o, MPI_Count rn, const Datatype* rt) {
+    steps_.push_back(Step{Step::Kind::kCopy, i, o, sn, st, 0, rn, rt, nullptr});
+  };
+  if (std::max(static_cast<size_t>(scount) * stype->size, static_cast<size_t>(rcount) * rtype->size) <= kWholeUpTo &&
+      scount <= INT_MAX && rcount <= INT_MAX)
+    return push(src, scount, stype, dst, rcount, rtype);
+  // Cut so that each piece is whole elements on both sides: a contiguous
+  // side is bytes and can be cut anywhere.
+  const bool s_bytes = as_bytes(&scount, &stype), r_bytes = as_bytes(&rcount, &rtype);
+  // The pieces below walk both sides in step, so both must hold the same
+  // bytes (the ranks' counts disagree otherwise: MPI-3.1 §5.1).
+  const size_t from = static_cast<size_t>(scount) * stype->size, to = static_cast<size_t>(rcount) * rtype->size;
+  if (from != to) {
+    if (build_error_.ok())
+      build_error_ = fail(MPI_ERR_TRUNCATE, "a collective copy of %zu bytes into %zu (do all ranks pass the same "
+                          "counts and types?)", from, to);
+    return;
+  }
+  if (!s_bytes && !r_bytes && stype != rtype) {
+    if (build_error_.ok())
+      build_error_ = fail(MPI_ERR_COUNT, "a collective copy of %lld elements between two different non-contiguous "
+                          "datatypes is more than one piece of %zu bytes (not supported)",
+                          static_cast<long long>(scount), kPieceBytes);
+    return;
+  }
+  // Elements of the typed side (either, when both are bytes or the same type).
+  const Datatype* unit = s_bytes ? rtype : stype;
+  const MPI_Count per = unit == packed_bytes() ? static_cast<MPI_Count>(kPieceBytes) : elements_per_piece(unit);
+  const MPI_Count total = s_bytes ? rcount : scount;
+  const MPI_Count scale = static_cast<MPI_Count>(unit->size);  // bytes per element on a bytes side
+  for (MPI_Count first = 0; first < total; first += per) {
+    MPI_Count n = std::min(per, total - first);
+    MPI_Count s_first = s_bytes && unit != stype ? first * scale : first,
+              s_n = s_bytes && unit != stype ? n * scale : n;
+    MPI_Count r_first = r_bytes && unit != rtype ? first * scale : first,
+              r_n = r_bytes && unit != rtype ? n * scale : n;
+    push(element(src, static_cast<size_t>(s_first), stype), s_n, stype,
+         element(dst, static_cast<size_t>(r_first), rtype), r_n, rtype);
+  }
 }
 
 void Schedule::local(std::function<void()> work) {
@@ -87,10 +191,10 @@ void Schedule::post_round() {
       Communicator* via = s.on_local ? comm_->local : comm_;
       int tag = s.on_local ? local_tag_ : tag_;
       if (pass == 0 && s.kind == Step::Kind::kRecv) {
-        e = pt2pt::irecv(s.out, s.count, s.type, s.peer, tag, via, &r, pt2pt::Context::kCollective);
+        e = pt2pt::irecv(s.out, static_cast<int>(s.count), s.type, s.peer, tag, via, &r, pt2pt::Context::kCollective);
       } else if (pass == 1 && s.kind == Step::Kind::kSend) {
-        e = pt2pt::isend(pt2pt::Message{s.in, s.count, s.type}, s.peer, tag, via, Request::Mode::kStandard, &r,
-                         pt2pt::Context::kCollective);
+        e = pt2pt::isend(pt2pt::Message{s.in, static_cast<int>(s.count), s.type}, s.peer, tag, via,
+                         Request::Mode::kStandard, &r, pt2pt::Context::kCollective);
       }
       if (r != nullptr) pending_.push_back(r);
       // A message that cannot even start: the schedule cannot go on.
@@ -108,9 +212,9 @@ void Schedule::finish_round() {
   for (size_t i = begin; i < end; ++i) {
     const Step& s = steps_[i];
     if (s.kind == Step::Kind::kReduce) {
-      apply(*s.op, s.in, s.out, s.count, *s.type);
+      apply(*s.op, s.in, s.out, static_cast<int>(s.count), *s.type);
     } else if (s.kind == Step::Kind::kCopy) {
-      Err e = copy_typed(s.in, s.count, *s.type, s.out, s.count2, *s.type2);
+      Err e = copy_typed(s.in, static_cast<int>(s.count), *s.type, s.out, static_cast<int>(s.count2), *s.type2);
       if (e && error_.ok()) error_ = std::move(e);
     } else if (s.kind == Step::Kind::kLocal) {
       local_work_[static_cast<size_t>(s.count)]();
@@ -120,6 +224,7 @@ void Schedule::finish_round() {
 
 Err Schedule::start() {
   end_round();
+  error_ = build_error_.ok() ? Err() : Err(build_error_.mpi_class(), build_error_.message());
   started_ = true;
   if (round_ends_.empty()) {
     finished_ = true;

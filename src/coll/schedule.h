@@ -19,6 +19,20 @@
 // in order once all of the round's messages have completed. All messages of
 // one schedule share one tag, so a pair of ranks must post them in the same
 // order on both sides (MPI's non-overtaking rule then matches them).
+//
+// Large counts (MPI-4.0 §6.2.2, the _c calls): counts are MPI_Count
+// throughout. A message or copy of 2 GiB or more becomes several steps of
+// at most kPieceBytes, so point-to-point never sees a count above 2^31
+// (until the p2p engine takes MPI_Count itself): a contiguous type is
+// cut at any byte, as MPI_BYTE; any other into runs of whole elements
+// (kPieceBytes / size of them). Sender and receiver cut at the same bytes
+// when their types are contiguous, or have the same size, or sizes that
+// are powers of two (the usual case); a message whose two sides cut
+// differently fails as a size mismatch rather than hang.
+//
+// Persistent collectives (MPI-4.0 §6.13) keep one schedule for every start:
+// rearm() puts it back to its first round; it keeps its tag, its scratch
+// and its steps, so a start posts messages and nothing else.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +45,7 @@
 #include "base/error.h"
 #include "base/op.h"
 #include "base/request.h"
+#include "coll/count_array.h"
 
 namespace ferry::coll {
 
@@ -64,15 +79,23 @@ class Schedule {
   }
 
   // Building. Peers are ranks as size() and rank() count them.
-  void send(const void* buf, int count, const Datatype* type, int peer);
-  void recv(void* buf, int count, const Datatype* type, int peer);
-  void reduce(const void* in, void* inout, int count, const Datatype* type, const Op* op);
-  void copy(const void* src, int scount, const Datatype* stype, void* dst, int rcount, const Datatype* rtype);
+  void send(const void* buf, MPI_Count count, const Datatype* type, int peer);
+  void recv(void* buf, MPI_Count count, const Datatype* type, int peer);
+  void reduce(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op);
+  void copy(const void* src, MPI_Count scount, const Datatype* stype, void* dst, MPI_Count rcount,
+            const Datatype* rtype);
   // Any other local work, run in order with the round's reduces and copies.
   void local(std::function<void()> work);
   void end_round();
   // A buffer that lives as long as the schedule.
   void* scratch(size_t bytes);
+  // Keeps a reduction operation alive as long as the schedule (a
+  // persistent request outlives the user's handle, MPI-4.0 §6.13).
+  void hold(const Op* op);
+
+  // The size of the pieces a message or copy of 2 GiB or more is cut into
+  // (see above).
+  static constexpr size_t kPieceBytes = size_t{1} << 30;
 
   Communicator* comm() const { return comm_; }
 
@@ -84,16 +107,19 @@ class Schedule {
   // (then error() tells how).
   bool advance();
   const Err& error() const { return error_; }
+  // Back to the first round, for the next start of a persistent collective
+  // (only once finished).
+  void rearm();
 
  private:
   struct Step {
     enum class Kind : uint8_t { kSend, kRecv, kReduce, kCopy, kLocal } kind;
     const void* in;
     void* out;
-    int count;
+    MPI_Count count;
     const Datatype* type;
     int peer;
-    int count2;               // copy: destination count
+    MPI_Count count2;         // copy: destination count
     const Datatype* type2;    // copy: destination type
     const Op* op;
     bool on_local = false;    // send/recv: on the intercommunicator's local intracommunicator
@@ -105,6 +131,8 @@ class Schedule {
   void finish_round();
   // Keeps a derived datatype alive as long as the schedule.
   void hold(const Datatype* t);
+  // One step as built, before it is cut into pieces of kPieceBytes.
+  void message(Step::Kind kind, const void* in, void* out, MPI_Count count, const Datatype* type, int peer);
 
   // The communicator rank of peer `p` as the algorithm numbers it.
   int comm_rank(int p) const { return members_.empty() ? p : members_[static_cast<size_t>(p)]; }
@@ -122,6 +150,8 @@ class Schedule {
   std::vector<Request*> pending_;   // the current round's messages
   std::vector<std::unique_ptr<char[]>> scratch_;
   std::vector<const Datatype*> held_types_;  // one reference each
+  std::vector<const Op*> held_ops_;          // one reference each
+  Err build_error_;        // a step that could not be built: every run fails with it
   bool started_ = false;
   bool finished_ = false;
   Err error_;              // the first error; later rounds still run

@@ -64,6 +64,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "coll/choice_counters.h"
 #include "common/config.h"
 #include "common/debug.h"
 #include "mpi.h"
@@ -324,6 +325,7 @@ Err select(Operation op, const Query& q, Algorithm* out) {
     *out = from_table(op, q);
     if (o.set) why = " (non-commutative op: ignoring ";
   }
+  count_choice(op, *out, q);
   if (debug::on(debug::kColl)) {
     char size[32];
     format_bytes(q.bytes, size, sizeof size);
@@ -337,6 +339,8 @@ const char* name(Operation op) {
   const OperationInfo* o = info_of(op);
   return o != nullptr ? o->name : "collective";
 }
+
+bool offers(Operation op, Algorithm a) { return info_of(op, a) != nullptr; }
 
 const char* name(Algorithm a) {
   for (const AlgorithmInfo& i : kAlgorithms)

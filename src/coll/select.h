@@ -67,6 +67,8 @@ Err select(Operation op, const Query& q, Algorithm* out);
 
 const char* name(Operation op);
 const char* name(Algorithm a);
+// Whether `op` has algorithm `a` (its FERRY_<OPERATION>_ALGORITHM may name it).
+bool offers(Operation op, Algorithm a);
 
 // Checks every FERRY_<OPERATION>_ALGORITHM (called by MPI_Init): the message
 // names the variable and the valid values.

@@ -47,7 +47,7 @@ struct Blocks {
 
 // A round of its own that copies a reduction's input into the buffer where
 // the algorithm accumulates (nothing for MPI_IN_PLACE: it is there already).
-inline void copy_input(Schedule& s, const void* sendbuf, void* acc, int count, const Datatype* type) {
+inline void copy_input(Schedule& s, const void* sendbuf, void* acc, MPI_Count count, const Datatype* type) {
   if (sendbuf == MPI_IN_PLACE || sendbuf == acc) return;
   s.copy(sendbuf, count, type, acc, count, type);
   s.end_round();

@@ -13,6 +13,8 @@
 #include "base/request.h"
 #include "base/type_pack.h"
 #include "p2p/pack_stream.h"
+#include "p2p/revoke.h"
+#include "p2p/tool_counters.h"
 
 namespace ferry::p2p {
 namespace {
@@ -186,6 +188,17 @@ Err send_control(int world_peer, const PacketHeader& h) {
   return e;
 }
 
+// MPIX_Comm_revoke at the receiver: a rendezvous request of the revoked
+// communicator that no receive took is dropped, and its sender told, so
+// that its send ends with MPIX_ERR_REVOKED instead of waiting for ever.
+void refuse_rendezvous(int peer, const PacketHeader& rts) {
+  PacketHeader reply = rts;
+  reply.type = PacketType::kCancelReply;
+  reply.flags = kFlagCancelled | transport::kFlagRevoked;
+  if (Err e = send_control(peer, reply))
+    FERRY_DEBUG(kP2p, "cannot tell rank %d of the revocation: %s", peer, e.message().c_str());
+}
+
 // The receiver has answered a send whose buffer was exposed to it: the
 // transport may drop the registration.
 void conceal(Request* s) {
@@ -197,6 +210,7 @@ void conceal(Request* s) {
 // A rendezvous request whose key (if any) has arrived: the oldest posted
 // receive that matches takes it, or it waits among the unexpected.
 void match_rendezvous(int peer, const PacketHeader& h, const void* key) {
+  if (revocation::is_revoked(h.context)) [[unlikely]] return refuse_rendezvous(peer, h);
   if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
     send_ready(r, peer, h, key);
     return;
@@ -278,8 +292,12 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       if ((h.flags & kFlagCancelled) != 0) {
         conceal(s);
         end_stream(s);
-        s->cancelled = true;
-        set_status_cancelled(s->status, true);
+        if ((h.flags & transport::kFlagRevoked) != 0) {
+          set_error(s, revoke::refusal());  // dropped by MPIX_Comm_revoke, not by MPI_Cancel
+        } else {
+          s->cancelled = true;
+          set_status_cancelled(s->status, true);
+        }
         complete(s);
       } else if (s->finished_while_cancelling) {
         complete(s);
@@ -297,6 +315,9 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       }
       return {};
     }
+    case PacketType::kRevoke:
+      revoke::arrived(h.context);
+      return {};
     case PacketType::kRendezvousData: {
       // Data may come in chunks (p2p/pack_stream.h), each at its offset.
       Request* r = Request::from_cookie(h.receiver_cookie);
@@ -327,7 +348,10 @@ void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) 
       if (h.payload_bytes == 0) return;  // matched at its header
       UnexpectedMessage* m = as_unexpected(d.context);
       PacketHeader rts = m->header;
-      if (Request* r = state->matching.take_posted(rts.context, rts.source, rts.tag)) {
+      if (revocation::is_revoked(rts.context)) [[unlikely]] {
+        refuse_rendezvous(peer, rts);
+        state->matching.free_unexpected(m);
+      } else if (Request* r = state->matching.take_posted(rts.context, rts.source, rts.tag)) {
         send_ready(r, peer, rts, m->data);
         state->matching.free_unexpected(m);
       } else {
@@ -382,6 +406,7 @@ Err send_packet(int world_peer, SendItem* item) {
 }
 
 Err start_send(Request* r) {
+  if (revocation::is_revoked(r->context)) [[unlikely]] return revoke::refusal();
   int world_peer = r->world_peer;
   const Route& route = state->routes[static_cast<size_t>(world_peer)];
   SendItem& p = r->packet;
@@ -395,6 +420,7 @@ Err start_send(Request* r) {
   // Non-contiguous data is packed for an eager send: a bounded copy.
   if (!r->datatype->contiguous) eager = eager && r->bytes <= kMaxPackedEager;
   if (!eager) {
+    counters::rendezvous_sent();
     p.header.type = PacketType::kRendezvousRequest;
     p.header.payload_bytes = 0;
     p.header.message_bytes = r->bytes;
@@ -426,6 +452,7 @@ Err start_send(Request* r) {
 }
 
 void start_recv(Request* r) {
+  if (revocation::is_revoked(r->context)) [[unlikely]] return revoke::refuse(r);
   if (UnexpectedMessage* m = state->matching.find_unexpected(r->context, r->peer, r->tag, true)) {
     deliver_unexpected(r, m);
     return;
@@ -477,6 +504,22 @@ Err cancel_send(Request* r) {
     r->complete = r->finished_while_cancelling;
   }
   return e;
+}
+
+// MPIX_Comm_revoke (p2p/revoke.h) reaches into the engine through these two.
+Err send_revoke(int world_peer, uint32_t context) {
+  PacketHeader h{};
+  h.type = PacketType::kRevoke;
+  h.context = context;
+  return send_control(world_peer, h);
+}
+
+void fail_posted(uint32_t context) {
+  while (Request* r = state->matching.take_any_posted(context)) revoke::refuse(r);
+  while (UnexpectedMessage* m = state->matching.find_unexpected(context, MPI_ANY_SOURCE, MPI_ANY_TAG, true)) {
+    if (m->header.type == PacketType::kRendezvousRequest) refuse_rendezvous(m->world_peer, m->header);
+    state->matching.free_unexpected(m);
+  }
 }
 
 size_t unexpected_messages() { return state ? state->matching.unexpected_count() : 0; }

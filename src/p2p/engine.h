@@ -81,4 +81,12 @@ Err cancel_send(Request* r);
 // Unexpected messages currently held (for tests and FERRY_DEBUG).
 size_t unexpected_messages();
 
+// MPIX_Comm_revoke's packets (p2p/revoke.h): tells `world_peer` that the
+// communicator of `context` is revoked; fails every receive posted on
+// `context` with MPIX_ERR_REVOKED, and drops the messages waiting there
+// unreceived (telling the senders of rendezvous requests, whose sends then
+// fail the same way). Engine lock held.
+Err send_revoke(int world_peer, uint32_t context);
+void fail_posted(uint32_t context);
+
 }  // namespace ferry::p2p

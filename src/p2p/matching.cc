@@ -5,7 +5,9 @@
 
 #include "base/communicator.h"
 #include "base/request.h"
+#include "base/tool_events.h"
 #include "common/debug.h"
+#include "p2p/tool_counters.h"
 
 namespace ferry::p2p {
 namespace {
@@ -135,6 +137,7 @@ UnexpectedMessage* MatchingEngine::find_unexpected(uint32_t context, int source,
   if (m != nullptr && remove) {
     unexpected->remove(m);
     --unexpected_count_;
+    counters::unexpected_queue.lower();
     if (q.keyed) --q.keyed_items;
   }
   return m;
@@ -148,10 +151,19 @@ UnexpectedMessage* MatchingEngine::take_sent_by(uint32_t context, int world_peer
     if (m->world_peer == world_peer && m->header.sender_cookie == sender_cookie) {
       unexpected.remove(m);
       --unexpected_count_;
+      counters::unexpected_queue.lower();
       return m;
     }
   }
   return nullptr;
+}
+
+Request* MatchingEngine::take_any_posted(uint32_t context) {
+  Queues& q = queues(context);
+  if (q.keyed) leave_keyed(q);  // revoke: rare
+  Request* r = q.posted.front();
+  if (r != nullptr) q.posted.remove(r);
+  return r;
 }
 
 void MatchingEngine::post(uint32_t context, Request* r) {
@@ -201,6 +213,8 @@ void MatchingEngine::add_unexpected(uint32_t context, UnexpectedMessage* m) {
   Queues& q = queues(context);
   m->arrival = ++arrivals_;
   ++unexpected_count_;
+  counters::unexpected_queue.raise();
+  tool::note_unexpected_message(m->header.source, m->header.tag, m->header.message_bytes);
   if (q.keyed) {
     q.lanes[q.lane_key(m->header.source, m->header.tag)].unexpected.push_back(m);
     ++q.keyed_items;
@@ -212,6 +226,7 @@ void MatchingEngine::add_unexpected(uint32_t context, UnexpectedMessage* m) {
 void MatchingEngine::remove_unexpected(uint32_t context, UnexpectedMessage* m) {
   Queues& q = queues(context);
   --unexpected_count_;
+  counters::unexpected_queue.lower();
   if (q.keyed) {
     q.lanes[q.lane_key(m->header.source, m->header.tag)].unexpected.remove(m);
     --q.keyed_items;

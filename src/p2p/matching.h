@@ -113,6 +113,8 @@ class MatchingEngine {
   void post(uint32_t context, Request* r);
   // Takes a posted receive back (MPI_Cancel). Returns false if not posted.
   bool unpost(uint32_t context, Request* r);
+  // The oldest posted receive of `context`, removed, or nullptr (MPIX_Comm_revoke).
+  Request* take_any_posted(uint32_t context);
   // MPI_Cancel of a send, at its receiver: the unexpected message that the
   // send (`sender_cookie` at `world_peer`) left here, taken out of the queue,
   // or nullptr if a receive (or MPI_Improbe) has taken it already.

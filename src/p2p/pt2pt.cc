@@ -220,6 +220,7 @@ Err start(Request* r) {
   progress::Lock lock;
   if (r->active) return fail(MPI_ERR_REQUEST, "the persistent request is already active");
   if (partitioned::is_partitioned(r)) return partitioned::start(r);
+  if (r->restartable != nullptr) return r->restartable->start(r);
   if (r->kind == Request::Kind::kSend && r->mode == Request::Mode::kBuffered) {
     // MPI_Bsend_init: each start copies the message into the attached buffer
     // and is complete at once, as MPI_Ibsend is (MPI-3.1 §3.9); the copy is

@@ -15,6 +15,13 @@ void start(std::unique_ptr<Task> task) { tasks.push_back(std::move(task)); }
 size_t running_tasks() { return tasks.size(); }
 
 int advance_tasks() {
+  // A task may call back into code that polls (an extended generalized
+  // request's poll function calling MPI_Iprobe, say): the nested pass leaves
+  // the tasks to this one, which would otherwise find the one it is
+  // advancing erased under it.
+  static bool advancing = false;
+  if (advancing) return 0;
+  advancing = true;
   int events = 0;
   for (auto it = tasks.begin(); it != tasks.end();) {
     if ((*it)->advance()) {
@@ -24,6 +31,7 @@ int advance_tasks() {
       ++it;
     }
   }
+  advancing = false;
   return events;
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/datatype.h"
 #include "base/request.h"
+#include "base/tool_events.h"
 #include "coll/collectives.h"
 #include "common/config.h"
 #include "common/debug.h"
@@ -175,6 +176,7 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
                 c->size, root.c_str());
   }
   pmi::clear_checkpoint_request();
+  tool::note_checkpoint_committed(static_cast<int>(epoch), c->size);
   *epoch_out = static_cast<int>(epoch);
   return {};
 }

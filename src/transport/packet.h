@@ -15,6 +15,7 @@ enum class PacketType : uint8_t {
   kRendezvousDone,       // receiver read the data itself (kFlagDirect): the send is complete
   kCancelSend,           // MPI_Cancel of the send `sender_cookie`: drop its message if no receive took it
   kCancelReply,          // the receiver's answer to kCancelSend (kFlagCancelled: it dropped the message)
+  kRevoke,               // MPIX_Comm_revoke: the communicator of `context` is revoked (p2p/revoke.h)
 };
 
 // kRendezvousReady: the receiver takes the data in DATA packets of at most
@@ -30,6 +31,9 @@ constexpr uint8_t kFlagDirect = 2;
 constexpr uint8_t kFlagDeviceMemory = 4;
 // kCancelReply: the message was still unreceived and is gone.
 constexpr uint8_t kFlagCancelled = 8;
+// kCancelReply with kFlagCancelled: dropped because the communicator was
+// revoked (p2p/revoke.h); the send fails with MPIX_ERR_REVOKED.
+constexpr uint8_t kFlagRevoked = 16;
 
 struct PacketHeader {
   PacketType type;

@@ -4,15 +4,17 @@
 #include "transport/shm/fence.h"
 #include "transport/shm/shm_transport.h"
 #include "transport/tcp/tcp_transport.h"
+#include "transport/verbs/verbs_transport.h"
 
 namespace ferry::transport {
 namespace {
 
 // Same-host before network: shared memory is the cheap path, and polling it
-// costs no system call.
+// costs no system call. RDMA before sockets where there is a device.
 const Provider kProviders[] = {
     {"self", false, false, SelfTransport::open},
     {"shm", true, true, shm::ShmTransport::open},
+    {"verbs", true, false, verbs::VerbsTransport::open},
     {"tcp", true, false, tcp::TcpTransport::open},
 };
 

@@ -12,9 +12,9 @@
  *                                  processes (more than the free slots);
  *                                  then one that fits starts
  *   pmix_spawn_probe universe U    PMIX_UNIV_SIZE is U
- *   pmix_spawn_probe remote        on a host other than mpirun's: spawn and
- *                                  lookup are refused (not supported yet),
- *                                  at once
+ *   pmix_spawn_probe remote        on a host other than mpirun's: a spawn
+ *                                  of a missing program is refused at once,
+ *                                  and names publish, look up and unpublish
  *   pmix_spawn_probe spawn_run P A... rank 0 spawns one process of program P
  *                                  with arguments A..., then every rank
  *                                  sleeps until mpirun ends the job
@@ -366,10 +366,27 @@ int main(int argc, char **argv) {
     if (!failed) printf("spawn-probe: universe %ld ok\n", size);
     status = failed;
   } else if (strcmp(mode, "remote") == 0) {
-    char *true_argv[] = {"/bin/true", NULL};
-    expect_refused(true_argv, 1, NULL, PMIX_ERR_NOT_SUPPORTED, "from another host");
+    /* mpirun answers through the node daemon: the daemon's host looks for
+     * the program, names are mpirun's. */
+    char *missing[] = {"/nonexistent/spawn-probe-missing", NULL};
+    expect_refused(missing, 1, NULL, PMIX_ERR_JOB_EXE_NOT_FOUND, "a missing program, from another host");
+    char key[64], value[64];
+    snprintf(key, sizeof key, "spawn.remote.%u", me.rank);
+    snprintf(value, sizeof value, "value of rank %u", me.rank);
+    rc = publish(key, value);
+    CHECK(rc == PMIX_SUCCESS, "publish from another host: %s", PMIx_Error_string(rc));
+    char *found = NULL;
+    pmix_proc_t publisher;
+    rc = lookup(key, 1, &found, &publisher);
+    CHECK(rc == PMIX_SUCCESS && found != NULL && strcmp(found, value) == 0 && publisher.rank == me.rank,
+          "lookup of %s from another host: %s, '%s'", key, PMIx_Error_string(rc), found ? found : "(none)");
+    free(found);
     rc = lookup("spawn.any-name", 0, NULL, NULL);
-    CHECK(rc == PMIX_ERR_NOT_SUPPORTED, "a lookup from another host: %s", PMIx_Error_string(rc));
+    CHECK(rc == PMIX_ERR_NOT_FOUND, "a lookup of a name nobody published: %s", PMIx_Error_string(rc));
+    rc = unpublish(key);
+    CHECK(rc == PMIX_SUCCESS, "unpublish from another host: %s", PMIx_Error_string(rc));
+    rc = lookup(key, 0, NULL, NULL);
+    CHECK(rc == PMIX_ERR_NOT_FOUND, "a lookup after unpublishing: %s", PMIx_Error_string(rc));
     if (!failed) printf("spawn-probe: remote %u ok\n", me.rank);
     status = failed;
   } else if (strcmp(mode, "spawn_run") == 0 && argc > 2) {

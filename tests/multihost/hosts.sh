@@ -66,8 +66,9 @@ down() {
   for h in "${HOSTS[@]}"; do
     # The pid file we wrote at start; sshd's own PidFile names the same process.
     for pidfile in "$dir/$h/sshd.bgpid" "$dir/$h/sshd.pid"; do
-      [[ -f $pidfile ]] || continue
-      pid=$(cat "$pidfile")
+      # sshd removes its own PidFile as it exits (after the kill of the first
+      # file's pid): gone between the test and the read is gone.
+      pid=$(cat "$pidfile" 2>/dev/null) || continue
       if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
         kill "$pid" 2>/dev/null || true
       fi

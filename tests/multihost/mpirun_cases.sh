@@ -5,7 +5,7 @@
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
-# SPAWN_PROBE, RESTART_PROBE.
+# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
 set -uo pipefail
@@ -120,13 +120,124 @@ case $case_name in
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     [[ $(grep -c "spawn-probe: universe 5 ok" "$work/out") -eq 2 ]] || { show; fail "not 2 ok lines"; }
     ;;
-  spawn_from_remote_refused)
-    # Spawning and names are mpirun's host's only: a remote rank is told
-    # at once (no hang), with a line saying why.
-    run_mpirun -H h1,h2 -n 2 "$SPAWN_PROBE" remote
+  spawn_from_remote_answered)
+    # Ranks on hosts other than mpirun's: their spawns and names go through
+    # their node daemons to mpirun and are answered (no hang). The spawn is
+    # placed on h1 (mpirun's host is not in the allocation; oversubscribed),
+    # whose daemon does not find the program.
+    run_mpirun --oversubscribe -H h1,h2 -n 2 "$SPAWN_PROBE" remote
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     [[ $(grep -c "spawn-probe: remote [01] ok" "$work/out") -eq 2 ]] || { show; fail "not 2 ok lines"; }
-    grep -q "PMIx_Spawn from rank .*not supported across hosts yet" "$work/err" || { show; fail "no reason given"; }
+    [[ $(grep -c "^mpirun: cannot spawn '/nonexistent/spawn-probe-missing' for rank [01] of .*: program '/nonexistent/spawn-probe-missing' does not exist (on h1)$" "$work/err") -eq 2 ]] ||
+      { show; fail "no reason given for each refused spawn"; }
+    ;;
+  spawn_onto_named_host)
+    # Parents on h1 and h2; the last one (h2) spawns two children with
+    # info host=h1: they run there, under h1's daemon, and reach both
+    # parents (h2's server asks h1's for their contact cards).
+    write_hosts "h1 slots=3\nh2 slots=1\n"
+    FERRY_DEBUG=launch run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" spawn h1 h1 2
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawning ferry\.[0-9]*\.1 on h1 (daemon 1) for rank 1 of ferry\.[0-9]*$" "$work/err" ||
+      { show; fail "the children were not sent to h1's daemon"; }
+    grep -q "direct modex for ferry\.[0-9]*\.1:[01] from position 2: at position 1" "$work/err" ||
+      { show; fail "h2 did not ask h1 for a child's data"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  spawn_across_hosts)
+    # Parents on h1, h2 and h3; the last (h3) spawns four children with info
+    # host=h3,h2,h1: they fill the free slots in that order (one on h3, two
+    # on h2, one on h1), and their fences (MPI_Init's cards) go through mpirun.
+    write_hosts "h1 slots=2\nh2 slots=3\nh3 slots=2\n"
+    FERRY_DEBUG=launch run_mpirun --map-by node --hostfile "$work/hosts" -n 3 "$SPAWN_HOSTS" spawn h3,h2,h1 h3,h2,h2,h1 4
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawned ferry\.[0-9]*\.1 on 3 hosts for rank 2 of" "$work/err" || { show; fail "not spawned on 3 hosts"; }
+    grep -q "fence 0 of ferry\.[0-9]*\.1 complete on its 3 hosts" "$work/err" ||
+      { show; fail "no fence of the children through mpirun"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  spawn_default_placement)
+    # No host named, mpirun's host not in the allocation, h1 full: the two
+    # children go to h2, the first host with two free slots.
+    write_hosts "h1 slots=1\nh2 slots=3\n"
+    FERRY_DEBUG=launch run_mpirun --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" spawn - h2 2
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawning ferry\.[0-9]*\.1 on h2 (daemon 2)" "$work/err" || { show; fail "the children did not go to h2"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  spawn_default_spreads)
+    # No host named and no host with two free slots: the two children fill
+    # the free slot of h1, then that of h2, as the first job's ranks would.
+    write_hosts "h1 slots=2\nh2 slots=2\n"
+    FERRY_DEBUG=launch run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" spawn - h1,h2 2
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "spawned ferry\.[0-9]*\.1 on 2 hosts" "$work/err" || { show; fail "not spread over 2 hosts"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  spawn_multiple_per_app_hosts)
+    # MPI_Comm_spawn_multiple, app 0 with host=h2 and app 1 with host=h1:
+    # each app's child runs on its own app's host (not both on h2, which
+    # has room for both).
+    write_hosts "h1 slots=2\nh2 slots=3\n"
+    run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" multiple h2 h1
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  names_across_hosts)
+    # A rank on h1 publishes a port name and accepts, a rank on h2 looks it
+    # up and connects; the acceptor's lookup of the request waits for it.
+    run_mpirun -H h1,h2 -n 2 "$SPAWN_HOSTS" names
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  spawn_refused_remote)
+    # The rank on h2 spawns a program missing on h1, then onto h3, which is in
+    # the allocation but runs no rank (no daemon there): MPI_ERR_SPAWN at
+    # every rank, with one line each, and the job goes on.
+    write_hosts "h1 slots=2\nh2 slots=1\nh3 slots=1\n"
+    run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" refused h1 h3
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "^mpirun: cannot spawn '/nonexistent/ferry-multihost-missing' for rank 1 of ferry\.[0-9]*: program '/nonexistent/ferry-multihost-missing' does not exist (on h1)$" "$work/err" ||
+      { show; fail "no line for the missing program"; }
+    grep -q "^mpirun: cannot spawn '/bin/true' for rank 1 of ferry\.[0-9]*: host 'h3' runs no rank of the job, so mpirun has no node daemon there" "$work/err" ||
+      { show; fail "no line for the host without a daemon"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
+  spawned_remote_child_fails)
+    # A process spawned onto h1 exits 3: h1's daemon reports it, and the job
+    # ends with 3 as after a rank's failure.
+    run_mpirun --oversubscribe --timeout 25 -H h1,h2 -n 2 "$SPAWN_PROBE" spawn_run /bin/sh -c 'sleep 0.2; exit 3'
+    [[ $status -eq 3 ]] || { show; fail "exit status $status, expected 3"; }
+    grep -q "^mpirun: rank 0 of ferry\.[0-9]*\.1 (pid [0-9]*) exited with status 3$" "$work/err" ||
+      { show; fail "no line for the failed spawned process"; }
+    expect_nothing_left "$SPAWN_PROBE"
+    ;;
+  spawned_remote_output)
+    # A process spawned onto h1 has its output forwarded through h1's
+    # daemon, tagged "[job,rank]" under --tag-output like one on mpirun's host.
+    run_mpirun --tag-output --oversubscribe --timeout 3 -H h1,h2 -n 2 "$SPAWN_PROBE" spawn_run /bin/sh -c 'echo "from $(hostname)"'
+    [[ $status -eq 124 ]] || { show; fail "exit status $status, expected 124 (--timeout)"; }
+    grep -q "^\[1,0\] from h1$" "$work/out" || { show; fail "no tagged line from the child on h1"; }
+    expect_nothing_left "$SPAWN_PROBE"
+    ;;
+  spawned_remote_teardown)
+    # --timeout ends a process spawned onto h1 too, through h1's daemon.
+    # (A copy of sleep under a name of its own, to count it.)
+    sleeper="$work/mhsleep$$"
+    cp /bin/sleep "$sleeper"
+    FERRY_DEBUG=launch run_mpirun --oversubscribe --timeout 3 -H h1,h2 -n 2 "$SPAWN_PROBE" spawn_run "$sleeper" 60
+    [[ $status -eq 124 ]] || { show; fail "exit status $status, expected 124"; }
+    grep -q "^spawn-probe: spawned ferry\.[0-9]*\.1$" "$work/out" || { show; fail "nothing was spawned"; }
+    grep -q "started ferry\.[0-9]*\.1: 1 processes of $sleeper on h1" "$work/err" ||
+      { show; fail "the process did not run on h1"; }
+    expect_nothing_left "$sleeper"
+    expect_nothing_left "$SPAWN_PROBE"
     ;;
   stdin_to_remote_rank0)
     # mpirun's stdin reaches rank 0 on h1 through its daemon; rank 1 reads

@@ -25,6 +25,8 @@ TEST(TransportProvidersTest, SelfComesFirstAndTheListKeepsPreferenceOrder) {
       << "the setting enables providers; it does not reorder them";
   EXPECT_EQ(names("tcp"), (std::vector<std::string>{"self", "tcp"}));
   EXPECT_EQ(names("shm"), (std::vector<std::string>{"self", "shm"}));
+  EXPECT_EQ(names("tcp,verbs,shm"), (std::vector<std::string>{"self", "shm", "verbs", "tcp"}))
+      << "RDMA before sockets";
 }
 
 TEST(TransportProvidersTest, AnUnknownNameIsReportedWithTheChoices) {
@@ -32,7 +34,7 @@ TEST(TransportProvidersTest, AnUnknownNameIsReportedWithTheChoices) {
   std::string error;
   EXPECT_FALSE(enabled_providers("shm,tcpp", &enabled, &error));
   EXPECT_NE(error.find("\"tcpp\""), std::string::npos) << error;
-  EXPECT_NE(error.find("expected shm, tcp"), std::string::npos) << error;
+  EXPECT_NE(error.find("expected shm, verbs, tcp"), std::string::npos) << error;
   EXPECT_FALSE(enabled_providers("self", &enabled, &error)) << "self is not chosen, it is always there";
   EXPECT_FALSE(enabled_providers("", &enabled, &error));
 }

@@ -8,13 +8,13 @@
 
 namespace ferry::coll {
 
-void allgather_ring(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                    int recvcount, const Datatype* recvtype);
-void allgather_recursive_doubling(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype,
-                                  void* recvbuf, int recvcount, const Datatype* recvtype);
-void allgather_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                     int recvcount, const Datatype* recvtype);
-void allgatherv_ring(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                     const int recvcounts[], const int displs[], const Datatype* recvtype);
+void allgather_ring(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                    MPI_Count recvcount, const Datatype* recvtype);
+void allgather_recursive_doubling(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype,
+                                  void* recvbuf, MPI_Count recvcount, const Datatype* recvtype);
+void allgather_bruck(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                     MPI_Count recvcount, const Datatype* recvtype);
+void allgatherv_ring(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                     CountArray recvcounts, DisplArray displs, const Datatype* recvtype);
 
 }  // namespace ferry::coll

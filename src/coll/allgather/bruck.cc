@@ -15,13 +15,13 @@
 
 namespace ferry::coll {
 
-void allgather_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                     int recvcount, const Datatype* recvtype) {
+void allgather_bruck(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                     MPI_Count recvcount, const Datatype* recvtype) {
   const int p = s.size();
   const int rank = s.rank();
   const size_t block_bytes = recvtype->bytes(recvcount);
   char* gathered = static_cast<char*>(s.scratch(block_bytes * static_cast<size_t>(p)));
-  auto bytes = [&](int blocks) { return static_cast<int>(block_bytes * static_cast<size_t>(blocks)); };
+  auto bytes = [&](int blocks) { return static_cast<MPI_Count>(block_bytes * static_cast<size_t>(blocks)); };
   auto block = [&](int j) {
     return element(recvbuf, static_cast<size_t>(j) * static_cast<size_t>(recvcount), recvtype);
   };

@@ -11,8 +11,8 @@
 
 namespace ferry::coll {
 
-void allgather_ring(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                    int recvcount, const Datatype* recvtype) {
+void allgather_ring(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                    MPI_Count recvcount, const Datatype* recvtype) {
   const int p = s.size();
   const int rank = s.rank();
   auto block = [&](int j) {

@@ -12,8 +12,8 @@
 
 namespace ferry::coll {
 
-void allgatherv_ring(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                     const int recvcounts[], const int displs[], const Datatype* recvtype) {
+void allgatherv_ring(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                     CountArray recvcounts, DisplArray displs, const Datatype* recvtype) {
   const int p = s.size();
   const int rank = s.rank();
   auto block = [&](int j) { return element(recvbuf, static_cast<size_t>(displs[j]), recvtype); };

@@ -10,11 +10,13 @@
 
 namespace ferry::coll {
 
-void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
-                                  const Op* op);
-void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op);
-void allreduce_tree(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op);
-void allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  const Datatype* type, const Op* op);
+void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                    const Op* op);
+void allreduce_tree(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                    const Op* op);
+void allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                             const Op* op);
 
 }  // namespace ferry::coll

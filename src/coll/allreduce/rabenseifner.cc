@@ -22,7 +22,7 @@
 
 namespace ferry::coll {
 
-void allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                             const Op* op) {
   const int rank = s.rank();
   const Fold f = fold_of(rank, s.size());

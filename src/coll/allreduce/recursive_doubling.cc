@@ -23,8 +23,8 @@
 
 namespace ferry::coll {
 
-void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
-                                  const Op* op) {
+void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  const Datatype* type, const Op* op) {
   const int rank = s.rank();
   const Fold f = fold_of(rank, s.size());
   // The partial result lives in `acc`; the partner's arrives in `spare`.

@@ -30,7 +30,8 @@
 
 namespace ferry::coll {
 
-void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op) {
+void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                    const Op* op) {
   const int p = s.size();
   const int rank = s.rank();
   const int right = (rank + 1) % p;
@@ -48,7 +49,7 @@ void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, int count, 
   auto segment = [&](size_t b, size_t j, size_t* first) {
     size_t begin = std::min(j * per_segment, blocks.size(b));
     *first = blocks.start(b) + begin;
-    return static_cast<int>(std::min(per_segment, blocks.size(b) - begin));
+    return static_cast<MPI_Count>(std::min(per_segment, blocks.size(b) - begin));
   };
 
   // Phase 0: the input into recvbuf, where the blocks are reduced.
@@ -61,7 +62,7 @@ void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, int count, 
     size_t out_block = block_of(rank - k), in_block = block_of(rank - k - 1);
     for (size_t j = 0; j < segments; ++j) {
       size_t out_first = 0, in_first = 0;
-      int out_n = segment(out_block, j, &out_first), in_n = segment(in_block, j, &in_first);
+      MPI_Count out_n = segment(out_block, j, &out_first), in_n = segment(in_block, j, &in_first);
       if (in_n > 0) s.recv(in, in_n, type, left);
       if (out_n > 0) s.send(element(recvbuf, out_first, type), out_n, type, right);
       // The left partial covers ranks before this one on the ring: it goes
@@ -77,7 +78,7 @@ void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, int count, 
     size_t out_block = block_of(rank + 1 - k), in_block = block_of(rank - k);
     for (size_t j = 0; j < segments; ++j) {
       size_t out_first = 0, in_first = 0;
-      int out_n = segment(out_block, j, &out_first), in_n = segment(in_block, j, &in_first);
+      MPI_Count out_n = segment(out_block, j, &out_first), in_n = segment(in_block, j, &in_first);
       if (in_n > 0) s.recv(element(recvbuf, in_first, type), in_n, type, left);
       if (out_n > 0) s.send(element(recvbuf, out_first, type), out_n, type, right);
       s.end_round();

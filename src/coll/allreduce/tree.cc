@@ -53,13 +53,15 @@ TreeNode in_order_node(int rank, int p) {
 
 }  // namespace
 
-void allreduce_tree(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op) {
+void allreduce_tree(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                    const Op* op) {
   const TreeNode node = in_order_node(s.rank(), s.size());
   const size_t n = static_cast<size_t>(count);
-  const size_t per_segment = std::min(n, std::max<size_t>(1, pipeline_segment_bytes() / std::max<size_t>(1, type->size)));
+  const size_t per_segment =
+      std::min(n, std::max<size_t>(1, pipeline_segment_bytes() / std::max<size_t>(1, type->size)));
   const size_t segments = (n + per_segment - 1) / per_segment;
   auto first = [&](size_t j) { return j * per_segment; };
-  auto length = [&](size_t j) { return static_cast<int>(std::min(per_segment, n - j * per_segment)); };
+  auto length = [&](size_t j) { return static_cast<MPI_Count>(std::min(per_segment, n - j * per_segment)); };
   // Children's partials. The right one is double-buffered: for a
   // non-commutative op segment t's result lives there while segment t+1
   // arrives.

@@ -9,16 +9,16 @@
 
 namespace ferry::coll {
 
-void alltoall_pairwise(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                       int recvcount, const Datatype* recvtype);
-void alltoall_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                    int recvcount, const Datatype* recvtype);
-void alltoallv_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        const Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+void alltoall_pairwise(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                       MPI_Count recvcount, const Datatype* recvtype);
+void alltoall_bruck(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                    MPI_Count recvcount, const Datatype* recvtype);
+void alltoallv_pairwise(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                        const Datatype* sendtype, void* recvbuf, CountArray recvcounts, DisplArray rdispls,
                         const Datatype* recvtype);
 // Displacements in bytes, a datatype per peer.
-void alltoallw_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
-                        const int rdispls[], const Datatype* const recvtypes[]);
+void alltoallw_pairwise(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                        const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts,
+                        DisplArray rdispls, const Datatype* const recvtypes[]);
 
 }  // namespace ferry::coll

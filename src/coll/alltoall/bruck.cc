@@ -19,12 +19,12 @@
 
 namespace ferry::coll {
 
-void alltoall_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                    int recvcount, const Datatype* recvtype) {
+void alltoall_bruck(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                    MPI_Count recvcount, const Datatype* recvtype) {
   const int p = s.size();
   const int rank = s.rank();
   const size_t block_bytes = recvtype->bytes(recvcount);
-  const int block_int = static_cast<int>(block_bytes);
+  const MPI_Count block_int = static_cast<MPI_Count>(block_bytes);
   char* slots = static_cast<char*>(s.scratch(block_bytes * p));
   char* outgoing = static_cast<char*>(s.scratch(block_bytes * (p / 2 + 1)));
   char* incoming = static_cast<char*>(s.scratch(block_bytes * (p / 2 + 1)));
@@ -32,13 +32,13 @@ void alltoall_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datat
 
   // Phase 1: slot i = the block for rank + i (from recvbuf for MPI_IN_PLACE).
   const void* from = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  const int count = sendbuf == MPI_IN_PLACE ? recvcount : sendcount;
+  const MPI_Count count = sendbuf == MPI_IN_PLACE ? recvcount : sendcount;
   const Datatype* type = sendbuf == MPI_IN_PLACE ? recvtype : sendtype;
   const int head = p - rank;  // blocks rank..p-1, then 0..rank-1
   s.copy(element(from, static_cast<size_t>(rank) * count, type), head * count, type, slot(0),
-         static_cast<int>(block_bytes * head), packed_bytes());
+         static_cast<MPI_Count>(block_bytes * head), packed_bytes());
   if (rank > 0)
-    s.copy(from, rank * count, type, slot(head), static_cast<int>(block_bytes * rank), packed_bytes());
+    s.copy(from, rank * count, type, slot(head), static_cast<MPI_Count>(block_bytes * rank), packed_bytes());
 
   // Phase 2: one step per bit; the slots to send are packed at the end of
   // the previous round (after its send has completed).
@@ -51,8 +51,8 @@ void alltoall_bruck(Schedule& s, const void* sendbuf, int sendcount, const Datat
   int n = pack(1);
   s.end_round();
   for (int d = 1; d < p; d <<= 1) {
-    s.recv(incoming, static_cast<int>(block_bytes * n), packed_bytes(), (rank - d + p) % p);
-    s.send(outgoing, static_cast<int>(block_bytes * n), packed_bytes(), (rank + d) % p);
+    s.recv(incoming, static_cast<MPI_Count>(block_bytes * n), packed_bytes(), (rank - d + p) % p);
+    s.send(outgoing, static_cast<MPI_Count>(block_bytes * n), packed_bytes(), (rank + d) % p);
     int k = 0;
     for (int i = 1; i < p; ++i)
       if (i & d) s.copy(incoming + block_bytes * k++, block_int, packed_bytes(), slot(i), block_int, packed_bytes());

@@ -13,8 +13,8 @@
 
 namespace ferry::coll {
 
-void alltoall_pairwise(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                       int recvcount, const Datatype* recvtype) {
+void alltoall_pairwise(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                       MPI_Count recvcount, const Datatype* recvtype) {
   const int p = s.size();
   const int rank = s.rank();
   auto recv_block = [&](int j) { return element(recvbuf, static_cast<size_t>(j) * recvcount, recvtype); };
@@ -23,14 +23,14 @@ void alltoall_pairwise(Schedule& s, const void* sendbuf, int sendcount, const Da
   // but every other block would be overwritten before it is sent: send them
   // from a packed copy instead.
   const void* out = sendbuf;
-  int out_count = sendcount;
+  MPI_Count out_count = sendcount;
   const Datatype* out_type = sendtype;
   if (sendbuf == MPI_IN_PLACE) {
     const size_t block_bytes = recvtype->bytes(recvcount);
     char* copy = static_cast<char*>(s.scratch(block_bytes * p));
-    s.copy(recvbuf, p * recvcount, recvtype, copy, static_cast<int>(block_bytes * p), packed_bytes());
+    s.copy(recvbuf, p * recvcount, recvtype, copy, static_cast<MPI_Count>(block_bytes * p), packed_bytes());
     out = copy;
-    out_count = static_cast<int>(block_bytes);
+    out_count = static_cast<MPI_Count>(block_bytes);
     out_type = packed_bytes();
   } else {
     s.copy(element(sendbuf, static_cast<size_t>(rank) * sendcount, sendtype), sendcount, sendtype,

@@ -16,14 +16,14 @@
 
 namespace ferry::coll {
 
-void alltoallv_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        const Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+void alltoallv_pairwise(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                        const Datatype* sendtype, void* recvbuf, CountArray recvcounts, DisplArray rdispls,
                         const Datatype* recvtype) {
   const int p = s.size();
   const int rank = s.rank();
   auto recv_block = [&](int j) { return element(recvbuf, static_cast<size_t>(rdispls[j]), recvtype); };
   std::vector<const void*> send_from(p);
-  std::vector<int> send_count(p);
+  std::vector<MPI_Count> send_count(p);
   const Datatype* send_type = sendtype;
 
   // Phase 1: the block to itself. With MPI_IN_PLACE it is already there;
@@ -33,7 +33,7 @@ void alltoallv_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[]
     for (int j = 0; j < p; ++j) total += recvtype->bytes(recvcounts[j]);
     char* copy = static_cast<char*>(s.scratch(total));
     for (int j = 0; j < p; ++j) {
-      int bytes = static_cast<int>(recvtype->bytes(recvcounts[j]));
+      MPI_Count bytes = static_cast<MPI_Count>(recvtype->bytes(recvcounts[j]));
       if (j != rank) s.copy(recv_block(j), recvcounts[j], recvtype, copy, bytes, packed_bytes());
       send_from[j] = copy;
       send_count[j] = bytes;

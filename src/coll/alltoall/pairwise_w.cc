@@ -13,14 +13,14 @@
 
 namespace ferry::coll {
 
-void alltoallw_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[],
-                        const int rdispls[], const Datatype* const recvtypes[]) {
+void alltoallw_pairwise(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                        const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts,
+                        DisplArray rdispls, const Datatype* const recvtypes[]) {
   const int p = s.size();
   const int rank = s.rank();
   auto recv_block = [&](int j) { return static_cast<char*>(recvbuf) + rdispls[j]; };
   std::vector<const void*> send_from(p);
-  std::vector<int> send_count(p);
+  std::vector<MPI_Count> send_count(p);
   std::vector<const Datatype*> send_type(p);
 
   // Phase 1: the block to itself. With MPI_IN_PLACE it is already there;
@@ -30,7 +30,7 @@ void alltoallw_pairwise(Schedule& s, const void* sendbuf, const int sendcounts[]
     for (int j = 0; j < p; ++j) total += recvtypes[j]->bytes(recvcounts[j]);
     char* copy = static_cast<char*>(s.scratch(total));
     for (int j = 0; j < p; ++j) {
-      int bytes = static_cast<int>(recvtypes[j]->bytes(recvcounts[j]));
+      MPI_Count bytes = static_cast<MPI_Count>(recvtypes[j]->bytes(recvcounts[j]));
       if (j != rank) s.copy(recv_block(j), recvcounts[j], recvtypes[j], copy, bytes, packed_bytes());
       send_from[j] = copy;
       send_count[j] = bytes;

@@ -8,9 +8,9 @@
 
 namespace ferry::coll {
 
-void bcast_binomial(Schedule& s, void* buf, int count, const Datatype* type, int root);
-void bcast_scatter_ring_allgather(Schedule& s, void* buf, int count, const Datatype* type, int root);
-void bcast_pipelined_chain(Schedule& s, void* buf, int count, const Datatype* type, int root,
+void bcast_binomial(Schedule& s, void* buf, MPI_Count count, const Datatype* type, int root);
+void bcast_scatter_ring_allgather(Schedule& s, void* buf, MPI_Count count, const Datatype* type, int root);
+void bcast_pipelined_chain(Schedule& s, void* buf, MPI_Count count, const Datatype* type, int root,
                            size_t segment_bytes);
 // The chain's segment for a message of `bytes`: about 16 segments, so that
 // the p - 2 rounds of filling the chain stay small against the message, at

@@ -11,7 +11,7 @@
 
 namespace ferry::coll {
 
-void bcast_binomial(Schedule& s, void* buf, int count, const Datatype* type, int root) {
+void bcast_binomial(Schedule& s, void* buf, MPI_Count count, const Datatype* type, int root) {
   const int p = s.size();
   const int rel = (s.rank() - root + p) % p;
 

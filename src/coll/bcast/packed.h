@@ -17,21 +17,21 @@ struct PackedBcast {
   size_t bytes;
 };
 
-inline PackedBcast start_packed_bcast(Schedule& s, void* buf, int count, const Datatype* type, bool is_root) {
+inline PackedBcast start_packed_bcast(Schedule& s, void* buf, MPI_Count count, const Datatype* type, bool is_root) {
   size_t bytes = type->bytes(count);
   if (type->contiguous) return {static_cast<char*>(buf), bytes};
   char* data = static_cast<char*>(s.scratch(bytes));
   if (is_root) {
-    s.copy(buf, count, type, data, static_cast<int>(bytes), packed_bytes());
+    s.copy(buf, count, type, data, static_cast<MPI_Count>(bytes), packed_bytes());
     s.end_round();
   }
   return {data, bytes};
 }
 
-inline void finish_packed_bcast(Schedule& s, const PackedBcast& m, void* buf, int count, const Datatype* type,
+inline void finish_packed_bcast(Schedule& s, const PackedBcast& m, void* buf, MPI_Count count, const Datatype* type,
                                 bool is_root) {
   if (type->contiguous || is_root) return;
-  s.copy(m.data, static_cast<int>(m.bytes), packed_bytes(), buf, count, type);
+  s.copy(m.data, static_cast<MPI_Count>(m.bytes), packed_bytes(), buf, count, type);
   s.end_round();
 }
 

@@ -19,7 +19,7 @@ size_t bcast_chain_segment(size_t bytes) {
   return std::max(pipeline_segment_bytes(), std::min<size_t>(bytes / 16, 1024 * 1024));
 }
 
-void bcast_pipelined_chain(Schedule& s, void* buf, int count, const Datatype* type, int root,
+void bcast_pipelined_chain(Schedule& s, void* buf, MPI_Count count, const Datatype* type, int root,
                            size_t segment_bytes) {
   const int p = s.size();
   const int rank = s.rank();
@@ -29,7 +29,7 @@ void bcast_pipelined_chain(Schedule& s, void* buf, int count, const Datatype* ty
   // At least one (possibly empty) segment, so that every link is used once
   // even for an empty message and a count mismatch shows as truncation.
   const size_t segments = std::max<size_t>(1, (m.bytes + segment - 1) / segment);
-  auto bytes_of = [&](size_t k) { return static_cast<int>(std::min(segment, m.bytes - k * segment)); };
+  auto bytes_of = [&](size_t k) { return static_cast<MPI_Count>(std::min(segment, m.bytes - k * segment)); };
   const int prev = (rank - 1 + p) % p, next = (rank + 1) % p;
   const bool has_next = rel + 1 < p;
 

@@ -15,7 +15,7 @@
 
 namespace ferry::coll {
 
-void bcast_scatter_ring_allgather(Schedule& s, void* buf, int count, const Datatype* type, int root) {
+void bcast_scatter_ring_allgather(Schedule& s, void* buf, MPI_Count count, const Datatype* type, int root) {
   const int p = s.size();
   const int rank = s.rank();
   const int rel = (rank - root + p) % p;
@@ -25,12 +25,12 @@ void bcast_scatter_ring_allgather(Schedule& s, void* buf, int count, const Datat
   auto send_blocks = [&](int first, int n, int to) {
     size_t begin = std::min(m.bytes, static_cast<size_t>(first) * chunk);
     size_t end = std::min(m.bytes, static_cast<size_t>(std::min(first + n, p)) * chunk);
-    if (end > begin) s.send(m.data + begin, static_cast<int>(end - begin), packed_bytes(), to);
+    if (end > begin) s.send(m.data + begin, static_cast<MPI_Count>(end - begin), packed_bytes(), to);
   };
   auto recv_blocks = [&](int first, int n, int from) {
     size_t begin = std::min(m.bytes, static_cast<size_t>(first) * chunk);
     size_t end = std::min(m.bytes, static_cast<size_t>(std::min(first + n, p)) * chunk);
-    if (end > begin) s.recv(m.data + begin, static_cast<int>(end - begin), packed_bytes(), from);
+    if (end > begin) s.recv(m.data + begin, static_cast<MPI_Count>(end - begin), packed_bytes(), from);
   };
 
   // Phase 1: binomial scatter. Relative rank v receives from its parent the

@@ -8,9 +8,9 @@
 
 namespace ferry::coll {
 
-void gather_binomial(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                     int recvcount, const Datatype* recvtype, int root);
-void gatherv_linear(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], const Datatype* recvtype, int root);
+void gather_binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                     MPI_Count recvcount, const Datatype* recvtype, int root);
+void gatherv_linear(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                    CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root);
 
 }  // namespace ferry::coll

@@ -15,8 +15,8 @@
 
 namespace ferry::coll {
 
-void gather_binomial(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                     int recvcount, const Datatype* recvtype, int root) {
+void gather_binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                     MPI_Count recvcount, const Datatype* recvtype, int root) {
   const int p = s.size();
   const int rank = s.rank();
   const BinomialTree tree(rank, root, p);
@@ -36,10 +36,11 @@ void gather_binomial(Schedule& s, const void* sendbuf, int sendcount, const Data
         continue;
       }
       char* packed = static_cast<char*>(s.scratch(block_bytes * n));
-      s.recv(packed, static_cast<int>(block_bytes * n), packed_bytes(), first);
+      s.recv(packed, static_cast<MPI_Count>(block_bytes * n), packed_bytes(), first);
       int head = p - first;  // blocks of ranks first..p-1, then 0..
-      s.copy(packed, static_cast<int>(block_bytes * head), packed_bytes(), block(first), head * recvcount, recvtype);
-      s.copy(packed + block_bytes * head, static_cast<int>(block_bytes * (n - head)), packed_bytes(), block(0),
+      s.copy(packed, static_cast<MPI_Count>(block_bytes * head), packed_bytes(), block(first), head * recvcount,
+             recvtype);
+      s.copy(packed + block_bytes * head, static_cast<MPI_Count>(block_bytes * (n - head)), packed_bytes(), block(0),
              (n - head) * recvcount, recvtype);
     }
     s.end_round();
@@ -58,14 +59,14 @@ void gather_binomial(Schedule& s, const void* sendbuf, int sendcount, const Data
   // packed in relative order.
   const size_t block_bytes = sendtype->bytes(sendcount);
   char* packed = static_cast<char*>(s.scratch(block_bytes * tree.subtree()));
-  s.copy(sendbuf, sendcount, sendtype, packed, static_cast<int>(block_bytes), packed_bytes());
+  s.copy(sendbuf, sendcount, sendtype, packed, static_cast<MPI_Count>(block_bytes), packed_bytes());
   for (int m = 1; m < tree.child_limit() && tree.rel + m < p; m <<= 1)
-    s.recv(packed + block_bytes * m, static_cast<int>(block_bytes * tree.run(m)), packed_bytes(),
+    s.recv(packed + block_bytes * m, static_cast<MPI_Count>(block_bytes * tree.run(m)), packed_bytes(),
            actual(tree.rel + m));
   s.end_round();
 
   // Phase 2: the whole subtree up to the parent in one message.
-  s.send(packed, static_cast<int>(block_bytes * tree.subtree()), packed_bytes(), parent);
+  s.send(packed, static_cast<MPI_Count>(block_bytes * tree.subtree()), packed_bytes(), parent);
   s.end_round();
 }
 

@@ -10,8 +10,8 @@
 
 namespace ferry::coll {
 
-void gatherv_linear(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], const Datatype* recvtype, int root) {
+void gatherv_linear(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                    CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root) {
   const int p = s.size();
   const int rank = s.rank();
 

@@ -8,7 +8,7 @@
 
 namespace ferry::coll {
 
-void inter_bcast(Schedule& s, void* buf, int count, const Datatype* type, int root) {
+void inter_bcast(Schedule& s, void* buf, MPI_Count count, const Datatype* type, int root) {
   if (root == MPI_PROC_NULL) return;
   if (root == MPI_ROOT) {
     s.send(buf, count, type, 0);

@@ -8,16 +8,16 @@
 
 namespace ferry::coll {
 
-void inter_allgatherv(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                      const int recvcounts[], const int displs[], const Datatype* recvtype) {
+void inter_allgatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                      CountArray recvcounts, DisplArray displs, const Datatype* recvtype) {
   for (int j = 0; j < s.remote_size(); ++j)
     s.recv(element(recvbuf, static_cast<size_t>(displs[j]), recvtype), recvcounts[j], recvtype, j);
   for (int j = 0; j < s.remote_size(); ++j) s.send(sendbuf, sendcount, sendtype, j);
   s.end_round();
 }
 
-void inter_alltoallw(Schedule& s, const void* sendbuf, const int sendcounts[], const int sdispls[],
-                     const Datatype* const sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+void inter_alltoallw(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                     const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts, DisplArray rdispls,
                      const Datatype* const recvtypes[]) {
   for (int j = 0; j < s.remote_size(); ++j)
     s.recv(static_cast<char*>(recvbuf) + rdispls[j], recvcounts[j], recvtypes[j], j);

@@ -17,7 +17,7 @@ namespace ferry::coll {
 namespace {
 
 // The local group's reduction, at its leader: returned there, nullptr elsewhere.
-void* reduce_locally(Schedule& s, const void* sendbuf, int count, const Datatype* type, const Op* op) {
+void* reduce_locally(Schedule& s, const void* sendbuf, MPI_Count count, const Datatype* type, const Op* op) {
   void* result = s.rank() == 0 ? temp_buffer(s, static_cast<size_t>(count), type) : nullptr;
   s.use_local(true);
   if (s.size() == 1) {
@@ -32,7 +32,7 @@ void* reduce_locally(Schedule& s, const void* sendbuf, int count, const Datatype
 
 }  // namespace
 
-void inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
+void inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                   int root) {
   if (root == MPI_PROC_NULL) return;
   if (root == MPI_ROOT) {
@@ -47,7 +47,7 @@ void inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, co
   }
 }
 
-void inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                      const Op* op) {
   // Phase 1: each group's reduction at its leader.
   void* result = reduce_locally(s, sendbuf, count, type, op);
@@ -63,12 +63,12 @@ void inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count,
   s.use_local(false);
 }
 
-void inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
+void inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, CountArray recvcounts,
                           const Datatype* type, const Op* op) {
   // Both groups' vectors have the same length (MPI-3.1 §5.10.1): the sum of
   // either group's recvcounts.
-  std::vector<int> displs(static_cast<size_t>(s.size()));
-  int total = 0;
+  std::vector<MPI_Count> displs(static_cast<size_t>(s.size()));
+  MPI_Count total = 0;
   for (int r = 0; r < s.size(); ++r) {
     displs[static_cast<size_t>(r)] = total;
     total += recvcounts[r];
@@ -86,7 +86,7 @@ void inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const
   s.use_local(false);
 }
 
-void inter_allreduce_both_groups(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void inter_allreduce_both_groups(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                                  const Op* op) {
   void* result = reduce_locally(s, sendbuf, count, type, op);
   if (s.rank() == 0) {

@@ -8,8 +8,8 @@
 
 namespace ferry::coll {
 
-void inter_gatherv(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                   const int recvcounts[], const int displs[], const Datatype* recvtype, int root) {
+void inter_gatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                   CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root) {
   if (root == MPI_PROC_NULL) return;
   if (root == MPI_ROOT) {
     for (int j = 0; j < s.remote_size(); ++j)
@@ -20,8 +20,8 @@ void inter_gatherv(Schedule& s, const void* sendbuf, int sendcount, const Dataty
   s.end_round();
 }
 
-void inter_scatterv(Schedule& s, const void* sendbuf, const int sendcounts[], const int displs[],
-                    const Datatype* sendtype, void* recvbuf, int recvcount, const Datatype* recvtype, int root) {
+void inter_scatterv(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray displs,
+                    const Datatype* sendtype, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype, int root) {
   if (root == MPI_PROC_NULL) return;
   if (root == MPI_ROOT) {
     for (int j = 0; j < s.remote_size(); ++j)

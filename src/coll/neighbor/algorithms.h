@@ -20,7 +20,7 @@ Neighbors neighbors_of(const Communicator& c);
 // One block of a buffer.
 struct Block {
   const void* data;
-  int count;
+  MPI_Count count;
   const Datatype* type;
 };
 

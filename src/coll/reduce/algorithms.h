@@ -10,9 +10,9 @@
 
 namespace ferry::coll {
 
-void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
-                     int root);
-void reduce_scatter_gather(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                     const Op* op, int root);
+void reduce_scatter_gather(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                            const Op* op, int root);
 
 }  // namespace ferry::coll

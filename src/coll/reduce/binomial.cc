@@ -20,8 +20,8 @@
 
 namespace ferry::coll {
 
-void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type, const Op* op,
-                     int root) {
+void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                     const Op* op, int root) {
   const int p = s.size();
   const int rank = s.rank();
   const bool ordered = !op->commutative;

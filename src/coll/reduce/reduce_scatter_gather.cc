@@ -20,7 +20,7 @@
 
 namespace ferry::coll {
 
-void reduce_scatter_gather(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void reduce_scatter_gather(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                            const Op* op, int root) {
   const int rank = s.rank();
   const Fold f = fold_of(rank, s.size());

@@ -13,9 +13,9 @@
 
 namespace ferry::coll {
 
-void reduce_scatter_pairwise(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
+void reduce_scatter_pairwise(Schedule& s, const void* sendbuf, void* recvbuf, CountArray recvcounts,
                              const Datatype* type, const Op* op);
-void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
+void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* recvbuf, CountArray recvcounts,
                                       const Datatype* type, const Op* op);
 
 }  // namespace ferry::coll

@@ -16,15 +16,16 @@
 
 namespace ferry::coll {
 
-void reduce_scatter_pairwise(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
+void reduce_scatter_pairwise(Schedule& s, const void* sendbuf, void* recvbuf, CountArray recvcounts,
                              const Datatype* type, const Op* op) {
   const int p = s.size();
   const int rank = s.rank();
   std::vector<size_t> displs(static_cast<size_t>(p) + 1, 0);
-  for (int r = 0; r < p; ++r) displs[static_cast<size_t>(r) + 1] = displs[static_cast<size_t>(r)] + static_cast<size_t>(recvcounts[r]);
+  for (int r = 0; r < p; ++r)
+    displs[static_cast<size_t>(r) + 1] = displs[static_cast<size_t>(r)] + static_cast<size_t>(recvcounts[r]);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const void* input = in_place ? recvbuf : sendbuf;
-  const int mine = recvcounts[rank];
+  const MPI_Count mine = recvcounts[rank];
   // In place, the input's other blocks must survive until they are sent:
   // accumulate in scratch and move the result to the front at the end.
   void* acc = in_place ? temp_buffer(s, static_cast<size_t>(mine), type) : recvbuf;

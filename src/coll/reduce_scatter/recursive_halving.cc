@@ -32,7 +32,7 @@ int bit_reverse(int v, int bits) {
 
 }  // namespace
 
-void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* recvbuf, const int recvcounts[],
+void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* recvbuf, CountArray recvcounts,
                                       const Datatype* type, const Op* op) {
   const int p = s.size();
   const int rank = s.rank();
@@ -42,7 +42,7 @@ void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* re
     displs[static_cast<size_t>(r) + 1] = displs[static_cast<size_t>(r)] + static_cast<size_t>(recvcounts[r]);
   const size_t n = displs.back();
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  const int mine = recvcounts[rank];
+  const MPI_Count mine = recvcounts[rank];
 
   // Phase 1 for the ranks that sit out: hand the whole input over, and
   // later receive this rank's block back.
@@ -77,8 +77,9 @@ void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* re
   for (int pos = 0; pos < f.pof2; ++pos) {
     int v = bit_reverse(pos, bits);
     size_t from = displs[static_cast<size_t>(first_rank(v))];
-    int len = static_cast<int>(starts[static_cast<size_t>(pos) + 1] - starts[static_cast<size_t>(pos)]);
-    if (len > 0) s.copy(element(input, from, type), len, type, element(acc, starts[static_cast<size_t>(pos)], type), len, type);
+    MPI_Count len = static_cast<MPI_Count>(starts[static_cast<size_t>(pos) + 1] - starts[static_cast<size_t>(pos)]);
+    if (len > 0)
+      s.copy(element(input, from, type), len, type, element(acc, starts[static_cast<size_t>(pos)], type), len, type);
   }
   s.end_round();
 
@@ -90,8 +91,9 @@ void reduce_scatter_recursive_halving(Schedule& s, const void* sendbuf, void* re
     for (int pos = 0; pos < f.pof2; ++pos) {
       int v = bit_reverse(pos, bits);
       size_t from = displs[static_cast<size_t>(first_rank(v))];
-      int len = static_cast<int>(starts[static_cast<size_t>(pos) + 1] - starts[static_cast<size_t>(pos)]);
-      if (len > 0) s.reduce(element(tmp, from, type), element(acc, starts[static_cast<size_t>(pos)], type), len, type, op);
+      MPI_Count len = static_cast<MPI_Count>(starts[static_cast<size_t>(pos) + 1] - starts[static_cast<size_t>(pos)]);
+      if (len > 0)
+        s.reduce(element(tmp, from, type), element(acc, starts[static_cast<size_t>(pos)], type), len, type, op);
     }
     s.end_round();
   }

@@ -11,7 +11,7 @@
 
 namespace ferry::coll {
 
-void scan_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, int count, const Datatype* type,
+void scan_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                              const Op* op, bool exclusive);
 
 }  // namespace ferry::coll

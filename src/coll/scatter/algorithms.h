@@ -9,9 +9,9 @@
 
 namespace ferry::coll {
 
-void scatter_binomial(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                      int recvcount, const Datatype* recvtype, int root);
-void scatterv_linear(Schedule& s, const void* sendbuf, const int sendcounts[], const int displs[],
-                     const Datatype* sendtype, void* recvbuf, int recvcount, const Datatype* recvtype, int root);
+void scatter_binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                      MPI_Count recvcount, const Datatype* recvtype, int root);
+void scatterv_linear(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray displs,
+                     const Datatype* sendtype, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype, int root);
 
 }  // namespace ferry::coll

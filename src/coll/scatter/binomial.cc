@@ -15,8 +15,8 @@
 
 namespace ferry::coll {
 
-void scatter_binomial(Schedule& s, const void* sendbuf, int sendcount, const Datatype* sendtype, void* recvbuf,
-                      int recvcount, const Datatype* recvtype, int root) {
+void scatter_binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                      MPI_Count recvcount, const Datatype* recvtype, int root) {
   const int p = s.size();
   const int rank = s.rank();
   const BinomialTree tree(rank, root, p);
@@ -37,10 +37,10 @@ void scatter_binomial(Schedule& s, const void* sendbuf, int sendcount, const Dat
       if (r.first + r.n > p) {
         char* packed = static_cast<char*>(s.scratch(block_bytes * r.n));
         int head = p - r.first;
-        s.copy(block(r.first), head * sendcount, sendtype, packed, static_cast<int>(block_bytes * head),
+        s.copy(block(r.first), head * sendcount, sendtype, packed, static_cast<MPI_Count>(block_bytes * head),
                packed_bytes());
         s.copy(block(0), (r.n - head) * sendcount, sendtype, packed + block_bytes * head,
-               static_cast<int>(block_bytes * (r.n - head)), packed_bytes());
+               static_cast<MPI_Count>(block_bytes * (r.n - head)), packed_bytes());
         r.packed = packed;
       }
       runs[nruns++] = r;
@@ -50,7 +50,7 @@ void scatter_binomial(Schedule& s, const void* sendbuf, int sendcount, const Dat
     // own block by copy (it stays in sendbuf for MPI_IN_PLACE).
     for (int i = nruns - 1; i >= 0; --i) {
       if (runs[i].packed != nullptr)
-        s.send(runs[i].packed, static_cast<int>(block_bytes * runs[i].n), packed_bytes(), runs[i].first);
+        s.send(runs[i].packed, static_cast<MPI_Count>(block_bytes * runs[i].n), packed_bytes(), runs[i].first);
       else s.send(block(runs[i].first), runs[i].n * sendcount, sendtype, runs[i].first);
     }
     if (recvbuf != MPI_IN_PLACE) s.copy(block(root), sendcount, sendtype, recvbuf, recvcount, recvtype);
@@ -69,16 +69,16 @@ void scatter_binomial(Schedule& s, const void* sendbuf, int sendcount, const Dat
   // Phase 1 (inner ranks): the subtree's blocks from the parent, packed.
   const size_t block_bytes = recvtype->bytes(recvcount);
   char* packed = static_cast<char*>(s.scratch(block_bytes * tree.subtree()));
-  s.recv(packed, static_cast<int>(block_bytes * tree.subtree()), packed_bytes(), parent);
+  s.recv(packed, static_cast<MPI_Count>(block_bytes * tree.subtree()), packed_bytes(), parent);
   s.end_round();
 
   // Phase 2: pass each child its run, largest first, and keep the first block.
   // (The children of an inner rank are rel + m for m = lowbit(rel)/2 ... 1.)
   for (int m = tree.child_limit() / 2; m >= 1; m >>= 1)
     if (tree.rel + m < p)
-      s.send(packed + block_bytes * m, static_cast<int>(block_bytes * tree.run(m)), packed_bytes(),
+      s.send(packed + block_bytes * m, static_cast<MPI_Count>(block_bytes * tree.run(m)), packed_bytes(),
              actual(tree.rel + m));
-  s.copy(packed, static_cast<int>(block_bytes), packed_bytes(), recvbuf, recvcount, recvtype);
+  s.copy(packed, static_cast<MPI_Count>(block_bytes), packed_bytes(), recvbuf, recvcount, recvtype);
   s.end_round();
 }
 

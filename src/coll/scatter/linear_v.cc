@@ -10,8 +10,8 @@
 
 namespace ferry::coll {
 
-void scatterv_linear(Schedule& s, const void* sendbuf, const int sendcounts[], const int displs[],
-                     const Datatype* sendtype, void* recvbuf, int recvcount, const Datatype* recvtype, int root) {
+void scatterv_linear(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray displs,
+                     const Datatype* sendtype, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype, int root) {
   const int p = s.size();
   const int rank = s.rank();
 

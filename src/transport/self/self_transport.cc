@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "transport/traffic.h"
+
 namespace ferry::transport {
 
 std::unique_ptr<Transport> SelfTransport::open(const JobLayout& job, PacketHandler* handler, std::string* error) {
@@ -11,6 +13,7 @@ std::unique_ptr<Transport> SelfTransport::open(const JobLayout& job, PacketHandl
 }
 
 const char* SelfTransport::send(int peer, SendItem* item) {
+  traffic::sent(traffic::kSelf, item->header);
   item->next = nullptr;
   if (tail_) tail_->next = item;
   else head_ = item;
@@ -28,6 +31,7 @@ int SelfTransport::progress() {
   int events = 0;
   for (;;) {
     SendItem* next = item->next;
+    traffic::received(traffic::kSelf, item->header);
     Destination d = handler_->on_header(my_rank_, item->header);
     size_t n = std::min<size_t>(d.capacity, item->header.payload_bytes);
     if (n > 0) std::memcpy(d.data, item->payload, n);

@@ -10,6 +10,7 @@
 #include "common/debug.h"
 #include "transport/shm/cma.h"
 #include "transport/shm/fence.h"
+#include "transport/traffic.h"
 
 namespace ferry::transport::shm {
 namespace {
@@ -253,6 +254,7 @@ const char* ShmTransport::send(int peer, SendItem* item) {
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
   Outgoing& out = outgoing_[li];
   if (!out.backed && !back_ring(li, &send_error_)) return send_error_.c_str();
+  traffic::sent(traffic::kShm, item->header);
   item->sent = 0;
   item->next = nullptr;
   if (out.tail) out.tail->next = item;
@@ -329,6 +331,7 @@ int ShmTransport::drain(size_t li) {
       if (avail < kHeaderBytes) break;
       in.ring.read(&in.header, kHeaderBytes);
       freed = true;
+      traffic::received(traffic::kShm, in.header);
       in.destination = handler_->on_header(in.peer, in.header);
       in.payload_done = 0;
       if (in.header.payload_bytes == 0) {

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "transport/traffic.h"
+
 namespace ferry::transport::tcp {
 namespace {
 
@@ -94,6 +96,7 @@ void Inbound::deliver(int peer, PacketHandler* handler) {
       if (avail < kHeaderBytes) break;
       std::memcpy(&header_, buffer_.get() + begin_, kHeaderBytes);
       begin_ += kHeaderBytes;
+      traffic::received(traffic::kTcp, header_);
       destination_ = handler->on_header(peer, header_);
       payload_done_ = 0;
       in_payload_ = true;

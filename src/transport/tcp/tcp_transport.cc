@@ -11,6 +11,7 @@
 #include "common/debug.h"
 #include "progress/progress.h"
 #include "transport/tcp/inbound.h"
+#include "transport/traffic.h"
 
 namespace ferry::transport::tcp {
 namespace {
@@ -236,6 +237,7 @@ void TcpTransport::fail_peer(Peer& p) {
 const char* TcpTransport::send(int peer, SendItem* item) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   if (p.state == Peer::State::kFailed) return "the connection to this rank failed or was closed earlier";
+  traffic::sent(traffic::kTcp, item->header);
   item->sent = 0;
   item->next = nullptr;
   bool was_empty = p.head == nullptr;

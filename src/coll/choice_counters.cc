@@ -1,0 +1,49 @@
+#include "coll/choice_counters.h"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "base/tool_categories.h"
+#include "base/tool_events.h"
+#include "base/tool_pvars.h"
+#include "mpi.h"
+
+namespace ferry::coll {
+namespace {
+
+// Wide enough for every Operation and Algorithm value (checked below).
+constexpr int kSlots = 32;
+struct Choice {
+  // Collectives of several threads (MPI_THREAD_MULTIPLE, different
+  // communicators) may choose at once: a relaxed atomic add, no lock.
+  std::atomic<uint64_t> calls{0};
+  int pvar = -1;
+};
+Choice choices[kSlots][kSlots];
+
+[[maybe_unused]] const bool registered = [] {
+  for (int o = 0; o < kSlots; ++o) {
+    const char* op = name(Operation(o));
+    if (std::string(op) == "collective") continue;  // no such operation
+    for (int a = 0; a < kSlots; ++a) {
+      if (!offers(Operation(o), Algorithm(a))) continue;
+      std::string algorithm = name(Algorithm(a));
+      choices[o][a].pvar = tool::add_performance_variable(
+          {std::string("ferry.coll.") + op + "." + algorithm,
+           std::string("Calls of ") + op + " that used " + algorithm + " (set or chosen by the selection table)",
+           MPI_T_PVAR_CLASS_COUNTER, tool::kColl, &choices[o][a].calls});
+    }
+  }
+  return true;
+}();
+
+}  // namespace
+
+void count_choice(Operation op, Algorithm a, const Query& q) {
+  Choice& c = choices[static_cast<int>(op)][static_cast<int>(a)];
+  c.calls.fetch_add(1, std::memory_order_relaxed);
+  tool::note_algorithm(c.pvar, q.ranks, q.bytes);
+}
+
+}  // namespace ferry::coll

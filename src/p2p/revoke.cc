@@ -1,0 +1,48 @@
+#include "p2p/revoke.h"
+
+#include <utility>
+
+#include "common/debug.h"
+#include "p2p/engine.h"
+#include "progress/progress.h"
+
+namespace ferry::p2p::revoke {
+namespace {
+
+void revoke_here(uint32_t context) {
+  if (!revocation::mark(context)) return;
+  fail_posted(context);
+  fail_posted(context + 1);
+}
+
+}  // namespace
+
+Err refusal() { return fail(MPIX_ERR_REVOKED, "the communicator was revoked (MPIX_Comm_revoke)"); }
+
+void refuse(Request* r) {
+  set_error(r, refusal());
+  complete(r);
+}
+
+void arrived(uint32_t context) {
+  FERRY_DEBUG(kComm, "communicator of context %u revoked by a peer", context);
+  revoke_here(context);
+}
+
+Err revoke(Communicator* c) {
+  progress::Lock lock;
+  revoke_here(c->context);
+  // Every other process of the communicator: the remote group of an
+  // intercommunicator and its own local group.
+  Err first;
+  auto tell = [&](int world_peer) {
+    if (world_peer == communicators::world().rank) return;
+    if (Err e = send_revoke(world_peer, c->context); e && first.ok()) first = std::move(e);
+  };
+  for (int r = 0; r < c->peer_count(); ++r) tell(c->world_rank(r));
+  if (c->inter && c->local != nullptr)
+    for (int r = 0; r < c->local->size; ++r) tell(c->local->world_rank(r));
+  return first;
+}
+
+}  // namespace ferry::p2p::revoke

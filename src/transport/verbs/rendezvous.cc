@@ -1,0 +1,96 @@
+// The zero-copy rendezvous of the verbs transport: the p2p layer's
+// single-copy protocol (p2p/engine.h, kFlagDirect) with RDMA READ.
+//
+// The sender exposes its buffer: the registration cache registers it (or
+// finds it registered: no cost on the second send of one buffer) and the
+// rkey goes to the receiver as the request's registration key. The receiver
+// reads the data into its own registered buffer with RDMA READ, in pieces
+// of at most kMaxReadBytes, only the last signaled (RC completes in order),
+// and answers "done"; the sender then conceals (releases) its registration.
+#include <cstring>
+
+#include "transport/verbs/verbs_transport.h"
+
+namespace ferry::transport::verbs {
+namespace {
+
+constexpr size_t kMaxReadBytes = size_t{1} << 30;  // below the 2 GiB a request may carry
+constexpr uint8_t kKeyBytes = sizeof(uint32_t);  // the rkey
+
+}  // namespace
+
+bool VerbsTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+  (void)peer;
+  if (local.kind != MemoryKind::kHost || n == 0) return false;  // device memory needs GPUDirect (not done)
+  std::string error;
+  RegistrationCache::Entry* e = cache_->acquire(local.data, n, &error);
+  if (e == nullptr) return false;  // the message goes through ready/data packets instead
+  remote->address = reinterpret_cast<uintptr_t>(local.data);
+  remote->kind = MemoryKind::kHost;
+  remote->key_bytes = kKeyBytes;
+  std::memcpy(remote->key, &e->region.rkey, sizeof(uint32_t));
+  // Exposures of one cached region share its rkey: conceal finds the entry
+  // by it (the key that travels holds nothing but the rkey).
+  auto& [entry, count] = exposed_[e->region.rkey];
+  entry = e;
+  ++count;
+  return true;
+}
+
+void VerbsTransport::conceal(const RemoteBuffer& remote) {
+  uint32_t rkey = 0;
+  std::memcpy(&rkey, remote.key, sizeof rkey);
+  auto it = exposed_.find(rkey);
+  if (it == exposed_.end()) return;
+  RegistrationCache::Entry* e = it->second.first;
+  if (--it->second.second == 0) exposed_.erase(it);
+  cache_->release(e);
+}
+
+Started VerbsTransport::start_read(OneSided* op) {
+  if (op->peer < 0 || static_cast<size_t>(op->peer) >= peers_.size()) return Started::kUnsupported;
+  Peer& p = peers_[static_cast<size_t>(op->peer)];
+  if (op->local.kind != MemoryKind::kHost || op->remote.kind != MemoryKind::kHost ||
+      op->remote.key_bytes != kKeyBytes || (p.state != Peer::State::kConnected && p.state != Peer::State::kAccepted))
+    return Started::kUnsupported;
+  if (p.state == Peer::State::kAccepted) p.state = Peer::State::kConnected;  // its request came over the QP
+  p.reads.push_back(op);
+  push(op->peer, p);
+  return Started::kPending;
+}
+
+bool VerbsTransport::post_read(Peer& p, OneSided* op) {
+  int peer = op->peer;
+  std::string error;
+  RegistrationCache::Entry* local = cache_->acquire(op->local.data, op->bytes, &error);
+  if (local == nullptr) {
+    if (op->on_done) op->on_done(op, "cannot register the receive buffer for RDMA READ");
+    fail_peer(peer, p, "verbs: RDMA read from rank " + std::to_string(peer) + ": " + error);
+    return false;
+  }
+  uint32_t rkey = 0;
+  std::memcpy(&rkey, op->remote.key, sizeof rkey);
+  for (size_t at = 0; at < op->bytes; at += kMaxReadBytes) {
+    bool last = at + kMaxReadBytes >= op->bytes;
+    SendRequest r;
+    r.opcode = Opcode::kRead;
+    r.local = static_cast<uint8_t*>(op->local.data) + at;
+    r.bytes = static_cast<uint32_t>(std::min(kMaxReadBytes, op->bytes - at));
+    r.lkey = local->region.lkey;
+    r.remote_address = op->remote.address + at;
+    r.rkey = rkey;
+    r.signaled = last;
+    Posted entry;
+    if (last) {
+      entry.read = op;
+      entry.local = local;
+    }
+    if (!post(peer, p, r, entry)) {
+      if (!last) cache_->release(local);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ferry::transport::verbs
