@@ -25,8 +25,9 @@ struct Communicator {
   MPI_Comm handle = MPI_COMM_NULL;
   // Point-to-point traffic uses `context`, collectives `context + 1`, so a
   // collective never matches a user's message (MPI-3.1 §5.2); collectives
-  // over a subgroup (MPI_Comm_create_group) use `context + 2`. The three
-  // come from one slot of the context-id space (base/context_id.h).
+  // over a subgroup (MPI_Comm_create_group) use `context + 2`, partitioned
+  // communication `context + 3`. The four come from one slot of the
+  // context-id space (base/context_id.h).
   uint32_t context = 0;
   int rank = 0;
   int size = 0;
@@ -81,6 +82,7 @@ struct Communicator {
   int world_rank(int r) const { return world_ranks.empty() ? r : world_ranks[static_cast<size_t>(r)]; }
   uint32_t collective_context() const { return context + 1; }
   uint32_t group_collective_context() const { return context + 2; }
+  uint32_t partitioned_context() const { return context + 3; }
 };
 
 namespace communicators {

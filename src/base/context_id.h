@@ -1,12 +1,14 @@
 // Context ids: the number in every packet that keeps communicators' traffic
 // apart (MPI-3.1 §6.1.2). Each communicator owns one slot s of the id space
-// and with it three contexts:
+// and with it four contexts:
 //
-//   3s      point-to-point
-//   3s + 1  its collectives
-//   3s + 2  collectives over a subgroup of it (MPI_Comm_create_group, whose
+//   4s      point-to-point
+//   4s + 1  its collectives
+//   4s + 2  collectives over a subgroup of it (MPI_Comm_create_group, whose
 //           messages must match neither the parent's traffic nor other
 //           create_group calls with other tags)
+//   4s + 3  partitioned communication (p2p/partitioned.h): its handshakes
+//           carry the user's tag, so they need a context of their own
 //
 // MPI_COMM_WORLD has slot 0, MPI_COMM_SELF slot 1. The matching engine sizes
 // its tables by context id, so a new communicator takes the lowest slot that
@@ -59,7 +61,7 @@
 
 namespace ferry::context_ids {
 
-constexpr uint32_t kContextsPerSlot = 3;
+constexpr uint32_t kContextsPerSlot = 4;
 constexpr uint32_t kSlots = 2048;
 constexpr uint32_t kWorldSlot = 0;
 constexpr uint32_t kSelfSlot = 1;

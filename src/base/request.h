@@ -22,6 +22,7 @@
 
 namespace ferry::p2p {
 struct PackStream;
+struct Partitioned;
 }
 
 namespace ferry {
@@ -101,6 +102,9 @@ struct Request {
   // (send: kept to conceal it at the end), and the receiver's read of it.
   transport::OneSided one_sided;
   GeneralizedOps* generalized = nullptr;  // kGeneralized: the user's callbacks (owned)
+  // MPI_Psend_init/MPI_Precv_init: the partitioned operation's state
+  // (p2p/partitioned.h, which frees it); kind is kSend or kRecv.
+  p2p::Partitioned* partitioned = nullptr;
   Restartable* restartable = nullptr;     // persistent, built above p2p (owned)
 
   // Links for the posted-receive queue.

@@ -20,7 +20,12 @@ constexpr size_t kMaxIdleLanes = 4096;
 // asserts it never gives as a wildcard (on its point-to-point context only).
 uint8_t keys_for(const Request* r, uint32_t context) {
   const Communicator* c = r->comm;
-  if (c == nullptr || c->context != context) return 0;
+  if (c == nullptr) return 0;
+  // Partitioned communication never receives with a wildcard
+  // (p2p/partitioned.h): its block receives, pre-posted by the thousand
+  // and readied in any order, each find their message in O(1).
+  if (context == c->partitioned_context()) return 1 | 2;  // by source and tag
+  if (c->context != context) return 0;
   return static_cast<uint8_t>((c->assert_no_any_source ? 1 : 0) | (c->assert_no_any_tag ? 2 : 0));
 }
 

@@ -4,6 +4,7 @@
 
 #include "p2p/bsend.h"
 #include "p2p/generalized.h"
+#include "p2p/partitioned.h"
 #include "base/handles.h"
 #include "progress/progress.h"
 #include "p2p/data_access.h"
@@ -221,6 +222,7 @@ Request* recv_init(void* buffer, MPI_Count count, const Datatype* t, int source,
 Err start(Request* r) {
   progress::Lock lock;
   if (r->active) return fail(MPI_ERR_REQUEST, "the persistent request is already active");
+  if (partitioned::is_partitioned(r)) return partitioned::start(r);
   if (r->restartable != nullptr) return r->restartable->start(r);
   if (r->kind == Request::Kind::kSend && r->mode == Request::Mode::kBuffered) {
     // MPI_Bsend_init: each start copies the message into the attached buffer
@@ -399,6 +401,10 @@ int free_request(MPI_Request* handle) {
   Request* r = requests::find(*handle);
   *handle = MPI_REQUEST_NULL;
   if (r == nullptr) return MPI_SUCCESS;
+  if (partitioned::is_partitioned(r)) {
+    partitioned::free_request(r);
+    return MPI_SUCCESS;
+  }
   int code = r->kind == Request::Kind::kGeneralized ? generalized::free(r) : MPI_SUCCESS;
   // An active request still owns its buffer and may be in a transport's
   // queue (a generalized one still waits for MPI_Grequest_complete): it is
@@ -411,6 +417,7 @@ int free_request(MPI_Request* handle) {
 int cancel(Request* r) {
   progress::Lock lock;
   if (!r->active) return MPI_SUCCESS;
+  if (partitioned::is_partitioned(r)) return partitioned::cancel(r);
   // The program's own operation: its cancel_fn decides, told whether it
   // has completed already (MPI-3.1 §12.2).
   if (r->kind == Request::Kind::kGeneralized) return generalized::cancel(r);

@@ -51,7 +51,7 @@ Err agree_over(const char* what, Communicator* parent, bool need, uint32_t* slot
                             slot);
   if (e.ok() && need)
     FERRY_DEBUG(kComm, "%s of %d ranks: slot %u (contexts %u-%u) after %d allreduce%s", what, parent->size, *slot,
-                context_ids::p2p_context(*slot), context_ids::p2p_context(*slot) + 2, rounds, rounds == 1 ? "" : "s");
+                context_ids::p2p_context(*slot), context_ids::p2p_context(*slot) + context_ids::kContextsPerSlot - 1, rounds, rounds == 1 ? "" : "s");
   return e;
 }
 

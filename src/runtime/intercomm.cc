@@ -104,7 +104,7 @@ Err agree_both(const char* what, uint64_t priority, Communicator* local, int lea
       priority, need,
       [&](uint32_t words[], int count) { return both_groups_band(local, leader, link, words, count); }, slot);
   if (e.ok() && need) FERRY_DEBUG(kComm, "%s: slot %u (contexts %u-%u)", what, *slot, context_ids::p2p_context(*slot),
-                          context_ids::p2p_context(*slot) + 2);
+                          context_ids::p2p_context(*slot) + context_ids::kContextsPerSlot - 1);
   return e;
 }
 

@@ -90,8 +90,10 @@ void on_threads(int n, F f, int seconds = 30) {
 
 TEST(ContextIds, PredefinedSlotsAndContextLayout) {
   EXPECT_EQ(p2p_context(kWorldSlot), 0u);
-  EXPECT_EQ(p2p_context(kSelfSlot), 3u);
+  EXPECT_EQ(p2p_context(kSelfSlot), 4u);
   EXPECT_EQ(slot_of_context(p2p_context(7) + 2), 7u);
+  EXPECT_EQ(slot_of_context(p2p_context(7) + 3), 7u) << "the partitioned context is the slot's fourth";
+  EXPECT_EQ(slot_of_context(p2p_context(7) + 4), 8u);
   EXPECT_LT(priority(3), priority(3, Origin::kIdup, 0));
   EXPECT_LT(priority(3, Origin::kIdup, 7), priority(3, Origin::kIdup, 8));
   EXPECT_LT(priority(3, Origin::kIdup, 0x3fffffff), priority(3, Origin::kCreateGroup, 0));
