@@ -54,6 +54,10 @@ class Call {
   // (collectives, most constructors): MPI_ERR_COMM on one.
   Communicator* intracomm(MPI_Comm handle);
   const Datatype* datatype(MPI_Datatype handle, const char* argument = "datatype");
+  // A message's datatype: as datatype(), but an empty message may name
+  // MPI_DATATYPE_NULL (MPICH accepts it, and programs written against it send
+  // `0, MPI_DATATYPE_NULL`); it moves as zero MPI_BYTEs.
+  const Datatype* message_datatype(MPI_Datatype handle, MPI_Count count);
   // A datatype that can be communicated (after datatype() succeeded):
   // committed (MPI-3.1 §4.1.9) and supported.
   bool movable(const Datatype* t, const char* argument = "datatype");

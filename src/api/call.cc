@@ -55,6 +55,11 @@ const Datatype* Call::datatype(MPI_Datatype handle, const char* argument) {
   return t;
 }
 
+const Datatype* Call::message_datatype(MPI_Datatype handle, MPI_Count count) {
+  if (count == 0 && handle == MPI_DATATYPE_NULL && ok()) return find_datatype(MPI_BYTE);
+  return datatype(handle);
+}
+
 bool Call::movable(const Datatype* t, const char* argument) {
   if (!ok()) return false;
   if (!t->committed)

@@ -17,7 +17,7 @@ Communicator* check_recv(api::Call& call, void* buf, MPI_Count count, MPI_Dataty
                          MPI_Comm comm, const Datatype** t) {
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
-  *t = call.datatype(type);
+  *t = call.message_datatype(type, count);
   if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count, *t) || !call.rank(source, *c, api::RankUse::kSource, "source rank") ||
       !call.tag(tag, true))
     return nullptr;

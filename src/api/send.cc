@@ -17,7 +17,7 @@ Communicator* check_send(api::Call& call, const void* buf, MPI_Count count, MPI_
                          int tag, MPI_Comm comm, const Datatype** t) {
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
-  *t = call.datatype(type);
+  *t = call.message_datatype(type, count);
   if (!call.movable(*t) || !call.count(count) || !call.buffer(buf, count, *t) || !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") ||
       !call.tag(tag, false))
     return nullptr;

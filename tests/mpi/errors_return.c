@@ -79,6 +79,16 @@ static void invalid_arguments(void) {
                "MPI_Send", "MPI_DATATYPE_NULL");
   expect_error(MPI_Irecv(buf, 1, MPI_DATATYPE_NULL, left, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE,
                "MPI_Irecv", "MPI_DATATYPE_NULL");
+  /* ...but an empty message may name it, as MPICH allows (MPICH's part/nonblocking_pready sends one). */
+  MPI_Request empty;
+  int rc = MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, left, 991, MPI_COMM_WORLD, &empty);
+  CHECK(rc == MPI_SUCCESS, "MPI_Irecv of 0 MPI_DATATYPE_NULL returned %d", rc);
+  rc = MPI_Send(NULL, 0, MPI_DATATYPE_NULL, right, 991, MPI_COMM_WORLD);
+  CHECK(rc == MPI_SUCCESS, "MPI_Send of 0 MPI_DATATYPE_NULL returned %d", rc);
+  MPI_Wait(&empty, &st);
+  int got = -1;
+  MPI_Get_count(&st, MPI_BYTE, &got);
+  CHECK(got == 0 && st.MPI_SOURCE == left, "empty message: count %d from %d", got, st.MPI_SOURCE);
 
   /* Invalid requests. */
   req = MPI_REQUEST_NULL;
