@@ -22,9 +22,10 @@ extern "C" {
 #pragma GCC visibility push(default)
 #endif
 
-/* Version of the standard implemented (MPI-3.1 §8.1.1). */
-#define MPI_VERSION    3
-#define MPI_SUBVERSION 1
+/* Version of the standard implemented (MPI-4.0 §9.1.1): MPI-4.0 as MPICH 4.0 exports it, one-sided
+ * communication (MPI_Win_*) aside (README "Running programs built with MPICH"). */
+#define MPI_VERSION    4
+#define MPI_SUBVERSION 0
 
 /* ---------------------------------------------------------------------------------------------------
  * Integer types whose width is part of the ABI (x86_64 Linux, LP64).

@@ -7,8 +7,8 @@
 #include <mpio.h>
 #include <mpix.h>
 
-#if !defined(FERRY_MPIX) || MPI_VERSION != 3 || MPI_SUBVERSION != 1
-#error "mpi.h/mpix.h do not identify MPI-3.1 and Ferry's extensions"
+#if !defined(FERRY_MPIX) || MPI_VERSION != 4 || MPI_SUBVERSION != 0
+#error "mpi.h/mpix.h do not identify MPI-4.0 and Ferry's extensions"
 #endif
 
 int header_compiles(MPI_Status *status);
