@@ -138,6 +138,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     call.fail(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
     return call.raise();
   }
+  use_request_comm(call, *request);
   return call.raise_code(pt2pt::free_request(request));
 }
 FERRY_WEAK_ALIAS(Request_free)

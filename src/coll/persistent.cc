@@ -8,18 +8,16 @@ namespace ferry::coll {
 namespace {
 
 // One start's run: advances the schedule and completes the request when it
-// ends. It does not own the schedule (the request does), and touches
-// nothing after completing the request: a request freed while active
-// (MPI_Request_free) goes back to the pool then, schedule and all.
+// ends. It does not own the schedule (the request does). Completing never
+// frees the request: MPI_Request_free refuses an active persistent
+// collective (pt2pt::free_request, MPI-4.0 §6.13), so the request and its
+// schedule outlive every run.
 class PersistentRun final : public progress::Task {
  public:
   PersistentRun(Schedule* schedule, Request* request) : schedule_(schedule), request_(request) {}
   bool advance() override {
     if (!schedule_->advance()) return false;
-    // A copy: completing may free the request and with it the schedule.
-    const Err& error = schedule_->error();
-    Err e = error.ok() ? Err() : Err(error.mpi_class(), error.message());
-    complete(request_, e);
+    complete(request_, schedule_->error());
     return true;
   }
 

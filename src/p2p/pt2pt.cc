@@ -399,6 +399,18 @@ int peek(Request* r, int* flag, MPI_Status* status) {
 int free_request(MPI_Request* handle) {
   progress::Lock lock;
   Request* r = requests::find(*handle);
+  // MPI-4.0 §6.13: freeing an active persistent collective is erroneous.
+  // Refused, not deferred as for point-to-point: the program gets no word of
+  // when the schedule stops writing its receive buffers, and a schedule that
+  // finished after its buffers went out of scope (a function's locals)
+  // wrote into whatever the stack held next. Refused whenever active, done
+  // or not, so that the error does not depend on timing; the request stays,
+  // to be completed and freed.
+  if (r != nullptr && r->restartable != nullptr && r->active) {
+    Err e = fail(MPI_ERR_REQUEST, "request 0x%x is an active persistent collective; complete it (MPI_Wait, MPI_Test) "
+                 "before freeing it (MPI-4.0 §6.13)", static_cast<unsigned>(*handle));
+    return error_code::make(e.mpi_class(), e.message());
+  }
   *handle = MPI_REQUEST_NULL;
   if (r == nullptr) return MPI_SUCCESS;
   if (partitioned::is_partitioned(r)) {

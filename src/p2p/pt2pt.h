@@ -57,7 +57,9 @@ int test_some(int n, MPI_Request handles[], int* outcount, int indices[], MPI_St
 // MPI_Request_get_status: like test, but the request stays. Returns the
 // error of a generalized request's query_fn, else MPI_SUCCESS.
 int peek(Request* r, int* flag, MPI_Status* status);
-// Return MPI_SUCCESS, or the error a generalized request's callback returned.
+// Return MPI_SUCCESS, or the error a generalized request's callback returned,
+// or MPI_ERR_REQUEST for an active persistent collective (which stays, and
+// *handle with it).
 int free_request(MPI_Request* handle);
 int cancel(Request* r);
 
