@@ -1,9 +1,11 @@
 #include "base/error.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <deque>
 #include <mutex>
+#include <vector>
 
 #include "mpi.h"
 
@@ -163,12 +165,15 @@ constexpr int kMaxEntries = 1 << (30 - kEntryShift);
 struct Entry {
   int mpi_class;     // its own value for a class
   std::string text;  // MPI_Add_error_string's; "" until then (MPI-3.1 §8.5)
-  // MPIX_Delete_error_class/_code: the value is no longer valid. Entries are
-  // never reused, so a stale copy of a deleted value stays invalid.
+  // MPIX_Delete_error_class/_code: the value is no longer valid. Deleted
+  // entries are reused only once every value has been handed out, so a stale
+  // copy of a deleted value stays invalid for as long as possible.
   bool deleted = false;
+  int live_codes = 0;  // a class's codes not deleted (MPIX_Delete_error_class refuses while > 0)
 };
 std::mutex entries_mutex;
 std::deque<Entry> entries{Entry{MPI_ERR_UNKNOWN, ""}};  // entry 0 is never handed out
+std::vector<int> deleted_entries;  // reused, most recent first, when the values run out
 int last_used_code = MPI_ERR_LASTCODE;
 
 bool is_dynamic(int code) { return code >= kDynamicBit; }
@@ -191,12 +196,22 @@ bool is_user_class_locked(int value) {
 
 Err add_entry(int mpi_class, int* value) {
   std::lock_guard lock(entries_mutex);
-  if (entries.size() >= static_cast<size_t>(kMaxEntries))
+  int entry;
+  if (entries.size() < static_cast<size_t>(kMaxEntries)) {
+    entry = static_cast<int>(entries.size());
+    entries.emplace_back();
+  } else if (!deleted_entries.empty()) {
+    // MPICH's errhan/adderr adds and deletes 1.9 million classes and codes.
+    entry = deleted_entries.back();
+    deleted_entries.pop_back();
+  } else {
     return fail(MPI_ERR_OTHER, "no more user-defined error classes and codes can be added (%d exist)",
                 kMaxEntries - 1);
-  int v = dynamic_value(static_cast<int>(entries.size()));
-  entries.push_back(Entry{mpi_class < 0 ? v : mpi_class, ""});
-  last_used_code = v;
+  }
+  int v = dynamic_value(entry);
+  entries[static_cast<size_t>(entry)] = Entry{mpi_class < 0 ? v : mpi_class, ""};
+  if (mpi_class >= 0 && is_dynamic(mpi_class)) ++entries[static_cast<size_t>(entry_of(mpi_class))].live_codes;
+  last_used_code = std::max(last_used_code, v);
   *value = v;
   return {};
 }
@@ -274,11 +289,12 @@ Err delete_class(int mpi_class) {
   if (!is_user_class_locked(mpi_class))
     return fail(MPI_ERR_ARG, "errorclass %d (0x%x) is no class made by MPI_Add_error_class%s", mpi_class,
                 static_cast<unsigned>(mpi_class), is_dynamic(mpi_class) ? " (or it was deleted)" : "");
-  for (const Entry& e : entries)
-    if (!e.deleted && e.mpi_class == mpi_class && &e != entry_locked(mpi_class))
-      return fail(MPI_ERR_ARG, "errorclass 0x%x still has error codes (MPIX_Delete_error_code them first)",
-                  static_cast<unsigned>(mpi_class));
-  entries[static_cast<size_t>(entry_of(mpi_class))].deleted = true;
+  Entry& e = entries[static_cast<size_t>(entry_of(mpi_class))];
+  if (e.live_codes > 0)
+    return fail(MPI_ERR_ARG, "errorclass 0x%x still has %d error codes (MPIX_Delete_error_code them first)",
+                static_cast<unsigned>(mpi_class), e.live_codes);
+  e.deleted = true;
+  deleted_entries.push_back(entry_of(mpi_class));
   return {};
 }
 
@@ -288,7 +304,9 @@ Err delete_code(int code) {
   if (e == nullptr || e->mpi_class == code)
     return fail(MPI_ERR_ARG, "errorcode %d (0x%x) is no code made by MPI_Add_error_code%s", code,
                 static_cast<unsigned>(code), e != nullptr ? " (it is a class: MPIX_Delete_error_class)" : "");
+  if (is_dynamic(e->mpi_class)) --entries[static_cast<size_t>(entry_of(e->mpi_class))].live_codes;
   entries[static_cast<size_t>(entry_of(code))].deleted = true;
+  deleted_entries.push_back(entry_of(code));
   return {};
 }
 
