@@ -13,7 +13,7 @@
 #include "mpitest.h"
 #include "mt_threads.h"
 
-#include <sched.h>
+#include <time.h>
 
 struct op {
   int id;
@@ -44,10 +44,14 @@ static int cancel_fn(void *extra, int complete) {
 
 static MPI_Request pending;
 
-/* The worker completes `pending` after giving the waiter time to block. */
+/* The worker completes `pending` after giving the waiter time to block: a
+ * sleep, not sched_yield()s, whose cost grows without bound when the main
+ * thread spins in MPI_Test beside other busy processes (a loaded CI machine
+ * took over 60 s for 200 of them). */
 static void *complete_later(void *arg) {
   (void)arg;
-  for (int i = 0; i < 200; i++) sched_yield();
+  struct timespec pause = {0, 2 * 1000 * 1000};
+  nanosleep(&pause, NULL);
   MPI_Grequest_complete(pending);
   return NULL;
 }
