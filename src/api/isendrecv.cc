@@ -1,21 +1,12 @@
 // MPI_Isendrecv and MPI_Isendrecv_replace (MPI-4.0 §3.10), also with
-// MPI_Count counts (_c). Checked as MPI_Sendrecv(_replace) are; the counts
-// of the _c forms must fit point-to-point's int counts until the p2p engine
-// takes MPI_Count (MPI_ERR_COUNT beyond).
-#include <climits>
-
+// MPI_Count counts (_c), which share one path with the int forms. Checked as
+// MPI_Sendrecv(_replace) are.
 #include "api/api.h"
 #include "p2p/isendrecv.h"
 
 using namespace ferry;
 
 namespace {
-
-bool fits(api::Call& call, MPI_Count count, const char* argument) {
-  if (!call.ok() || count <= INT_MAX) return call.ok();
-  return call.fail(MPI_ERR_COUNT, "%s %lld is more than %d, which point-to-point does not carry yet", argument,
-                   static_cast<long long>(count), INT_MAX);
-}
 
 int isendrecv(const char* name, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
               int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -26,15 +17,15 @@ int isendrecv(const char* name, const void* sendbuf, MPI_Count sendcount, MPI_Da
   const Datatype* st = call.datatype(sendtype, "sendtype");
   const Datatype* rt = call.datatype(recvtype, "recvtype");
   if (!call.movable(st, "sendtype") || !call.movable(rt, "recvtype") || !call.count(sendcount, "sendcount") ||
-      !fits(call, sendcount, "sendcount") || !call.buffer(sendbuf, sendcount, st, "sendbuf") ||
+      !call.buffer(sendbuf, sendcount, st, "sendbuf") ||
       !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") || !call.tag(sendtag, false) ||
-      !call.count(recvcount, "recvcount") || !fits(call, recvcount, "recvcount") ||
+      !call.count(recvcount, "recvcount") ||
       !call.buffer(recvbuf, recvcount, rt, "recvbuf") || !call.rank(source, *c, api::RankUse::kSource, "source rank") ||
       !call.tag(recvtag, true) || !call.not_null(request, "request"))
     return call.raise();
   Request* r = nullptr;
-  Err e = pt2pt::isendrecv(pt2pt::Message{sendbuf, static_cast<int>(sendcount), st}, dest, sendtag, recvbuf,
-                           static_cast<int>(recvcount), rt, source, recvtag, c, &r);
+  Err e = pt2pt::isendrecv(pt2pt::Message{sendbuf, sendcount, st}, dest, sendtag, recvbuf,
+                           recvcount, rt, source, recvtag, c, &r);
   *request = r->handle;
   return call.result(std::move(e));
 }
@@ -45,13 +36,13 @@ int isendrecv_replace(const char* name, void* buf, MPI_Count count, MPI_Datatype
   Communicator* c = call.comm(comm);
   if (c == nullptr) return call.raise();
   const Datatype* t = call.datatype(datatype);
-  if (!call.movable(t) || !call.count(count) || !fits(call, count, "count") || !call.buffer(buf, count, t) ||
+  if (!call.movable(t) || !call.count(count) || !call.buffer(buf, count, t) ||
       !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") || !call.tag(sendtag, false) ||
       !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(recvtag, true) ||
       !call.not_null(request, "request"))
     return call.raise();
   Request* r = nullptr;
-  Err e = pt2pt::isendrecv_replace(buf, static_cast<int>(count), t, dest, sendtag, source, recvtag, c, &r);
+  Err e = pt2pt::isendrecv_replace(buf, count, t, dest, sendtag, source, recvtag, c, &r);
   *request = r->handle;
   return call.result(std::move(e));
 }

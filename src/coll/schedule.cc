@@ -191,9 +191,9 @@ void Schedule::post_round() {
       Communicator* via = s.on_local ? comm_->local : comm_;
       int tag = s.on_local ? local_tag_ : tag_;
       if (pass == 0 && s.kind == Step::Kind::kRecv) {
-        e = pt2pt::irecv(s.out, static_cast<int>(s.count), s.type, s.peer, tag, via, &r, pt2pt::Context::kCollective);
+        e = pt2pt::irecv(s.out, s.count, s.type, s.peer, tag, via, &r, pt2pt::Context::kCollective);
       } else if (pass == 1 && s.kind == Step::Kind::kSend) {
-        e = pt2pt::isend(pt2pt::Message{s.in, static_cast<int>(s.count), s.type}, s.peer, tag, via,
+        e = pt2pt::isend(pt2pt::Message{s.in, s.count, s.type}, s.peer, tag, via,
                          Request::Mode::kStandard, &r, pt2pt::Context::kCollective);
       }
       if (r != nullptr) pending_.push_back(r);
@@ -212,9 +212,9 @@ void Schedule::finish_round() {
   for (size_t i = begin; i < end; ++i) {
     const Step& s = steps_[i];
     if (s.kind == Step::Kind::kReduce) {
-      apply(*s.op, s.in, s.out, static_cast<int>(s.count), *s.type);
+      apply(*s.op, s.in, s.out, s.count, *s.type);
     } else if (s.kind == Step::Kind::kCopy) {
-      Err e = copy_typed(s.in, static_cast<int>(s.count), *s.type, s.out, static_cast<int>(s.count2), *s.type2);
+      Err e = copy_typed(s.in, s.count, *s.type, s.out, s.count2, *s.type2);
       if (e && error_.ok()) error_ = std::move(e);
     } else if (s.kind == Step::Kind::kLocal) {
       local_work_[static_cast<size_t>(s.count)]();

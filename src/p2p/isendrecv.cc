@@ -18,7 +18,7 @@ class SendRecvPair final : public progress::Task {
 
   // Starts both halves (engine lock held). On an error nothing is left in
   // flight but what already started, which the task still waits for.
-  Err start(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source, int recv_tag,
+  Err start(Message m, int dest, int send_tag, void* buffer, MPI_Count count, const Datatype* t, int source, int recv_tag,
             Communicator* c) {
     if (Err e = irecv(buffer, count, t, source, recv_tag, c, &recv_)) return e;
     return isend(m, dest, send_tag, c, Request::Mode::kStandard, &send_);
@@ -65,7 +65,7 @@ Err launch(std::unique_ptr<SendRecvPair> pair, Err started) {
 
 }  // namespace
 
-Err isendrecv(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source,
+Err isendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, const Datatype* t, int source,
               int recv_tag, Communicator* c, Request** out) {
   progress::Lock lock;
   *out = user_request(c);
@@ -74,7 +74,7 @@ Err isendrecv(Message m, int dest, int send_tag, void* buffer, int count, const 
   return launch(std::move(pair), std::move(e));
 }
 
-Err isendrecv_replace(void* buffer, int count, const Datatype* t, int dest, int send_tag, int source, int recv_tag,
+Err isendrecv_replace(void* buffer, MPI_Count count, const Datatype* t, int dest, int send_tag, int source, int recv_tag,
                       Communicator* c, Request** out) {
   progress::Lock lock;
   *out = user_request(c);

@@ -12,11 +12,11 @@
 namespace ferry::pt2pt {
 
 // The receive is posted before the send starts, as MPI_Sendrecv does.
-Err isendrecv(Message m, int dest, int send_tag, void* buffer, int count, const Datatype* t, int source,
+Err isendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, const Datatype* t, int source,
               int recv_tag, Communicator* c, Request** out);
 // The outgoing data is packed aside first, so that the incoming message can
 // land in `buffer` while the send is still in flight.
-Err isendrecv_replace(void* buffer, int count, const Datatype* t, int dest, int send_tag, int source, int recv_tag,
+Err isendrecv_replace(void* buffer, MPI_Count count, const Datatype* t, int dest, int send_tag, int source, int recv_tag,
                       Communicator* c, Request** out);
 
 }  // namespace ferry::pt2pt
