@@ -76,6 +76,7 @@ using cuDeviceGet_t = CUresult (*)(CUdevice* device, int ordinal);
 using cuDevicePrimaryCtxRetain_t = CUresult (*)(CUcontext* context, CUdevice device);
 using cuCtxPushCurrent_t = CUresult (*)(CUcontext context);
 using cuCtxPopCurrent_t = CUresult (*)(CUcontext* context);
+using cuPointerGetAttribute_t = CUresult (*)(void* data, int attribute, CUdeviceptr ptr);
 using cuPointerGetAttributes_t = CUresult (*)(unsigned n, int* attributes, void** data, CUdeviceptr ptr);
 using cuStreamCreate_t = CUresult (*)(CUstream* stream, unsigned flags);
 using cuStreamSynchronize_t = CUresult (*)(CUstream stream);

@@ -21,6 +21,7 @@ struct Driver {
   cuCtxPushCurrent_t ctx_push;
   cuCtxPopCurrent_t ctx_pop;
   cuPointerGetAttributes_t pointer_get_attributes;
+  cuPointerGetAttribute_t pointer_get_attribute;
   cuStreamCreate_t stream_create;
   cuStreamSynchronize_t stream_synchronize;
   cuMemcpyAsync_t memcpy_async;
@@ -96,6 +97,15 @@ int pointer_info(const void* p, PointerInfo* info) {
     info->size = size;
     info->context = context;
   }
+  return CUDA_SUCCESS;
+}
+
+int buffer_id(const void* p, uint64_t* id) {
+  unsigned long long value = 0;
+  CUresult r = driver.pointer_get_attribute(&value, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(p));
+  // A pointer the driver does not know (freed, or host memory) is no
+  // allocation: id 0, which no allocation has.
+  *id = r == CUDA_SUCCESS ? value : 0;
   return CUDA_SUCCESS;
 }
 
@@ -182,7 +192,7 @@ const char* error_string(int code) {
   return "unknown CUDA error";
 }
 
-const Ops kOps = {"cuda",          pointer_info,   stream_create,    copy_async,       copy_2d_async,    stream_synchronize,
+const Ops kOps = {"cuda",          pointer_info,   buffer_id,        stream_create,    copy_async,       copy_2d_async,    stream_synchronize,
                   pinned_alloc,    pinned_free,    ipc_get_handle,   ipc_open_handle,  ipc_close_handle,
                   error_string};
 
@@ -215,6 +225,7 @@ const Ops* open_driver(std::string* error) {
             resolve(library, &driver.ctx_push, {"cuCtxPushCurrent_v2", "cuCtxPushCurrent"}, &missing) &&
             resolve(library, &driver.ctx_pop, {"cuCtxPopCurrent_v2", "cuCtxPopCurrent"}, &missing) &&
             resolve(library, &driver.pointer_get_attributes, {"cuPointerGetAttributes"}, &missing) &&
+            resolve(library, &driver.pointer_get_attribute, {"cuPointerGetAttribute"}, &missing) &&
             resolve(library, &driver.stream_create, {"cuStreamCreate"}, &missing) &&
             resolve(library, &driver.stream_synchronize, {"cuStreamSynchronize"}, &missing) &&
             resolve(library, &driver.memcpy_async, {"cuMemcpyAsync"}, &missing) &&

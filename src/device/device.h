@@ -52,6 +52,10 @@ struct IpcHandle {
 struct Ops {
   const char* name;  // "cuda", "host model"
   int (*pointer_info)(const void* p, PointerInfo* info);
+  // The buffer id of the allocation holding p (0 for host memory): one
+  // attribute, cheaper than pointer_info, to tell whether a cached
+  // allocation is still the one at that address.
+  int (*buffer_id)(const void* p, uint64_t* id);
   int (*stream_create)(void* context, int device, void** stream);
   // Copies n bytes between any two of host, pinned and device memory
   // (unified addressing), queued on `stream`.

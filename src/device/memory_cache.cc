@@ -9,7 +9,7 @@ namespace {
 size_t slot_of(uintptr_t granule) { return static_cast<size_t>(granule) & (MemoryCache::kHostSlots - 1); }
 }  // namespace
 
-PointerInfo MemoryCache::ask(const void* p, int* error) {
+PointerInfo MemoryCache::ask(const void* p, int* error, bool remember_host) {
   ++queries_;
   PointerInfo info;
   if (int code = ops_->pointer_info(p, &info); code != 0) {
@@ -18,6 +18,7 @@ PointerInfo MemoryCache::ask(const void* p, int* error) {
   }
   auto address = reinterpret_cast<uintptr_t>(p);
   if (info.memory == Memory::kHost) {
+    if (!remember_host) return info;
     uintptr_t granule = address >> kGranuleShift;
     host_granules_[slot_of(granule)] = granule + 1;
     return info;
@@ -45,7 +46,12 @@ PointerInfo MemoryCache::lookup(const void* p, int* error) {
     auto it = allocations_.upper_bound(address);
     if (it != allocations_.begin()) {
       const PointerInfo& known = std::prev(it)->second;
-      if (address - known.base < known.size) return known;
+      if (address - known.base < known.size) {
+        uint64_t id = 0;
+        if (ops_->buffer_id(p, &id) == 0 && id == known.buffer_id) return known;
+        allocations_.erase(std::prev(it));  // freed, and maybe allocated again: ask
+        return ask(p, error, /*remember_host=*/false);
+      }
     }
   }
   return ask(p, error);
@@ -57,7 +63,7 @@ PointerInfo MemoryCache::refresh(const void* p, int* error) {
   auto it = allocations_.upper_bound(address);
   if (it != allocations_.begin() && address - std::prev(it)->second.base < std::prev(it)->second.size)
     allocations_.erase(std::prev(it));
-  return ask(p, error);
+  return ask(p, error, /*remember_host=*/false);
 }
 
 void MemoryCache::clear() {

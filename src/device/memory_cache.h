@@ -9,10 +9,14 @@
 //
 // What this trusts: with unified addressing the driver reserves the
 // addresses of GPU allocations apart from host memory, so a granule once
-// found host stays host while the program runs, and an address inside a
-// known allocation stays in GPU memory. A buffer freed and allocated again
-// at the same address may carry a new buffer id, so whoever relies on the
-// id (CUDA IPC) asks again with refresh(), which replaces the entry.
+// found host stays host while the program runs. GPU addresses are not
+// stable that way: the driver hands a freed range out again, to device or
+// managed memory alike (cudaFree then cudaMallocManaged often returns the
+// same pointer). So a hit on a known allocation is confirmed by its buffer
+// id, one cheap attribute query (ids are never reused); a different id
+// means the allocation was replaced and it is described afresh. Taking a
+// new device allocation for the old managed one would let the host touch
+// GPU memory (the crash the first GPU run found).
 #pragma once
 
 #include <cstddef>
@@ -36,14 +40,16 @@ class MemoryCache {
   void clear();
 
   // How often the driver was asked (tests: a repeated lookup must not ask).
-  uint64_t driver_queries() const { return queries_; }
+  uint64_t driver_queries() const { return queries_; }  // full descriptions, not id checks
   size_t allocations() const;
 
   static constexpr unsigned kGranuleShift = 16;
   static constexpr size_t kHostSlots = 4096;
 
  private:
-  PointerInfo ask(const void* p, int* error);  // lock held
+  // Asks the driver (lock held). `remember_host`: false where p was in a GPU
+  // allocation a moment ago, whose addresses the driver will hand out again.
+  PointerInfo ask(const void* p, int* error, bool remember_host = true);
 
   const Ops* ops_;
   mutable std::mutex lock_;

@@ -1,9 +1,15 @@
 /* GPU bench rows (README "GPU buffers"): ping-pong latency and one-way
  * bandwidth between 2 ranks, host-host and device-device buffers, and an
- * allreduce of floats, each the best of a few repetitions. Prints one line
- * per row: "gpu-bench <what> <bytes> <us per op> <GB/s>". */
+ * allreduce of floats, each the best of a few repetitions; and the yardstick
+ * issue 16 measures them against, cudaMemcpy device to device of the same
+ * bytes in the same run. Prints one line per row:
+ * "gpu-bench <what> <bytes> <us per op> <GB/s>". Device rows are left out
+ * when Ferry's CUDA path is off (FERRY_CUDA=off), which run.sh uses to time
+ * the host rows without it. */
 #define TEST_NAME "gpu_bench"
 #include "gpu_test.h"
+
+#include <cuda.h>
 
 static int rank, size;
 
@@ -45,14 +51,73 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size == 2, "run at 2 ranks");
-  const size_t sizes[] = {8, 4096, 65536, 1 << 20, 16 << 20};
+  const size_t sizes[] = {8, 4096, 65536, 1 << 20, 16 << 20, 64 << 20};
   const Where wheres[] = {kHost, kDevice};
+  const bool cuda = MPIX_Query_cuda_support() == 1;
+  if (cuda && rank == 0)
+    for (size_t n : sizes) {
+      void *a = alloc_in(kDevice, n), *b = alloc_in(kDevice, n);
+      double best = 1e30;
+      for (int rep = 0; rep < 5; rep++) {
+        CHECK_CUDA(cudaDeviceSynchronize());
+        int iters = n <= (1 << 20) ? 100 : 10;
+        double t = MPI_Wtime();
+        for (int i = 0; i < iters; i++) CHECK_CUDA(cudaMemcpy(b, a, n, cudaMemcpyDeviceToDevice));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        t = (MPI_Wtime() - t) / iters;
+        if (t < best) best = t;
+      }
+      printf("gpu-bench cudaMemcpy-d2d %zu %.2f %.2f\n", n, best * 1e6, n / best / 1e9);
+      free_in(kDevice, a);
+      free_in(kDevice, b);
+    }
+  if (cuda) {
+    /* What one small GPU copy costs when the two processes take turns on
+     * the GPU (each turn a switch between their contexts, unless MPS runs
+     * them in one) against one process doing both copies: the floor under
+     * any small device-to-device message between ranks sharing a GPU. */
+    void* d = alloc_in(kDevice, 8);
+    char h[8];
+    for (int alternate = 0; alternate < 2; alternate++) {
+      double best = 1e30;
+      for (int rep = 0; rep < 3; rep++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t = MPI_Wtime();
+        for (int i = 0; i < 1000; i++) {
+          if (rank == 0) {
+            CHECK_CUDA(cudaMemcpy(h, d, 8, cudaMemcpyDeviceToHost));
+            if (!alternate) CHECK_CUDA(cudaMemcpy(h, d, 8, cudaMemcpyDeviceToHost));
+            MPI_Send(h, 0, MPI_BYTE, 1, 9, MPI_COMM_WORLD);
+            MPI_Recv(h, 0, MPI_BYTE, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          } else {
+            MPI_Recv(h, 0, MPI_BYTE, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (alternate) CHECK_CUDA(cudaMemcpy(h, d, 8, cudaMemcpyDeviceToHost));
+            MPI_Send(h, 0, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+          }
+        }
+        t = (MPI_Wtime() - t) / 1000 / 2;
+        if (t < best) best = t;
+      }
+      if (rank == 0)
+        printf("gpu-bench %s 8 %.2f 0\n", alternate ? "d2h-copy-ranks-alternating" : "d2h-copy-one-rank", best * 1e6);
+    }
+    /* The memory-type cache confirms a known GPU allocation with one
+     * attribute query: its cost. */
+    if (rank == 0) {
+      unsigned long long id = 0;
+      double t = MPI_Wtime();
+      for (int i = 0; i < 100000; i++) cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)d);
+      printf("gpu-bench cuPointerGetAttribute-buffer-id 0 %.3f 0\n", (MPI_Wtime() - t) / 100000 * 1e6);
+    }
+    free_in(kDevice, d);
+  }
   for (Where w : wheres)
     for (size_t n : sizes) {
+      if (w == kDevice && !cuda) continue;
       void* b = alloc_in(w, n);
       fill(w, b, n, 1);
       CHECK_CUDA(cudaDeviceSynchronize());
-      int iters = n <= 65536 ? 1000 : n <= (1 << 20) ? 100 : 10;
+      int iters = n <= 65536 ? 1000 : n <= (1 << 20) ? 100 : n <= (16 << 20) ? 10 : 4;
       double t = pingpong(b, n, iters);
       if (rank == 0)
         printf("gpu-bench pingpong-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);

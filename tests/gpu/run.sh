@@ -17,7 +17,10 @@
 # 3. gpu_bench at 2 ranks: ping-pong and allreduce rows for host and device
 #    buffers, and the host rows again with FERRY_CUDA=off (host programs
 #    must lose nothing to FERRY_CUDA=auto).
-# 4. mpi4py with CuPy arrays: Allreduce and Sendrecv on device arrays.
+# 4. Steps 1 and 3 again under CUDA MPS, where the machine has it.
+# 5. mpi4py with CuPy arrays: Allreduce and Sendrecv on device arrays.
+#
+# GPU_STEP_TIMEOUT (seconds, default 300) bounds each step.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 deps=$root/.gpu-deps
@@ -29,6 +32,9 @@ fi
 arch=x86_64-linux-gnu
 export LD_LIBRARY_PATH="$deps/ferry/lib:$deps/root/usr/lib/$arch:$deps/root/lib/$arch:$deps/root/usr/lib/$arch/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PMIX_INSTALL_PREFIX=$deps/root/usr/lib/$arch/pmix2
+# PMIx looks for its plugins where it was built to; a machine with another
+# PMIx installed there would lend it plugins of the wrong version.
+export PMIX_MCA_mca_base_component_path=$PMIX_INSTALL_PREFIX/lib/pmix
 # The bundle is built on Debian 12: it needs glibc 2.34 and libstdc++ with
 # GLIBCXX_3.4.30 (GCC 12) or newer, as Ubuntu 22.04 and later have.
 if missing=$(ldd "$deps/ferry/bin/mpirun" "$deps/ferry/lib/libmpi.so.12" 2>&1 | grep -E 'not found'); then
@@ -45,7 +51,7 @@ step() {  # step NAME COMMAND...: runs it with a timeout, keeps its output in $o
   local name=$1
   shift
   echo "== $name: $*"
-  timeout 300 "$@" >"$out/$name.log" 2>&1
+  timeout "${GPU_STEP_TIMEOUT:-300}" "$@" >"$out/$name.log" 2>&1
   local rc=$?
   if [[ $rc -eq 0 ]]; then
     tail -n 3 "$out/$name.log"
@@ -59,7 +65,7 @@ step() {  # step NAME COMMAND...: runs it with a timeout, keeps its output in $o
 
 for program in p2p coll bench; do
   step "build_$program" nvcc -O2 -std=c++17 -I "$deps/ferry/include" -o "$out/gpu_$program" \
-    "$root/tests/gpu/$program.cu" -L "$deps/ferry/lib" -lmpi
+    "$root/tests/gpu/$program.cu" -L "$deps/ferry/lib" -lmpi -lcuda
 done
 
 step p2p_shm env FERRY_CUDA=on FERRY_DEBUG=cuda "${mpirun[@]}" -n 2 "$out/gpu_p2p"
@@ -71,6 +77,25 @@ step bench_auto env FERRY_CUDA=auto "${mpirun[@]}" -n 2 "$out/gpu_bench"
 step bench_host_cuda_off env FERRY_CUDA=off "${mpirun[@]}" -n 2 "$out/gpu_bench"
 grep -h '^gpu-bench' "$out/bench_auto.log" | sed 's/^/FERRY_CUDA=auto /'
 grep -h '^gpu-bench .*-host' "$out/bench_host_cuda_off.log" | sed 's/^/FERRY_CUDA=off  /'
+
+# The same with the ranks' GPU work funnelled through one MPS server (one
+# context on the GPU, so the ranks' copies need no switch between contexts),
+# where the machine has MPS.
+if command -v nvidia-cuda-mps-control >/dev/null; then
+  export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    step p2p_shm_mps env FERRY_CUDA=on "${mpirun[@]}" -n 2 "$out/gpu_p2p"
+    step bench_mps env FERRY_CUDA=auto "${mpirun[@]}" -n 2 "$out/gpu_bench"
+    grep -h '^gpu-bench' "$out/bench_mps.log" | sed 's/^/MPS /'
+    echo quit | nvidia-cuda-mps-control
+  else
+    echo "== MPS: SKIPPED (nvidia-cuda-mps-control -d failed)"
+  fi
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+else
+  echo "== MPS: SKIPPED (no nvidia-cuda-mps-control)"
+fi
 
 if python3 -c 'import mpi4py, cupy' 2>/dev/null; then
   step mpi4py_cupy env FERRY_CUDA=on "${mpirun[@]}" -n 2 python3 "$root/tests/gpu/mpi4py_cupy.py"

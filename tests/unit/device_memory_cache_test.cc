@@ -73,11 +73,38 @@ TEST_F(MemoryCacheTest, RefreshForgetsAFreedAllocation) {
   int error = 0;
   EXPECT_EQ(cache.lookup(d, &error).memory, Memory::kDevice);
   model::free(d);
-  // The cache trusts what it saw (with unified addressing, the address stays
-  // the driver's); refresh() asks again, as IPC does before relying on it.
-  EXPECT_EQ(cache.lookup(d, &error).memory, Memory::kDevice);
-  EXPECT_EQ(cache.refresh(d, &error).memory, Memory::kHost);
+  // The freed allocation's id is gone: lookup notices, as refresh() does.
+  EXPECT_EQ(cache.lookup(d, &error).memory, Memory::kHost);
   EXPECT_EQ(cache.allocations(), 0u);
+  auto* e = static_cast<char*>(model::alloc(8192));
+  EXPECT_EQ(cache.lookup(e, &error).memory, Memory::kDevice);
+  model::free(e);
+  EXPECT_EQ(cache.refresh(e, &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.allocations(), 0u);
+}
+
+TEST_F(MemoryCacheTest, AnAddressFreedAndAllocatedAgainIsDescribedAfresh) {
+  // The sequence that crashed the first run on a GPU: managed memory freed,
+  // device memory allocated at the same address, then sent from.
+  MemoryCache cache(model::ops());
+  int error = 0;
+  void* m = model::alloc_managed(1 << 20);
+  EXPECT_EQ(cache.lookup(m, &error).memory, Memory::kManaged);
+  model::free(m);
+  void* d = model::alloc(1 << 20);
+  ASSERT_EQ(d, m) << "the model hands a freed range out again, as the driver does";
+  EXPECT_EQ(cache.lookup(d, &error).memory, Memory::kDevice);
+  model::free(d);
+  void* again = model::alloc_managed(1 << 20);
+  ASSERT_EQ(again, m);
+  EXPECT_EQ(cache.lookup(again, &error).memory, Memory::kManaged);
+  EXPECT_EQ(cache.allocations(), 1u) << "the replaced entries are gone";
+  // A hit on an allocation still there costs one id query, no description.
+  uint64_t before = cache.driver_queries();
+  EXPECT_EQ(cache.lookup(static_cast<char*>(again) + 5, &error).memory, Memory::kManaged);
+  EXPECT_EQ(cache.driver_queries(), before);
+  EXPECT_EQ(error, 0);
+  model::free(again);
 }
 
 TEST_F(MemoryCacheTest, NothingInstalledMeansHostWithoutAsking) {

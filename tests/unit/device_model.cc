@@ -148,17 +148,27 @@ const char* error_string(int code) {
   }
 }
 
-const Ops kOps = {"host model",     pointer_info,  stream_create,  copy_async,       copy_2d_async,   stream_synchronize,
+int buffer_id(const void* p, uint64_t* id) {
+  ++counted.id_queries;
+  uintptr_t base = 0;
+  const Allocation* a = find(p, &base);
+  *id = a != nullptr ? a->buffer_id : 0;
+  return 0;
+}
+
+const Ops kOps = {"host model",     pointer_info,  buffer_id,      stream_create,  copy_async,       copy_2d_async,   stream_synchronize,
                   pinned_alloc,     pinned_free,   ipc_get_handle, ipc_open_handle,  ipc_close_handle,
                   error_string};
 
 // Like the CUDA driver under unified addressing, GPU allocations come from
-// an address range reserved apart from host memory, 2 MiB aligned, and an
-// address is not reused after a free (buffer ids never are).
+// an address range reserved apart from host memory, 2 MiB aligned; as the
+// driver does, a freed range is handed out again (to device or managed
+// memory alike), while buffer ids are never reused.
 constexpr size_t kReserved = size_t(64) << 30;
 constexpr size_t kAlignment = size_t(2) << 20;
 char* reserved = nullptr;
 size_t used = 0;
+std::multimap<size_t, char*> freed;  // mapped size -> range, for reuse
 
 void* map(size_t n, int device, bool managed) {
   if (reserved == nullptr) {
@@ -168,9 +178,15 @@ void* map(size_t n, int device, bool managed) {
   }
   size_t mapped = (n + kAlignment - 1) / kAlignment * kAlignment;
   if (mapped == 0) mapped = kAlignment;
-  if (used + mapped > kReserved) std::abort();
-  char* p = reserved + used;
-  used += mapped;
+  char* p = nullptr;
+  if (auto it = freed.find(mapped); it != freed.end()) {
+    p = it->second;
+    freed.erase(it);
+  } else {
+    if (used + mapped > kReserved) std::abort();
+    p = reserved + used;
+    used += mapped;
+  }
   if (managed) mprotect(p, mapped, PROT_READ | PROT_WRITE);
   allocations[reinterpret_cast<uintptr_t>(p)] = Allocation{n, mapped, device, next_buffer_id++, managed};
   return p;
@@ -187,6 +203,7 @@ void free(void* p) {
   if (it == allocations.end()) std::abort();
   mprotect(p, it->second.mapped, PROT_NONE);
   madvise(p, it->second.mapped, MADV_DONTNEED);
+  freed.emplace(it->second.mapped, static_cast<char*>(p));
   allocations.erase(it);
 }
 

@@ -28,6 +28,7 @@ void read(void* host_dst, const void* device_src, size_t n);
 
 struct Counters {
   uint64_t pointer_queries = 0;
+  uint64_t id_queries = 0;  // buffer_id
   uint64_t copies = 0;
   uint64_t copies_2d = 0;
   uint64_t ipc_opens = 0;
