@@ -1,5 +1,10 @@
 #include "device/memory_cache.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 
@@ -7,7 +12,36 @@ namespace ferry::device {
 
 namespace {
 size_t slot_of(uintptr_t granule) { return static_cast<size_t>(granule) & (MemoryCache::kHostSlots - 1); }
+
+// The main thread's stack: the "[stack]" mapping of /proc/self/maps, and
+// below it as far as RLIMIT_STACK lets it grow (at most 1 GiB).
+void main_stack(uintptr_t* low, uintptr_t* high) {
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    if (std::strstr(line, "[stack]") == nullptr) continue;
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+      rlimit limit{};
+      uint64_t room = getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? limit.rlim_cur : 0;
+      room = std::min<uint64_t>(std::max<uint64_t>(room, hi - lo), uint64_t{1} << 30);
+      *low = hi > room ? hi - room : 0;
+      *high = hi;
+    }
+    break;
+  }
+  std::fclose(maps);
+}
 }  // namespace
+
+MemoryCache::MemoryCache(const Ops* ops) : ops_(ops) { main_stack(&stack_low_, &stack_high_); }
+
+bool MemoryCache::stays_host(uintptr_t address) const {
+  // glibc's sbrk(0) reads the break it keeps; no system call.
+  auto brk_now = reinterpret_cast<uintptr_t>(sbrk(0));
+  return address < brk_now || (address >= stack_low_ && address < stack_high_);
+}
 
 PointerInfo MemoryCache::ask(const void* p, int* error, bool remember_host) {
   ++queries_;
@@ -18,7 +52,7 @@ PointerInfo MemoryCache::ask(const void* p, int* error, bool remember_host) {
   }
   auto address = reinterpret_cast<uintptr_t>(p);
   if (info.memory == Memory::kHost) {
-    if (!remember_host) return info;
+    if (!remember_host || !stays_host(address)) return info;
     uintptr_t granule = address >> kGranuleShift;
     host_granules_[slot_of(granule)] = granule + 1;
     return info;

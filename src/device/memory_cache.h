@@ -7,10 +7,16 @@
 // repeated question is a table probe or a search of a small sorted map,
 // well under 100 ns (tests/bench/device_memory_check).
 //
-// What this trusts: with unified addressing the driver reserves the
-// addresses of GPU allocations apart from host memory, so a granule once
-// found host stays host while the program runs. GPU addresses are not
-// stable that way: the driver hands a freed range out again, to device or
+// What this trusts. Host memory can become GPU memory: memory unmapped (a
+// large malloc block freed, which glibc unmaps without any hook seeing it)
+// leaves addresses the driver may reserve for its next GPU allocations.
+// So host granules are cached only where that cannot happen: below the
+// program break (the program's image and malloc's brk heap, which holds
+// small blocks) and in the main thread's stack; a host pointer elsewhere
+// (large or mmap'd blocks, other threads' stacks) is asked about every
+// time, one cuPointerGetAttributes (about 0.1 us on an H200), negligible
+// beside the large message such a buffer usually carries. GPU addresses
+// are not stable either: the driver hands a freed range out again, to device or
 // managed memory alike (cudaFree then cudaMallocManaged often returns the
 // same pointer). So a hit on a known allocation is confirmed by its buffer
 // id, one cheap attribute query (ids are never reused); a different id
@@ -30,7 +36,7 @@ namespace ferry::device {
 
 class MemoryCache {
  public:
-  explicit MemoryCache(const Ops* ops) : ops_(ops) {}
+  explicit MemoryCache(const Ops* ops);
 
   // What `p` is; on a failed driver call, host memory and `*error` set to
   // its code (else left alone).
@@ -51,7 +57,12 @@ class MemoryCache {
   // allocation a moment ago, whose addresses the driver will hand out again.
   PointerInfo ask(const void* p, int* error, bool remember_host = true);
 
+  // Whether host memory at `address` can never be handed to the driver
+  // (above): below the program break, or in the main thread's stack.
+  bool stays_host(uintptr_t address) const;
+
   const Ops* ops_;
+  uintptr_t stack_low_ = 0, stack_high_ = 0;  // the main thread's stack, as far as it may grow
   mutable std::mutex lock_;
   std::map<uintptr_t, PointerInfo> allocations_;  // by base
   uintptr_t host_granules_[kHostSlots] = {};      // granule number + 1; 0: empty

@@ -6,6 +6,8 @@
 // installed every pointer is host memory without asking anyone.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -52,6 +54,25 @@ TEST_F(MemoryCacheTest, HostMemoryIsAskedOncePerGranule) {
   EXPECT_EQ(cache.lookup(host.data(), &error).memory, Memory::kHost);
   EXPECT_EQ(cache.driver_queries(), 1u);
   EXPECT_EQ(model::counters().pointer_queries, 1u);
+}
+
+TEST_F(MemoryCacheTest, HostMemoryThatCouldBeUnmappedIsAskedEachTime) {
+  // A large malloc block is mmap'd and unmapped on free without any hook
+  // seeing it; the driver may then reserve its addresses for GPU memory. So
+  // only the brk heap and the main stack are remembered as host.
+  MemoryCache cache(model::ops());
+  int error = 0;
+  char on_stack[64];
+  EXPECT_EQ(cache.lookup(on_stack, &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.lookup(on_stack + 8, &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.driver_queries(), 1u) << "the main thread's stack is remembered";
+  void* mapped = mmap(nullptr, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  EXPECT_EQ(cache.lookup(mapped, &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.lookup(mapped, &error).memory, Memory::kHost);
+  EXPECT_EQ(cache.driver_queries(), 3u) << "mmap'd memory is asked about each time";
+  munmap(mapped, 1 << 20);
+  EXPECT_EQ(error, 0);
 }
 
 TEST_F(MemoryCacheTest, ManagedMemoryIsManagedAndMovesAsHostMemory) {
