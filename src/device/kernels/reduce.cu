@@ -12,6 +12,11 @@
 // otherwise all of them go one at a time. Grid-stride loop: any grid covers
 // any count, so the launcher sizes the grid to fill the GPU, not to count.
 //
+// The loops over the inputs are unrolled to all eight, each step guarded by
+// `n`: the pointers are then read from the parameter space by constant
+// index, where a loop to `n` would copy the struct to local memory and
+// index it there on every element.
+//
 // In place: dst may be one of the inputs. Each thread reads position i of
 // every input before it writes position i of dst, and no other thread
 // touches position i, so that is safe.
@@ -25,6 +30,7 @@ namespace {
 
 using ferry::device::kernels::ReduceInputs;
 using ferry::device::kernels::kReduceThreads;
+constexpr int kMaxInputs = ferry::device::kernels::kReduceMaxInputs;
 
 // The element functions, (in, inout) -> the new inout, with the host path's
 // results (base/reduce_kernels.h, a layer above the device layer, so
@@ -90,7 +96,9 @@ union Pack {
 
 __device__ bool aligned_16(const void* dst, const ReduceInputs& in) {
   uintptr_t bits = reinterpret_cast<uintptr_t>(dst);
-  for (int k = 0; k < in.n; ++k) bits |= reinterpret_cast<uintptr_t>(in.p[k]);
+#pragma unroll
+  for (int k = 0; k < kMaxInputs; ++k)
+    if (k < in.n) bits |= reinterpret_cast<uintptr_t>(in.p[k]);
   return (bits & 15) == 0;
 }
 
@@ -107,7 +115,9 @@ __device__ void reduce(T* dst, const ReduceInputs& in, size_t count) {
     for (size_t v = first; v < packs; v += stride) {
       Pack<T> acc;
       acc.raw = static_cast<const uint4*>(in.p[0])[v];
-      for (int k = 1; k < in.n; ++k) {
+#pragma unroll
+      for (int k = 1; k < kMaxInputs; ++k) {
+        if (k >= in.n) break;
         Pack<T> next;
         next.raw = static_cast<const uint4*>(in.p[k])[v];
 #pragma unroll
@@ -120,7 +130,11 @@ __device__ void reduce(T* dst, const ReduceInputs& in, size_t count) {
   // Element path: what the packs left (all of it when unaligned).
   for (size_t i = packs * kLanes + first; i < count; i += stride) {
     T acc = static_cast<const T*>(in.p[0])[i];
-    for (int k = 1; k < in.n; ++k) acc = Op::of(acc, static_cast<const T*>(in.p[k])[i]);
+#pragma unroll
+    for (int k = 1; k < kMaxInputs; ++k) {
+      if (k >= in.n) break;
+      acc = Op::of(acc, static_cast<const T*>(in.p[k])[i]);
+    }
     dst[i] = acc;
   }
 }

@@ -17,9 +17,10 @@
 namespace ferry::device::kernels {
 
 // The inputs, passed by value (the kernel parameter space holds 4 KiB; this
-// is 72 bytes): p[0] .. p[n-1], with 1 <= n <= 8.
+// is 72 bytes): p[0] .. p[n-1], with 1 <= n <= kReduceMaxInputs.
+constexpr int kReduceMaxInputs = 8;
 struct ReduceInputs {
-  const void* p[8];
+  const void* p[kReduceMaxInputs];
   int n;
 };
 
