@@ -23,6 +23,10 @@ class KernelsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     install(model::ops());
+    // A libmpi built without nvcc has no image to load: its first
+    // supports() asks the table once whether it loads a module without one
+    // (the model does). Counted from here, loads are the modules' own.
+    EXPECT_TRUE(supports(Element::kInt32, Reduction::kSum));
     model::reset_counters();
   }
   void TearDown() override {
@@ -169,9 +173,10 @@ TEST_F(KernelsTest, ARefusedModuleTurnsTheKernelsOffUntilTheNextInstall) {
   EXPECT_EQ(model::counters().launches, 0u);
 
   install(model::ops());
-  EXPECT_TRUE(supports(Element::kFloat, Reduction::kSum));
+  EXPECT_TRUE(supports(Element::kFloat, Reduction::kSum));  // install() forgot the failure
+  model::reset_counters();
   EXPECT_EQ(reduce(dst, srcs, 1, 1, Element::kFloat, Reduction::kSum), std::nullopt);
-  EXPECT_EQ(model::counters().module_loads, 2u);  // loaded again: install() forgot the failure
+  EXPECT_EQ(model::counters().module_loads, 1u);
 }
 
 TEST_F(KernelsTest, TheModuleIsLoadedOncePerContext) {
