@@ -22,7 +22,7 @@ if(NOT _ferry_kernels MATCHES "^(AUTO|ON|OFF)$")
 endif()
 
 set(FERRY_CUDA_KERNELS_BUILT OFF)
-set(FERRY_CUDA_KERNELS_WHY "FERRY_CUDA_KERNELS=OFF")
+set(FERRY_CUDA_KERNELS_WHY "FERRY_CUDA_KERNELS=OFF")  # replaced by the reason AUTO found
 
 # Says why there are no kernels: a stop for ON, one line for AUTO.
 macro(_ferry_no_kernels why)
@@ -63,18 +63,19 @@ if(NOT _ferry_kernels STREQUAL "OFF")
       else()
         set(_archs 70 75 80 86 89 90)
       endif()
-      set(FERRY_NVCC_FLAGS --fatbin -O3 -std=c++17 -ccbin "${CMAKE_CXX_COMPILER}"
-          # SASS for 92 kernels is 1 MiB an architecture; compressed, 80 KiB.
+      set(_common --fatbin -O3 -std=c++17 -ccbin "${CMAKE_CXX_COMPILER}"
+          # SASS for 92 kernels is about 1 MiB an architecture; compressed, 40 KiB.
           -Xfatbin -compress-all)
+      # CUDA 11.x refuses a g++ newer than 11 as host compiler (Debian 12's
+      # toolkit is 11.8, its g++ 12): the host side of this file is empty.
+      if(FERRY_NVCC_VERSION VERSION_LESS 12.0)
+        list(APPEND _common -allow-unsupported-compiler)
+      endif()
+      set(FERRY_NVCC_FLAGS ${_common})
       foreach(_arch ${_archs})
         list(APPEND FERRY_NVCC_FLAGS -gencode "arch=compute_${_arch},code=sm_${_arch}")
       endforeach()
       list(APPEND FERRY_NVCC_FLAGS -gencode "arch=compute_90,code=compute_90")
-      # CUDA 11.x refuses a g++ newer than 11 as host compiler (Debian 12's
-      # toolkit is 11.8, its g++ 12): the host side of this file is empty.
-      if(FERRY_NVCC_VERSION VERSION_LESS 12.0)
-        list(APPEND FERRY_NVCC_FLAGS -allow-unsupported-compiler)
-      endif()
       list(JOIN _archs " sm_" FERRY_CUDA_KERNEL_ARCHS)
       set(FERRY_CUDA_KERNEL_ARCHS "sm_${FERRY_CUDA_KERNEL_ARCHS} + compute_90 PTX")
 
@@ -83,11 +84,7 @@ if(NOT _ferry_kernels STREQUAL "OFF")
       set(_probe_dir "${PROJECT_BINARY_DIR}/CMakeFiles/ferry_nvcc_probe")
       file(MAKE_DIRECTORY "${_probe_dir}")
       file(WRITE "${_probe_dir}/probe.cu" "extern \"C\" __global__ void probe(int* p) { *p = 1; }\n")
-      set(_probe_flags --fatbin -ccbin "${CMAKE_CXX_COMPILER}" -gencode arch=compute_75,code=sm_75)
-      if(FERRY_NVCC_VERSION VERSION_LESS 12.0)
-        list(APPEND _probe_flags -allow-unsupported-compiler)
-      endif()
-      execute_process(COMMAND "${FERRY_NVCC}" ${_probe_flags} -o probe.fatbin probe.cu
+      execute_process(COMMAND "${FERRY_NVCC}" ${_common} -gencode arch=compute_75,code=sm_75 -o probe.fatbin probe.cu
                       WORKING_DIRECTORY "${_probe_dir}" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
       if(NOT _rc EQUAL 0)
         string(REGEX REPLACE "\n.*" "" _first_line "${_out}")
