@@ -238,9 +238,13 @@ const Ops kOps = {"cuda",          pointer_info,   buffer_id,        stream_crea
                   pinned_alloc,    pinned_free,    ipc_get_handle,   ipc_open_handle,  ipc_close_handle,
                   error_string,    module_load,    module_function,  launch};
 // The same without the kernel calls, for a driver that lacks them.
-const Ops kOpsWithoutKernels = {"cuda",       pointer_info, buffer_id,       stream_create,   copy_async,
-                                copy_2d_async, stream_synchronize, pinned_alloc, pinned_free, ipc_get_handle,
-                                ipc_open_handle, ipc_close_handle, error_string, nullptr, nullptr, nullptr};
+const Ops kOpsWithoutKernels = [] {
+  Ops ops = kOps;
+  ops.module_load = nullptr;
+  ops.module_function = nullptr;
+  ops.launch = nullptr;
+  return ops;
+}();
 
 // dlsym of the first of `names` the library has.
 template <typename F>
