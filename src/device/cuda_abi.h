@@ -1,6 +1,6 @@
 // The few CUDA driver API types and constants Ferry uses, declared here with
 // the values and layouts that NVIDIA documents for the driver API (cuda.h,
-// stable since CUDA 4.0; cuPointerGetAttributes since 7.0).
+// stable since CUDA 4.0, cuLaunchKernel included; cuPointerGetAttributes since 7.0).
 //
 // Why not include cuda.h: the CUDA path must build on every machine (CI has
 // no toolkit), and libmpi must not link libcuda: the driver is opened with
@@ -18,10 +18,14 @@ using CUdevice = int;
 using CUdeviceptr = unsigned long long;  // 64-bit since CUDA 3.2 (the _v2 entry points)
 using CUcontext = void*;
 using CUstream = void*;
+using CUmodule = void*;
+using CUfunction = void*;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+constexpr CUresult CUDA_ERROR_INVALID_IMAGE = 200;
+constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 
 // CUpointer_attribute
 constexpr int CU_POINTER_ATTRIBUTE_CONTEXT = 1;
@@ -87,6 +91,11 @@ using cuMemFreeHost_t = CUresult (*)(void* p);
 using cuIpcGetMemHandle_t = CUresult (*)(CUipcMemHandle* handle, CUdeviceptr ptr);
 using cuIpcOpenMemHandle_t = CUresult (*)(CUdeviceptr* ptr, CUipcMemHandle handle, unsigned flags);
 using cuIpcCloseMemHandle_t = CUresult (*)(CUdeviceptr ptr);
+using cuModuleLoadData_t = CUresult (*)(CUmodule* module, const void* image);
+using cuModuleGetFunction_t = CUresult (*)(CUfunction* function, CUmodule module, const char* name);
+using cuLaunchKernel_t = CUresult (*)(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                                      unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                                      CUstream stream, void** params, void** extra);
 using cuGetErrorString_t = CUresult (*)(CUresult error, const char** text);
 
 }  // namespace ferry::device::cuda_abi

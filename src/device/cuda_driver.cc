@@ -6,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "common/debug.h"
 #include "device/cuda_abi.h"
 
 namespace ferry::device::cuda {
@@ -32,6 +33,10 @@ struct Driver {
   cuIpcOpenMemHandle_t ipc_open_mem_handle;
   cuIpcCloseMemHandle_t ipc_close_mem_handle;
   cuGetErrorString_t get_error_string;
+  // Optional: without them the table has no kernel calls.
+  cuModuleLoadData_t module_load_data;
+  cuModuleGetFunction_t module_get_function;
+  cuLaunchKernel_t launch_kernel;
 };
 Driver driver;
 
@@ -41,6 +46,12 @@ Driver driver;
 // buffers on another GPU than the current one).
 struct Stream {
   CUstream stream;
+  CUcontext context;
+};
+
+// A loaded module and its context, current while a function is looked up.
+struct Module {
+  CUmodule module;
   CUcontext context;
 };
 
@@ -192,9 +203,48 @@ const char* error_string(int code) {
   return "unknown CUDA error";
 }
 
+int module_load(void* context, int device, const void* image, void** out) {
+  // libmpi built without kernels: nothing to load, whatever the driver.
+  if (image == nullptr) return CUDA_ERROR_INVALID_IMAGE;
+  CUcontext c = context != nullptr ? static_cast<CUcontext>(context) : primary_context(device);
+  Current current(c);
+  auto* m = new Module{nullptr, c};
+  CUresult r = driver.module_load_data(&m->module, image);
+  if (r != CUDA_SUCCESS) {
+    delete m;
+    return r;
+  }
+  *out = m;
+  return CUDA_SUCCESS;
+}
+
+int module_function(void* module, const char* name, void** function) {
+  auto* m = static_cast<Module*>(module);
+  Current current(m->context);
+  CUfunction f = nullptr;
+  CUresult r = driver.module_get_function(&f, m->module, name);
+  if (r == CUDA_SUCCESS) *function = f;
+  return r;
+}
+
+int launch(void* function, unsigned grid, unsigned block, void** args, void* stream) {
+  auto* s = static_cast<Stream*>(stream);
+  Current current(s->context);
+  return driver.launch_kernel(static_cast<CUfunction>(function), grid, 1, 1, block, 1, 1, 0, s->stream, args,
+                              nullptr);
+}
+
 const Ops kOps = {"cuda",          pointer_info,   buffer_id,        stream_create,    copy_async,       copy_2d_async,    stream_synchronize,
                   pinned_alloc,    pinned_free,    ipc_get_handle,   ipc_open_handle,  ipc_close_handle,
-                  error_string};
+                  error_string,    module_load,    module_function,  launch};
+// The same without the kernel calls, for a driver that lacks them.
+const Ops kOpsWithoutKernels = [] {
+  Ops ops = kOps;
+  ops.module_load = nullptr;
+  ops.module_function = nullptr;
+  ops.launch = nullptr;
+  return ops;
+}();
 
 // dlsym of the first of `names` the library has.
 template <typename F>
@@ -248,6 +298,16 @@ const Ops* open_driver(std::string* error) {
   int version = 0;
   driver.driver_get_version(&version);
   (void)version;
+  // Kernels are optional: every driver since CUDA 4.0 has these, but a
+  // missing one costs only the GPU reductions (they stage through the host).
+  std::string lacking;
+  bool kernels = resolve(library, &driver.module_load_data, {"cuModuleLoadData"}, &lacking) &&
+                 resolve(library, &driver.module_get_function, {"cuModuleGetFunction"}, &lacking) &&
+                 resolve(library, &driver.launch_kernel, {"cuLaunchKernel"}, &lacking);
+  if (!kernels) {
+    FERRY_DEBUG(kCuda, "the CUDA driver lacks %s: no GPU reduction kernels", lacking.c_str());
+    return &kOpsWithoutKernels;
+  }
   return &kOps;
 }
 

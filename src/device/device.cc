@@ -3,6 +3,7 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "device/cuda_driver.h"
+#include "device/kernels.h"
 #include "device/memory_cache.h"
 #include "device/staging.h"
 
@@ -41,6 +42,7 @@ bool load(Mode mode, std::string* error) {
 
 void install(const Ops* ops) {
   staging::reset();
+  kernels::reset();
   delete cache;
   cache = ops != nullptr ? new MemoryCache(ops) : nullptr;
   installed = ops;
@@ -51,6 +53,7 @@ void unload() {
   // made with it is given back.
   if (installed == nullptr) return;
   staging::reset();
+  kernels::reset();
   cache->clear();
 }
 

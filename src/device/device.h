@@ -73,6 +73,15 @@ struct Ops {
   int (*ipc_open_handle)(const IpcHandle& handle, int device, void** mapped);
   int (*ipc_close_handle)(void* mapped);
   const char* (*error_string)(int code);
+  // Kernels (device/kernels.h): nullptr, all three, where the driver lacks
+  // them. module_load loads a fatbin into `context` (or, for none, the
+  // primary context of `device`); `image` is nullptr when libmpi was built
+  // without kernels, which the driver refuses and the model accepts.
+  int (*module_load)(void* context, int device, const void* image, void** module);
+  int (*module_function)(void* module, const char* name, void** function);
+  // Queues function<<<grid, block>>>(args...) on `stream` (cuLaunchKernel's
+  // kernelParams: one pointer to each argument).
+  int (*launch)(void* function, unsigned grid, unsigned block, void** args, void* stream);
 };
 
 enum class Mode { kAuto, kOn, kOff };
@@ -83,9 +92,10 @@ std::optional<Mode> mode_from_config();
 // usable driver, with `error` naming what is missing.
 bool load(Mode mode, std::string* error);
 // Installs a table directly (the tests' model), or none (nullptr); forgets
-// cached pointers and streams.
+// cached pointers, streams and loaded kernels.
 void install(const Ops* ops);
-// Drops cached pointers, streams and pinned buffers (MPI_Finalize).
+// Drops cached pointers, streams, pinned buffers and loaded kernels
+// (MPI_Finalize).
 void unload();
 
 extern const Ops* installed;

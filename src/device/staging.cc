@@ -34,7 +34,13 @@ int class_of(size_t n) {
 
 size_t class_bytes(int c) { return kSmallest << c; }
 
-// The stream for copies to or from the allocation `info` describes.
+void free_buffer(void* p, bool pinned) {
+  if (pinned) installed->pinned_free(p);
+  else std::free(p);
+}
+
+}  // namespace
+
 void* stream_for(const PointerInfo& info, std::string* error) {
   const void* key = info.context != nullptr ? info.context : reinterpret_cast<const void*>(uintptr_t(info.device + 1));
   std::lock_guard<std::mutex> hold(pool.lock);
@@ -48,13 +54,6 @@ void* stream_for(const PointerInfo& info, std::string* error) {
   pool.streams[key] = stream;
   return stream;
 }
-
-void free_buffer(void* p, bool pinned) {
-  if (pinned) installed->pinned_free(p);
-  else std::free(p);
-}
-
-}  // namespace
 
 std::optional<std::string> copy(void* dst, const void* src, size_t n) {
   if (n == 0) return std::nullopt;

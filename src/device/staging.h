@@ -20,6 +20,8 @@
 #include <optional>
 #include <string>
 
+#include "device/device.h"
+
 namespace ferry::device::staging {
 
 // Copies n bytes from src to dst, either or both in device memory, and waits
@@ -29,6 +31,11 @@ std::optional<std::string> copy(void* dst, const void* src, size_t n);
 // apart (cuMemcpy2DAsync): a vector packed or unpacked by the copy engine.
 std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
                                    size_t rows);
+
+// The stream of the allocation `info` describes (its context's, made on
+// first use), which copies and kernels (device/kernels.h) are queued on;
+// nullptr with `error` set when cuStreamCreate fails.
+void* stream_for(const PointerInfo& info, std::string* error);
 
 // A pinned host buffer of at least n bytes, reused from a pool (plain host
 // memory where pinning fails); give it back with its size.

@@ -7,6 +7,9 @@
 #   tests/gpu/run.sh          builds the programs into build-gpu/ (or $OUT)
 #                             and runs them; exits non-zero if any fails
 #
+# 0. gpu_reduce_kernels (tests/gpu/reduce_kernels.cc), where the bundled
+#    build had nvcc: every GPU reduction kernel against the host path, and
+#    the bandwidth of a large sum.
 # 1. gpu_p2p at 2 ranks over shared memory, then over TCP: every size class,
 #    both directions, host/pinned/device/managed pairings, a buffer allocated
 #    before MPI_Init, a kernel on the legacy default stream writing the send
@@ -62,6 +65,13 @@ step() {  # step NAME COMMAND...: runs it with a timeout, keeps its output in $o
     failures=$((failures + 1))
   fi
 }
+
+if [[ -x $deps/ferry/bin/gpu_reduce_kernels ]]; then
+  step reduce_kernels "$deps/ferry/bin/gpu_reduce_kernels"
+  grep -h '^gpu-reduce' "$out/reduce_kernels.log"
+else
+  echo "== reduce_kernels: SKIPPED (the bundled build had no nvcc: no GPU reduction kernels)"
+fi
 
 for program in p2p coll bench; do
   step "build_$program" nvcc -O2 -std=c++17 -I "$deps/ferry/include" -o "$out/gpu_$program" \

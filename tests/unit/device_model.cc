@@ -6,6 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
+#include <string>
+
+#include "base/reduce_kernels.h"
+#include "device/kernels/reduce_abi.h"
 
 namespace ferry::device::model {
 namespace {
@@ -21,7 +26,10 @@ std::map<uintptr_t, Allocation> allocations;
 uint64_t next_buffer_id = 1;
 Counters counted;
 int failing_copy = 0;
+int failing_module_load = 0;
+int failing_launch = 0;
 int stream_token = 0;
+int module_token = 0;
 
 const Allocation* find(const void* p, uintptr_t* base) {
   auto a = reinterpret_cast<uintptr_t>(p);
@@ -138,10 +146,78 @@ int ipc_close_handle(void*) {
   return 0;
 }
 
+// The kernels: the host path's element functions (base/reduce_kernels.h)
+// folded as reduce.cu folds them, with every allocation they touch opened.
+using HostKernel = void (*)(void** args);
+
+template <typename T, typename Op>
+void host_reduce(void** args) {
+  auto* dst = static_cast<T*>(*static_cast<void**>(args[0]));
+  const auto& in = *static_cast<const kernels::ReduceInputs*>(args[1]);
+  size_t count = *static_cast<unsigned long long*>(args[2]);
+  std::set<std::pair<uintptr_t, const Allocation*>> opened;
+  for (const void* p : {static_cast<const void*>(dst), in.p[0], in.p[1], in.p[2], in.p[3], in.p[4], in.p[5],
+                        in.p[6], in.p[7]}) {
+    uintptr_t base = 0;
+    if (const Allocation* a = find(p, &base); a != nullptr && !a->managed) opened.insert({base, a});
+  }
+  for (auto [base, a] : opened) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_READ | PROT_WRITE);
+  for (size_t i = 0; i < count; ++i) {
+    T acc = static_cast<const T*>(in.p[0])[i];
+    for (int k = 1; k < in.n; ++k) acc = Op::of(acc, static_cast<const T*>(in.p[k])[i]);
+    dst[i] = acc;
+  }
+  for (auto [base, a] : opened) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_NONE);
+}
+
+const std::map<std::string, HostKernel>& host_kernels() {
+  using namespace ferry::reduce;
+  static const std::map<std::string, HostKernel> table = {
+#define FERRY_MODEL_KERNEL(op, Operation, type, T) {"ferry_reduce_" #op "_" #type, host_reduce<T, Operation>},
+      FERRY_REDUCE_KERNELS(FERRY_MODEL_KERNEL)
+#undef FERRY_MODEL_KERNEL
+  };
+  return table;
+}
+
+int module_load(void*, int, const void*, void** module) {
+  ++counted.module_loads;
+  if (failing_module_load != 0) {
+    int code = failing_module_load;
+    failing_module_load = 0;
+    return code;
+  }
+  *module = &module_token;
+  return 0;
+}
+
+int module_function(void*, const char* name, void** function) {
+  auto it = host_kernels().find(name);
+  if (it == host_kernels().end()) return 500;  // CUDA_ERROR_NOT_FOUND
+  *function = reinterpret_cast<void*>(it->second);
+  return 0;
+}
+
+int launch(void* function, unsigned grid, unsigned block, void** args, void*) {
+  ++counted.launches;
+  counted.last_grid = grid;
+  counted.last_block = block;
+  if (failing_launch != 0) {
+    int code = failing_launch;
+    failing_launch = 0;
+    return code;
+  }
+  reinterpret_cast<HostKernel>(function)(args);
+  return 0;
+}
+
 const char* error_string(int code) {
   switch (code) {
     case 1: return "invalid argument";
     case 2: return "out of memory";
+    case 209: return "no kernel image is available for execution on the device";
+    case 500: return "named symbol not found";
+    case 719: return "unspecified launch failure";
     case 400: return "invalid resource handle";
     case 700: return "an illegal memory access was encountered";
     default: return "unknown error";
@@ -158,7 +234,7 @@ int buffer_id(const void* p, uint64_t* id) {
 
 const Ops kOps = {"host model",     pointer_info,  buffer_id,      stream_create,  copy_async,       copy_2d_async,   stream_synchronize,
                   pinned_alloc,     pinned_free,   ipc_get_handle, ipc_open_handle,  ipc_close_handle,
-                  error_string};
+                  error_string,     module_load,   module_function, launch};
 
 // Like the CUDA driver under unified addressing, GPU allocations come from
 // an address range reserved apart from host memory, 2 MiB aligned; as the
@@ -213,5 +289,7 @@ void read(void* host_dst, const void* device_src, size_t n) { raw_copy(host_dst,
 Counters& counters() { return counted; }
 void reset_counters() { counted = Counters{}; }
 void fail_next_copy(int code) { failing_copy = code; }
+void fail_next_module_load(int code) { failing_module_load = code; }
+void fail_next_launch(int code) { failing_launch = code; }
 
 }  // namespace ferry::device::model

@@ -5,8 +5,10 @@
 // it except through the table's copy call (which opens it for the length of
 // one memcpy), so code that reads or writes a device buffer directly crashes
 // the test instead of passing by luck. Managed memory is ordinary memory
-// that pointer_info reports as managed. Everything is counted, and a copy can
-// be made to fail.
+// that pointer_info reports as managed. Its GPU kernels are host functions
+// found by the kernels' names (device/kernels/reduce_abi.h), run with the
+// "device" memory opened for the length of one launch. Everything is
+// counted, and a copy, a module load or a launch can be made to fail.
 #pragma once
 
 #include <cstddef>
@@ -34,11 +36,19 @@ struct Counters {
   uint64_t ipc_opens = 0;
   uint64_t ipc_closes = 0;
   uint64_t pinned_allocs = 0;
+  uint64_t module_loads = 0;
+  uint64_t launches = 0;
+  unsigned last_grid = 0;  // blocks and threads per block of the last launch
+  unsigned last_block = 0;
 };
 Counters& counters();
 void reset_counters();
 
 // The next copy fails with this code (CUDA_ERROR_ILLEGAL_ADDRESS is 700).
 void fail_next_copy(int code);
+// The next module load (CUDA_ERROR_NO_BINARY_FOR_GPU is 209), or launch
+// (CUDA_ERROR_LAUNCH_FAILED is 719), fails with this code.
+void fail_next_module_load(int code);
+void fail_next_launch(int code);
 
 }  // namespace ferry::device::model

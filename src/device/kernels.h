@@ -1,0 +1,46 @@
+// Reductions on GPU memory, run by GPU kernels: dst = src0 op src1 op ...,
+// element by element, without the data leaving the GPU.
+//
+// The kernels (device/kernels/reduce.cu) are compiled by nvcc when the
+// build finds it (cmake/FerryCudaKernels.cmake) and embedded in libmpi as a
+// fatbin; the first reduce in a CUDA context loads it there
+// (cuModuleLoadData) and launches through the device table (device.h), so
+// libmpi still links neither libcuda nor libcudart. A libmpi built without
+// nvcc or a driver without cuLaunchKernel makes supports() false, and so
+// does a module the driver refused (a GPU the fatbin has no code for) once
+// a reduce() has tried to load it: the caller then stages the reduction
+// through the host, as it does for the pairs that have no kernel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ferry::device::kernels {
+
+enum class Element : uint8_t { kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
+enum class Reduction : uint8_t { kSum, kProd, kMax, kMin, kLand, kLor, kLxor, kBand, kBor, kBxor };
+constexpr int kMaxInputs = 8;
+
+// Whether reduce() can run (element, op) on the GPU in this process: the
+// kernels are built into libmpi (or the test model is installed), the
+// driver can launch them, and MPI defines op for element.
+bool supports(Element element, Reduction op);
+
+// dst[i] = srcs[0][i] op ... op srcs[n-1][i] for i < count, 1 <= n <= kMaxInputs;
+// every pointer GPU memory usable in the CUDA context of dst's allocation
+// (its own, or a peer's mapped with CUDA IPC); dst may be one of srcs.
+// Queued on the stream device/staging uses for dst's context (so it is
+// ordered after work on the legacy default stream) and waited for.
+// An error is the failed call's text ("cuLaunchKernel: ..."). When the
+// module fails to load, supports() answers false from then on, so a caller
+// that sees an error may ask again and stage through the host instead.
+std::optional<std::string> reduce(void* dst, const void* const* srcs, int n, size_t count, Element element,
+                                  Reduction op);
+
+// Forgets loaded modules and past failures (device::install and unload):
+// the driver frees the modules with their contexts.
+void reset();
+
+}  // namespace ferry::device::kernels
