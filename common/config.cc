@@ -43,7 +43,7 @@ constexpr std::array kSettings = {
     Setting{"FERRY_CUDA", "auto",
             "GPU (CUDA) buffers: auto (load the driver libcuda.so.1 at MPI_Init if it is there, else host buffers "
             "only), on (a missing or unusable driver is a start-up error), or off (never load it)"},
-    Setting{"FERRY_CUDA_IPC_THRESHOLD", "256k",
+    Setting{"FERRY_CUDA_IPC_THRESHOLD", "0",
             "Smallest same-host contiguous GPU message that the receiver copies straight out of the sender's GPU "
             "memory with CUDA IPC; smaller ones, and any CUDA IPC refuses, are staged through host memory"},
     Setting{"FERRY_TCP_EAGER_LIMIT", "65536",

@@ -276,14 +276,14 @@ Err run_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
 Err barrier(Communicator* c, Launch how) { return run_barrier(c, how); }
 
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
-  if (gpu::Outcome staged = gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c); }))
+  if (gpu::Outcome staged = gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
     return std::move(*staged);
   return run_bcast(buf, count, type, root, c, how);
 }
 Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
            const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+        return gpu::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
       }))
     return std::move(*staged);
   return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
@@ -291,7 +291,7 @@ Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, v
 Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
             DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c);
+        return gpu::gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, how);
       }))
     return std::move(*staged);
   return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, how);
@@ -299,7 +299,7 @@ Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, 
 Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
             const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+        return gpu::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
       }))
     return std::move(*staged);
   return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
@@ -307,7 +307,7 @@ Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, 
 Err scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
              MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c);
+        return gpu::scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, how);
       }))
     return std::move(*staged);
   return run_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c, how);
@@ -315,7 +315,7 @@ Err scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, cons
 Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
               const Datatype* recvtype, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+        return gpu::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
       }))
     return std::move(*staged);
   return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
@@ -323,7 +323,7 @@ Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype
 Err allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
                DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c);
+        return gpu::allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, how);
       }))
     return std::move(*staged);
   return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, how);
@@ -331,7 +331,7 @@ Err allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
 Err alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
              const Datatype* recvtype, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+        return gpu::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
       }))
     return std::move(*staged);
   return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
@@ -339,7 +339,7 @@ Err alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype,
 Err alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype, void* recvbuf,
               CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c);
+        return gpu::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, how);
       }))
     return std::move(*staged);
   return run_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, how);
@@ -483,7 +483,7 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
 Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
               Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::allreduce(sendbuf, recvbuf, count, type, op, c);
+        return gpu::allreduce(sendbuf, recvbuf, count, type, op, c, how);
       }))
     return std::move(*staged);
   return do_allreduce(sendbuf, recvbuf, count, type, op, c, how);
@@ -506,7 +506,7 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, 
 Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
            Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::reduce(sendbuf, recvbuf, count, type, op, root, c);
+        return gpu::reduce(sendbuf, recvbuf, count, type, op, root, c, how);
       }))
     return std::move(*staged);
   return do_reduce(sendbuf, recvbuf, count, type, op, root, c, how);
@@ -515,7 +515,7 @@ Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* 
 Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
                    Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, c);
+        return gpu::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, c, how);
       }))
     return std::move(*staged);
   return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, how);
@@ -525,7 +525,7 @@ Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, co
 Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
                          Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c);
+        return gpu::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how);
       }))
     return std::move(*staged);
   std::vector<MPI_Count> counts(static_cast<size_t>(c->size), recvcount);
@@ -535,7 +535,7 @@ Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
 Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
          Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::scan(sendbuf, recvbuf, count, type, op, false, c);
+        return gpu::scan(sendbuf, recvbuf, count, type, op, false, c, how);
       }))
     return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, false, c, how);
@@ -543,7 +543,7 @@ Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* ty
 Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
            Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::scan(sendbuf, recvbuf, count, type, op, true, c);
+        return gpu::scan(sendbuf, recvbuf, count, type, op, true, c, how);
       }))
     return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, true, c, how);

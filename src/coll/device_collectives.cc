@@ -1,7 +1,9 @@
 #include "coll/device_collectives.h"
 
 #include "coll/collectives.h"
+#include "common/debug.h"
 #include "coll/device_buffers.h"
+#include "coll/device_schedule.h"
 
 namespace ferry::coll::gpu {
 namespace {
@@ -15,10 +17,42 @@ Outcome finish(HostStaging& st, Err run) {
   return run ? std::move(run) : std::move(copied);
 }
 
+// Whether the call can run on its GPU buffers directly (coll/device_schedule.h):
+// every significant buffer of this rank is GPU memory (or MPI_IN_PLACE) and
+// its elements are contiguous, so the algorithms' copies are plain copies.
+bool direct(std::initializer_list<const void*> buffers, std::initializer_list<const Datatype*> types) {
+  for (const void* b : buffers)
+    if (b != MPI_IN_PLACE && !on_gpu(b)) return false;
+  for (const Datatype* t : types)
+    if (!t->contiguous || t->lb != 0) return false;
+  return true;
+}
+
+// Runs `collective` with its scratch in GPU memory beside `near`.
+template <typename F>
+Outcome on_gpu_buffers(const char* name, const void* near, F&& collective) {
+  FERRY_DEBUG(kCuda, "%s: run on the GPU buffers themselves (copies and reductions on the GPU)", name);
+  ScratchOnGpu scratch(near);
+  return collective();
+}
+
+// The nonblocking and persistent forms of a call that cannot run on its GPU
+// buffers directly: refused (coll/device_collectives.h, for_launch).
+Outcome only_blocking(Launch how, const void* a, const void* b) {
+  switch (how.form) {
+    case Launch::Form::kNonblocking: return refuse("nonblocking collectives", a, b);
+    case Launch::Form::kPersistent: return refuse("persistent collectives", a, b);
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace
 
-Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c) {
+Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
   if (!on_gpu(buf)) return std::nullopt;
+  if (direct({buf}, {type}))
+    return on_gpu_buffers("MPI_Bcast", buf, [&] { return coll::bcast(buf, count, type, root, c, how); });
+  if (Outcome refused = only_blocking(how, buf, nullptr)) return refused;
   HostStaging st;
   ByteSpan s = span_of(type, count);
   // The root's data goes in; everyone's comes out (the root's unchanged).
@@ -27,9 +61,10 @@ Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
 }
 
 Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-               const Datatype* recvtype, int root, Communicator* c) {
+               const Datatype* recvtype, int root, Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan s = span_of(sendtype, sendcount);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
@@ -42,9 +77,10 @@ Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
 }
 
 Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c) {
+                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan s = span_of(sendtype, sendcount);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
@@ -57,10 +93,11 @@ Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
 }
 
 Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                const Datatype* recvtype, int root, Communicator* c) {
+                const Datatype* recvtype, int root, Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
   bool receives = !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
   if (!(root_here && on_gpu(sendbuf)) && !(receives && on_gpu(recvbuf))) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   const void* sb = sendbuf;
   if (root_here) {
@@ -76,10 +113,11 @@ Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
 }
 
 Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
-                 MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c) {
+                 MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
   bool receives = !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
   if (!(root_here && on_gpu(sendbuf)) && !(receives && on_gpu(recvbuf))) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   const void* sb = sendbuf;
   if (root_here) {
@@ -95,8 +133,13 @@ Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
 }
 
 Outcome allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                  MPI_Count recvcount, const Datatype* recvtype, Communicator* c) {
+                  MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (direct({sendbuf, recvbuf}, {sendtype, recvtype}))
+    return on_gpu_buffers("MPI_Allgather", recvbuf, [&] {
+      return coll::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
+    });
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan s = span_of(sendtype, sendcount);
   ByteSpan r = span_of_blocks(recvtype, recvcount, c->peer_count());
@@ -106,8 +149,9 @@ Outcome allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
 }
 
 Outcome allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                   CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c) {
+                   CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan s = span_of(sendtype, sendcount);
   ByteSpan r = span_of(recvtype, recvcounts, displs, c->peer_count());
@@ -117,8 +161,13 @@ Outcome allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sen
 }
 
 Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                 const Datatype* recvtype, Communicator* c) {
+                 const Datatype* recvtype, Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (direct({sendbuf, recvbuf}, {sendtype, recvtype}))
+    return on_gpu_buffers("MPI_Alltoall", recvbuf, [&] {
+      return coll::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
+    });
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   const void* sb = sendbuf;
   if (sendbuf != MPI_IN_PLACE) {
@@ -131,8 +180,9 @@ Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
 }
 
 Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
-                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c) {
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   const void* sb = sendbuf;
   if (sendbuf != MPI_IN_PLACE) {
@@ -145,8 +195,12 @@ Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
 }
 
 Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
-                  Communicator* c) {
+                  Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (gpu_reducible(*op, *type) && direct({sendbuf, recvbuf}, {type}))
+    return on_gpu_buffers("MPI_Allreduce", recvbuf,
+                          [&] { return coll::allreduce(sendbuf, recvbuf, count, type, op, c, how); });
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan s = span_of(type, count);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
@@ -155,9 +209,13 @@ Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Dat
 }
 
 Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
-               Communicator* c) {
+               Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
+  if (gpu_reducible(*op, *type) && direct({sendbuf, root_here ? recvbuf : MPI_IN_PLACE}, {type}))
+    return on_gpu_buffers("MPI_Reduce", sendbuf != MPI_IN_PLACE ? sendbuf : recvbuf,
+                          [&] { return coll::reduce(sendbuf, recvbuf, count, type, op, root, c, how); });
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan s = span_of(type, count);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
@@ -166,8 +224,9 @@ Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Dataty
 }
 
 Outcome reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
-                       Communicator* c) {
+                       Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   MPI_Count total = 0;
   for (int i = 0; i < c->size; ++i) total += recvcounts[i];
   HostStaging st;
@@ -179,8 +238,13 @@ Outcome reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts
 }
 
 Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type,
-                             const Op* op, Communicator* c) {
+                             const Op* op, Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (gpu_reducible(*op, *type) && direct({sendbuf, recvbuf}, {type}))
+    return on_gpu_buffers("MPI_Reduce_scatter_block", recvbuf, [&] {
+      return coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how);
+    });
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan all = span_of_blocks(type, recvcount, c->size);
   const void* sb = st.stage(sendbuf, all.lo, all.hi, true, false);
@@ -190,8 +254,9 @@ Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvc
 }
 
 Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
-             Communicator* c) {
+             Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;
   ByteSpan s = span_of(type, count);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
@@ -202,11 +267,7 @@ Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype
 
 Outcome reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op) {
   if (!on_gpu(in) && !on_gpu(inout)) return std::nullopt;
-  HostStaging st;
-  ByteSpan s = span_of(type, count);
-  const void* i = st.stage(in, s.lo, s.hi, true, false);
-  void* io = st.stage(inout, s.lo, s.hi, true, true);
-  return finish(st, coll::reduce_local(i, io, count, type, op));
+  return gpu::reduce(*op, in, inout, count, *type);  // a kernel where there is one, else through the host
 }
 
 Outcome refuse(const char* what, const void* a, const void* b) {

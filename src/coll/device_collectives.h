@@ -12,60 +12,61 @@
 #include "base/op.h"
 #include "coll/collectives.h"
 #include "coll/count_array.h"
+#include "coll/device_schedule.h"
 #include "device/device.h"
 
 namespace ferry::coll::gpu {
 
 using Outcome = std::optional<Err>;
 
-Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c);
+Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how);
 Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-               const Datatype* recvtype, int root, Communicator* c);
+               const Datatype* recvtype, int root, Communicator* c, Launch how);
 Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c);
+                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how);
 Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                const Datatype* recvtype, int root, Communicator* c);
+                const Datatype* recvtype, int root, Communicator* c, Launch how);
 Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
-                 MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c);
+                 MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how);
 Outcome allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                  MPI_Count recvcount, const Datatype* recvtype, Communicator* c);
+                  MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how);
 Outcome allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                   CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c);
+                   CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how);
 Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                 const Datatype* recvtype, Communicator* c);
+                 const Datatype* recvtype, Communicator* c, Launch how);
 Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
-                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c);
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how);
 Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
-                  Communicator* c);
+                  Communicator* c, Launch how);
 Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
-               Communicator* c);
+               Communicator* c, Launch how);
 Outcome reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
-                       Communicator* c);
+                       Communicator* c, Launch how);
 Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type,
-                             const Op* op, Communicator* c);
+                             const Op* op, Communicator* c, Launch how);
 Outcome reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op);
 Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
-             Communicator* c);
+             Communicator* c, Launch how);
 
 // For the forms that are not staged (nonblocking, persistent, alltoallw,
 // neighbourhood): the error to return if either buffer is GPU memory, else
 // std::nullopt.
 Outcome refuse(const char* what, const void* a, const void* b);
 
-// A collective launched as `how` (coll/collectives.h) with buffers `a` and
-// `b`: the blocking form runs `staged` (its gpu:: function above); the
-// nonblocking and persistent forms refuse GPU buffers, since their
-// schedules outlive the call and a staged copy would have to be copied back
-// when the request completes, which is not written yet. std::nullopt (run
-// as usual) when no GPU driver is loaded.
-template <typename Staged>
-Outcome for_launch(Launch how, const void* a, const void* b, Staged&& staged) {
-  if (!device::enabled()) return std::nullopt;
-  switch (how.form) {
-    case Launch::Form::kNonblocking: return refuse("nonblocking collectives", a, b);
-    case Launch::Form::kPersistent: return refuse("persistent collectives", a, b);
-    default: return staged();
-  }
+// Where a collective entry point asks the gpu:: function above: std::nullopt
+// (run as usual) when no GPU driver is loaded, or when this call is the
+// inner one of a collective already running on GPU buffers
+// (coll/device_schedule.h), else what `gpu` decides. Each gpu:: function
+// runs the call on the GPU buffers themselves where it can, in any form
+// (blocking, nonblocking, persistent: the schedule's scratch is GPU memory
+// and nothing must be copied back at completion); otherwise the blocking
+// form stages the buffers through the host and the nonblocking and
+// persistent forms refuse them (a staged copy would have to be copied back
+// when the request completes, which is not written yet).
+template <typename Gpu>
+Outcome for_launch(Launch, const void*, const void*, Gpu&& gpu) {
+  if (!device::enabled() || ScratchOnGpu::near() != nullptr) return std::nullopt;
+  return gpu();
 }
 
 }  // namespace ferry::coll::gpu

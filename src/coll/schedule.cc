@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <climits>
 
+#include "coll/device_schedule.h"
 #include "coll/packed_bytes.h"
+#include "device/staging.h"
 #include "coll/typed_buffer.h"
 
 #include "progress/progress.h"
@@ -15,10 +17,17 @@ namespace ferry::coll {
 // On an intercommunicator every schedule also takes a tag of the local
 // intracommunicator, used or not, so that its members stay in step.
 Schedule::Schedule(Communicator* c)
-    : comm_(c), tag_(c->next_collective_tag()), local_tag_(c->inter ? c->local->next_collective_tag() : -1) {}
+    : comm_(c),
+      scratch_near_(gpu::ScratchOnGpu::near()),
+      tag_(c->next_collective_tag()),
+      local_tag_(c->inter ? c->local->next_collective_tag() : -1) {}
 
 Schedule::Schedule(Communicator* c, std::vector<int> members, int my_index)
-    : comm_(c), members_(std::move(members)), my_index_(my_index), tag_(c->next_collective_tag()) {}
+    : comm_(c),
+      members_(std::move(members)),
+      my_index_(my_index),
+      scratch_near_(gpu::ScratchOnGpu::near()),
+      tag_(c->next_collective_tag()) {}
 
 Schedule::~Schedule() {
   // A schedule is only destroyed finished; anything left would be a bug, but
@@ -28,6 +37,7 @@ Schedule::~Schedule() {
     progress::wait_until(lock, [r] { return r->complete; });
     requests::release(r);
   }
+  for (const GpuScratch& g : gpu_scratch_) device::staging::give_device(g.buffer, g.bytes);
   for (const Datatype* t : held_types_) datatypes::release(t);
   for (const Op* op : held_ops_) ops::release(*op);
 }
@@ -175,6 +185,15 @@ void Schedule::end_round() {
 void* Schedule::scratch(size_t bytes) {
   // Not zeroed: every algorithm writes its scratch before reading it, and
   // clearing megabytes per call would cost more than the copy that fills it.
+  if (scratch_near_ != nullptr) {  // beside the user's GPU buffers (coll/device_schedule.h)
+    std::string error;
+    void* p = device::staging::take_device(scratch_near_, bytes, &error);
+    if (p != nullptr) {
+      gpu_scratch_.push_back(GpuScratch{p, bytes});
+      return p;
+    }
+    if (build_error_.ok()) build_error_ = fail(MPI_ERR_NO_MEM, "GPU scratch of %zu bytes: %s", bytes, error.c_str());
+  }
   scratch_.push_back(std::make_unique_for_overwrite<char[]>(bytes > 0 ? bytes : 1));
   return scratch_.back().get();
 }
@@ -212,9 +231,15 @@ void Schedule::finish_round() {
   for (size_t i = begin; i < end; ++i) {
     const Step& s = steps_[i];
     if (s.kind == Step::Kind::kReduce) {
-      apply(*s.op, s.in, s.out, s.count, *s.type);
+      if (gpu::touches_gpu(s.in, s.out)) {
+        Err e = gpu::reduce(*s.op, s.in, s.out, s.count, *s.type);
+        if (e && error_.ok()) error_ = std::move(e);
+      } else {
+        apply(*s.op, s.in, s.out, s.count, *s.type);
+      }
     } else if (s.kind == Step::Kind::kCopy) {
-      Err e = copy_typed(s.in, s.count, *s.type, s.out, s.count2, *s.type2);
+      Err e = gpu::touches_gpu(s.in, s.out) ? gpu::copy(s.in, s.count, *s.type, s.out, s.count2, *s.type2)
+                                            : copy_typed(s.in, s.count, *s.type, s.out, s.count2, *s.type2);
       if (e && error_.ok()) error_ = std::move(e);
     } else if (s.kind == Step::Kind::kLocal) {
       local_work_[static_cast<size_t>(s.count)]();

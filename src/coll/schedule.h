@@ -87,7 +87,9 @@ class Schedule {
   // Any other local work, run in order with the round's reduces and copies.
   void local(std::function<void()> work);
   void end_round();
-  // A buffer that lives as long as the schedule.
+  // A buffer that lives as long as the schedule: GPU memory while a
+  // gpu::ScratchOnGpu was alive when the schedule was made
+  // (coll/device_schedule.h), else host memory.
   void* scratch(size_t bytes);
   // Keeps a reduction operation alive as long as the schedule (a
   // persistent request outlives the user's handle, MPI-4.0 §6.13).
@@ -140,6 +142,7 @@ class Schedule {
   Communicator* comm_;
   std::vector<int> members_;  // empty: all of comm_
   int my_index_ = 0;
+  const void* scratch_near_ = nullptr;  // non-null: scratch in GPU memory beside this buffer
   bool local_mode_ = false;
   int tag_;
   int local_tag_ = -1;  // an intercommunicator's: the tag on its local intracommunicator
@@ -149,6 +152,11 @@ class Schedule {
   size_t round_ = 0;
   std::vector<Request*> pending_;   // the current round's messages
   std::vector<std::unique_ptr<char[]>> scratch_;
+  struct GpuScratch {
+    void* buffer;
+    size_t bytes;
+  };
+  std::vector<GpuScratch> gpu_scratch_;
   std::vector<const Datatype*> held_types_;  // one reference each
   std::vector<const Op*> held_ops_;          // one reference each
   Err build_error_;        // a step that could not be built: every run fails with it

@@ -27,6 +27,8 @@ struct Driver {
   cuStreamSynchronize_t stream_synchronize;
   cuMemcpyAsync_t memcpy_async;
   cuMemcpy2DAsync_t memcpy_2d_async;
+  cuMemAlloc_t mem_alloc;
+  cuMemFree_t mem_free;
   cuMemHostAlloc_t mem_host_alloc;
   cuMemFreeHost_t mem_free_host;
   cuIpcGetMemHandle_t ipc_get_mem_handle;
@@ -176,6 +178,24 @@ int pinned_free(void* p) {
   return driver.mem_free_host(p);
 }
 
+int device_alloc(void* context, int device, void** p, size_t n) {
+  Current current(context != nullptr ? static_cast<CUcontext>(context) : primary_context(device));
+  CUdeviceptr d = 0;
+  CUresult r = driver.mem_alloc(&d, n);
+  if (r == CUDA_SUCCESS) *p = reinterpret_cast<void*>(d);
+  return r;
+}
+
+int device_free(void* context, void* p) {
+  Current current(static_cast<CUcontext>(context));
+  return driver.mem_free(reinterpret_cast<CUdeviceptr>(p));
+}
+
+int synchronize_legacy(void* context, int device) {
+  Current current(context != nullptr ? static_cast<CUcontext>(context) : primary_context(device));
+  return driver.stream_synchronize(nullptr);  // CUstream 0: the legacy default stream (not the _ptsz entry point)
+}
+
 int ipc_get_handle(const void* base, IpcHandle* handle) {
   static_assert(sizeof(IpcHandle) == sizeof(CUipcMemHandle));
   CUipcMemHandle h;
@@ -234,9 +254,10 @@ int launch(void* function, unsigned grid, unsigned block, void** args, void* str
                               nullptr);
 }
 
-const Ops kOps = {"cuda",          pointer_info,   buffer_id,        stream_create,    copy_async,       copy_2d_async,    stream_synchronize,
-                  pinned_alloc,    pinned_free,    ipc_get_handle,   ipc_open_handle,  ipc_close_handle,
-                  error_string,    module_load,    module_function,  launch};
+const Ops kOps = {"cuda",          pointer_info,   buffer_id,        stream_create,    copy_async,
+                  copy_2d_async,   stream_synchronize, pinned_alloc, pinned_free,      ipc_get_handle,
+                  ipc_open_handle, ipc_close_handle, error_string,   module_load,      module_function,
+                  launch,          device_alloc,   device_free,      synchronize_legacy};
 // The same without the kernel calls, for a driver that lacks them.
 const Ops kOpsWithoutKernels = [] {
   Ops ops = kOps;
@@ -280,6 +301,8 @@ const Ops* open_driver(std::string* error) {
             resolve(library, &driver.stream_synchronize, {"cuStreamSynchronize"}, &missing) &&
             resolve(library, &driver.memcpy_async, {"cuMemcpyAsync"}, &missing) &&
             resolve(library, &driver.memcpy_2d_async, {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync"}, &missing) &&
+            resolve(library, &driver.mem_alloc, {"cuMemAlloc_v2"}, &missing) &&
+            resolve(library, &driver.mem_free, {"cuMemFree_v2"}, &missing) &&
             resolve(library, &driver.mem_host_alloc, {"cuMemHostAlloc"}, &missing) &&
             resolve(library, &driver.mem_free_host, {"cuMemFreeHost"}, &missing) &&
             resolve(library, &driver.ipc_get_mem_handle, {"cuIpcGetMemHandle"}, &missing) &&

@@ -82,6 +82,14 @@ struct Ops {
   // Queues function<<<grid, block>>>(args...) on `stream` (cuLaunchKernel's
   // kernelParams: one pointer to each argument).
   int (*launch)(void* function, unsigned grid, unsigned block, void** args, void* stream);
+  // GPU memory for Ferry's own use (collective scratch beside the user's
+  // GPU buffers), in `context` (or GPU `device`'s primary one), and freed.
+  int (*device_alloc)(void* context, int device, void** p, size_t n);
+  int (*device_free)(void* context, void* p);
+  // Waits for the work queued on the legacy default stream of `context`
+  // (or GPU `device`'s primary one): what must be done before another
+  // process may read a buffer, without queueing any GPU work of our own.
+  int (*synchronize_legacy)(void* context, int device);
 };
 
 enum class Mode { kAuto, kOn, kOff };

@@ -7,8 +7,12 @@ namespace ferry::device {
 void* IpcCache::open(int peer, const IpcExport& exported, int device, std::string* error) {
   auto key = std::make_pair(peer, exported.base);
   auto it = mappings_.find(key);
+  ++uses_;
   if (it != mappings_.end()) {
-    if (it->second.buffer_id == exported.buffer_id) return it->second.mapped;
+    if (it->second.buffer_id == exported.buffer_id) {
+      it->second.last_use = uses_;
+      return it->second.mapped;
+    }
     // Freed and allocated again at the same address: the old mapping shows
     // memory that is no longer the peer's buffer.
     FERRY_DEBUG(kCuda, "rank %d's allocation at %#llx was replaced: its IPC mapping is reopened", peer,
@@ -22,8 +26,17 @@ void* IpcCache::open(int peer, const IpcExport& exported, int device, std::strin
     return nullptr;
   }
   ++opens_;
-  mappings_[key] = Mapping{exported.buffer_id, mapped};
+  if (mappings_.size() >= kMaxMappings) close_least_recently_used();
+  mappings_[key] = Mapping{exported.buffer_id, mapped, uses_};
   return mapped;
+}
+
+void IpcCache::close_least_recently_used() {
+  auto oldest = mappings_.begin();
+  for (auto it = mappings_.begin(); it != mappings_.end(); ++it)
+    if (it->second.last_use < oldest->second.last_use) oldest = it;
+  ops_->ipc_close_handle(oldest->second.mapped);
+  mappings_.erase(oldest);
 }
 
 void IpcCache::close_peer(int peer) {

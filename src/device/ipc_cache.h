@@ -8,6 +8,11 @@
 // means the peer freed that allocation and made another there: the stale
 // mapping is closed and the new one opened. Everything is closed at
 // MPI_Finalize (close_all) and when a peer is gone (close_peer).
+//
+// An open mapping keeps the peer's memory alive after the peer frees it
+// (the driver releases it at the last close), so a program that sends
+// from ever new allocations would hold ever more GPU memory: at most
+// kMaxMappings stay open, the least recently used closed first.
 #pragma once
 
 #include <cstddef>
@@ -41,16 +46,20 @@ class IpcCache {
   void close_all();
 
   size_t open_mappings() const { return mappings_.size(); }
+  static constexpr size_t kMaxMappings = 256;
   uint64_t opens() const { return opens_; }
 
  private:
   struct Mapping {
     uint64_t buffer_id;
     void* mapped;
+    uint64_t last_use;
   };
+  void close_least_recently_used();
   const Ops* ops_;
   std::map<std::pair<int, uint64_t>, Mapping> mappings_;  // by (peer, base)
   uint64_t opens_ = 0;
+  uint64_t uses_ = 0;
 };
 
 }  // namespace ferry::device

@@ -1,5 +1,6 @@
 #include "device/staging.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -22,6 +23,14 @@ struct Pool {
   std::vector<void*> free[kClasses];
   std::map<void*, bool> pinned;  // every buffer handed out: pinned, or plain memory
   std::map<const void*, void*> streams;  // by context (or by device ordinal + 1, for none)
+  // GPU scratch: every buffer handed out, and the ones free for reuse.
+  struct DeviceBuffer {
+    void* context;
+    int device;
+    size_t bytes;
+  };
+  std::map<void*, DeviceBuffer> device_buffers;
+  std::vector<void*> device_free;
 };
 Pool pool;
 
@@ -115,6 +124,51 @@ void give(void* p, size_t n) {
   free_buffer(p, pinned);
 }
 
+void* take_device(const void* near, size_t n, std::string* error) {
+  PointerInfo where = describe(near);
+  std::lock_guard<std::mutex> hold(pool.lock);
+  // The smallest free buffer of the same context that is large enough.
+  auto best = pool.device_free.end();
+  for (auto it = pool.device_free.begin(); it != pool.device_free.end(); ++it) {
+    const Pool::DeviceBuffer& b = pool.device_buffers[*it];
+    if (b.context == where.context && b.device == where.device && b.bytes >= n &&
+        (best == pool.device_free.end() || b.bytes < pool.device_buffers[*best].bytes))
+      best = it;
+  }
+  if (best != pool.device_free.end()) {
+    void* p = *best;
+    pool.device_free.erase(best);
+    return p;
+  }
+  void* p = nullptr;
+  if (int code = installed->device_alloc(where.context, where.device, &p, n > 0 ? n : 1); code != 0) {
+    *error = error_text("cuMemAlloc", code);
+    return nullptr;
+  }
+  pool.device_buffers[p] = Pool::DeviceBuffer{where.context, where.device, n};
+  return p;
+}
+
+void give_device(void* p, size_t) {
+  if (p == nullptr) return;
+  std::lock_guard<std::mutex> hold(pool.lock);
+  pool.device_free.push_back(p);
+  if (pool.device_free.size() <= kKeptDevice) return;
+  // Too many kept: the smallest goes back to the driver.
+  auto smallest = std::min_element(pool.device_free.begin(), pool.device_free.end(), [](void* a, void* b) {
+    return pool.device_buffers[a].bytes < pool.device_buffers[b].bytes;
+  });
+  void* victim = *smallest;
+  pool.device_free.erase(smallest);
+  installed->device_free(pool.device_buffers[victim].context, victim);
+  pool.device_buffers.erase(victim);
+}
+
+size_t pooled_device() {
+  std::lock_guard<std::mutex> hold(pool.lock);
+  return pool.device_free.size();
+}
+
 size_t pooled() {
   std::lock_guard<std::mutex> hold(pool.lock);
   size_t n = 0;
@@ -132,6 +186,11 @@ void reset() {
     }
     f.clear();
   }
+  for (void* p : pool.device_free) {
+    installed->device_free(pool.device_buffers[p].context, p);
+    pool.device_buffers.erase(p);
+  }
+  pool.device_free.clear();
   // Buffers still handed out keep their entry in `pinned` for their give().
   // Streams are not destroyed: the driver ends them with their context.
   pool.streams.clear();

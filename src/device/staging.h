@@ -42,8 +42,19 @@ void* stream_for(const PointerInfo& info, std::string* error);
 void* take(size_t n);
 void give(void* p, size_t n);
 
+// GPU memory of at least n bytes in the CUDA context of `near` (a GPU
+// pointer): scratch for a collective run on the user's GPU buffers. Freed
+// buffers are kept per context for reuse (cuMemFree synchronizes the whole
+// device), at most kKeptDevice of them; nullptr with `*error` set if the
+// driver has no memory to give.
+void* take_device(const void* near, size_t n, std::string* error);
+void give_device(void* p, size_t n);
+constexpr size_t kKeptDevice = 4;
+
 // Pinned buffers held by the pool (tests).
 size_t pooled();
+// GPU buffers held by the pool (tests).
+size_t pooled_device();
 
 // Frees the pool and the streams (a table is installed or unloaded).
 void reset();

@@ -420,6 +420,11 @@ Err start_send(Request* r) {
   bool eager = r->mode != Request::Mode::kSynchronous && r->bytes <= route.reach.eager_limit;
   // Non-contiguous or GPU data is packed for an eager send: a bounded copy.
   if (streamed(r)) eager = eager && r->bytes <= kMaxPackedEager;
+  // GPU data the receiver can copy straight out of our memory (CUDA IPC on
+  // one host) goes that way even when small: one GPU copy instead of two.
+  if (r->memory == transport::MemoryKind::kDevice && r->datatype->contiguous && r->bytes > 0 &&
+      r->bytes >= route.reach.device_one_sided_threshold)
+    eager = false;
   if (!eager) {
     counters::rendezvous_sent();
     p.header.type = PacketType::kRendezvousRequest;

@@ -2,8 +2,11 @@
  * rank count (run.sh uses 2, 3 and 4 ranks on one GPU), with MPI_IN_PLACE
  * where the standard allows it, every predefined reduction on int, float
  * and double that applies, and a user-defined op; the results are compared
- * with what the same call gives on host buffers. The nonblocking and
- * persistent forms must refuse GPU buffers with an error, not crash. */
+ * with what the same call gives on host buffers; 32 MiB allreduces, one
+ * with GPU buffers on some ranks and host buffers on others. Nonblocking
+ * and persistent forms that run on the GPU buffers themselves must give
+ * the right answer, the others refuse GPU buffers with an error, not a
+ * crash. */
 #define TEST_NAME "gpu_coll"
 #include "gpu_test.h"
 
@@ -211,6 +214,41 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 256; i++) CHECK(h_io[i] == 1001 * i, "reduce_local: element %d is %d", i, h_io[i]);
   }
 
+  /* Large messages on GPU buffers, in place and not, with sum and max; and
+   * one Allreduce where even ranks pass GPU buffers and odd ranks host
+   * buffers (each rank decides for itself where its data is reduced). */
+  for (int mixed = 0; mixed < 2; mixed++) {
+    const size_t n = (size_t)8 << 20; /* ints: 32 MiB */
+    int* h = (int*)malloc(n * sizeof(int));
+    for (size_t i = 0; i < n; i++) h[i] = (int)(i % 13) + rank;
+    bool gpu_here = !mixed || rank % 2 == 0;
+    int* in = gpu_here ? to_gpu(h, n) : h;
+    int* out = NULL;
+    if (gpu_here) CHECK_CUDA(cudaMalloc(&out, n * sizeof(int)));
+    else out = (int*)malloc(n * sizeof(int));
+    CHECK_MPI(MPI_Allreduce(in, out, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    int* got = (int*)malloc(n * sizeof(int));
+    if (gpu_here) CHECK_CUDA(cudaMemcpy(got, out, n * sizeof(int), cudaMemcpyDeviceToHost));
+    else memcpy(got, out, n * sizeof(int));
+    for (size_t i = 0; i < n; i++)
+      CHECK(got[i] == (int)(i % 13) * size + size * (size - 1) / 2, "%s allreduce of 32 MiB: element %zu is %d",
+            mixed ? "mixed GPU/host" : "GPU", i, got[i]);
+    if (!mixed) { /* in place, max */
+      CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, in, (int)n, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+      CHECK_CUDA(cudaMemcpy(got, in, n * sizeof(int), cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < n; i++)
+        CHECK(got[i] == (int)(i % 13) + size - 1, "in-place max of 32 MiB: element %zu is %d", i, got[i]);
+    }
+    if (gpu_here) {
+      cudaFree(in);
+      cudaFree(out);
+    } else {
+      free(out);
+    }
+    free(h);
+    free(got);
+  }
+
   /* The large-count form takes the same staged path. */
   {
     int h[64];
@@ -222,20 +260,57 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 64; i++) CHECK(h[i] == i * size, "allreduce_c: element %d is %d", i, h[i]);
   }
 
-  /* Not staged yet: a clear error, not a crash. */
+  /* Nonblocking and persistent forms: those that run on the GPU buffers
+   * themselves (Iallreduce with a GPU reduction kernel, Ibcast) must give
+   * the right answer; the others (Igather: staged only) refuse with a clear
+   * error, not a crash. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int* d = NULL;
-  CHECK_CUDA(cudaMalloc(&d, 64 * sizeof(int)));
-  MPI_Request q;
-  int rc = MPI_Iallreduce(MPI_IN_PLACE, d, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
-  int cls = -1;
-  MPI_Error_class(rc, &cls);
-  CHECK(cls == MPI_ERR_OTHER, "MPI_Iallreduce on a GPU buffer gave class %d", cls);
-  rc = MPI_Allreduce_init(MPI_IN_PLACE, d, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q);
-  cls = -1;
-  MPI_Error_class(rc, &cls);
-  CHECK(cls == MPI_ERR_OTHER, "MPI_Allreduce_init on a GPU buffer gave class %d", cls);
-  cudaFree(d);
+  {
+    int h[64];
+    for (int i = 0; i < 64; i++) h[i] = i + rank;
+    int* d = to_gpu(h, 64);
+    MPI_Request q;
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, d, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    if (rc == MPI_SUCCESS) {
+      CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+      CHECK_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+      for (int i = 0; i < 64; i++)
+        CHECK(h[i] == i * size + size * (size - 1) / 2, "Iallreduce on GPU: element %d is %d", i, h[i]);
+    } else {
+      int cls = -1;
+      MPI_Error_class(rc, &cls);
+      CHECK(cls == MPI_ERR_OTHER, "MPI_Iallreduce on a GPU buffer gave class %d", cls);
+      if (rank == 0) printf("gpu_coll: MPI_Iallreduce on GPU buffers refused (no GPU reduction kernels)\n");
+    }
+    rc = MPI_Allreduce_init(MPI_IN_PLACE, d, 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q);
+    if (rc == MPI_SUCCESS) {
+      for (int start = 0; start < 2; start++) {
+        for (int i = 0; i < 64; i++) h[i] = i + rank + start;
+        CHECK_CUDA(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));
+        CHECK_MPI(MPI_Start(&q));
+        CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CHECK_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 64; i++)
+          CHECK(h[i] == (i + start) * size + size * (size - 1) / 2, "persistent allreduce, start %d: %d is %d", start,
+                i, h[i]);
+      }
+      CHECK_MPI(MPI_Request_free(&q));
+    }
+    for (int i = 0; i < 64; i++) h[i] = rank == 0 ? 7 * i : -1;
+    CHECK_CUDA(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Ibcast(d, 64, MPI_INT, 0, MPI_COMM_WORLD, &q));
+    CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 64; i++) CHECK(h[i] == 7 * i, "Ibcast on GPU: element %d is %d", i, h[i]);
+    int* all = NULL;
+    CHECK_CUDA(cudaMalloc(&all, 64 * sizeof(int) * size));
+    rc = MPI_Igather(d, 64, MPI_INT, all, 64, MPI_INT, 0, MPI_COMM_WORLD, &q);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER, "MPI_Igather on a GPU buffer gave class %d", cls);
+    cudaFree(all);
+    cudaFree(d);
+  }
 
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("gpu_coll: OK (%d ranks)\n", size);

@@ -14,6 +14,7 @@
 
 #include "base/datatype.h"
 #include "base/type_constructors.h"
+#include "base/communicator.h"
 #include "base/op.h"
 #include "coll/collectives.h"
 #include "coll/device_buffers.h"
@@ -134,29 +135,45 @@ TEST_F(CollStagingTest, LargeCountSpansAreNotTruncated) {
 }
 
 TEST_F(CollStagingTest, OnlyTheBlockingFormStagesTheOthersRefuseGpuBuffers) {
-  void* d = device::model::alloc(64);
-  std::vector<int> host(16);
+  // MPI_Gather has no path on the GPU buffers themselves: blocking, it is
+  // staged; nonblocking or persistent, it is refused before anything moves.
+  Communicator comm;
+  comm.handle = MPI_COMM_WORLD;
+  comm.rank = 0;
+  comm.size = 1;
+  const Datatype* t = find_datatype(MPI_INT);
+  void* d = device::model::alloc(64 * sizeof(int));
+  std::vector<int> host(64);
   Request* r = nullptr;
-  int staged_runs = 0;
-  auto staged = [&] {
-    ++staged_runs;
-    return gpu::Outcome(Err{});
-  };
-  EXPECT_TRUE(gpu::for_launch(Launch{}, d, nullptr, staged).has_value());
-  EXPECT_EQ(staged_runs, 1);
   for (Launch how : {nonblocking(&r), persistent(&r)}) {
-    gpu::Outcome refused = gpu::for_launch(how, host.data(), d, staged);
+    gpu::Outcome refused = gpu::gather(host.data(), 64, t, d, 64, t, 0, &comm, how);
     ASSERT_TRUE(refused.has_value());
     EXPECT_EQ(refused->mpi_class(), MPI_ERR_OTHER);
     const char* form = how.form == Launch::Form::kPersistent ? "persistent" : "nonblocking";
     EXPECT_NE(refused->message().find(form), std::string::npos) << refused->message();
-    EXPECT_FALSE(gpu::for_launch(how, host.data(), MPI_IN_PLACE, staged).has_value()) << "host buffers run as usual";
+    std::vector<int> host_out(64);
+    EXPECT_FALSE(gpu::gather(host.data(), 64, t, host_out.data(), 64, t, 0, &comm, how).has_value())
+        << "host buffers run as usual";
   }
-  EXPECT_EQ(staged_runs, 1);
   EXPECT_EQ(r, nullptr) << "a refused call starts nothing";
+  gpu::Outcome staged = gpu::gather(host.data(), 64, t, d, 64, t, 0, &comm, Launch{});
+  ASSERT_TRUE(staged.has_value());
+  EXPECT_TRUE(staged->ok()) << staged->message();
+  // for_launch: one branch without a driver, and nothing while a collective
+  // already runs on GPU buffers (its inner call runs as usual).
+  int asked = 0;
+  auto gpu = [&] {
+    ++asked;
+    return gpu::Outcome(Err{});
+  };
+  EXPECT_TRUE(gpu::for_launch(Launch{}, d, nullptr, gpu).has_value());
+  {
+    gpu::ScratchOnGpu inner(d);
+    EXPECT_FALSE(gpu::for_launch(Launch{}, d, nullptr, gpu).has_value());
+  }
   device::install(nullptr);
-  EXPECT_FALSE(gpu::for_launch(Launch{}, host.data(), nullptr, staged).has_value()) << "no driver: one branch";
-  EXPECT_EQ(staged_runs, 1);
+  EXPECT_FALSE(gpu::for_launch(Launch{}, d, nullptr, gpu).has_value()) << "no driver: one branch";
+  EXPECT_EQ(asked, 1);
   device::install(device::model::ops());
   device::model::free(d);
 }

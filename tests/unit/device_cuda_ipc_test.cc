@@ -1,10 +1,11 @@
 // Same-host GPU messages through CUDA IPC (transport/shm/cuda_ipc.h), against
 // the host-memory model of a GPU: the export travels in the rendezvous key,
 // the receiver maps the allocation once and copies out of it at the
-// buffer's offset into GPU or host memory; small messages and host memory
-// are not offered; a refused mapping answers kUnsupported (the staged path
-// takes over). Then the whole single-copy rendezvous through the p2p engine
-// over a self transport that exposes and reads with it.
+// buffer's offset into GPU or host memory; host memory is not offered; a
+// refused mapping answers kUnsupported (the staged path takes over). Then
+// the whole single-copy rendezvous through the p2p engine over a self
+// transport that exposes and reads with it, for a large message and for a
+// small one (which would otherwise go eagerly, staged).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -113,7 +114,9 @@ class IpcSelf final : public Transport {
   CudaIpc ipc_;
 };
 
-TEST_F(CudaIpcTest, ALargeGpuMessageGoesInOneCopyThroughTheEngine) {
+// One GPU-to-GPU message of n bytes through the engine over IpcSelf: it
+// must arrive intact, offered in place, with no data packets.
+void one_message_through_the_engine(size_t n) {
   using namespace ferry::p2p;
   init(0, 1);
   auto self = std::make_unique<IpcSelf>(packet_handler());
@@ -123,7 +126,6 @@ TEST_F(CudaIpcTest, ALargeGpuMessageGoesInOneCopyThroughTheEngine) {
   comm.context = 0;
   comm.rank = 0;
   comm.size = 1;
-  constexpr size_t n = 4 << 20;
   void* out = device::model::alloc(n);
   void* in = device::model::alloc(n);
   std::vector<char> pattern(n);
@@ -169,6 +171,17 @@ TEST_F(CudaIpcTest, ALargeGpuMessageGoesInOneCopyThroughTheEngine) {
   finalize();
   device::model::free(out);
   device::model::free(in);
+}
+
+TEST_F(CudaIpcTest, ALargeGpuMessageGoesInOneCopyThroughTheEngine) { one_message_through_the_engine(4 << 20); }
+
+TEST_F(CudaIpcTest, ASmallGpuMessageGoesThatWayToo) {
+  // Below the eager limit: staged, it would be a GPU copy in each process
+  // (two switches between contexts on a GPU shared without MPS); in place,
+  // it is one, the receiver's. The sender queues no GPU work of its own.
+  one_message_through_the_engine(8);
+  EXPECT_EQ(device::model::counters().copies, 1u) << "the receiver's copy alone";
+  EXPECT_GE(device::model::counters().legacy_syncs, 1u) << "the sender waited for the legacy stream instead";
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 // (device/ipc_cache.h), against the host-memory model: a mapping is opened
 // once per (peer, allocation) and reused; a new buffer id at a known
 // address closes the stale mapping and opens the new allocation; a peer's
-// mappings are closed when it is gone, all of them at the end; and a handle
+// mappings are closed when it is gone, all of them at the end; at most
+// kMaxMappings stay open, the least recently used closed first; and a handle
 // the driver refuses is an error naming cuIpcOpenMemHandle.
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #include "device/device.h"
 #include "device/ipc_cache.h"
@@ -68,6 +71,30 @@ TEST_F(IpcCacheTest, ANewBufferIdAtAKnownAddressReplacesTheMapping) {
   EXPECT_EQ(cache.open_mappings(), 1u);
   model::free(a);
   model::free(b);
+}
+
+TEST_F(IpcCacheTest, AtMostKMaxMappingsStayOpenTheLeastRecentlyUsedClosedFirst) {
+  // A mapping keeps the peer's freed memory alive: the cache is bounded.
+  IpcCache cache(model::ops());
+  std::string error;
+  void* kept = model::alloc(4096);
+  ASSERT_NE(cache.open(1, export_of(kept), 0, &error), nullptr) << error;
+  std::vector<void*> others;
+  for (size_t i = 0; i < IpcCache::kMaxMappings + 10; ++i) {
+    others.push_back(model::alloc(4096));
+    ASSERT_NE(cache.open(1, export_of(others.back()), 0, &error), nullptr) << error;
+    cache.open(1, export_of(kept), 0, &error);  // used all along: never the one closed
+  }
+  EXPECT_EQ(cache.open_mappings(), IpcCache::kMaxMappings);
+  EXPECT_EQ(model::counters().ipc_closes, 11u);
+  uint64_t opens = model::counters().ipc_opens;
+  cache.open(1, export_of(kept), 0, &error);
+  EXPECT_EQ(model::counters().ipc_opens, opens) << "the busy mapping is still open";
+  cache.open(1, export_of(others.front()), 0, &error);
+  EXPECT_EQ(model::counters().ipc_opens, opens + 1) << "the oldest one was closed and is opened again";
+  cache.close_all();
+  for (void* p : others) model::free(p);
+  model::free(kept);
 }
 
 TEST_F(IpcCacheTest, ARefusedHandleIsAnErrorNamingTheCall) {

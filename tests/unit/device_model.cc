@@ -224,6 +224,26 @@ const char* error_string(int code) {
   }
 }
 
+void* map(size_t n, int device, bool managed);
+
+int device_alloc(void*, int device, void** p, size_t n) {
+  ++counted.device_allocs;
+  *p = map(n, device < 0 ? 0 : device, false);
+  return 0;
+}
+
+void unmap(void* p);
+
+int device_free(void*, void* p) {
+  unmap(p);
+  return 0;
+}
+
+int synchronize_legacy(void*, int) {
+  ++counted.legacy_syncs;
+  return 0;
+}
+
 int buffer_id(const void* p, uint64_t* id) {
   ++counted.id_queries;
   uintptr_t base = 0;
@@ -232,9 +252,10 @@ int buffer_id(const void* p, uint64_t* id) {
   return 0;
 }
 
-const Ops kOps = {"host model",     pointer_info,  buffer_id,      stream_create,  copy_async,       copy_2d_async,   stream_synchronize,
-                  pinned_alloc,     pinned_free,   ipc_get_handle, ipc_open_handle,  ipc_close_handle,
-                  error_string,     module_load,   module_function, launch};
+const Ops kOps = {"host model",     pointer_info,     buffer_id,        stream_create,  copy_async,
+                  copy_2d_async,    stream_synchronize, pinned_alloc,   pinned_free,    ipc_get_handle,
+                  ipc_open_handle,  ipc_close_handle, error_string,     module_load,    module_function,
+                  launch,           device_alloc,     device_free,      synchronize_legacy};
 
 // Like the CUDA driver under unified addressing, GPU allocations come from
 // an address range reserved apart from host memory, 2 MiB aligned; as the
@@ -274,7 +295,10 @@ const Ops* ops() { return &kOps; }
 void* alloc(size_t n, int device) { return map(n, device, false); }
 void* alloc_managed(size_t n) { return map(n, 0, true); }
 
-void free(void* p) {
+void free(void* p) { unmap(p); }
+
+namespace {
+void unmap(void* p) {
   auto it = allocations.find(reinterpret_cast<uintptr_t>(p));
   if (it == allocations.end()) std::abort();
   mprotect(p, it->second.mapped, PROT_NONE);
@@ -282,6 +306,7 @@ void free(void* p) {
   freed.emplace(it->second.mapped, static_cast<char*>(p));
   allocations.erase(it);
 }
+}  // namespace
 
 void write(void* device_dst, const void* host_src, size_t n) { raw_copy(device_dst, host_src, n); }
 void read(void* host_dst, const void* device_src, size_t n) { raw_copy(host_dst, device_src, n); }

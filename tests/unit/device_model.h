@@ -40,6 +40,8 @@ struct Counters {
   uint64_t launches = 0;
   unsigned last_grid = 0;  // blocks and threads per block of the last launch
   unsigned last_block = 0;
+  uint64_t device_allocs = 0;  // device_alloc: Ferry's own GPU memory
+  uint64_t legacy_syncs = 0;   // synchronize_legacy
 };
 Counters& counters();
 void reset_counters();

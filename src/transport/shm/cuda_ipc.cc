@@ -36,31 +36,46 @@ CudaIpc::~CudaIpc() = default;
 
 bool CudaIpc::expose(const MemoryRef& local, RemoteBuffer* remote) {
   if (!device::enabled() || local.kind != MemoryKind::kDevice) return false;
-  // Asked afresh: the allocation at this address may not be the one the
-  // memory-type cache saw, and the receiver keys its mapping by the id.
-  int error = 0;
-  device::PointerInfo info = device::describe_fresh(local.data, &error);
-  if (error != 0 || info.memory != device::Memory::kDevice) return false;
+  // The memory-type cache confirms the allocation by its buffer id, which
+  // the receiver keys its mapping by.
+  device::PointerInfo info = device::describe(local.data);
+  if (info.memory != device::Memory::kDevice) return false;
   device::IpcExport e;
-  if (int code = device::installed->ipc_get_handle(reinterpret_cast<void*>(info.base), &e.handle); code != 0) {
+  e.base = info.base;
+  e.buffer_id = info.buffer_id;
+  if (!exported_handle(info, &e.handle)) return false;
+  // The receiver copies on its own stream, in another process: nothing
+  // there orders it after a kernel this process queued on the legacy
+  // default stream, so that work must be done before the buffer is
+  // offered. Waiting for the stream queues no GPU work of ours (a copy
+  // would: on a GPU shared without MPS, each switch between the two
+  // processes' contexts costs about 75 us).
+  if (int code = device::installed->synchronize_legacy(info.context, info.device); code != 0) {
+    FERRY_DEBUG(kCuda, "cannot order a GPU buffer before IPC (%s): staged through the ring",
+                device::error_text("cuStreamSynchronize", code).c_str());
+    return false;
+  }
+  remote->address = reinterpret_cast<uintptr_t>(local.data);
+  remote->kind = MemoryKind::kDevice;
+  put_export(e, remote);
+  return true;
+}
+
+bool CudaIpc::exported_handle(const device::PointerInfo& info, device::IpcHandle* handle) {
+  auto it = exports_.find(info.buffer_id);
+  if (it != exports_.end()) {
+    *handle = it->second;
+    return true;
+  }
+  if (int code = device::installed->ipc_get_handle(reinterpret_cast<void*>(info.base), handle); code != 0) {
     FERRY_DEBUG(kCuda, "cannot export a GPU buffer for IPC (%s): staged through the ring",
                 device::error_text("cuIpcGetMemHandle", code).c_str());
     return false;
   }
-  // The receiver copies on its own stream, in another process: nothing
-  // there orders it after a kernel this process queued on the legacy
-  // default stream. One byte copied on our CU_STREAM_DEFAULT stream, and
-  // waited for, makes sure that work is done before the buffer is offered.
-  static char fence_byte;
-  if (auto failure = device::staging::copy(&fence_byte, local.data, 1)) {
-    FERRY_DEBUG(kCuda, "cannot order a GPU buffer before IPC (%s): staged through the ring", failure->c_str());
-    return false;
-  }
-  e.base = info.base;
-  e.buffer_id = info.buffer_id;
-  remote->address = reinterpret_cast<uintptr_t>(local.data);
-  remote->kind = MemoryKind::kDevice;
-  put_export(e, remote);
+  // Ids are never reused, so an entry never goes stale; the table is only
+  // bounded, for programs that allocate without end.
+  if (exports_.size() >= kMaxExports) exports_.clear();
+  exports_[info.buffer_id] = *handle;
   return true;
 }
 

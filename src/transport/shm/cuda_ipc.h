@@ -13,11 +13,17 @@
 // and the message takes the staged path through the ring (p2p/pack_stream.h),
 // with a FERRY_DEBUG=cuda line saying why.
 //
-// Messages below FERRY_CUDA_IPC_THRESHOLD stay on the staged path: opening a
-// mapping the first time costs more than staging a small message.
+// Messages below FERRY_CUDA_IPC_THRESHOLD (default 0: all) stay on the
+// staged path. IPC moves even a small message with one GPU operation, the
+// receiver's copy, where staging takes two (one in each process: on a GPU
+// the ranks share without MPS, each is a switch between their contexts);
+// the first message from an allocation pays for opening its mapping, then
+// the mapping is reused.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <unordered_map>
 
 #include "device/ipc_cache.h"
 #include "transport/transport.h"
@@ -39,7 +45,13 @@ class CudaIpc {
   Started read(OneSided* op);
 
  private:
+  // The handle of an allocation of ours, by buffer id: cuIpcGetMemHandle
+  // once per allocation, not per message.
+  bool exported_handle(const device::PointerInfo& info, device::IpcHandle* handle);
+  static constexpr size_t kMaxExports = 4096;
+
   size_t threshold_;
+  std::unordered_map<uint64_t, device::IpcHandle> exports_;
   std::unique_ptr<device::IpcCache> cache_;  // made at the first read
   bool refused_logged_ = false;
 };
