@@ -276,7 +276,8 @@ Err run_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
 Err barrier(Communicator* c, Launch how) { return run_barrier(c, how); }
 
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
-  if (gpu::Outcome staged = gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
+  if (gpu::Outcome staged =
+          gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
     return std::move(*staged);
   return run_bcast(buf, count, type, root, c, how);
 }

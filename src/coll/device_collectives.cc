@@ -1,9 +1,9 @@
 #include "coll/device_collectives.h"
 
 #include "coll/collectives.h"
-#include "common/debug.h"
 #include "coll/device_buffers.h"
 #include "coll/device_schedule.h"
+#include "common/debug.h"
 
 namespace ferry::coll::gpu {
 namespace {
@@ -77,7 +77,8 @@ Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
 }
 
 Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how) {
+                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c,
+                Launch how) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
   if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
@@ -180,7 +181,8 @@ Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
 }
 
 Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
-                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how) {
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c,
+                  Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
   if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   HostStaging st;

@@ -1,7 +1,10 @@
-// The blocking collectives on GPU buffers (coll/device_buffers.h): each
-// returns std::nullopt when none of the call's significant buffers is GPU
-// memory (the caller then runs as usual), else the outcome of running the
-// collective on host copies.
+// The collectives on GPU buffers: each returns std::nullopt when none of
+// the call's significant buffers is GPU memory (the caller then runs as
+// usual), else the outcome of running the collective on the GPU buffers
+// themselves (coll/device_schedule.h: contiguous types, and for reductions
+// a predefined operation with a GPU kernel; any form) or, blocking only, on
+// host copies (coll/device_buffers.h); a nonblocking or persistent call
+// that can do neither is refused.
 #pragma once
 
 #include <optional>
@@ -23,7 +26,8 @@ Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
 Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                const Datatype* recvtype, int root, Communicator* c, Launch how);
 Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
-                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how);
+                CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c,
+                Launch how);
 Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                 const Datatype* recvtype, int root, Communicator* c, Launch how);
 Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
@@ -35,7 +39,8 @@ Outcome allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sen
 Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                  const Datatype* recvtype, Communicator* c, Launch how);
 Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
-                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how);
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c,
+                  Launch how);
 Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                   Communicator* c, Launch how);
 Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
