@@ -64,7 +64,7 @@ Err set_lock(const File& f, short type) {
   int err = errno;
   if (err == ENOLCK || err == ENOSYS || err == EOPNOTSUPP || err == EINVAL)
     return fail(MPI_ERR_UNSUPPORTED_OPERATION,
-                "cannot lock '%s', the shared file pointer of '%s': %s; shared file pointers need fcntl locks "
+                "cannot lock '%s' (the shared file pointer of '%s'): %s; shared file pointers need fcntl locks "
                 "that work on this file system, across hosts (README, \"MPI-IO\")",
                 f.shared_path.c_str(), f.path.c_str(), std::strerror(err));
   return hidden_error(f, err, "lock");
