@@ -57,7 +57,9 @@ extern "C" int PMPI_Finalize(void) {
   api::Call call("MPI_Finalize");
   if (!call.initialized()) return call.raise();
   io::files::finalize_open_files();  // files the program left open (io/file.h)
-  return call.result(runtime::finalize());
+  Err finalized = runtime::finalize();
+  if (finalized.ok()) io::files::after_finalize();
+  return call.result(std::move(finalized));
 }
 FERRY_WEAK_ALIAS(Finalize)
 

@@ -74,6 +74,8 @@ void finalize_open_files() {
   }
 }
 
+void after_finalize() { shared_pointer::after_finalize(); }
+
 MPI_Fint to_fortran(MPI_File h) { return static_cast<MPI_Fint>(bits_of(h)); }
 
 MPI_File from_fortran(MPI_Fint h) {
@@ -155,9 +157,9 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
     opened = fail(MPI_ERR_BAD_FILE, "cannot open '%s': it is a directory", f->path.c_str());
   if (opened.ok() && (amode & MPI_MODE_APPEND))
     f->position = static_cast<MPI_Offset>(st.st_size);  // the default view: etypes are bytes
-  // MPI_MODE_APPEND puts the shared file pointer at the end too (§13.2.1).
-  if (opened.ok()) opened = shared_pointer::start(*f, f->position);
   if (Err e = agree(comm, std::move(opened))) return give_up(std::move(e));
+  // MPI_MODE_APPEND puts the shared file pointer at the end too (§13.2.1).
+  if (Err e = shared_pointer::start(*f, f->position)) return give_up(std::move(e));
 
   f->errhandler = errhandlers::get(file_null_errhandler);  // new files start with MPI_FILE_NULL's (§13.7)
   uint32_t index = open_files.add(f.get());
@@ -185,7 +187,7 @@ Err close(File* f) {
     result = agree(comm, std::move(removed));
   }
   // Every process is past its last shared-pointer call (the agreement
-  // above): the owner stops serving before the communicator goes.
+  // above): its hidden file can go.
   shared_pointer::stop(*f);
   errhandlers::release(f->errhandler);
   (void)communicators::free_communicator(comm);

@@ -28,8 +28,6 @@
 
 namespace ferry::io {
 
-class SharedPointerServer;  // io/shared_pointer.h
-
 // A split collective in progress (MPI-3.1 §13.4.5): at most one per file.
 struct SplitCollective {
   const char* begun_by = nullptr;  // "MPI_File_read_all_begin"; nullptr: none
@@ -52,11 +50,15 @@ struct File {
   // value (MPI_THREAD_MULTIPLE): held across each access that uses it.
   MPI_Offset position = 0;
   std::mutex pointer_mutex;
-  // The shared file pointer (io/shared_pointer.h): served here on process
-  // 0 (the owner), nullptr elsewhere; one request in flight per process.
-  SharedPointerServer* shared_server = nullptr;
+  // The shared file pointer (io/shared_pointer.h): its hidden file (opened
+  // at this process's first access), the collectives that set it so far
+  // (the epoch) and the value the epoch started from; the mutex keeps this
+  // process's threads to one access at a time.
+  std::string shared_path;
+  int shared_fd = -1;
+  int64_t shared_epoch = 0;
+  MPI_Offset shared_start = 0;
   std::mutex shared_mutex;
-  int64_t shared_epoch = 0;  // collectives that set it so far (shared_pointer.h)
   // Nonblocking accesses queued or running on the I/O worker (io/worker.h).
   std::atomic<int> background{0};
   SplitCollective split;
@@ -79,9 +81,11 @@ MPI_Fint to_fortran(MPI_File handle);
 MPI_File from_fortran(MPI_Fint handle);
 
 // MPI_Finalize, before the runtime goes: files the program left open get
-// their background accesses finished and their shared pointers' owners
-// released (io/shared_pointer.h's finalize). They stay open.
+// their background accesses finished. They stay open.
 void finalize_open_files();
+// MPI_Finalize, after the runtime's end (every process is past its last
+// access): the hidden files of those files' shared pointers are removed.
+void after_finalize();
 
 // MPI_FILE_NULL's error handler: the one that failing MPI_File_open and
 // calls without a valid file use, and the one new files start with (§13.7).

@@ -5,7 +5,7 @@
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
-# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE.
+# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
 set -uo pipefail
@@ -113,6 +113,16 @@ case $case_name in
     run_mpirun --hostfile "$work/hosts" -n 6 "$P2P"
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     grep -q "OK" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  shared_file_pointer)
+    # One shared file pointer for ranks on three hosts: write_shared and
+    # write_ordered into one file of a directory they all see ($work: the
+    # hosts share this machine's file system, and so its fcntl locks).
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    run_mpirun --hostfile "$work/hosts" -n 6 "$SHARED_FILE_POINTER" "$work"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "shared_file_pointer: OK on 6 ranks on 3 hosts" "$work/out" || { show; fail "no OK line"; }
+    expect_nothing_left "$SHARED_FILE_POINTER"
     ;;
   universe_across_hosts)
     # PMIX_UNIV_SIZE reaches the daemons' ranks: the allocation's 2+3 slots.
