@@ -84,23 +84,29 @@ class Round {
   Err error_;
 };
 
-fault::Status read_whole(const std::string& path, std::string* out) {
+// Reads exactly `size` bytes of `path` into `into`; a file of another size
+// is refused (it changed since it was sealed or verified).
+fault::Status read_exactly(const std::string& path, char* into, uint64_t size) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fault::Status::from_errno("cannot open", path);
-  char block[1 << 16];
+  uint64_t done = 0;
+  char probe = 0;
   for (;;) {
-    ssize_t got = ::read(fd, block, sizeof block);
+    // The last read asks for one byte more than expected: it must find the end.
+    ssize_t got = done < size ? ::read(fd, into + done, size - done) : ::read(fd, &probe, 1);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       fault::Status s = fault::Status::from_errno("cannot read", path);
       ::close(fd);
       return s;
     }
-    if (got == 0) break;
-    out->append(block, static_cast<size_t>(got));
+    if (got == 0 || done >= size) {
+      ::close(fd);
+      if (done == size && got == 0) return {};
+      return fault::Status::failure(path + ": its size changed since it was checked");
+    }
+    done += static_cast<uint64_t>(got);
   }
-  ::close(fd);
-  return {};
 }
 
 // One rank's files as a message: their `file` lines, then their bytes.
@@ -110,12 +116,16 @@ fault::Status pack(const std::string& dir, const std::vector<fault::FileEntry>& 
                    uint64_t* header_bytes) {
   *message = fault::Manifest::format_files(files);
   *header_bytes = message->size();
+  uint64_t total = *header_bytes;
+  for (const fault::FileEntry& f : files) total += f.size;
+  message->resize(total);  // read in place: no copy, no regrowth
+  uint64_t at = *header_bytes;
   for (const fault::FileEntry& f : files) {
-    const size_t start = message->size();
-    if (fault::Status s = read_whole(dir + "/" + f.path, message)) return s;
-    if (message->size() - start != f.size ||
-        fault::crc32c(0, message->data() + start, message->size() - start) != f.crc)
-      return fault::Status::failure(dir + "/" + f.path + ": changed since it was checked");
+    const std::string path = dir + "/" + f.path;
+    if (fault::Status s = read_exactly(path, message->data() + at, f.size)) return s;
+    if (fault::crc32c(0, message->data() + at, f.size) != f.crc)
+      return fault::Status::failure(path + ": CRC-32C changed since it was checked");
+    at += f.size;
   }
   return {};
 }
@@ -141,7 +151,7 @@ fault::Status unpack(const std::string& message, uint64_t header_bytes, const st
     const std::string path = dir + "/" + f.path;
     const std::string parent = std::filesystem::path(path).parent_path().string();
     if (fault::Status s = fault::make_directories(parent)) return s;
-    if (fault::Status s = fault::write_atomically(path, message.substr(at, f.size))) return s;
+    if (fault::Status s = fault::write_atomically(path, message.data() + at, f.size)) return s;
     directories.insert(parent);
     at += f.size;
   }
