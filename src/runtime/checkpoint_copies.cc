@@ -152,7 +152,9 @@ fault::Status unpack(const std::string& message, uint64_t header_bytes, const st
     const std::string parent = std::filesystem::path(path).parent_path().string();
     if (fault::Status s = fault::make_directories(parent)) return s;
     if (fault::Status s = fault::write_atomically(path, message.data() + at, f.size)) return s;
-    directories.insert(parent);
+    // Each directory between the file and `dir` holds a new entry.
+    for (std::filesystem::path d = parent; d.string().size() > dir.size(); d = d.parent_path())
+      directories.insert(d.string());
     at += f.size;
   }
   // New subdirectories are durable once their parents are synced, up to
