@@ -152,7 +152,7 @@ Err restore_partnered(Communicator* c, MPI_Comm handle, int* epoch_out) {
     // a manifest of (a wiped host has none: the others decide).
     int64_t proposal = -1;
     if (wanted >= 0) {
-      proposal = wanted < below ? wanted : -1;
+      proposal = wanted;
     } else {
       for (int64_t e : store.epochs())
         if (e < below && store.has_manifest(e)) {
@@ -161,10 +161,7 @@ Err restore_partnered(Communicator* c, MPI_Comm handle, int* epoch_out) {
         }
     }
     if (Err e = agree(c, Err(), &proposal)) return e;
-    if (proposal < 0) {
-      if (wanted >= 0)
-        return fail(MPI_ERR_IO, "epoch %lld (FERRY_RESTART_FROM) is not in %s on any host",
-                    static_cast<long long>(wanted), config::value("FERRY_CHECKPOINT_LOCAL_DIR").c_str());
+    if (proposal < 0) {  // (FERRY_RESTART_FROM's epoch is tried once, and its failure returns)
       if (c->rank == 0) FERRY_DEBUG(kCheckpoint, "no complete epoch on any host: starting afresh");
       return {};
     }

@@ -170,6 +170,14 @@ case $case_name in
     rm -rf "$host0"
     run "$np" 0 expect 2
     ;;
+  partner_restart_from)
+    # FERRY_RESTART_FROM picks an older epoch, recovered from the partners too.
+    partnered
+    run "$np" 0 steps 3
+    rm -rf "$host1"
+    export FERRY_RESTART_FROM=1; run "$np" 0 expect 1
+    export FERRY_RESTART_FROM=9; run "$np" 0 expect_error "epoch 9 (FERRY_RESTART_FROM) cannot be restored: no host has a manifest"
+    ;;
   partner_bit_flipped)
     partnered
     run "$np" 0 steps 3
