@@ -21,6 +21,7 @@
 // damaged gets its partner's copy back (checked by CRC-32C) before the
 // restore hooks run. An epoch where some rank lost both is skipped with one
 // warning naming that rank and both hosts, like a torn epoch.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -150,17 +151,25 @@ Err restore_partnered(Communicator* c, MPI_Comm handle, int* epoch_out) {
   for (int64_t below = INT64_MAX;;) {
     // Phase 1: the newest epoch below the last one tried that some host has
     // a manifest of (a wiped host has none: the others decide).
-    int64_t proposal = -1;
+    // The newest directory of any epoch, too: one newer than the proposal
+    // is a commit that did not finish, passed over with a warning.
+    int64_t proposal = -1, newest = -1;
     if (wanted >= 0) {
       proposal = wanted;
     } else {
-      for (int64_t e : store.epochs())
-        if (e < below && store.has_manifest(e)) {
+      for (int64_t e : store.epochs()) {
+        if (e >= below) continue;
+        newest = std::max(newest, e);
+        if (store.has_manifest(e)) {
           proposal = e;
           break;
         }
+      }
     }
     if (Err e = agree(c, Err(), &proposal)) return e;
+    if (Err e = agree(c, Err(), &newest)) return e;
+    if (c->rank == 0 && newest > proposal)
+      warn_skipped(newest, "no host has its manifest (the commit did not finish)");
     if (proposal < 0) {  // (FERRY_RESTART_FROM's epoch is tried once, and its failure returns)
       if (c->rank == 0) FERRY_DEBUG(kCheckpoint, "no complete epoch on any host: starting afresh");
       return {};

@@ -178,6 +178,16 @@ case $case_name in
     export FERRY_RESTART_FROM=1; run "$np" 0 expect 1
     export FERRY_RESTART_FROM=9; run "$np" 0 expect_error "epoch 9 (FERRY_RESTART_FROM) cannot be restored: no host has a manifest"
     ;;
+  partner_killed_in_hook)
+    # Rank 1 dies writing epoch 2: no host publishes it, and the restart
+    # passes over it with a warning, as from a shared directory.
+    partnered
+    run "$np" nonzero kill_in_hook 2
+    [ -d "$host0/epoch.2" ] || fail "the dying job did not start epoch 2"
+    [ ! -e "$host0/epoch.2/MANIFEST" ] && [ ! -e "$host1/epoch.2/MANIFEST" ] || fail "epoch 2 was published"
+    run "$np" 0 expect 1
+    expect_in_log "MPIX_Restore: warning: epoch 2 skipped: no host has its manifest"
+    ;;
   partner_bit_flipped)
     partnered
     run "$np" 0 steps 3
