@@ -101,6 +101,15 @@ constexpr std::array kSettings = {
     Setting{"FERRY_CHECKPOINT_DIR", "",
             "Directory that MPIX_Checkpoint commits epochs to and MPIX_Restore reads; empty: checkpoints go "
             "nowhere (mpirun --checkpoint-dir)"},
+    Setting{"FERRY_CHECKPOINT_LOCAL_DIR", "",
+            "Node-local directory (each host its own; %h becomes the host name) that MPIX_Checkpoint commits to "
+            "with FERRY_CHECKPOINT_REDUNDANCY=partner (mpirun --checkpoint-local-dir)"},
+    Setting{"FERRY_CHECKPOINT_REDUNDANCY", "none",
+            "none: checkpoints go to FERRY_CHECKPOINT_DIR (shared); partner: to FERRY_CHECKPOINT_LOCAL_DIR, each "
+            "rank's files copied to a rank on the next host (mpirun --checkpoint-redundancy)"},
+    Setting{"FERRY_CHECKPOINT_TEST_RANKS_PER_HOST", "0",
+            "Tests only: partner redundancy treats each N consecutive world ranks as one host named "
+            "<host>-fake<K>; 0: the real hosts"},
     Setting{"FERRY_CHECKPOINT_KEEP", "2", "Complete checkpoint epochs kept; older ones are removed (mpirun --checkpoint-keep)"},
     Setting{"FERRY_RESTART_COUNT", "0",
             "How many times the launcher has restarted this job (set by mpirun --max-restarts; Slurm's "

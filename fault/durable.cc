@@ -34,12 +34,16 @@ void start_writeback(const std::string& path) {
 }
 
 Status write_atomically(const std::string& path, const std::string& text) {
+  return write_atomically(path, text.data(), text.size());
+}
+
+Status write_atomically(const std::string& path, const char* data, size_t size) {
   const std::string temporary = path + ".tmp";
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::from_errno("cannot create", temporary);
   size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+  while (done < size) {
+    ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       Status s = Status::from_errno("cannot write", temporary);

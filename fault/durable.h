@@ -4,6 +4,7 @@
 // rename itself is on disk. A reader that sees the new name sees all of it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "fault/status.h"
@@ -21,6 +22,7 @@ void start_writeback(const std::string& path);
 // Writes `text` to `<path>.tmp`, fsyncs it, renames it to `path` and fsyncs
 // the parent directory. On failure `path` is as it was (absent or old).
 Status write_atomically(const std::string& path, const std::string& text);
+Status write_atomically(const std::string& path, const char* data, size_t size);
 
 // mkdir(2) that accepts an existing directory, with its parents.
 Status make_directories(const std::string& path);

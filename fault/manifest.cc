@@ -46,11 +46,20 @@ std::string Manifest::format_files(const std::vector<FileEntry>& files) {
   return lines;
 }
 
+const PartnerCopy* Manifest::copy_of(int rank) const {
+  for (const PartnerCopy& c : copies)
+    if (c.rank == rank) return &c;
+  return nullptr;
+}
+
 std::string Manifest::format() const {
   std::string body = std::string(kMagic) + "\n";
   body += "epoch " + std::to_string(epoch) + "\n";
   body += "job_size " + std::to_string(job_size) + "\n";
   body += format_files(files);
+  for (const PartnerCopy& c : copies)
+    body += "copy " + std::to_string(c.rank) + " " + c.host + " " + std::to_string(c.partner) + " " +
+            c.partner_host + "\n";
   return body + "end " + hex32(crc32c(0, body.data(), body.size())) + "\n";
 }
 
@@ -120,6 +129,20 @@ Status Manifest::parse(const std::string& text, Manifest* out) {
       if (f.path.empty()) return bad("no path");
       if (have_size && f.rank >= m.job_size) return bad("rank outside the job");
       m.files.push_back(std::move(f));
+    } else if (key == "copy") {
+      PartnerCopy c;
+      std::string rank, partner, rest;
+      if (!(words >> rank >> c.host >> partner >> c.partner_host) || (words >> rest))
+        return bad("expected 'copy <rank> <host> <partner rank> <partner host>'");
+      if (!parse_unsigned(rank, 10, &v) || !have_size || v >= static_cast<uint64_t>(m.job_size))
+        return bad("bad rank");
+      c.rank = static_cast<int>(v);
+      if (!parse_unsigned(partner, 10, &v) || v >= static_cast<uint64_t>(m.job_size) ||
+          static_cast<int>(v) == c.rank)
+        return bad("bad partner rank");
+      c.partner = static_cast<int>(v);
+      if (m.copy_of(c.rank) != nullptr) return bad("a second copy line for the rank");
+      m.copies.push_back(std::move(c));
     } else {
       return bad("unknown line");
     }

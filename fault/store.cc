@@ -40,6 +40,9 @@ std::string Store::rank_dir(int64_t epoch, int rank) const {
   return epoch_dir(epoch) + "/rank." + std::to_string(rank);
 }
 std::string Store::manifest_path(int64_t epoch) const { return epoch_dir(epoch) + "/" + kManifestName; }
+std::string Store::partner_dir(int64_t epoch, int rank) const {
+  return epoch_dir(epoch) + "/partner/rank." + std::to_string(rank);
+}
 
 std::vector<int64_t> Store::epochs() const {
   std::vector<int64_t> found;
@@ -127,18 +130,32 @@ Status Store::read_manifest(int64_t epoch, Manifest* manifest) const {
   return {};
 }
 
+namespace {
+// One file against its manifest entry: present, of the recorded size and checksum.
+Status check_file(const FileEntry& f, const std::string& path) {
+  uint32_t crc = 0;
+  uint64_t size = 0;
+  if (Status s = crc32c_file(path, &crc, &size)) return s;
+  if (size != f.size)
+    return Status::failure(path + ": " + std::to_string(size) + " bytes, the manifest records " +
+                           std::to_string(f.size) + " (truncated or extended)");
+  if (crc != f.crc) return Status::failure(path + ": CRC-32C differs from the manifest's (the data changed)");
+  return {};
+}
+}  // namespace
+
 Status Store::verify(const Manifest& manifest, int rank) const {
   for (const FileEntry& f : manifest.files) {
     if (rank >= 0 && f.rank != rank) continue;
-    const std::string path = rank_dir(manifest.epoch, f.rank) + "/" + f.path;
-    uint32_t crc = 0;
-    uint64_t size = 0;
-    if (Status s = crc32c_file(path, &crc, &size)) return s;
-    if (size != f.size)
-      return Status::failure(path + ": " + std::to_string(size) + " bytes, the manifest records " +
-                             std::to_string(f.size) + " (truncated or extended)");
-    if (crc != f.crc) return Status::failure(path + ": CRC-32C differs from the manifest's (the data changed)");
+    if (Status s = check_file(f, rank_dir(manifest.epoch, f.rank) + "/" + f.path)) return s;
   }
+  return {};
+}
+
+Status Store::verify_in(const Manifest& manifest, int rank, const std::string& dir) {
+  for (const FileEntry& f : manifest.files)
+    if (f.rank == rank)
+      if (Status s = check_file(f, dir + "/" + f.path)) return s;
   return {};
 }
 

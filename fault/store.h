@@ -3,6 +3,9 @@
 //
 //   <root>/epoch.<N>/rank.<r>/...   what rank r's save hooks wrote at epoch N
 //   <root>/epoch.<N>/MANIFEST       present only once epoch N is complete
+//   <root>/epoch.<N>/partner/rank.<q>/...   with partner redundancy (node-local
+//                                   roots, fault/partner.h): the copy of rank
+//                                   q's files that this host holds for it
 //
 // An epoch directory without a MANIFEST is a commit that did not finish (a
 // rank or the job died first): readers skip it, and the next commit removes
@@ -26,6 +29,7 @@ class Store {
   std::string epoch_dir(int64_t epoch) const;
   std::string rank_dir(int64_t epoch, int rank) const;
   std::string manifest_path(int64_t epoch) const;
+  std::string partner_dir(int64_t epoch, int rank) const;
 
   // Epoch numbers that have a directory, complete or not, newest first.
   std::vector<int64_t> epochs() const;
@@ -49,6 +53,9 @@ class Store {
   // Reader: whether the files of `rank` (every rank when rank < 0) have the
   // sizes and checksums the manifest records; the first mismatch is named.
   Status verify(const Manifest& manifest, int rank) const;
+  // Reader: the same for one rank's files found in `dir` (its own
+  // directory or a partner copy).
+  static Status verify_in(const Manifest& manifest, int rank, const std::string& dir);
   // The newest epoch whose manifest and files all verify, or -1. Each epoch
   // passed over adds one line to `skipped` saying why.
   int64_t latest_complete(std::vector<std::string>* skipped) const;

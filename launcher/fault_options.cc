@@ -58,6 +58,29 @@ std::string absolute(const std::string& path) {
   return (base.ends_with('/') ? base : base + "/") + path;
 }
 
+// --checkpoint-redundancy and --checkpoint-local-dir, which go together.
+std::string apply_redundancy(const RawFaultOptions& raw, int hosts, FaultTolerance& out) {
+  const std::string& redundancy = raw.checkpoint_redundancy;
+  if (!redundancy.empty() && redundancy != "none" && redundancy != "partner")
+    return "--checkpoint-redundancy needs none or partner, not '" + redundancy + "'";
+  if (redundancy != "partner") {
+    if (!raw.checkpoint_local_dir.empty())
+      return "--checkpoint-local-dir needs --checkpoint-redundancy partner (node-local files alone do not "
+             "survive the loss of their host)";
+    return "";
+  }
+  if (raw.checkpoint_local_dir.empty())
+    return "--checkpoint-redundancy partner needs --checkpoint-local-dir DIR (each host's own storage)";
+  if (!raw.checkpoint_dir.empty())
+    return "--checkpoint-redundancy partner writes to --checkpoint-local-dir; leave out --checkpoint-dir";
+  if (hosts < 2)
+    return "--checkpoint-redundancy partner needs ranks on at least two hosts (this job has " +
+           std::to_string(hosts) + "): a copy on the same host does not survive its loss";
+  out.checkpoint_local_dir = absolute(raw.checkpoint_local_dir);
+  out.partner_redundancy = true;
+  return "";
+}
+
 }  // namespace
 
 void add_fault_options(CLI::App& app, RawFaultOptions& raw) {
@@ -66,6 +89,17 @@ void add_fault_options(CLI::App& app, RawFaultOptions& raw) {
                  "Directory the ranks' MPIX_Checkpoint commits to and MPIX_Restore reads (created if needed); "
                  "also -ckpoint-prefix (Hydra)")
       ->type_name("DIR")
+      ->multi_option_policy(last);
+  app.add_option("--checkpoint-local-dir", raw.checkpoint_local_dir,
+                 "Node-local directory each host's ranks commit to (created by them; %h becomes the host name); "
+                 "needs --checkpoint-redundancy partner")
+      ->type_name("DIR")
+      ->multi_option_policy(last);
+  app.add_option("--checkpoint-redundancy", raw.checkpoint_redundancy,
+                 "none (default: --checkpoint-dir, shared by every host) or partner (SCR's PARTNER: each rank's "
+                 "files in --checkpoint-local-dir and a copy on the next host, which survives losing one host's "
+                 "storage)")
+      ->type_name("none|partner")
       ->multi_option_policy(last);
   app.add_option("--checkpoint-interval", raw.checkpoint_interval,
                  "Ask the ranks for a checkpoint every SECONDS (MPIX_Checkpoint_due answers 1); SIGUSR1 to "
@@ -95,7 +129,7 @@ void add_fault_options(CLI::App& app, RawFaultOptions& raw) {
       ->multi_option_policy(last);
 }
 
-std::string apply_fault_options(const RawFaultOptions& raw, FaultTolerance& out,
+std::string apply_fault_options(const RawFaultOptions& raw, int hosts, FaultTolerance& out,
                                 std::vector<std::pair<std::string, std::string>>& env) {
   if (!raw.checkpoint_library.empty() && raw.checkpoint_library != "app") {
     if (raw.checkpoint_library == "blcr")
@@ -109,6 +143,11 @@ std::string apply_fault_options(const RawFaultOptions& raw, FaultTolerance& out,
     out.checkpoint_dir = absolute(raw.checkpoint_dir);
     if (std::string problem = make_directory(out.checkpoint_dir); !problem.empty()) return problem;
     env.emplace_back("FERRY_CHECKPOINT_DIR", out.checkpoint_dir);
+  }
+  if (std::string problem = apply_redundancy(raw, hosts, out); !problem.empty()) return problem;
+  if (out.partner_redundancy) {
+    env.emplace_back("FERRY_CHECKPOINT_LOCAL_DIR", out.checkpoint_local_dir);
+    env.emplace_back("FERRY_CHECKPOINT_REDUNDANCY", "partner");
   }
   if (!raw.checkpoint_interval.empty()) {
     std::optional<int> ms = parse_seconds(raw.checkpoint_interval);

@@ -18,6 +18,13 @@ struct FaultTolerance {
   // --checkpoint-dir (Hydra: -ckpoint-prefix), made absolute and created;
   // empty: not given (the ranks' FERRY_CHECKPOINT_DIR, if any, applies).
   std::string checkpoint_dir;
+  // --checkpoint-local-dir: node-local directory (per host; "%h" is the
+  // host's name), made absolute but not created (the ranks create it on
+  // their hosts). Empty: not given.
+  std::string checkpoint_local_dir;
+  // --checkpoint-redundancy partner: each rank's files are copied to a rank
+  // on the next host (SCR's PARTNER scheme).
+  bool partner_redundancy = false;
   // --checkpoint-interval (Hydra: -ckpoint-interval): milliseconds between
   // due events; 0: only SIGUSR1 raises one.
   int checkpoint_interval_ms = 0;
@@ -36,6 +43,8 @@ struct FaultTolerance {
 // What CLI11 stores before it is checked.
 struct RawFaultOptions {
   std::string checkpoint_dir;
+  std::string checkpoint_local_dir;
+  std::string checkpoint_redundancy;
   std::string checkpoint_interval;
   std::string checkpoint_keep;
   std::string checkpoint_library;
@@ -47,10 +56,11 @@ struct RawFaultOptions {
 void add_fault_options(CLI::App& app, RawFaultOptions& raw);
 
 // Checks the values and fills `out`; the settings that libmpi reads
-// (FERRY_CHECKPOINT_DIR, _KEEP, FERRY_RESTART_FROM) are appended to `env`,
-// the variables every rank gets. Returns "" or the one-line reason (without
-// "mpirun: ").
-std::string apply_fault_options(const RawFaultOptions& raw, FaultTolerance& out,
+// (FERRY_CHECKPOINT_DIR, _LOCAL_DIR, _REDUNDANCY, _KEEP, FERRY_RESTART_FROM)
+// are appended to `env`, the variables every rank gets. `hosts` is how many
+// hosts the job was placed on (partner copies need two). Returns "" or the
+// one-line reason (without "mpirun: ").
+std::string apply_fault_options(const RawFaultOptions& raw, int hosts, FaultTolerance& out,
                                 std::vector<std::pair<std::string, std::string>>& env);
 
 }  // namespace ferry::launcher

@@ -446,7 +446,7 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
     }
 
   // Checkpoints and restarts; their settings go to the ranks after -x/-genv.
-  if (std::string problem = apply_fault_options(raw.fault, o.fault, o.environment); !problem.empty())
+  if (std::string problem = apply_fault_options(raw.fault, int(o.placement.nodes.size()), o.fault, o.environment); !problem.empty())
     return failure(problem);
 
   // The working directory, made absolute: the ranks change to it before

@@ -19,6 +19,7 @@
 #include "pmi/checkpoint_request.h"
 #include "progress/progress.h"
 #include "runtime/checkpoint_agreement.h"
+#include "runtime/checkpoint_copies.h"
 #include "runtime/checkpoint_hooks.h"
 
 namespace ferry::runtime::checkpoint {
@@ -36,6 +37,8 @@ const char* kind_name(const Request& r) {
   }
   return "request";
 }
+
+}  // namespace
 
 // Phase 0. A message in flight belongs to neither side's saved state, so a
 // restart from this cut would lose or repeat it: the classic consistent-cut
@@ -67,6 +70,8 @@ Err gather_files(Communicator* c, const std::string& mine, std::string* all) {
                        c);
 }
 
+namespace {
+
 // Removing an old epoch frees as many blocks as the checkpoint wrote (about
 // 0.1 s for 4 x 64 MiB on ext4 here): it runs beside the application, not
 // inside MPIX_Checkpoint. Never destroyed, so that a program that exits
@@ -81,6 +86,8 @@ void join_remover_locked() {
   remover = nullptr;
 }
 
+}  // namespace
+
 void remove_in_background(std::vector<std::string> paths) {
   std::lock_guard<std::mutex> hold(remover_mutex);
   join_remover_locked();
@@ -89,8 +96,6 @@ void remove_in_background(std::vector<std::string> paths) {
     for (const std::string& p : paths) (void)fault::remove_tree(p);
   });
 }
-
-}  // namespace
 
 void finish_background_work() {
   std::lock_guard<std::mutex> hold(remover_mutex);
@@ -110,6 +115,9 @@ Err due(Communicator* c, int* flag) {
 
 Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
   if (checkpoint_hooks::running()) return fail(MPI_ERR_OTHER, "called from inside a checkpoint hook");
+  bool partnered = false;
+  if (Err e = copies::redundancy(&partnered)) return e;
+  if (partnered) return take_partnered(c, handle, epoch_out);
   const std::string root = config::value("FERRY_CHECKPOINT_DIR");
   const int64_t keep = config::integer("FERRY_CHECKPOINT_KEEP");
   fault::Store store(root);

@@ -14,6 +14,10 @@
 // cache), and four small collectives.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "base/communicator.h"
 #include "base/error.h"
 #include "mpix.h"
@@ -41,5 +45,24 @@ void finish_background_work();
 
 // MPIX_Restart_count: FERRY_RESTART_COUNT, else Slurm's SLURM_RESTART_COUNT.
 int restart_count();
+
+// The same commit and restore with node-local stores and partner copies
+// (FERRY_CHECKPOINT_REDUNDANCY=partner; runtime/checkpoint_partner.cc):
+// take() and restore() hand over to these.
+Err take_partnered(Communicator* c, MPI_Comm handle, int* epoch);
+Err restore_partnered(Communicator* c, MPI_Comm handle, int* epoch);
+
+// Steps both kinds of store share.
+// Phase 0 of a commit: MPI_ERR_PENDING when a request is active on `c`.
+Err check_cut(Communicator* c);
+// Phase 2 of a commit: every rank's `file` lines, in rank order, at rank 0.
+Err gather_files(Communicator* c, const std::string& mine, std::string* all);
+// Removes retired epochs on a thread of their own (joined by the next call
+// and by finish_background_work).
+void remove_in_background(std::vector<std::string> paths);
+// FERRY_RESTART_FROM: -1 for "latest", else the epoch asked for.
+Err wanted_epoch(int64_t* wanted);
+// Rank 0's warning for an epoch passed over at restore.
+void warn_skipped(int64_t epoch, const std::string& why);
 
 }  // namespace ferry::runtime::checkpoint

@@ -15,18 +15,16 @@
 #include "fault/store.h"
 #include "runtime/checkpoint.h"
 #include "runtime/checkpoint_agreement.h"
+#include "runtime/checkpoint_copies.h"
 #include "runtime/checkpoint_hooks.h"
 
 namespace ferry::runtime::checkpoint {
-
-namespace {
 
 void warn_skipped(int64_t epoch, const std::string& why) {
   std::fprintf(stderr, "ferry: rank 0: MPIX_Restore: warning: epoch %lld skipped: %s\n",
                static_cast<long long>(epoch), why.c_str());
 }
 
-// FERRY_RESTART_FROM: -1 for "latest", else the epoch asked for.
 Err wanted_epoch(int64_t* wanted) {
   const std::string from = config::value("FERRY_RESTART_FROM");
   *wanted = -1;
@@ -38,6 +36,8 @@ Err wanted_epoch(int64_t* wanted) {
   *wanted = n;
   return {};
 }
+
+namespace {
 
 // Rank 0: the next candidate, newest first, whose manifest reads and was
 // written by a job of this size. -1 when none is left.
@@ -70,6 +70,9 @@ Err propose(const fault::Store& store, const std::vector<int64_t>& candidates, s
 Err restore(Communicator* c, MPI_Comm handle, int* epoch_out) {
   *epoch_out = -1;
   if (checkpoint_hooks::running()) return fail(MPI_ERR_OTHER, "called from inside a checkpoint hook");
+  bool partnered = false;
+  if (Err e = copies::redundancy(&partnered)) return e;
+  if (partnered) return restore_partnered(c, handle, epoch_out);
   const std::string root = config::value("FERRY_CHECKPOINT_DIR");
   if (root.empty()) return {};  // checkpoints go nowhere, none to restore
   fault::Store store(root);

@@ -518,6 +518,46 @@ EOF
       done
     done
     ;;
+  checkpoint_partner_host_wiped)
+    # Issue 15, SCR's PARTNER scheme: node-local checkpoints (each host its
+    # own directory: %h) with a copy on the next host. Rank 0 dies after step
+    # 130; before the restart h1's storage is wiped (the host stays up, so
+    # the placement stays). The restarted job gets rank 0's files back from
+    # its partner on h2 and ends as an uninterrupted run does, bit for bit.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
+    chmod 777 "$work"
+    run_mpirun --hostfile "$work/hosts" -n 3 "$HEAT"
+    [[ $status -eq 0 ]] || { show; fail "uninterrupted run: exit status $status"; }
+    want=$(grep '^heat2d: checksum' "$work/out") || { show; fail "no checksum in the uninterrupted run"; }
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 \
+      --checkpoint-local-dir "$work/local-%h" --checkpoint-redundancy partner --max-restarts 1 \
+      --restart-delay 3 -x FERRY_DEBUG=checkpoint "$HEAT" --kill-at 130 >"$work/out" 2>"$work/err" &
+    job=$!
+    # mpirun says so once every rank of the failed attempt has ended.
+    for i in $(seq 1 400); do
+      grep -q "restarting the job" "$work/err" && break
+      sleep 0.05
+    done
+    grep -q "restarting the job" "$work/err" || { kill $job; show; fail "mpirun did not restart the job"; }
+    for h in h1 h2 h3; do
+      [[ -f $work/local-$h/epoch.1/MANIFEST ]] || { kill $job; show; fail "$h has no epoch 1"; }
+    done
+    [[ -f $work/local-h2/epoch.1/partner/rank.0/plate.bin ]] || { kill $job; show; ls -R "$work"; fail "no copy of rank 0's files on h2"; }
+    rm -rf "$work/local-h1"
+    wait $job
+    status=$?
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^heat2d: restart 1, restored epoch 1 at step 100$" "$work/out" || { show; fail "epoch 1 not restored"; }
+    got=$(grep '^heat2d: checksum' "$work/out")
+    [[ $got == "$want" ]] || { show; fail "the restarted job ended with '$got', an uninterrupted one with '$want'"; }
+    grep -q "rank 0.*: epoch 1: files on h1 restored from the copy on rank 1 (h2); they were lost: " "$work/err" ||
+      { show; fail "rank 0 did not say it got its files from h2"; }
+    # Restoring epoch 1 on h1 needed the copy from h2; the job then went on
+    # checkpointing on h1 (steps 150 to 300: epochs 2 to 5, 2 kept).
+    [[ -f $work/local-h1/epoch.5/MANIFEST && -f $work/local-h1/epoch.5/partner/rank.2/plate.bin ]] ||
+      { show; ls -R "$work"; fail "h1's store did not go on after the restart"; }
+    expect_nothing_left "$HEAT"
+    ;;
   *)
     fail "unknown case"
     ;;

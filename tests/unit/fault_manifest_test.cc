@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fault/manifest.h"
 
@@ -34,6 +36,47 @@ TEST(Manifest, RoundTrips) {
   EXPECT_EQ(back.files[2].size, 12345678901ull);
   EXPECT_EQ(back.files[2].crc, 0xdeadbeefu);
   EXPECT_EQ(back.files[2].path, "sub dir/with space.dat");
+}
+
+TEST(Manifest, PartnerCopiesRoundTrip) {
+  Manifest m = sample();
+  m.copies = {{0, "h1", 1, "h2"}, {1, "h2", 2, "h3"}, {2, "h3", 0, "h1"}};
+  std::string text = m.format();
+  EXPECT_NE(text.find("\ncopy 0 h1 1 h2\ncopy 1 h2 2 h3\ncopy 2 h3 0 h1\nend "), std::string::npos) << text;
+  Manifest back;
+  Status s = Manifest::parse(text, &back);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(back.copies.size(), 3u);
+  ASSERT_NE(back.copy_of(1), nullptr);
+  EXPECT_EQ(back.copy_of(1)->host, "h2");
+  EXPECT_EQ(back.copy_of(1)->partner, 2);
+  EXPECT_EQ(back.copy_of(1)->partner_host, "h3");
+  EXPECT_EQ(back.copy_of(3), nullptr);
+  // A shared store's manifest has no copy lines.
+  ASSERT_TRUE(Manifest::parse(sample().format(), &back).ok());
+  EXPECT_TRUE(back.copies.empty());
+}
+
+TEST(Manifest, BadPartnerCopiesAreRefused) {
+  Manifest m = sample();
+  for (const auto& [copy, why] : std::vector<std::pair<ferry::fault::PartnerCopy, std::string>>{
+           {{0, "h1", 0, "h1"}, "bad partner rank"},
+           {{0, "h1", 3, "h2"}, "bad partner rank"},
+           {{1, "h1", 0, "h2"}, ""}}) {
+    m.copies = {copy};
+    Manifest back;
+    Status s = Manifest::parse(m.format(), &back);
+    if (why.empty()) {
+      EXPECT_TRUE(s.ok()) << s.message();
+    } else {
+      EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+    }
+  }
+  m.copies = {{1, "h1", 0, "h2"}, {1, "h1", 2, "h3"}};
+  Manifest back;
+  EXPECT_NE(Manifest::parse(m.format(), &back).message().find("a second copy line"), std::string::npos);
+  m.copies = {{0, "h1", 1, ""}};  // a missing word
+  EXPECT_NE(Manifest::parse(m.format(), &back).message().find("expected 'copy"), std::string::npos);
 }
 
 TEST(Manifest, IsReadableText) {

@@ -433,5 +433,36 @@ TEST(LauncherFaultOptions, BadValuesAreOneLineNamingTheOptionAndValue) {
             0u);
 }
 
+TEST(LauncherFaultOptions, PartnerRedundancyGoesToTheRanksWithItsLocalDirectory) {
+  Options o = parse_ok({"-H", "localhost,192.0.2.1", "--checkpoint-local-dir", "/scratch/ckpt-%h",
+                        "--checkpoint-redundancy", "partner", "sh"});
+  EXPECT_TRUE(o.fault.partner_redundancy);
+  EXPECT_EQ(o.fault.checkpoint_local_dir, "/scratch/ckpt-%h");
+  using Env = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(o.environment,
+            (Env{{"FERRY_CHECKPOINT_LOCAL_DIR", "/scratch/ckpt-%h"}, {"FERRY_CHECKPOINT_REDUNDANCY", "partner"}}));
+  // A relative directory is made absolute, as --checkpoint-dir is; none is the default.
+  o = parse_ok({"-H", "localhost,192.0.2.1", "--checkpoint-local-dir", "ck", "--checkpoint-redundancy", "partner",
+                "sh"});
+  EXPECT_EQ(o.fault.checkpoint_local_dir.front(), '/');
+  EXPECT_FALSE(parse_ok({"--checkpoint-redundancy", "none", "sh"}).fault.partner_redundancy);
+}
+
+TEST(LauncherFaultOptions, PartnerRedundancyRefusesWhatCannotWork) {
+  EXPECT_EQ(parse_error({"--checkpoint-redundancy", "xor", "sh"}),
+            "mpirun: --checkpoint-redundancy needs none or partner, not 'xor'");
+  EXPECT_EQ(parse_error({"-H", "localhost,192.0.2.1", "--checkpoint-redundancy", "partner", "sh"}),
+            "mpirun: --checkpoint-redundancy partner needs --checkpoint-local-dir DIR (each host's own storage)");
+  EXPECT_EQ(parse_error({"--checkpoint-local-dir", "/tmp/x", "sh"}),
+            "mpirun: --checkpoint-local-dir needs --checkpoint-redundancy partner (node-local files alone do not "
+            "survive the loss of their host)");
+  EXPECT_EQ(parse_error({"-n", "2", "--checkpoint-local-dir", "/tmp/x", "--checkpoint-redundancy", "partner", "sh"}),
+            "mpirun: --checkpoint-redundancy partner needs ranks on at least two hosts (this job has 1): a copy "
+            "on the same host does not survive its loss");
+  EXPECT_EQ(parse_error({"-H", "localhost,192.0.2.1", "--checkpoint-dir", "/tmp", "--checkpoint-local-dir", "/tmp/x",
+                         "--checkpoint-redundancy", "partner", "sh"}),
+            "mpirun: --checkpoint-redundancy partner writes to --checkpoint-local-dir; leave out --checkpoint-dir");
+}
+
 }  // namespace
 }  // namespace ferry::launcher

@@ -37,6 +37,19 @@ run() {
 expect_in_log() { grep -Eq "$1" "$log" || fail "output does not match '$1'"; }
 epochs() { ls "$dir/store" | tr '\n' ' '; }
 
+# Partner redundancy (node-local stores): the job's ranks as two hosts of
+# np/2 ranks each (FERRY_CHECKPOINT_TEST_RANKS_PER_HOST), each host with its
+# own directory, local-<host>-fake<K>.
+partnered() {
+  unset FERRY_CHECKPOINT_DIR
+  export FERRY_CHECKPOINT_REDUNDANCY=partner
+  export FERRY_CHECKPOINT_LOCAL_DIR="$dir/local-%h"
+  export FERRY_CHECKPOINT_TEST_RANKS_PER_HOST=$((np / 2))
+  host0=$dir/local-$(hostname)-fake0
+  host1=$dir/local-$(hostname)-fake1
+  last=$((np - 1))  # on host 1; its partner is rank np/2 - 1, on host 0
+}
+
 case $case_name in
   round_trip)
     run "$np" 0 steps 5
@@ -125,6 +138,81 @@ case $case_name in
     expect_in_log "^heat2d: restart 1, restored epoch [0-9]+ at step 100"
     got=$(grep '^heat2d: checksum' "$log")
     [ "$got" = "$want" ] || fail "the restarted job ended with '$got', the uninterrupted one with '$want'"
+    ;;
+  partner_round_trip)
+    partnered
+    run "$np" 0 steps 3
+    for h in "$host0" "$host1"; do
+      [ "$(ls "$h" | tr '\n' ' ')" = "epoch.1 epoch.2 " ] || fail "$h holds $(ls "$h" | tr '\n' ' ')"
+      [ "$(grep -c '^copy ' "$h/epoch.2/MANIFEST")" -eq "$np" ] || fail "$h's manifest lacks copy lines"
+    done
+    cmp -s "$host0/epoch.2/MANIFEST" "$host1/epoch.2/MANIFEST" || fail "the hosts' manifests differ"
+    grep -q "^copy $last $(hostname)-fake1 $((np / 2 - 1)) $(hostname)-fake0\$" "$host0/epoch.2/MANIFEST" ||
+      fail "rank $last's copy is not recorded on rank $((np / 2 - 1))"
+    cmp -s "$host1/epoch.2/rank.$last/state.bin" "$host0/epoch.2/partner/rank.$last/state.bin" ||
+      fail "rank $last's partner copy differs from its files"
+    run "$np" 0 expect 2
+    ;;
+  partner_host_lost)
+    # One host's storage is gone: its ranks restore from their partners'
+    # copies, bit for bit (checkpoint_cases.c checks every value).
+    partnered
+    run "$np" 0 steps 3
+    rm -rf "$host1"
+    run "$np" 0 expect 2
+    [ -f "$host1/epoch.2/rank.$last/state.bin" ] || fail "rank $last's files were not written back"
+    [ -f "$host1/epoch.2/MANIFEST" ] || fail "host 1's manifest was not written back"
+    ;;
+  partner_rank0_host_lost)
+    # Rank 0's host has no epoch at all: the other host's manifest decides.
+    partnered
+    run "$np" 0 steps 3
+    rm -rf "$host0"
+    run "$np" 0 expect 2
+    ;;
+  partner_restart_from)
+    # FERRY_RESTART_FROM picks an older epoch, recovered from the partners too.
+    partnered
+    run "$np" 0 steps 3
+    rm -rf "$host1"
+    export FERRY_RESTART_FROM=1; run "$np" 0 expect 1
+    export FERRY_RESTART_FROM=9; run "$np" 0 expect_error "epoch 9 (FERRY_RESTART_FROM) cannot be restored: no host has a manifest"
+    ;;
+  partner_killed_in_hook)
+    # Rank 1 dies writing epoch 2: no host publishes it, and the restart
+    # passes over it with a warning, as from a shared directory.
+    partnered
+    run "$np" nonzero kill_in_hook 2
+    [ -d "$host0/epoch.2" ] || fail "the dying job did not start epoch 2"
+    [ ! -e "$host0/epoch.2/MANIFEST" ] && [ ! -e "$host1/epoch.2/MANIFEST" ] || fail "epoch 2 was published"
+    run "$np" 0 expect 1
+    expect_in_log "MPIX_Restore: warning: epoch 2 skipped: no host has its manifest"
+    ;;
+  partner_bit_flipped)
+    partnered
+    run "$np" 0 steps 3
+    victim=$host1/epoch.2/rank.$last/state.bin
+    byte=$(od -An -tu1 -j 5000 -N1 "$victim" | tr -d ' ')
+    printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$victim" bs=1 seek=5000 conv=notrunc 2>/dev/null
+    run "$np" 0 expect 2
+    if grep -q "skipped" "$log"; then fail "a damaged file with a good partner copy made an epoch be skipped"; fi
+    ;;
+  partner_both_lost)
+    partnered
+    run "$np" 0 steps 3
+    rm -rf "$host1/epoch.2/rank.$last" "$host0/epoch.2/partner/rank.$last"
+    run "$np" 0 expect 1
+    expect_in_log "warning: epoch 2 skipped: rank $last: its files on host $(hostname)-fake1 are lost .* and so is their copy on rank $((np / 2 - 1)), host $(hostname)-fake0"
+    ;;
+  partner_one_host)
+    partnered
+    export FERRY_CHECKPOINT_TEST_RANKS_PER_HOST=$np
+    run "$np" 0 expect_error "needs ranks on at least two hosts"
+    export FERRY_CHECKPOINT_TEST_RANKS_PER_HOST=1
+    unset FERRY_CHECKPOINT_LOCAL_DIR
+    run "$np" 0 expect_error "FERRY_CHECKPOINT_REDUNDANCY=partner needs FERRY_CHECKPOINT_LOCAL_DIR"
+    export FERRY_CHECKPOINT_REDUNDANCY=xor
+    run "$np" 0 expect_error "FERRY_CHECKPOINT_REDUNDANCY=xor: expected none or partner"
     ;;
   *) fail "unknown case" ;;
 esac
