@@ -6,7 +6,8 @@
 //
 // Steered by cb_nodes and cb_config_list (how many aggregators, default
 // one per host), striping_unit (where domains begin) and cb_buffer_size
-// (how many rounds). Process 0's values are used everywhere: the plan must
+// with ferry_cb_double_buffer (how many rounds: half-size windows when
+// double-buffered). Process 0's values are used everywhere: the plan must
 // be the same on every process, or the rounds would not match.
 #include <algorithm>
 #include <map>

@@ -11,6 +11,9 @@
 //                             which write whole blocks (filling holes by
 //                             reading them first)
 //   io/two_phase_read.cc   the mirror image
+//   io/block_pipeline.cc   the aggregator's two blocks: one on its way to
+//                          (or from) the file on the I/O worker while the
+//                          other takes the next round (double buffering)
 //   io/round_messages.cc   the messages of a round, on the file's private
 //                          communicator through the internal point-to-point
 //                          layer (never through MPI_*)

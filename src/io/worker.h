@@ -4,6 +4,10 @@
 // (MPI-3.1 §13.4.1 leaves that to the implementation; codes that overlap
 // checkpoint writes with computation count on it).
 //
+// Collective IO queues its aggregators' block writes and reads here too
+// (start_task; io/block_pipeline.h), to overlap them with the next round's
+// exchange.
+//
 // One thread per process, started by the first such call, runs the queued
 // accesses one after another in the order they were started: a bounded
 // worker, never a thread per request. A pread/pwrite cannot be driven a
