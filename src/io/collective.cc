@@ -11,8 +11,8 @@
 // and views not in file order always go direct: io/access.cc locks each
 // process's range there.
 //
-// Cost: the decision is one allgather of ten words; the two-phase path ends
-// with an allgather of four (the outcome, and what each aggregator did,
+// Cost: the decision is one allgather of eleven words; the two-phase path
+// ends with an allgather of six (the outcome, and what each aggregator did,
 // for FERRY_DEBUG=io), plus an agreement on the message when one failed.
 #include "io/collective.h"
 
@@ -34,6 +34,11 @@ namespace ferry::io {
 namespace {
 
 constexpr uint64_t kMaxPerCall = 1u << 30;
+
+// What each process tells at the end of a two-phase call: failed, and as
+// an aggregator, bytes, calls, holes read, ns in the file calls, ns waited
+// for them.
+constexpr size_t kOutcomeWords = 6;
 
 const char* use_name(Use u) {
   return u == Use::kEnable ? "enable" : u == Use::kDisable ? "disable" : "automatic";
@@ -67,23 +72,34 @@ void describe(const File& f, Direction direction, const Plan& plan, const char* 
               const std::vector<int64_t>& outcome) {
   const bool writing = direction == Direction::kWrite;
   std::string line;
-  char part[160];
+  char part[256];
   std::snprintf(part, sizeof part, "%s %s from %d processes on %d host%s, %s: %s", writing ? "write_all" : "read_all",
                 amount(plan.total_bytes).c_str(), f.comm->size, plan.hosts, plan.hosts == 1 ? "" : "s", pattern,
                 path);
   line = part;
   if (!plan.aggregators.empty()) {
-    std::snprintf(part, sizeof part, ", %zu aggregator%s, %lld round%s of %s;", plan.aggregators.size(),
+    std::snprintf(part, sizeof part, ", %zu aggregator%s, %lld round%s of %s, %s;", plan.aggregators.size(),
                   plan.aggregators.size() == 1 ? "" : "s", static_cast<long long>(plan.rounds), plan.rounds == 1 ? "" : "s",
-                  amount(plan.window).c_str());
+                  amount(plan.window).c_str(),
+                  plan.double_buffered ? (writing ? "double-buffered (each write beside the next round's exchange)"
+                                                  : "double-buffered (each read beside the previous round's exchange)")
+                                       : "one block at a time");
     line += part;
     for (int a : plan.aggregators) {
-      const int64_t* o = &outcome[4 * static_cast<size_t>(a)];
-      std::snprintf(part, sizeof part, " rank %d %s %s in %lld call%s%s%s", a, writing ? "wrote" : "read",
+      const int64_t* o = &outcome[kOutcomeWords * static_cast<size_t>(a)];
+      std::snprintf(part, sizeof part, " rank %d %s %s in %lld call%s%s", a, writing ? "wrote" : "read",
                     amount(static_cast<uint64_t>(o[1])).c_str(), static_cast<long long>(o[2]), o[2] == 1 ? "" : "s",
-                    o[3] > 0 ? (", holes read " + amount(static_cast<uint64_t>(o[3]))).c_str() : "",
-                    a == plan.aggregators.back() ? "" : ";");
+                    o[3] > 0 ? (", holes read " + amount(static_cast<uint64_t>(o[3]))).c_str() : "");
       line += part;
+      // How much of the time in the file calls the aggregator did not wait
+      // for: the overlap (none when one block at a time).
+      if (plan.double_buffered && o[4] > 0) {
+        const double hidden = 1.0 - static_cast<double>(std::min(o[5], o[4])) / static_cast<double>(o[4]);
+        std::snprintf(part, sizeof part, ", its blocks %.1f ms in the file, %.0f%% of it overlapped",
+                      static_cast<double>(o[4]) / 1e6, 100.0 * hidden);
+        line += part;
+      }
+      if (a != plan.aggregators.back()) line += ";";
       if (line.size() > 800) {
         line += " ...";
         break;
@@ -97,8 +113,8 @@ void describe(const File& f, Direction direction, const Plan& plan, const char* 
 
 char* collective_buffer(int which, uint64_t bytes) {
   // Per thread, so that threads accessing different files never share one.
-  thread_local std::unique_ptr<char[]> buffers[3];
-  thread_local uint64_t sizes[3] = {0, 0, 0};
+  thread_local std::unique_ptr<char[]> buffers[4];
+  thread_local uint64_t sizes[4] = {0, 0, 0, 0};
   if (bytes > sizes[which]) {
     buffers[which] = std::make_unique_for_overwrite<char[]>(bytes);
     sizes[which] = bytes;
@@ -205,14 +221,15 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
                       : read_two_phase(f, plan, access, buffer, &report);
 
   // The end: the same outcome everywhere, and what each aggregator did.
-  int64_t mine_out[4] = {local ? 1 : 0, static_cast<int64_t>(report.bytes), static_cast<int64_t>(report.syscalls),
-                         static_cast<int64_t>(report.holes_read)};
-  std::vector<int64_t> outcome(4 * static_cast<size_t>(f.comm->size));
-  if (Err e = coll::allgather(mine_out, 4, find_datatype(MPI_INT64_T), outcome.data(), 4,
+  int64_t mine_out[kOutcomeWords] = {local ? 1 : 0, static_cast<int64_t>(report.bytes),
+                                     static_cast<int64_t>(report.syscalls), static_cast<int64_t>(report.holes_read),
+                                     static_cast<int64_t>(report.transfer_ns), static_cast<int64_t>(report.waited_ns)};
+  std::vector<int64_t> outcome(kOutcomeWords * static_cast<size_t>(f.comm->size));
+  if (Err e = coll::allgather(mine_out, kOutcomeWords, find_datatype(MPI_INT64_T), outcome.data(), kOutcomeWords,
                               find_datatype(MPI_INT64_T), f.comm))
     return e;
   bool any_failed = false;
-  for (int r = 0; r < f.comm->size; ++r) any_failed |= outcome[4 * static_cast<size_t>(r)] != 0;
+  for (int r = 0; r < f.comm->size; ++r) any_failed |= outcome[kOutcomeWords * static_cast<size_t>(r)] != 0;
   if (debug::on(debug::kIo) && f.comm->rank == 0)
     describe(f, direction, plan, pattern, "two-phase", outcome);
   if (any_failed) return agree(f.comm, std::move(local));

@@ -6,7 +6,8 @@
 //
 // Steered by cb_nodes and cb_config_list (how many aggregators, default
 // one per host), striping_unit (where domains begin) and cb_buffer_size
-// (how many rounds). Process 0's values are used everywhere: the plan must
+// with ferry_cb_double_buffer (how many rounds: half-size windows when
+// double-buffered). Process 0's values are used everywhere: the plan must
 // be the same on every process, or the rounds would not match.
 #include <algorithm>
 #include <map>
@@ -46,7 +47,8 @@ Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, R
                     h.cb_nodes,
                     h.per_host,
                     static_cast<int64_t>(use),
-                    static_cast<int64_t>(h.striping_unit)};
+                    static_cast<int64_t>(h.striping_unit),
+                    h.double_buffer == Use::kDisable ? 0 : 1};
   all->resize(static_cast<size_t>(f.comm->size));
   return coll::allgather(mine, kWords, find_datatype(MPI_INT64_T), all->data(), kWords, find_datatype(MPI_INT64_T),
                          f.comm);
@@ -55,7 +57,12 @@ Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, R
 void plan_domains(File& f, std::vector<RankRange> ranges, Plan* plan) {
   const int size = f.comm->size;
   const RankRange& zero = ranges[0];
-  plan->window = static_cast<uint64_t>(zero.cb_buffer_size);
+  // Double buffering splits the collective buffer in two blocks (as
+  // ROMIO's GPFS driver does for its threaded IO): one round's block is
+  // written or read on the I/O worker while the other takes the next
+  // round, and the aggregator still holds cb_buffer_size of blocks.
+  plan->double_buffered = zero.double_buffer != 0 && zero.cb_buffer_size >= 2;
+  plan->window = static_cast<uint64_t>(zero.cb_buffer_size) / (plan->double_buffered ? 2 : 1);
 
   // The aggregate access: processes with no data do not stretch it.
   bool any = false;

@@ -94,6 +94,9 @@ void apply_hints(Info& all, const Info* given, Hints& h, const std::string& path
   size_hint("ind_rd_buffer_size", 1, kMaxBufferSize, &h.ind_rd_buffer_size, "1 to 1073741824 bytes");
   size_hint("ind_wr_buffer_size", 1, kMaxBufferSize, &h.ind_wr_buffer_size, "1 to 1073741824 bytes");
   size_hint("striping_unit", 1, kMaxBufferSize, &h.striping_unit, "1 to 1073741824 bytes");
+  use_hint("ferry_cb_double_buffer", &h.double_buffer);
+  if (h.double_buffer == Use::kAutomatic) h.double_buffer = Use::kEnable;
+  all.set("ferry_cb_double_buffer", use_name(h.double_buffer));
 }
 
 }  // namespace ferry::io

@@ -3,9 +3,16 @@
 // (MPI_File_open, MPI_File_set_view, MPI_File_set_info), so that a data
 // access reads numbers, never strings.
 //
-//   cb_buffer_size       bytes an aggregator moves per round (16 MiB); it
-//                        holds two such buffers, one being written while
-//                        the next round's data arrives (io/two_phase_write.cc)
+//   cb_buffer_size       an aggregator's collective buffer (16 MiB): one
+//                        round's block, or, double-buffered, two blocks of
+//                        half of it (io/block_pipeline.h)
+//   ferry_cb_double_buffer  enable | disable: whether an aggregator writes
+//                        (reads) one round's block on the I/O worker while
+//                        the next round's data is exchanged (default enable;
+//                        "automatic" means enable). Ferry's own key: ROMIO
+//                        has no hint for it (its GPFS driver's threaded IO,
+//                        which halves cb_buffer_size alike, is switched by
+//                        the environment variable GPFSMPIO_PTHREADIO)
 //   cb_nodes             the most aggregators (default: one per host)
 //   cb_config_list       aggregators per host, "*:N" (default "*:1")
 //   romio_cb_write/read  enable | disable | automatic: two-phase collective
@@ -42,6 +49,7 @@ struct Hints {
   uint64_t ind_rd_buffer_size = 4u << 20;
   uint64_t ind_wr_buffer_size = 512u << 10;
   uint64_t striping_unit = 4096;
+  Use double_buffer = Use::kEnable;
 };
 
 // Merges `given` (may be nullptr) into `all` (the file's hints, what

@@ -11,6 +11,9 @@
 //                             which write whole blocks (filling holes by
 //                             reading them first)
 //   io/two_phase_read.cc   the mirror image
+//   io/block_pipeline.cc   the aggregator's two blocks: one on its way to
+//                          (or from) the file on the I/O worker while the
+//                          other takes the next round (double buffering)
 //   io/round_messages.cc   the messages of a round, on the file's private
 //                          communicator through the internal point-to-point
 //                          layer (never through MPI_*)
@@ -41,6 +44,7 @@ struct RankRange {
   int64_t first, end, bytes;
   int64_t host;    // the lowest world rank on its host
   int64_t cb_buffer_size, cb_nodes, per_host, use, striping_unit;
+  int64_t double_buffer;  // 1: ferry_cb_double_buffer enable
 };
 
 // The plan every process computes alike from all RankRanges.
@@ -50,7 +54,9 @@ struct Plan {
   uint64_t total_bytes = 0;
   std::vector<int> aggregators;   // communicator ranks, in domain order
   std::vector<uint64_t> domain_lo, domain_hi;
-  uint64_t window = 0;            // cb_buffer_size: one round of one aggregator
+  uint64_t window = 0;            // one round of one aggregator: cb_buffer_size,
+                                  // or half of it when double_buffered
+  bool double_buffered = false;   // io/block_pipeline.h
   int64_t rounds = 0;
   int my_domain = -1;             // this process's index in aggregators, or -1
   int hosts = 0;
@@ -75,6 +81,9 @@ struct AggregatorReport {
   uint64_t bytes = 0;     // written to (or read from) the file
   uint64_t syscalls = 0;  // pwrite/pread calls
   uint64_t holes_read = 0;
+  // Time in the blocks' pwrite/pread calls, and the part of it the
+  // aggregator spent waiting for them: the rest overlapped the exchange.
+  uint64_t transfer_ns = 0, waited_ns = 0;
 };
 
 // Phases 3-4: the rounds. Return this process's own error (an aggregator's
@@ -85,8 +94,9 @@ Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Bu
                    AggregatorReport* report);
 
 // The aggregator's block for one round, reused by every call of this
-// thread (so a call does not fault in fresh pages): `which` 0 or 1; 2 is
-// data sieving's window (io/data_sieving.h).
+// thread (so a call does not fault in fresh pages): `which` 0 or 1 (the
+// incoming data, or the replies); 2 is data sieving's window
+// (io/data_sieving.h); 3 the second block of a double-buffered round.
 char* collective_buffer(int which, uint64_t bytes);
 
 // pwrite/pread of a whole range, with short transfers continued and EINTR

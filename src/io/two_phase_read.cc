@@ -8,17 +8,28 @@
 // each process with its bytes, packed in its runs' order, which land
 // straight in the user's buffer when it is dense.
 //
+// Double buffering (io/block_pipeline.h; ferry_cb_double_buffer, on by
+// default): round k+1's run lists are exchanged before round k's answers,
+// so the aggregator hands round k+1's preads to the I/O worker and, while
+// they run, copies round k's pieces out of the other block and sends them.
+// Run lists and data travel under two tags, since a process now sends an
+// aggregator round k+1's list while the aggregator sends it round k's data.
+// Without it, one block, read by the aggregator itself just before it
+// answers, and round k+1's lists after round k's data.
+//
 // Cost per round: one alltoall of two words per process, a run list to
 // and a data message from each aggregator whose window a process reads,
 // one pread (or one per extent) per aggregator and a memcpy of the data.
-// The aggregator holds its block and the replies (cb_buffer_size each).
-// Steered by cb_buffer_size, and through the domains by cb_nodes,
-// cb_config_list and striping_unit. Reads past the end of the file never
-// get here: the caller shortens each access to the file's size first.
+// The aggregator holds its blocks (cb_buffer_size in all) and the replies
+// (one window). Steered by cb_buffer_size, ferry_cb_double_buffer, and
+// through the domains by cb_nodes, cb_config_list and striping_unit. Reads
+// past the end of the file never get here: the caller shortens each access
+// to the file's size first.
 #include <algorithm>
 #include <cstring>
 
 #include "base/type_pack.h"
+#include "io/block_pipeline.h"
 #include "io/errors.h"
 #include "io/round_messages.h"
 #include "io/two_phase.h"
@@ -37,7 +48,15 @@ struct RunList final : type::RunVisitor {
 
 struct Piece {
   uint64_t offset, bytes;
-  char* reply;  // where its bytes go in the replies
+  uint64_t reply;  // where its bytes go in the replies
+};
+
+// What the aggregator knows of one round once the run lists are in.
+struct Asked {
+  std::vector<int64_t> counts;  // 2 words per process: runs, bytes
+  std::vector<uint64_t> runs;   // (offset, length) pairs, by process
+  std::vector<Piece> pieces;    // in the processes' order
+  uint64_t reply_bytes = 0;     // of the pieces so far
 };
 
 class Reader {
@@ -45,17 +64,31 @@ class Reader {
   Reader(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report)
       : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report),
         dense_(const_cast<char*>(type::dense_run(*buffer.type, buffer.data, buffer.count))),
-        tag_(f.comm->next_collective_tag()) {
+        lists_tag_(f.comm->next_collective_tag()), data_tag_(f.comm->next_collective_tag()),
+        blocks_(f, plan, Direction::kRead, report) {
     const size_t n = plan.aggregators.size();
     next_.assign(n, kUnknown);
-    from_.assign(n, 0);
-    to_.assign(n, 0);
+    for (int p = 0; p < 2; ++p) {
+      from_[p].assign(n, 0);
+      to_[p].assign(n, 0);
+    }
     out_runs_.resize(n);
     in_data_.resize(n);
   }
 
   Err run() {
-    for (int64_t k = 0; k < plan_.rounds; ++k) note(round(k));
+    if (plan_.rounds > 0) note(ask(0));
+    for (int64_t k = 0; k < plan_.rounds; ++k) {
+      const bool more = k + 1 < plan_.rounds;
+      RoundMessages data(f_.comm, data_tag_);
+      post_receives(k, data);
+      // Round k+1's preads start on the worker before round k is answered.
+      if (more && blocks_.double_buffered()) note(ask(k + 1));
+      if (plan_.my_domain >= 0) answer(k, data);
+      if (Err e = data.wait()) note(std::move(e));
+      else unpack(k);
+      if (more && !blocks_.double_buffered()) note(ask(k + 1));
+    }
     return std::move(error_);
   }
 
@@ -66,136 +99,146 @@ class Reader {
     if (e && error_.ok()) error_ = std::move(e);
   }
 
-  Err round(int64_t k) {
+  // Phase 3: what this process wants from each aggregator's window of
+  // round k, told to the aggregators; an aggregator then starts reading
+  // the extents that hold what it was asked.
+  Err ask(int64_t k) {
     const size_t n = plan_.aggregators.size();
     const int size = f_.comm->size;
-    // What this process wants from each aggregator's window.
+    std::vector<uint64_t>& from = from_[k % 2];
+    std::vector<uint64_t>& to = to_[k % 2];
     std::vector<int64_t> counts(2 * static_cast<size_t>(size), 0);
     for (size_t i = 0; i < n; ++i) {
       uint64_t lo = plan_.window_lo(i, k), hi = plan_.window_hi(i, k);
       out_runs_[i].clear();
-      to_[i] = from_[i] = 0;
+      to[i] = from[i] = 0;
       if (lo >= hi || access_.bytes() == 0 || hi <= access_.first() || lo >= access_.end()) continue;
-      uint64_t from = next_[i] != kUnknown ? next_[i] : access_.packed_below(lo);
-      uint64_t to = access_.packed_below(hi);
-      next_[i] = to;
-      if (to <= from) continue;
+      uint64_t f = next_[i] != kUnknown ? next_[i] : access_.packed_below(lo);
+      uint64_t t = access_.packed_below(hi);
+      next_[i] = t;
+      if (t <= f) continue;
       RunList list(&out_runs_[i]);
-      access_.runs(from, to, list);
-      from_[i] = from;
-      to_[i] = to;
+      access_.runs(f, t, list);
+      from[i] = f;
+      to[i] = t;
       size_t agg = static_cast<size_t>(plan_.aggregators[i]);
       counts[2 * agg] = static_cast<int64_t>(out_runs_[i].size() / 2);
-      counts[2 * agg + 1] = static_cast<int64_t>(to - from);
+      counts[2 * agg + 1] = static_cast<int64_t>(t - f);
     }
-    std::vector<int64_t> in_counts;
-    if (Err e = exchange_counts(f_.comm, counts, &in_counts)) return e;
+    Asked& asked = asked_[k % 2];
+    if (Err e = exchange_counts(f_.comm, counts, &asked.counts)) return e;
 
-    // Posting order matters between two processes that are both
-    // aggregators: run lists (aggregator side) before data (process side),
-    // the order in which each sends them.
-    RoundMessages lists(f_.comm, tag_), data(f_.comm, tag_);
-    uint64_t reply_bytes = 0;
+    RoundMessages lists(f_.comm, lists_tag_);
     if (plan_.my_domain >= 0) {
       uint64_t words = 0;
-      for (int s = 0; s < size; ++s) {
-        words += 2 * static_cast<uint64_t>(in_counts[2 * static_cast<size_t>(s)]);
-        reply_bytes += static_cast<uint64_t>(in_counts[2 * static_cast<size_t>(s) + 1]);
-      }
-      in_runs_.resize(words);
+      for (int s = 0; s < size; ++s) words += 2 * static_cast<uint64_t>(asked.counts[2 * static_cast<size_t>(s)]);
+      asked.runs.resize(words);
       uint64_t w = 0;
       for (int s = 0; s < size; ++s) {
-        uint64_t nw = 2 * static_cast<uint64_t>(in_counts[2 * static_cast<size_t>(s)]);
-        lists.recv_words(in_runs_.data() + w, nw, s);
+        uint64_t nw = 2 * static_cast<uint64_t>(asked.counts[2 * static_cast<size_t>(s)]);
+        lists.recv_words(asked.runs.data() + w, nw, s);
         w += nw;
       }
     }
-    for (size_t i = 0; i < n; ++i) {
-      if (to_[i] <= from_[i]) continue;
-      char* into = dense_ != nullptr ? dense_ + from_[i] : nullptr;
-      if (into == nullptr) {
-        in_data_[i].resize(to_[i] - from_[i]);
-        into = in_data_[i].data();
-      }
-      data.recv(into, to_[i] - from_[i], plan_.aggregators[i]);
-    }
     for (size_t i = 0; i < n; ++i)
       if (!out_runs_[i].empty()) lists.send_words(out_runs_[i].data(), out_runs_[i].size(), plan_.aggregators[i]);
-
-    // The aggregator reads its window and answers.
     Err local = lists.wait();
-    if (plan_.my_domain >= 0) {
-      char* replies = collective_buffer(1, reply_bytes);
-      if (local.ok()) local = read_window(k, in_counts, replies);
-      char* at = replies;
-      for (int s = 0; s < size; ++s) {
-        uint64_t nb = static_cast<uint64_t>(in_counts[2 * static_cast<size_t>(s) + 1]);
-        data.send(at, nb, s);  // also after a failure: nobody waits in vain
-        at += nb;
-      }
-    }
-    note(std::move(local));
-    if (Err e = data.wait()) return e;
-
-    // Unpack what did not land in place.
-    if (dense_ == nullptr)
-      for (size_t i = 0; i < n; ++i)
-        if (to_[i] > from_[i])
-          type::unpack(*buffer_.type, buffer_.data, buffer_.count, from_[i], to_[i] - from_[i], in_data_[i].data());
-    return {};
+    if (plan_.my_domain >= 0 && local.ok()) local = start_reading(k, asked);
+    return local;
   }
 
-  Err read_window(int64_t k, const std::vector<int64_t>& in_counts, char* replies) {
+  // The pieces of round k and the extents of the window that hold them,
+  // handed to the block pipeline.
+  Err start_reading(int64_t k, Asked& asked) {
     const size_t me = static_cast<size_t>(plan_.my_domain);
     const uint64_t lo = plan_.window_lo(me, k), hi = plan_.window_hi(me, k);
-    pieces_.clear();
-    char* at = replies;
+    asked.pieces.clear();
+    asked.reply_bytes = 0;
     size_t w = 0;
     for (int s = 0; s < f_.comm->size; ++s) {
-      uint64_t runs = static_cast<uint64_t>(in_counts[2 * static_cast<size_t>(s)]);
+      uint64_t runs = static_cast<uint64_t>(asked.counts[2 * static_cast<size_t>(s)]);
       for (uint64_t r = 0; r < runs; ++r, w += 2) {
-        Piece p{in_runs_[w], in_runs_[w + 1], at};
+        Piece p{asked.runs[w], asked.runs[w + 1], asked.reply_bytes};
         if (p.offset < lo || p.offset + p.bytes > hi)
           return fail(MPI_ERR_INTERN, "collective read: process %d asked for [%llu, +%llu) outside the window "
                       "[%llu, %llu)", s, static_cast<unsigned long long>(p.offset),
                       static_cast<unsigned long long>(p.bytes), static_cast<unsigned long long>(lo),
                       static_cast<unsigned long long>(hi));
-        at += p.bytes;
-        pieces_.push_back(p);
+        asked.reply_bytes += p.bytes;
+        asked.pieces.push_back(p);
       }
     }
-    if (pieces_.empty()) return {};
+    if (asked.pieces.empty()) return {};
     auto by_offset = [](const Piece& a, const Piece& b) { return a.offset < b.offset; };
-    std::vector<Piece> sorted = pieces_;
+    std::vector<Piece> sorted = asked.pieces;
     if (!std::is_sorted(sorted.begin(), sorted.end(), by_offset)) std::sort(sorted.begin(), sorted.end(), by_offset);
 
     // Extents: the pieces merged where they touch or overlap.
-    extents_.clear();
+    std::vector<Extent> extents;
     uint64_t data_bytes = 0;
     for (const Piece& p : sorted) {
-      if (extents_.empty() || p.offset > extents_.back().second) extents_.push_back({p.offset, p.offset + p.bytes});
-      else extents_.back().second = std::max(extents_.back().second, p.offset + p.bytes);
-    }
-    for (const auto& [s, e] : extents_) data_bytes += e - s;
-    const uint64_t first = extents_.front().first, end = extents_.back().second;
-    char* block = collective_buffer(0, plan_.window);
-    // Data sieving: one read of the span, unless it would read more hole
-    // than data.
-    if (extents_.size() == 1 || end - first - data_bytes <= data_bytes) {
-      if (int err = read_range(f_.fd, block + (first - lo), end - first, first))
-        return system_error(err, "cannot read (collectively) a range of", f_.path);
-      report_->syscalls++;
-      report_->bytes += end - first;
-    } else {
-      for (const auto& [s, e] : extents_) {
-        if (int err = read_range(f_.fd, block + (s - lo), e - s, s))
-          return system_error(err, "cannot read (collectively) a range of", f_.path);
-        report_->syscalls++;
-        report_->bytes += e - s;
+      if (extents.empty() || p.offset > extents.back().offset + extents.back().bytes) {
+        extents.push_back({p.offset, p.bytes});
+      } else {
+        Extent& e = extents.back();
+        e.bytes = std::max(e.offset + e.bytes, p.offset + p.bytes) - e.offset;
       }
     }
-    for (const Piece& p : pieces_) std::memcpy(p.reply, block + (p.offset - lo), p.bytes);
+    for (const Extent& e : extents) data_bytes += e.bytes;
+    const uint64_t first = extents.front().offset, end = extents.back().offset + extents.back().bytes;
+    // Data sieving: one read of the span, unless it would read more hole
+    // than data.
+    if (extents.size() > 1 && end - first - data_bytes <= data_bytes) extents = {{first, end - first}};
+    blocks_.start(k, lo, std::move(extents));
     return {};
+  }
+
+  // Where round k's bytes from each aggregator land.
+  void post_receives(int64_t k, RoundMessages& data) {
+    const std::vector<uint64_t>& from = from_[k % 2];
+    const std::vector<uint64_t>& to = to_[k % 2];
+    for (size_t i = 0; i < plan_.aggregators.size(); ++i) {
+      if (to[i] <= from[i]) continue;
+      char* into = dense_ != nullptr ? dense_ + from[i] : nullptr;
+      if (into == nullptr) {
+        in_data_[i].resize(to[i] - from[i]);
+        into = in_data_[i].data();
+      }
+      data.recv(into, to[i] - from[i], plan_.aggregators[i]);
+    }
+  }
+
+  // Phase 4: round k's block, once read, copied out to whoever asked.
+  void answer(int64_t k, RoundMessages& data) {
+    const Asked& asked = asked_[k % 2];
+    Err local = blocks_.finish(k);
+    // Sized by what was asked, not by the pieces: after a failure the
+    // replies are sent all the same.
+    uint64_t reply_bytes = 0;
+    for (int s = 0; s < f_.comm->size; ++s) reply_bytes += static_cast<uint64_t>(asked.counts[2 * static_cast<size_t>(s) + 1]);
+    char* replies = collective_buffer(1, reply_bytes);
+    if (local.ok()) {
+      const uint64_t lo = plan_.window_lo(static_cast<size_t>(plan_.my_domain), k);
+      const char* block = blocks_.block(k);
+      for (const Piece& p : asked.pieces) std::memcpy(replies + p.reply, block + (p.offset - lo), p.bytes);
+    }
+    char* at = replies;
+    for (int s = 0; s < f_.comm->size; ++s) {
+      uint64_t nb = static_cast<uint64_t>(asked.counts[2 * static_cast<size_t>(s) + 1]);
+      data.send(at, nb, s);  // also after a failure: nobody waits in vain
+      at += nb;
+    }
+    note(std::move(local));
+  }
+
+  // What did not land in place.
+  void unpack(int64_t k) {
+    if (dense_ != nullptr) return;
+    const std::vector<uint64_t>& from = from_[k % 2];
+    const std::vector<uint64_t>& to = to_[k % 2];
+    for (size_t i = 0; i < plan_.aggregators.size(); ++i)
+      if (to[i] > from[i])
+        type::unpack(*buffer_.type, buffer_.data, buffer_.count, from[i], to[i] - from[i], in_data_[i].data());
   }
 
   File& f_;
@@ -204,15 +247,16 @@ class Reader {
   const Buffer& buffer_;
   AggregatorReport* report_;
   char* dense_;
-  int tag_;
+  int lists_tag_, data_tag_;
+  BlockPipeline blocks_;
   Err error_;
 
-  std::vector<uint64_t> next_, from_, to_;
+  // The asking side, per aggregator; from_/to_ by the round's parity.
+  std::vector<uint64_t> next_, from_[2], to_[2];
   std::vector<std::vector<uint64_t>> out_runs_;
   std::vector<std::vector<char>> in_data_;
-  std::vector<uint64_t> in_runs_;
-  std::vector<Piece> pieces_;
-  std::vector<std::pair<uint64_t, uint64_t>> extents_;
+  // The aggregator's side, by the round's parity.
+  Asked asked_[2];
 };
 
 }  // namespace

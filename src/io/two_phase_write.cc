@@ -10,15 +10,17 @@
 // read when there are many: read-modify-write only where there is a hole,
 // and a block with none is written without reading.
 //
-// Double buffering: round k+1's messages are posted before round k's block
-// is written, so the senders are not held up by the aggregator's pwrite:
-// what the transport can take without the aggregator's help (a shared-memory
-// ring's free space, the socket buffers) moves meanwhile; the rest (a
-// rendezvous needs the receiver to answer) moves when the aggregator waits
-// for round k+1. A writer thread would overlap all of it; not done yet.
-// The aggregator holds two buffers: its block and the incoming data of the
-// next round (each cb_buffer_size when processes do not write the same
-// bytes).
+// Double buffering (io/block_pipeline.h; ferry_cb_double_buffer, on by
+// default): the aggregator hands round k's block to the I/O worker thread
+// and goes on with round k+1 (its counts, its messages, the copy into the
+// other block) while the worker writes; it waits for the worker before the
+// block is reused for round k+2, and for all of it before the call ends.
+// The two blocks are halves of cb_buffer_size. Without it, one block of
+// cb_buffer_size is written by the aggregator itself, with round k+1's
+// messages posted first so that what the transport takes without the
+// aggregator (a shared-memory ring's free space, the socket buffers) moves
+// meanwhile. Either way the incoming data of one round takes a staging
+// buffer of one window besides.
 //
 // Cost per round: one alltoall of two words per process (the counts), two
 // messages from each process to each aggregator whose window it touches,
@@ -30,6 +32,7 @@
 #include <cstring>
 
 #include "base/type_pack.h"
+#include "io/block_pipeline.h"
 #include "io/errors.h"
 #include "io/round_messages.h"
 #include "io/two_phase.h"
@@ -60,7 +63,7 @@ class Writer {
   Writer(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report)
       : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report),
         dense_(type::dense_run(*buffer.type, buffer.data, buffer.count)),
-        messages_(f.comm, f.comm->next_collective_tag()) {
+        messages_(f.comm, f.comm->next_collective_tag()), blocks_(f, plan, Direction::kWrite, report) {
     const size_t n = plan.aggregators.size();
     next_.assign(n, kUnknown);
     out_runs_.resize(n);
@@ -68,13 +71,23 @@ class Writer {
   }
 
   Err run() {
+    const bool aggregator = plan_.my_domain >= 0;
     note(post_round(0));
     for (int64_t k = 0; k < plan_.rounds; ++k) {
       note(messages_.wait());
-      if (plan_.my_domain >= 0) note(assemble(k));
+      if (aggregator) {
+        // Round k's block was round k-2's: the worker must be done with it.
+        note(blocks_.finish(k - 2));
+        note(assemble(k));
+        if (error_.ok() && block_bytes_ > 0) blocks_.start(k, lo_, {{first_, block_bytes_}});
+      }
       if (k + 1 < plan_.rounds) note(post_round(k + 1));
-      // Round k+1's data is in flight while the block goes to the file.
-      if (plan_.my_domain >= 0 && error_.ok()) note(write_block());
+      // One block: written here, with round k+1's data in flight.
+      if (aggregator && !blocks_.double_buffered()) note(blocks_.finish(k));
+    }
+    if (aggregator) {
+      note(blocks_.finish(plan_.rounds - 2));
+      note(blocks_.finish(plan_.rounds - 1));
     }
     return std::move(error_);
   }
@@ -179,7 +192,7 @@ class Writer {
       if (p.offset > end) holes_.push_back({end, p.offset - end, nullptr});
       end = std::max(end, p.offset + p.bytes);
     }
-    block_ = collective_buffer(0, plan_.window);
+    block_ = blocks_.block(k);
     if (!holes_.empty()) {
       if (holes_.size() <= kFewHoles) {
         for (const Piece& h : holes_) {
@@ -200,20 +213,6 @@ class Writer {
     return {};
   }
 
-  Err write_block() {
-    if (block_bytes_ == 0) return {};
-    if (int err = write_range(f_.fd, block_ + (first_ - lo_), block_bytes_, first_)) {
-      char what[128];
-      std::snprintf(what, sizeof what, "cannot write %llu bytes at offset %llu of",
-                    static_cast<unsigned long long>(block_bytes_), static_cast<unsigned long long>(first_));
-      return system_error(err, what, f_.path);
-    }
-    report_->syscalls++;
-    report_->bytes += block_bytes_;
-    block_bytes_ = 0;
-    return {};
-  }
-
   File& f_;
   const Plan& plan_;
   const FlatAccess& access_;
@@ -221,6 +220,7 @@ class Writer {
   AggregatorReport* report_;
   const char* dense_;
   RoundMessages messages_;
+  BlockPipeline blocks_;
   Err error_;
 
   // The sending side, per aggregator.

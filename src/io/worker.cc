@@ -23,6 +23,7 @@ namespace {
 // program allocates nothing per request.
 struct Job {
   File* file;
+  Task* task;  // the runtime's own work, or nullptr: an access
   const char* call;
   Direction direction;
   MPI_Offset offset;
@@ -88,7 +89,7 @@ class Worker final : public progress::Source {
     for (Job* job : done) {
       Request* r = job->request;
       r->status = job->status;
-      datatypes::release(job->buffer.type);
+      if (job->buffer.type != nullptr) datatypes::release(job->buffer.type);
       job->file->background.fetch_sub(1, std::memory_order_release);
       complete(r, job->result);
       job->result = Err();
@@ -110,13 +111,17 @@ class Worker final : public progress::Source {
         job = queue_.front();
         queue_.pop_front();
       }
-      MPI_Status status{};
-      Err e = access(*job->file, job->direction, Where::kFromPointer, job->offset, job->buffer, &status);
-      // The wait reports it: say which call started the access, and on
-      // which file.
-      if (!e.ok()) e = fail(e.mpi_class(), "%s: %s", job->call, e.message().c_str());
-      job->result = std::move(e);
-      job->status = status;
+      if (job->task != nullptr) {
+        job->task->run();
+      } else {
+        MPI_Status status{};
+        Err e = access(*job->file, job->direction, Where::kFromPointer, job->offset, job->buffer, &status);
+        // The wait reports it: say which call started the access, and on
+        // which file.
+        if (!e.ok()) e = fail(e.mpi_class(), "%s: %s", job->call, e.message().c_str());
+        job->result = std::move(e);
+        job->status = status;
+      }
       {
         std::lock_guard<std::mutex> hold(mutex_);
         finished_.push_back(job);
@@ -156,9 +161,28 @@ Err start(File& f, const char* call, Direction direction, MPI_Offset offset, con
   r->active = true;
   r->complete = false;
   datatypes::retain(buffer.type);  // the program may free it before the access ends
-  *job = Job{&f, call, direction, offset, buffer, r, Err(), MPI_Status{}};
+  *job = Job{&f, nullptr, call, direction, offset, buffer, r, Err(), MPI_Status{}};
   if (Err e = w.submit(job)) {
     datatypes::release(buffer.type);
+    requests::release(r);
+    delete job;
+    return e;
+  }
+  *out = r;
+  return {};
+}
+
+Err start_task(File& f, Task* task, Request** out) {
+  progress::Lock lock;
+  Worker& w = the_worker();
+  Job* job = w.take_spare();
+  Request* r = requests::acquire();
+  r->kind = Request::Kind::kCollective;
+  r->comm = f.comm;
+  r->active = true;
+  r->complete = false;
+  *job = Job{&f, task, "", Direction::kWrite, 0, Buffer{}, r, Err(), MPI_Status{}};
+  if (Err e = w.submit(job)) {
     requests::release(r);
     delete job;
     return e;

@@ -4,6 +4,10 @@
 // (MPI-3.1 §13.4.1 leaves that to the implementation; codes that overlap
 // checkpoint writes with computation count on it).
 //
+// Collective IO queues its aggregators' block writes and reads here too
+// (start_task; io/block_pipeline.h), to overlap them with the next round's
+// exchange.
+//
 // One thread per process, started by the first such call, runs the queued
 // accesses one after another in the order they were started: a bounded
 // worker, never a thread per request. A pread/pwrite cannot be driven a
@@ -45,6 +49,21 @@ Err start(File& f, const char* call, Direction direction, MPI_Offset offset, con
 // that meets the end of the file still reports its shorter count).
 Err start_access(File& f, const char* call, Direction direction, Where where, MPI_Offset offset,
                  const Buffer& buffer, Request** out);
+
+// Work of the runtime's own for the worker, run in the same queue after
+// what was started before it: collective IO's block transfers
+// (io/block_pipeline.h), the pwrite of one round's block while the next
+// round's data is exchanged. run() must not call into MPI or the engine.
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual void run() = 0;
+};
+
+// Queues `task` (kept alive by the caller until the request completes) and
+// returns its request, complete once run() has returned; the caller waits
+// for it and releases it (requests::release). Its results are the task's.
+Err start_task(File& f, Task* task, Request** out);
 
 // Waits until no access of `f` is queued or running (MPI_File_close,
 // MPI_File_set_view).

@@ -11,6 +11,8 @@
  *   --sync             MPI_File_sync inside the timed part (writes)
  *   --reps N           timed calls (default 5), after one untimed call
  *   --dir PATH         where the file goes (default $TMPDIR or /tmp)
+ *   --hint KEY=VALUE   an MPI_Info hint for MPI_File_open (repeatable), e.g.
+ *                      ferry_cb_double_buffer=disable
  *
  * Prints "# pattern op ranks bytes MB/s" and one line; MB/s is the bytes of
  * one call over the median, across calls, of the slowest rank's time
@@ -31,6 +33,8 @@ int main(int argc, char **argv) {
   const char *pattern = "array", *op = "write", *dir = getenv("TMPDIR");
   int reps = 5, edge = 256, sync = 0;
   long total = 64L << 20;
+  const char *hints[16];
+  int nhints = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--pattern") && i + 1 < argc) pattern = argv[++i];
     else if (!strcmp(argv[i], "--op") && i + 1 < argc) op = argv[++i];
@@ -39,6 +43,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--total") && i + 1 < argc) total = atol(argv[++i]) << 20;
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
     else if (!strcmp(argv[i], "--sync")) sync = 1;
+    else if (!strcmp(argv[i], "--hint") && i + 1 < argc && nhints < 16) hints[nhints++] = argv[++i];
   }
   if (dir == NULL || !*dir) dir = "/tmp";
   MPI_Init(&argc, &argv);
@@ -80,8 +85,20 @@ int main(int argc, char **argv) {
   char path[512];
   if (rank == 0) snprintf(path, sizeof path, "%s/io_collective.%d.%ld", dir, (int)getpid(), (long)size);
   MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Info info = MPI_INFO_NULL;
+  if (nhints > 0) MPI_Info_create(&info);
+  for (int h = 0; h < nhints; h++) {
+    char key[256];
+    const char *eq = strchr(hints[h], '=');
+    if (eq == NULL || eq - hints[h] >= (long)sizeof key) continue;
+    memcpy(key, hints[h], (size_t)(eq - hints[h]));
+    key[eq - hints[h]] = '\0';
+    MPI_Info_set(info, key, eq + 1);
+  }
   MPI_File fh;
-  if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS) {
+  int opened = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (opened != MPI_SUCCESS) {
     fprintf(stderr, "io_collective: cannot open %s\n", path);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }

@@ -42,6 +42,8 @@ TEST(IoHints, ParsedValidatedAndReportedInEffect) {
   EXPECT_EQ(*all.get("romio_ds_read"), "automatic");
   EXPECT_EQ(*all.get("ind_wr_buffer_size"), "524288");
   EXPECT_EQ(*all.get("somebody_elses_key"), "x");
+  EXPECT_EQ(h.double_buffer, Use::kEnable);
+  EXPECT_EQ(*all.get("ferry_cb_double_buffer"), "enable");
   // Later hints change what they name and keep the rest.
   Info more;
   more.set("cb_buffer_size", "2147483648");  // above 1 GiB: ignored
@@ -51,6 +53,20 @@ TEST(IoHints, ParsedValidatedAndReportedInEffect) {
   EXPECT_EQ(h.cb_nodes, 2);
   EXPECT_EQ(*all.get("cb_nodes"), "2");
   EXPECT_EQ(*all.get("cb_config_list"), "*:3");
+  // ferry_cb_double_buffer: enable or disable ("automatic" is enable).
+  Info db;
+  db.set("ferry_cb_double_buffer", "Disable");
+  apply_hints(all, &db, h, "/f");
+  EXPECT_EQ(h.double_buffer, Use::kDisable);
+  EXPECT_EQ(*all.get("ferry_cb_double_buffer"), "disable");
+  db.set("ferry_cb_double_buffer", "sometimes");  // ignored: stays disabled
+  apply_hints(all, &db, h, "/f");
+  EXPECT_EQ(h.double_buffer, Use::kDisable);
+  EXPECT_EQ(*all.get("ferry_cb_double_buffer"), "disable");
+  db.set("ferry_cb_double_buffer", "automatic");
+  apply_hints(all, &db, h, "/f");
+  EXPECT_EQ(h.double_buffer, Use::kEnable);
+  EXPECT_EQ(*all.get("ferry_cb_double_buffer"), "enable");
 }
 
 TEST(IoFlatten, PackedRangesOfFileRangesMatchAByteModel) {
@@ -154,6 +170,29 @@ TEST(IoPlan, DomainsCoverTheRangeOnStripeBoundaries) {
         ASSERT_EQ(w, p.domain_hi[i]);
       }
     }
+}
+
+TEST(IoPlan, DoubleBufferingSplitsTheCollectiveBufferInTwoBlocks) {
+  // ferry_cb_double_buffer: two blocks of half of cb_buffer_size, so twice
+  // the rounds; rank 0's choice is everyone's.
+  std::vector<RankRange> r = six_on_two_hosts(1, 1, 4096, 3000);
+  for (RankRange& one : r) one.double_buffer = 0;
+  r[0].double_buffer = 1;
+  Plan p = plan_for(r, 0);
+  EXPECT_TRUE(p.double_buffered);
+  EXPECT_EQ(p.window, 1500u);
+  EXPECT_EQ(p.rounds, static_cast<int64_t>((p.end - p.first + 1499) / 1500));
+  r[0].double_buffer = 0;
+  for (size_t i = 1; i < r.size(); ++i) r[i].double_buffer = 1;
+  p = plan_for(r, 0);
+  EXPECT_FALSE(p.double_buffered);
+  EXPECT_EQ(p.window, 3000u);
+  // A buffer of one byte cannot be halved: one block.
+  r = six_on_two_hosts(1, 1, 4096, 1);
+  r[0].double_buffer = 1;
+  p = plan_for(r, 0);
+  EXPECT_FALSE(p.double_buffered);
+  EXPECT_EQ(p.window, 1u);
 }
 
 TEST(IoPlan, ProcessesWithoutDataDoNotStretchTheRange) {

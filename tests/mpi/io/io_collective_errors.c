@@ -10,6 +10,11 @@
  * Afterwards the file still works: a collective write within the limit
  * succeeds. Last, one rank passes a bad argument (count -1) to a collective
  * write: it gets MPI_ERR_COUNT, and the others an error too, not a hang.
+ *
+ * cb_buffer_size 64 KiB: the writes take several rounds, double-buffered (the
+ * default: a round's block is written on the I/O worker while the next is
+ * exchanged, so the failure is found rounds later); with the argument
+ * "single", ferry_cb_double_buffer=disable (one block at a time).
  */
 #define TEST_NAME "io_collective_errors"
 #include "mpitest.h"
@@ -55,6 +60,7 @@ int main(int argc, char **argv) {
   MPI_Info_set(info, "romio_cb_write", "enable");
   MPI_Info_set(info, "cb_nodes", "1");
   MPI_Info_set(info, "cb_buffer_size", "65536");
+  if (argc > 1 && strcmp(argv[1], "single") == 0) MPI_Info_set(info, "ferry_cb_double_buffer", "disable");
   MPI_Status st;
   MPI_Datatype filetype;
 

@@ -5,9 +5,10 @@
  * displacement, an offset inside the view, dense and strided memory), each
  * written with MPI_File_write_at_all under random collective-buffering
  * hints (tiny cb_buffer_size: many rounds; cb_nodes; striping_unit;
- * romio_cb_write enable/automatic/disable). The reference is the same data
- * written to a second file by each rank with plain pwrite calls, one per
- * piece, from the test's own map of the view; the two files must be equal
+ * romio_cb_write enable/automatic/disable; ferry_cb_double_buffer enable or
+ * disable). The reference is the same data written to a second file by
+ * each rank with plain pwrite calls, one per piece, from the test's own map
+ * of the view; the two files must be equal
  * byte for byte. Then MPI_File_read_at_all reads the data back through the
  * view, and every byte (and every gap of a strided memory type) is checked.
  *
@@ -138,6 +139,7 @@ static void iteration(int it, const char *path_mpi, const char *path_ref, MPI_Fi
   const char *mode = modes[pick(4)];
   MPI_Info_set(info, "romio_cb_write", mode);
   MPI_Info_set(info, "romio_cb_read", mode);
+  MPI_Info_set(info, "ferry_cb_double_buffer", pick(2) ? "enable" : "disable");
 
   /* This rank's share: a random part of its data in `tiles` tiles, from a
    * random offset inside the view; dense or strided memory. */

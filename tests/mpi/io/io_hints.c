@@ -54,6 +54,7 @@ int main(int argc, char **argv) {
     expect(fh, "cb_config_list", "*:1");
     expect(fh, "ind_rd_buffer_size", "4194304");
     expect(fh, "ind_wr_buffer_size", "524288");
+    expect(fh, "ferry_cb_double_buffer", "enable");
   }
   expect(fh, "app_private_key", "kept");
 

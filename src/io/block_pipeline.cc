@@ -1,0 +1,101 @@
+#include "io/block_pipeline.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "io/errors.h"
+#include "progress/progress.h"
+
+namespace ferry::io {
+namespace {
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+}  // namespace
+
+BlockPipeline::BlockPipeline(File& f, const Plan& plan, Direction direction, AggregatorReport* report)
+    : f_(f), plan_(plan), direction_(direction), report_(report) {
+  if (plan.my_domain < 0) return;
+  // Taken once for the call: the worker may be using one while the other
+  // is filled, so neither may move.
+  blocks_[0] = collective_buffer(0, plan.window);
+  if (plan.double_buffered) blocks_[1] = collective_buffer(3, plan.window);
+}
+
+BlockPipeline::~BlockPipeline() {
+  for (Transfer& t : transfers_)
+    if (t.round >= 0) (void)finish(t.round);
+}
+
+void BlockPipeline::Transfer::run() {
+  const uint64_t t0 = now_ns();
+  for (const Extent& e : extents) {
+    char* at = block + (e.offset - lo);
+    err = direction == Direction::kWrite ? write_range(fd, at, e.bytes, e.offset) : read_range(fd, at, e.bytes, e.offset);
+    if (err != 0) {
+      failed = e;
+      break;
+    }
+    syscalls++;
+    bytes += e.bytes;
+  }
+  ns = now_ns() - t0;
+}
+
+void BlockPipeline::start(int64_t k, uint64_t window_lo, std::vector<Extent> extents) {
+  Transfer& t = transfers_[slot(k)];
+  t.fd = f_.fd;
+  t.direction = direction_;
+  t.block = block(k);
+  t.lo = window_lo;
+  t.extents = std::move(extents);
+  t.round = k;
+  t.request = nullptr;
+  t.err = 0;
+  t.syscalls = t.bytes = t.ns = 0;
+  if (t.extents.empty() || !plan_.double_buffered) return;
+  // Were the worker not to start, the transfer runs at finish() instead.
+  if (Err e = worker::start_task(f_, &t, &t.request)) t.request = nullptr;
+}
+
+Err BlockPipeline::finish(int64_t k) {
+  if (k < 0) return {};
+  Transfer& t = transfers_[slot(k)];
+  if (t.round != k) return {};
+  t.round = -1;
+  if (t.extents.empty()) return {};
+  if (t.request != nullptr) {
+    // The worker still reads from (or fills) the block: wait, driving
+    // progress meanwhile (other rounds' messages move).
+    const uint64_t t0 = now_ns();
+    {
+      progress::Lock lock;
+      Request* r = t.request;
+      progress::wait_until(lock, [r] { return r->complete; });
+      requests::release(r);
+    }
+    t.request = nullptr;
+    report_->waited_ns += now_ns() - t0;
+  } else {
+    t.run();
+    report_->waited_ns += t.ns;
+  }
+  report_->transfer_ns += t.ns;
+  report_->syscalls += t.syscalls;
+  report_->bytes += t.bytes;
+  if (t.err == 0) return {};
+  char what[128];
+  if (direction_ == Direction::kWrite)
+    std::snprintf(what, sizeof what, "cannot write %llu bytes at offset %llu of",
+                  static_cast<unsigned long long>(t.failed.bytes), static_cast<unsigned long long>(t.failed.offset));
+  else
+    std::snprintf(what, sizeof what, "cannot read (collectively) %llu bytes at offset %llu of",
+                  static_cast<unsigned long long>(t.failed.bytes), static_cast<unsigned long long>(t.failed.offset));
+  return system_error(t.err, what, f_.path);
+}
+
+}  // namespace ferry::io
