@@ -14,16 +14,13 @@
 
 #include "base/communicator.h"
 #include "base/error.h"
-#include "base/request.h"
+#include "p2p/message_batch.h"
 
 namespace ferry::io {
 
 class RoundMessages {
  public:
-  RoundMessages(Communicator* c, int tag) : comm_(c), tag_(tag) {}
-  ~RoundMessages();
-  RoundMessages(const RoundMessages&) = delete;
-  RoundMessages& operator=(const RoundMessages&) = delete;
+  RoundMessages(Communicator* c, int tag) : batch_(c, tag) {}
 
   // `bytes` of raw data; 64-bit words for the run lists. Nothing is posted
   // for an empty message (both sides know its size in advance).
@@ -32,15 +29,10 @@ class RoundMessages {
   void recv_words(uint64_t* words, uint64_t n, int source);
   void send_words(const uint64_t* words, uint64_t n, int dest);
   // Waits for every message posted since the last wait; the first error.
-  Err wait();
+  Err wait() { return batch_.wait(); }
 
  private:
-  void post(bool sending, const void* data, uint64_t count, bool words, int peer);
-
-  Communicator* comm_;
-  int tag_;
-  std::vector<Request*> pending_;
-  Err error_;
+  p2p::MessageBatch batch_;  // waits, in its destructor, for what is still in flight
 };
 
 // The counts of one round: each process tells each other process two

@@ -17,7 +17,7 @@
 #include "fault/crc32c.h"
 #include "fault/durable.h"
 #include "fault/partner.h"
-#include "p2p/pt2pt.h"
+#include "p2p/message_batch.h"
 #include "progress/progress.h"
 #include "runtime/runtime.h"
 
@@ -37,51 +37,21 @@ std::string my_host() {
   return real + "-fake" + std::to_string(job().rank / fake);
 }
 
-// The sends and receives of one exchange round, waited for together (the
-// same as io/round_messages.h, which sits above this layer). Both sides post
-// their messages in the same order; MPI-3.1 §3.5's non-overtaking rule
-// matches them under one tag.
+// The sends and receives of one exchange round, in bytes, waited for
+// together (p2p/message_batch.h).
 class Round {
  public:
-  Round(Communicator* c, int tag) : comm_(c), tag_(tag) {}
-  ~Round() { (void)wait(); }
-  void send(const void* data, uint64_t bytes, int dest) { post(true, const_cast<void*>(data), bytes, dest); }
-  void recv(void* data, uint64_t bytes, int source) { post(false, data, bytes, source); }
-  Err wait() {
-    if (!pending_.empty()) {
-      progress::Lock lock;
-      progress::wait_until(lock, [this] {
-        return std::all_of(pending_.begin(), pending_.end(), [](const Request* r) { return r->complete; });
-      });
-      for (Request* r : pending_) {
-        if (r->error != MPI_SUCCESS && error_.ok())
-          error_ = Err(error_code::class_of(r->error), error_code::text(r->error));
-        requests::release(r);
-      }
-      pending_.clear();
-    }
-    Err e = std::move(error_);
-    error_ = Err();
-    return e;
+  Round(Communicator* c, int tag) : batch_(c, tag) {}
+  void send(const void* data, uint64_t bytes, int dest) {
+    batch_.send(data, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE), dest);
   }
+  void recv(void* data, uint64_t bytes, int source) {
+    batch_.recv(data, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE), source);
+  }
+  Err wait() { return batch_.wait(); }
 
  private:
-  void post(bool sending, void* data, uint64_t bytes, int peer) {
-    if (bytes == 0 || !error_.ok()) return;
-    const Datatype* byte = find_datatype(MPI_BYTE);
-    Request* r = nullptr;
-    const MPI_Count count = static_cast<MPI_Count>(bytes);
-    Err e = sending ? pt2pt::isend(pt2pt::Message{data, count, byte}, peer, tag_, comm_, Request::Mode::kStandard,
-                                   &r, pt2pt::Context::kCollective)
-                    : pt2pt::irecv(data, count, byte, peer, tag_, comm_, &r, pt2pt::Context::kCollective);
-    if (r != nullptr) pending_.push_back(r);
-    if (e && error_.ok()) error_ = std::move(e);
-  }
-
-  Communicator* comm_;
-  int tag_;
-  std::vector<Request*> pending_;
-  Err error_;
+  p2p::MessageBatch batch_;
 };
 
 // Reads exactly `size` bytes of `path` into `into`; a file of another size
