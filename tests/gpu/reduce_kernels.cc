@@ -9,7 +9,7 @@
 // ferry_common only, with libstdc++ static, so it runs on a GPU machine
 // without PMIx or hwloc (scripts/gpu-bundle carries it, tests/gpu/run.sh
 // runs it). GPU memory is allocated through libcuda.so.1 directly
-// (dlopen), as Ferry itself does not allocate it.
+// (dlopen), apart from the table under test.
 #include <dlfcn.h>
 
 #include <chrono>
