@@ -15,6 +15,9 @@
  * restarted prints the same one as a run that never stopped.
  * --kill-at STEP makes rank 0 die (SIGKILL) after that step in the first
  * attempt (not in a restarted one), for tests.
+ * --hold-at STEP makes rank 0 print "heat2d: holding at step STEP" after that
+ * step in the first attempt and sleep 60 s, so that a test can kill a node
+ * daemon while the job is known to be mid-run.
  */
 #include <mpi.h>
 #include <mpix.h>
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 96 /* the plate is N x N points */
 #define STEPS 300
@@ -92,10 +96,11 @@ static uint64_t checksum(const struct plate *p, int rank, int size) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int rank, size, kill_at = -1;
+  int rank, size, kill_at = -1, hold_at = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc == 3 && strcmp(argv[1], "--kill-at") == 0) kill_at = atoi(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--hold-at") == 0) hold_at = atoi(argv[2]);
 
   struct plate p = {0, N / size + (rank < N % size), NULL};
   p.cells = calloc((size_t)(p.rows + 2) * N, sizeof(double));
@@ -117,6 +122,11 @@ int main(int argc, char **argv) {
     MPIX_Checkpoint_due(MPI_COMM_WORLD, &due);
     if (p.step % CHECKPOINT_EVERY == 0 || due) MPIX_Checkpoint(MPI_COMM_WORLD, &epoch);
     if (p.step == kill_at && rank == 0 && restarts == 0) raise(SIGKILL);
+    if (p.step == hold_at && rank == 0 && restarts == 0) {
+      printf("heat2d: holding at step %d\n", p.step);
+      fflush(stdout);
+      sleep(60); /* the other ranks wait in the next step's exchange */
+    }
   }
 
   uint64_t sum = checksum(&p, rank, size);

@@ -75,6 +75,21 @@ start_sleeping_job() {
 
 write_hosts() { printf "$1" >"$work/hosts"; }
 
+# Nothing of the job runs in any host's namespace (ip netns pids: the hosts'
+# own processes, whatever other tests run on this machine).
+expect_nothing_on_hosts() {
+  local h p left=""
+  for h in h1 h2 h3; do
+    for p in $(ip netns pids "ferry-$h" 2>/dev/null); do
+      case $(cat "/proc/$p/comm" 2>/dev/null) in
+        ferryd | "$(basename "$1" | cut -c1-15)") left+="$h: $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)
+" ;;
+      esac
+    done
+  done
+  [[ -z $left ]] || { printf '%s' "$left" >&2; fail "processes left in the hosts' namespaces"; }
+}
+
 # Lines "Hello from rank R of N on HOST" -> "R HOST", sorted by rank.
 placement() { sed -n 's/^Hello from rank \([0-9]*\) of [0-9]* on \(.*\)$/\1 \2/p' "$work/out" | sort -n | tr '\n' ' '; }
 
@@ -517,6 +532,53 @@ EOF
         grep -qx "restart-probe: rank $r attempt 1 $kv" "$work/out" || { show; fail "no line 'rank $r attempt 1 $kv'"; }
       done
     done
+    ;;
+  heat2d_daemon_killed)
+    # Issue 15: heat2d on the three hosts with a shared checkpoint directory
+    # (all hosts see this machine's /tmp). h2's ferryd is killed (SIGKILL)
+    # while the job is mid-run, past the checkpoint of step 100: mpirun
+    # notices within about 1 s (the daemon's connection closes), ends the
+    # attempt naming h2, leaves h2 out (h1 and h3 hold the 3 ranks) and the
+    # restarted job ends with the checksum of an uninterrupted run.
+    write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=2\n"
+    mkdir -p "$work/ckpt"
+    chmod 777 "$work" "$work/ckpt"
+    run_mpirun --hostfile "$work/hosts" -n 3 "$HEAT"
+    [[ $status -eq 0 ]] || { show; fail "uninterrupted run: exit status $status"; }
+    want=$(grep '^heat2d: checksum' "$work/out") || { show; fail "no checksum in the uninterrupted run"; }
+    bash "$HOSTS_SH" run "$TESTBED" -- "$MPIRUN" --hostfile "$work/hosts" -n 3 --checkpoint-dir "$work/ckpt" \
+      --max-restarts 1 "$HEAT" --hold-at 130 >"$work/out" 2>"$work/err" &
+    job=$!
+    for i in $(seq 1 200); do
+      grep -q "^heat2d: holding at step 130$" "$work/out" && break
+      sleep 0.05
+    done
+    grep -q "^heat2d: holding at step 130$" "$work/out" || { kill $job; show; fail "the job did not reach step 130"; }
+    victim=$(ip netns pids ferry-h2 | while read -r p; do
+               [[ $(cat /proc/$p/comm 2>/dev/null) == ferryd ]] && echo "$p"; done | head -n1)
+    [[ -n $victim ]] || { kill $job; show; fail "no ferryd on h2"; }
+    killed=$(date +%s.%N)
+    kill -KILL "$victim"
+    for i in $(seq 1 100); do
+      grep -q "lost the node daemon on h2" "$work/err" && break
+      sleep 0.02
+    done
+    noticed=$(echo "$(date +%s.%N) - $killed" | bc)
+    grep -q "lost the node daemon on h2" "$work/err" || { kill $job; show; fail "no line about h2 2 s after the kill"; }
+    echo "mpirun said h2's daemon was lost $noticed s after the kill"
+    (($(echo "$noticed < 1.5" | bc))) || { show; fail "mpirun took $noticed s to notice the lost daemon"; }
+    timeout 60 tail --pid=$job -f /dev/null || { kill $job; show; fail "the restarted job did not end within 60 s"; }
+    wait $job
+    status=$?
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^mpirun: leaving out h2: its node daemon was lost (connection closed); the 3 ranks restart on 2 other hosts (3 slots)$" \
+      "$work/err" || { show; fail "no line leaving out h2"; }
+    grep -q "^mpirun: restarting the job (restart 1 of 1)$" "$work/err" || { show; fail "no restart line"; }
+    grep -Eq "^heat2d: restart 1, restored epoch [0-9]+ at step 100$" "$work/out" || { show; fail "step 100 not restored"; }
+    got=$(grep '^heat2d: checksum' "$work/out")
+    [[ $got == "$want" ]] || { show; fail "the restarted job ended with '$got', an uninterrupted one with '$want'"; }
+    expect_nothing_left "$HEAT"
+    expect_nothing_on_hosts "$HEAT"
     ;;
   checkpoint_partner_host_wiped)
     # Issue 15, SCR's PARTNER scheme: node-local checkpoints (each host its

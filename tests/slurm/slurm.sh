@@ -109,7 +109,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$dir/munge.sock
+# cred_expire: a requeued job may start again that long after it ended
+# (default 120 s; slurm.requeue_restores waits for it).
+AuthInfo=socket=$dir/munge.sock,cred_expire=10
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -128,6 +130,9 @@ MpiDefault=none
 # No mail from a test cluster (and no error about a missing mail program).
 MailProg=/bin/true
 SchedulerType=sched/builtin
+# A requeued job whose begin time has come starts at the next pass (default
+# every 60 s).
+SchedulerParameters=sched_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
