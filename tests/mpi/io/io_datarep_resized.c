@@ -6,8 +6,8 @@
  *  1. external32 MPI_LONG (4 bytes in the file, 8 in memory on LP64):
  *     big-endian 4-byte values in the file (judged with POSIX reads),
  *     negative ones sign-extended when read back; MPI_Get_count counts
- *     longs; get_type_extent, get_byte_offset, seek, get_position and the
- *     shared file pointer count in 4-byte etypes;
+ *     longs; get_type_extent, get_byte_offset, seek, get_position, a
+ *     nonblocking read and the shared file pointer count in 4-byte etypes;
  *  2. a long that needs more than 4 bytes: MPI_ERR_CONVERSION;
  *  3. strided filetypes of MPI_LONG, written with write_all and read with
  *     read_all by every rank: a vector resized with the extent
@@ -130,7 +130,19 @@ static void longs_in_external32(void) {
   CHECK_MPI(MPI_File_get_position_shared(fh, &at));
   CHECK(at == 3 * size, "the shared pointer is at etype %lld, expected %d", (long long)at, 3 * size);
 
+  /* Nonblocking: the pointer moves at the call by 4-byte etypes. */
+  MPI_Request req;
+  CHECK_MPI(MPI_File_seek(fh, (MPI_Offset)peer * N, MPI_SEEK_SET));
+  memset(back, 0, sizeof back);
+  CHECK_MPI(MPI_File_iread(fh, back, N, MPI_LONG, &req));
+  CHECK_MPI(MPI_File_get_position(fh, &at));
+  CHECK(at == (MPI_Offset)peer * N + N, "after iread the pointer is at etype %lld", (long long)at);
+  CHECK_MPI(MPI_Wait(&req, &st));
+  check_count(&st, MPI_LONG, N, "iread of longs");
+  for (int i = 0; i < N; ++i) CHECK(back[i] == value(peer, i), "iread: long %d is %ld", i, back[i]);
+
   /* 2. A long beyond 4 bytes cannot be stored. */
+  MPI_Barrier(MPI_COMM_WORLD); /* every peer has read this rank's longs before one is rewritten */
   if (sizeof(long) > 4) {
     long big[3] = {1, (long)1 << 40, 3};
     EXPECT_CLASS(MPI_File_write_at(fh, 0, big, 3, MPI_LONG, &st), MPI_ERR_CONVERSION, "MPI_File_write_at",
