@@ -79,9 +79,9 @@ Err file_size(const Representation& rep, const Datatype& t, uint64_t* out);
 // `t` as it lies in the file under `rep` (io/file_type.cc): `t` itself when
 // no element changes size, else a committed type with the file's layout.
 // The caller owns one reference on *out (datatypes::release). Fails with
-// MPI_ERR_CONVERSION if the extent function does, and with
-// MPI_ERR_UNSUPPORTED_DATAREP for a type made by a large-count
-// constructor whose elements change size.
+// MPI_ERR_CONVERSION if the extent function does (and with
+// MPI_ERR_UNSUPPORTED_DATAREP for a combiner it does not know, which no
+// constructor of Ferry's makes).
 Err file_type(const Representation& rep, const Datatype& t, const Datatype** out);
 
 // That `t` has a file form under `rep` (file_type's errors); `argument`

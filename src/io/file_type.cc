@@ -32,19 +32,55 @@ struct OldTypes {
   }
 };
 
+Err unknown(const Representation& rep, const Datatype& t) {
+  return fail(MPI_ERR_UNSUPPORTED_DATAREP,
+              "%s (combiner %d) has no file layout in data representation \"%s\" whose sizes differ from memory's",
+              datatype_label(t).c_str(), t.derived->combiner, rep.name.c_str());
+}
+
+// A large-count constructor's (MPI_Type_vector_c, ...) arguments: its
+// counts and displacements in large_counts, in the order of the call
+// (MPI-4.0 §5.1.13); ndims, order and the darray's distribution in ints.
+Err rebuild_large(const Representation& rep, const Datatype& t, const std::vector<const Datatype*>& old,
+                  const Datatype** out) {
+  const Derived& d = *t.derived;
+  const std::vector<int>& i = d.ints;
+  const MPI_Count* c = d.large_counts.data();
+  const Datatype& o = *old[0];
+  const auto large = datatypes::Form::kLarge;
+  switch (d.combiner) {
+    case MPI_COMBINER_CONTIGUOUS: return datatypes::contiguous(c[0], o, out, large);
+    case MPI_COMBINER_VECTOR: return datatypes::vector(c[0], c[1], c[2], o, out, large);
+    case MPI_COMBINER_HVECTOR: return datatypes::hvector(c[0], c[1], c[2], o, out, large);
+    case MPI_COMBINER_INDEXED: return datatypes::indexed(c[0], Counts(c + 1), Counts(c + 1 + c[0]), o, out, large);
+    case MPI_COMBINER_HINDEXED: return datatypes::hindexed(c[0], Counts(c + 1), c + 1 + c[0], o, out, large);
+    case MPI_COMBINER_INDEXED_BLOCK: return datatypes::indexed_block(c[0], c[1], Counts(c + 2), o, out, large);
+    case MPI_COMBINER_HINDEXED_BLOCK: return datatypes::hindexed_block(c[0], c[1], c + 2, o, out, large);
+    case MPI_COMBINER_STRUCT:
+      return datatypes::structure(c[0], Counts(c + 1), c + 1 + c[0], old.data(), out, large);
+    case MPI_COMBINER_RESIZED: return datatypes::resized(o, c[0], c[1], out, large);
+    case MPI_COMBINER_SUBARRAY: {
+      int n = i[0];
+      return datatypes::subarray(n, Counts(c), Counts(c + n), Counts(c + 2 * n), i[1], o, out, large);
+    }
+    case MPI_COMBINER_DARRAY: {
+      int n = i[2];
+      return datatypes::darray(i[0], i[1], n, Counts(c), &i[3], &i[3 + n], &i[3 + 2 * n], i[3 + 3 * n], o, out,
+                               large);
+    }
+    default: return unknown(rep, t);
+  }
+}
+
 Err rebuild(const Representation& rep, const Datatype& t, const Datatype** out) {
   const Derived& d = *t.derived;
-  if (!d.large_counts.empty())
-    return fail(MPI_ERR_UNSUPPORTED_DATAREP,
-                "%s was made by a large-count constructor (MPI_Type_*_c), whose file layout in data representation "
-                "\"%s\" is not supported",
-                datatype_label(t).c_str(), rep.name.c_str());
   OldTypes old;
   for (const Datatype* o : d.types) {
     const Datatype* f = nullptr;
     if (Err e = build(rep, *o, &f)) return e;
     old.types.push_back(f);
   }
+  if (!d.large_counts.empty()) return rebuild_large(rep, t, old.types, out);
   const std::vector<int>& i = d.ints;
   const std::vector<MPI_Aint>& a = d.aints;
   const Datatype& o = *old.types[0];
@@ -68,10 +104,7 @@ Err rebuild(const Representation& rep, const Datatype& t, const Datatype** out) 
       return datatypes::darray(i[0], i[1], n, Counts(&i[3]), &i[3 + n], &i[3 + 2 * n], &i[3 + 3 * n], i[3 + 4 * n], o,
                                out);
     }
-    default:
-      return fail(MPI_ERR_UNSUPPORTED_DATAREP,
-                  "%s (combiner %d) has no file layout in data representation \"%s\" whose sizes differ from memory's",
-                  datatype_label(t).c_str(), d.combiner, rep.name.c_str());
+    default: return unknown(rep, t);
   }
 }
 
