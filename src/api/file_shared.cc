@@ -27,12 +27,13 @@ bool collective(Form form) { return form == Form::kOrdered || form == Form::kOrd
 
 // The etypes `count` elements of `t` fill in `f`'s view, or MPI_ERR_TYPE.
 Err etypes_of(const io::File& f, const Datatype& t, MPI_Count count, MPI_Offset* etypes) {
-  uint64_t bytes = type::packed_bytes(t, static_cast<uint64_t>(count));
+  // Both in the file's sizes (MPI-3.1 §13.5).
+  uint64_t bytes = f.view.file_bytes(t, static_cast<uint64_t>(count));
   uint64_t etype_size = f.view.etype().size;
   if (bytes % etype_size != 0)
     return fail(MPI_ERR_TYPE, "%lld elements of %s are %llu bytes, not a whole number of etypes (%s, %llu bytes)",
                 static_cast<long long>(count), datatype_label(t).c_str(), static_cast<unsigned long long>(bytes),
-                datatype_label(f.view.etype()).c_str(), static_cast<unsigned long long>(etype_size));
+                datatype_label(f.view.given_etype()).c_str(), static_cast<unsigned long long>(etype_size));
   *etypes = static_cast<MPI_Offset>(bytes / etype_size);
   return {};
 }

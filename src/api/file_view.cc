@@ -47,8 +47,8 @@ extern "C" int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* e
       !call.not_null(filetype, "filetype") || !call.not_null(datarep, "datarep"))
     return call.raise();
   *disp = f->view.disp();
-  *etype = handed_out(f->view.etype());
-  *filetype = handed_out(f->view.filetype());
+  *etype = handed_out(f->view.given_etype());
+  *filetype = handed_out(f->view.given_filetype());
   std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", f->view.datarep().c_str());
   return MPI_SUCCESS;
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <mutex>
 
@@ -157,43 +158,71 @@ Err check_allowed(const File& f, Direction direction, Where where, MPI_Offset of
                   "'%s' was opened with MPI_MODE_SEQUENTIAL: explicit offsets are not allowed", f.path.c_str());
     if (offset < 0) return fail(MPI_ERR_ARG, "invalid offset %lld (must be >= 0)", static_cast<long long>(offset));
   }
-  if (Err e = datarep::check_type(f.view.representation(), *buffer.type, "datatype")) return e;
+  const datarep::Representation& rep = f.view.representation();
+  if (Err e = datarep::check_type(rep, *buffer.type, "datatype")) return e;
+  uint64_t in_file = buffer.type->size;
+  if (Err e = datarep::file_size(rep, *buffer.type, &in_file)) return e;
+  if (in_file != buffer.type->size && !rep.converts(direction == Direction::kWrite))
+    return fail(MPI_ERR_UNSUPPORTED_DATAREP,
+                "data representation \"%s\" stores %s in %llu bytes where memory has %zu, but has no %s "
+                "conversion function to change them",
+                rep.name.c_str(), datatype_label(*buffer.type).c_str(), static_cast<unsigned long long>(in_file),
+                buffer.type->size, direction == Direction::kWrite ? "write" : "read");
+  // In the file's sizes: MPI_LONGs fill half as many bytes of an external32
+  // view as of a native one (§13.5).
   const Datatype& etype = f.view.etype();
   if (bytes % etype.size != 0)
-    return fail(MPI_ERR_TYPE, "%llu elements of %s are %llu bytes, not a whole number of etypes (%s, %zu bytes)",
+    return fail(MPI_ERR_TYPE,
+                "%llu elements of %s are %llu bytes in the file, not a whole number of etypes (%s, %zu bytes there)",
                 static_cast<unsigned long long>(buffer.count), datatype_label(*buffer.type).c_str(),
-                static_cast<unsigned long long>(bytes), datatype_label(etype).c_str(), etype.size);
+                static_cast<unsigned long long>(bytes), datatype_label(f.view.given_etype()).c_str(), etype.size);
   if (bytes > 0 && f.view.filetype().size == 0)
     return fail(MPI_ERR_ARG, "the view's filetype %s holds no data, so no data can be accessed through it",
-                datatype_label(f.view.filetype()).c_str());
+                datatype_label(f.view.given_filetype()).c_str());
   return {};
 }
 
 // move() for a view whose representation converts the data
 // (io/datarep.h): a whole number of the buffer's elements per chunk, as
 // conversion functions take whole elements, through the staging buffer
-// (the user's buffer is never converted in place).
+// (the user's buffer is never converted in place). The view's positions
+// and the staging buffer are in file bytes, `in_file` per element, which
+// need not be the element's size in memory.
 Err move_converted(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t* done) {
   const datarep::Representation& rep = f.view.representation();
   const Datatype& t = *buffer.type;
-  const uint64_t per_chunk = std::max<uint64_t>(1, kStagingBytes / t.size);
-  std::unique_ptr<char[]> staging(new char[std::min(per_chunk, buffer.count) * t.size]);
+  uint64_t in_file = t.size;
+  if (Err e = datarep::file_size(rep, t, &in_file)) return e;
+  if (in_file == 0) return {};
+  const uint64_t per_chunk = std::max<uint64_t>(1, kStagingBytes / in_file);
+  std::unique_ptr<char[]> staging(new char[std::min(per_chunk, buffer.count) * in_file]);
   for (uint64_t first = 0; first < buffer.count; first += per_chunk) {
     uint64_t n = std::min(per_chunk, buffer.count - first);
     if (direction == Direction::kWrite) {
       if (Err e = datarep::to_file(rep, t, buffer.data, first, n, staging.get())) return e;
     }
     ChunkMover mover(f, direction, staging.get());
-    f.view.for_each_run(position + first * t.size, n * t.size, mover);
+    f.view.for_each_run(position + first * in_file, n * in_file, mover);
     // A read that ends inside an element converts the whole ones.
-    if (direction == Direction::kRead && mover.moved >= t.size) {
-      if (Err e = datarep::from_file(rep, t, buffer.data, first, mover.moved / t.size, staging.get())) return e;
+    if (direction == Direction::kRead && mover.moved >= in_file) {
+      if (Err e = datarep::from_file(rep, t, buffer.data, first, mover.moved / in_file, staging.get())) return e;
     }
     *done += mover.moved;
     if (!mover.error.ok()) return std::move(mover.error);
     if (mover.end_of_file) break;
   }
   return {};
+}
+
+// The bytes of memory data that `in_file` bytes of the file hold: the same
+// number, unless the representation resizes the buffer's elements; then
+// the whole elements that were moved (MPI_Status counts memory elements:
+// MPI_Get_count of 10 MPI_LONGs read through external32 is 10).
+uint64_t memory_bytes(const File& f, const Buffer& buffer, uint64_t in_file) {
+  const Datatype& t = *buffer.type;
+  uint64_t element = f.view.file_bytes(t, 1);
+  if (element == t.size || element == 0) return in_file;
+  return in_file / element * t.size;
 }
 
 // Moves `bytes` of packed data starting at view byte `position`; *done
@@ -239,15 +268,43 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
   return {};
 }
 
+// A collective access through a representation that converts: the rounds
+// of two-phase collective buffering (io/two_phase.h) move file bytes, so
+// the request is converted as a whole into (writing) or out of (reading)
+// one buffer in its file form, as ROMIO does for external32; that buffer
+// costs the request's size in the file. If the processes choose to access
+// on their own, the caller's path converts a chunk at a time instead. A
+// value that cannot be converted for writing fails the call on every
+// process.
+Err collective_converted(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
+                         Err checked, bool* direct, uint64_t* done) {
+  const datarep::Representation& rep = f.view.representation();
+  std::unique_ptr<char[]> converted;
+  if (!checked && bytes > 0) {
+    converted.reset(new (std::nothrow) char[bytes]);
+    if (converted == nullptr)
+      checked = fail(MPI_ERR_NO_MEM, "cannot allocate %llu bytes for the data in data representation \"%s\"",
+                     static_cast<unsigned long long>(bytes), rep.name.c_str());
+    else if (direction == Direction::kWrite)
+      checked = datarep::to_file(rep, *buffer.type, buffer.data, 0, buffer.count, converted.get());
+  }
+  Buffer in_file{converted.get(), bytes, find_datatype(MPI_BYTE)};
+  if (Err e = collective_access(f, direction, position, in_file, bytes, std::move(checked), direct, done)) return e;
+  if (*direct || direction == Direction::kWrite || *done == 0) return {};
+  uint64_t element = bytes / buffer.count;  // bytes > 0 here
+  return datarep::from_file(rep, *buffer.type, buffer.data, 0, *done / element, converted.get());
+}
+
 }  // namespace
 
 Err check_access(const File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer) {
-  return check_allowed(f, direction, where, offset, buffer, type::packed_bytes(*buffer.type, buffer.count));
+  return check_allowed(f, direction, where, offset, buffer, f.view.file_bytes(*buffer.type, buffer.count));
 }
 
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
            Coordination how, Err argument_error) {
-  uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
+  // In the file's sizes, as every position of the view is.
+  uint64_t bytes = f.view.file_bytes(*buffer.type, buffer.count);
   Err checked = argument_error ? std::move(argument_error) : check_allowed(f, direction, where, offset, buffer, bytes);
   const uint64_t etype_size = f.view.etype().size;
   // Threads sharing the handle take turns with its individual pointer.
@@ -260,7 +317,10 @@ Err access(File& f, Direction direction, Where where, MPI_Offset offset, const B
   bool direct = how == Coordination::kIndependent;
   if (!direct) {
     // Two-phase collective buffering, or each process on its own below.
-    if (Err e = collective_access(f, direction, position, buffer, bytes, std::move(checked), &direct, &done)) return e;
+    Err e = f.view.representation().converts(direction == Direction::kWrite)
+                ? collective_converted(f, direction, position, buffer, bytes, std::move(checked), &direct, &done)
+                : collective_access(f, direction, position, buffer, bytes, std::move(checked), &direct, &done);
+    if (e) return e;
   } else if (checked) {
     return checked;
   }
@@ -282,7 +342,7 @@ Err access(File& f, Direction direction, Where where, MPI_Offset offset, const B
   if (where == Where::kIndividualPointer) f.position = start + static_cast<MPI_Offset>(done / etype_size);
   if (status != MPI_STATUS_IGNORE) {
     MPI_Status s{};
-    set_status_bytes(s, done);
+    set_status_bytes(s, memory_bytes(f, buffer, done));
     report_status(status, s);
   }
   return e;

@@ -159,11 +159,11 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
                       Err checked, bool* direct, uint64_t* done) {
   *direct = false;
   *done = 0;
-  // Atomic mode and the view's data representation are set collectively:
-  // every process goes direct alike. The rounds move native bytes; a
-  // converting representation (external32, or a registered one with
-  // conversion functions) goes through io/access.cc's conversion.
-  if (f.atomic || f.comm->size == 1 || f.view.representation().converts(direction == Direction::kWrite)) {
+  // Atomic mode is set collectively: every process goes direct alike. The
+  // rounds move the file's bytes; with a converting representation
+  // (external32, a registered one) io/access.cc hands them over converted,
+  // in a buffer of MPI_BYTE.
+  if (f.atomic || f.comm->size == 1) {
     if (checked) return checked;
     *direct = true;
     return {};

@@ -5,15 +5,15 @@
 // other is one the program registered with MPI_Register_datarep, with its
 // own conversion functions (§13.5.3).
 //
-// Scope of this increment: a view in a non-native representation needs each
-// of its types' data to take as many bytes in the file as in memory (true
-// of every fixed-size type: the ints, MPI_FLOAT, MPI_DOUBLE, MPI_CHAR,
-// MPI_INT64_T, ...; false of MPI_LONG, MPI_LONG_DOUBLE and MPI_WCHAR in
-// external32 on this ABI). Then the view maps positions to file offsets as
-// in native, and only the bytes change: each chunk is converted between
-// memory and the staging buffer, a whole number of elements at a time.
-// Types whose size would change are refused with MPI_ERR_UNSUPPORTED_DATAREP,
-// naming the type.
+// An element may take another size in the file than in memory (MPI_LONG is
+// 4 bytes in external32 and 8 in memory on LP64; a registered
+// representation says its sizes through its dtype_file_extent_fn). The
+// view's etype and filetype are then read in file sizes (§13.5: "the
+// etype and filetype ... interpreted in the file's representation"):
+// io/file_type.cc builds their file forms, which the view maps with. The
+// memory side keeps memory's sizes; each chunk is converted between the
+// user's buffer and the staging buffer, a whole number of elements at a
+// time, and MPI_Status counts memory elements.
 #pragma once
 
 #include <cstdint>
@@ -70,9 +70,22 @@ Err register_representation(const char* name, MPI_Datarep_conversion_function_c*
 // representation (set_view's agreement).
 int64_t id_of(const char* name);
 
-// MPI_ERR_UNSUPPORTED_DATAREP unless the data of `t` takes as many bytes in
-// `rep` as in memory (see the scope above). `argument` names t in the
-// message ("etype", "datatype").
+// Bytes of data one element of `t` takes in the file under `rep`: its
+// size in memory for native, MPI_Pack_external_size's for external32, the
+// sum of the extent function's answers over its basic elements for a
+// registered one (MPI_ERR_CONVERSION if that function fails).
+Err file_size(const Representation& rep, const Datatype& t, uint64_t* out);
+
+// `t` as it lies in the file under `rep` (io/file_type.cc): `t` itself when
+// no element changes size, else a committed type with the file's layout.
+// The caller owns one reference on *out (datatypes::release). Fails with
+// MPI_ERR_CONVERSION if the extent function does (and with
+// MPI_ERR_UNSUPPORTED_DATAREP for a combiner it does not know, which no
+// constructor of Ferry's makes).
+Err file_type(const Representation& rep, const Datatype& t, const Datatype** out);
+
+// That `t` has a file form under `rep` (file_type's errors); `argument`
+// names t in the message ("etype", "datatype").
 Err check_type(const Representation& rep, const Datatype& t, const char* argument);
 
 // MPI_File_get_type_extent: the extent of `t` in the file under `rep`.
@@ -80,7 +93,9 @@ MPI_Aint file_extent(const Representation& rep, const Datatype& t);
 
 // Conversions of `count` elements of `t`, the first of which is element
 // `first` of the user's buffer `buf` (its address is buf + first * extent),
-// to or from their file form at `file` (count * t.size bytes).
+// to or from their file form at `file` (count * file_size bytes). Writing
+// external32, an integer that does not fit its external32 size fails with
+// MPI_ERR_CONVERSION (MPI-3.1 §13.5.2), before anything is written.
 Err to_file(const Representation& rep, const Datatype& t, const void* buf, uint64_t first, uint64_t count,
             void* file);
 Err from_file(const Representation& rep, const Datatype& t, void* buf, uint64_t first, uint64_t count,

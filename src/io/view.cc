@@ -6,23 +6,56 @@
 namespace ferry::io {
 
 View::View()
-    : etype_(find_datatype(MPI_BYTE)), filetype_(find_datatype(MPI_BYTE)), representation_(datarep::find("native")) {}
+    : etype_(find_datatype(MPI_BYTE)),
+      filetype_(find_datatype(MPI_BYTE)),
+      file_etype_(etype_),
+      file_filetype_(filetype_),
+      representation_(datarep::find("native")) {}
 
 View::~View() {
-  datatypes::release(etype_);
-  datatypes::release(filetype_);
+  for (const Datatype* t : {etype_, filetype_, file_etype_, file_filetype_}) datatypes::release(t);
 }
 
+namespace {
+
+// `t` in the file under `rep`; `t` itself if its file form cannot be made
+// (check_view refused that already, unless an extent function changed its
+// answers since).
+const Datatype* file_form(const datarep::Representation& rep, const Datatype* t) {
+  const Datatype* in_file = nullptr;
+  if (datarep::file_type(rep, *t, &in_file)) {
+    datatypes::retain(t);
+    return t;
+  }
+  return in_file;
+}
+
+}  // namespace
+
 void View::set(MPI_Offset disp, const Datatype* etype, const Datatype* filetype, std::string datarep) {
+  const datarep::Representation* rep = datarep::find(datarep.c_str());
   datatypes::retain(etype);
   datatypes::retain(filetype);
-  datatypes::release(etype_);
-  datatypes::release(filetype_);
+  const Datatype* file_etype = file_form(*rep, etype);
+  const Datatype* file_filetype = file_form(*rep, filetype);
+  for (const Datatype* t : {etype_, filetype_, file_etype_, file_filetype_}) datatypes::release(t);
   disp_ = disp;
   etype_ = etype;
   filetype_ = filetype;
+  file_etype_ = file_etype;
+  file_filetype_ = file_filetype;
   datarep_ = std::move(datarep);
-  representation_ = datarep::find(datarep_.c_str());
+  representation_ = rep;
+  // A registered representation may resize any memory type; external32
+  // those whose size differs (the check is per access, file_bytes).
+  resizes_ = !rep->native();
+}
+
+uint64_t View::file_bytes(const Datatype& t, uint64_t count) const {
+  if (!resizes_) return type::packed_bytes(t, count);
+  uint64_t in_file = t.size;
+  if (datarep::file_size(*representation_, t, &in_file)) return type::packed_bytes(t, count);
+  return in_file * count;
 }
 
 namespace {
@@ -74,7 +107,7 @@ struct TypemapOrder final : type::RunVisitor {
 
 void View::for_each_run(uint64_t position, uint64_t bytes, type::RunVisitor& visit) const {
   if (bytes == 0) return;
-  const Datatype& ft = *filetype_;
+  const Datatype& ft = *file_filetype_;
   uint64_t base = static_cast<uint64_t>(disp_);
   if (ft.contiguous) {
     visit.run(base + position, bytes);
@@ -92,7 +125,7 @@ uint64_t View::file_offset(uint64_t position) const {
 uint64_t View::position_of_offset(uint64_t file_size) const {
   uint64_t base = static_cast<uint64_t>(disp_);
   if (file_size <= base) return 0;
-  const Datatype& ft = *filetype_;
+  const Datatype& ft = *file_filetype_;
   if (ft.size == 0) return 0;
   uint64_t span = file_size - base;
   if (ft.contiguous) return span;
@@ -150,8 +183,23 @@ Err check_view(MPI_Offset disp, const Datatype& etype, const Datatype& filetype,
                 "unknown data representation \"%s\" (\"native\", \"internal\", \"external32\" and those "
                 "registered with MPI_Register_datarep are defined)",
                 datarep);
-  if (Err e = datarep::check_type(*rep, etype, "etype")) return e;
-  return datarep::check_type(*rep, filetype, "filetype");
+  if (rep->native()) return {};
+  // The same rule in the file's sizes (§13.5: the view is read in them).
+  uint64_t etype_in_file = 0, filetype_in_file = 0;
+  for (Named n : {Named{"etype", etype}, Named{"filetype", filetype}})
+    if (Err e = datarep::check_type(*rep, n.type, n.argument)) return e;
+  if (Err e = datarep::file_size(*rep, etype, &etype_in_file)) return e;
+  if (Err e = datarep::file_size(*rep, filetype, &filetype_in_file)) return e;
+  if (etype_in_file == 0)
+    return fail(MPI_ERR_TYPE, "etype %s holds no data in data representation \"%s\"", datatype_label(etype).c_str(),
+                rep->name.c_str());
+  if (filetype_in_file % etype_in_file != 0)
+    return fail(MPI_ERR_TYPE,
+                "filetype %s holds %llu bytes of data in data representation \"%s\", not a whole number of etypes "
+                "(%s, %llu bytes there)",
+                datatype_label(filetype).c_str(), static_cast<unsigned long long>(filetype_in_file),
+                rep->name.c_str(), datatype_label(etype).c_str(), static_cast<unsigned long long>(etype_in_file));
+  return {};
 }
 
 MPI_Aint file_extent(const Datatype& t, const std::string& name) {

@@ -198,7 +198,7 @@ Err start_access(File& f, const char* call, Direction direction, Where where, MP
   std::lock_guard<std::mutex> hold(f.pointer_mutex);
   MPI_Offset at = f.position;
   if (Err e = start(f, call, direction, at, buffer, out)) return e;
-  uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
+  uint64_t bytes = f.view.file_bytes(*buffer.type, buffer.count);  // in the file's sizes
   f.position = at + static_cast<MPI_Offset>(bytes / f.view.etype().size);
   return {};
 }
