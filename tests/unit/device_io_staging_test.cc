@@ -3,9 +3,10 @@
 // memory lands in the file byte for byte, a read_at fills GPU memory, a
 // strided memory datatype on the GPU leaves its holes alone, a large
 // transfer is staged in several bounded pieces, an access that meets the end
-// of the file copies back only what it read, a failed copy is the access's
-// error naming the CUDA call, and a host buffer takes the host path with no
-// copy at all.
+// of the file copies back only what it read, the nonblocking forms copy on
+// the I/O worker before their request completes, a failed copy is the
+// access's error naming the CUDA call, and a host buffer takes the host path
+// with no copy at all.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include "io/access.h"
 #include "io/device_staging.h"
 #include "io/file.h"
+#include "io/worker.h"
 
 namespace ferry::io {
 namespace {
@@ -224,6 +226,47 @@ TEST_F(IoStagingTest, AReadThatMeetsTheEndOfTheFileCopiesBackWhatItRead) {
   EXPECT_TRUE(std::equal(data.begin() + 100, data.end(), got.begin()));
   EXPECT_TRUE(std::all_of(got.begin() + 200, got.end(), [](char c) { return c == 'x'; })) << "past the end";
   device::model::free(d);
+}
+
+TEST_F(IoStagingTest, NonblockingAccessesCopyOnTheWorkerBeforeTheyComplete) {
+  constexpr size_t n = 6u << 20;  // two pieces
+  std::vector<char> data = pattern(n, 9);
+  void* d = device::model::alloc(n);
+  device::model::write(d, data.data(), n);
+  Buffer b{d, n, find_datatype(MPI_BYTE)};
+  Request* r = nullptr;
+  ASSERT_TRUE(worker::start_access(file_, "MPI_File_iwrite_at", Direction::kWrite, Where::kExplicitOffset, 0, b, &r)
+                  .ok());
+  worker::drain(file_);
+  ASSERT_TRUE(r->complete);
+  EXPECT_EQ(r->status.MPI_ERROR, MPI_SUCCESS);
+  EXPECT_EQ(status_bytes(r->status), n);
+  requests::release(r);
+  EXPECT_TRUE(file_bytes() == data);
+
+  void* back = device::model::alloc(n);
+  ASSERT_TRUE(worker::start_access(file_, "MPI_File_iread_at", Direction::kRead, Where::kExplicitOffset, 0,
+                                   Buffer{back, n, find_datatype(MPI_BYTE)}, &r)
+                  .ok());
+  worker::drain(file_);
+  ASSERT_TRUE(r->complete);
+  EXPECT_EQ(status_bytes(r->status), n);
+  requests::release(r);
+  std::vector<char> got(n);
+  device::model::read(got.data(), back, n);
+  EXPECT_TRUE(got == data) << "on the GPU when the request completes";
+
+  // A failed copy on the worker is the request's error, reported at the wait.
+  device::model::fail_next_copy(700);
+  ASSERT_TRUE(worker::start_access(file_, "MPI_File_iread_at", Direction::kRead, Where::kExplicitOffset, 0,
+                                   Buffer{back, n, find_datatype(MPI_BYTE)}, &r)
+                  .ok());
+  worker::drain(file_);
+  ASSERT_TRUE(r->complete);
+  EXPECT_NE(r->status.MPI_ERROR, MPI_SUCCESS);
+  requests::release(r);
+  device::model::free(d);
+  device::model::free(back);
 }
 
 TEST_F(IoStagingTest, AFailedCopyIsTheAccessErrorNamingTheCudaCall) {
