@@ -6,7 +6,6 @@
 #include <string>
 
 #include "base/type_pack.h"
-#include "coll/device_buffers.h"
 #include "common/debug.h"
 #include "device/device.h"
 #include "device/staging.h"
@@ -20,10 +19,23 @@ Err copy(void* dst, const void* src, uint64_t n) {
   return {};
 }
 
-// Whether `count` elements of `t` fill their span with no holes: the span
-// and the packed form are the same bytes.
-bool fills_span(const Datatype& t, uint64_t count) {
-  return type::dense_run(t, nullptr, count) != nullptr || count == 0;
+// Whether `count` elements of `t` at `data` fill their span with no holes:
+// the span and the packed form are the same bytes.
+bool fills_span(const Datatype& t, const void* data, uint64_t count) {
+  return count == 0 || type::dense_run(t, data, count) != nullptr;
+}
+
+// The bytes `count` elements of `t` occupy, from the buffer's address;
+// a negative extent lays the later elements below the first.
+struct Span {
+  MPI_Aint lo = 0;
+  MPI_Aint hi = 0;
+  uint64_t bytes() const { return static_cast<uint64_t>(hi - lo); }
+};
+Span span_of(const Datatype& t, uint64_t count) {
+  if (count == 0) return {};
+  const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * t.extent;
+  return Span{t.true_lb + std::min<MPI_Aint>(0, last), t.true_lb + t.true_extent + std::max<MPI_Aint>(0, last)};
 }
 
 // The host buffer for one piece of `bytes` from the pinned pool, given back
@@ -73,14 +85,13 @@ Err move_elements(Direction direction, uint64_t position, const Buffer& buffer, 
   uint64_t per_piece = std::max<uint64_t>(1, kPieceBytes / stride);
   // The last element's true extent may reach past the stride.
   while (per_piece > 1) {
-    coll::ByteSpan s = coll::span_of(&t, static_cast<int64_t>(per_piece));
-    if (static_cast<uint64_t>(s.hi - s.lo) <= kPieceBytes) break;
+    if (span_of(t, per_piece).bytes() <= kPieceBytes) break;
     per_piece = per_piece / 2;
   }
   for (uint64_t first = 0; first < buffer.count; first += per_piece) {
     uint64_t n = std::min(per_piece, buffer.count - first);
-    coll::ByteSpan s = coll::span_of(&t, static_cast<int64_t>(n));
-    auto span = static_cast<uint64_t>(s.hi - s.lo);
+    Span s = span_of(t, n);
+    const uint64_t span = s.bytes();
     char* device = static_cast<char*>(buffer.data) + static_cast<MPI_Aint>(first) * t.extent + s.lo;
     Piece piece(span);
     // A read copies the span in too: the copy back then leaves the holes,
@@ -120,15 +131,15 @@ Err move_in_pieces(Direction direction, uint64_t position, const Buffer& buffer,
 
 Err WholeSpan::stage(Direction direction, const Buffer& buffer, bool converts, Buffer* host) {
   *host = buffer;
-  coll::ByteSpan s = coll::span_of(buffer.type, static_cast<int64_t>(buffer.count));
+  Span s = span_of(*buffer.type, buffer.count);
   if (s.hi <= s.lo) return {};
-  bytes_ = static_cast<uint64_t>(s.hi - s.lo);
+  bytes_ = s.bytes();
   device_ = static_cast<char*>(buffer.data) + s.lo;
   host_ = static_cast<char*>(std::malloc(bytes_));
   if (host_ == nullptr)
     return fail(MPI_ERR_NO_MEM, "cannot stage %llu bytes of a GPU buffer in host memory",
                 static_cast<unsigned long long>(bytes_));
-  dense_ = !converts && fills_span(*buffer.type, buffer.count);
+  dense_ = !converts && fills_span(*buffer.type, buffer.data, buffer.count);
   FERRY_DEBUG(kCuda, "MPI-IO collective: %llu bytes of a GPU buffer staged through host memory",
               static_cast<unsigned long long>(bytes_));
   host->data = host_ - s.lo;

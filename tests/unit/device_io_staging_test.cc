@@ -6,7 +6,8 @@
 // of the file copies back only what it read, the nonblocking forms copy on
 // the I/O worker before their request completes, a failed copy is the
 // access's error naming the CUDA call, and a host buffer takes the host path
-// with no copy at all.
+// with no copy at all. The collective forms' whole-span stand-in is checked
+// alone (a collective access needs a communicator: tests/gpu/io.cu).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -286,6 +287,60 @@ TEST_F(IoStagingTest, AFailedCopyIsTheAccessErrorNamingTheCudaCall) {
   e = access(file_, Direction::kRead, Where::kExplicitOffset, 0, Buffer{d, n, find_datatype(MPI_BYTE)},
              MPI_STATUS_IGNORE);
   ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.mpi_class(), MPI_ERR_OTHER);
+  EXPECT_NE(e.message().find("cuMemcpyAsync"), std::string::npos) << e.message();
+  device::model::free(d);
+}
+
+TEST_F(IoStagingTest, TheCollectiveStandInIsTheWholeSpanCopiedWhereNeeded) {
+  constexpr size_t n = 3000;
+  std::vector<char> data = pattern(n, 10);
+  void* d = device::model::alloc(n);
+  device::model::write(d, data.data(), n);
+  const Buffer b{d, n, find_datatype(MPI_BYTE)};
+  {
+    // A write: copied in whole, nothing copied back.
+    device_staging::WholeSpan whole;
+    Buffer host{};
+    ASSERT_TRUE(whole.stage(Direction::kWrite, b, false, &host).ok());
+    ASSERT_NE(host.data, d);
+    EXPECT_EQ(std::memcmp(host.data, data.data(), n), 0);
+    ASSERT_TRUE(whole.finish(Direction::kWrite, n).ok());
+    EXPECT_EQ(device::model::counters().copies, 1u);
+  }
+  device::model::reset_counters();
+  {
+    // A dense read: not copied in; what was read (1000 bytes) copied back.
+    device_staging::WholeSpan whole;
+    Buffer host{};
+    ASSERT_TRUE(whole.stage(Direction::kRead, b, false, &host).ok());
+    EXPECT_EQ(device::model::counters().copies, 0u);
+    std::memset(host.data, 'r', n);
+    ASSERT_TRUE(whole.finish(Direction::kRead, 1000).ok());
+    EXPECT_EQ(device::model::counters().copies, 1u);
+    std::vector<char> got(n);
+    device::model::read(got.data(), d, n);
+    EXPECT_TRUE(std::all_of(got.begin(), got.begin() + 1000, [](char c) { return c == 'r'; }));
+    EXPECT_TRUE(std::equal(got.begin() + 1000, got.end(), data.begin() + 1000)) << "past what was read";
+  }
+  device::model::reset_counters();
+  {
+    // A read through a type with holes: copied in first, back whole.
+    const Datatype* vec = nullptr;
+    ASSERT_TRUE(datatypes::vector(10, 1, 3, *find_datatype(MPI_INT), &vec).ok());
+    datatypes::commit(vec);
+    device_staging::WholeSpan whole;
+    Buffer host{};
+    ASSERT_TRUE(whole.stage(Direction::kRead, Buffer{d, 2, vec}, false, &host).ok());
+    EXPECT_EQ(device::model::counters().copies, 1u);
+    ASSERT_TRUE(whole.finish(Direction::kRead, 0).ok());
+    EXPECT_EQ(device::model::counters().copies, 2u);
+    datatypes::release(vec);
+  }
+  device::model::fail_next_copy(700);
+  device_staging::WholeSpan whole;
+  Buffer host{};
+  Err e = whole.stage(Direction::kWrite, b, false, &host);
   EXPECT_EQ(e.mpi_class(), MPI_ERR_OTHER);
   EXPECT_NE(e.message().find("cuMemcpyAsync"), std::string::npos) << e.message();
   device::model::free(d);
