@@ -13,8 +13,8 @@
 
 #include "base/request.h"
 #include "base/type_pack.h"
-#include "device/device.h"
 #include "io/collective.h"
+#include "io/device_staging.h"
 #include "io/data_sieving.h"
 #include "io/errors.h"
 
@@ -145,9 +145,6 @@ class RangeLock {
 
 Err check_allowed(const File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer,
                   uint64_t bytes) {
-  // The data path packs and unpacks the memory side on the host.
-  if (device::enabled() && buffer.data != nullptr && device::memory_of(buffer.data) == device::Memory::kDevice)
-    return fail(MPI_ERR_OTHER, "the buffer is GPU memory, which MPI-IO does not move yet (README \"GPU buffers\")");
   if (direction == Direction::kRead && !f.readable())
     return fail(MPI_ERR_ACCESS, "'%s' was opened with MPI_MODE_WRONLY: it cannot be read", f.path.c_str());
   if (direction == Direction::kWrite && !f.writable())
@@ -229,8 +226,17 @@ uint64_t memory_bytes(const File& f, const Buffer& buffer, uint64_t in_file) {
 // says how many moved (fewer for a read that reaches the end of the file).
 Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes, uint64_t* done) {
   *done = 0;
-  if (f.view.representation().converts(direction == Direction::kWrite))
-    return move_converted(f, direction, position, buffer, done);
+  const bool converts = f.view.representation().converts(direction == Direction::kWrite);
+  // GPU memory: the same path on host pieces (io/device_staging.h).
+  if (device_staging::on_gpu(buffer)) {
+    bool cut_anywhere = !converts && type::dense_run(*buffer.type, buffer.data, buffer.count) != nullptr;
+    return device_staging::move_in_pieces(
+        direction, position, buffer, bytes, cut_anywhere, done,
+        [&](uint64_t at, const Buffer& host, uint64_t n, uint64_t* moved) {
+          return move(f, direction, at, host, n, moved);
+        });
+  }
+  if (converts) return move_converted(f, direction, position, buffer, done);
   // A dense buffer is the packed form already: the file runs go straight
   // to and from it, in one pass. Otherwise a chunk at a time through the
   // staging buffer.
@@ -315,11 +321,17 @@ Err access(File& f, Direction direction, Where where, MPI_Offset offset, const B
 
   uint64_t done = 0;
   bool direct = how == Coordination::kIndependent;
+  // A collective access on GPU memory stages the whole buffer
+  // (io/device_staging.h); a process whose copy fails still takes part.
+  device_staging::WholeSpan whole;
+  Buffer data = buffer;
+  if (!direct && checked.ok() && device_staging::on_gpu(buffer))
+    checked = whole.stage(direction, buffer, f.view.representation().converts(direction == Direction::kWrite), &data);
   if (!direct) {
     // Two-phase collective buffering, or each process on its own below.
     Err e = f.view.representation().converts(direction == Direction::kWrite)
-                ? collective_converted(f, direction, position, buffer, bytes, std::move(checked), &direct, &done)
-                : collective_access(f, direction, position, buffer, bytes, std::move(checked), &direct, &done);
+                ? collective_converted(f, direction, position, data, bytes, std::move(checked), &direct, &done)
+                : collective_access(f, direction, position, data, bytes, std::move(checked), &direct, &done);
     if (e) return e;
   } else if (checked) {
     return checked;
@@ -335,8 +347,9 @@ Err access(File& f, Direction direction, Where where, MPI_Offset offset, const B
       lock = std::make_unique<RangeLock>(f, direction, first, last + 1);
       if (!lock->error.ok()) return std::move(lock->error);
     }
-    e = move(f, direction, position, buffer, bytes, &done);
+    e = move(f, direction, position, data, bytes, &done);
   }
+  if (Err copied = whole.finish(direction, done); !e) e = std::move(copied);
   // The pointer moves past what was accessed, also when an error stopped
   // the access part way (§13.4.3: by the amount of data accessed).
   if (where == Where::kIndividualPointer) f.position = start + static_cast<MPI_Offset>(done / etype_size);

@@ -8,6 +8,7 @@
 // that chunk (io/view.h), each one pwrite or pread. So a request of any
 // size costs bounded memory, and a file view costs one system call per
 // contiguous run of the file. Offsets and sizes are 64-bit throughout.
+// A GPU buffer is replaced by host stand-ins first (io/device_staging.h).
 //
 // The collective forms (_all, and the split collectives' _begin) go through
 // io/collective.h, which aggregates them (two-phase collective buffering)

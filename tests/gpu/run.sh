@@ -17,7 +17,10 @@
 #    a second GPU if there is one.
 # 2. gpu_coll at 2, 3 and 4 ranks on one GPU: every blocking collective with
 #    device buffers, MPI_IN_PLACE, the predefined ops, a user-defined op.
-# 3. gpu_bench at 2 ranks: ping-pong and allreduce rows for host and device
+# 3. gpu_io at 2 and 4 ranks on one GPU: MPI_File_write_all from device
+#    buffers and read_all back into device buffers, byte for byte; the
+#    nonblocking iwrite_at/iread_at; a strided memory type on the GPU.
+# 3b. gpu_bench at 2 ranks: ping-pong and allreduce rows for host and device
 #    buffers, and the host rows again with FERRY_CUDA=off (host programs
 #    must lose nothing to FERRY_CUDA=auto).
 # 4. Steps 1 and 3 again under CUDA MPS, where the machine has it.
@@ -73,7 +76,7 @@ else
   echo "== reduce_kernels: SKIPPED (the bundled build had no nvcc: no GPU reduction kernels)"
 fi
 
-for program in p2p coll bench; do
+for program in p2p coll io bench; do
   step "build_$program" nvcc -O2 -std=c++17 -I "$deps/ferry/include" -o "$out/gpu_$program" \
     "$root/tests/gpu/$program.cu" -L "$deps/ferry/lib" -lmpi -lcuda
 done
@@ -82,6 +85,9 @@ step p2p_shm env FERRY_CUDA=on FERRY_DEBUG=cuda "${mpirun[@]}" -n 2 "$out/gpu_p2
 step p2p_tcp env FERRY_CUDA=on FERRY_TRANSPORTS=tcp "${mpirun[@]}" -n 2 "$out/gpu_p2p"
 for n in 2 3 4; do
   step "coll_np$n" env FERRY_CUDA=on "${mpirun[@]}" -n "$n" "$out/gpu_coll"
+done
+for n in 2 4; do
+  step "io_np$n" env FERRY_CUDA=on "${mpirun[@]}" -n "$n" "$out/gpu_io" "$out"
 done
 step bench_auto env FERRY_CUDA=auto "${mpirun[@]}" -n 2 "$out/gpu_bench"
 step bench_host_cuda_off env FERRY_CUDA=off "${mpirun[@]}" -n 2 "$out/gpu_bench"
