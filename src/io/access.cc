@@ -16,6 +16,7 @@
 #include "io/collective.h"
 #include "io/data_sieving.h"
 #include "io/errors.h"
+#include "io/nonblocking_collective.h"
 
 namespace ferry::io {
 namespace {
@@ -247,6 +248,9 @@ Err check_access(const File& f, Direction direction, Where where, MPI_Offset off
 
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
            Coordination how, Err argument_error) {
+  // A collective waits for the nonblocking ones this process started before
+  // it: they share the file's communicator, in the order started.
+  if (how == Coordination::kCollective) nonblocking_collective::wait_for_started(f);
   uint64_t bytes = type::packed_bytes(*buffer.type, buffer.count);
   Err checked = argument_error ? std::move(argument_error) : check_allowed(f, direction, where, offset, buffer, bytes);
   const uint64_t etype_size = f.view.etype().size;
