@@ -84,18 +84,22 @@ Err start(File& f, const char* call, Direction direction, Where where, MPI_Offse
     where = Where::kFromPointer;
   }
 
-  progress::Lock lock;
   // Started by this process's first nonblocking collective on the file;
   // collectives of one file are started by one thread at a time (MPI-3.1
   // §5.13: their order is the program's), so this needs no lock of its own.
   if (f.collective_queue == nullptr) f.collective_queue = new CollectiveQueue(f);
-  Request* r = requests::acquire();
-  r->kind = Request::Kind::kCollective;
-  r->comm = f.comm;  // every live request names a communicator; the file's outlives it
-  r->active = true;
-  r->complete = false;
+  Request* r;
+  {
+    progress::Lock lock;
+    r = requests::acquire();
+    r->kind = Request::Kind::kCollective;
+    r->comm = f.comm;  // every live request names a communicator; the file's outlives it
+    r->active = true;
+    r->complete = false;
+  }
   datatypes::retain(buffer.type);  // the program may free it before the access ends
   f.collectives_started.fetch_add(1, std::memory_order_relaxed);
+  // After the engine lock is let go: the woken thread wants it at once.
   f.collective_queue->push({call, direction, where, at, buffer, std::move(checked), r});
   *out = r;
   return {};
