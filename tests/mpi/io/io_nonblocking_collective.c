@@ -14,6 +14,7 @@
  *  - a set_view and a set_atomicity made while an access is outstanding
  *    (erroneous in MPI: Ferry waits for it) do not change that access;
  *  - an MPI_Test polling loop, the _c forms, and the counts in statuses;
+ *  - errors come at the wait, with the blocking form's class on every rank;
  *  - MPI_File_close and MPI_Finalize with a request outstanding.
  */
 #define TEST_NAME "io_nonblocking_collective"
@@ -255,6 +256,26 @@ static void order(const char *path) {
   free(four);
 }
 
+/* What the blocking form rejects fails the request, on every rank alike. */
+static void errors(const char *path) {
+  MPI_File fh;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+  int buf[4] = {1, 2, 3, 4};
+  MPI_Request req;
+  MPI_Status st;
+  CHECK_MPI(MPI_File_iread_all(fh, buf, 4, MPI_INT, &req));
+  EXPECT_CLASS(MPI_Wait(&req, &st), MPI_ERR_ACCESS, "MPI_File_iread_all", NULL);
+  /* Only rank 1's arguments are wrong: 3 bytes through a view of ints. */
+  CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+  CHECK_MPI(MPI_File_iwrite_at_all(fh, rank * 4, buf, rank == 1 ? 3 : 4, rank == 1 ? MPI_BYTE : MPI_INT, &req));
+  EXPECT_CLASS(MPI_Wait(&req, &st), MPI_ERR_TYPE, "MPI_File_iwrite_at_all", NULL);
+  /* The file works on. */
+  CHECK_MPI(MPI_File_iwrite_at_all(fh, rank * 4, buf, 4, MPI_INT, &req));
+  CHECK_MPI(MPI_Wait(&req, &st));
+  check_count(&st, MPI_INT, 4, "iwrite_at_all after the errors");
+  CHECK_MPI(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -263,6 +284,7 @@ int main(int argc, char **argv) {
   char path[600];
   away(io_path("away", path, sizeof path));
   order(io_path("order", path, sizeof path));
+  errors(io_path("errors", path, sizeof path));
 
   /* MPI_Finalize with a write outstanding on a file left open: no crash,
    * and the write is done by the time rank 0's MPI_Finalize returns. */
@@ -293,6 +315,7 @@ int main(int argc, char **argv) {
     unlink(left);
     unlink(io_path("away", path, sizeof path));
     unlink(io_path("order", path, sizeof path));
+    unlink(io_path("errors", path, sizeof path));
     if (rmdir(dir) != 0) {
       fprintf(stderr, "%s: FAILED: rmdir(%s): %s\n", TEST_NAME, dir, strerror(errno));
       return 1;
