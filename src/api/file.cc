@@ -9,6 +9,7 @@
 #include "base/group.h"
 #include "base/info.h"
 #include "io/file.h"
+#include "io/nonblocking_collective.h"
 
 using namespace ferry;
 
@@ -112,6 +113,9 @@ extern "C" int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
   io::File* f = call.file(fh);
   const Info* hints = api::checked_hints(call, info);
   if (f == nullptr || hints == nullptr) return call.raise();
+  // Collective (§13.2.8): the accesses started before it keep the hints
+  // they were started with.
+  io::nonblocking_collective::wait_for_started(*f);
   // Parsed now, so that data accesses read numbers (io/hints.h).
   io::apply_hints(f->hints, hints, f->tuning, f->path);
   return MPI_SUCCESS;

@@ -4,14 +4,15 @@
 //
 // The collective forms go to io/collective.h (two-phase collective
 // buffering, or each process on its own); the nonblocking independent ones
-// run on the I/O worker (io/worker.h), the nonblocking collective ones
-// complete at the call (io/completion.h). Shared file pointers are
+// run on the I/O worker (io/worker.h), the nonblocking collective ones on
+// the file's thread (io/nonblocking_collective.h). Shared file pointers are
 // api/file_shared.cc's.
 #include <cstring>
 
 #include "api/api.h"
 #include "io/access.h"
 #include "io/completion.h"
+#include "io/nonblocking_collective.h"
 #include "io/worker.h"
 
 using namespace ferry;
@@ -21,7 +22,8 @@ using io::Where;
 namespace {
 
 // kBackground: nonblocking and independent, run by the I/O worker
-// (io/worker.h); kNonblocking: the collective ones, complete at the call.
+// (io/worker.h); kNonblocking: the collective ones, run by the file's
+// thread (io/nonblocking_collective.h).
 enum class Form { kBlocking, kNonblocking, kBackground, kSplitBegin };
 
 struct Access {
@@ -50,7 +52,9 @@ int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf
   if (!valid) {
     if (f == nullptr || how == io::Coordination::kIndependent) return call.raise();
     // A collective call still takes part, with no data, so that the other
-    // processes return this one's error instead of waiting for it.
+    // processes return this one's error instead of waiting for it (a
+    // nonblocking one too, at the call: there may be no request to carry
+    // the error).
     io::Buffer none{nullptr, 0, find_datatype(MPI_BYTE)};
     return call.result(io::access(*f, a.direction, a.where, offset, none, MPI_STATUS_IGNORE, how, call.take_error()));
   }
@@ -63,9 +67,15 @@ int data_access(const Access& a, MPI_File fh, MPI_Offset offset, const void* buf
     *request = r->handle;
     return MPI_SUCCESS;
   }
+  if (a.form == Form::kNonblocking) {
+    Request* r = nullptr;
+    if (Err e = io::nonblocking_collective::start(*f, a.name, a.direction, a.where, offset, b, &r))
+      return call.result(std::move(e));
+    *request = r->handle;
+    return MPI_SUCCESS;
+  }
   if (Err e = io::access(*f, a.direction, a.where, offset, b, a.form == Form::kBlocking ? status : &done, how))
     return call.result(std::move(e));
-  if (a.form == Form::kNonblocking) *request = io::completed_request(*f, done)->handle;
   if (a.form == Form::kSplitBegin) return call.result(io::begin_split(*f, a.name, done));
   return MPI_SUCCESS;
 }

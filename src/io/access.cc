@@ -17,6 +17,7 @@
 #include "io/device_staging.h"
 #include "io/data_sieving.h"
 #include "io/errors.h"
+#include "io/nonblocking_collective.h"
 
 namespace ferry::io {
 namespace {
@@ -309,6 +310,9 @@ Err check_access(const File& f, Direction direction, Where where, MPI_Offset off
 
 Err access(File& f, Direction direction, Where where, MPI_Offset offset, const Buffer& buffer, MPI_Status* status,
            Coordination how, Err argument_error) {
+  // A collective waits for the nonblocking ones this process started before
+  // it: they share the file's communicator, in the order started.
+  if (how == Coordination::kCollective) nonblocking_collective::wait_for_started(f);
   // In the file's sizes, as every position of the view is.
   uint64_t bytes = f.view.file_bytes(*buffer.type, buffer.count);
   Err checked = argument_error ? std::move(argument_error) : check_allowed(f, direction, where, offset, buffer, bytes);

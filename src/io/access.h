@@ -12,8 +12,9 @@
 //
 // The collective forms (_all, and the split collectives' _begin) go through
 // io/collective.h, which aggregates them (two-phase collective buffering)
-// or lets each process access on its own; the nonblocking forms complete
-// at the call (io/completion.h).
+// or lets each process access on its own; the nonblocking ones run there
+// too, on the file's thread (io/nonblocking_collective.h), the independent
+// ones on the I/O worker (io/worker.h).
 #pragma once
 
 #include <cstdint>

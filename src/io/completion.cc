@@ -2,22 +2,9 @@
 
 #include <cstring>
 
-#include "progress/progress.h"
+#include "base/request.h"
 
 namespace ferry::io {
-
-Request* completed_request(File& f, const MPI_Status& status) {
-  progress::Lock lock;
-  Request* r = requests::acquire();
-  r->kind = Request::Kind::kCollective;
-  // Every live request names a communicator (the pool knows a free slot by
-  // its null one); the file's keeps a closed file's request valid too.
-  r->comm = f.comm;
-  r->active = true;
-  r->complete = true;
-  r->status = status;
-  return r;
-}
 
 Err check_no_split(const File& f, const char* call) {
   if (f.split.begun_by != nullptr)

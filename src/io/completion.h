@@ -1,21 +1,15 @@
-// How nonblocking and split collective data accesses complete (MPI-3.1
-// §13.4.3-5). In this increment both do their access at the call: a
-// nonblocking call returns a request that is already complete and carries
-// the status; a *_begin stores the status for the matching *_end. Both are
-// correct MPI semantics (completion may happen any time before the wait);
-// overlapping the access with computation comes with the background
-// aggregation of a later increment.
+// How split collective data accesses complete (MPI-3.1 §13.4.5): a *_begin
+// does its access at the call and stores the status for the matching *_end
+// (correct MPI semantics: completion may happen any time before the end).
+// The nonblocking collective ones run in the background
+// (io/nonblocking_collective.h).
 #pragma once
 
 #include "base/error.h"
-#include "base/request.h"
 #include "io/file.h"
 #include "mpi.h"
 
 namespace ferry::io {
-
-// A request on `f`'s communicator, complete, reporting `status`.
-Request* completed_request(File& f, const MPI_Status& status);
 
 // *_begin: records that `call` began a split collective on `f` whose end
 // will report `status`. MPI_ERR_OTHER if one is already in progress (§13.4.5

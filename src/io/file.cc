@@ -11,6 +11,7 @@
 #include "base/handles.h"
 #include "io/agreement.h"
 #include "io/errors.h"
+#include "io/nonblocking_collective.h"
 #include "io/shared_pointer.h"
 #include "io/worker.h"
 #include "runtime/comm_create.h"
@@ -69,6 +70,9 @@ File* of_communicator(const Communicator* c) {
 
 void finalize_open_files() {
   for (File* f : open_files.all()) {
+    // Accesses the program never waited for end (every process's thread
+    // runs them, each rank being here or on its way) before the runtime goes.
+    nonblocking_collective::stop(*f);
     worker::drain(*f);
     shared_pointer::finalize(*f);
   }
@@ -173,6 +177,9 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
 }
 
 Err close(File* f) {
+  // Requests still outstanding make the close erroneous (§13.2.2); they
+  // end first rather than leave a thread a closed file.
+  nonblocking_collective::stop(*f);
   worker::drain(*f);  // MPI requires it (§13.2.2); never leave the worker a closed file
   Err closed;
   if (::close(f->fd) != 0 && errno != EINTR) closed = system_error(errno, "cannot close", f->path);
@@ -219,6 +226,7 @@ Err change_size(File& f, MPI_Offset size, Change change) {
   if (size < 0) checked = fail(MPI_ERR_ARG, "invalid size %lld (must be >= 0)", static_cast<long long>(size));
   else if (!f.writable())
     checked = fail(MPI_ERR_READ_ONLY, "'%s' was opened with MPI_MODE_RDONLY", f.path.c_str());
+  nonblocking_collective::wait_for_started(f);  // the file's collectives in the order started
   if (Err e = agree(f.comm, std::move(checked), {{"size", size}})) return e;
   Err changed;
   if (f.comm->rank == 0) changed = change();
@@ -249,12 +257,15 @@ Err preallocate(File& f, MPI_Offset size) {
 }
 
 Err sync(File& f) {
+  nonblocking_collective::wait_for_started(f);  // the file's collectives in the order started
   Err synced;
   if (f.writable() && ::fsync(f.fd) != 0) synced = system_error(errno, "cannot flush", f.path);
   return agree(f.comm, std::move(synced));
 }
 
 Err set_atomicity(File& f, bool atomic) {
+  // The accesses started before run in the mode they were started in.
+  nonblocking_collective::wait_for_started(f);
   if (Err e = agree(f.comm, {}, {{"flag", atomic ? 1 : 0}})) return e;
   f.atomic = atomic;
   return {};

@@ -34,6 +34,8 @@ struct SplitCollective {
   MPI_Status status{};             // what the matching _end reports
 };
 
+class CollectiveQueue;
+
 struct File {
   MPI_File handle = MPI_FILE_NULL;
   int fd = -1;
@@ -61,6 +63,11 @@ struct File {
   std::mutex shared_mutex;
   // Nonblocking accesses queued or running on the I/O worker (io/worker.h).
   std::atomic<int> background{0};
+  // Nonblocking collective accesses started and not yet complete, and the
+  // file's thread that runs them (io/nonblocking_collective.h; nullptr
+  // until the first, owned).
+  std::atomic<int> collectives_started{0};
+  CollectiveQueue* collective_queue = nullptr;
   SplitCollective split;
 
   bool readable() const { return (amode & MPI_MODE_WRONLY) == 0; }

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "io/agreement.h"
+#include "io/nonblocking_collective.h"
 #include "io/file.h"
 #include "io/shared_pointer.h"
 #include "io/worker.h"
@@ -27,6 +28,7 @@ std::string lowercase(const char* text) {
 Err set_view(File& f, MPI_Offset disp, const Datatype* etype, const Datatype* filetype, const char* datarep,
              const Info* hints, Err argument_error) {
   worker::drain(f);  // MPI requires it (§13.3); never leave the worker an old view
+  nonblocking_collective::wait_for_started(f);  // nor a nonblocking collective
   Err checked = argument_error.ok() ? check_view(disp, *etype, *filetype, datarep, f.amode) : std::move(argument_error);
   int64_t etype_size = etype != nullptr ? static_cast<int64_t>(etype->size) : 0;
   const int64_t current = disp == MPI_DISPLACEMENT_CURRENT ? 1 : 0;

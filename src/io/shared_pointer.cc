@@ -16,6 +16,7 @@
 #include "coll/collectives.h"
 #include "io/agreement.h"
 #include "io/errors.h"
+#include "io/nonblocking_collective.h"
 
 namespace ferry::io {
 namespace shared_pointer {
@@ -226,6 +227,7 @@ Err current_byte_offset(File& f, MPI_Offset* bytes) {
 Err seek(File& f, MPI_Offset offset, int whence, Err local) {
   if (local.ok() && whence == MPI_SEEK_SET && offset < 0)
     local = fail(MPI_ERR_ARG, "invalid offset %lld with MPI_SEEK_SET (must be >= 0)", static_cast<long long>(offset));
+  nonblocking_collective::wait_for_started(f);  // the file's collectives in the order started
   if (Err e = agree(f.comm, std::move(local), {{"offset", offset}, {"whence", whence}})) return e;
   if (whence == MPI_SEEK_SET) {
     next_epoch(f, offset);
@@ -260,6 +262,7 @@ Err ordered_slot(File& f, MPI_Offset mine, MPI_Offset* start, Err local) {
   // Everybody's outcome first, so that a failing process makes nobody move
   // the pointer; after it, every earlier access has ended, and until the
   // allgather below ends nobody accesses the pointer.
+  nonblocking_collective::wait_for_started(f);  // the file's collectives in the order started
   if (Err e = agree(f.comm, std::move(local))) return e;
   // Each process's share, and process 0's reading of the pointer with its
   // error class, everywhere: the etypes before this process, the total and

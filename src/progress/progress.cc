@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <condition_variable>
 #include <vector>
@@ -111,6 +112,12 @@ void set_wait_policy(WaitPolicy p, int us, int ms) {
 }
 
 WaitPolicy wait_policy() { return policy; }
+
+void enable_locking() {
+  if (threads_enabled) return;
+  assert(lock_depth == 0);
+  threads_enabled = true;
+}
 int spin_us() { return spin_microseconds; }
 int sleep_ms() { return sleep_milliseconds; }
 

@@ -53,8 +53,16 @@ WaitPolicy wait_policy();
 // engine lock held.
 int poll();
 
-// True under MPI_THREAD_MULTIPLE: the engine lock is taken.
+// True under MPI_THREAD_MULTIPLE, or once a thread of Ferry's own drives
+// progress: the engine lock is taken.
 extern bool threads_enabled;
+// Turns the engine lock on for the rest of the run, at any thread level:
+// before Ferry starts a thread of its own that calls into the engine (a
+// file's nonblocking collective thread, io/nonblocking_collective.h). The
+// calling thread must hold no Lock (a Lock made before keeps not locking),
+// which an MPI call's entry satisfies; no other thread is inside the
+// library then below MPI_THREAD_MULTIPLE, so the flag changes under nobody.
+void enable_locking();
 std::mutex& engine_mutex();
 
 // The lock is re-entrant per thread in effect: a thread that already holds

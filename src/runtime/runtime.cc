@@ -199,7 +199,9 @@ int raise_level(int level) {
   level = clamp_level(level);
   if (level > state.thread_level) {
     state.thread_level = level;
-    progress::threads_enabled = level == MPI_THREAD_MULTIPLE;
+    // Never off again: a file's thread may already drive progress
+    // (progress::enable_locking).
+    progress::threads_enabled = progress::threads_enabled || level == MPI_THREAD_MULTIPLE;
   }
   return state.thread_level;
 }
