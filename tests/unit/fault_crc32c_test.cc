@@ -57,6 +57,17 @@ TEST(Crc32c, BothAgreeAtEveryAlignmentAndLength) {
           << "offset " << offset << " length " << length;
 }
 
+TEST(Crc32c, BothAgreeOnLongBuffersCheckedInThreeLanes) {
+  // From 3 x 8 KiB on, the hardware path runs three lanes and joins them.
+  std::mt19937 gen(16);
+  std::vector<unsigned char> buf((1 << 20) + 16);
+  for (auto& b : buf) b = static_cast<unsigned char>(gen());
+  for (size_t offset : {0, 3})
+    for (size_t length : {24575, 24576, 24577, 49152 + 5, 100000, 1 << 20})
+      ASSERT_EQ(crc32c(0x1234u, buf.data() + offset, length), crc32c_portable(0x1234u, buf.data() + offset, length))
+          << "offset " << offset << " length " << length;
+}
+
 TEST(Crc32c, ExtendsAcrossPieces) {
   const char* text = "The quick brown fox jumps over the lazy dog";
   size_t n = std::strlen(text);
