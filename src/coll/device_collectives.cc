@@ -23,8 +23,8 @@ Outcome finish(HostStaging& st, Err run) {
 bool direct(std::initializer_list<const void*> buffers, std::initializer_list<const Datatype*> types) {
   for (const void* b : buffers)
     if (b != MPI_IN_PLACE && !on_gpu(b)) return false;
-  for (const Datatype* t : types)
-    if (!t->contiguous || t->lb != 0) return false;
+  for (const Datatype* t : types)  // nullptr: the send type of an MPI_IN_PLACE call, ignored
+    if (t != nullptr && (!t->contiguous || t->lb != 0)) return false;
   return true;
 }
 

@@ -164,6 +164,12 @@ TEST_F(DeviceScheduleTest, CollectivesWithoutReductionsRunOnGpuBuffersWithoutKer
   done = gpu::bcast(recv, 256, t, 0, &comm_, Launch{});
   ASSERT_TRUE(done.has_value());
   EXPECT_TRUE(done->ok()) << done->message();
+  // In place, the send type is ignored and may be MPI_DATATYPE_NULL (no
+  // Datatype): the first GPU run crashed reading it.
+  done = gpu::allgather(MPI_IN_PLACE, 0, nullptr, recv, 256, t, &comm_, Launch{});
+  ASSERT_TRUE(done.has_value());
+  EXPECT_TRUE(done->ok()) << done->message();
+  EXPECT_EQ(read_ints(recv, 256), a);
   device::model::free(send);
   device::model::free(recv);
 }
