@@ -1,6 +1,5 @@
 #include "job.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +25,7 @@
 #include "request_service.h"
 #include "spawned_fences.h"
 #include "spawned_jobs.h"
+#include "stdin_relay.h"
 #include "stdin_forwarding.h"
 
 extern char** environ;
@@ -83,9 +83,7 @@ class Job {
       loop_.on(output, [this](uint64_t data, uint32_t) { local_->on_output(data); });
     for (Source tree : {kDaemonListen, kDaemonLink})
       loop_.on(tree, [this](uint64_t data, uint32_t events) { tree_->on_event(data, events); });
-    loop_.on(kStdinRelay, [this](uint64_t, uint32_t) {
-      if (relay_fd_ >= 0) on_relay_readable();
-    });
+    loop_.on(kStdinRelay, [this](uint64_t, uint32_t) { relay_.on_readable(); });
     for (Source output : {kSpawnedStdout, kSpawnedStderr})
       loop_.on(output, [this](uint64_t data, uint32_t) { spawned_->on_output(data); });
     spawned_.emplace(
@@ -123,7 +121,7 @@ class Job {
     if (plan_.num_daemons > 0) start_daemons();
     if (local_ && !failure_) start_local_ranks();
     if (!local_ || local_->size() == 0 || local_->rank_at(0) != 0) {
-      if (tree_ && !failure_) relay_stdin();  // rank 0 is on another host
+      if (tree_ && !failure_) relay_.start();  // rank 0 is on another host
       else stdin_.stop();
     }
     double started = monotonic_ms();
@@ -239,50 +237,6 @@ class Job {
     }
     FERRY_DEBUG(kLaunch, "started %d ranks of %s in %.2f ms", local_->running(), options_.program.c_str(),
                 monotonic_ms() - t0);
-  }
-
-  // Rank 0 runs under a daemon: what StdinForwarder would give rank 0 is
-  // read here and sent along the tree to that daemon.
-  void relay_stdin() {
-    rank0_position_ = plan_.nodes[size_t(node_of_rank_[0])].position;
-    relay_fd_ = stdin_.rank0_fd();
-    if (relay_fd_ == stdin_.null_fd()) {
-      end_relay();
-      return;
-    }
-    if (relay_fd_ == 0) {
-      // A regular file, which epoll cannot watch and which never blocks.
-      char buffer[64 * 1024];
-      ssize_t n;
-      while ((n = ::read(0, buffer, sizeof buffer)) > 0) send_stdin({buffer, size_t(n)});
-      end_relay();
-      return;
-    }
-    ::fcntl(relay_fd_, F_SETFL, O_NONBLOCK);
-    loop_.watch(relay_fd_, kStdinRelay);
-  }
-
-  void on_relay_readable() {
-    char buffer[64 * 1024];
-    ssize_t n = ::read(relay_fd_, buffer, sizeof buffer);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    if (n <= 0) {
-      end_relay();
-      return;
-    }
-    send_stdin({buffer, size_t(n)});
-  }
-
-  void send_stdin(std::string_view bytes) {
-    tree_->send_toward(rank0_position_, wire::Encoder(wire::Type::kStdin).str(bytes).finish());
-  }
-
-  // An empty kStdin is the end of the input.
-  void end_relay() {
-    if (relay_fd_ > 0) loop_.unwatch(relay_fd_);
-    relay_fd_ = -1;
-    send_stdin({});
-    stdin_.stop();
   }
 
   void set_running(int rank, bool running) {
@@ -668,8 +622,11 @@ class Job {
                                   if (tree_) tree_->send_toward(position, frame);
                                 }};
   std::unique_ptr<DaemonTree> tree_;
-  int relay_fd_ = -1;        // rank 0's stdin, read for a rank 0 elsewhere
-  int rank0_position_ = 0;
+  // Rank 0's stdin when rank 0 runs under a daemon (stdin_relay.h).
+  StdinRelay relay_{loop_, kStdinRelay, stdin_, [this](std::string_view bytes) {
+                      int rank0_position = plan_.nodes[size_t(node_of_rank_[0])].position;
+                      tree_->send_toward(rank0_position, wire::Encoder(wire::Type::kStdin).str(bytes).finish());
+                    }};
   std::vector<bool> rank_running_;  // every rank of the job, wherever it runs
   std::vector<int> node_of_rank_;   // the plan's node of every rank
   int running_ = 0;
