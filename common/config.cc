@@ -46,6 +46,9 @@ constexpr std::array kSettings = {
     Setting{"FERRY_CUDA_IPC_THRESHOLD", "0",
             "Smallest same-host contiguous GPU message that the receiver copies straight out of the sender's GPU "
             "memory with CUDA IPC; smaller ones, and any CUDA IPC refuses, are staged through host memory"},
+    Setting{"FERRY_CUDA_PROFILE", "0",
+            "1: time every CUDA driver call Ferry makes and print, per process at MPI_Finalize, how often each "
+            "ran and its mean time (a diagnostic; it adds two clock reads per call)"},
     Setting{"FERRY_TCP_EAGER_LIMIT", "65536",
             "Largest TCP message sent eagerly; larger ones use the rendezvous protocol"},
     Setting{"FERRY_TCP_FAMILY", "auto", "Address family for TCP connections: auto, ipv4 or ipv6"},

@@ -20,12 +20,14 @@ using CUcontext = void*;
 using CUstream = void*;
 using CUmodule = void*;
 using CUfunction = void*;
+using CUevent = void*;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 constexpr CUresult CUDA_ERROR_INVALID_IMAGE = 200;
 constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 
 // CUpointer_attribute
 constexpr int CU_POINTER_ATTRIBUTE_CONTEXT = 1;
@@ -44,6 +46,7 @@ constexpr unsigned CU_MEMORYTYPE_UNIFIED = 4;
 constexpr unsigned CU_STREAM_DEFAULT = 0;  // synchronizes with the legacy default stream
 constexpr unsigned CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1;
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;  // no timestamp: the cheapest event to record and query
 
 struct CUipcMemHandle {
   char reserved[64];
@@ -80,6 +83,11 @@ using cuDeviceGet_t = CUresult (*)(CUdevice* device, int ordinal);
 using cuDevicePrimaryCtxRetain_t = CUresult (*)(CUcontext* context, CUdevice device);
 using cuCtxPushCurrent_t = CUresult (*)(CUcontext context);
 using cuCtxPopCurrent_t = CUresult (*)(CUcontext* context);
+using cuCtxGetCurrent_t = CUresult (*)(CUcontext* context);
+using cuEventCreate_t = CUresult (*)(CUevent* event, unsigned flags);
+using cuEventRecord_t = CUresult (*)(CUevent event, CUstream stream);
+using cuEventQuery_t = CUresult (*)(CUevent event);
+using cuEventDestroy_t = CUresult (*)(CUevent event);
 using cuPointerGetAttribute_t = CUresult (*)(void* data, int attribute, CUdeviceptr ptr);
 using cuPointerGetAttributes_t = CUresult (*)(unsigned n, int* attributes, void** data, CUdeviceptr ptr);
 using cuStreamCreate_t = CUresult (*)(CUstream* stream, unsigned flags);

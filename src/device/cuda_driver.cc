@@ -21,6 +21,7 @@ struct Driver {
   cuDevicePrimaryCtxRetain_t primary_ctx_retain;
   cuCtxPushCurrent_t ctx_push;
   cuCtxPopCurrent_t ctx_pop;
+  cuCtxGetCurrent_t ctx_get;
   cuPointerGetAttributes_t pointer_get_attributes;
   cuPointerGetAttribute_t pointer_get_attribute;
   cuStreamCreate_t stream_create;
@@ -35,6 +36,10 @@ struct Driver {
   cuIpcOpenMemHandle_t ipc_open_mem_handle;
   cuIpcCloseMemHandle_t ipc_close_mem_handle;
   cuGetErrorString_t get_error_string;
+  cuEventCreate_t event_create;
+  cuEventRecord_t event_record;
+  cuEventQuery_t event_query;
+  cuEventDestroy_t event_destroy;
   // Optional: without them the table has no kernel calls.
   cuModuleLoadData_t module_load_data;
   cuModuleGetFunction_t module_get_function;
@@ -57,16 +62,22 @@ struct Module {
   CUcontext context;
 };
 
-// Makes `c` current for one scope.
+// Makes `c` current for one scope. Usually it is already (the program's
+// own context is the primary one): then asking costs less than a push and
+// a pop, which every call of a message's path would otherwise pay.
 class Current {
  public:
-  explicit Current(CUcontext c) : pushed_(c != nullptr && driver.ctx_push(c) == CUDA_SUCCESS) {}
+  explicit Current(CUcontext c) : pushed_(c != nullptr && !already_current(c) && driver.ctx_push(c) == CUDA_SUCCESS) {}
   ~Current() {
     CUcontext ignored;
     if (pushed_) driver.ctx_pop(&ignored);
   }
 
  private:
+  static bool already_current(CUcontext c) {
+    CUcontext now = nullptr;
+    return driver.ctx_get(&now) == CUDA_SUCCESS && now == c;
+  }
   bool pushed_;
 };
 
@@ -196,6 +207,30 @@ int synchronize_legacy(void* context, int device) {
   return driver.stream_synchronize(nullptr);  // CUstream 0: the legacy default stream (not the _ptsz entry point)
 }
 
+// An event lives in the context of the stream it is made for (which is
+// current while it is recorded and queried: the stream's calls push it).
+int event_create(void* stream, void** out) {
+  auto* s = static_cast<Stream*>(stream);
+  Current current(s->context);
+  CUevent e = nullptr;
+  CUresult r = driver.event_create(&e, CU_EVENT_DISABLE_TIMING);
+  if (r == CUDA_SUCCESS) *out = e;
+  return r;
+}
+
+int event_record(void* event, void* stream) {
+  auto* s = static_cast<Stream*>(stream);
+  Current current(s->context);
+  return driver.event_record(static_cast<CUevent>(event), s->stream);
+}
+
+int event_query(void* event) {
+  CUresult r = driver.event_query(static_cast<CUevent>(event));
+  return r == CUDA_ERROR_NOT_READY ? kNotReady : r;
+}
+
+int event_destroy(void* event) { return driver.event_destroy(static_cast<CUevent>(event)); }
+
 int ipc_get_handle(const void* base, IpcHandle* handle) {
   static_assert(sizeof(IpcHandle) == sizeof(CUipcMemHandle));
   CUipcMemHandle h;
@@ -257,7 +292,8 @@ int launch(void* function, unsigned grid, unsigned block, void** args, void* str
 const Ops kOps = {"cuda",          pointer_info,   buffer_id,        stream_create,    copy_async,
                   copy_2d_async,   stream_synchronize, pinned_alloc, pinned_free,      ipc_get_handle,
                   ipc_open_handle, ipc_close_handle, error_string,   module_load,      module_function,
-                  launch,          device_alloc,   device_free,      synchronize_legacy};
+                  launch,          device_alloc,   device_free,      synchronize_legacy,
+                  event_create,    event_record,   event_query,      event_destroy};
 // The same without the kernel calls, for a driver that lacks them.
 const Ops kOpsWithoutKernels = [] {
   Ops ops = kOps;
@@ -295,6 +331,7 @@ const Ops* open_driver(std::string* error) {
             resolve(library, &driver.primary_ctx_retain, {"cuDevicePrimaryCtxRetain"}, &missing) &&
             resolve(library, &driver.ctx_push, {"cuCtxPushCurrent_v2", "cuCtxPushCurrent"}, &missing) &&
             resolve(library, &driver.ctx_pop, {"cuCtxPopCurrent_v2", "cuCtxPopCurrent"}, &missing) &&
+            resolve(library, &driver.ctx_get, {"cuCtxGetCurrent"}, &missing) &&
             resolve(library, &driver.pointer_get_attributes, {"cuPointerGetAttributes"}, &missing) &&
             resolve(library, &driver.pointer_get_attribute, {"cuPointerGetAttribute"}, &missing) &&
             resolve(library, &driver.stream_create, {"cuStreamCreate"}, &missing) &&
@@ -308,7 +345,11 @@ const Ops* open_driver(std::string* error) {
             resolve(library, &driver.ipc_get_mem_handle, {"cuIpcGetMemHandle"}, &missing) &&
             resolve(library, &driver.ipc_open_mem_handle, {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle"}, &missing) &&
             resolve(library, &driver.ipc_close_mem_handle, {"cuIpcCloseMemHandle"}, &missing) &&
-            resolve(library, &driver.get_error_string, {"cuGetErrorString"}, &missing);
+            resolve(library, &driver.get_error_string, {"cuGetErrorString"}, &missing) &&
+            resolve(library, &driver.event_create, {"cuEventCreate"}, &missing) &&
+            resolve(library, &driver.event_record, {"cuEventRecord"}, &missing) &&
+            resolve(library, &driver.event_query, {"cuEventQuery"}, &missing) &&
+            resolve(library, &driver.event_destroy, {"cuEventDestroy_v2", "cuEventDestroy"}, &missing);
   if (!ok) {
     *error = "the CUDA driver libcuda.so.1 lacks " + missing + " (a driver older than CUDA 7.0?)";
     return nullptr;

@@ -5,6 +5,7 @@
 #include "device/cuda_driver.h"
 #include "device/kernels.h"
 #include "device/memory_cache.h"
+#include "device/profiled_ops.h"
 #include "device/staging.h"
 
 namespace ferry::device {
@@ -13,6 +14,7 @@ const Ops* installed = nullptr;
 
 namespace {
 MemoryCache* cache = nullptr;
+bool profiling = false;  // FERRY_CUDA_PROFILE: the table is device/profiled_ops.h's
 }  // namespace
 
 std::optional<Mode> mode_from_config() {
@@ -35,7 +37,8 @@ bool load(Mode mode, std::string* error) {
     FERRY_DEBUG(kCuda, "no CUDA: %s; device buffers are not supported, host buffers as usual", why.c_str());
     return true;
   }
-  install(ops);
+  profiling = config::integer("FERRY_CUDA_PROFILE") != 0;
+  install(profiling ? profiled(ops) : ops);
   FERRY_DEBUG(kCuda, "CUDA driver loaded: device buffers supported");
   return true;
 }
@@ -55,6 +58,7 @@ void unload() {
   staging::reset();
   kernels::reset();
   cache->clear();
+  if (profiling) print_profile();
 }
 
 PointerInfo describe(const void* p) {

@@ -90,7 +90,19 @@ struct Ops {
   // (or GPU `device`'s primary one): what must be done before another
   // process may read a buffer, without queueing any GPU work of our own.
   int (*synchronize_legacy)(void* context, int device);
+  // Events, to learn that a copy queued on a stream has finished without
+  // waiting for it: made in the stream's context, recorded after the copy,
+  // then queried: 0 once everything queued before the record has finished,
+  // kNotReady while it runs, else the error.
+  int (*event_create)(void* stream, void** event);
+  int (*event_record)(void* event, void* stream);
+  int (*event_query)(void* event);
+  int (*event_destroy)(void* event);
 };
+
+// event_query's answer while the work before the event still runs (the
+// driver's CUDA_ERROR_NOT_READY).
+constexpr int kNotReady = 600;
 
 enum class Mode { kAuto, kOn, kOff };
 // FERRY_CUDA's value; std::nullopt for a value that is none of the three.

@@ -31,6 +31,9 @@ struct Pool {
   };
   std::map<void*, DeviceBuffer> device_buffers;
   std::vector<void*> device_free;
+  // Events for copies under way, free for reuse, by the stream (so the
+  // context) they were made for.
+  std::map<void*, std::vector<void*>> events;
 };
 Pool pool;
 
@@ -42,6 +45,11 @@ int class_of(size_t n) {
 }
 
 size_t class_bytes(int c) { return kSmallest << c; }
+
+void give_event(void* stream, void* event) {
+  std::lock_guard<std::mutex> hold(pool.lock);
+  pool.events[stream].push_back(event);
+}
 
 void free_buffer(void* p, bool pinned) {
   if (pinned) installed->pinned_free(p);
@@ -89,6 +97,48 @@ std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src,
     return error_text("cuMemcpy2DAsync", code);
   if (int code = installed->stream_synchronize(stream); code != 0) return error_text("cuStreamSynchronize", code);
   return std::nullopt;
+}
+
+std::optional<std::string> copy_start(void* dst, const void* src, size_t n, PendingCopy* pending) {
+  PointerInfo side = describe(src);
+  if (side.memory == Memory::kHost) side = describe(dst);
+  std::string error;
+  void* stream = stream_for(side, &error);
+  if (stream == nullptr) return error;
+  void* event = nullptr;
+  {
+    std::lock_guard<std::mutex> hold(pool.lock);
+    std::vector<void*>& free = pool.events[stream];
+    if (!free.empty()) {
+      event = free.back();
+      free.pop_back();
+    }
+  }
+  if (event == nullptr) {
+    if (int code = installed->event_create(stream, &event); code != 0) return error_text("cuEventCreate", code);
+  }
+  const char* call = "cuMemcpyAsync";
+  int code = installed->copy_async(dst, src, n, stream);
+  if (code == 0) {
+    call = "cuEventRecord";
+    code = installed->event_record(event, stream);
+  }
+  if (code != 0) {
+    give_event(stream, event);
+    return error_text(call, code);
+  }
+  pending->event = event;
+  pending->stream = stream;
+  return std::nullopt;
+}
+
+bool copy_finished(PendingCopy* pending, std::optional<std::string>* error) {
+  int code = installed->event_query(pending->event);
+  if (code == kNotReady) return false;
+  if (code != 0) *error = error_text("cuMemcpyAsync (seen by cuEventQuery)", code);
+  give_event(pending->stream, pending->event);
+  *pending = PendingCopy{};
+  return true;
 }
 
 void* take(size_t n) {
@@ -191,6 +241,9 @@ void reset() {
     pool.device_buffers.erase(p);
   }
   pool.device_free.clear();
+  for (auto& [stream, free] : pool.events)
+    for (void* event : free) installed->event_destroy(event);
+  pool.events.clear();
   // Buffers still handed out keep their entry in `pinned` for their give().
   // Streams are not destroyed: the driver ends them with their context.
   pool.streams.clear();

@@ -32,6 +32,19 @@ std::optional<std::string> copy(void* dst, const void* src, size_t n);
 std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
                                    size_t rows);
 
+// A copy that runs while the caller goes on (a large message's, so that
+// the next can be queued behind it and progress continues meanwhile):
+// copy_start queues it and an event after it on the stream copy() uses;
+// copy_finished answers whether it has finished (false: still running),
+// with *error set if it failed. A started copy must be polled to its end
+// (that returns its event to the pool).
+struct PendingCopy {
+  void* event = nullptr;
+  void* stream = nullptr;
+};
+std::optional<std::string> copy_start(void* dst, const void* src, size_t n, PendingCopy* pending);
+bool copy_finished(PendingCopy* pending, std::optional<std::string>* error);
+
 // The stream of the allocation `info` describes (its context's, made on
 // first use), which copies and kernels (device/kernels.h) are queued on;
 // nullptr with `error` set when cuStreamCreate fails.

@@ -244,6 +244,45 @@ int synchronize_legacy(void*, int) {
   return 0;
 }
 
+// An event: the copies are done at once, so "running" is only pretended,
+// for as many queries as set_event_polls() said when it was recorded.
+struct Event {
+  int polls_left = 0;
+  int failing = 0;
+};
+int event_polls = 0;
+int failing_event = 0;
+
+int event_create(void*, void** event) {
+  ++counted.events_made;
+  *event = new Event;
+  return 0;
+}
+
+int event_record(void* event, void*) {
+  auto* e = static_cast<Event*>(event);
+  e->polls_left = event_polls;
+  e->failing = failing_event;
+  failing_event = 0;
+  return 0;
+}
+
+int event_query(void* event) {
+  ++counted.event_queries;
+  auto* e = static_cast<Event*>(event);
+  if (e->polls_left > 0) {
+    --e->polls_left;
+    return kNotReady;
+  }
+  return e->failing;
+}
+
+int event_destroy(void* event) {
+  ++counted.events_destroyed;
+  delete static_cast<Event*>(event);
+  return 0;
+}
+
 int buffer_id(const void* p, uint64_t* id) {
   ++counted.id_queries;
   uintptr_t base = 0;
@@ -255,7 +294,8 @@ int buffer_id(const void* p, uint64_t* id) {
 const Ops kOps = {"host model",     pointer_info,     buffer_id,        stream_create,  copy_async,
                   copy_2d_async,    stream_synchronize, pinned_alloc,   pinned_free,    ipc_get_handle,
                   ipc_open_handle,  ipc_close_handle, error_string,     module_load,    module_function,
-                  launch,           device_alloc,     device_free,      synchronize_legacy};
+                  launch,           device_alloc,     device_free,      synchronize_legacy,
+                  event_create,     event_record,     event_query,      event_destroy};
 
 // Like the CUDA driver under unified addressing, GPU allocations come from
 // an address range reserved apart from host memory, 2 MiB aligned; as the
@@ -312,9 +352,15 @@ void write(void* device_dst, const void* host_src, size_t n) { raw_copy(device_d
 void read(void* host_dst, const void* device_src, size_t n) { raw_copy(host_dst, device_src, n); }
 
 Counters& counters() { return counted; }
-void reset_counters() { counted = Counters{}; }
+void reset_counters() {
+  counted = Counters{};
+  event_polls = 0;
+  failing_event = 0;
+}
 void fail_next_copy(int code) { failing_copy = code; }
 void fail_next_module_load(int code) { failing_module_load = code; }
 void fail_next_launch(int code) { failing_launch = code; }
+void set_event_polls(int n) { event_polls = n; }
+void fail_next_event(int code) { failing_event = code; }
 
 }  // namespace ferry::device::model

@@ -42,6 +42,9 @@ struct Counters {
   unsigned last_block = 0;
   uint64_t device_allocs = 0;  // device_alloc: Ferry's own GPU memory
   uint64_t legacy_syncs = 0;   // synchronize_legacy
+  uint64_t events_made = 0;
+  uint64_t events_destroyed = 0;
+  uint64_t event_queries = 0;
 };
 Counters& counters();
 void reset_counters();
@@ -52,5 +55,11 @@ void fail_next_copy(int code);
 // (CUDA_ERROR_LAUNCH_FAILED is 719), fails with this code.
 void fail_next_module_load(int code);
 void fail_next_launch(int code);
+// Copies finish at once, but an event recorded from now on answers
+// kNotReady to its first n queries (default 0), as a running copy would.
+void set_event_polls(int n);
+// The next event recorded reports this error (CUDA_ERROR_ILLEGAL_ADDRESS is
+// 700) once its polls are over: the copy before it failed.
+void fail_next_event(int code);
 
 }  // namespace ferry::device::model
