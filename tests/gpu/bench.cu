@@ -5,7 +5,9 @@
  * bytes in the same run. Prints one line per row:
  * "gpu-bench <what> <bytes> <us per op> <GB/s>". Device rows are left out
  * when Ferry's CUDA path is off (FERRY_CUDA=off), which run.sh uses to time
- * the host rows without it. */
+ * the host rows without it. With --quick, only the device rows at 8 B and
+ * 64 MiB and their yardsticks: to compare settings (FERRY_* variables) in
+ * one short run. */
 #define TEST_NAME "gpu_bench"
 #include "gpu_test.h"
 
@@ -34,6 +36,31 @@ static double pingpong(void* b, size_t n, int iters) {
   return best;
 }
 
+/* Bandwidth as osu_bw measures it: a window of messages in flight from
+ * rank 0 to rank 1, then a zero-byte reply; per message, best of 3. This is
+ * the figure to set against cudaMemcpy's, which is also back-to-back copies
+ * (ping-pong adds each message's completion latency to its bytes). */
+static double bandwidth(void* b, size_t n, int iters, int window) {
+  double best = 1e30;
+  MPI_Request req[64];
+  for (int rep = 0; rep < 3; rep++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+      for (int w = 0; w < window; w++) {
+        if (rank == 0) MPI_Isend(b, (int)n, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &req[w]);
+        else MPI_Irecv(b, (int)n, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &req[w]);
+      }
+      MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
+      if (rank == 0) MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      else MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+    }
+    t = (MPI_Wtime() - t) / iters / window;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
 static double allreduce(void* s, void* r, size_t n, int iters) {
   double best = 1e30;
   for (int rep = 0; rep < 3; rep++) {
@@ -51,11 +78,16 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size == 2, "run at 2 ranks");
-  const size_t sizes[] = {8, 4096, 65536, 1 << 20, 16 << 20, 64 << 20};
+  const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  const size_t all_sizes[] = {8, 4096, 65536, 1 << 20, 16 << 20, 64 << 20};
+  const size_t quick_sizes[] = {8, 64 << 20};
+  const size_t* sizes = quick ? quick_sizes : all_sizes;
+  const size_t n_sizes = quick ? 2 : 6;
   const Where wheres[] = {kHost, kDevice};
   const bool cuda = MPIX_Query_cuda_support() == 1;
   if (cuda && rank == 0)
-    for (size_t n : sizes) {
+    for (size_t k = 0; k < n_sizes; k++) {
+      size_t n = sizes[k];
       void *a = alloc_in(kDevice, n), *b = alloc_in(kDevice, n);
       double best = 1e30;
       for (int rep = 0; rep < 5; rep++) {
@@ -71,7 +103,7 @@ int main(int argc, char** argv) {
       free_in(kDevice, a);
       free_in(kDevice, b);
     }
-  if (cuda) {
+  if (cuda && !quick) {
     /* What one small GPU copy costs when the two processes take turns on
      * the GPU (each turn a switch between their contexts, unless MPS runs
      * them in one) against one process doing both copies: the floor under
@@ -112,8 +144,10 @@ int main(int argc, char** argv) {
     free_in(kDevice, d);
   }
   for (Where w : wheres)
-    for (size_t n : sizes) {
+    for (size_t k = 0; k < n_sizes; k++) {
+      size_t n = sizes[k];
       if (w == kDevice && !cuda) continue;
+      if (w == kHost && quick) continue;
       void* b = alloc_in(w, n);
       fill(w, b, n, 1);
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -121,6 +155,10 @@ int main(int argc, char** argv) {
       double t = pingpong(b, n, iters);
       if (rank == 0)
         printf("gpu-bench pingpong-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
+      if (n >= (1 << 20)) {
+        t = bandwidth(b, n, n >= (16 << 20) ? 2 : 10, 8);
+        if (rank == 0) printf("gpu-bench bw-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
+      }
       void* r = alloc_in(w, n);
       t = allreduce(b, r, n, iters);
       if (rank == 0) printf("gpu-bench allreduce-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);

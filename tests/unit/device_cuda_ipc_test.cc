@@ -8,8 +8,11 @@
 // small one (which would otherwise go eagerly, staged).
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/communicator.h"
@@ -54,7 +57,12 @@ TEST_F(CudaIpcTest, TheReceiverCopiesOutOfTheSendersAllocationAtItsOffset) {
     op.remote = remote;
     op.local = MemoryRef{receiver, to_gpu ? MemoryKind::kDevice : MemoryKind::kHost};
     op.bytes = n;
-    ASSERT_EQ(ipc.read(&op), Started::kDone);
+    static bool ended;
+    ended = false;
+    op.on_done = [](OneSided*, const char* error) { ended = error == nullptr; };
+    ASSERT_EQ(ipc.read(&op), Started::kPending) << "1 MiB: the copy runs on while the receiver goes on";
+    EXPECT_EQ(ipc.progress(), 1) << "the model's copies end at once";
+    EXPECT_TRUE(ended);
     std::vector<char> got(n);
     if (to_gpu) device::model::read(got.data(), receiver, n);
     else std::memcpy(got.data(), receiver, n);
@@ -83,6 +91,119 @@ TEST_F(CudaIpcTest, HostMemoryIsNotOfferedAndARefusedMappingFallsBack) {
   EXPECT_EQ(ipc.read(&op), Started::kUnsupported);
 }
 
+// A peer's exported GPU buffer of n bytes holding a pattern, and reads of
+// it into GPU buffers of ours that record how they ended.
+struct Exported {
+  explicit Exported(CudaIpc& ipc, size_t n) : bytes(n), pattern(n) {
+    sender = device::model::alloc(n);
+    for (size_t i = 0; i < n; ++i) pattern[i] = static_cast<char>(i * 13 + 5);
+    device::model::write(sender, pattern.data(), n);
+    EXPECT_TRUE(ipc.expose(MemoryRef{sender, MemoryKind::kDevice}, &remote));
+  }
+  ~Exported() {
+    device::model::free(sender);
+    for (Read& r : reads) device::model::free(r.op.local.data);
+  }
+  struct Read {
+    OneSided op;
+    int order = -1;         // when on_done was called, counting from 0
+    std::string error = "";
+  };
+  Read& read_into_new_buffer() {
+    reads.emplace_back();
+    Read& r = reads.back();
+    r.op.peer = 1;
+    r.op.remote = remote;
+    r.op.local = MemoryRef{device::model::alloc(bytes), MemoryKind::kDevice};
+    r.op.bytes = bytes;
+    r.op.on_done = [](OneSided* op, const char* error) {
+      Read* r = reinterpret_cast<Read*>(reinterpret_cast<char*>(op) - offsetof(Read, op));
+      r->order = ended++;
+      r->error = error != nullptr ? error : "";
+    };
+    return r;
+  }
+  bool arrived(const Read& r) const {
+    std::vector<char> got(bytes);
+    device::model::read(got.data(), r.op.local.data, bytes);
+    return got == pattern;
+  }
+  size_t bytes;
+  void* sender;
+  std::vector<char> pattern;
+  RemoteBuffer remote;
+  std::deque<Read> reads;
+  static inline int ended = 0;
+};
+
+TEST_F(CudaIpcTest, ALargeCopyIsNotWaitedForAndEndsInProgressWhenItsEventSaysSo) {
+  CudaIpc ipc;
+  Exported peer(ipc, CudaIpc::kAsyncBytes);
+  Exported::ended = 0;
+  device::model::set_event_polls(3);
+  Exported::Read& r = peer.read_into_new_buffer();
+  ASSERT_EQ(ipc.read(&r.op), Started::kPending);
+  EXPECT_TRUE(ipc.busy()) << "the process must keep polling";
+  for (int poll = 0; poll < 3; ++poll) EXPECT_EQ(ipc.progress(), 0) << "still running at poll " << poll;
+  EXPECT_EQ(r.order, -1);
+  EXPECT_EQ(ipc.progress(), 1);
+  EXPECT_EQ(r.order, 0);
+  EXPECT_EQ(r.error, "");
+  EXPECT_TRUE(peer.arrived(r));
+  EXPECT_FALSE(ipc.busy());
+
+  Exported::Read& again = peer.read_into_new_buffer();
+  ASSERT_EQ(ipc.read(&again.op), Started::kPending);
+  while (ipc.progress() == 0) {
+  }
+  EXPECT_TRUE(peer.arrived(again));
+  EXPECT_EQ(device::model::counters().events_made, 1u) << "the event is reused, not made per message";
+}
+
+TEST_F(CudaIpcTest, CopiesUnderWayEndInTheOrderTheyStarted) {
+  CudaIpc ipc;
+  Exported peer(ipc, 2 * CudaIpc::kAsyncBytes);
+  Exported::ended = 0;
+  device::model::set_event_polls(2);
+  for (int i = 0; i < 3; ++i) {
+    Exported::Read& r = peer.read_into_new_buffer();
+    ASSERT_EQ(ipc.read(&r.op), Started::kPending) << i;
+  }
+  int ended = 0;
+  for (int poll = 0; poll < 20 && ended < 3; ++poll) ended += ipc.progress();
+  ASSERT_EQ(ended, 3);
+  int order = 0;
+  for (Exported::Read& r : peer.reads) {
+    EXPECT_EQ(r.order, order++);
+    EXPECT_TRUE(peer.arrived(r));
+  }
+}
+
+TEST_F(CudaIpcTest, ASmallCopyIsWaitedForInPlace) {
+  CudaIpc ipc;
+  Exported peer(ipc, CudaIpc::kAsyncBytes - 1);
+  device::model::set_event_polls(3);
+  Exported::Read& r = peer.read_into_new_buffer();
+  EXPECT_EQ(ipc.read(&r.op), Started::kDone);
+  EXPECT_FALSE(ipc.busy());
+  EXPECT_TRUE(peer.arrived(r));
+  EXPECT_EQ(device::model::counters().events_made, 0u);
+}
+
+TEST_F(CudaIpcTest, ACopyThatFailsUnderWayEndsItsReadWithTheCudaError) {
+  CudaIpc ipc;
+  Exported peer(ipc, CudaIpc::kAsyncBytes);
+  Exported::ended = 0;
+  device::model::fail_next_event(700);
+  Exported::Read& r = peer.read_into_new_buffer();
+  ASSERT_EQ(ipc.read(&r.op), Started::kPending);
+  EXPECT_EQ(ipc.progress(), 1);
+  EXPECT_EQ(r.order, 0);
+  EXPECT_NE(r.error.find("cuMemcpyAsync"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("700"), std::string::npos) << r.error;
+  EXPECT_FALSE(ipc.busy());
+}
+
 // A self transport whose one-sided calls are CUDA IPC's, as shm's are for
 // GPU memory.
 class IpcSelf final : public Transport {
@@ -93,7 +214,7 @@ class IpcSelf final : public Transport {
     sent.push_back(item->header);
     return inner_.send(peer, item);
   }
-  int progress() override { return inner_.progress(); }
+  int progress() override { return inner_.progress() + ipc_.progress(); }
   int wait_fd() const override { return -1; }
   bool has_pending_sends() const override { return inner_.has_pending_sends(); }
   bool publish(Exchange&, std::string*) override { return true; }
@@ -174,6 +295,12 @@ void one_message_through_the_engine(size_t n) {
 }
 
 TEST_F(CudaIpcTest, ALargeGpuMessageGoesInOneCopyThroughTheEngine) { one_message_through_the_engine(4 << 20); }
+
+TEST_F(CudaIpcTest, ALargeGpuMessageWhoseCopyRunsOnCompletesBothSidesWhenItEnds) {
+  device::model::set_event_polls(50);
+  one_message_through_the_engine(4 << 20);
+  EXPECT_GE(device::model::counters().event_queries, 51u) << "completion waited for the event";
+}
 
 TEST_F(CudaIpcTest, ASmallGpuMessageGoesThatWayToo) {
   // Below the eager limit: staged, it would be a GPU copy in each process

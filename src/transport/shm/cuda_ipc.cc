@@ -97,6 +97,18 @@ Started CudaIpc::read(OneSided* op) {
     return Started::kUnsupported;
   }
   const char* source = static_cast<const char*>(mapped) + (op->remote.address - e.base);
+  if (op->bytes >= kAsyncBytes && in_flight_ < kMaxInFlight) {
+    InFlight& slot = in_flight_ops_[(oldest_ + in_flight_) % kMaxInFlight];
+    if (auto failure = device::staging::copy_start(op->local.data, source, op->bytes, &slot.copy)) {
+      FERRY_DEBUG(kCuda, "peer %d: copy out of its GPU buffer failed (%s): staged through the ring instead",
+                  op->peer, failure->c_str());
+      return Started::kUnsupported;
+    }
+    slot.op = op;
+    ++in_flight_;
+    FERRY_DEBUG(kCuda, "peer %d: %zu bytes of GPU memory being read through CUDA IPC", op->peer, op->bytes);
+    return Started::kPending;
+  }
   if (auto failure = device::staging::copy(op->local.data, source, op->bytes)) {
     FERRY_DEBUG(kCuda, "peer %d: copy out of its GPU buffer failed (%s): staged through the ring instead", op->peer,
                 failure->c_str());
@@ -104,6 +116,24 @@ Started CudaIpc::read(OneSided* op) {
   }
   FERRY_DEBUG(kCuda, "peer %d: %zu bytes of GPU memory read through CUDA IPC", op->peer, op->bytes);
   return Started::kDone;
+}
+
+int CudaIpc::progress() {
+  int ended = 0;
+  while (in_flight_ > 0) {
+    InFlight& slot = in_flight_ops_[oldest_];
+    std::optional<std::string> error;
+    if (!device::staging::copy_finished(&slot.copy, &error)) break;
+    OneSided* op = slot.op;
+    oldest_ = (oldest_ + 1) % kMaxInFlight;
+    --in_flight_;
+    ++ended;
+    // The sender is told either way (p2p/engine.cc): its send completes,
+    // and the receive fails with this text.
+    if (error) failure_ = *error;
+    op->on_done(op, error ? failure_.c_str() : nullptr);
+  }
+  return ended;
 }
 
 }  // namespace ferry::transport::shm

@@ -13,6 +13,14 @@
 // and the message takes the staged path through the ring (p2p/pack_stream.h),
 // with a FERRY_DEBUG=cuda line saying why.
 //
+// A copy of at least kAsyncBytes is not waited for: read() queues it with
+// an event behind it and answers kPending, and progress() reports it done
+// when the event says so. The receiver keeps progressing meanwhile, and
+// the copies of several messages queue back to back on the GPU (one copy's
+// completion costs ~9 us under MPS on an H200, as much as 4 MiB of copying:
+// docs/performance.md). Smaller copies are waited for in place, which is
+// quicker by a poll's granularity and has nothing to overlap.
+//
 // Messages below FERRY_CUDA_IPC_THRESHOLD (default 0: all) stay on the
 // staged path. IPC moves even a small message with one GPU operation, the
 // receiver's copy, where staging takes two (one in each process: on a GPU
@@ -23,9 +31,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 
 #include "device/ipc_cache.h"
+#include "device/staging.h"
 #include "transport/transport.h"
 
 namespace ferry::transport::shm {
@@ -41,8 +51,18 @@ class CudaIpc {
   // cannot be exported.
   bool expose(const MemoryRef& local, RemoteBuffer* remote);
   // Copies op->bytes out of a peer's exported GPU buffer into op->local:
-  // kDone, or kUnsupported when it cannot (nothing copied).
+  // kDone, kPending (a large copy under way: progress() ends it), or
+  // kUnsupported when it cannot (nothing copied).
   Started read(OneSided* op);
+  // Ends the copies that have finished, in the order they started (one
+  // stream runs them in that order), calling each one's on_done; returns
+  // how many ended.
+  int progress();
+  // Whether a copy is under way (the process must not sleep: nothing but
+  // polling would notice it end).
+  bool busy() const { return in_flight_ > 0; }
+
+  static constexpr size_t kAsyncBytes = size_t(1) << 20;
 
  private:
   // The handle of an allocation of ours, by buffer id: cuIpcGetMemHandle
@@ -54,6 +74,18 @@ class CudaIpc {
   std::unordered_map<uint64_t, device::IpcHandle> exports_;
   std::unique_ptr<device::IpcCache> cache_;  // made at the first read
   bool refused_logged_ = false;
+
+  // Copies under way, oldest first, in a fixed ring: a read that finds it
+  // full waits for its copy in place instead.
+  struct InFlight {
+    OneSided* op;
+    device::staging::PendingCopy copy;
+  };
+  static constexpr size_t kMaxInFlight = 64;
+  InFlight in_flight_ops_[kMaxInFlight];
+  size_t oldest_ = 0;
+  size_t in_flight_ = 0;
+  std::string failure_;  // the text on_done is given for a failed copy
 };
 
 }  // namespace ferry::transport::shm

@@ -405,11 +405,14 @@ int ShmTransport::progress() {
     Outgoing& out = outgoing_[i];
     if (out.head != nullptr && !out.flushing) events += flush(i);
   }
+  events += cuda_ipc_.progress();
   ring_sleepers();
   return events;
 }
 
 bool ShmTransport::arm_wakeup() {
+  // A GPU copy under way ends without any peer ringing: keep polling.
+  if (cuda_ipc_.busy()) return false;
   doorbell_.arm();
   // Re-check after the fence in arm(): anything a peer published before it
   // saw us asleep is visible now (wakeup.h).
