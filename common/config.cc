@@ -92,6 +92,9 @@ constexpr std::array kSettings = {
     Setting{"FERRY_EXSCAN_ALGORITHM", "auto", "Exscan algorithm: recursive_doubling or auto"},
     Setting{"FERRY_COLL_SEGMENT_SIZE", "256k",
             "Bytes per piece in pipelined collective algorithms (allreduce ring and tree, bcast chain); the same on every rank"},
+    Setting{"FERRY_COLL_MAX_SEGMENTS", "2",
+            "Most segments the allreduce ring cuts one rank's block into (0: no limit); a larger block gets "
+            "segments larger than FERRY_COLL_SEGMENT_SIZE; the same on every rank"},
     Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination or auto"},
     Setting{"FERRY_BCAST_ALGORITHM", "auto",
             "Bcast algorithm: binomial, scatter_ring_allgather, pipelined_chain or auto"},

@@ -364,4 +364,9 @@ size_t pipeline_segment_bytes() {
   return bytes;
 }
 
+size_t pipeline_max_segments() {
+  static const size_t most = static_cast<size_t>(std::max<int64_t>(0, config::integer("FERRY_COLL_MAX_SEGMENTS")));
+  return most;
+}
+
 }  // namespace ferry::coll

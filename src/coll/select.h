@@ -78,5 +78,8 @@ std::optional<std::string> validate_settings();
 // chain), FERRY_COLL_SEGMENT_SIZE: a message larger than this is moved in
 // pieces of this size. Every rank must see the same value.
 size_t pipeline_segment_bytes();
+// FERRY_COLL_MAX_SEGMENTS: the most segments the allreduce ring cuts one
+// block into (0: no limit); larger blocks get larger segments.
+size_t pipeline_max_segments();
 
 }  // namespace ferry::coll
