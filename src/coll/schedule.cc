@@ -228,17 +228,23 @@ void Schedule::post_round() {
 void Schedule::finish_round() {
   size_t begin = round_ == 0 ? 0 : round_ends_[round_ - 1];
   size_t end = round_ends_[round_];
+  // Only a schedule made for GPU buffers (gpu::ScratchOnGpu alive: the
+  // entry point found one) has steps that may touch GPU memory; the others
+  // work on host buffers and host scratch, and skip the two memory-type
+  // checks per step (most of what a loaded driver cost a small host
+  // collective: docs/performance.md).
+  const bool may_touch_gpu = scratch_near_ != nullptr;
   for (size_t i = begin; i < end; ++i) {
     const Step& s = steps_[i];
     if (s.kind == Step::Kind::kReduce) {
-      if (gpu::touches_gpu(s.in, s.out)) {
+      if (may_touch_gpu && gpu::touches_gpu(s.in, s.out)) {
         Err e = gpu::reduce(*s.op, s.in, s.out, s.count, *s.type);
         if (e && error_.ok()) error_ = std::move(e);
       } else {
         apply(*s.op, s.in, s.out, s.count, *s.type);
       }
     } else if (s.kind == Step::Kind::kCopy) {
-      Err e = gpu::touches_gpu(s.in, s.out) ? gpu::copy(s.in, s.count, *s.type, s.out, s.count2, *s.type2)
+      Err e = may_touch_gpu && gpu::touches_gpu(s.in, s.out) ? gpu::copy(s.in, s.count, *s.type, s.out, s.count2, *s.type2)
                                             : copy_typed(s.in, s.count, *s.type, s.out, s.count2, *s.type2);
       if (e && error_.ok()) error_ = std::move(e);
     } else if (s.kind == Step::Kind::kLocal) {

@@ -11,7 +11,6 @@
 namespace ferry::device {
 
 namespace {
-size_t slot_of(uintptr_t granule) { return static_cast<size_t>(granule) & (MemoryCache::kHostSlots - 1); }
 
 // The main thread's stack: the "[stack]" mapping of /proc/self/maps, and
 // below it as far as RLIMIT_STACK lets it grow (at most 1 GiB).
@@ -54,7 +53,7 @@ PointerInfo MemoryCache::ask(const void* p, int* error, bool remember_host) {
   if (info.memory == Memory::kHost) {
     if (!remember_host || !stays_host(address)) return info;
     uintptr_t granule = address >> kGranuleShift;
-    host_granules_[slot_of(granule)] = granule + 1;
+    host_granules_[slot_of(granule)].store(granule + 1, std::memory_order_release);
     return info;
   }
   if (info.size == 0) {  // a driver that gave no range: cache the byte alone
@@ -64,7 +63,8 @@ PointerInfo MemoryCache::ask(const void* p, int* error, bool remember_host) {
   // An allocation made where host granules were seen (their memory freed
   // and the addresses reused) must not be answered as host any more.
   for (uintptr_t g = info.base >> kGranuleShift, n = 0; g <= (info.base + info.size - 1) >> kGranuleShift; ++g) {
-    if (host_granules_[slot_of(g)] == g + 1) host_granules_[slot_of(g)] = 0;
+    if (host_granules_[slot_of(g)].load(std::memory_order_relaxed) == g + 1)
+      host_granules_[slot_of(g)].store(0, std::memory_order_release);
     if (++n == kHostSlots) break;
   }
   allocations_[info.base] = info;
@@ -73,9 +73,8 @@ PointerInfo MemoryCache::ask(const void* p, int* error, bool remember_host) {
 
 PointerInfo MemoryCache::lookup(const void* p, int* error) {
   auto address = reinterpret_cast<uintptr_t>(p);
+  if (known_host(p)) return PointerInfo{};
   std::lock_guard<std::mutex> hold(lock_);
-  uintptr_t granule = address >> kGranuleShift;
-  if (host_granules_[slot_of(granule)] == granule + 1) return PointerInfo{};
   if (!allocations_.empty()) {
     auto it = allocations_.upper_bound(address);
     if (it != allocations_.begin()) {
@@ -103,7 +102,7 @@ PointerInfo MemoryCache::refresh(const void* p, int* error) {
 void MemoryCache::clear() {
   std::lock_guard<std::mutex> hold(lock_);
   allocations_.clear();
-  std::memset(host_granules_, 0, sizeof host_granules_);
+  for (auto& g : host_granules_) g.store(0, std::memory_order_release);
 }
 
 size_t MemoryCache::allocations() const {

@@ -25,6 +25,7 @@
 // GPU memory (the crash the first GPU run found).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -41,6 +42,12 @@ class MemoryCache {
   // What `p` is; on a failed driver call, host memory and `*error` set to
   // its code (else left alone).
   PointerInfo lookup(const void* p, int* error);
+  // Whether `p` is in a host granule already known: the common answer for
+  // host buffers, from one load, without the driver or the lock.
+  bool known_host(const void* p) const {
+    auto granule = reinterpret_cast<uintptr_t>(p) >> kGranuleShift;
+    return host_granules_[slot_of(granule)].load(std::memory_order_acquire) == granule + 1;
+  }
   // Asks the driver again and replaces what was cached for p's allocation.
   PointerInfo refresh(const void* p, int* error);
   void clear();
@@ -51,6 +58,7 @@ class MemoryCache {
 
   static constexpr unsigned kGranuleShift = 16;
   static constexpr size_t kHostSlots = 4096;
+  static size_t slot_of(uintptr_t granule) { return static_cast<size_t>(granule) & (kHostSlots - 1); }
 
  private:
   // Asks the driver (lock held). `remember_host`: false where p was in a GPU
@@ -65,7 +73,11 @@ class MemoryCache {
   uintptr_t stack_low_ = 0, stack_high_ = 0;  // the main thread's stack, as far as it may grow
   mutable std::mutex lock_;
   std::map<uintptr_t, PointerInfo> allocations_;  // by base
-  uintptr_t host_granules_[kHostSlots] = {};      // granule number + 1; 0: empty
+  // Granule number + 1; 0: empty. Read without the lock: a host buffer's
+  // check is every MPI call's, and the lock pair was most of its cost
+  // (docs/performance.md). Written under the lock; a reader that races a
+  // write sees the old entry or the new one, each true when written.
+  std::atomic<uintptr_t> host_granules_[kHostSlots] = {};
   uint64_t queries_ = 0;
 };
 

@@ -79,13 +79,17 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size == 2, "run at 2 ranks");
   const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  /* --host: only the host rows at 8 B and 4 KiB, for comparing
+   * FERRY_CUDA=auto with off several times over in one short run. */
+  const bool host_only = argc > 1 && strcmp(argv[1], "--host") == 0;
   const size_t all_sizes[] = {8, 4096, 65536, 1 << 20, 16 << 20, 64 << 20};
   const size_t quick_sizes[] = {8, 64 << 20};
-  const size_t* sizes = quick ? quick_sizes : all_sizes;
-  const size_t n_sizes = quick ? 2 : 6;
+  const size_t host_sizes[] = {8, 4096};
+  const size_t* sizes = quick ? quick_sizes : host_only ? host_sizes : all_sizes;
+  const size_t n_sizes = quick || host_only ? 2 : 6;
   const Where wheres[] = {kHost, kDevice};
   const bool cuda = MPIX_Query_cuda_support() == 1;
-  if (cuda && rank == 0)
+  if (cuda && rank == 0 && !host_only)
     for (size_t k = 0; k < n_sizes; k++) {
       size_t n = sizes[k];
       void *a = alloc_in(kDevice, n), *b = alloc_in(kDevice, n);
@@ -103,7 +107,7 @@ int main(int argc, char** argv) {
       free_in(kDevice, a);
       free_in(kDevice, b);
     }
-  if (cuda && !quick) {
+  if (cuda && !quick && !host_only) {
     /* What one small GPU copy costs when the two processes take turns on
      * the GPU (each turn a switch between their contexts, unless MPS runs
      * them in one) against one process doing both copies: the floor under
@@ -146,7 +150,7 @@ int main(int argc, char** argv) {
   for (Where w : wheres)
     for (size_t k = 0; k < n_sizes; k++) {
       size_t n = sizes[k];
-      if (w == kDevice && !cuda) continue;
+      if (w == kDevice && (!cuda || host_only)) continue;
       if (w == kHost && quick) continue;
       void* b = alloc_in(w, n);
       fill(w, b, n, 1);

@@ -160,5 +160,23 @@ TEST_F(MemoryCacheTest, ManyAllocationsAreEachAskedOnce) {
   for (void* b : buffers) model::free(b);
 }
 
+TEST_F(MemoryCacheTest, AKnownHostBufferIsAnsweredWithoutAskingAgain) {
+  // Every MPI call on a host buffer asks this where a driver is loaded:
+  // the answer must come from the table, without the driver.
+  install(model::ops());
+  std::vector<char> heap(256);  // below the program break: remembered
+  EXPECT_EQ(memory_of(heap.data()), Memory::kHost);
+  uint64_t queries = model::counters().pointer_queries;
+  auto start = std::chrono::steady_clock::now();
+  constexpr int kChecks = 1000000;
+  int host_seen = 0;
+  for (int i = 0; i < kChecks; ++i) host_seen += memory_of(heap.data() + (i & 255)) == Memory::kHost;
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / kChecks;
+  EXPECT_EQ(host_seen, kChecks);
+  EXPECT_EQ(model::counters().pointer_queries, queries) << "no further question to the driver";
+  EXPECT_EQ(model::counters().id_queries, 0u);
+  std::printf("repeated memory-type check of a host buffer: %.1f ns\n", ns);
+}
+
 }  // namespace
 }  // namespace ferry::device
