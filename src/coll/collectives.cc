@@ -20,6 +20,7 @@
 #include "coll/alltoall/algorithms.h"
 #include "coll/barrier/algorithms.h"
 #include "coll/bcast/algorithms.h"
+#include "coll/device_buffers.h"
 #include "coll/device_collectives.h"
 #include "coll/gather/algorithms.h"
 #include "coll/inter/algorithms.h"
@@ -45,11 +46,29 @@ Err run_blocking(Communicator* c, Build&& build) {
   return s.run();
 }
 
+// Builds the schedule; where the call staged GPU buffers through host
+// copies (coll/device_buffers.h, deferred), the copies in are its first
+// round and the copies out its last, so that each start of a persistent
+// one copies again, and the schedule keeps the host copies alive.
+template <typename Build>
+void build_with_staging(Schedule& s, Build&& build) {
+  std::shared_ptr<StagedBuffers> staged = take_deferred_staging();
+  if (staged) {
+    s.local_checked([staged] { return staged->copy_in(); });
+    s.end_round();
+  }
+  build(s);
+  if (staged) {
+    s.local_checked([staged] { return staged->copy_out(); });
+    s.end_round();
+  }
+}
+
 // The nonblocking form: build, then start; the progress engine finishes it.
 template <typename Build>
 Err run_nonblocking(Communicator* c, Request** request, Build&& build) {
   auto s = std::make_unique<Schedule>(c);
-  build(*s);
+  build_with_staging(*s, build);
   Err e;
   *request = start_nonblocking(std::move(s), &e);
   return e;
@@ -59,7 +78,7 @@ Err run_nonblocking(Communicator* c, Request** request, Build&& build) {
 template <typename Build>
 Err run_persistent(Communicator* c, Request** request, Build&& build) {
   auto s = std::make_unique<Schedule>(c);
-  build(*s);
+  build_with_staging(*s, build);
   *request = make_persistent(std::move(s));
   return {};
 }

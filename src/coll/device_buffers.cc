@@ -2,39 +2,70 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "common/debug.h"
 #include "device/staging.h"
 
 namespace ferry::coll {
+namespace {
+
+// What a deferred HostStaging hands on to the schedule its call builds next.
+thread_local std::shared_ptr<StagedBuffers> handed_on;
+
+Err copy_error(const std::string& text) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", text.c_str()); }
+
+}  // namespace
+
+StagedBuffers::~StagedBuffers() {
+  for (Staged& s : buffers_) std::free(s.host);
+}
+
+Err StagedBuffers::copy_in() {
+  Err first;
+  for (Staged& s : buffers_)
+    if (s.input)
+      if (auto error = device::staging::copy(s.host, s.device, s.bytes); error && first.ok()) first = copy_error(*error);
+  return first;
+}
+
+Err StagedBuffers::copy_out() {
+  Err first;
+  for (Staged& s : buffers_)
+    if (s.output)
+      if (auto error = device::staging::copy(s.device, s.host, s.bytes); error && first.ok()) first = copy_error(*error);
+  return first;
+}
+
+HostStaging::HostStaging(bool deferred) : state_(std::make_shared<StagedBuffers>()), deferred_(deferred) {
+  if (deferred_) handed_on = state_;
+}
+
+std::shared_ptr<StagedBuffers> take_deferred_staging() { return std::move(handed_on); }
 
 void* HostStaging::stage(const void* buffer, MPI_Aint lo, MPI_Aint hi, bool input, bool output) {
   if (!on_gpu(buffer) || hi <= lo) return const_cast<void*>(buffer);
   auto bytes = static_cast<size_t>(hi - lo);
-  Staged s{const_cast<char*>(static_cast<const char*>(buffer)) + lo, static_cast<char*>(std::malloc(bytes)), bytes,
-           output};
-  buffers_.push_back(s);
-  if (input && !error_)
-    if (auto error = device::staging::copy(s.host, s.device, bytes))
-      error_ = fail(MPI_ERR_OTHER, "GPU buffer: %s", error->c_str());
+  StagedBuffers::Staged s{const_cast<char*>(static_cast<const char*>(buffer)) + lo,
+                          static_cast<char*>(std::malloc(bytes)), bytes, input, output};
+  state_->buffers_.push_back(s);
+  if (input && !deferred_ && !error_)
+    if (auto error = device::staging::copy(s.host, s.device, bytes)) error_ = copy_error(*error);
   FERRY_DEBUG(kCuda, "collective: %zu bytes of a GPU buffer staged through host memory", bytes);
   // The host copy stands in for the buffer at the same offsets.
   return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(s.host) - static_cast<uintptr_t>(lo));
 }
 
 Err HostStaging::finish() {
-  for (Staged& s : buffers_) {
-    if (s.output && !error_)
-      if (auto error = device::staging::copy(s.device, s.host, s.bytes))
-        error_ = fail(MPI_ERR_OTHER, "GPU buffer: %s", error->c_str());
-    std::free(s.host);
-  }
-  buffers_.clear();
+  if (deferred_) return std::move(error_);
+  if (error_.ok()) error_ = state_->copy_out();
   return std::move(error_);
 }
 
 HostStaging::~HostStaging() {
-  for (Staged& s : buffers_) std::free(s.host);
+  // Handed on but not taken (the call failed before building a schedule):
+  // the next call must not find it.
+  if (deferred_ && handed_on == state_) handed_on.reset();
 }
 
 ByteSpan span_of(const Datatype* t, int64_t count) {

@@ -13,13 +13,19 @@
 // Cost: two extra copies of the data across PCIe (or NVLink) per call, on
 // top of the host algorithm's own.
 //
-// The nonblocking and persistent forms, alltoallw and the neighbourhood
-// collectives are not staged yet: with a GPU buffer they fail with
-// MPI_ERR_OTHER and a message saying so, before any data moves
-// (gpu::for_launch, gpu::refuse).
+// The nonblocking and persistent forms stage the same way, but the copies
+// are rounds of their schedule: a deferred HostStaging hands its host
+// copies to the next nonblocking or persistent schedule built on this
+// thread (take_deferred_staging), which copies the inputs in as its first
+// round and the outputs back as its last, at every start of a persistent
+// one, and owns the host copies for as long as it lives. Alltoallw and the
+// neighbourhood collectives are not staged yet: with a GPU buffer they fail
+// with MPI_ERR_OTHER and a message saying so, before any data moves
+// (gpu::refuse).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "base/datatype.h"
@@ -29,10 +35,36 @@
 
 namespace ferry::coll {
 
+// The host copies of one call's GPU buffers, and which way each goes.
+class StagedBuffers {
+ public:
+  StagedBuffers() = default;
+  StagedBuffers(const StagedBuffers&) = delete;
+  StagedBuffers& operator=(const StagedBuffers&) = delete;
+  ~StagedBuffers();
+  // GPU to host, for each input; host to GPU, for each output. The first
+  // failed copy is the result (the rest are still made).
+  Err copy_in();
+  Err copy_out();
+
+ private:
+  friend class HostStaging;
+  struct Staged {
+    char* device;  // the user's buffer + lo
+    char* host;
+    size_t bytes;
+    bool input;
+    bool output;
+  };
+  std::vector<Staged> buffers_;
+};
+
 // Stand-ins in host memory for the GPU buffers of one call.
 class HostStaging {
  public:
-  HostStaging() = default;
+  // `deferred` (nonblocking and persistent forms): nothing is copied here;
+  // the copies become rounds of the next schedule (above).
+  explicit HostStaging(bool deferred = false);
   HostStaging(const HostStaging&) = delete;
   HostStaging& operator=(const HostStaging&) = delete;
   ~HostStaging();
@@ -43,20 +75,19 @@ class HostStaging {
   // `output`).
   void* stage(const void* buffer, MPI_Aint lo, MPI_Aint hi, bool input, bool output);
   // Copies the outputs back to the GPU. The first failure of a copy (here or
-  // in stage) is the result.
+  // in stage) is the result. Deferred: nothing to copy now.
   Err finish();
-  bool staged_any() const { return !buffers_.empty(); }
+  bool staged_any() const { return !state_->buffers_.empty(); }
 
  private:
-  struct Staged {
-    char* device;  // the user's buffer + lo
-    char* host;
-    size_t bytes;
-    bool output;
-  };
-  std::vector<Staged> buffers_;
+  std::shared_ptr<StagedBuffers> state_;
+  bool deferred_;
   Err error_;
 };
+
+// The host copies a deferred HostStaging on this thread handed on, once:
+// nullptr if there are none (or they were taken).
+std::shared_ptr<StagedBuffers> take_deferred_staging();
 
 // The bytes `count` elements of `t` occupy from the buffer's address.
 struct ByteSpan {

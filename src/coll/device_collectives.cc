@@ -36,15 +36,9 @@ Outcome on_gpu_buffers(const char* name, const void* near, F&& collective) {
   return collective();
 }
 
-// The nonblocking and persistent forms of a call that cannot run on its GPU
-// buffers directly: refused (coll/device_collectives.h, for_launch).
-Outcome only_blocking(Launch how, const void* a, const void* b) {
-  switch (how.form) {
-    case Launch::Form::kNonblocking: return refuse("nonblocking collectives", a, b);
-    case Launch::Form::kPersistent: return refuse("persistent collectives", a, b);
-    default: return std::nullopt;
-  }
-}
+// The nonblocking and persistent forms stage their GPU buffers with the
+// copies as rounds of their schedule (coll/device_buffers.h).
+bool deferred(Launch how) { return how.form != Launch::Form::kBlocking; }
 
 }  // namespace
 
@@ -52,20 +46,18 @@ Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
   if (!on_gpu(buf)) return std::nullopt;
   if (direct({buf}, {type}))
     return on_gpu_buffers("MPI_Bcast", buf, [&] { return coll::bcast(buf, count, type, root, c, how); });
-  if (Outcome refused = only_blocking(how, buf, nullptr)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(type, count);
   // The root's data goes in; everyone's comes out (the root's unchanged).
   void* b = st.stage(buf, s.lo, s.hi, true, !is_root(c, root));
-  return finish(st, coll::bcast(b, count, type, root, c));
+  return finish(st, coll::bcast(b, count, type, root, c, how));
 }
 
 Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                const Datatype* recvtype, int root, Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(sendtype, sendcount);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   void* rb = recvbuf;
@@ -73,7 +65,7 @@ Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
     ByteSpan r = span_of_blocks(recvtype, recvcount, c->peer_count());
     rb = st.stage(recvbuf, r.lo, r.hi, sendbuf == MPI_IN_PLACE, true);
   }
-  return finish(st, coll::gather(sb, sendcount, sendtype, rb, recvcount, recvtype, root, c));
+  return finish(st, coll::gather(sb, sendcount, sendtype, rb, recvcount, recvtype, root, c, how));
 }
 
 Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
@@ -81,8 +73,7 @@ Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
                 Launch how) {
   bool root_here = is_root(c, root);
   if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(sendtype, sendcount);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   void* rb = recvbuf;
@@ -90,7 +81,7 @@ Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
     ByteSpan r = span_of(recvtype, recvcounts, displs, c->peer_count());
     rb = st.stage(recvbuf, r.lo, r.hi, sendbuf == MPI_IN_PLACE, true);
   }
-  return finish(st, coll::gatherv(sb, sendcount, sendtype, rb, recvcounts, displs, recvtype, root, c));
+  return finish(st, coll::gatherv(sb, sendcount, sendtype, rb, recvcounts, displs, recvtype, root, c, how));
 }
 
 Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
@@ -98,8 +89,7 @@ Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
   bool root_here = is_root(c, root);
   bool receives = !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
   if (!(root_here && on_gpu(sendbuf)) && !(receives && on_gpu(recvbuf))) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   const void* sb = sendbuf;
   if (root_here) {
     ByteSpan s = span_of_blocks(sendtype, sendcount, c->peer_count());
@@ -110,7 +100,7 @@ Outcome scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
     ByteSpan r = span_of(recvtype, recvcount);
     rb = st.stage(recvbuf, r.lo, r.hi, false, true);
   }
-  return finish(st, coll::scatter(sb, sendcount, sendtype, rb, recvcount, recvtype, root, c));
+  return finish(st, coll::scatter(sb, sendcount, sendtype, rb, recvcount, recvtype, root, c, how));
 }
 
 Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
@@ -118,8 +108,7 @@ Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
   bool root_here = is_root(c, root);
   bool receives = !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
   if (!(root_here && on_gpu(sendbuf)) && !(receives && on_gpu(recvbuf))) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   const void* sb = sendbuf;
   if (root_here) {
     ByteSpan s = span_of(sendtype, sendcounts, displs, c->peer_count());
@@ -130,7 +119,7 @@ Outcome scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
     ByteSpan r = span_of(recvtype, recvcount);
     rb = st.stage(recvbuf, r.lo, r.hi, false, true);
   }
-  return finish(st, coll::scatterv(sb, sendcounts, displs, sendtype, rb, recvcount, recvtype, root, c));
+  return finish(st, coll::scatterv(sb, sendcounts, displs, sendtype, rb, recvcount, recvtype, root, c, how));
 }
 
 Outcome allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
@@ -140,25 +129,23 @@ Outcome allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
     return on_gpu_buffers("MPI_Allgather", recvbuf, [&] {
       return coll::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
     });
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(sendtype, sendcount);
   ByteSpan r = span_of_blocks(recvtype, recvcount, c->peer_count());
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   void* rb = st.stage(recvbuf, r.lo, r.hi, sendbuf == MPI_IN_PLACE, true);
-  return finish(st, coll::allgather(sb, sendcount, sendtype, rb, recvcount, recvtype, c));
+  return finish(st, coll::allgather(sb, sendcount, sendtype, rb, recvcount, recvtype, c, how));
 }
 
 Outcome allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                    CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(sendtype, sendcount);
   ByteSpan r = span_of(recvtype, recvcounts, displs, c->peer_count());
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   void* rb = st.stage(recvbuf, r.lo, r.hi, sendbuf == MPI_IN_PLACE, true);
-  return finish(st, coll::allgatherv(sb, sendcount, sendtype, rb, recvcounts, displs, recvtype, c));
+  return finish(st, coll::allgatherv(sb, sendcount, sendtype, rb, recvcounts, displs, recvtype, c, how));
 }
 
 Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
@@ -168,8 +155,7 @@ Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
     return on_gpu_buffers("MPI_Alltoall", recvbuf, [&] {
       return coll::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
     });
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   const void* sb = sendbuf;
   if (sendbuf != MPI_IN_PLACE) {
     ByteSpan s = span_of_blocks(sendtype, sendcount, c->peer_count());
@@ -177,15 +163,14 @@ Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
   }
   ByteSpan r = span_of_blocks(recvtype, recvcount, c->peer_count());
   void* rb = st.stage(recvbuf, r.lo, r.hi, sendbuf == MPI_IN_PLACE, true);
-  return finish(st, coll::alltoall(sb, sendcount, sendtype, rb, recvcount, recvtype, c));
+  return finish(st, coll::alltoall(sb, sendcount, sendtype, rb, recvcount, recvtype, c, how));
 }
 
 Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
                   void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c,
                   Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   const void* sb = sendbuf;
   if (sendbuf != MPI_IN_PLACE) {
     ByteSpan s = span_of(sendtype, sendcounts, sdispls, c->peer_count());
@@ -193,7 +178,7 @@ Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
   }
   ByteSpan r = span_of(recvtype, recvcounts, rdispls, c->peer_count());
   void* rb = st.stage(recvbuf, r.lo, r.hi, sendbuf == MPI_IN_PLACE, true);
-  return finish(st, coll::alltoallv(sb, sendcounts, sdispls, sendtype, rb, recvcounts, rdispls, recvtype, c));
+  return finish(st, coll::alltoallv(sb, sendcounts, sdispls, sendtype, rb, recvcounts, rdispls, recvtype, c, how));
 }
 
 Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
@@ -202,12 +187,11 @@ Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Dat
   if (gpu_reducible(*op, *type) && direct({sendbuf, recvbuf}, {type}))
     return on_gpu_buffers("MPI_Allreduce", recvbuf,
                           [&] { return coll::allreduce(sendbuf, recvbuf, count, type, op, c, how); });
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(type, count);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   void* rb = st.stage(recvbuf, s.lo, s.hi, sendbuf == MPI_IN_PLACE, true);
-  return finish(st, coll::allreduce(sb, rb, count, type, op, c));
+  return finish(st, coll::allreduce(sb, rb, count, type, op, c, how));
 }
 
 Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
@@ -217,26 +201,24 @@ Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Dataty
   if (gpu_reducible(*op, *type) && direct({sendbuf, root_here ? recvbuf : MPI_IN_PLACE}, {type}))
     return on_gpu_buffers("MPI_Reduce", sendbuf != MPI_IN_PLACE ? sendbuf : recvbuf,
                           [&] { return coll::reduce(sendbuf, recvbuf, count, type, op, root, c, how); });
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(type, count);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   void* rb = root_here ? st.stage(recvbuf, s.lo, s.hi, sendbuf == MPI_IN_PLACE, true) : recvbuf;
-  return finish(st, coll::reduce(sb, rb, count, type, op, root, c));
+  return finish(st, coll::reduce(sb, rb, count, type, op, root, c, how));
 }
 
 Outcome reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
                        Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
   MPI_Count total = 0;
   for (int i = 0; i < c->size; ++i) total += recvcounts[i];
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan all = span_of(type, total);
   const void* sb = st.stage(sendbuf, all.lo, all.hi, true, false);
   ByteSpan mine = sendbuf == MPI_IN_PLACE ? all : span_of(type, recvcounts[c->rank]);
   void* rb = st.stage(recvbuf, mine.lo, mine.hi, sendbuf == MPI_IN_PLACE, true);
-  return finish(st, coll::reduce_scatter(sb, rb, recvcounts, type, op, c));
+  return finish(st, coll::reduce_scatter(sb, rb, recvcounts, type, op, c, how));
 }
 
 Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type,
@@ -246,25 +228,24 @@ Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvc
     return on_gpu_buffers("MPI_Reduce_scatter_block", recvbuf, [&] {
       return coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how);
     });
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan all = span_of_blocks(type, recvcount, c->size);
   const void* sb = st.stage(sendbuf, all.lo, all.hi, true, false);
   ByteSpan mine = sendbuf == MPI_IN_PLACE ? all : span_of(type, recvcount);
   void* rb = st.stage(recvbuf, mine.lo, mine.hi, sendbuf == MPI_IN_PLACE, true);
-  return finish(st, coll::reduce_scatter_block(sb, rb, recvcount, type, op, c));
+  return finish(st, coll::reduce_scatter_block(sb, rb, recvcount, type, op, c, how));
 }
 
 Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
              Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
-  if (Outcome refused = only_blocking(how, sendbuf, recvbuf)) return refused;
-  HostStaging st;
+  HostStaging st(deferred(how));
   ByteSpan s = span_of(type, count);
   const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   // Exscan leaves rank 0's receive buffer undefined: copying it in keeps it as it was.
   void* rb = st.stage(recvbuf, s.lo, s.hi, sendbuf == MPI_IN_PLACE || exclusive, true);
-  return finish(st, exclusive ? coll::exscan(sb, rb, count, type, op, c) : coll::scan(sb, rb, count, type, op, c));
+  return finish(st, exclusive ? coll::exscan(sb, rb, count, type, op, c, how)
+                              : coll::scan(sb, rb, count, type, op, c, how));
 }
 
 Outcome reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op) {

@@ -2,9 +2,9 @@
 // the call's significant buffers is GPU memory (the caller then runs as
 // usual), else the outcome of running the collective on the GPU buffers
 // themselves (coll/device_schedule.h: contiguous types, and for reductions
-// a predefined operation with a GPU kernel; any form) or, blocking only, on
-// host copies (coll/device_buffers.h); a nonblocking or persistent call
-// that can do neither is refused.
+// a predefined operation with a GPU kernel; any form) or on host copies
+// (coll/device_buffers.h; in the nonblocking and persistent forms the
+// copies are rounds of the request's schedule).
 #pragma once
 
 #include <optional>
@@ -53,9 +53,8 @@ Outcome reduce_local(const void* in, void* inout, MPI_Count count, const Datatyp
 Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
              Communicator* c, Launch how);
 
-// For the forms that are not staged (nonblocking, persistent, alltoallw,
-// neighbourhood): the error to return if either buffer is GPU memory, else
-// std::nullopt.
+// For the collectives that are not staged (alltoallw, neighbourhood): the
+// error to return if either buffer is GPU memory, else std::nullopt.
 Outcome refuse(const char* what, const void* a, const void* b);
 
 // Where a collective entry point asks the gpu:: function above: std::nullopt
@@ -64,10 +63,9 @@ Outcome refuse(const char* what, const void* a, const void* b);
 // (coll/device_schedule.h), else what `gpu` decides. Each gpu:: function
 // runs the call on the GPU buffers themselves where it can, in any form
 // (blocking, nonblocking, persistent: the schedule's scratch is GPU memory
-// and nothing must be copied back at completion); otherwise the blocking
-// form stages the buffers through the host and the nonblocking and
-// persistent forms refuse them (a staged copy would have to be copied back
-// when the request completes, which is not written yet).
+// and nothing must be copied back at completion); otherwise it stages the
+// buffers through the host, the copies back at the end of the call or, for
+// a request, in the last round of its schedule.
 template <typename Gpu>
 Outcome for_launch(Launch, const void*, const void*, Gpu&& gpu) {
   if (!device::enabled() || ScratchOnGpu::near() != nullptr) return std::nullopt;

@@ -171,6 +171,12 @@ void Schedule::copy(const void* src, MPI_Count scount, const Datatype* stype, vo
   }
 }
 
+void Schedule::local_checked(std::function<Err()> work) {
+  local([this, work = std::move(work)] {
+    if (Err e = work(); e && error_.ok()) error_ = std::move(e);
+  });
+}
+
 void Schedule::local(std::function<void()> work) {
   local_work_.push_back(std::move(work));
   steps_.push_back(Step{Step::Kind::kLocal, nullptr, nullptr, static_cast<int>(local_work_.size() - 1), nullptr, 0,

@@ -86,6 +86,9 @@ class Schedule {
             const Datatype* rtype);
   // Any other local work, run in order with the round's reduces and copies.
   void local(std::function<void()> work);
+  // The same for work that can fail: its error becomes the schedule's (the
+  // first one wins, and later rounds still run, as for a failed message).
+  void local_checked(std::function<Err()> work);
   void end_round();
   // A buffer that lives as long as the schedule: GPU memory while a
   // gpu::ScratchOnGpu was alive when the schedule was made

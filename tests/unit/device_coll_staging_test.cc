@@ -4,8 +4,9 @@
 // copied back by finish() and only then, host memory and MPI_IN_PLACE pass
 // through untouched, the spans of the v-forms cover every block (int and
 // MPI_Count arrays alike), a failed copy is the call's error (MPI_ERR_OTHER,
-// naming the CUDA call), and only the blocking form of a collective stages:
-// the nonblocking and persistent forms refuse GPU buffers.
+// naming the CUDA call), and the nonblocking and persistent forms stage too,
+// their copies rounds of the schedule (each start of a persistent one
+// copies again).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "coll/device_collectives.h"
 #include "device/device.h"
 #include "device_model.h"
+#include "p2p/pt2pt.h"
 
 namespace ferry::coll {
 namespace {
@@ -134,31 +136,82 @@ TEST_F(CollStagingTest, LargeCountSpansAreNotTruncated) {
   EXPECT_EQ(span_of_blocks(t, 3'000'000'000LL, 2).hi, 6'000'000'000LL);
 }
 
-TEST_F(CollStagingTest, OnlyTheBlockingFormStagesTheOthersRefuseGpuBuffers) {
-  // MPI_Gather has no path on the GPU buffers themselves: blocking, it is
-  // staged; nonblocking or persistent, it is refused before anything moves.
+// Reads n ints of GPU memory.
+std::vector<int> gpu_ints(const void* d, int n) {
+  std::vector<int> v(static_cast<size_t>(n));
+  device::model::read(v.data(), d, static_cast<size_t>(n) * sizeof(int));
+  return v;
+}
+
+TEST_F(CollStagingTest, NonblockingAndPersistentFormsStageWithTheCopiesAsRoundsOfTheirSchedule) {
+  // MPI_Gather has no path on the GPU buffers themselves, so every form is
+  // staged; one rank, so each schedule ends as soon as it starts.
   Communicator comm;
   comm.handle = MPI_COMM_WORLD;
   comm.rank = 0;
   comm.size = 1;
   const Datatype* t = find_datatype(MPI_INT);
-  void* d = device::model::alloc(64 * sizeof(int));
-  std::vector<int> host(64);
+  void* in = device::model::alloc(64 * sizeof(int));
+  void* out = device::model::alloc(64 * sizeof(int));
+  std::vector<int> first(64), second(64), zeros(64, 0);
+  for (int i = 0; i < 64; ++i) first[i] = i + 1, second[i] = -i;
+  device::model::write(in, first.data(), 64 * sizeof(int));
+  device::model::write(out, zeros.data(), 64 * sizeof(int));
+
   Request* r = nullptr;
-  for (Launch how : {nonblocking(&r), persistent(&r)}) {
-    gpu::Outcome refused = gpu::gather(host.data(), 64, t, d, 64, t, 0, &comm, how);
-    ASSERT_TRUE(refused.has_value());
-    EXPECT_EQ(refused->mpi_class(), MPI_ERR_OTHER);
-    const char* form = how.form == Launch::Form::kPersistent ? "persistent" : "nonblocking";
-    EXPECT_NE(refused->message().find(form), std::string::npos) << refused->message();
-    std::vector<int> host_out(64);
-    EXPECT_FALSE(gpu::gather(host.data(), 64, t, host_out.data(), 64, t, 0, &comm, how).has_value())
-        << "host buffers run as usual";
-  }
-  EXPECT_EQ(r, nullptr) << "a refused call starts nothing";
-  gpu::Outcome staged = gpu::gather(host.data(), 64, t, d, 64, t, 0, &comm, Launch{});
-  ASSERT_TRUE(staged.has_value());
-  EXPECT_TRUE(staged->ok()) << staged->message();
+  gpu::Outcome started = gpu::gather(in, 64, t, out, 64, t, 0, &comm, nonblocking(&r));
+  ASSERT_TRUE(started.has_value());
+  ASSERT_TRUE(started->ok()) << started->message();
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->complete);
+  EXPECT_EQ(r->error, MPI_SUCCESS);
+  EXPECT_EQ(gpu_ints(out, 64), first) << "copied back by the schedule's last round";
+  requests::release(r);
+  EXPECT_EQ(take_deferred_staging(), nullptr) << "the schedule took the host copies";
+
+  // Persistent: nothing moves at the call; each start copies in and out again.
+  device::model::write(out, zeros.data(), 64 * sizeof(int));
+  Request* p = nullptr;
+  started = gpu::gather(in, 64, t, out, 64, t, 0, &comm, persistent(&p));
+  ASSERT_TRUE(started.has_value() && started->ok());
+  EXPECT_EQ(gpu_ints(out, 64), zeros) << "the call only builds";
+  // Each start, and what MPI_Wait does to a completed persistent request.
+  auto start_and_wait = [p] {
+    Err e = pt2pt::start(p);
+    EXPECT_TRUE(p->complete);
+    p->active = false;
+    return e;
+  };
+  ASSERT_TRUE(start_and_wait().ok());
+  EXPECT_EQ(gpu_ints(out, 64), first);
+  device::model::write(in, second.data(), 64 * sizeof(int));
+  ASSERT_TRUE(start_and_wait().ok());
+  EXPECT_EQ(gpu_ints(out, 64), second) << "the second start read the input again";
+
+  // A failed copy is the request's error, MPI_ERR_OTHER naming the call.
+  device::model::fail_next_copy(700);
+  ASSERT_TRUE(start_and_wait().ok());
+  EXPECT_EQ(error_code::class_of(p->error), MPI_ERR_OTHER);
+  EXPECT_NE(error_code::text(p->error).find("cuMemcpyAsync"), std::string::npos) << error_code::text(p->error);
+  p->persistent = false;  // so that release frees it
+  requests::release(p);
+  device::model::free(in);
+  device::model::free(out);
+}
+
+TEST_F(CollStagingTest, AStagingNotTakenByASchedulePassesToNoLaterCall) {
+  {
+    HostStaging st(/*deferred=*/true);
+    void* d = device::model::alloc(64);
+    st.stage(d, 0, 64, true, true);
+    EXPECT_EQ(device::model::counters().copies, 0u) << "deferred: nothing copied at stage()";
+    device::model::free(d);
+  }  // the call failed before it built a schedule
+  EXPECT_EQ(take_deferred_staging(), nullptr);
+}
+
+TEST_F(CollStagingTest, ForLaunchAsksOnlyWithADriverAndOutsideACollectiveOnGpuBuffers) {
+  void* d = device::model::alloc(64 * sizeof(int));
   // for_launch: one branch without a driver, and nothing while a collective
   // already runs on GPU buffers (its inner call runs as usual).
   int asked = 0;
