@@ -368,7 +368,7 @@ Err alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, co
               void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
               Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::refuse("MPI_Alltoallw", sendbuf, recvbuf);
+        return gpu::alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, how);
       }))
     return std::move(*staged);
   return run_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, how);
@@ -574,9 +574,10 @@ Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* 
 
 Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                        MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
-  if (device::enabled())
-    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
-      return std::move(*refused);
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
+      }))
+    return std::move(*staged);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -592,9 +593,10 @@ Err neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype*
 Err neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                         CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c,
                         Launch how) {
-  if (device::enabled())
-    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
-      return std::move(*refused);
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, how);
+      }))
+    return std::move(*staged);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c), [&](size_t) { return Block{sendbuf, sendcount, sendtype}; },
@@ -606,9 +608,10 @@ Err neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype
 
 Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                       MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
-  if (device::enabled())
-    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
-      return std::move(*refused);
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
+      }))
+    return std::move(*staged);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -624,9 +627,10 @@ Err neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* 
 Err neighbor_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
                        void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype,
                        Communicator* c, Launch how) {
-  if (device::enabled())
-    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
-      return std::move(*refused);
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, how);
+      }))
+    return std::move(*staged);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),
@@ -643,9 +647,10 @@ Err neighbor_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sd
                        const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts,
                        DisplArray rdispls, const Datatype* const recvtypes[], Communicator* c,
                        Launch how) {
-  if (device::enabled())
-    if (gpu::Outcome refused = gpu::refuse("neighbourhood collectives", sendbuf, recvbuf))
-      return std::move(*refused);
+  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
+        return gpu::neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c, how);
+      }))
+    return std::move(*staged);
   return run(c, how, [&](Schedule& s) {
     neighbor_exchange(
         s, neighbors_of(*c),

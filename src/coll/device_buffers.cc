@@ -73,6 +73,20 @@ ByteSpan span_of(const Datatype* t, int64_t count) {
   return ByteSpan{t->true_lb, static_cast<MPI_Aint>(count - 1) * t->extent + t->true_lb + t->true_extent};
 }
 
+ByteSpan span_of_w(const Datatype* const types[], CountArray counts, DisplArray byte_displs, int n) {
+  ByteSpan all;
+  bool any = false;
+  for (int i = 0; i < n; ++i) {
+    if (counts[i] <= 0) continue;
+    ByteSpan one = span_of(types[i], counts[i]);
+    auto shift = static_cast<MPI_Aint>(byte_displs[i]);
+    all.lo = any ? std::min(all.lo, one.lo + shift) : one.lo + shift;
+    all.hi = any ? std::max(all.hi, one.hi + shift) : one.hi + shift;
+    any = true;
+  }
+  return all;
+}
+
 ByteSpan span_of(const Datatype* t, CountArray counts, DisplArray displs, int n) {
   ByteSpan all;
   bool any = false;
@@ -90,10 +104,6 @@ ByteSpan span_of(const Datatype* t, CountArray counts, DisplArray displs, int n)
 ByteSpan span_of_blocks(const Datatype* t, MPI_Count count, int n) {
   if (count <= 0 || n <= 0) return {};
   return span_of(t, count * n);  // beyond INT_MAX elements in all
-}
-
-Err gpu_buffers_unsupported(const char* what) {
-  return fail(MPI_ERR_OTHER, "GPU buffers are not supported by %s yet (README \"GPU buffers\")", what);
 }
 
 }  // namespace ferry::coll

@@ -18,10 +18,9 @@
 // copies to the next nonblocking or persistent schedule built on this
 // thread (take_deferred_staging), which copies the inputs in as its first
 // round and the outputs back as its last, at every start of a persistent
-// one, and owns the host copies for as long as it lives. Alltoallw and the
-// neighbourhood collectives are not staged yet: with a GPU buffer they fail
-// with MPI_ERR_OTHER and a message saying so, before any data moves
-// (gpu::refuse).
+// one, and owns the host copies for as long as it lives. Every collective
+// stages this way where it cannot run on its GPU buffers themselves,
+// alltoallw and the neighbourhood collectives included.
 #pragma once
 
 #include <cstdint>
@@ -99,14 +98,13 @@ ByteSpan span_of(const Datatype* t, int64_t count);
 ByteSpan span_of(const Datatype* t, CountArray counts, DisplArray displs, int n);
 // Blocks of `count` elements, `n` of them one after another.
 ByteSpan span_of_blocks(const Datatype* t, MPI_Count count, int n);
+// Blocks with a type each, at displacements in bytes: the w-forms.
+ByteSpan span_of_w(const Datatype* const types[], CountArray counts, DisplArray byte_displs, int n);
 
 // Whether `buffer` is GPU memory (false for MPI_IN_PLACE and NULL).
 inline bool on_gpu(const void* buffer) {
   return device::enabled() && buffer != nullptr && buffer != MPI_IN_PLACE &&
          device::memory_of(buffer) == device::Memory::kDevice;
 }
-
-// The error for a collective that cannot take GPU buffers yet.
-Err gpu_buffers_unsupported(const char* what);
 
 }  // namespace ferry::coll

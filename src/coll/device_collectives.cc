@@ -1,8 +1,11 @@
 #include "coll/device_collectives.h"
 
+#include <utility>
+
 #include "coll/collectives.h"
 #include "coll/device_buffers.h"
 #include "coll/device_schedule.h"
+#include "coll/neighbor/algorithms.h"
 #include "common/debug.h"
 
 namespace ferry::coll::gpu {
@@ -181,6 +184,101 @@ Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
   return finish(st, coll::alltoallv(sb, sendcounts, sdispls, sendtype, rb, recvcounts, rdispls, recvtype, c, how));
 }
 
+Outcome alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* const sendtypes[],
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
+                  Communicator* c, Launch how) {
+  if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  HostStaging st(deferred(how));
+  int n = c->peer_count();
+  const void* sb = sendbuf;
+  if (sendbuf != MPI_IN_PLACE) {
+    ByteSpan s = span_of_w(sendtypes, sendcounts, sdispls, n);
+    sb = st.stage(sendbuf, s.lo, s.hi, true, false);
+  }
+  // Copied in too: in place it is the input, and the gaps between blocks
+  // of different types keep their bytes.
+  ByteSpan r = span_of_w(recvtypes, recvcounts, rdispls, n);
+  void* rb = st.stage(recvbuf, r.lo, r.hi, true, true);
+  return finish(st, coll::alltoallw(sb, sendcounts, sdispls, sendtypes, rb, recvcounts, rdispls, recvtypes, c, how));
+}
+
+namespace {
+
+// A neighbourhood collective staged: `send` and `recv` are the spans of the
+// blocks this rank sends and receives, given the in- and out-degrees.
+template <typename Spans, typename Run>
+Outcome staged_neighbors(const void* sendbuf, void* recvbuf, Communicator* c, Launch how, Spans&& spans, Run&& run) {
+  if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
+  Neighbors nb = neighbors_of(*c);
+  auto [send, recv] = spans(static_cast<int>(nb.in.size()), static_cast<int>(nb.out.size()));
+  HostStaging st(deferred(how));
+  const void* sb = st.stage(sendbuf, send.lo, send.hi, true, false);
+  void* rb = st.stage(recvbuf, recv.lo, recv.hi, true, true);
+  return finish(st, run(sb, rb));
+}
+
+}  // namespace
+
+Outcome neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                           MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  return staged_neighbors(
+      sendbuf, recvbuf, c, how,
+      [&](int in, int) { return std::pair{span_of(sendtype, sendcount), span_of_blocks(recvtype, recvcount, in)}; },
+      [&](const void* sb, void* rb) {
+        return coll::neighbor_allgather(sb, sendcount, sendtype, rb, recvcount, recvtype, c, how);
+      });
+}
+
+Outcome neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                            CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c,
+                            Launch how) {
+  return staged_neighbors(
+      sendbuf, recvbuf, c, how,
+      [&](int in, int) { return std::pair{span_of(sendtype, sendcount), span_of(recvtype, recvcounts, displs, in)}; },
+      [&](const void* sb, void* rb) {
+        return coll::neighbor_allgatherv(sb, sendcount, sendtype, rb, recvcounts, displs, recvtype, c, how);
+      });
+}
+
+Outcome neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                          MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  return staged_neighbors(
+      sendbuf, recvbuf, c, how,
+      [&](int in, int out) {
+        return std::pair{span_of_blocks(sendtype, sendcount, out), span_of_blocks(recvtype, recvcount, in)};
+      },
+      [&](const void* sb, void* rb) {
+        return coll::neighbor_alltoall(sb, sendcount, sendtype, rb, recvcount, recvtype, c, how);
+      });
+}
+
+Outcome neighbor_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
+                           void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype,
+                           Communicator* c, Launch how) {
+  return staged_neighbors(
+      sendbuf, recvbuf, c, how,
+      [&](int in, int out) {
+        return std::pair{span_of(sendtype, sendcounts, sdispls, out), span_of(recvtype, recvcounts, rdispls, in)};
+      },
+      [&](const void* sb, void* rb) {
+        return coll::neighbor_alltoallv(sb, sendcounts, sdispls, sendtype, rb, recvcounts, rdispls, recvtype, c, how);
+      });
+}
+
+Outcome neighbor_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                           const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts,
+                           DisplArray rdispls, const Datatype* const recvtypes[], Communicator* c, Launch how) {
+  return staged_neighbors(
+      sendbuf, recvbuf, c, how,
+      [&](int in, int out) {
+        return std::pair{span_of_w(sendtypes, sendcounts, sdispls, out), span_of_w(recvtypes, recvcounts, rdispls, in)};
+      },
+      [&](const void* sb, void* rb) {
+        return coll::neighbor_alltoallw(sb, sendcounts, sdispls, sendtypes, rb, recvcounts, rdispls, recvtypes, c,
+                                        how);
+      });
+}
+
 Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                   Communicator* c, Launch how) {
   if (!on_gpu(sendbuf) && !on_gpu(recvbuf)) return std::nullopt;
@@ -251,11 +349,6 @@ Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype
 Outcome reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op) {
   if (!on_gpu(in) && !on_gpu(inout)) return std::nullopt;
   return gpu::reduce(*op, in, inout, count, *type);  // a kernel where there is one, else through the host
-}
-
-Outcome refuse(const char* what, const void* a, const void* b) {
-  if (!on_gpu(a) && !on_gpu(b)) return std::nullopt;
-  return gpu_buffers_unsupported(what);
 }
 
 }  // namespace ferry::coll::gpu

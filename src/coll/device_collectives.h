@@ -41,6 +41,25 @@ Outcome alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
 Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
                   void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c,
                   Launch how);
+Outcome alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* const sendtypes[],
+                  void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
+                  Communicator* c, Launch how);
+// The neighbourhood collectives: staged, each receive buffer copied in as
+// well (the blocks of MPI_PROC_NULL neighbours and the gaps between blocks
+// keep their bytes).
+Outcome neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                           MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how);
+Outcome neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                            CountArray recvcounts, DisplArray displs, const Datatype* recvtype, Communicator* c,
+                            Launch how);
+Outcome neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                          MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how);
+Outcome neighbor_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype,
+                           void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype,
+                           Communicator* c, Launch how);
+Outcome neighbor_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls,
+                           const Datatype* const sendtypes[], void* recvbuf, CountArray recvcounts,
+                           DisplArray rdispls, const Datatype* const recvtypes[], Communicator* c, Launch how);
 Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                   Communicator* c, Launch how);
 Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
@@ -52,10 +71,6 @@ Outcome reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvc
 Outcome reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op);
 Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
              Communicator* c, Launch how);
-
-// For the collectives that are not staged (alltoallw, neighbourhood): the
-// error to return if either buffer is GPU memory, else std::nullopt.
-Outcome refuse(const char* what, const void* a, const void* b);
 
 // Where a collective entry point asks the gpu:: function above: std::nullopt
 // (run as usual) when no GPU driver is loaded, or when this call is the

@@ -346,6 +346,56 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 64; i++)
       CHECK(h[i] == rank * (rank + 1) / 2 + (rank + 1) * i, "Iscan on GPU: element %d is %d", i, h[i]);
     cudaFree(scanned);
+    /* Alltoallw (blocking and nonblocking) and a neighbourhood alltoall on
+     * a periodic ring: staged, every block where it belongs. */
+    {
+      int* sendw = NULL;
+      int* recvw = NULL;
+      CHECK_CUDA(cudaMalloc(&sendw, sizeof(int) * 4 * size));
+      CHECK_CUDA(cudaMalloc(&recvw, sizeof(int) * 4 * size));
+      int* hw = (int*)malloc(sizeof(int) * 4 * size);
+      int* cw = (int*)malloc(sizeof(int) * size);
+      int* dw = (int*)malloc(sizeof(int) * size);
+      MPI_Datatype* tw = (MPI_Datatype*)malloc(sizeof(MPI_Datatype) * size);
+      for (int r = 0; r < size; r++) cw[r] = 4, dw[r] = (int)(sizeof(int) * 4 * r), tw[r] = MPI_INT;
+      for (int form = 0; form < 2; form++) {
+        for (int i = 0; i < 4 * size; i++) hw[i] = 10000 * rank + i;
+        CHECK_CUDA(cudaMemcpy(sendw, hw, sizeof(int) * 4 * size, cudaMemcpyHostToDevice));
+        if (form == 0) {
+          CHECK_MPI(MPI_Alltoallw(sendw, cw, dw, tw, recvw, cw, dw, tw, MPI_COMM_WORLD));
+        } else {
+          CHECK_MPI(MPI_Ialltoallw(sendw, cw, dw, tw, recvw, cw, dw, tw, MPI_COMM_WORLD, &q));
+          CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        }
+        CHECK_CUDA(cudaMemcpy(hw, recvw, sizeof(int) * 4 * size, cudaMemcpyDeviceToHost));
+        for (int r = 0; r < size; r++)
+          for (int i = 0; i < 4; i++)
+            CHECK(hw[4 * r + i] == 10000 * r + 4 * rank + i, "%s on GPU: from rank %d element %d is %d",
+                  form ? "MPI_Ialltoallw" : "MPI_Alltoallw", r, i, hw[4 * r + i]);
+      }
+      MPI_Comm ring;
+      int dims[1] = {size}, periods[1] = {1};
+      CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+      int ring_rank = 0;
+      MPI_Comm_rank(ring, &ring_rank);
+      for (int i = 0; i < 8; i++) hw[i] = 100 * ring_rank + i;
+      CHECK_CUDA(cudaMemcpy(sendw, hw, sizeof(int) * 8, cudaMemcpyHostToDevice));
+      /* Blocks: to the left neighbour first, then the right (MPI-3.1 §7.6). */
+      CHECK_MPI(MPI_Neighbor_alltoall(sendw, 4, MPI_INT, recvw, 4, MPI_INT, ring));
+      CHECK_CUDA(cudaMemcpy(hw, recvw, sizeof(int) * 8, cudaMemcpyDeviceToHost));
+      int left = (ring_rank - 1 + size) % size, right = (ring_rank + 1) % size;
+      for (int i = 0; i < 4; i++) {
+        CHECK(hw[i] == 100 * left + 4 + i, "Neighbor_alltoall on GPU: from the left, element %d is %d", i, hw[i]);
+        CHECK(hw[4 + i] == 100 * right + i, "Neighbor_alltoall on GPU: from the right, element %d is %d", i, hw[4 + i]);
+      }
+      CHECK_MPI(MPI_Comm_free(&ring));
+      free(hw);
+      free(cw);
+      free(dw);
+      free(tw);
+      cudaFree(sendw);
+      cudaFree(recvw);
+    }
     cudaFree(all);
     cudaFree(d);
   }

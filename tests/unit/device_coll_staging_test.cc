@@ -199,6 +199,51 @@ TEST_F(CollStagingTest, NonblockingAndPersistentFormsStageWithTheCopiesAsRoundsO
   device::model::free(out);
 }
 
+TEST_F(CollStagingTest, AlltoallwStagesTheSpanOfBlocksOfDifferentTypesAtByteDisplacements) {
+  const Datatype* ints = find_datatype(MPI_INT);
+  const Datatype* doubles = find_datatype(MPI_DOUBLE);
+  const Datatype* types[] = {ints, doubles, ints};
+  MPI_Count counts[] = {4, 2, 0};
+  MPI_Aint displs[] = {32, 0, 1000};  // the empty block does not count
+  ByteSpan s = span_of_w(types, CountArray(counts), DisplArray(displs), 3);
+  EXPECT_EQ(s.lo, 0);
+  EXPECT_EQ(s.hi, 48);
+
+  // One rank: the block goes from the send buffer to the receive buffer,
+  // blocking and nonblocking, and the receive buffer's other bytes stay.
+  Communicator comm;
+  comm.handle = MPI_COMM_WORLD;
+  comm.rank = 0;
+  comm.size = 1;
+  for (bool nonblocking_form : {false, true}) {
+    void* in = device::model::alloc(64 * sizeof(int));
+    void* out = device::model::alloc(64 * sizeof(int));
+    std::vector<int> data(64), before(64, -7);
+    for (int i = 0; i < 64; ++i) data[i] = 3 * i;
+    device::model::write(in, data.data(), 64 * sizeof(int));
+    device::model::write(out, before.data(), 64 * sizeof(int));
+    const Datatype* one_type[] = {ints};
+    MPI_Count n[] = {16};
+    MPI_Aint send_at[] = {4 * sizeof(int)}, recv_at[] = {8 * sizeof(int)};
+    Request* r = nullptr;
+    Launch how = nonblocking_form ? nonblocking(&r) : Launch{};
+    gpu::Outcome done = gpu::alltoallw(in, CountArray(n), DisplArray(send_at), one_type, out, CountArray(n),
+                                       DisplArray(recv_at), one_type, &comm, how);
+    ASSERT_TRUE(done.has_value());
+    ASSERT_TRUE(done->ok()) << done->message();
+    if (nonblocking_form) {
+      ASSERT_NE(r, nullptr);
+      EXPECT_TRUE(r->complete);
+      requests::release(r);
+    }
+    std::vector<int> got = gpu_ints(out, 64);
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(got[i], i >= 8 && i < 24 ? 3 * (i - 8 + 4) : -7) << i << (nonblocking_form ? " nonblocking" : "");
+    device::model::free(in);
+    device::model::free(out);
+  }
+}
+
 TEST_F(CollStagingTest, AStagingNotTakenByASchedulePassesToNoLaterCall) {
   {
     HostStaging st(/*deferred=*/true);
