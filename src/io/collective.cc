@@ -176,13 +176,14 @@ int read_range(int fd, char* data, uint64_t bytes, uint64_t offset) {
 }
 
 Err collective_access(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
-                      Err checked, bool* direct, uint64_t* done) {
+                      Err checked, bool* direct, uint64_t* done, const Converted* converted) {
   *direct = false;
   *done = 0;
   // Atomic mode is set collectively: every process goes direct alike. The
   // rounds move the file's bytes; with a converting representation
-  // (external32, a registered one) io/access.cc hands them over converted,
-  // in a buffer of MPI_BYTE.
+  // (external32, a registered one) a write converts each round's pieces
+  // (`converted`), a read gets them from io/access.cc in a buffer of
+  // MPI_BYTE that it converts afterwards.
   if (f.atomic || f.comm->size == 1) {
     if (checked) return checked;
     *direct = true;
@@ -237,7 +238,7 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
 
   // Phases 3 and 4.
   AggregatorReport report;
-  Err local = writing ? write_two_phase(f, plan, access, buffer, &report)
+  Err local = writing ? write_two_phase(f, plan, access, buffer, &report, converted)
                       : read_two_phase(f, plan, access, buffer, &report);
 
   // The end: the same outcome everywhere, and what each aggregator did.

@@ -12,17 +12,28 @@
 
 #include "base/error.h"
 #include "io/access.h"
+#include "io/datarep.h"
 #include "io/file.h"
 
 namespace ferry::io {
+
+// A collective write through a representation that converts (io/datarep.h):
+// the user's buffer and how to convert it, so that two-phase converts each
+// round's pieces as it sends them instead of the whole request at once.
+struct Converted {
+  const datarep::Representation* rep;
+  Buffer memory;     // the user's buffer
+  uint64_t element;  // bytes one of its elements takes in the file
+};
 
 // Collective over f.comm. `position` and `bytes`: this process's access in
 // view bytes; `checked`: what io/access.cc found wrong with its arguments
 // (then every process returns an error, this one its own). On return either
 // *direct is true (the processes chose to access independently: the caller
 // does it, as for a noncollective call) or the access is done: *done bytes
-// moved, the same error class on every process.
+// moved, the same error class on every process. `converted` (writes): the
+// data comes from there, `buffer` is not read.
 Err collective_access(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
-                      Err checked, bool* direct, uint64_t* done);
+                      Err checked, bool* direct, uint64_t* done, const Converted* converted = nullptr);
 
 }  // namespace ferry::io

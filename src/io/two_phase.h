@@ -26,6 +26,7 @@
 
 #include "base/error.h"
 #include "io/access.h"
+#include "io/collective.h"
 #include "io/file.h"
 #include "io/flatten.h"
 #include "io/hints.h"
@@ -101,8 +102,10 @@ struct AggregatorReport {
 
 // Phases 3-4: the rounds. Return this process's own error (an aggregator's
 // failed system call, or a message that failed); the caller agrees on it.
+// `converted`: the data of a write through a converting representation,
+// converted a round's pieces at a time (then `buffer` is not read).
 Err write_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                    AggregatorReport* report);
+                    AggregatorReport* report, const Converted* converted = nullptr);
 Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
                    AggregatorReport* report);
 

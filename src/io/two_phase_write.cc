@@ -56,6 +56,7 @@
 
 #include "base/type_pack.h"
 #include "io/block_pipeline.h"
+#include "io/datarep.h"
 #include "io/errors.h"
 #include "io/round_messages.h"
 #include "io/two_phase.h"
@@ -91,9 +92,11 @@ struct Chunk {
 
 class Writer {
  public:
-  Writer(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report)
-      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report),
-        dense_(type::dense_run(*buffer.type, buffer.data, buffer.count)), tag_(f.comm->next_collective_tag()),
+  Writer(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report,
+         const Converted* converted)
+      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report), converted_(converted),
+        dense_(converted != nullptr ? nullptr : type::dense_run(*buffer.type, buffer.data, buffer.count)),
+        tag_(f.comm->next_collective_tag()),
         receives_(f.comm, tag_), sends_(f.comm, tag_), blocks_(f, plan, Direction::kWrite, report) {
     const size_t n = plan.aggregators.size();
     next_.assign(n, kUnknown);
@@ -144,6 +147,7 @@ class Writer {
     const uint64_t landing = plan_.landing;
     std::vector<int64_t> counts(2 * static_cast<size_t>(f_.comm->size), 0);
     uint64_t staged = 0;
+    Err packing;
     for (size_t i = 0; i < n; ++i) {
       uint64_t lo = plan_.window_lo(i, k), hi = plan_.window_hi(i, k);
       out_runs_[i].clear();
@@ -157,18 +161,21 @@ class Writer {
       access_.runs(from, to, list);
       from_[i] = from;
       to_[i] = to;
-      // Its own pieces: copied into the block by assemble(), no message.
-      if (static_cast<int>(i) == plan_.my_domain) continue;
+      // Its own pieces: copied into the block by assemble(), no message
+      // (converted first, through a converting representation).
+      const bool own = static_cast<int>(i) == plan_.my_domain;
+      if (own && converted_ == nullptr) continue;
       if (dense_ == nullptr) {
         out_data_[i].resize(to - from);
-        type::pack(*buffer_.type, buffer_.data, buffer_.count, from, to - from, out_data_[i].data());
+        if (Err e = pack(from, to - from, out_data_[i].data()); e && packing.ok()) packing = std::move(e);
         staged += to - from;
       }
+      if (own) continue;
       size_t agg = static_cast<size_t>(plan_.aggregators[i]);
       counts[2 * agg] = static_cast<int64_t>(out_runs_[i].size() / 2);
       counts[2 * agg + 1] = static_cast<int64_t>(to - from);
     }
-    report_->staged = std::max(report_->staged, staged);
+    report_->staged = std::max(report_->staged, staged + edge_.capacity());
     if (Err e = exchange_counts(f_.comm, counts, &in_counts_)) return e;
 
     // Receives first, so that the messages find them posted: every run
@@ -211,6 +218,40 @@ class Writer {
       const char* data = dense_ != nullptr ? dense_ + from_[i] : out_data_[i].data();
       sends_.send_words(out_runs_[i].data(), out_runs_[i].size(), agg);
       for (uint64_t at = 0; at < bytes; at += landing) sends_.send(data + at, std::min(landing, bytes - at), agg);
+    }
+    // A piece that failed to convert went all the same: the messages match.
+    return packing;
+  }
+
+  // Bytes [from, from + n) of this process's data as the file takes them:
+  // packed, or converted. Conversion takes whole elements: those inside
+  // the range go straight into `out`; one the range cuts is converted
+  // whole into edge_ and kept, as the next range (another aggregator's, or
+  // the next round's) starts with its other part.
+  Err pack(uint64_t from, uint64_t n, char* out) {
+    if (converted_ == nullptr) {
+      type::pack(*buffer_.type, buffer_.data, buffer_.count, from, n, out);
+      return {};
+    }
+    const Buffer& m = converted_->memory;
+    const uint64_t element = converted_->element;
+    for (uint64_t at = from, end = from + n; at < end;) {
+      const uint64_t e = at / element, lo = e * element;
+      if (at == lo && end - at >= element) {
+        const uint64_t count = (end - at) / element;
+        if (Err x = datarep::to_file(*converted_->rep, *m.type, m.data, e, count, out + (at - from))) return x;
+        at += count * element;
+        continue;
+      }
+      if (edge_element_ != e) {
+        edge_.resize(element);
+        edge_element_ = kUnknown;
+        if (Err x = datarep::to_file(*converted_->rep, *m.type, m.data, e, 1, edge_.data())) return x;
+        edge_element_ = e;
+      }
+      const uint64_t part = std::min(end, lo + element) - at;
+      std::memcpy(out + (at - from), edge_.data() + (at - lo), part);
+      at += part;
     }
     return {};
   }
@@ -298,7 +339,15 @@ class Writer {
     size_t chunk = 0;
     for (int s = 0; s < f_.comm->size; ++s) {
       if (s == f_.comm->rank) {
-        copy_own_pieces(Direction::kWrite, buffer_, from_[me], to_[me] - from_[me], out_runs_[me], block_, lo_);
+        if (converted_ == nullptr) {
+          copy_own_pieces(Direction::kWrite, buffer_, from_[me], to_[me] - from_[me], out_runs_[me], block_, lo_);
+        } else {
+          const char* data = out_data_[me].data();
+          for (size_t r = 0; r + 1 < out_runs_[me].size(); r += 2) {
+            std::memcpy(block_ + (out_runs_[me][r] - lo_), data, out_runs_[me][r + 1]);
+            data += out_runs_[me][r + 1];
+          }
+        }
         continue;
       }
       const uint64_t* runs = in_runs_.data() + run_start_[static_cast<size_t>(s)];
@@ -336,6 +385,7 @@ class Writer {
   const FlatAccess& access_;
   const Buffer& buffer_;
   AggregatorReport* report_;
+  const Converted* converted_;  // nullptr: the file takes the data as it is in memory
   const char* dense_;
   int tag_;
   // One tag for both: a pair of processes posts its messages in the same
@@ -350,6 +400,8 @@ class Writer {
   std::vector<uint64_t> from_, to_;
   std::vector<std::vector<uint64_t>> out_runs_;
   std::vector<std::vector<char>> out_data_;
+  std::vector<char> edge_;  // element edge_element_, converted whole
+  uint64_t edge_element_ = kUnknown;
 
   // The aggregator's side.
   std::vector<int64_t> in_counts_;
@@ -366,8 +418,8 @@ class Writer {
 }  // namespace
 
 Err write_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                    AggregatorReport* report) {
-  Writer writer(f, plan, access, buffer, report);
+                    AggregatorReport* report, const Converted* converted) {
+  Writer writer(f, plan, access, buffer, report, converted);
   return writer.run();
 }
 

@@ -21,6 +21,12 @@
  *                batches; where bytes are written by several ranks the
  *                highest rank's are the file's (MPI-3.1 §13.6.1 leaves it
  *                undefined; Ferry follows ROMIO)
+ *   external32   (Ferry only) the interleaved layout in ints, through an
+ *                external32 view, from a memory type of 3 ints (12 bytes,
+ *                which no window divides: rounds and domains cut
+ *                elements); each round's pieces are converted as they go;
+ *                and a long that does not fit 4 bytes on one rank fails
+ *                write_all on every rank with nothing written
  * each double-buffered and not, with 1 and 2 aggregators.
  *
  * Rank 0 points its stderr at a scratch file during the calls to read the
@@ -234,6 +240,109 @@ static void one_case(int pattern, int db, int aggregators) {
   free(memory);
 }
 
+/* The interleaved layout in big-endian ints through "external32". */
+enum { SLOT_INTS = 250, INT_TILES = 300 };
+static int int_value(int owner, size_t i) { return (int)(owner * 1000003 + (int)i * 7 - 5000); }
+
+static void one_external32(int db, int aggregators) {
+  char what[128];
+  snprintf(what, sizeof what, "external32, %s, %d aggregator%s", db ? "double-buffered" : "one block", aggregators,
+           aggregators == 1 ? "" : "s");
+  const size_t mine = (size_t)SLOT_INTS * INT_TILES; /* ints */
+  const size_t tile = (size_t)SLOT_INTS * 4 * (size_t)size;
+  const size_t file_bytes = tile * INT_TILES;
+  char path[600], cb[16], nodes[16];
+  io_path("ext32", path, sizeof path);
+  snprintf(cb, sizeof cb, "%d", CB);
+  snprintf(nodes, sizeof nodes, "%d", aggregators);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cb_buffer_size", cb);
+  MPI_Info_set(info, "cb_nodes", nodes);
+  MPI_Info_set(info, "romio_cb_write", "enable");
+  MPI_Info_set(info, "romio_cb_read", "enable");
+  MPI_Info_set(info, "ferry_cb_double_buffer", db ? "enable" : "disable");
+  MPI_Datatype slot, filetype, triple;
+  MPI_Type_contiguous(SLOT_INTS, MPI_INT, &slot);
+  MPI_Type_create_resized(slot, 0, (MPI_Aint)tile, &filetype);
+  MPI_Type_commit(&filetype);
+  MPI_Type_free(&slot);
+  MPI_Type_contiguous(3, MPI_INT, &triple);
+  MPI_Type_commit(&triple);
+  int *data = (int *)mt_malloc(mine * sizeof(int));
+  for (size_t i = 0; i < mine; i++) data[i] = int_value(rank, i);
+
+  MPI_File fh;
+  MPI_Status st;
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)SLOT_INTS * 4 * rank, MPI_INT, filetype, "external32", info));
+  capture_begin();
+  CHECK_MPI(MPI_File_write_all(fh, data, (int)(mine / 3), triple, &st));
+  capture_end(what);
+  CHECK_MPI(MPI_File_close(&fh));
+  if (rank == 0) {
+    size_t got_bytes = 0;
+    unsigned char *got = io_slurp(path, &got_bytes);
+    CHECK(got_bytes == file_bytes, "%s: the file is %zu bytes, expected %zu", what, got_bytes, file_bytes);
+    for (size_t at = 0; at < file_bytes; at += 4) {
+      size_t t = at / tile, in = at % tile;
+      int owner = (int)(in / (SLOT_INTS * 4));
+      size_t i = t * SLOT_INTS + (in % (SLOT_INTS * 4)) / 4;
+      unsigned v = (unsigned)int_value(owner, i);
+      unsigned char want[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
+                               (unsigned char)v};
+      CHECK(memcmp(got + at, want, 4) == 0, "%s: file bytes %zu-%zu are not rank %d's int %zu (%d) big-endian", what,
+            at, at + 3, owner, i, (int)v);
+    }
+    free(got);
+  }
+  memset(data, 0, mine * sizeof(int));
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh));
+  CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)SLOT_INTS * 4 * rank, MPI_INT, filetype, "external32", info));
+  capture_begin();
+  CHECK_MPI(MPI_File_read_all(fh, data, (int)(mine / 3), triple, &st));
+  capture_end(what);
+  CHECK_MPI(MPI_File_close(&fh));
+  for (size_t i = 0; i < mine; i++)
+    CHECK(data[i] == int_value(rank, i), "%s: read_all int %zu is %d, expected %d", what, i, data[i],
+          int_value(rank, i));
+
+  /* A value external32 cannot hold, on the last rank only: MPI_ERR_CONVERSION
+   * everywhere, before anything is written (the conversion is checked
+   * before the rounds, which convert a round at a time). */
+  if (sizeof(long) > 4) {
+    enum { LONGS = 3000 };
+    long *longs = (long *)mt_malloc(LONGS * sizeof(long));
+    for (int i = 0; i < LONGS; i++) longs[i] = rank * LONGS + i;
+    if (rank == size - 1) longs[LONGS - 1] = (long)1 << 40;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh));
+    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)4 * LONGS * rank, MPI_LONG, MPI_LONG, "external32", info));
+    EXPECT_CLASS(MPI_File_write_all(fh, longs, LONGS, MPI_LONG, &st), MPI_ERR_CONVERSION, "MPI_File_write_all",
+                 "");
+    CHECK_MPI(MPI_File_close(&fh));
+    if (rank == 0) {
+      size_t got_bytes = 0;
+      unsigned char *got = io_slurp(path, &got_bytes);
+      CHECK(got_bytes == file_bytes, "%s: after the failed write the file is %zu bytes", what, got_bytes);
+      for (size_t at = 0; at < (size_t)4 * LONGS * (size_t)size && at < file_bytes; at += 4) {
+        size_t t = at / tile, in = at % tile;
+        unsigned v = (unsigned)int_value((int)(in / (SLOT_INTS * 4)), t * SLOT_INTS + (in % (SLOT_INTS * 4)) / 4);
+        CHECK(got[at] == (unsigned char)(v >> 24) && got[at + 3] == (unsigned char)v,
+              "%s: the failed write_all changed file bytes %zu-%zu", what, at, at + 3);
+      }
+      free(got);
+    }
+    free(longs);
+  }
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) unlink(path);
+  MPI_Type_free(&filetype);
+  MPI_Type_free(&triple);
+  MPI_Info_free(&info);
+  free(data);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -245,6 +354,9 @@ int main(int argc, char **argv) {
       for (int aggregators = 1; aggregators <= 2 && aggregators <= size; aggregators++)
         one_case(pattern, db, aggregators);
   }
+  if (mt_is_ferry())
+    for (int db = 1; db >= 0; db--)
+      for (int aggregators = 1; aggregators <= 2 && aggregators <= size; aggregators++) one_external32(db, aggregators);
   if (rank == 0 && mt_is_ferry()) {
     const char *debug = getenv("FERRY_DEBUG");
     if (debug && strstr(debug, "io")) {
