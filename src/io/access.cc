@@ -276,46 +276,28 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
 }
 
 // A collective access through a representation that converts: the rounds
-// of two-phase collective buffering (io/two_phase.h) move file bytes.
-// Writing, each round's pieces are converted as they are sent
-// (io/collective.h's Converted), so the request is never held converted
-// as a whole; a value that cannot be converted must fail the call on every
-// process before anything is written, so the request is first converted a
-// chunk at a time into a scratch buffer only to find out (the conversion
-// costs twice its CPU time, no memory). Reading, the request is still
-// converted as a whole out of one buffer in its file form, as ROMIO does
-// for external32, which costs the request's size in the file: a round's
-// pieces may end inside an element whose other bytes come in another
-// aggregator's round. If the processes choose to access on their own, the
+// of two-phase collective buffering (io/two_phase.h) move file bytes and
+// convert each round's pieces on their way (io/collective.h's Converted),
+// so the request is never held converted as a whole. Writing, a value that
+// cannot be converted must fail the call on every process before anything
+// is written, so the request is first converted a chunk at a time into a
+// scratch buffer only to find out (the conversion costs twice its CPU
+// time, no memory). If the processes choose to access on their own, the
 // caller's path converts a chunk at a time instead.
 Err collective_converted(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
                          Err checked, bool* direct, uint64_t* done) {
   const datarep::Representation& rep = f.view.representation();
-  if (direction == Direction::kWrite) {
-    const uint64_t element = buffer.count > 0 ? bytes / buffer.count : 0;
-    if (!checked && element > 0) {
-      const uint64_t per_chunk = std::max<uint64_t>(1, kStagingBytes / element);
-      std::unique_ptr<char[]> scratch(new char[std::min(per_chunk, buffer.count) * element]);
-      for (uint64_t first = 0; first < buffer.count && !checked; first += per_chunk)
-        checked = datarep::to_file(rep, *buffer.type, buffer.data, first, std::min(per_chunk, buffer.count - first),
-                                   scratch.get());
-    }
-    Converted converted{&rep, buffer, element > 0 ? element : 1};
-    Buffer in_file{nullptr, bytes, find_datatype(MPI_BYTE)};
-    return collective_access(f, direction, position, in_file, bytes, std::move(checked), direct, done, &converted);
+  const uint64_t element = buffer.count > 0 ? bytes / buffer.count : 0;
+  if (direction == Direction::kWrite && !checked && element > 0) {
+    const uint64_t per_chunk = std::max<uint64_t>(1, kStagingBytes / element);
+    std::unique_ptr<char[]> scratch(new char[std::min(per_chunk, buffer.count) * element]);
+    for (uint64_t first = 0; first < buffer.count && !checked; first += per_chunk)
+      checked = datarep::to_file(rep, *buffer.type, buffer.data, first, std::min(per_chunk, buffer.count - first),
+                                 scratch.get());
   }
-  std::unique_ptr<char[]> converted;
-  if (!checked && bytes > 0) {
-    converted.reset(new (std::nothrow) char[bytes]);
-    if (converted == nullptr)
-      checked = fail(MPI_ERR_NO_MEM, "cannot allocate %llu bytes for the data in data representation \"%s\"",
-                     static_cast<unsigned long long>(bytes), rep.name.c_str());
-  }
-  Buffer in_file{converted.get(), bytes, find_datatype(MPI_BYTE)};
-  if (Err e = collective_access(f, direction, position, in_file, bytes, std::move(checked), direct, done)) return e;
-  if (*direct || *done == 0) return {};
-  uint64_t element = bytes / buffer.count;  // bytes > 0 here
-  return datarep::from_file(rep, *buffer.type, buffer.data, 0, *done / element, converted.get());
+  Converted converted{&rep, buffer, element > 0 ? element : 1};
+  Buffer in_file{nullptr, bytes, find_datatype(MPI_BYTE)};
+  return collective_access(f, direction, position, in_file, bytes, std::move(checked), direct, done, &converted);
 }
 
 }  // namespace

@@ -181,9 +181,8 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
   *done = 0;
   // Atomic mode is set collectively: every process goes direct alike. The
   // rounds move the file's bytes; with a converting representation
-  // (external32, a registered one) a write converts each round's pieces
-  // (`converted`), a read gets them from io/access.cc in a buffer of
-  // MPI_BYTE that it converts afterwards.
+  // (external32, a registered one) each round's pieces are converted on
+  // their way (`converted`).
   if (f.atomic || f.comm->size == 1) {
     if (checked) return checked;
     *direct = true;
@@ -239,7 +238,7 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
   // Phases 3 and 4.
   AggregatorReport report;
   Err local = writing ? write_two_phase(f, plan, access, buffer, &report, converted)
-                      : read_two_phase(f, plan, access, buffer, &report);
+                      : read_two_phase(f, plan, access, buffer, &report, converted);
 
   // The end: the same outcome everywhere, and what each aggregator did.
   int64_t mine_out[kOutcomeWords] = {local ? 1 : 0, static_cast<int64_t>(report.bytes),

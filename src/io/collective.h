@@ -17,9 +17,10 @@
 
 namespace ferry::io {
 
-// A collective write through a representation that converts (io/datarep.h):
-// the user's buffer and how to convert it, so that two-phase converts each
-// round's pieces as it sends them instead of the whole request at once.
+// A collective access through a representation that converts
+// (io/datarep.h): the user's buffer and how to convert it, so that
+// two-phase converts each round's pieces on their way instead of the whole
+// request at once.
 struct Converted {
   const datarep::Representation* rep;
   Buffer memory;     // the user's buffer
@@ -31,8 +32,8 @@ struct Converted {
 // (then every process returns an error, this one its own). On return either
 // *direct is true (the processes chose to access independently: the caller
 // does it, as for a noncollective call) or the access is done: *done bytes
-// moved, the same error class on every process. `converted` (writes): the
-// data comes from there, `buffer` is not read.
+// moved, the same error class on every process. `converted`: the data
+// goes from (to) there, `buffer` is not used.
 Err collective_access(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
                       Err checked, bool* direct, uint64_t* done, const Converted* converted = nullptr);
 

@@ -35,9 +35,11 @@
 // to the file's size first.
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "base/type_pack.h"
 #include "io/block_pipeline.h"
+#include "io/datarep.h"
 #include "io/errors.h"
 #include "io/round_messages.h"
 #include "io/two_phase.h"
@@ -70,9 +72,11 @@ struct Asked {
 
 class Reader {
  public:
-  Reader(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report)
-      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report),
-        dense_(const_cast<char*>(type::dense_run(*buffer.type, buffer.data, buffer.count))),
+  Reader(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report,
+         const Converted* converted)
+      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report), converted_(converted),
+        dense_(converted != nullptr ? nullptr
+                                    : const_cast<char*>(type::dense_run(*buffer.type, buffer.data, buffer.count))),
         lists_tag_(f.comm->next_collective_tag()), data_tag_(f.comm->next_collective_tag()),
         replies_(f.comm, data_tag_), blocks_(f, plan, Direction::kRead, report) {
     const size_t n = plan.aggregators.size();
@@ -234,9 +238,11 @@ class Reader {
         staged += bytes;
       }
       // In the messages the aggregator packs them in: `landing` bytes each.
+      // (And elements cut by a round, gathered until whole.)
       for (uint64_t at = 0; at < bytes; at += landing)
         data.recv(into + at, std::min(landing, bytes - at), plan_.aggregators[i]);
     }
+    if (converted_ != nullptr) staged += partial_.size() * converted_->element + own_.capacity();
     report_->staged = std::max(report_->staged, staged);
   }
 
@@ -249,9 +255,19 @@ class Reader {
     const uint64_t lo = plan_.window_lo(static_cast<size_t>(plan_.my_domain), k);
     const char* block = blocks_.block(k);
     const size_t me = static_cast<size_t>(plan_.my_domain);
-    if (copy)
-      copy_own_pieces(Direction::kRead, buffer_, from_[k % 2][me], to_[k % 2][me] - from_[k % 2][me], asked.own_runs,
-                      const_cast<char*>(block), lo);
+    const uint64_t own_from = from_[k % 2][me], own_bytes = to_[k % 2][me] - own_from;
+    if (copy && converted_ == nullptr) {
+      copy_own_pieces(Direction::kRead, buffer_, own_from, own_bytes, asked.own_runs, const_cast<char*>(block), lo);
+    } else if (copy && own_bytes > 0) {
+      // Converted on their way: packed first, in the access's order.
+      own_.resize(own_bytes);
+      char* at = own_.data();
+      for (size_t r = 0; r + 1 < asked.own_runs.size(); r += 2) {
+        std::memcpy(at, block + (asked.own_runs[r] - lo), asked.own_runs[r + 1]);
+        at += asked.own_runs[r + 1];
+      }
+      note(deliver(own_from, own_bytes, own_.data()));
+    }
     // The replies, sized by what was asked: after a failure they are sent
     // all the same (garbage), so that nobody waits in vain.
     const uint64_t landing = plan_.landing;
@@ -298,7 +314,42 @@ class Reader {
     const std::vector<uint64_t>& to = to_[k % 2];
     for (size_t i = 0; i < plan_.aggregators.size(); ++i)
       if (to[i] > from[i] && static_cast<int>(i) != plan_.my_domain)
-        type::unpack(*buffer_.type, buffer_.data, buffer_.count, from[i], to[i] - from[i], in_data_[i].data());
+        note(deliver(from[i], to[i] - from[i], in_data_[i].data()));
+  }
+
+  // Bytes [from, from + n) of this process's data, as the file holds them,
+  // into its buffer: unpacked, or converted. Conversion takes whole
+  // elements: those inside the range at once; one the range cuts is
+  // gathered in partial_ until its last byte has come (from another
+  // aggregator, or a later round), then converted.
+  Err deliver(uint64_t from, uint64_t n, const char* data) {
+    if (converted_ == nullptr) {
+      type::unpack(*buffer_.type, buffer_.data, buffer_.count, from, n, data);
+      return {};
+    }
+    const Buffer& m = converted_->memory;
+    const uint64_t element = converted_->element;
+    for (uint64_t at = from, end = from + n; at < end;) {
+      const uint64_t e = at / element, lo = e * element;
+      if (at == lo && end - at >= element) {
+        const uint64_t count = (end - at) / element;
+        if (Err x = datarep::from_file(*converted_->rep, *m.type, m.data, e, count, data + (at - from))) return x;
+        at += count * element;
+        continue;
+      }
+      Partial& p = partial_[e];
+      p.bytes.resize(element);
+      const uint64_t part = std::min(end, lo + element) - at;
+      std::memcpy(p.bytes.data() + (at - lo), data + (at - from), part);
+      p.filled += part;
+      at += part;
+      if (p.filled == element) {
+        Err x = datarep::from_file(*converted_->rep, *m.type, m.data, e, 1, p.bytes.data());
+        partial_.erase(e);
+        if (x) return x;
+      }
+    }
+    return {};
   }
 
   File& f_;
@@ -306,6 +357,7 @@ class Reader {
   const FlatAccess& access_;
   const Buffer& buffer_;
   AggregatorReport* report_;
+  const Converted* converted_;  // nullptr: the data is in memory as the file holds it
   char* dense_;
   int lists_tag_, data_tag_;
   // The aggregator's replies, sent from the landing area: waited for before
@@ -319,6 +371,12 @@ class Reader {
   std::vector<uint64_t> next_, from_[2], to_[2];
   std::vector<std::vector<uint64_t>> out_runs_;
   std::vector<std::vector<char>> in_data_;
+  struct Partial {
+    std::vector<char> bytes;
+    uint64_t filled = 0;
+  };
+  std::map<uint64_t, Partial> partial_;  // by element index
+  std::vector<char> own_;                 // an aggregator's own pieces, to convert
   // The aggregator's side, by the round's parity.
   Asked asked_[2];
 };
@@ -326,8 +384,8 @@ class Reader {
 }  // namespace
 
 Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                   AggregatorReport* report) {
-  Reader reader(f, plan, access, buffer, report);
+                   AggregatorReport* report, const Converted* converted) {
+  Reader reader(f, plan, access, buffer, report, converted);
   return reader.run();
 }
 

@@ -24,7 +24,8 @@
  *   external32   (Ferry only) the interleaved layout in ints, through an
  *                external32 view, from a memory type of 3 ints (12 bytes,
  *                which no window divides: rounds and domains cut
- *                elements); each round's pieces are converted as they go;
+ *                elements); each round's pieces are converted on their
+ *                way, both ways;
  *                and a long that does not fit 4 bytes on one rank fails
  *                write_all on every rank with nothing written
  * each double-buffered and not, with 1 and 2 aggregators.
