@@ -277,7 +277,7 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
 
 // A collective access through a representation that converts: the rounds
 // of two-phase collective buffering (io/two_phase.h) move file bytes and
-// convert each round's pieces on their way (io/collective.h's Converted),
+// convert each round's pieces on their way (io/collective.h's Detour),
 // so the request is never held converted as a whole. Writing, a value that
 // cannot be converted must fail the call on every process before anything
 // is written, so the request is first converted a chunk at a time into a
@@ -295,7 +295,10 @@ Err collective_converted(File& f, Direction direction, uint64_t position, const 
       checked = datarep::to_file(rep, *buffer.type, buffer.data, first, std::min(per_chunk, buffer.count - first),
                                  scratch.get());
   }
-  Converted converted{&rep, buffer, element > 0 ? element : 1};
+  Detour converted;
+  converted.rep = &rep;
+  converted.memory = buffer;
+  converted.element = element > 0 ? element : 1;
   Buffer in_file{nullptr, bytes, find_datatype(MPI_BYTE)};
   return collective_access(f, direction, position, in_file, bytes, std::move(checked), direct, done, &converted);
 }
@@ -323,17 +326,32 @@ Err access(File& f, Direction direction, Where where, MPI_Offset offset, const B
 
   uint64_t done = 0;
   bool direct = how == Coordination::kIndependent;
-  // A collective access on GPU memory stages the whole buffer
-  // (io/device_staging.h); a process whose copy fails still takes part.
+  // A collective access on GPU memory (io/device_staging.h): a buffer that
+  // is one dense run, through a view that converts nothing, is copied a
+  // round's pieces at a time by two-phase; any other is staged whole. A
+  // process whose copy fails still takes part.
+  const bool converts = f.view.representation().converts(direction == Direction::kWrite);
   device_staging::WholeSpan whole;
   Buffer data = buffer;
-  if (!direct && checked.ok() && device_staging::on_gpu(buffer))
-    checked = whole.stage(direction, buffer, f.view.representation().converts(direction == Direction::kWrite), &data);
+  char* device_run = nullptr;
+  if (!direct && checked.ok() && device_staging::on_gpu(buffer)) {
+    if (!converts) device_run = const_cast<char*>(type::dense_run(*buffer.type, buffer.data, buffer.count));
+    if (device_run == nullptr) checked = whole.stage(direction, buffer, converts, &data);
+  }
   if (!direct) {
-    // Two-phase collective buffering, or each process on its own below.
-    Err e = f.view.representation().converts(direction == Direction::kWrite)
-                ? collective_converted(f, direction, position, data, bytes, std::move(checked), &direct, &done)
-                : collective_access(f, direction, position, data, bytes, std::move(checked), &direct, &done);
+    // Two-phase collective buffering, or each process on its own below
+    // (a GPU buffer then in pieces: move()).
+    Err e;
+    if (converts) {
+      e = collective_converted(f, direction, position, data, bytes, std::move(checked), &direct, &done);
+    } else if (device_run != nullptr) {
+      Detour on_device;
+      on_device.device_run = device_run;
+      Buffer in_file{nullptr, bytes, find_datatype(MPI_BYTE)};
+      e = collective_access(f, direction, position, in_file, bytes, std::move(checked), &direct, &done, &on_device);
+    } else {
+      e = collective_access(f, direction, position, data, bytes, std::move(checked), &direct, &done);
+    }
     if (e) return e;
   } else if (checked) {
     return checked;

@@ -176,13 +176,13 @@ int read_range(int fd, char* data, uint64_t bytes, uint64_t offset) {
 }
 
 Err collective_access(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
-                      Err checked, bool* direct, uint64_t* done, const Converted* converted) {
+                      Err checked, bool* direct, uint64_t* done, const Detour* detour) {
   *direct = false;
   *done = 0;
   // Atomic mode is set collectively: every process goes direct alike. The
   // rounds move the file's bytes; with a converting representation
   // (external32, a registered one) each round's pieces are converted on
-  // their way (`converted`).
+  // their way (`detour`), as a GPU buffer's are copied.
   if (f.atomic || f.comm->size == 1) {
     if (checked) return checked;
     *direct = true;
@@ -237,8 +237,8 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
 
   // Phases 3 and 4.
   AggregatorReport report;
-  Err local = writing ? write_two_phase(f, plan, access, buffer, &report, converted)
-                      : read_two_phase(f, plan, access, buffer, &report, converted);
+  Err local = writing ? write_two_phase(f, plan, access, buffer, &report, detour)
+                      : read_two_phase(f, plan, access, buffer, &report, detour);
 
   // The end: the same outcome everywhere, and what each aggregator did.
   int64_t mine_out[kOutcomeWords] = {local ? 1 : 0, static_cast<int64_t>(report.bytes),

@@ -17,14 +17,17 @@
 
 namespace ferry::io {
 
-// A collective access through a representation that converts
-// (io/datarep.h): the user's buffer and how to convert it, so that
-// two-phase converts each round's pieces on their way instead of the whole
-// request at once.
-struct Converted {
-  const datarep::Representation* rep;
-  Buffer memory;     // the user's buffer
-  uint64_t element;  // bytes one of its elements takes in the file
+// Where two-phase finds the data when it is not host memory as the file
+// holds it, so that each round's pieces take the detour on their way
+// instead of the whole request before the rounds: through a representation
+// that converts (io/datarep.h: `rep`, the user's buffer and the bytes one
+// of its elements takes in the file), or between a GPU buffer that is one
+// dense run and host memory (io/device_staging.h: `device_run`).
+struct Detour {
+  const datarep::Representation* rep = nullptr;  // nullptr: no conversion
+  Buffer memory{};
+  uint64_t element = 1;
+  char* device_run = nullptr;  // the GPU buffer's first byte of data
 };
 
 // Collective over f.comm. `position` and `bytes`: this process's access in
@@ -32,9 +35,9 @@ struct Converted {
 // (then every process returns an error, this one its own). On return either
 // *direct is true (the processes chose to access independently: the caller
 // does it, as for a noncollective call) or the access is done: *done bytes
-// moved, the same error class on every process. `converted`: the data
-// goes from (to) there, `buffer` is not used.
+// moved, the same error class on every process. `detour`: the data goes
+// from (to) there, `buffer` is not used.
 Err collective_access(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
-                      Err checked, bool* direct, uint64_t* done, const Converted* converted = nullptr);
+                      Err checked, bool* direct, uint64_t* done, const Detour* detour = nullptr);
 
 }  // namespace ferry::io

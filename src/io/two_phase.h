@@ -102,12 +102,13 @@ struct AggregatorReport {
 
 // Phases 3-4: the rounds. Return this process's own error (an aggregator's
 // failed system call, or a message that failed); the caller agrees on it.
-// `converted`: the data of an access through a converting representation,
-// converted a round's pieces at a time (then `buffer` is not used).
+// `detour` (io/collective.h): the data of an access through a converting
+// representation or on a GPU, moved a round's pieces at a time (then
+// `buffer` is not used).
 Err write_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                    AggregatorReport* report, const Converted* converted = nullptr);
+                    AggregatorReport* report, const Detour* detour = nullptr);
 Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                   AggregatorReport* report, const Converted* converted = nullptr);
+                   AggregatorReport* report, const Detour* detour = nullptr);
 
 // The aggregator's buffers, reused by every call of this thread (so a call
 // does not fault in fresh pages): `which` 0 the block (3 the second block of

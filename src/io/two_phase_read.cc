@@ -40,6 +40,7 @@
 #include "base/type_pack.h"
 #include "io/block_pipeline.h"
 #include "io/datarep.h"
+#include "io/device_staging.h"
 #include "io/errors.h"
 #include "io/round_messages.h"
 #include "io/two_phase.h"
@@ -73,9 +74,9 @@ struct Asked {
 class Reader {
  public:
   Reader(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report,
-         const Converted* converted)
-      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report), converted_(converted),
-        dense_(converted != nullptr ? nullptr
+         const Detour* detour)
+      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report), detour_(detour),
+        dense_(detour != nullptr ? nullptr
                                     : const_cast<char*>(type::dense_run(*buffer.type, buffer.data, buffer.count))),
         lists_tag_(f.comm->next_collective_tag()), data_tag_(f.comm->next_collective_tag()),
         replies_(f.comm, data_tag_), blocks_(f, plan, Direction::kRead, report) {
@@ -242,7 +243,7 @@ class Reader {
       for (uint64_t at = 0; at < bytes; at += landing)
         data.recv(into + at, std::min(landing, bytes - at), plan_.aggregators[i]);
     }
-    if (converted_ != nullptr) staged += partial_.size() * converted_->element + own_.capacity();
+    if (detour_ != nullptr) staged += partial_.size() * detour_->element + own_.capacity();
     report_->staged = std::max(report_->staged, staged);
   }
 
@@ -256,10 +257,11 @@ class Reader {
     const char* block = blocks_.block(k);
     const size_t me = static_cast<size_t>(plan_.my_domain);
     const uint64_t own_from = from_[k % 2][me], own_bytes = to_[k % 2][me] - own_from;
-    if (copy && converted_ == nullptr) {
+    if (copy && detour_ == nullptr) {
       copy_own_pieces(Direction::kRead, buffer_, own_from, own_bytes, asked.own_runs, const_cast<char*>(block), lo);
     } else if (copy && own_bytes > 0) {
-      // Converted on their way: packed first, in the access's order.
+      // On a detour (converted, or copied onto the GPU): packed first, in
+      // the access's order.
       own_.resize(own_bytes);
       char* at = own_.data();
       for (size_t r = 0; r + 1 < asked.own_runs.size(); r += 2) {
@@ -318,22 +320,23 @@ class Reader {
   }
 
   // Bytes [from, from + n) of this process's data, as the file holds them,
-  // into its buffer: unpacked, or converted. Conversion takes whole
+  // into its buffer: unpacked, copied onto the GPU, or converted. Conversion takes whole
   // elements: those inside the range at once; one the range cuts is
   // gathered in partial_ until its last byte has come (from another
   // aggregator, or a later round), then converted.
   Err deliver(uint64_t from, uint64_t n, const char* data) {
-    if (converted_ == nullptr) {
+    if (detour_ == nullptr) {
       type::unpack(*buffer_.type, buffer_.data, buffer_.count, from, n, data);
       return {};
     }
-    const Buffer& m = converted_->memory;
-    const uint64_t element = converted_->element;
+    if (detour_->device_run != nullptr) return device_staging::copy(detour_->device_run + from, data, n);
+    const Buffer& m = detour_->memory;
+    const uint64_t element = detour_->element;
     for (uint64_t at = from, end = from + n; at < end;) {
       const uint64_t e = at / element, lo = e * element;
       if (at == lo && end - at >= element) {
         const uint64_t count = (end - at) / element;
-        if (Err x = datarep::from_file(*converted_->rep, *m.type, m.data, e, count, data + (at - from))) return x;
+        if (Err x = datarep::from_file(*detour_->rep, *m.type, m.data, e, count, data + (at - from))) return x;
         at += count * element;
         continue;
       }
@@ -344,7 +347,7 @@ class Reader {
       p.filled += part;
       at += part;
       if (p.filled == element) {
-        Err x = datarep::from_file(*converted_->rep, *m.type, m.data, e, 1, p.bytes.data());
+        Err x = datarep::from_file(*detour_->rep, *m.type, m.data, e, 1, p.bytes.data());
         partial_.erase(e);
         if (x) return x;
       }
@@ -357,7 +360,7 @@ class Reader {
   const FlatAccess& access_;
   const Buffer& buffer_;
   AggregatorReport* report_;
-  const Converted* converted_;  // nullptr: the data is in memory as the file holds it
+  const Detour* detour_;  // nullptr: the data is in memory as the file holds it
   char* dense_;
   int lists_tag_, data_tag_;
   // The aggregator's replies, sent from the landing area: waited for before
@@ -384,8 +387,8 @@ class Reader {
 }  // namespace
 
 Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                   AggregatorReport* report, const Converted* converted) {
-  Reader reader(f, plan, access, buffer, report, converted);
+                   AggregatorReport* report, const Detour* detour) {
+  Reader reader(f, plan, access, buffer, report, detour);
   return reader.run();
 }
 

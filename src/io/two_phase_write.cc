@@ -57,6 +57,7 @@
 #include "base/type_pack.h"
 #include "io/block_pipeline.h"
 #include "io/datarep.h"
+#include "io/device_staging.h"
 #include "io/errors.h"
 #include "io/round_messages.h"
 #include "io/two_phase.h"
@@ -93,9 +94,9 @@ struct Chunk {
 class Writer {
  public:
   Writer(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer, AggregatorReport* report,
-         const Converted* converted)
-      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report), converted_(converted),
-        dense_(converted != nullptr ? nullptr : type::dense_run(*buffer.type, buffer.data, buffer.count)),
+         const Detour* detour)
+      : f_(f), plan_(plan), access_(access), buffer_(buffer), report_(report), detour_(detour),
+        dense_(detour != nullptr ? nullptr : type::dense_run(*buffer.type, buffer.data, buffer.count)),
         tag_(f.comm->next_collective_tag()),
         receives_(f.comm, tag_), sends_(f.comm, tag_), blocks_(f, plan, Direction::kWrite, report) {
     const size_t n = plan.aggregators.size();
@@ -162,9 +163,9 @@ class Writer {
       from_[i] = from;
       to_[i] = to;
       // Its own pieces: copied into the block by assemble(), no message
-      // (converted first, through a converting representation).
+      // (converted first, or copied off the GPU, on a detour).
       const bool own = static_cast<int>(i) == plan_.my_domain;
-      if (own && converted_ == nullptr) continue;
+      if (own && detour_ == nullptr) continue;
       if (dense_ == nullptr) {
         out_data_[i].resize(to - from);
         if (Err e = pack(from, to - from, out_data_[i].data()); e && packing.ok()) packing = std::move(e);
@@ -224,29 +225,30 @@ class Writer {
   }
 
   // Bytes [from, from + n) of this process's data as the file takes them:
-  // packed, or converted. Conversion takes whole elements: those inside
+  // packed, copied off the GPU, or converted. Conversion takes whole elements: those inside
   // the range go straight into `out`; one the range cuts is converted
   // whole into edge_ and kept, as the next range (another aggregator's, or
   // the next round's) starts with its other part.
   Err pack(uint64_t from, uint64_t n, char* out) {
-    if (converted_ == nullptr) {
+    if (detour_ == nullptr) {
       type::pack(*buffer_.type, buffer_.data, buffer_.count, from, n, out);
       return {};
     }
-    const Buffer& m = converted_->memory;
-    const uint64_t element = converted_->element;
+    if (detour_->device_run != nullptr) return device_staging::copy(out, detour_->device_run + from, n);
+    const Buffer& m = detour_->memory;
+    const uint64_t element = detour_->element;
     for (uint64_t at = from, end = from + n; at < end;) {
       const uint64_t e = at / element, lo = e * element;
       if (at == lo && end - at >= element) {
         const uint64_t count = (end - at) / element;
-        if (Err x = datarep::to_file(*converted_->rep, *m.type, m.data, e, count, out + (at - from))) return x;
+        if (Err x = datarep::to_file(*detour_->rep, *m.type, m.data, e, count, out + (at - from))) return x;
         at += count * element;
         continue;
       }
       if (edge_element_ != e) {
         edge_.resize(element);
         edge_element_ = kUnknown;
-        if (Err x = datarep::to_file(*converted_->rep, *m.type, m.data, e, 1, edge_.data())) return x;
+        if (Err x = datarep::to_file(*detour_->rep, *m.type, m.data, e, 1, edge_.data())) return x;
         edge_element_ = e;
       }
       const uint64_t part = std::min(end, lo + element) - at;
@@ -339,7 +341,7 @@ class Writer {
     size_t chunk = 0;
     for (int s = 0; s < f_.comm->size; ++s) {
       if (s == f_.comm->rank) {
-        if (converted_ == nullptr) {
+        if (detour_ == nullptr) {
           copy_own_pieces(Direction::kWrite, buffer_, from_[me], to_[me] - from_[me], out_runs_[me], block_, lo_);
         } else {
           const char* data = out_data_[me].data();
@@ -385,7 +387,7 @@ class Writer {
   const FlatAccess& access_;
   const Buffer& buffer_;
   AggregatorReport* report_;
-  const Converted* converted_;  // nullptr: the file takes the data as it is in memory
+  const Detour* detour_;  // nullptr: the file takes the data as it is in memory
   const char* dense_;
   int tag_;
   // One tag for both: a pair of processes posts its messages in the same
@@ -418,8 +420,8 @@ class Writer {
 }  // namespace
 
 Err write_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                    AggregatorReport* report, const Converted* converted) {
-  Writer writer(f, plan, access, buffer, report, converted);
+                    AggregatorReport* report, const Detour* detour) {
+  Writer writer(f, plan, access, buffer, report, detour);
   return writer.run();
 }
 
