@@ -225,10 +225,10 @@ class Writer {
   }
 
   // Bytes [from, from + n) of this process's data as the file takes them:
-  // packed, copied off the GPU, or converted. Conversion takes whole elements: those inside
-  // the range go straight into `out`; one the range cuts is converted
-  // whole into edge_ and kept, as the next range (another aggregator's, or
-  // the next round's) starts with its other part.
+  // packed, copied off the GPU, or converted. Conversion takes whole
+  // elements: those inside the range go straight into `out`; one the range
+  // cuts is converted whole into edge_ and kept, as the next range
+  // (another aggregator's, or the next round's) starts with its other part.
   Err pack(uint64_t from, uint64_t n, char* out) {
     if (detour_ == nullptr) {
       type::pack(*buffer_.type, buffer_.data, buffer_.count, from, n, out);
