@@ -3,8 +3,8 @@
 // io/two_phase_write.cc and io/two_phase_read.cc drive it round by round).
 //
 // Double-buffered (ferry_cb_double_buffer enable, the default), the
-// collective buffer of cb_buffer_size bytes is two blocks of half of it,
-// used by alternate rounds: round k's block goes to the file (a write) or
+// aggregator has two blocks of a third of cb_buffer_size (the landing area
+// takes the last third, see below), used by alternate rounds: round k's block goes to the file (a write) or
 // comes from it (a read) on the I/O worker thread (io/worker.h) while the
 // aggregator exchanges round k+1's data through the other block. Before it
 // uses a block again (round k+2) the aggregator waits for the worker to be
