@@ -3,7 +3,9 @@
  * with cb_buffer_size 64 KiB, the blocks and the landing area of every
  * aggregator of every two-phase call, as FERRY_DEBUG=io reports them
  * ("held N"), sum to at most cb_buffer_size, double-buffered or not
- * (src/io/block_pipeline.h, src/io/file_domains.cc), writes and reads.
+ * (src/io/block_pipeline.h, src/io/file_domains.cc), writes and reads; and
+ * what a process packs apart ("staged", a buffer that is not dense or a
+ * converting view) is at most a window per aggregator, not the request.
  *
  * Patterns, each write_all then read_all, the file judged byte for byte
  * with plain reads, and the data read back judged too:
@@ -82,6 +84,17 @@ static void judge_debug_lines(const char *text, const char *what) {
         aggregators++;
       }
       CHECK(aggregators > 0, "%s: no \"held\" in %s", what, copy);
+      /* A buffer that is not one dense run (or a converting view) is packed
+       * a round at a time: at most a window per aggregator (and an element
+       * or two cut by the rounds), never the request. */
+      const char *staged = strstr(copy, "staged at most ");
+      const char *window = strstr(copy, " rounds of ");
+      if (staged && window) {
+        unsigned long long bytes = parse_amount(staged + strlen("staged at most "));
+        unsigned long long w = parse_amount(window + strlen(" rounds of "));
+        CHECK(bytes <= (unsigned long long)aggregators * w + 4096,
+              "%s: a process staged %llu bytes, over %d windows of %llu: %s", what, bytes, aggregators, w, copy);
+      }
       two_phase_lines++;
     }
     line = next ? next + 1 : NULL;
