@@ -16,6 +16,11 @@
 // reads), the aggregator waits for the messages sent from it before it
 // packs the next ones there.
 //
+// Data that the buffer does not hold as the file does (io/collective.h's
+// Detour: a converting representation, a GPU buffer) is converted or
+// copied onto the GPU as each aggregator's part of a round arrives
+// (Reader::deliver).
+//
 // Double buffering (io/block_pipeline.h; ferry_cb_double_buffer, on by
 // default): round k+1's run lists are exchanged before round k's answers,
 // so the aggregator hands round k+1's preads to the I/O worker and, while

@@ -40,6 +40,11 @@
 // aggregator (a shared-memory ring's free space, the socket buffers) moves
 // meanwhile into the landing area, free again once round k is copied.
 //
+// Data that is not in host memory as the file takes it (io/collective.h's
+// Detour: a converting representation, a GPU buffer) is converted or
+// copied off the GPU a round's pieces at a time, as they are packed, so
+// the request is never held whole in its file form.
+//
 // Where bytes are written by several processes (MPI-3.1 §13.6.1 leaves the
 // result undefined), the pieces are copied in rank order, so the highest
 // rank's bytes are the file's, as in ROMIO.
