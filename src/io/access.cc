@@ -276,30 +276,31 @@ Err move(File& f, Direction direction, uint64_t position, const Buffer& buffer, 
 }
 
 // A collective access through a representation that converts: the rounds
-// of two-phase collective buffering (io/two_phase.h) move file bytes, so
-// the request is converted as a whole into (writing) or out of (reading)
-// one buffer in its file form, as ROMIO does for external32; that buffer
-// costs the request's size in the file. If the processes choose to access
-// on their own, the caller's path converts a chunk at a time instead. A
-// value that cannot be converted for writing fails the call on every
-// process.
+// of two-phase collective buffering (io/two_phase.h) move file bytes and
+// convert each round's pieces on their way (io/collective.h's Detour),
+// so the request is never held converted as a whole. Writing, a value that
+// cannot be converted must fail the call on every process before anything
+// is written, so the request is first converted a chunk at a time into a
+// scratch buffer only to find out (the conversion costs twice its CPU
+// time, no memory). If the processes choose to access on their own, the
+// caller's path converts a chunk at a time instead.
 Err collective_converted(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
                          Err checked, bool* direct, uint64_t* done) {
   const datarep::Representation& rep = f.view.representation();
-  std::unique_ptr<char[]> converted;
-  if (!checked && bytes > 0) {
-    converted.reset(new (std::nothrow) char[bytes]);
-    if (converted == nullptr)
-      checked = fail(MPI_ERR_NO_MEM, "cannot allocate %llu bytes for the data in data representation \"%s\"",
-                     static_cast<unsigned long long>(bytes), rep.name.c_str());
-    else if (direction == Direction::kWrite)
-      checked = datarep::to_file(rep, *buffer.type, buffer.data, 0, buffer.count, converted.get());
+  const uint64_t element = buffer.count > 0 ? bytes / buffer.count : 0;
+  if (direction == Direction::kWrite && !checked && element > 0) {
+    const uint64_t per_chunk = std::max<uint64_t>(1, kStagingBytes / element);
+    std::unique_ptr<char[]> scratch(new char[std::min(per_chunk, buffer.count) * element]);
+    for (uint64_t first = 0; first < buffer.count && !checked; first += per_chunk)
+      checked = datarep::to_file(rep, *buffer.type, buffer.data, first, std::min(per_chunk, buffer.count - first),
+                                 scratch.get());
   }
-  Buffer in_file{converted.get(), bytes, find_datatype(MPI_BYTE)};
-  if (Err e = collective_access(f, direction, position, in_file, bytes, std::move(checked), direct, done)) return e;
-  if (*direct || direction == Direction::kWrite || *done == 0) return {};
-  uint64_t element = bytes / buffer.count;  // bytes > 0 here
-  return datarep::from_file(rep, *buffer.type, buffer.data, 0, *done / element, converted.get());
+  Detour converted;
+  converted.rep = &rep;
+  converted.memory = buffer;
+  converted.element = element > 0 ? element : 1;
+  Buffer in_file{nullptr, bytes, find_datatype(MPI_BYTE)};
+  return collective_access(f, direction, position, in_file, bytes, std::move(checked), direct, done, &converted);
 }
 
 }  // namespace
@@ -325,17 +326,32 @@ Err access(File& f, Direction direction, Where where, MPI_Offset offset, const B
 
   uint64_t done = 0;
   bool direct = how == Coordination::kIndependent;
-  // A collective access on GPU memory stages the whole buffer
-  // (io/device_staging.h); a process whose copy fails still takes part.
+  // A collective access on GPU memory (io/device_staging.h): a buffer that
+  // is one dense run, through a view that converts nothing, is copied a
+  // round's pieces at a time by two-phase; any other is staged whole. A
+  // process whose copy fails still takes part.
+  const bool converts = f.view.representation().converts(direction == Direction::kWrite);
   device_staging::WholeSpan whole;
   Buffer data = buffer;
-  if (!direct && checked.ok() && device_staging::on_gpu(buffer))
-    checked = whole.stage(direction, buffer, f.view.representation().converts(direction == Direction::kWrite), &data);
+  char* device_run = nullptr;
+  if (!direct && checked.ok() && device_staging::on_gpu(buffer)) {
+    if (!converts) device_run = const_cast<char*>(type::dense_run(*buffer.type, buffer.data, buffer.count));
+    if (device_run == nullptr) checked = whole.stage(direction, buffer, converts, &data);
+  }
   if (!direct) {
-    // Two-phase collective buffering, or each process on its own below.
-    Err e = f.view.representation().converts(direction == Direction::kWrite)
-                ? collective_converted(f, direction, position, data, bytes, std::move(checked), &direct, &done)
-                : collective_access(f, direction, position, data, bytes, std::move(checked), &direct, &done);
+    // Two-phase collective buffering, or each process on its own below
+    // (a GPU buffer then in pieces: move()).
+    Err e;
+    if (converts) {
+      e = collective_converted(f, direction, position, data, bytes, std::move(checked), &direct, &done);
+    } else if (device_run != nullptr) {
+      Detour on_device;
+      on_device.device_run = device_run;
+      Buffer in_file{nullptr, bytes, find_datatype(MPI_BYTE)};
+      e = collective_access(f, direction, position, in_file, bytes, std::move(checked), &direct, &done, &on_device);
+    } else {
+      e = collective_access(f, direction, position, data, bytes, std::move(checked), &direct, &done);
+    }
     if (e) return e;
   } else if (checked) {
     return checked;

@@ -1,7 +1,11 @@
 #include "io/block_pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+
+#include "base/type_pack.h"
 
 #include "io/errors.h"
 #include "progress/progress.h"
@@ -22,8 +26,49 @@ BlockPipeline::BlockPipeline(File& f, const Plan& plan, Direction direction, Agg
   if (plan.my_domain < 0) return;
   // Taken once for the call: the worker may be using one while the other
   // is filled, so neither may move.
-  blocks_[0] = collective_buffer(0, plan.window);
-  if (plan.double_buffered) blocks_[1] = collective_buffer(3, plan.window);
+  blocks_[0] = collective_buffer(0, plan.window, &report->held);
+  if (plan.double_buffered) blocks_[1] = collective_buffer(3, plan.window, &report->held);
+}
+
+namespace {
+
+// The memory runs of the buffer against the file runs, in step: each
+// memory run is copied to (or from) the file runs it covers.
+struct OwnPieces final : type::RunVisitor {
+  OwnPieces(Direction direction, const std::vector<uint64_t>& runs, char* block, uint64_t lo)
+      : writing(direction == Direction::kWrite), runs(runs), block(block), lo(lo) {}
+  bool writing;
+  const std::vector<uint64_t>& runs;
+  char* block;
+  uint64_t lo;
+  size_t i = 0;       // the file run being filled (or emptied)
+  uint64_t used = 0;  // its bytes done
+  void run(uint64_t address, uint64_t bytes) override {
+    char* memory = reinterpret_cast<char*>(address);
+    while (bytes > 0 && 2 * i < runs.size()) {
+      const uint64_t length = runs[2 * i + 1];
+      const uint64_t n = std::min(bytes, length - used);
+      char* at = block + (runs[2 * i] + used - lo);
+      if (writing) std::memcpy(at, memory, n);
+      else std::memcpy(memory, at, n);
+      memory += n;
+      bytes -= n;
+      used += n;
+      if (used == length) {
+        ++i;
+        used = 0;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void copy_own_pieces(Direction direction, const Buffer& buffer, uint64_t from, uint64_t bytes,
+                     const std::vector<uint64_t>& runs, char* block, uint64_t lo) {
+  if (bytes == 0) return;
+  OwnPieces pieces(direction, runs, block, lo);
+  type::for_each_run(*buffer.type, reinterpret_cast<uint64_t>(buffer.data), buffer.count, from, bytes, pieces);
 }
 
 BlockPipeline::~BlockPipeline() {

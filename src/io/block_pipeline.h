@@ -3,8 +3,8 @@
 // io/two_phase_write.cc and io/two_phase_read.cc drive it round by round).
 //
 // Double-buffered (ferry_cb_double_buffer enable, the default), the
-// collective buffer of cb_buffer_size bytes is two blocks of half of it,
-// used by alternate rounds: round k's block goes to the file (a write) or
+// aggregator has two blocks of a third of cb_buffer_size (the landing area
+// takes the last third, see below), used by alternate rounds: round k's block goes to the file (a write) or
 // comes from it (a read) on the I/O worker thread (io/worker.h) while the
 // aggregator exchanges round k+1's data through the other block. Before it
 // uses a block again (round k+2) the aggregator waits for the worker to be
@@ -16,22 +16,25 @@
 // other window: disjoint bytes again, and the call returns only after
 // every block is in the file.
 //
-// So the blocks never exceed cb_buffer_size, "the total buffer space that
-// can be used for collective buffering on this process" (MPI-3.1 §13.2.8),
-// whatever the access. The incoming pieces of one round (a write) or the
-// replies (a read) still take a staging buffer of one window besides (when
-// no two processes access the same bytes): 1.5 x cb_buffer_size in all,
-// where one block of it and its staging took 2 x before. ROMIO's default does no overlap; its
-// GPFS driver's threaded IO (GPFSMPIO_PTHREADIO) halves the buffer alike.
+// The blocks and the landing area where the other processes' pieces of a
+// round arrive (a write) or their replies are packed (a read) share
+// cb_buffer_size, "the total buffer space that can be used for collective
+// buffering on this process" (MPI-3.1 §13.2.8): double-buffered, two
+// blocks and the landing area of a third of it each (io/file_domains.cc),
+// so the aggregator never holds more, whatever the access (FERRY_DEBUG=io
+// reports what it held; tests/mpi/io/io_cb_memory.c checks it). ROMIO's
+// default does no overlap; its GPFS driver's threaded IO
+// (GPFSMPIO_PTHREADIO) divides the buffer alike.
 //
-// Not double-buffered (disable, or cb_buffer_size of 1 byte), one block
-// of cb_buffer_size and each round's transfer runs on the aggregator's own
-// thread when the caller finishes it.
+// Not double-buffered (disable, or cb_buffer_size under 3 bytes), one
+// block and the landing area, half of it each, and each round's transfer
+// runs on the aggregator's own thread when the caller finishes it.
 //
 // Cost: a round's transfer is its pwrite/pread calls either way; double
 // buffering adds a queue hand-off to the worker and an eventfd wake-up per
-// round, and halves the window, so the same access takes twice the rounds
-// (an alltoall of two words per process each).
+// round, and makes the window a third of cb_buffer_size instead of a half,
+// so the same access takes 1.5 times the rounds (an alltoall of two words
+// per process each).
 #pragma once
 
 #include <cstdint>
@@ -49,6 +52,14 @@ namespace ferry::io {
 struct Extent {
   uint64_t offset, bytes;  // in the file
 };
+
+// Moves this process's own pieces of a round between its buffer and the
+// aggregator's block, when it is that aggregator: no message, no landing
+// area. The buffer's memory runs of packed bytes [from, from + bytes) are
+// walked against the file runs `runs` ((offset, length) pairs, in file
+// order, `bytes` in all); byte i of the block is file offset `lo` + i.
+void copy_own_pieces(Direction direction, const Buffer& buffer, uint64_t from, uint64_t bytes,
+                     const std::vector<uint64_t>& runs, char* block, uint64_t lo);
 
 class BlockPipeline {
  public:

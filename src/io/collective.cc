@@ -37,8 +37,8 @@ constexpr uint64_t kMaxPerCall = 1u << 30;
 
 // What each process tells at the end of a two-phase call: failed, and as
 // an aggregator, bytes, calls, holes read, ns in the file calls, ns waited
-// for them.
-constexpr size_t kOutcomeWords = 6;
+// for them, the most collective buffer held; and the most it staged.
+constexpr size_t kOutcomeWords = 8;
 
 const char* use_name(Use u) {
   return u == Use::kEnable ? "enable" : u == Use::kDisable ? "disable" : "automatic";
@@ -78,9 +78,10 @@ void describe(const File& f, Direction direction, const Plan& plan, const char* 
                 path);
   line = part;
   if (!plan.aggregators.empty()) {
-    std::snprintf(part, sizeof part, ", %zu aggregator%s, %lld round%s of %s, %s;", plan.aggregators.size(),
-                  plan.aggregators.size() == 1 ? "" : "s", static_cast<long long>(plan.rounds), plan.rounds == 1 ? "" : "s",
-                  amount(plan.window).c_str(),
+    std::snprintf(part, sizeof part, ", %zu aggregator%s, %lld round%s of %s (cb_buffer_size %s), %s;",
+                  plan.aggregators.size(), plan.aggregators.size() == 1 ? "" : "s", static_cast<long long>(plan.rounds),
+                  plan.rounds == 1 ? "" : "s", amount(plan.window).c_str(),
+                  amount(static_cast<uint64_t>(plan.ranges[0].cb_buffer_size)).c_str(),
                   plan.double_buffered ? (writing ? "double-buffered (each write beside the next round's exchange)"
                                                   : "double-buffered (each read beside the previous round's exchange)")
                                        : "one block at a time");
@@ -99,11 +100,23 @@ void describe(const File& f, Direction direction, const Plan& plan, const char* 
                       static_cast<double>(o[4]) / 1e6, 100.0 * hidden);
         line += part;
       }
+      // Blocks and landing area: never more than cb_buffer_size.
+      std::snprintf(part, sizeof part, ", held %s", amount(static_cast<uint64_t>(o[6])).c_str());
+      line += part;
       if (a != plan.aggregators.back()) line += ";";
       if (line.size() > 800) {
         line += " ...";
         break;
       }
+    }
+    // Data packed apart because a buffer is not one dense run: besides the
+    // collective buffer, on any process.
+    int64_t staged = 0;
+    for (int r = 0; r < f.comm->size; ++r) staged = std::max(staged, outcome[kOutcomeWords * static_cast<size_t>(r) + 7]);
+    if (staged > 0) {
+      std::snprintf(part, sizeof part, "; a process staged at most %s of its buffer (not dense)",
+                    amount(static_cast<uint64_t>(staged)).c_str());
+      line += part;
     }
   }
   debug::print("file '%s': %s", f.path.c_str(), line.c_str());
@@ -111,14 +124,21 @@ void describe(const File& f, Direction direction, const Plan& plan, const char* 
 
 }  // namespace
 
-char* collective_buffer(int which, uint64_t bytes) {
+char* collective_buffer(int which, uint64_t bytes, uint64_t* held) {
   // Per thread, so that threads accessing different files never share one.
   thread_local std::unique_ptr<char[]> buffers[4];
   thread_local uint64_t sizes[4] = {0, 0, 0, 0};
-  if (bytes > sizes[which]) {
+  // Data sieving's window only grows; the collective buffer's parts are
+  // cut to the size asked (the plan's, the same every round of a file), so
+  // that a call with a smaller cb_buffer_size does not keep an earlier
+  // call's larger blocks.
+  const bool exact = which != 2;
+  if (bytes > sizes[which] || (exact && bytes != sizes[which])) {
+    buffers[which].reset();
     buffers[which] = std::make_unique_for_overwrite<char[]>(bytes);
     sizes[which] = bytes;
   }
+  if (held != nullptr) *held += sizes[which];
   return buffers[which].get();
 }
 
@@ -156,13 +176,13 @@ int read_range(int fd, char* data, uint64_t bytes, uint64_t offset) {
 }
 
 Err collective_access(File& f, Direction direction, uint64_t position, const Buffer& buffer, uint64_t bytes,
-                      Err checked, bool* direct, uint64_t* done) {
+                      Err checked, bool* direct, uint64_t* done, const Detour* detour) {
   *direct = false;
   *done = 0;
   // Atomic mode is set collectively: every process goes direct alike. The
   // rounds move the file's bytes; with a converting representation
-  // (external32, a registered one) io/access.cc hands them over converted,
-  // in a buffer of MPI_BYTE.
+  // (external32, a registered one) each round's pieces are converted on
+  // their way (`detour`), as a GPU buffer's are copied.
   if (f.atomic || f.comm->size == 1) {
     if (checked) return checked;
     *direct = true;
@@ -217,13 +237,14 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
 
   // Phases 3 and 4.
   AggregatorReport report;
-  Err local = writing ? write_two_phase(f, plan, access, buffer, &report)
-                      : read_two_phase(f, plan, access, buffer, &report);
+  Err local = writing ? write_two_phase(f, plan, access, buffer, &report, detour)
+                      : read_two_phase(f, plan, access, buffer, &report, detour);
 
   // The end: the same outcome everywhere, and what each aggregator did.
   int64_t mine_out[kOutcomeWords] = {local ? 1 : 0, static_cast<int64_t>(report.bytes),
                                      static_cast<int64_t>(report.syscalls), static_cast<int64_t>(report.holes_read),
-                                     static_cast<int64_t>(report.transfer_ns), static_cast<int64_t>(report.waited_ns)};
+                                     static_cast<int64_t>(report.transfer_ns), static_cast<int64_t>(report.waited_ns),
+                                     static_cast<int64_t>(report.held), static_cast<int64_t>(report.staged)};
   std::vector<int64_t> outcome(kOutcomeWords * static_cast<size_t>(f.comm->size));
   if (Err e = coll::allgather(mine_out, kOutcomeWords, find_datatype(MPI_INT64_T), outcome.data(), kOutcomeWords,
                               find_datatype(MPI_INT64_T), f.comm))

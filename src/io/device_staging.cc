@@ -11,13 +11,15 @@
 #include "device/staging.h"
 
 namespace ferry::io::device_staging {
-namespace {
 
 Err copy(void* dst, const void* src, uint64_t n) {
+  if (n == 0) return {};
   if (std::optional<std::string> error = device::staging::copy(dst, src, n))
     return fail(MPI_ERR_OTHER, "GPU buffer: %s", error->c_str());
   return {};
 }
+
+namespace {
 
 // Whether `count` elements of `t` at `data` fill their span with no holes:
 // the span and the packed form are the same bytes.

@@ -15,10 +15,16 @@
 //   datatype, the span of those elements staged and the datatype applied
 //   on the host copy;
 //
-//   collective accesses (_all, i*_all, *_all_begin): the span of the
-//   whole buffer, as blocking collectives do (coll/device_buffers.h),
-//   because two-phase aggregation reads and writes the buffer in the order
-//   of the file domains, not the buffer's.
+//   collective accesses (_all, i*_all, *_all_begin): a buffer that is one
+//   dense run (and a view that converts nothing) is copied a round's
+//   pieces at a time by two-phase itself (io/collective.h's Detour): a
+//   write copies what it sends to each aggregator off the GPU, a read
+//   copies what each aggregator sends it onto the GPU, at most a window
+//   per aggregator per round in host memory. Any other buffer is staged
+//   whole (the span of the buffer, as blocking collectives do,
+//   coll/device_buffers.h), because two-phase reads and writes the buffer
+//   in the order of the file domains, not the buffer's, and a piece of a
+//   round may cut a datatype's element.
 //
 // A read that is not cut at any byte (a datatype with holes, a view that
 // converts) copies the span onto the host first, so that the copy back
@@ -45,6 +51,10 @@ constexpr uint64_t kPieceBytes = 4u << 20;
 // Whether `buffer` is GPU memory (managed memory is not: the host touches
 // it).
 bool on_gpu(const Buffer& buffer);
+
+// `n` bytes between GPU and host memory, either way (device/staging.h);
+// a failed copy is MPI_ERR_OTHER naming the CUDA call.
+Err copy(void* dst, const void* src, uint64_t n);
 
 // Moves `bytes` of a GPU buffer's packed data at view byte `position` in
 // pieces: `host_move` is the host data path, called with a host stand-in

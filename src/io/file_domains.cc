@@ -6,8 +6,8 @@
 //
 // Steered by cb_nodes and cb_config_list (how many aggregators, default
 // one per host), striping_unit (where domains begin) and cb_buffer_size
-// with ferry_cb_double_buffer (how many rounds: half-size windows when
-// double-buffered). Process 0's values are used everywhere: the plan must
+// with ferry_cb_double_buffer (how many rounds: windows of a third of it
+// when double-buffered, else of a half). Process 0's values are used everywhere: the plan must
 // be the same on every process, or the rounds would not match.
 #include <algorithm>
 #include <map>
@@ -57,12 +57,25 @@ Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, R
 void plan_domains(File& f, std::vector<RankRange> ranges, Plan* plan) {
   const int size = f.comm->size;
   const RankRange& zero = ranges[0];
-  // Double buffering splits the collective buffer in two blocks (as
-  // ROMIO's GPFS driver does for its threaded IO): one round's block is
+  // The collective buffer, cb_buffer_size in all, is divided between the
+  // blocks and one landing area (io/two_phase_write.cc says why a landing
+  // area rather than receiving into the block): double-buffered (as
+  // ROMIO's GPFS driver does for its threaded IO: one round's block is
   // written or read on the I/O worker while the other takes the next
-  // round, and the aggregator still holds cb_buffer_size of blocks.
-  plan->double_buffered = zero.double_buffer != 0 && zero.cb_buffer_size >= 2;
-  plan->window = static_cast<uint64_t>(zero.cb_buffer_size) / (plan->double_buffered ? 2 : 1);
+  // round) two blocks and the landing area, a third each; else one block
+  // and the landing area, a half each. Windows are whole pages where they
+  // can be, so that every block but a domain's last is written in whole
+  // pages; the landing area takes the rest (at least a window).
+  const uint64_t budget = static_cast<uint64_t>(zero.cb_buffer_size);
+  plan->double_buffered = zero.double_buffer != 0 && budget >= 3;
+  const uint64_t parts = plan->double_buffered ? 3 : 2;
+  const uint64_t blocks = parts - 1;
+  constexpr uint64_t kPage = 4096;
+  plan->window = std::max<uint64_t>(budget / parts, 1);
+  if (plan->window >= kPage) plan->window -= plan->window % kPage;
+  // A cb_buffer_size of 1 byte is the one budget that cannot be kept: a
+  // block of 1 and a landing area of 1.
+  plan->landing = std::max<uint64_t>(budget > blocks * plan->window ? budget - blocks * plan->window : 0, 1);
 
   // The aggregate access: processes with no data do not stretch it.
   bool any = false;

@@ -3,15 +3,18 @@
 // (MPI_File_open, MPI_File_set_view, MPI_File_set_info), so that a data
 // access reads numbers, never strings.
 //
-//   cb_buffer_size       an aggregator's collective buffer (16 MiB): one
-//                        round's block, or, double-buffered, two blocks of
-//                        half of it (io/block_pipeline.h)
+//   cb_buffer_size       an aggregator's collective buffer (16 MiB), all
+//                        it holds for a collective access: one round's
+//                        block and a landing area for the other processes'
+//                        pieces, half of it each, or, double-buffered, two
+//                        blocks and the landing area, a third each
+//                        (io/block_pipeline.h, io/file_domains.cc)
 //   ferry_cb_double_buffer  enable | disable: whether an aggregator writes
 //                        (reads) one round's block on the I/O worker while
 //                        the next round's data is exchanged (default enable;
 //                        "automatic" means enable). Ferry's own key: ROMIO
 //                        has no hint for it (its GPFS driver's threaded IO,
-//                        which halves cb_buffer_size alike, is switched by
+//                        which divides cb_buffer_size alike, is switched by
 //                        the environment variable GPFSMPIO_PTHREADIO)
 //   cb_nodes             the most aggregators (default: one per host)
 //   cb_config_list       aggregators per host, "*:N" (default "*:1")

@@ -26,6 +26,7 @@
 
 #include "base/error.h"
 #include "io/access.h"
+#include "io/collective.h"
 #include "io/file.h"
 #include "io/flatten.h"
 #include "io/hints.h"
@@ -54,8 +55,14 @@ struct Plan {
   uint64_t total_bytes = 0;
   std::vector<int> aggregators;   // communicator ranks, in domain order
   std::vector<uint64_t> domain_lo, domain_hi;
-  uint64_t window = 0;            // one round of one aggregator: cb_buffer_size,
-                                  // or half of it when double_buffered
+  // The aggregator's collective buffer, cb_buffer_size in all (see
+  // plan_domains): one block per round in flight, `window` bytes each, and
+  // a landing area of `landing` bytes (at least a window) where a round's
+  // pieces from the other processes arrive (a write) or its replies to them
+  // are packed (a read). Every message of a round is at most `landing`
+  // bytes, so any access, overlapping ones included, fits it in batches.
+  uint64_t window = 0;
+  uint64_t landing = 0;
   bool double_buffered = false;   // io/block_pipeline.h
   int64_t rounds = 0;
   int my_domain = -1;             // this process's index in aggregators, or -1
@@ -84,20 +91,32 @@ struct AggregatorReport {
   // Time in the blocks' pwrite/pread calls, and the part of it the
   // aggregator spent waiting for them: the rest overlapped the exchange.
   uint64_t transfer_ns = 0, waited_ns = 0;
+  // The most bytes of collective buffer (blocks and landing area) it held
+  // during the call: at most cb_buffer_size (tests/mpi/io/io_cb_memory.c).
+  uint64_t held = 0;
+  // Any process: the most bytes of its own data it packed at once to send
+  // (a write) or received apart to unpack (a read), which a buffer that
+  // is not one dense run needs besides.
+  uint64_t staged = 0;
 };
 
 // Phases 3-4: the rounds. Return this process's own error (an aggregator's
 // failed system call, or a message that failed); the caller agrees on it.
+// `detour` (io/collective.h): the data of an access through a converting
+// representation or on a GPU, moved a round's pieces at a time (then
+// `buffer` is not used).
 Err write_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                    AggregatorReport* report);
+                    AggregatorReport* report, const Detour* detour = nullptr);
 Err read_two_phase(File& f, const Plan& plan, const FlatAccess& access, const Buffer& buffer,
-                   AggregatorReport* report);
+                   AggregatorReport* report, const Detour* detour = nullptr);
 
-// The aggregator's block for one round, reused by every call of this
-// thread (so a call does not fault in fresh pages): `which` 0 or 1 (the
-// incoming data, or the replies); 2 is data sieving's window
-// (io/data_sieving.h); 3 the second block of a double-buffered round.
-char* collective_buffer(int which, uint64_t bytes);
+// The aggregator's buffers, reused by every call of this thread (so a call
+// does not fault in fresh pages): `which` 0 the block (3 the second block of
+// a double-buffered plan), 1 the landing area; 2 is data sieving's window
+// (io/data_sieving.h). Blocks and landing area are taken at exactly the
+// plan's sizes, so a thread holds no more than its last call's
+// cb_buffer_size; `*held`, when given, grows by the bytes taken.
+char* collective_buffer(int which, uint64_t bytes, uint64_t* held = nullptr);
 
 // pwrite/pread of a whole range, with short transfers continued and EINTR
 // retried (io/access.cc's rules); a read past the end of the file fills

@@ -159,7 +159,10 @@ TEST(IoPlan, DomainsCoverTheRangeOnStripeBoundaries) {
         at = p.domain_hi[i];
       }
       ASSERT_EQ(at, p.end);
-      ASSERT_EQ(p.rounds, static_cast<int64_t>((largest + 2999) / 3000));
+      // Not double-buffered (double_buffer 0): a block and a landing area of
+      // half of cb_buffer_size each.
+      ASSERT_EQ(p.window, 1500u);
+      ASSERT_EQ(p.rounds, static_cast<int64_t>((largest + 1499) / 1500));
       // Windows of round k tile each domain.
       for (size_t i = 0; i < p.aggregators.size(); ++i) {
         uint64_t w = p.domain_lo[i];
@@ -172,27 +175,53 @@ TEST(IoPlan, DomainsCoverTheRangeOnStripeBoundaries) {
     }
 }
 
-TEST(IoPlan, DoubleBufferingSplitsTheCollectiveBufferInTwoBlocks) {
-  // ferry_cb_double_buffer: two blocks of half of cb_buffer_size, so twice
-  // the rounds; rank 0's choice is everyone's.
+TEST(IoPlan, BlocksAndLandingAreaShareTheCollectiveBuffer) {
+  // Issue 14: an aggregator holds at most cb_buffer_size. Double-buffered,
+  // two blocks and the landing area, a third each; rank 0's choice is
+  // everyone's.
   std::vector<RankRange> r = six_on_two_hosts(1, 1, 4096, 3000);
   for (RankRange& one : r) one.double_buffer = 0;
   r[0].double_buffer = 1;
   Plan p = plan_for(r, 0);
   EXPECT_TRUE(p.double_buffered);
-  EXPECT_EQ(p.window, 1500u);
-  EXPECT_EQ(p.rounds, static_cast<int64_t>((p.end - p.first + 1499) / 1500));
+  EXPECT_EQ(p.window, 1000u);
+  EXPECT_EQ(p.landing, 1000u);
+  EXPECT_EQ(p.rounds, static_cast<int64_t>((p.end - p.first + 999) / 1000));
+  // One block: a block and the landing area, a half each.
   r[0].double_buffer = 0;
   for (size_t i = 1; i < r.size(); ++i) r[i].double_buffer = 1;
   p = plan_for(r, 0);
   EXPECT_FALSE(p.double_buffered);
-  EXPECT_EQ(p.window, 3000u);
-  // A buffer of one byte cannot be halved: one block.
-  r = six_on_two_hosts(1, 1, 4096, 1);
+  EXPECT_EQ(p.window, 1500u);
+  EXPECT_EQ(p.landing, 1500u);
+  // Windows in whole pages where they can be; the landing area takes the rest.
+  for (int64_t buffer : {int64_t{65536}, int64_t{16} << 20, int64_t{12289}, int64_t{100000}})
+    for (int64_t db : {0, 1}) {
+      r = six_on_two_hosts(1, 1, 4096, buffer);
+      r[0].double_buffer = db;
+      p = plan_for(r, 0);
+      const uint64_t blocks = p.double_buffered ? 2 : 1;
+      EXPECT_EQ(p.window % 4096, 0u) << buffer;
+      EXPECT_GE(p.landing, p.window) << buffer;
+      EXPECT_EQ(blocks * p.window + p.landing, static_cast<uint64_t>(buffer)) << buffer << " double " << db;
+    }
+  r = six_on_two_hosts(1, 1, 4096, 65536);
+  r[0].double_buffer = 1;
+  p = plan_for(r, 0);
+  EXPECT_EQ(p.window, 20480u);
+  EXPECT_EQ(p.landing, 24576u);
+  // Under 3 bytes there are no three parts: one block.
+  r = six_on_two_hosts(1, 1, 4096, 2);
   r[0].double_buffer = 1;
   p = plan_for(r, 0);
   EXPECT_FALSE(p.double_buffered);
   EXPECT_EQ(p.window, 1u);
+  EXPECT_EQ(p.landing, 1u);
+  // One byte is the one budget not kept: a block of 1 and a landing area of 1.
+  r = six_on_two_hosts(1, 1, 4096, 1);
+  p = plan_for(r, 0);
+  EXPECT_EQ(p.window, 1u);
+  EXPECT_EQ(p.landing, 1u);
 }
 
 TEST(IoPlan, ProcessesWithoutDataDoNotStretchTheRange) {

@@ -7,8 +7,9 @@
  * divisor of the window, so pieces straddle rounds) at r * 1000 of every
  * tile; with `holes`, each tile ends in 536 bytes that nobody writes, which
  * the aggregators must read and write back unchanged (read-modify-write of a
- * block with holes). cb_buffer_size is 64 KiB: about a hundred rounds of 32
- * KiB double-buffered, fifty of 64 KiB without. The file is filled with a
+ * block with holes). cb_buffer_size is 64 KiB: rounds of 20 KiB
+ * double-buffered (two blocks and the landing area in 64 KiB), of 32 KiB
+ * without. The file is filled with a
  * known pattern first, so a hole written with anything else shows.
  *
  * Every combination of {double-buffered, one block} x {no holes, holes} x
