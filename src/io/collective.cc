@@ -5,13 +5,14 @@
 // "disable" never does, "automatic" (the default) aggregates when the
 // processes' file ranges interleave, as ROMIO decides: then each process's
 // data is scattered among the others' and an aggregator turns many small
-// writes into few large ones. Ranges that do not interleave (each process
+// writes into few large ones (but not where every piece is already large
+// and the file system local: large_local_pieces below). Ranges that do not interleave (each process
 // one block of the file, say) gain nothing from a detour through an
 // aggregator, and each process accesses its own. Atomic mode (§13.6.1)
 // and views not in file order always go direct: io/access.cc locks each
 // process's range there.
 //
-// Cost: the decision is one allgather of eleven words; the two-phase path
+// Cost: the decision is one allgather of twelve words; the two-phase path
 // ends with an allgather of six (the outcome, and what each aggregator did,
 // for FERRY_DEBUG=io), plus an agreement on the message when one failed.
 #include "io/collective.h"
@@ -56,6 +57,27 @@ bool interleaved(const std::vector<RankRange>& ranges) {
     end = std::max(end, last);
   }
   return false;
+}
+
+// Whether every process with data accesses the file in pieces of at least
+// kDirectPiece, on a local file system. Then each process writes or reads
+// its own pieces directly even where they interleave: an aggregator would
+// save one system call per piece (about 1.5 us) at the cost of copying
+// every byte once more between processes (about 0.1-0.2 ns a byte here),
+// which is a loss from ~16 KiB pieces up; a 256^3 array in 256 KiB pieces
+// over 4 ranks wrote at 10.1-10.8 GB/s directly against 5.5-6.8 through
+// one aggregator (docs/performance.md). ROMIO's rule stays for network and
+// parallel file systems, whose locks and caches are what aggregation
+// protects, and for small pieces everywhere.
+constexpr int64_t kDirectPiece = 64 << 10;
+bool large_local_pieces(const std::vector<RankRange>& ranges) {
+  bool any = false;
+  for (const RankRange& r : ranges) {
+    if (r.bytes == 0) continue;
+    if (r.local_piece < kDirectPiece) return false;
+    any = true;
+  }
+  return any;
 }
 
 // "128 MiB", "4 KiB", "17 B".
@@ -219,9 +241,13 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
 
   const Use chosen = static_cast<Use>(ranges[0].use);
   const bool mixed = interleaved(ranges);
-  const char* pattern = unordered ? "views out of file order" : mixed ? "interleaved" : "not interleaved";
+  const bool large = large_local_pieces(ranges);
+  const char* pattern = unordered ? "views out of file order"
+                        : mixed && large ? "interleaved in pieces of 64 KiB or more on a local file system"
+                        : mixed          ? "interleaved"
+                                         : "not interleaved";
   Plan plan;
-  bool two_phase = !unordered && (chosen == Use::kEnable || (chosen == Use::kAutomatic && mixed));
+  bool two_phase = !unordered && (chosen == Use::kEnable || (chosen == Use::kAutomatic && mixed && !large));
   if (!two_phase) {
     if (debug::on(debug::kIo) && f.comm->rank == 0) {
       uint64_t total = 0;

@@ -13,6 +13,7 @@
 #include "io/errors.h"
 #include "io/nonblocking_collective.h"
 #include "io/shared_pointer.h"
+#include "io/two_phase.h"
 #include "io/worker.h"
 #include "runtime/comm_create.h"
 
@@ -161,6 +162,7 @@ Err open(Communicator* parent, const char* filename, int amode, const Info* hint
     opened = fail(MPI_ERR_BAD_FILE, "cannot open '%s': it is a directory", f->path.c_str());
   if (opened.ok() && (amode & MPI_MODE_APPEND))
     f->position = static_cast<MPI_Offset>(st.st_size);  // the default view: etypes are bytes
+  if (opened.ok()) f->local_fs = on_local_file_system(f->fd);
   if (Err e = agree(comm, std::move(opened))) return give_up(std::move(e));
   // MPI_MODE_APPEND puts the shared file pointer at the end too (§13.2.1).
   if (Err e = shared_pointer::start(*f, f->position)) return give_up(std::move(e));

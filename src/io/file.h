@@ -46,6 +46,7 @@ struct File {
   Hints tuning;                  // the same, parsed (io/hints.h)
   MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
   bool atomic = false;           // MPI_File_set_atomicity
+  bool local_fs = false;         // on a local file system (io/collective.cc: large pieces go direct)
   View view;
   // The individual file pointer, in etypes of the view (§13.4.3), and
   // what keeps two threads' calls on one handle from reading the same

@@ -1,7 +1,7 @@
 // Collective IO, phase 2: who aggregates which part of the file (ROMIO's
 // ADIOI_Calc_aggregator and ADIOI_Calc_file_domains, read as one step).
 //
-// Cost: one allgather of ten 64-bit words per process; the rest is local
+// Cost: one allgather of twelve 64-bit words per process; the rest is local
 // arithmetic over the processes, the same on every one of them.
 //
 // Steered by cb_nodes and cb_config_list (how many aggregators, default
@@ -9,6 +9,8 @@
 // with ferry_cb_double_buffer (how many rounds: windows of a third of it
 // when double-buffered, else of a half). Process 0's values are used everywhere: the plan must
 // be the same on every process, or the rounds would not match.
+#include <sys/vfs.h>
+
 #include <algorithm>
 #include <map>
 
@@ -35,6 +37,39 @@ uint64_t round_up(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * un
 
 }  // namespace
 
+uint64_t mean_piece(const FlatAccess& access) {
+  // A sample is enough to tell 1 KiB pieces from 256 KiB ones, and bounds
+  // the cost for an access of millions of runs.
+  constexpr uint64_t kSample = uint64_t{4} << 20;
+  struct Pieces final : type::RunVisitor {
+    uint64_t pieces = 0, end = ~uint64_t{0};
+    void run(uint64_t offset, uint64_t bytes) override {
+      if (offset != end) ++pieces;  // else it continues the last one
+      end = offset + bytes;
+    }
+  } count;
+  const uint64_t sample = std::min(access.bytes(), kSample);
+  access.runs(0, sample, count);
+  return count.pieces == 0 ? 0 : sample / count.pieces;
+}
+
+bool on_local_file_system(int fd) {
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<uint64_t>(fs.f_type)) {
+    case 0xEF53:      // ext2, ext3, ext4
+    case 0x58465342:  // XFS
+    case 0x9123683E:  // Btrfs
+    case 0x01021994:  // tmpfs
+    case 0xF2F52010:  // F2FS
+    case 0x2FC12FC1:  // ZFS
+    case 0x794C7630:  // overlayfs (containers), over one of these
+      return true;
+    default:  // NFS, Lustre, GPFS, BeeGFS, CephFS, ...: ROMIO's rule alone
+      return false;
+  }
+}
+
 Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, RankRange* mine,
                     std::vector<RankRange>* all) {
   const Hints& h = f.tuning;
@@ -48,7 +83,8 @@ Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, R
                     h.per_host,
                     static_cast<int64_t>(use),
                     static_cast<int64_t>(h.striping_unit),
-                    h.double_buffer == Use::kDisable ? 0 : 1};
+                    h.double_buffer == Use::kDisable ? 0 : 1,
+                    f.local_fs ? static_cast<int64_t>(mean_piece(access)) : 0};
   all->resize(static_cast<size_t>(f.comm->size));
   return coll::allgather(mine, kWords, find_datatype(MPI_INT64_T), all->data(), kWords, find_datatype(MPI_INT64_T),
                          f.comm);

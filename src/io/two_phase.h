@@ -46,7 +46,18 @@ struct RankRange {
   int64_t host;    // the lowest world rank on its host
   int64_t cb_buffer_size, cb_nodes, per_host, use, striping_unit;
   int64_t double_buffer;  // 1: ferry_cb_double_buffer enable
+  // The mean length of this process's contiguous pieces of the file (the
+  // first few MiB of its access, adjacent runs joined); 0 where the file
+  // is not on a local file system (collective.cc: large pieces go direct).
+  int64_t local_piece;
 };
+
+// The mean length of the contiguous pieces in the first few MiB of
+// `access` (0 for no bytes), and whether `fd`'s file system is a local one
+// (ext4, XFS, Btrfs, tmpfs, F2FS, ZFS, overlayfs), where no other node
+// shares its locks or caches.
+uint64_t mean_piece(const FlatAccess& access);
+bool on_local_file_system(int fd);
 
 // The plan every process computes alike from all RankRanges.
 struct Plan {
