@@ -6,10 +6,11 @@
 // to move: the Schedule takes the communicator's next collective tag, and
 // the ranks' tags must stay in step.
 //
-// GPU buffers: each entry point first asks coll/device_collectives.h, whose
-// blocking forms run the same function again on host copies of the GPU
-// buffers, and whose other forms refuse them; with no GPU driver loaded that
-// is one branch.
+// GPU buffers: each entry point first asks coll/device_collectives.h, which
+// runs the collective on the GPU buffers themselves or runs the same
+// function again on host copies of them (the nonblocking and persistent
+// forms with the copies as rounds of their schedule); with no GPU driver
+// loaded that is one branch.
 #include "coll/collectives.h"
 
 #include <memory>

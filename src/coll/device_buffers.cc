@@ -12,6 +12,7 @@ namespace {
 
 // What a deferred HostStaging hands on to the schedule its call builds next.
 thread_local std::shared_ptr<StagedBuffers> handed_on;
+thread_local bool staging_alive = false;
 
 Err copy_error(const std::string& text) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", text.c_str()); }
 
@@ -37,15 +38,22 @@ Err StagedBuffers::copy_out() {
   return first;
 }
 
-HostStaging::HostStaging(bool deferred) : state_(std::make_shared<StagedBuffers>()), deferred_(deferred) {
+HostStaging::HostStaging(bool deferred)
+    : state_(std::make_shared<StagedBuffers>()), deferred_(deferred), was_active_(staging_alive) {
+  staging_alive = true;
   if (deferred_) handed_on = state_;
 }
+
+bool HostStaging::active() { return staging_alive; }
 
 std::shared_ptr<StagedBuffers> take_deferred_staging() { return std::move(handed_on); }
 
 void* HostStaging::stage(const void* buffer, MPI_Aint lo, MPI_Aint hi, bool input, bool output) {
   if (!on_gpu(buffer) || hi <= lo) return const_cast<void*>(buffer);
   auto bytes = static_cast<size_t>(hi - lo);
+  // An output goes in too: what the receive type leaves alone in the span
+  // must reach the GPU again unchanged.
+  input = input || output;
   StagedBuffers::Staged s{const_cast<char*>(static_cast<const char*>(buffer)) + lo,
                           static_cast<char*>(std::malloc(bytes)), bytes, input, output};
   state_->buffers_.push_back(s);
@@ -66,6 +74,7 @@ HostStaging::~HostStaging() {
   // Handed on but not taken (the call failed before building a schedule):
   // the next call must not find it.
   if (deferred_ && handed_on == state_) handed_on.reset();
+  staging_alive = was_active_;
 }
 
 ByteSpan span_of(const Datatype* t, int64_t count) {

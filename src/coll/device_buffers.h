@@ -7,11 +7,19 @@
 // elements, device/staging.h), run the same algorithm from the same
 // selection table on the host buffers, copy each GPU output back. MPI_IN_PLACE
 // works unchanged: the receive buffer is then both an input and an output.
-// Reductions, predefined or user-defined, run on the host copies; reduction
-// kernels on the GPU are not written yet (README "GPU buffers").
+// Reductions run on the host copies here (the collectives that can run on
+// their GPU buffers themselves, with GPU kernels, are coll/device_schedule.h's).
+// An output is copied in as well as out: the bytes of its span that the
+// receive type does not cover (holes of a strided type, gaps between
+// v-form blocks) must come back as they were.
 //
-// Cost: two extra copies of the data across PCIe (or NVLink) per call, on
-// top of the host algorithm's own.
+// While a staging lives, the collective it wraps runs as usual
+// (gpu::for_launch answers nothing): a GPU buffer that had nothing to stage
+// (an empty span) reaches the host path, where it moves no bytes, instead
+// of asking to be staged again.
+//
+// Cost: two or three extra copies of the data across PCIe (or NVLink) per
+// call, on top of the host algorithm's own.
 //
 // The nonblocking and persistent forms stage the same way, but the copies
 // are rounds of their schedule: a deferred HostStaging hands its host
@@ -69,19 +77,22 @@ class HostStaging {
   ~HostStaging();
 
   // The pointer to pass for `buffer`, whose significant bytes are
-  // [lo, hi) relative to it: itself for host memory and MPI_IN_PLACE, else
-  // a host copy (copied in first if `input`; copied back by finish() if
-  // `output`).
+  // [lo, hi) relative to it: itself for host memory, MPI_IN_PLACE and an
+  // empty span, else a host copy (copied in first if `input` or `output`;
+  // copied back by finish() if `output`).
   void* stage(const void* buffer, MPI_Aint lo, MPI_Aint hi, bool input, bool output);
   // Copies the outputs back to the GPU. The first failure of a copy (here or
   // in stage) is the result. Deferred: nothing to copy now.
   Err finish();
   bool staged_any() const { return !state_->buffers_.empty(); }
+  // Whether a staging is alive on this thread (above).
+  static bool active();
 
  private:
   std::shared_ptr<StagedBuffers> state_;
   bool deferred_;
   Err error_;
+  bool was_active_;
 };
 
 // The host copies a deferred HostStaging on this thread handed on, once:

@@ -15,6 +15,7 @@
 #include "base/op.h"
 #include "coll/collectives.h"
 #include "coll/count_array.h"
+#include "coll/device_buffers.h"
 #include "coll/device_schedule.h"
 #include "device/device.h"
 
@@ -75,7 +76,8 @@ Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype
 // Where a collective entry point asks the gpu:: function above: std::nullopt
 // (run as usual) when no GPU driver is loaded, or when this call is the
 // inner one of a collective already running on GPU buffers
-// (coll/device_schedule.h), else what `gpu` decides. Each gpu:: function
+// (coll/device_schedule.h) or on host copies of them (coll/device_buffers.h),
+// else what `gpu` decides. Each gpu:: function
 // runs the call on the GPU buffers themselves where it can, in any form
 // (blocking, nonblocking, persistent: the schedule's scratch is GPU memory
 // and nothing must be copied back at completion); otherwise it stages the
@@ -83,7 +85,7 @@ Outcome scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype
 // a request, in the last round of its schedule.
 template <typename Gpu>
 Outcome for_launch(Launch, const void*, const void*, Gpu&& gpu) {
-  if (!device::enabled() || ScratchOnGpu::near() != nullptr) return std::nullopt;
+  if (!device::enabled() || ScratchOnGpu::near() != nullptr || HostStaging::active()) return std::nullopt;
   return gpu();
 }
 

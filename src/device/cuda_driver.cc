@@ -207,29 +207,50 @@ int synchronize_legacy(void* context, int device) {
   return driver.stream_synchronize(nullptr);  // CUstream 0: the legacy default stream (not the _ptsz entry point)
 }
 
-// An event lives in the context of the stream it is made for (which is
-// current while it is recorded and queried: the stream's calls push it).
+// An event and the context of the stream it was made for, current for
+// every call on it (progress may poll from a thread where another context,
+// or none, is current).
+struct Event {
+  CUevent event;
+  CUcontext context;
+};
+
 int event_create(void* stream, void** out) {
   auto* s = static_cast<Stream*>(stream);
   Current current(s->context);
-  CUevent e = nullptr;
-  CUresult r = driver.event_create(&e, CU_EVENT_DISABLE_TIMING);
-  if (r == CUDA_SUCCESS) *out = e;
-  return r;
+  auto* e = new Event{nullptr, s->context};
+  CUresult r = driver.event_create(&e->event, CU_EVENT_DISABLE_TIMING);
+  if (r != CUDA_SUCCESS) {
+    delete e;
+    return r;
+  }
+  *out = e;
+  return CUDA_SUCCESS;
 }
 
 int event_record(void* event, void* stream) {
   auto* s = static_cast<Stream*>(stream);
   Current current(s->context);
-  return driver.event_record(static_cast<CUevent>(event), s->stream);
+  return driver.event_record(static_cast<Event*>(event)->event, s->stream);
 }
 
 int event_query(void* event) {
-  CUresult r = driver.event_query(static_cast<CUevent>(event));
+  auto* e = static_cast<Event*>(event);
+  Current current(e->context);
+  CUresult r = driver.event_query(e->event);
   return r == CUDA_ERROR_NOT_READY ? kNotReady : r;
 }
 
-int event_destroy(void* event) { return driver.event_destroy(static_cast<CUevent>(event)); }
+int event_destroy(void* event) {
+  auto* e = static_cast<Event*>(event);
+  CUresult r;
+  {
+    Current current(e->context);
+    r = driver.event_destroy(e->event);
+  }
+  delete e;
+  return r;
+}
 
 int ipc_get_handle(const void* base, IpcHandle* handle) {
   static_assert(sizeof(IpcHandle) == sizeof(CUipcMemHandle));

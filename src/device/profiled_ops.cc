@@ -25,6 +25,9 @@ constexpr const char* kNames[] = {
     "device_alloc",   "device_free",      "synchronize_legacy", "event_create", "event_record",
     "event_query",    "event_destroy"};
 constexpr int kSlots = sizeof kNames / sizeof kNames[0];
+// Every call of Ops has its slot and name: a member added to Ops must be
+// added here too (and wrapped below).
+static_assert(sizeof(Ops) == sizeof(const char*) + kSlots * sizeof(void (*)()));
 Timing timings[kSlots];
 
 uint64_t now() {

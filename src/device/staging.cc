@@ -119,11 +119,15 @@ std::optional<std::string> copy_start(void* dst, const void* src, size_t n, Pend
   }
   const char* call = "cuMemcpyAsync";
   int code = installed->copy_async(dst, src, n, stream);
-  if (code == 0) {
+  const bool queued = code == 0;
+  if (queued) {
     call = "cuEventRecord";
     code = installed->event_record(event, stream);
   }
   if (code != 0) {
+    // A copy queued without its event must still end before the caller
+    // takes another way (the receive would be written twice).
+    if (queued) installed->stream_synchronize(stream);
     give_event(stream, event);
     return error_text(call, code);
   }

@@ -60,7 +60,7 @@ bool interleaved(const std::vector<RankRange>& ranges) {
 }
 
 // Whether every process with data accesses the file in pieces of at least
-// kDirectPiece, on a local file system. Then each process writes or reads
+// kDirectPiece (io/two_phase.h), on a local file system. Then each process writes or reads
 // its own pieces directly even where they interleave: an aggregator would
 // save one system call per piece (about 1.5 us) at the cost of copying
 // every byte once more between processes (about 0.1-0.2 ns a byte here),
@@ -69,12 +69,11 @@ bool interleaved(const std::vector<RankRange>& ranges) {
 // one aggregator (docs/performance.md). ROMIO's rule stays for network and
 // parallel file systems, whose locks and caches are what aggregation
 // protects, and for small pieces everywhere.
-constexpr int64_t kDirectPiece = 64 << 10;
 bool large_local_pieces(const std::vector<RankRange>& ranges) {
   bool any = false;
   for (const RankRange& r : ranges) {
     if (r.bytes == 0) continue;
-    if (r.local_piece < kDirectPiece) return false;
+    if (static_cast<uint64_t>(r.local_piece) < kDirectPiece) return false;
     any = true;
   }
   return any;

@@ -39,8 +39,8 @@ uint64_t round_up(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * un
 
 uint64_t mean_piece(const FlatAccess& access) {
   // A sample is enough to tell 1 KiB pieces from 256 KiB ones, and bounds
-  // the cost for an access of millions of runs.
-  constexpr uint64_t kSample = uint64_t{4} << 20;
+  // the cost for an access of millions of runs: 64 KiB of it first (at
+  // most 16 Ki runs of 4 bytes), more only while the pieces look long.
   struct Pieces final : type::RunVisitor {
     uint64_t pieces = 0, end = ~uint64_t{0};
     void run(uint64_t offset, uint64_t bytes) override {
@@ -48,9 +48,14 @@ uint64_t mean_piece(const FlatAccess& access) {
       end = offset + bytes;
     }
   } count;
-  const uint64_t sample = std::min(access.bytes(), kSample);
-  access.runs(0, sample, count);
-  return count.pieces == 0 ? 0 : sample / count.pieces;
+  uint64_t counted = 0;
+  for (uint64_t sample : {uint64_t{64} << 10, uint64_t{512} << 10, uint64_t{4} << 20}) {
+    const uint64_t upto = std::min(access.bytes(), sample);
+    access.runs(counted, upto, count);
+    counted = upto;
+    if (counted == access.bytes() || (count.pieces >= 2 && counted / count.pieces < kDirectPiece)) break;
+  }
+  return count.pieces == 0 ? 0 : counted / count.pieces;
 }
 
 bool on_local_file_system(int fd) {
@@ -84,7 +89,7 @@ Err exchange_ranges(File& f, const FlatAccess& access, int64_t flags, Use use, R
                     static_cast<int64_t>(use),
                     static_cast<int64_t>(h.striping_unit),
                     h.double_buffer == Use::kDisable ? 0 : 1,
-                    f.local_fs ? static_cast<int64_t>(mean_piece(access)) : 0};
+                    f.local_fs && use == Use::kAutomatic ? static_cast<int64_t>(mean_piece(access)) : 0};
   all->resize(static_cast<size_t>(f.comm->size));
   return coll::allgather(mine, kWords, find_datatype(MPI_INT64_T), all->data(), kWords, find_datatype(MPI_INT64_T),
                          f.comm);

@@ -56,6 +56,10 @@ struct RankRange {
 // `access` (0 for no bytes), and whether `fd`'s file system is a local one
 // (ext4, XFS, Btrfs, tmpfs, F2FS, ZFS, overlayfs), where no other node
 // shares its locks or caches.
+// Pieces this long or longer, on a local file system, go direct even where
+// the processes interleave (io/collective.cc says why).
+constexpr uint64_t kDirectPiece = uint64_t{64} << 10;
+// (The count stops early once the pieces are clearly shorter than that.)
 uint64_t mean_piece(const FlatAccess& access);
 bool on_local_file_system(int fd);
 

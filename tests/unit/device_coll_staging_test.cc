@@ -244,6 +244,65 @@ TEST_F(CollStagingTest, AlltoallwStagesTheSpanOfBlocksOfDifferentTypesAtByteDisp
   }
 }
 
+TEST_F(CollStagingTest, AGpuBufferWithNothingToMoveRunsOnceOnTheHostPath) {
+  // An empty span is not staged: the collective must not ask to stage it
+  // again (that recursed until the stack ran out), in any form.
+  Communicator comm;
+  comm.handle = MPI_COMM_WORLD;
+  comm.rank = 0;
+  comm.size = 1;
+  const Datatype* t = find_datatype(MPI_INT);
+  void* in = device::model::alloc(64);
+  void* out = device::model::alloc(64);
+  int zero[1] = {0}, at[1] = {0};
+  for (bool nonblocking_form : {false, true}) {
+    Request* r = nullptr;
+    Launch how = nonblocking_form ? nonblocking(&r) : Launch{};
+    gpu::Outcome scanned = gpu::scan(in, out, 0, t, find_op(MPI_SUM), false, &comm, how);
+    ASSERT_TRUE(scanned.has_value());
+    EXPECT_TRUE(scanned->ok()) << scanned->message();
+    if (r != nullptr) requests::release(r);
+    r = nullptr;
+    gpu::Outcome gathered = gpu::gatherv(in, 0, t, out, CountArray(zero), DisplArray(at), t, 0, &comm, how);
+    ASSERT_TRUE(gathered.has_value());
+    EXPECT_TRUE(gathered->ok()) << gathered->message();
+    if (r != nullptr) requests::release(r);
+  }
+  EXPECT_FALSE(HostStaging::active());
+  device::model::free(in);
+  device::model::free(out);
+}
+
+TEST_F(CollStagingTest, TheHolesOfAStagedReceiveTypeKeepTheirBytes) {
+  // A gather into every other int of a GPU buffer: the ints between are
+  // not the receive's, blocking or nonblocking.
+  Communicator comm;
+  comm.handle = MPI_COMM_WORLD;
+  comm.rank = 0;
+  comm.size = 1;
+  const Datatype* t = find_datatype(MPI_INT);
+  const Datatype* every_other = nullptr;
+  ASSERT_TRUE(datatypes::vector(4, 1, 2, *t, &every_other).ok());
+  datatypes::commit(every_other);
+  for (bool nonblocking_form : {false, true}) {
+    void* in = device::model::alloc(4 * sizeof(int));
+    void* out = device::model::alloc(8 * sizeof(int));
+    std::vector<int> data = {1, 2, 3, 4}, before(8, -7);
+    device::model::write(in, data.data(), 4 * sizeof(int));
+    device::model::write(out, before.data(), 8 * sizeof(int));
+    Request* r = nullptr;
+    Launch how = nonblocking_form ? nonblocking(&r) : Launch{};
+    gpu::Outcome done = gpu::gather(in, 4, t, out, 1, every_other, 0, &comm, how);
+    ASSERT_TRUE(done.has_value() && done->ok());
+    if (r != nullptr) requests::release(r);
+    // The span ends at the last int received: the 8th int is outside it.
+    EXPECT_EQ(gpu_ints(out, 8), (std::vector<int>{1, -7, 2, -7, 3, -7, 4, -7})) << nonblocking_form;
+    device::model::free(in);
+    device::model::free(out);
+  }
+  datatypes::release(every_other);
+}
+
 TEST_F(CollStagingTest, AStagingNotTakenByASchedulePassesToNoLaterCall) {
   {
     HostStaging st(/*deferred=*/true);

@@ -16,12 +16,14 @@
 // (in place only: see phase 1) is one segment, not a block. (Reduction does not yet overlap the next
 // segment's transfer: a Schedule round finishes its messages before its
 // local work; so on a latency-bound host fewer, larger segments win.)
-// A block is cut into at most FERRY_COLL_MAX_SEGMENTS segments, larger ones
-// if need be: on GPU buffers each round has a fixed cost of 15-50 us (a
-// stream wait, a copy and a kernel, each waited for), which 256 KiB
-// segments of a 64 MiB vector paid 256 times (docs/performance.md). Both
-// bounds depend only on the vector's size and the ranks, so every rank cuts
-// alike without asking the others where their buffers are.
+// Without MPI_IN_PLACE a block is cut into at most FERRY_COLL_MAX_SEGMENTS
+// segments, larger ones if need be: on GPU buffers each round has a fixed
+// cost of 15-50 us (a stream wait, a copy and a kernel, each waited for),
+// which 256 KiB segments of a 64 MiB vector paid 256 times
+// (docs/performance.md). In place a segment is the scratch too, and keeps
+// its FERRY_COLL_SEGMENT_SIZE. Both bounds depend only on the vector's
+// size, the ranks and MPI_IN_PLACE (which every rank passes alike), so
+// every rank cuts alike without asking where the others' buffers are.
 //
 // Order and bits: block b is combined starting at rank b+1 and wrapping
 // around, not in rank order, so the selection table keeps non-commutative
@@ -44,8 +46,11 @@ void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count c
   const int left = (rank - 1 + p) % p;
   const Blocks blocks{static_cast<size_t>(count), static_cast<size_t>(p)};
   // Elements per segment: at least one, a segment's worth, or more where
-  // the block would otherwise be cut into more than the most segments.
-  const size_t max_segments = pipeline_max_segments();
+  // the block would otherwise be cut into more than the most segments. In
+  // place the segment is also the scratch, so it keeps its size there
+  // (MPI_IN_PLACE is given on every rank, so every rank cuts alike).
+  const bool in_place = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf;
+  const size_t max_segments = in_place ? 0 : pipeline_max_segments();
   size_t per_segment = std::max<size_t>(1, pipeline_segment_bytes() / std::max<size_t>(1, type->size));
   if (max_segments > 0) per_segment = std::max(per_segment, (blocks.size(0) + max_segments - 1) / max_segments);
   const size_t segments = (blocks.size(0) + per_segment - 1) / per_segment;
@@ -70,7 +75,6 @@ void allreduce_ring(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count c
   // operation allows; IEEE addition and multiplication give the same bits
   // either way.) In place, the own input is in recvbuf already, so the
   // partial lands in one segment of scratch and is added to it.
-  const bool in_place = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf;
   void* in = in_place ? temp_buffer(s, std::min(per_segment, blocks.size(0)), type) : nullptr;
   for (int k = 0; k < p - 1; ++k) {
     size_t out_block = block_of(rank - k), in_block = block_of(rank - k - 1);

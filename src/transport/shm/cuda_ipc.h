@@ -55,8 +55,9 @@ class CudaIpc {
   // kUnsupported when it cannot (nothing copied).
   Started read(OneSided* op);
   // Ends the copies that have finished, in the order they started (one
-  // stream runs them in that order), calling each one's on_done; returns
-  // how many ended.
+  // stream per GPU runs them in that order; across GPUs a slow copy holds
+  // back the report of later ones, nothing more), calling each one's
+  // on_done; returns how many ended.
   int progress();
   // Whether a copy is under way (the process must not sleep: nothing but
   // polling would notice it end).
@@ -82,6 +83,10 @@ class CudaIpc {
     device::staging::PendingCopy copy;
   };
   static constexpr size_t kMaxInFlight = 64;
+  // The IPC cache closes its least recently used mapping when full; the
+  // mappings of copies under way are among the kMaxInFlight most recently
+  // used, so that is never one of them.
+  static_assert(kMaxInFlight < device::IpcCache::kMaxMappings);
   InFlight in_flight_ops_[kMaxInFlight];
   size_t oldest_ = 0;
   size_t in_flight_ = 0;
