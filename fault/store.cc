@@ -104,9 +104,13 @@ Status Store::seal_rank(int64_t epoch, int rank, std::vector<FileEntry>* files) 
   return {};
 }
 
-Status Store::publish(const Manifest& manifest) const {
+Status Store::sync_root() const { return sync_path(root_); }
+
+Status Store::publish(const Manifest& manifest, Root root) const {
+  // write_atomically ends with the fsync of the epoch directory: the
+  // manifest's entry and, in the same call, every rank.<r> entry.
   if (Status s = write_atomically(manifest_path(manifest.epoch), manifest.format())) return s;
-  return sync_path(root_);
+  return root == Root::kSync ? sync_root() : Status();
 }
 
 Status Store::read_manifest(int64_t epoch, Manifest* manifest) const {
