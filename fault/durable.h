@@ -20,7 +20,7 @@ Status sync_path(const std::string& path);
 Status sync_data(const std::string& path);
 
 // Asks the kernel to start writing `bytes` of an open file's dirty pages
-// from `offset` back now, without waiting for them (Linux
+// from `offset` (0 bytes: to the end) back now, without waiting for them (Linux
 // sync_file_range(2) SYNC_FILE_RANGE_WRITE); a later sync_data() or
 // sync_path() still decides durability. A hint: failures are ignored, and
 // elsewhere than Linux it does nothing.

@@ -3,16 +3,21 @@
 // disk and the CPU working at once. The commit must read the data back for
 // its CRC-32C anyway; the schedule makes that read cost no time of its own.
 //
-// Schedule, the files in order, each in chunks of kSealChunkBytes:
-//   Phase 1, each chunk: queue its writeback (sync_file_range(2)
-//     SYNC_FILE_RANGE_WRITE), then checksum it from the page cache while
-//     the disk writes it. Chunk j+1 is queued as soon as chunk j is
-//     checksummed (file k+1's first right after file k's last), so the disk
-//     is never idle waiting for the CPU.
-//   Phase 2, each file: fdatasync, which by now only waits for writeback
+// Schedule:
+//   Phase 1, each file in turn: its writeback queued, whole (sync_file_range(2)
+//     SYNC_FILE_RANGE_WRITE: it only submits the pages, and blocks only while
+//     the device queue is full, when the disk is busy anyway).
+//   Phase 2, each file in the same order: its CRC-32C read from the page
+//     cache while the disk writes it and the files after it.
+//   Phase 3, each file: fdatasync, which by now mostly waits for writeback
 //     already under way. fdatasync, not fsync: a reader needs the data and
 //     the size that finds it, not the timestamps.
-//   Phase 3, each directory: fsync, so that the new entries are durable.
+//   Phase 4, each directory: fsync, so that the new entries are durable.
+// Queuing everything before the first checksum keeps the disk busy while
+// this rank is off the CPU (4 ranks on 2 cores here). Queuing chunk by chunk
+// just before each chunk's checksum was tried (8 MiB chunks): no different
+// in 40 alternating runs at 4 x 64 MiB (docs/performance.md), and in theory
+// worse when the CPU is short, since the disk then waits for the checksums.
 //
 // Cost over a plain write + fsync of the same bytes: one read of them from
 // the page cache (4-5 ms of CPU per 64 MiB with the hardware CRC-32C,
@@ -27,10 +32,6 @@
 #include "fault/status.h"
 
 namespace ferry::fault {
-
-// Large enough that the sync_file_range calls cost nothing next to the
-// checksum, small enough that the first chunk reaches the disk at once.
-constexpr uint64_t kSealChunkBytes = 8u << 20;
 
 // `files` name paths relative to `dir` (rank and path set); their size and
 // crc are filled in. `directories` are synced after every file.

@@ -12,7 +12,6 @@
 
 #include "fault/crc32c.h"
 #include "fault/durable.h"
-#include "fault/seal.h"
 #include "fault/store.h"
 
 namespace fs = std::filesystem;
@@ -159,13 +158,12 @@ TEST_F(StoreTest, PruneKeepsTheNewestCompleteEpochs) {
   EXPECT_EQ(s.epochs(), (std::vector<int64_t>{4}));
 }
 
-// The seal reads files in chunks (fault/seal.h): one of more than two
-// chunks and an odd tail, and an empty one, get the checksum and size of
-// their bytes.
-TEST_F(StoreTest, SealChecksumsFilesLargerThanAChunk) {
+// The seal (fault/seal.h): a file of several read blocks and an odd tail,
+// and an empty one, get the checksum and size of their bytes.
+TEST_F(StoreTest, SealChecksumsLargeAndEmptyFiles) {
   Store s(root_);
   ASSERT_TRUE(s.prepare_rank(0, 0).ok());
-  std::string big(2 * ferry::fault::kSealChunkBytes + 12345, '\0');
+  std::string big((3u << 20) + 12345, '\0');
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131 + (i >> 20));
   write(s.rank_dir(0, 0) + "/big.bin", big);
   write(s.rank_dir(0, 0) + "/empty", "");
