@@ -121,25 +121,15 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 void remove_in_background(std::vector<std::string> paths) {
   std::lock_guard<std::mutex> hold(remover_mutex);
+  // The last removal must be over before another starts: a commit that
+  // finds it still running waits (a real program computes between
+  // checkpoints, so it rarely does), which keeps at most one epoch's
+  // blocks waiting to be freed however fast checkpoints come.
+  join_remover_locked();
   if (paths.empty()) return;
-  // The new remover waits for the one before it, not the commit: two never
-  // compete for the disk, a path listed again (a retired epoch still being
-  // removed) goes once, and a slow removal of the last epoch does not hold
-  // up this commit's return. Joining the last joins them all.
-  std::thread* previous = remover;
-  auto work = [previous, paths = std::move(paths)] {
-    if (previous != nullptr) {
-      previous->join();
-      delete previous;
-    }
+  remover = new std::thread([paths = std::move(paths)] {
     for (const std::string& p : paths) (void)fault::remove_tree(p);
-  };
-  try {
-    remover = new std::thread(work);
-  } catch (const std::system_error&) {
-    remover = nullptr;
-    work();  // no thread to be had: here and now
-  }
+  });
 }
 
 void finish_background_work() {
