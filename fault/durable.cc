@@ -9,27 +9,34 @@
 
 namespace ferry::fault {
 
-Status sync_path(const std::string& path) {
+namespace {
+
+Status sync_by_path(const std::string& path, int (*sync)(int), const char* what) {
   // O_RDONLY works for directories too; fsync on such a descriptor flushes
   // the directory's entries (Linux, and POSIX with _POSIX_SYNCHRONIZED_IO).
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::from_errno("cannot open", path);
   int rc;
-  do rc = ::fsync(fd);
+  do rc = sync(fd);
   while (rc != 0 && errno == EINTR);
-  Status s = rc == 0 ? Status() : Status::from_errno("cannot fsync", path);
+  Status s = rc == 0 ? Status() : Status::from_errno(what, path);
   ::close(fd);
   return s;
 }
 
-void start_writeback(const std::string& path) {
+}  // namespace
+
+Status sync_path(const std::string& path) { return sync_by_path(path, ::fsync, "cannot fsync"); }
+
+Status sync_data(const std::string& path) { return sync_by_path(path, ::fdatasync, "cannot fdatasync"); }
+
+void start_writeback(int fd, uint64_t offset, uint64_t bytes) {
 #if defined(__linux__)
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-  ::close(fd);
+  (void)::sync_file_range(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes), SYNC_FILE_RANGE_WRITE);
 #else
-  (void)path;
+  (void)fd;
+  (void)offset;
+  (void)bytes;
 #endif
 }
 
@@ -53,9 +60,10 @@ Status write_atomically(const std::string& path, const char* data, size_t size) 
     }
     done += static_cast<size_t>(n);
   }
-  // Phase 1: the bytes are on disk before any name points at them.
-  if (::fsync(fd) != 0) {
-    Status s = Status::from_errno("cannot fsync", temporary);
+  // Phase 1: the bytes are on disk before any name points at them
+  // (fdatasync: with the size that finds them; the timestamps may wait).
+  if (::fdatasync(fd) != 0) {
+    Status s = Status::from_errno("cannot fdatasync", temporary);
     ::close(fd);
     ::unlink(temporary.c_str());
     return s;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "fault/status.h"
@@ -14,12 +15,18 @@ namespace ferry::fault {
 // fsync(2) of a file or a directory by path.
 Status sync_path(const std::string& path);
 
-// Asks the kernel to start writing a file's dirty pages back now, without
-// waiting (Linux sync_file_range(2)); a later sync_path() still decides
-// durability. A hint: failures are ignored.
-void start_writeback(const std::string& path);
+// fdatasync(2) of a file by path: its data and the metadata needed to read
+// it back (the size, where its blocks are), not its timestamps.
+Status sync_data(const std::string& path);
 
-// Writes `text` to `<path>.tmp`, fsyncs it, renames it to `path` and fsyncs
+// Asks the kernel to start writing `bytes` of an open file's dirty pages
+// from `offset` (0 bytes: to the end) back now, without waiting for them (Linux
+// sync_file_range(2) SYNC_FILE_RANGE_WRITE); a later sync_data() or
+// sync_path() still decides durability. A hint: failures are ignored, and
+// elsewhere than Linux it does nothing.
+void start_writeback(int fd, uint64_t offset, uint64_t bytes);
+
+// Writes `text` to `<path>.tmp`, fdatasyncs it, renames it to `path` and fsyncs
 // the parent directory. On failure `path` is as it was (absent or old).
 Status write_atomically(const std::string& path, const std::string& text);
 Status write_atomically(const std::string& path, const char* data, size_t size);

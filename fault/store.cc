@@ -12,6 +12,7 @@
 
 #include "fault/crc32c.h"
 #include "fault/durable.h"
+#include "fault/seal.h"
 
 namespace fs = std::filesystem;
 
@@ -94,27 +95,22 @@ Status Store::seal_rank(int64_t epoch, int rank, std::vector<FileEntry>* files) 
     found.push_back(std::move(f));
   }
   if (ec) return Status::failure("cannot list " + dir.string() + ": " + ec.message());
-  // The disk writes and the checksums overlap: writeback of every file is
-  // started first, the checksums are read from the page cache meanwhile,
-  // and the fsyncs then mostly find the data already written.
-  for (const FileEntry& f : found) start_writeback(dir.string() + "/" + f.path);
-  for (FileEntry& f : found) {
-    const std::string path = dir.string() + "/" + f.path;
-    if (Status s = crc32c_file(path, &f.crc, &f.size)) return s;
-    if (Status s = sync_path(path)) return s;
-  }
-  // New entries are durable only once their directories are synced; the
-  // epoch directory itself is synced by publish().
-  for (const std::string& d : directories)
-    if (Status s = sync_path(d)) return s;
+  // The checksums overlap the disk's writes (fault/seal.h). New entries are
+  // durable only once their directories are synced; the rank directory's
+  // own entry, in the epoch directory, is synced by publish().
+  if (Status s = seal_files(dir.string(), &found, directories)) return s;
   std::sort(found.begin(), found.end(), [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
   *files = std::move(found);
   return {};
 }
 
-Status Store::publish(const Manifest& manifest) const {
+Status Store::sync_root() const { return sync_path(root_); }
+
+Status Store::publish(const Manifest& manifest, Root root) const {
+  // write_atomically ends with the fsync of the epoch directory: the
+  // manifest's entry and, in the same call, every rank.<r> entry.
   if (Status s = write_atomically(manifest_path(manifest.epoch), manifest.format())) return s;
-  return sync_path(root_);
+  return root == Root::kSync ? sync_root() : Status();
 }
 
 Status Store::read_manifest(int64_t epoch, Manifest* manifest) const {

@@ -43,10 +43,18 @@ class Store {
   // Writer, phase 1 end (each rank): fsyncs every file and directory the
   // hooks left in the rank's directory and lists them with size and CRC-32C.
   Status seal_rank(int64_t epoch, int rank, std::vector<FileEntry>* files) const;
+  // Writer, any time after the epoch directory was made and before the
+  // commit returns (the process that publishes): makes the epoch
+  // directory's own entry in the root durable. Done beside phase 1, it costs
+  // the commit nothing; lost in a crash before publish() ends, it loses an
+  // epoch that had no manifest yet, so the previous one stays the latest.
+  Status sync_root() const;
   // Writer, phase 2 (one process, after every rank sealed): the manifest,
-  // written beside, fsynced and renamed into place; then the root is fsynced
-  // so that the epoch's own directory entry is durable too.
-  Status publish(const Manifest& manifest) const;
+  // written beside, fdatasynced and renamed into place, and the epoch
+  // directory synced (its MANIFEST and rank.<r> entries). With
+  // Root::kSync the root is synced last, as sync_root() would.
+  enum class Root { kSync, kAlreadySynced };
+  Status publish(const Manifest& manifest, Root root = Root::kSync) const;
 
   // Reader: the parsed manifest of an epoch.
   Status read_manifest(int64_t epoch, Manifest* manifest) const;

@@ -2,9 +2,13 @@
 // runtime/checkpoint.h, on the store of fault/store.h.
 #include "runtime/checkpoint.h"
 
+#include <chrono>
 #include <cstdio>
+#include <future>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -86,10 +90,41 @@ void join_remover_locked() {
   remover = nullptr;
 }
 
+// The root's fsync (fault/store.h sync_root) on a helper thread of rank 0,
+// started once the epoch directory exists and waited for before the
+// manifest: it overlaps the hooks' writes instead of following the publish.
+class RootSync {
+ public:
+  explicit RootSync(const fault::Store& store) : store_(store) {
+    try {
+      done_ = std::async(std::launch::async, [this] { return store_.sync_root(); });
+    } catch (const std::system_error&) {
+      // No thread to be had: publish() syncs the root itself.
+    }
+  }
+  // What publish() still has to do, having waited for the thread's outcome.
+  fault::Status wait(fault::Store::Root* root) {
+    *root = done_.valid() ? fault::Store::Root::kAlreadySynced : fault::Store::Root::kSync;
+    return done_.valid() ? done_.get() : fault::Status();
+  }
+
+ private:
+  const fault::Store& store_;
+  std::future<fault::Status> done_;  // its destructor waits, on every path out
+};
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
 }  // namespace
 
 void remove_in_background(std::vector<std::string> paths) {
   std::lock_guard<std::mutex> hold(remover_mutex);
+  // The last removal must be over before another starts: a commit that
+  // finds it still running waits (a real program computes between
+  // checkpoints, so it rarely does), which keeps at most one epoch's
+  // blocks waiting to be freed however fast checkpoints come.
   join_remover_locked();
   if (paths.empty()) return;
   remover = new std::thread([paths = std::move(paths)] {
@@ -118,6 +153,7 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
   bool partnered = false;
   if (Err e = copies::redundancy(&partnered)) return e;
   if (partnered) return take_partnered(c, handle, epoch_out);
+  const auto began = std::chrono::steady_clock::now();
   const std::string root = config::value("FERRY_CHECKPOINT_DIR");
   const int64_t keep = config::integer("FERRY_CHECKPOINT_KEEP");
   fault::Store store(root);
@@ -143,12 +179,17 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
   }
 
   // Phase 1: the hooks write in this rank's directory; what they wrote is
-  // fsynced and checksummed.
+  // fsynced and checksummed (fault/seal.h). Rank 0 syncs the root beside it.
+  std::optional<RootSync> root_sync;
+  if (c->rank == 0) root_sync.emplace(store);
+  const double cut_ms = ms_since(began);
   std::vector<fault::FileEntry> files;
   const std::string dir = store.rank_dir(epoch, c->rank);
   Err wrote = from_status(store.prepare_rank(epoch, c->rank));
   if (wrote.ok()) wrote = checkpoint_hooks::run_save(handle, dir);
+  const double hooks_ms = ms_since(began);
   if (wrote.ok()) wrote = from_status(store.seal_rank(epoch, c->rank, &files));
+  const double sealed_ms = ms_since(began);
   if (Err e = agree(c, std::move(wrote))) {
     // Every rank has stopped writing: the unfinished epoch can go. Left
     // behind, it would only be skipped (it has no manifest).
@@ -162,9 +203,12 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
   manifest.job_size = c->size;
   std::string all_files;
   Err published = gather_files(c, fault::Manifest::format_files(files), &all_files);
+  const double gathered_ms = ms_since(began);
   if (published.ok() && c->rank == 0) {
-    published = from_status(fault::Manifest::parse_files(all_files, &manifest.files));
-    if (published.ok()) published = from_status(store.publish(manifest));
+    fault::Store::Root root_left = fault::Store::Root::kSync;
+    published = from_status(root_sync->wait(&root_left));
+    if (published.ok()) published = from_status(fault::Manifest::parse_files(all_files, &manifest.files));
+    if (published.ok()) published = from_status(store.publish(manifest, root_left));
     if (!published.ok()) {
       (void)fault::remove_tree(store.epoch_dir(epoch));
     } else {
@@ -175,13 +219,16 @@ Err take(Communicator* c, MPI_Comm handle, int* epoch_out) {
       remove_in_background(std::move(retired));
     }
   }
+  const double published_ms = ms_since(began);
   if (Err e = agree(c, std::move(published))) return e;
   if (c->rank == 0 && debug::on(debug::kCheckpoint)) {
     uint64_t bytes = 0;
     for (const fault::FileEntry& f : manifest.files) bytes += f.size;
-    FERRY_DEBUG(kCheckpoint, "epoch %lld committed: %zu files, %llu bytes from %d ranks in %s",
+    // Times since the call began, on rank 0: where a slow commit went.
+    FERRY_DEBUG(kCheckpoint, "epoch %lld committed: %zu files, %llu bytes from %d ranks in %s (ms: cut %.1f, hooks "
+                "%.1f, sealed %.1f, all sealed and gathered %.1f, published %.1f, agreed %.1f)",
                 static_cast<long long>(epoch), manifest.files.size(), static_cast<unsigned long long>(bytes),
-                c->size, root.c_str());
+                c->size, root.c_str(), cut_ms, hooks_ms, sealed_ms, gathered_ms, published_ms, ms_since(began));
   }
   pmi::clear_checkpoint_request();
   tool::note_checkpoint_committed(static_cast<int>(epoch), c->size);

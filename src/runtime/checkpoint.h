@@ -5,13 +5,16 @@
 //   0. a consistent cut: no operation may be in flight on the communicator
 //      (else the state the hooks save and the messages in flight disagree);
 //   1. every rank runs the save hooks in its own directory of the new epoch,
-//      then fsyncs and checksums what they wrote;
+//      then seals what they wrote (fault/seal.h: checksums read from the
+//      page cache while the disk writes, fdatasync, fsync of directories);
+//      rank 0 fsyncs the store's root beside it, on a helper thread;
 //   2. only if every rank succeeded does rank 0 collect the file lists and
-//      publish the manifest (atomic rename, fsync of the directory).
+//      publish the manifest (atomic rename, fsync of the epoch directory).
 // A failure anywhere leaves the previous epoch the latest and returns the
-// same error (naming the failing rank) on every rank. Cost: the hooks' own
-// writes, one fsync per file, one read for the checksum (from the page
-// cache), and four small collectives.
+// same error (naming the failing rank) on every rank. Cost over writing the
+// same bytes with write + fsync: one read for the checksum (overlapping the
+// disk's writes), one fsync per directory, the manifest's two fsyncs, and
+// four small collectives.
 #pragma once
 
 #include <cstdint>

@@ -1,24 +1,20 @@
 #include "runtime/checkpoint_copies.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <set>
+#include <cstdio>
+#include <memory>
+#include <optional>
 
 #include "base/datatype.h"
 #include "base/request.h"
 #include "coll/collectives.h"
 #include "common/config.h"
 #include "common/debug.h"
-#include "fault/crc32c.h"
 #include "fault/durable.h"
 #include "fault/partner.h"
 #include "p2p/message_batch.h"
 #include "progress/progress.h"
+#include "runtime/checkpoint_stream.h"
 #include "runtime/runtime.h"
 
 namespace ferry::runtime::checkpoint::copies {
@@ -54,88 +50,28 @@ class Round {
   p2p::MessageBatch batch_;
 };
 
-// Reads exactly `size` bytes of `path` into `into`; a file of another size
-// is refused (it changed since it was sealed or verified).
-fault::Status read_exactly(const std::string& path, char* into, uint64_t size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fault::Status::from_errno("cannot open", path);
-  uint64_t done = 0;
-  char probe = 0;
-  for (;;) {
-    // The last read asks for one byte more than expected: it must find the end.
-    ssize_t got = done < size ? ::read(fd, into + done, size - done) : ::read(fd, &probe, 1);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      fault::Status s = fault::Status::from_errno("cannot read", path);
-      ::close(fd);
-      return s;
-    }
-    if (got == 0 || done >= size) {
-      ::close(fd);
-      if (done == size && got == 0) return {};
-      return fault::Status::failure(path + ": its size changed since it was checked");
-    }
-    done += static_cast<uint64_t>(got);
-  }
+// The last round after the streams: whether each source read its files
+// whole. A sink whose source failed received zeros from that point; it
+// says nothing (*source_failed), the source's rank says why.
+Err exchange_source_outcomes(Communicator* c, const std::vector<Outgoing>& out, const std::vector<Incoming>& in,
+                             std::vector<int64_t>* source_failed) {
+  std::vector<int64_t> mine(out.size());
+  for (size_t i = 0; i < out.size(); ++i) mine[i] = out[i].source->status().ok() ? 0 : 1;
+  source_failed->assign(in.size(), 0);
+  Round outcomes(c, c->next_collective_tag());
+  for (size_t i = 0; i < in.size(); ++i) outcomes.recv(&(*source_failed)[i], sizeof(int64_t), in[i].source);
+  for (size_t i = 0; i < out.size(); ++i) outcomes.send(&mine[i], sizeof(int64_t), out[i].dest);
+  return outcomes.wait();
 }
 
-// One rank's files as a message: their `file` lines, then their bytes.
-// *header_bytes says where the bytes start. Each file must still have the
-// checksum it was sealed with (a hook's thread may not touch it after).
-fault::Status pack(const std::string& dir, const std::vector<fault::FileEntry>& files, std::string* message,
-                   uint64_t* header_bytes) {
-  *message = fault::Manifest::format_files(files);
-  *header_bytes = message->size();
-  uint64_t total = *header_bytes;
-  for (const fault::FileEntry& f : files) total += f.size;
-  message->resize(total);  // read in place: no copy, no regrowth
-  uint64_t at = *header_bytes;
-  for (const fault::FileEntry& f : files) {
-    const std::string path = dir + "/" + f.path;
-    if (fault::Status s = read_exactly(path, message->data() + at, f.size)) return s;
-    if (fault::crc32c(0, message->data() + at, f.size) != f.crc)
-      return fault::Status::failure(path + ": CRC-32C changed since it was checked");
-    at += f.size;
-  }
-  return {};
-}
-
-// The other side: checks each file's CRC-32C and writes it under `dir`
-// (emptied first), durably; `dir`'s own entry and its parents' are synced.
-fault::Status unpack(const std::string& message, uint64_t header_bytes, const std::string& dir) {
-  std::vector<fault::FileEntry> files;
-  if (header_bytes > message.size()) return fault::Status::failure("a partner copy message is torn");
-  if (fault::Status s = fault::Manifest::parse_files(message.substr(0, header_bytes), &files))
-    return fault::Status::failure("a partner copy's file list: " + s.message());
-  if (fault::Status s = fault::remove_tree(dir)) return s;
-  if (fault::Status s = fault::make_directories(dir)) return s;
-  std::set<std::string> directories;
-  uint64_t at = header_bytes;
-  for (const fault::FileEntry& f : files) {
-    const std::filesystem::path relative(f.path);
-    if (relative.is_absolute() || std::find(relative.begin(), relative.end(), "..") != relative.end())
-      return fault::Status::failure("a partner copy names a file outside its directory: " + f.path);
-    if (f.size > message.size() - at) return fault::Status::failure("a partner copy message is torn");
-    if (fault::crc32c(0, message.data() + at, f.size) != f.crc)
-      return fault::Status::failure(f.path + ": CRC-32C of the partner copy differs (damaged in transit)");
-    const std::string path = dir + "/" + f.path;
-    const std::string parent = std::filesystem::path(path).parent_path().string();
-    if (fault::Status s = fault::make_directories(parent)) return s;
-    if (fault::Status s = fault::write_atomically(path, message.data() + at, f.size)) return s;
-    // Each directory between the file and `dir` holds a new entry.
-    for (std::filesystem::path d = parent; d.string().size() > dir.size(); d = d.parent_path())
-      directories.insert(d.string());
-    at += f.size;
-  }
-  // New subdirectories are durable once their parents are synced, up to
-  // the epoch directory (whose own entry the manifest's publish syncs).
-  directories.insert(dir);
-  const std::filesystem::path above = std::filesystem::path(dir).parent_path();
-  directories.insert(above.string());
-  directories.insert(above.parent_path().string());
-  for (const std::string& d : directories)
-    if (fault::Status s = fault::sync_path(d)) return s;
-  return {};
+void note_streams(const char* what, const std::vector<Outgoing>& out, const std::vector<Incoming>& in,
+                  uint64_t most_buffered) {
+  if (!debug::on(debug::kCheckpoint)) return;
+  uint64_t total = 0;
+  for (const Outgoing& o : out) total += o.source->total_bytes();
+  for (const Incoming& i : in) total += i.sink->total_bytes();
+  FERRY_DEBUG(kCheckpoint, "%s: %zu out, %zu in, %llu bytes, at most %llu bytes held in pieces", what, out.size(),
+              in.size(), static_cast<unsigned long long>(total), static_cast<unsigned long long>(most_buffered));
 }
 
 }  // namespace
@@ -174,16 +110,12 @@ Err send_to_partners(Communicator* c, const Layout& l, const fault::Store& store
   for (int q = 0; q < c->size; ++q)
     if (l.partner[q] == c->rank) senders.push_back(q);
   // Round 1: sizes (header bytes, total bytes; -1: nothing comes).
-  std::string message;
+  std::optional<FileSource> mine;
   int64_t out_words[2] = {-1, 0};
-  Err packed;
   if (sealed) {
-    uint64_t header = 0;
-    packed = from_status(pack(store.rank_dir(epoch, c->rank), files, &message, &header));
-    if (packed.ok()) {
-      out_words[0] = static_cast<int64_t>(header);
-      out_words[1] = static_cast<int64_t>(message.size());
-    }
+    mine.emplace(store.rank_dir(epoch, c->rank), files);
+    out_words[0] = static_cast<int64_t>(mine->header_bytes());
+    out_words[1] = static_cast<int64_t>(mine->total_bytes());
   }
   std::vector<int64_t> in_words(2 * senders.size());
   Round sizes(c, c->next_collective_tag());
@@ -191,24 +123,31 @@ Err send_to_partners(Communicator* c, const Layout& l, const fault::Store& store
   sizes.send(out_words, sizeof out_words, l.partner[c->rank]);
   if (Err e = sizes.wait()) return e;
 
-  // Round 2: the files.
-  std::vector<std::string> copies(senders.size());
-  Round bytes(c, c->next_collective_tag());
-  for (size_t i = 0; i < senders.size(); ++i)
-    if (in_words[2 * i] >= 0) {
-      copies[i].resize(static_cast<size_t>(in_words[2 * i + 1]));
-      bytes.recv(copies[i].data(), copies[i].size(), senders[i]);
-    }
-  if (out_words[0] >= 0) bytes.send(message.data(), message.size(), l.partner[c->rank]);
-  if (Err e = bytes.wait()) return e;
-
-  // The copies this rank holds, checked and made durable.
+  // Round 2 on: the files, piece by piece, each copy written as it comes.
+  std::vector<Outgoing> out;
+  if (mine) out.push_back({l.partner[c->rank], &*mine});
+  std::vector<std::unique_ptr<FileSink>> sinks;
+  std::vector<Incoming> in;
   for (size_t i = 0; i < senders.size(); ++i) {
     if (in_words[2 * i] < 0) continue;  // that rank failed: the epoch will not commit
-    if (fault::Status s = unpack(copies[i], static_cast<uint64_t>(in_words[2 * i]), store.partner_dir(epoch, senders[i])))
-      return fail(MPI_ERR_IO, "the copy of rank %d's files: %s", senders[i], s.message().c_str());
+    sinks.push_back(std::make_unique<FileSink>(store.partner_dir(epoch, senders[i]),
+                                               static_cast<uint64_t>(in_words[2 * i]),
+                                               static_cast<uint64_t>(in_words[2 * i + 1])));
+    in.push_back({senders[i], sinks.back().get()});
   }
-  return packed;
+  uint64_t most_buffered = 0;
+  if (Err e = move_streams(c, c->next_collective_tag(), out, in, &most_buffered)) return e;
+  std::vector<int64_t> source_failed;
+  if (Err e = exchange_source_outcomes(c, out, in, &source_failed)) return e;
+  note_streams("partner copies", out, in, most_buffered);
+
+  // The copies this rank holds, checked and made durable.
+  for (size_t i = 0; i < in.size(); ++i) {
+    fault::Status s = in[i].sink->finish();
+    if (!s.ok() && !source_failed[i])
+      return fail(MPI_ERR_IO, "the copy of rank %d's files: %s", in[i].source, s.message().c_str());
+  }
+  return mine ? from_status(mine->status()) : Err();
 }
 
 Err recover_from_partners(Communicator* c, const Layout& l, const fault::Store& store, const fault::Manifest& m) {
@@ -228,23 +167,24 @@ Err recover_from_partners(Communicator* c, const Layout& l, const fault::Store& 
   std::vector<int> needy;
   for (int q = 0; q < c->size; ++q)
     if (!intact[q] && m.copy_of(q)->partner == c->rank) needy.push_back(q);
-  std::vector<std::string> messages(needy.size());
+  std::vector<std::unique_ptr<FileSource>> sources(needy.size());
+  std::vector<std::string> reasons(needy.size());
   std::vector<int64_t> out_words(2 * needy.size());
   for (size_t i = 0; i < needy.size(); ++i) {
     const std::string dir = store.partner_dir(epoch, needy[i]);
     std::vector<fault::FileEntry> files;
     for (const fault::FileEntry& f : m.files)
       if (f.rank == needy[i]) files.push_back(f);
-    uint64_t header = 0;
     fault::Status s = fault::Store::verify_in(m, needy[i], dir);
-    if (s.ok()) s = pack(dir, files, &messages[i], &header);
     if (s.ok()) {
-      out_words[2 * i] = static_cast<int64_t>(header);
+      sources[i] = std::make_unique<FileSource>(dir, files);
+      out_words[2 * i] = static_cast<int64_t>(sources[i]->header_bytes());
+      out_words[2 * i + 1] = static_cast<int64_t>(sources[i]->total_bytes());
     } else {
-      messages[i] = s.message();
+      reasons[i] = s.message();
       out_words[2 * i] = -1;
+      out_words[2 * i + 1] = static_cast<int64_t>(reasons[i].size());
     }
-    out_words[2 * i + 1] = static_cast<int64_t>(messages[i].size());
   }
   const fault::PartnerCopy& copy = *m.copy_of(c->rank);
   int64_t in_words[2] = {0, 0};
@@ -253,20 +193,43 @@ Err recover_from_partners(Communicator* c, const Layout& l, const fault::Store& 
   for (size_t i = 0; i < needy.size(); ++i) sizes.send(&out_words[2 * i], 2 * sizeof(int64_t), needy[i]);
   if (Err e = sizes.wait()) return e;
 
-  // Round 2: the copies (or the reasons).
-  std::string received(static_cast<size_t>(own.ok() ? 0 : in_words[1]), '\0');
-  Round bytes(c, c->next_collective_tag());
-  if (!own.ok()) bytes.recv(received.data(), received.size(), copy.partner);
-  for (size_t i = 0; i < needy.size(); ++i) bytes.send(messages[i].data(), messages[i].size(), needy[i]);
-  if (Err e = bytes.wait()) return e;
+  // Round 2: the reasons a copy cannot come.
+  const bool refused = !own.ok() && in_words[0] < 0;
+  std::string reason(static_cast<size_t>(refused ? in_words[1] : 0), '\0');
+  Round why(c, c->next_collective_tag());
+  if (refused) why.recv(reason.data(), reason.size(), copy.partner);
+  for (size_t i = 0; i < needy.size(); ++i)
+    if (!sources[i]) why.send(reasons[i].data(), reasons[i].size(), needy[i]);
+  if (Err e = why.wait()) return e;
+
+  // Round 3 on: the copies, piece by piece, written back into the rank's
+  // own directory as they come.
+  std::vector<Outgoing> out;
+  for (size_t i = 0; i < needy.size(); ++i)
+    if (sources[i]) out.push_back({needy[i], sources[i].get()});
+  std::optional<FileSink> sink;
+  std::vector<Incoming> in;
+  if (!own.ok() && !refused) {
+    sink.emplace(store.rank_dir(epoch, c->rank), static_cast<uint64_t>(in_words[0]),
+                 static_cast<uint64_t>(in_words[1]));
+    in.push_back({copy.partner, &*sink});
+  }
+  uint64_t most_buffered = 0;
+  if (Err e = move_streams(c, c->next_collective_tag(), out, in, &most_buffered)) return e;
+  std::vector<int64_t> source_failed;
+  if (Err e = exchange_source_outcomes(c, out, in, &source_failed)) return e;
+  if (!out.empty() || !in.empty()) note_streams("copies back", out, in, most_buffered);
   // A rank that wrote no files still gets a directory for its restore hooks.
   if (own.ok()) return from_status(fault::make_directories(store.rank_dir(epoch, c->rank)));
 
-  // Written back into this rank's own directory, then checked against the
-  // manifest like any restore.
-  fault::Status back = in_words[0] < 0 ? fault::Status::failure(received)
-                                       : unpack(received, static_cast<uint64_t>(in_words[0]),
-                                                store.rank_dir(epoch, c->rank));
+  // Checked against the manifest like any restore.
+  fault::Status back;
+  if (refused) {
+    back = fault::Status::failure(reason);
+  } else {
+    back = sink->finish();
+    if (!back.ok() && source_failed[0]) back = fault::Status::failure("the copy changed while it was sent: " + back.message());
+  }
   if (back.ok()) back = fault::Store::verify_in(m, c->rank, store.rank_dir(epoch, c->rank));
   if (back.ok()) {
     FERRY_DEBUG(kCheckpoint, "epoch %lld: files on %s restored from the copy on rank %d (%s); they were lost: %s",

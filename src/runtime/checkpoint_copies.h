@@ -1,17 +1,19 @@
 // Partner copies of node-local checkpoints (issue 15; SCR's PARTNER scheme):
 // who holds whose copy, and moving a rank's files to and from that rank.
 //
-// Files travel as one message per rank: the `file` lines of fault/manifest.h
-// (path, size, CRC-32C), then the bytes of each file in that order. The
-// receiver checks every file's CRC-32C before it writes it (write beside,
-// fsync, rename, fsync the directory: fault/durable.h), so a copy is either
-// whole and checked or absent. Messages use the internal point-to-point
-// layer on the communicator's collective context: MPI_* is never re-entered
-// and the program's messages never match them.
+// Files travel as a stream per rank (runtime/checkpoint_stream.h): the
+// `file` lines of fault/manifest.h (path, size, CRC-32C), then the bytes of
+// each file in that order, in pieces of a few MiB, so that memory does not
+// grow with the checkpoint. The receiver checks every file's CRC-32C before
+// it names it (write beside, fdatasync, rename, fsync the directories:
+// fault/durable.h), so a copy is either whole and checked or absent.
+// Messages use the internal point-to-point layer on the communicator's
+// collective context: MPI_* is never re-entered and the program's messages
+// never match them.
 //
-// Cost, per rank: reading its files once, one message of their size to the
-// partner (and one back at restore for a rank that lost its own), the
-// partner's write and fsync of the copy, and two small messages.
+// Cost, per rank: reading its files once, their bytes to the partner (and
+// back at restore for a rank that lost its own), the partner's write and
+// fdatasync of the copy, and three small messages.
 #pragma once
 
 #include <cstdint>

@@ -13,8 +13,9 @@
 //   2. only if every rank's files and copy are durable does rank 0 build the
 //      manifest (with a `copy` line per rank) and broadcast it; the lowest
 //      rank of each host publishes it in that host's store.
-// Cost beyond the shared store's: one message of each rank's checkpoint
-// size, the partner's write and fsync of it, and three small collectives.
+// Cost beyond the shared store's: each rank's checkpoint streamed to its
+// partner, the partner's write and fdatasync of it, and three small
+// collectives.
 //
 // Restore: the newest epoch that any host has a manifest of; the lowest
 // rank that has it broadcasts it; a rank whose own files are missing or

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fault/crc32c.h"
 #include "fault/durable.h"
 #include "fault/store.h"
 
@@ -155,6 +156,27 @@ TEST_F(StoreTest, PruneKeepsTheNewestCompleteEpochs) {
   EXPECT_EQ(s.epochs(), (std::vector<int64_t>{4, 3}));
   ASSERT_TRUE(s.prune(1, 4).ok());
   EXPECT_EQ(s.epochs(), (std::vector<int64_t>{4}));
+}
+
+// The seal (fault/seal.h): a file of several read blocks and an odd tail,
+// and an empty one, get the checksum and size of their bytes.
+TEST_F(StoreTest, SealChecksumsLargeAndEmptyFiles) {
+  Store s(root_);
+  ASSERT_TRUE(s.prepare_rank(0, 0).ok());
+  std::string big((3u << 20) + 12345, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131 + (i >> 20));
+  write(s.rank_dir(0, 0) + "/big.bin", big);
+  write(s.rank_dir(0, 0) + "/empty", "");
+  std::vector<FileEntry> files;
+  Status st = s.seal_rank(0, 0, &files);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, "big.bin");
+  EXPECT_EQ(files[0].size, big.size());
+  EXPECT_EQ(files[0].crc, ferry::fault::crc32c(0, big.data(), big.size()));
+  EXPECT_EQ(files[1].path, "empty");
+  EXPECT_EQ(files[1].size, 0u);
+  EXPECT_EQ(files[1].crc, 0u);
 }
 
 TEST_F(StoreTest, WriteAtomicallyReplacesWhole) {

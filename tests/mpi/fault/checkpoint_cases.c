@@ -23,6 +23,9 @@
  *   nested           a hook that calls MPIX_Checkpoint or MPIX_Restore gets an error, and the
  *                    checkpoint around it still commits
  *   nodir            no FERRY_CHECKPOINT_DIR: checkpoint and restore give -1, no hook runs
+ *   memory_commit M  (partner copies) a checkpoint of M MiB per rank more grows no rank's peak
+ *                    memory (VmHWM) by more than M/4 MiB: the copies are streamed in pieces
+ *   memory_restore M restore of that checkpoint, with one host's files lost, likewise
  */
 #define TEST_NAME "checkpoint_cases"
 #include "mpitest.h"
@@ -40,6 +43,8 @@ static int fail_save_on = -1; /* rank whose save hook returns an error */
 static int kill_at_epoch = -1, kill_mode = 0; /* 1: in hook (rank 1), 2: before publish (rank 0) */
 static int epoch_being_written = -1;
 static int saves, restores;
+static long big_mib; /* memory_*: a file of this many MiB more, written from a small block */
+static char big_block[1 << 20];
 
 static void fill(int s) {
   step = s;
@@ -66,6 +71,16 @@ static int save(MPI_Comm comm, const char *dir, void *state) {
   }
   fwrite(values, sizeof(double), N_VALUES, f);
   fclose(f);
+  if (big_mib > 0) {
+    snprintf(path, sizeof path, "%s/big.bin", dir);
+    f = fopen(path, "wb");
+    if (!f) return 1;
+    for (long i = 0; i < big_mib; ++i) {
+      memset(big_block, (int)(rank + i), sizeof big_block);
+      if (fwrite(big_block, 1, sizeof big_block, f) != sizeof big_block) return fclose(f), 1;
+    }
+    if (fclose(f) != 0) return 1;
+  }
   if (killing && kill_mode == 2) {
     /* Every rank's files are written; the job dies before the publish. */
     MPI_Barrier(comm);
@@ -87,6 +102,26 @@ static int restore(MPI_Comm comm, const char *dir, void *state) {
   got += fread(values, sizeof(double), N_VALUES, f);
   fclose(f);
   return got == 1 + N_VALUES ? MPI_SUCCESS : 2;
+}
+
+/* The process's peak resident memory so far, in KiB (Linux VmHWM). */
+static long peak_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+  if (f) fclose(f);
+  return kib;
+}
+
+/* For memory_*: how much one call grew the peak; at most a quarter of the
+ * big file (two pieces of a few MiB per stream, not the whole copy). */
+static void check_growth(const char *call, long before_kib, long after_kib) {
+  long grew_kib = after_kib - before_kib, limit_kib = big_mib * 1024 / 4;
+  if (rank == 0) printf("%s of %ld MiB per rank: peak memory grew %ld KiB on rank 0\n", call, big_mib, grew_kib);
+  CHECK(before_kib > 0 && grew_kib <= limit_kib, "%s of %ld MiB per rank grew the peak memory by %ld KiB (limit %ld)",
+        call, big_mib, grew_kib, limit_kib);
 }
 
 /* For "nested": the errors the calls from inside a hook returned. */
@@ -207,6 +242,23 @@ int main(int argc, char **argv) {
     nested_checkpoint_rc = -1;
     CHECK_MPI(MPIX_Restore(MPI_COMM_WORLD, &epoch));
     expect_error(nested_restore_rc, "MPIX_Restore", "inside a checkpoint hook");
+  } else if (strcmp(mode, "memory_commit") == 0) {
+    fill(1);
+    CHECK_MPI(checkpoint(&epoch)); /* warm: the commit's own allocations and the transports' buffers */
+    memset(big_block, 1, sizeof big_block);
+    big_mib = arg;
+    fill(2);
+    long before = peak_kib();
+    CHECK_MPI(checkpoint(&epoch));
+    check_growth("MPIX_Checkpoint", before, peak_kib());
+  } else if (strcmp(mode, "memory_restore") == 0) {
+    memset(big_block, 1, sizeof big_block);
+    big_mib = arg;
+    fill(0);
+    long before = peak_kib();
+    CHECK_MPI(MPIX_Restore(MPI_COMM_WORLD, &epoch));
+    check_growth("MPIX_Restore", before, peak_kib());
+    check_state(2);
   } else if (strcmp(mode, "nodir") == 0) {
     fill(1);
     CHECK_MPI(checkpoint(&epoch));
