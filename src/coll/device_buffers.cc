@@ -27,11 +27,13 @@ Err StagedBuffers::copy_in() {
   for (Staged& s : buffers_)
     if (s.input)
       if (auto error = device::staging::copy(s.host, s.device, s.bytes); error && first.ok()) first = copy_error(*error);
+  in_failed_ = !first.ok();
   return first;
 }
 
 Err StagedBuffers::copy_out() {
   Err first;
+  if (in_failed_) return first;
   for (Staged& s : buffers_)
     if (s.output)
       if (auto error = device::staging::copy(s.device, s.host, s.bytes); error && first.ok()) first = copy_error(*error);

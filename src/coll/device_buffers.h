@@ -50,12 +50,14 @@ class StagedBuffers {
   StagedBuffers& operator=(const StagedBuffers&) = delete;
   ~StagedBuffers();
   // GPU to host, for each input; host to GPU, for each output. The first
-  // failed copy is the result (the rest are still made).
+  // failed copy is the result (the rest are still made). After a failed
+  // copy_in, copy_out copies nothing: the host copies hold no result.
   Err copy_in();
   Err copy_out();
 
  private:
   friend class HostStaging;
+  bool in_failed_ = false;
   struct Staged {
     char* device;  // the user's buffer + lo
     char* host;

@@ -12,6 +12,9 @@ namespace ferry::coll::gpu {
 namespace {
 
 bool is_root(const Communicator* c, int root) { return c->inter ? root == MPI_ROOT : c->rank == root; }
+// Whether this rank's send buffer counts in a rooted collective to `root`:
+// on an intercommunicator only the other group sends (§5.2.3).
+bool sends_to(const Communicator* c, int root) { return !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL)); }
 
 // Phase 3 of every staged collective: the outputs go back to the GPU; the
 // collective's own error comes first.
@@ -46,7 +49,9 @@ bool deferred(Launch how) { return how.form != Launch::Form::kBlocking; }
 }  // namespace
 
 Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
-  if (!on_gpu(buf)) return std::nullopt;
+  // MPI_PROC_NULL: a rank of the root's group other than the root, which
+  // takes no part (§5.2.3).
+  if (!on_gpu(buf) || (c->inter && root == MPI_PROC_NULL)) return std::nullopt;
   if (direct({buf}, {type}))
     return on_gpu_buffers("MPI_Bcast", buf, [&] { return coll::bcast(buf, count, type, root, c, how); });
   HostStaging st(deferred(how));
@@ -59,10 +64,14 @@ Outcome bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
 Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                const Datatype* recvtype, int root, Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
-  if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
+  bool sends = sends_to(c, root);
+  if (!(sends && on_gpu(sendbuf)) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
   HostStaging st(deferred(how));
-  ByteSpan s = span_of(sendtype, sendcount);
-  const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
+  const void* sb = sendbuf;
+  if (sends) {
+    ByteSpan s = span_of(sendtype, sendcount);
+    sb = st.stage(sendbuf, s.lo, s.hi, true, false);
+  }
   void* rb = recvbuf;
   if (root_here) {
     ByteSpan r = span_of_blocks(recvtype, recvcount, c->peer_count());
@@ -75,10 +84,14 @@ Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
                 CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root, Communicator* c,
                 Launch how) {
   bool root_here = is_root(c, root);
-  if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
+  bool sends = sends_to(c, root);
+  if (!(sends && on_gpu(sendbuf)) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
   HostStaging st(deferred(how));
-  ByteSpan s = span_of(sendtype, sendcount);
-  const void* sb = st.stage(sendbuf, s.lo, s.hi, true, false);
+  const void* sb = sendbuf;
+  if (sends) {
+    ByteSpan s = span_of(sendtype, sendcount);
+    sb = st.stage(sendbuf, s.lo, s.hi, true, false);
+  }
   void* rb = recvbuf;
   if (root_here) {
     ByteSpan r = span_of(recvtype, recvcounts, displs, c->peer_count());
@@ -295,7 +308,7 @@ Outcome allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Dat
 Outcome reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
                Communicator* c, Launch how) {
   bool root_here = is_root(c, root);
-  if (!on_gpu(sendbuf) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
+  if (!(sends_to(c, root) && on_gpu(sendbuf)) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
   if (gpu_reducible(*op, *type) && direct({sendbuf, root_here ? recvbuf : MPI_IN_PLACE}, {type}))
     return on_gpu_buffers("MPI_Reduce", sendbuf != MPI_IN_PLACE ? sendbuf : recvbuf,
                           [&] { return coll::reduce(sendbuf, recvbuf, count, type, op, root, c, how); });

@@ -303,6 +303,47 @@ TEST_F(CollStagingTest, TheHolesOfAStagedReceiveTypeKeepTheirBytes) {
   datatypes::release(every_other);
 }
 
+TEST_F(CollStagingTest, IntercommunicatorRanksThatTakeNoPartStageNothing) {
+  // A rank of the root's group other than the root passes MPI_PROC_NULL:
+  // its buffers and counts mean nothing and must not be looked at.
+  Communicator comm;
+  comm.handle = MPI_COMM_WORLD;
+  comm.inter = true;
+  comm.rank = 1;
+  comm.size = 2;
+  comm.remote_size = 2;
+  const Datatype* t = find_datatype(MPI_INT);
+  void* d = device::model::alloc(64);
+  EXPECT_FALSE(gpu::gather(d, -12345, t, d, -1, t, MPI_PROC_NULL, &comm, Launch{}).has_value());
+  EXPECT_FALSE(gpu::reduce(d, d, -12345, t, find_op(MPI_SUM), MPI_PROC_NULL, &comm, Launch{}).has_value());
+  EXPECT_FALSE(gpu::bcast(d, -12345, t, MPI_PROC_NULL, &comm, Launch{}).has_value());
+  EXPECT_EQ(device::model::counters().copies, 0u);
+  device::model::free(d);
+}
+
+TEST_F(CollStagingTest, AFailedCopyInLeavesTheGpuOutputAlone) {
+  Communicator comm;
+  comm.handle = MPI_COMM_WORLD;
+  comm.rank = 0;
+  comm.size = 1;
+  const Datatype* t = find_datatype(MPI_INT);
+  void* in = device::model::alloc(16 * sizeof(int));
+  void* out = device::model::alloc(16 * sizeof(int));
+  std::vector<int> before(16, -3);
+  device::model::write(out, before.data(), 16 * sizeof(int));
+  device::model::fail_next_copy(700);
+  Request* r = nullptr;
+  gpu::Outcome started = gpu::gather(in, 16, t, out, 16, t, 0, &comm, nonblocking(&r));
+  ASSERT_TRUE(started.has_value());
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->complete);
+  EXPECT_EQ(error_code::class_of(r->error), MPI_ERR_OTHER);
+  EXPECT_EQ(gpu_ints(out, 16), before) << "no result was made: nothing is copied back";
+  requests::release(r);
+  device::model::free(in);
+  device::model::free(out);
+}
+
 TEST_F(CollStagingTest, AStagingNotTakenByASchedulePassesToNoLaterCall) {
   {
     HostStaging st(/*deferred=*/true);
