@@ -16,6 +16,13 @@ bool is_root(const Communicator* c, int root) { return c->inter ? root == MPI_RO
 // on an intercommunicator only the other group sends (§5.2.3).
 bool sends_to(const Communicator* c, int root) { return !(c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL)); }
 
+// The send buffer of a gather or gatherv, staged where it counts.
+const void* stage_send(HostStaging& st, bool sends, const void* sendbuf, MPI_Count count, const Datatype* type) {
+  if (!sends) return sendbuf;
+  ByteSpan s = span_of(type, count);
+  return st.stage(sendbuf, s.lo, s.hi, true, false);
+}
+
 // Phase 3 of every staged collective: the outputs go back to the GPU; the
 // collective's own error comes first.
 Outcome finish(HostStaging& st, Err run) {
@@ -67,11 +74,7 @@ Outcome gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
   bool sends = sends_to(c, root);
   if (!(sends && on_gpu(sendbuf)) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
   HostStaging st(deferred(how));
-  const void* sb = sendbuf;
-  if (sends) {
-    ByteSpan s = span_of(sendtype, sendcount);
-    sb = st.stage(sendbuf, s.lo, s.hi, true, false);
-  }
+  const void* sb = stage_send(st, sends, sendbuf, sendcount, sendtype);
   void* rb = recvbuf;
   if (root_here) {
     ByteSpan r = span_of_blocks(recvtype, recvcount, c->peer_count());
@@ -87,11 +90,7 @@ Outcome gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
   bool sends = sends_to(c, root);
   if (!(sends && on_gpu(sendbuf)) && !(root_here && on_gpu(recvbuf))) return std::nullopt;
   HostStaging st(deferred(how));
-  const void* sb = sendbuf;
-  if (sends) {
-    ByteSpan s = span_of(sendtype, sendcount);
-    sb = st.stage(sendbuf, s.lo, s.hi, true, false);
-  }
+  const void* sb = stage_send(st, sends, sendbuf, sendcount, sendtype);
   void* rb = recvbuf;
   if (root_here) {
     ByteSpan r = span_of(recvtype, recvcounts, displs, c->peer_count());
@@ -208,10 +207,8 @@ Outcome alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
     ByteSpan s = span_of_w(sendtypes, sendcounts, sdispls, n);
     sb = st.stage(sendbuf, s.lo, s.hi, true, false);
   }
-  // Copied in too: in place it is the input, and the gaps between blocks
-  // of different types keep their bytes.
   ByteSpan r = span_of_w(recvtypes, recvcounts, rdispls, n);
-  void* rb = st.stage(recvbuf, r.lo, r.hi, true, true);
+  void* rb = st.stage(recvbuf, r.lo, r.hi, sendbuf == MPI_IN_PLACE, true);
   return finish(st, coll::alltoallw(sb, sendcounts, sdispls, sendtypes, rb, recvcounts, rdispls, recvtypes, c, how));
 }
 
@@ -226,7 +223,7 @@ Outcome staged_neighbors(const void* sendbuf, void* recvbuf, Communicator* c, La
   auto [send, recv] = spans(static_cast<int>(nb.in.size()), static_cast<int>(nb.out.size()));
   HostStaging st(deferred(how));
   const void* sb = st.stage(sendbuf, send.lo, send.hi, true, false);
-  void* rb = st.stage(recvbuf, recv.lo, recv.hi, true, true);
+  void* rb = st.stage(recvbuf, recv.lo, recv.hi, false, true);
   return finish(st, run(sb, rb));
 }
 

@@ -45,9 +45,9 @@ Outcome alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
 Outcome alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* const sendtypes[],
                   void* recvbuf, CountArray recvcounts, DisplArray rdispls, const Datatype* const recvtypes[],
                   Communicator* c, Launch how);
-// The neighbourhood collectives: staged, each receive buffer copied in as
-// well (the blocks of MPI_PROC_NULL neighbours and the gaps between blocks
-// keep their bytes).
+// The neighbourhood collectives: staged (like every staged receive buffer,
+// theirs is copied in as well, so the blocks of MPI_PROC_NULL neighbours
+// and the gaps between blocks keep their bytes).
 Outcome neighbor_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                            MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how);
 Outcome neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,

@@ -405,7 +405,7 @@ int ShmTransport::progress() {
     Outgoing& out = outgoing_[i];
     if (out.head != nullptr && !out.flushing) events += flush(i);
   }
-  events += cuda_ipc_.progress();
+  if (cuda_ipc_.busy()) events += cuda_ipc_.progress();  // inline test: no call per poll without GPU copies
   ring_sleepers();
   return events;
 }
