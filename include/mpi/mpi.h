@@ -227,6 +227,13 @@ typedef struct {
   MPI_Fint MPI_ERROR;
 } MPI_F08_status;
 
+/* Where C finds the fields of a Fortran status (MPI-4.0 §19.3.5): MPI_F_STATUS_SIZE
+ * integers, MPI_F_SOURCE, MPI_F_TAG and MPI_F_ERROR counted from 0, as MPICH lays it out. */
+#define MPI_F_STATUS_SIZE 5
+#define MPI_F_SOURCE 2
+#define MPI_F_TAG 3
+#define MPI_F_ERROR 4
+
 #define MPI_STATUS_IGNORE   ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE ((int *)0)

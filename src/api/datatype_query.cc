@@ -8,6 +8,7 @@
 
 #include "api/api.h"
 #include "base/attribute.h"
+#include "base/type_f90.h"
 
 using namespace ferry;
 
@@ -38,6 +39,10 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   const Datatype* t = call.datatype(*datatype);
   if (call.ok() && t->predefined())
     call.fail(MPI_ERR_TYPE, "datatype %s is predefined and cannot be freed", t->name);
+  // MPI-3.1 §17.2.5: so are the types MPI_Type_create_f90_* returns.
+  else if (call.ok() && datatypes::is_f90(*t))
+    call.fail(MPI_ERR_TYPE, "datatype %s is predefined (made by MPI_Type_create_f90_*) and cannot be freed",
+              datatype_label(*t).c_str());
   if (!call.ok()) return call.raise();
   // Attribute delete callbacks run first; one that fails keeps the type.
   if (Err e = attributes::delete_all(attributes::Kind::kType, t, *datatype)) return call.result(std::move(e));

@@ -112,10 +112,3 @@ FERRY_NOT_IMPLEMENTED(Win_shared_query_c, (MPI_Win, int, MPI_Aint *, MPI_Aint *,
 // Deprecated since MPI-2.0, still part of MPI-3.1 (MPI-3.1 §15)
 
 // Language interoperability (MPI-3.1 §17.2)
-FERRY_NOT_IMPLEMENTED(Status_c2f, (const MPI_Status *, MPI_Fint *))
-FERRY_NOT_IMPLEMENTED(Status_c2f08, (const MPI_Status *, MPI_F08_status *))
-FERRY_NOT_IMPLEMENTED(Status_f082c, (const MPI_F08_status *, MPI_Status *))
-FERRY_NOT_IMPLEMENTED(Status_f2c, (const MPI_Fint *, MPI_Status *))
-FERRY_NOT_IMPLEMENTED(Type_create_f90_complex, (int, int, MPI_Datatype *))
-FERRY_NOT_IMPLEMENTED(Type_create_f90_integer, (int, MPI_Datatype *))
-FERRY_NOT_IMPLEMENTED(Type_create_f90_real, (int, int, MPI_Datatype *))
