@@ -204,6 +204,12 @@ static void print_constants(void) {
   CONSTANT(MPI_STATUSES_IGNORE);
   CONSTANT(MPI_ERRCODES_IGNORE);
 
+  /* A Fortran status's layout as C sees it */
+  CONSTANT(MPI_F_STATUS_SIZE);
+  CONSTANT(MPI_F_SOURCE);
+  CONSTANT(MPI_F_TAG);
+  CONSTANT(MPI_F_ERROR);
+
   /* Special addresses, ranks, tags and other values */
   CONSTANT(MPI_BOTTOM);
   CONSTANT(MPI_IN_PLACE);
