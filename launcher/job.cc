@@ -116,8 +116,15 @@ class Job {
     }
   }
 
+  ~Job() {
+    if (master_port_fd_ >= 0) ::close(master_port_fd_);
+  }
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
   JobOutcome run() {
     double t0 = monotonic_ms();
+    hold_master_port();
     if (plan_.num_daemons > 0) start_daemons();
     if (local_ && !failure_) start_local_ranks();
     if (!local_ || local_->size() == 0 || local_->rank_at(0) != 0) {
@@ -219,8 +226,23 @@ class Job {
         for (int r : node.ranks) set_running(r, true);
   }
 
+  // MASTER_PORT (chosen by mpirun, training_environment.h) stays bound here
+  // while the other hosts start, so that rank 0 finds it free.
+  void hold_master_port() {
+    if (!plan_.hold_master_port || !local_ || local_->size() == 0 || local_->rank_at(0) != 0) return;
+    std::string error;
+    master_port_fd_ = launcher::hold_port(plan_.training.master_port, &error);
+    if (master_port_fd_ < 0)
+      fail({"mpirun: MASTER_PORT " + std::to_string(plan_.training.master_port) +
+                " was taken before the ranks started (" + error + "); run again, or give MASTER_PORT with -x",
+            1},
+           -1, kFinal);
+  }
+
   void start_local_ranks() {
     double t0 = monotonic_ms();
+    if (master_port_fd_ >= 0) ::close(master_port_fd_);  // rank 0 binds it now
+    master_port_fd_ = -1;
     Environment base = base_environment(environ, options_.environment);
     for (int i = 0; i < local_->size(); ++i) {
       int r = local_->rank_at(i);
@@ -608,6 +630,7 @@ class Job {
 
   const Options& options_;
   const JobPlan& plan_;
+  int master_port_fd_ = -1;
   int local_node_;
   PmixHost& server_;
   const RankDefaults& defaults_;

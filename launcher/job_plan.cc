@@ -9,7 +9,7 @@ namespace {
 
 // Identifies a plan of this layout: a daemon of another build refuses it
 // instead of misreading it.
-constexpr uint32_t kPlanMagic = 0x46504c31;  // "FPL1"
+constexpr uint32_t kPlanMagic = 0x46504c32;  // "FPL2"
 
 }  // namespace
 
@@ -35,6 +35,9 @@ std::string encode_plan(const JobPlan& plan) {
   for (const auto& [name, value] : plan.environment) e.str(name).str(value);
   e.str(plan.working_dir).u8(plan.working_dir_given ? 1 : 0).u8(plan.tag_output ? 1 : 0);
   e.u8(uint8_t(plan.map_by)).u8(uint8_t(plan.bind_to)).u8(plan.report_bindings ? 1 : 0);
+  const TrainingJob& t = plan.training;
+  e.u8(t.enabled ? 1 : 0).str(t.master_addr).u32(uint32_t(t.master_port)).u32(uint32_t(t.restart_count));
+  e.u32(uint32_t(t.max_restarts)).str(t.run_id).u32(uint32_t(t.num_hosts)).u8(plan.hold_master_port ? 1 : 0);
   return e.finish().substr(wire::kFrameHeader);
 }
 
@@ -83,6 +86,15 @@ bool decode_plan(const std::string& data, JobPlan* plan) {
   plan->map_by = MapBy(d.u8());
   plan->bind_to = BindTo(d.u8());
   plan->report_bindings = d.u8() != 0;
+  TrainingJob& t = plan->training;
+  t.enabled = d.u8() != 0;
+  t.master_addr = d.str();
+  t.master_port = int(d.u32());
+  t.restart_count = int(d.u32());
+  t.max_restarts = int(d.u32());
+  t.run_id = d.str();
+  t.num_hosts = int(d.u32());
+  plan->hold_master_port = d.u8() != 0;
   return d.ok() && plan->fanout > 0;
 }
 

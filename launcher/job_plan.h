@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "launch_policy.h"
+#include "training_environment.h"
 
 namespace ferry::launcher {
 
@@ -38,6 +39,10 @@ struct JobPlan {
   MapBy map_by = MapBy::kSlot;
   BindTo bind_to = BindTo::kDefault;
   bool report_bindings = false;
+  TrainingJob training;          // torchrun's variables (GROUP_RANK: a node's index here)
+  // MASTER_PORT was chosen by mpirun: rank 0's host holds it from its start
+  // until its ranks start, and says so if it was taken meanwhile.
+  bool hold_master_port = false;
 
   // The node whose daemon sits at `position`, or -1.
   int node_at(int position) const;

@@ -50,7 +50,9 @@ void LocalRanks::start(int index, const Environment& base, PmixHost& server, int
   const int r = setup_.ranks[size_t(index)];
   Environment env(base);
   int local_size = setup_.local_size > 0 ? setup_.local_size : int(setup_.ranks.size());
-  add_rank_variables(env, {r, setup_.num_ranks, setup_.first_local_rank + index, local_size});
+  const RankPosition where{r, setup_.num_ranks, setup_.first_local_rank + index, local_size};
+  add_rank_variables(env, where);
+  add_training_variables(env, where, setup_.training_place, setup_.training);
   server.setup_fork(setup_.nspace, r, env.pmix_handle());
 
   int out[2], err[2];

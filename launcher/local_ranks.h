@@ -18,6 +18,7 @@
 #include "job.h"
 #include "output_forwarding.h"
 #include "rank_environment.h"
+#include "training_environment.h"
 
 namespace ferry::launcher {
 
@@ -46,6 +47,8 @@ struct LocalRanksSetup {
   std::vector<RankBinding> bindings;  // per local rank; empty: none bound
   bool report_bindings = false;    // --report-bindings: a line per rank on stderr
   std::string hostname;            // for that line
+  TrainingJob training;            // torchrun's variables; off unless the plan has them
+  TrainingPlace training_place;
 };
 
 class LocalRanks {

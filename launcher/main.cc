@@ -26,6 +26,7 @@ extern char** environ;
 #include "node_setup.h"
 #include "options.h"
 #include "pmix_host.h"
+#include "remote_start.h"
 #include "restarts.h"
 
 namespace {
@@ -80,15 +81,18 @@ void print_error(const std::string& what) {
 int launch_fanout() { return std::max(1, int(ferry::config::integer("FERRY_LAUNCH_FANOUT"))); }
 
 // What mpirun passes to remote hosts besides -x/-genv: its own FERRY_*
-// settings and PMIx's MCA parameters, as Open MPI passes OMPI_MCA_*.
+// settings and PMIx's MCA parameters, as Open MPI passes OMPI_MCA_*, and the
+// user's exported values of torchrun's variables (they win over mpirun's).
 std::vector<std::pair<std::string, std::string>> remote_environment(const Options& options) {
   std::vector<std::pair<std::string, std::string>> env;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry = *e;
     size_t eq = entry.find('=');
     if (eq == std::string::npos) continue;
-    if (entry.rfind("FERRY_", 0) == 0 || entry.rfind("PMIX_MCA_", 0) == 0)
-      env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    std::string name = entry.substr(0, eq);
+    if (name.rfind("FERRY_", 0) == 0 || name.rfind("PMIX_MCA_", 0) == 0 ||
+        (options.torch_env && is_training_variable(name)))
+      env.emplace_back(name, entry.substr(eq + 1));
   }
   env.insert(env.end(), options.environment.begin(), options.environment.end());
   return env;
@@ -112,9 +116,53 @@ int universe_size(const Options& options) {
   return int(std::clamp<int64_t>(slots, options.num_ranks, INT32_MAX));
 }
 
+// The user's own value of `name`: -x/-genv, else mpirun's environment.
+bool user_gave(const Options& options, const std::string& name) {
+  for (const auto& [n, value] : options.environment)
+    if (n == name) return true;
+  return ferry::config::environment(name.c_str()).has_value();
+}
+
+// torchrun's variables for this attempt: where rank 0's host is met
+// (MASTER_ADDR, MASTER_PORT), unless the user gave them. What cannot be
+// determined is left unset with one line, once: MPI programs do not need it.
+void plan_training(const Options& options, int attempt, JobPlan& plan, int local_node) {
+  TrainingJob& t = plan.training;
+  t.enabled = options.torch_env;
+  if (!t.enabled) return;
+  t.restart_count = attempt;
+  t.max_restarts = options.fault.max_restarts;
+  t.run_id = "ferry." + std::to_string(::getpid());  // one id for every attempt, as torchrun's
+  t.num_hosts = int(plan.nodes.size());
+  std::string problem;
+  if (!user_gave(options, "MASTER_ADDR")) {
+    std::string rank0_host, other_host;
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      const PlanNode& n = plan.nodes[i];
+      bool here = int(i) == local_node;
+      if (!n.ranks.empty() && n.ranks[0] == 0 && !here) rank0_host = n.host;
+      if (!here && other_host.empty()) other_host = n.host;
+    }
+    // Where mpirun's ssh goes for these names (an alias's HostName).
+    RemoteStartOptions remote;
+    remote.launch_agent = options.launch_agent;
+    if (!rank0_host.empty()) rank0_host = connection_name(rank0_host, remote);
+    if (!other_host.empty()) other_host = connection_name(other_host, remote);
+    t.master_addr = choose_master_addr(rank0_host, other_host, &problem);
+    if (t.master_addr.empty())
+      problem = "MASTER_ADDR is not set in the ranks: " + problem + " (give it with -x MASTER_ADDR=...)";
+  }
+  if (problem.empty() && !user_gave(options, "MASTER_PORT")) {
+    t.master_port = pick_free_port(&problem);
+    plan.hold_master_port = t.master_port > 0;
+    if (t.master_port == 0) problem = "MASTER_PORT is not set in the ranks: " + problem;
+  }
+  if (!problem.empty() && attempt == 0) print_error(problem + "; --no-torch-env turns torchrun's variables off");
+}
+
 // The plan every node works from: mpirun's host (if it runs ranks) is
 // position 0 in the daemon tree, the other hosts 1, 2, ... in host order.
-JobPlan make_plan(const Options& options, const std::string& nspace, const std::string& secret,
+JobPlan make_plan(const Options& options, int attempt, const std::string& nspace, const std::string& secret,
                   int* local_node) {
   JobPlan plan;
   plan.nspace = nspace;
@@ -145,6 +193,7 @@ JobPlan make_plan(const Options& options, const std::string& nspace, const std::
   plan.map_by = options.map_by;
   plan.bind_to = options.bind_to;
   plan.report_bindings = options.report_bindings;
+  plan_training(options, attempt, plan, *local_node);
   return plan;
 }
 
@@ -187,7 +236,7 @@ int main(int argc, char** argv) {
     PlanMaker plan_for = [&](const Options& o, int attempt, int* local_node) {
       std::string nspace = "ferry." + std::to_string(::getpid());
       if (attempt > 0) nspace += ".r" + std::to_string(attempt);
-      return make_plan(o, nspace, secret, local_node);
+      return make_plan(o, attempt, nspace, secret, local_node);
     };
     int local_node = -1;
     const JobPlan first = plan_for(options, 0, &local_node);

@@ -105,6 +105,17 @@ class NodeDaemon {
 
  private:
   void start() {
+    // MASTER_PORT (chosen by mpirun on its own host, training_environment.h)
+    // must be free here, where rank 0 will bind it: held until the ranks start.
+    int master_port = -1;
+    if (plan_.hold_master_port && !here_.ranks.empty() && here_.ranks[0] == 0) {
+      std::string error;
+      master_port = hold_port(plan_.training.master_port, &error);
+      if (master_port < 0)
+        throw std::runtime_error("mpirun: " + here_.host + ": MASTER_PORT " +
+                                 std::to_string(plan_.training.master_port) + " is taken there (" + error +
+                                 "); run again, or give MASTER_PORT with -x");
+    }
     defaults_.signals = take_over_signals();  // before PMIx starts its thread
     // ferryd ignored SIGPIPE from its first line (ferryd.cc), so the above
     // cannot see what its caller had: ranks get the default, as they do on
@@ -148,6 +159,7 @@ class NodeDaemon {
                    [this](int index, int stream) { return &sinks_[2 * size_t(index) + size_t(stream - 1)]; });
     Environment base = base_environment(environ, {});
     int rank0_stdin = open_rank0_stdin();
+    if (master_port >= 0) ::close(master_port);  // rank 0 binds it now
     for (int i = 0; i < local_->size(); ++i) {
       try {
         local_->start(i, base, *server_, local_->rank_at(i) == 0 ? rank0_stdin : null_fd());

@@ -19,6 +19,8 @@ LocalRanksSetup node_setup(const JobPlan& plan, int node, hwloc_topology_t topol
   setup.end_lines = end_lines;
   setup.report_bindings = plan.report_bindings;
   setup.hostname = here.host;
+  setup.training = plan.training;
+  setup.training_place.group_rank = node;
   if (topology == nullptr) {
     if (plan.bind_to != BindTo::kDefault && plan.bind_to != BindTo::kNone)
       throw std::runtime_error("mpirun: " + here.host + ": cannot bind ranks: hwloc found no topology");

@@ -65,6 +65,7 @@ struct RawOptions {
   bool oversubscribe = false;
   bool allow_run_as_root = false;
   bool tag_output = false;
+  bool no_torch_env = false;
   std::vector<std::string> exports;
   std::vector<std::pair<std::string, std::string>> genv;
   std::vector<std::pair<std::string, std::string>> env;
@@ -119,6 +120,13 @@ Each rank is a PMIx client of mpirun (on other hosts, of mpirun's daemon
 there). Its environment is mpirun's, plus the -x/-genv/-env variables, the
 PMIx connection variables, and
 OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE,NODE_RANK}, PMI_RANK, PMI_SIZE.
+Training scripts written for torchrun also find its worker variables: RANK,
+LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK (the host's index),
+GROUP_WORLD_SIZE, ROLE_RANK, ROLE_WORLD_SIZE, ROLE_NAME, MASTER_ADDR and
+MASTER_PORT (an address of rank 0's host and a port free there, chosen by
+mpirun), TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS and
+TORCHELASTIC_RUN_ID. A value set with -x/-genv or exported wins;
+--no-torch-env sets none of them.
 
 Output: each rank's stdout and stderr go to mpirun's stdout and stderr, whole
 lines at a time, so that lines of different ranks never mix. --tag-output
@@ -215,6 +223,8 @@ std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
   app->add_flag("--allow-run-as-root", raw.allow_run_as_root,
                 "Accepted for Open MPI scripts; Ferry runs as root without it");
   app->add_flag("--tag-output", raw.tag_output, "Prefix every output line with \"[RANK] \"");
+  app->add_flag("--no-torch-env", raw.no_torch_env,
+                "Do not set torchrun's variables (RANK, WORLD_SIZE, MASTER_ADDR, ...) in the ranks");
   app->add_option("--timeout", raw.timeout,
                   "End the job, as a failure (exit status 124), once it has run SECONDS; MPIEXEC_TIMEOUT (Hydra) "
                   "sets it too")
@@ -375,6 +385,7 @@ ParseOutcome parse_options(std::span<const std::string> args, const EnvironmentL
   o.oversubscribe = raw.oversubscribe;
   o.allow_run_as_root = raw.allow_run_as_root;
   o.tag_output = raw.tag_output;
+  o.torch_env = !raw.no_torch_env;
   o.report_bindings = raw.report_bindings;
   o.launch_agent = raw.launch_agent;
   o.accept_new_host_keys = raw.accept_new_host_keys;

@@ -25,6 +25,7 @@ struct Options {
   bool oversubscribe = false;     // more ranks than slots; one host always allows it
   bool allow_run_as_root = false; // accepted; Ferry does not refuse root
   bool tag_output = false;        // prefix forwarded lines with "[rank] "
+  bool torch_env = true;          // torchrun's worker variables (training_environment.h)
   int universe_size = 0;          // --universe-size / -usize; 0: from the allocation
   int timeout_s = 0;              // --timeout / MPIEXEC_TIMEOUT: end the job after this long; 0: never
   std::string working_dir;        // --wdir; empty: mpirun's own directory

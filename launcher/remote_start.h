@@ -40,4 +40,9 @@ struct RemoteStartResult {
 
 RemoteStartResult start_remote(const RemoteCommand& command, const RemoteStartOptions& options);
 
+// The name a connection to `host` goes to: the HostName that ~/.ssh/config
+// gives an alias (as libssh reads it), else `host` without its "user@". With
+// a launch agent, or without libssh, `host` itself.
+std::string connection_name(const std::string& host, const RemoteStartOptions& options);
+
 }  // namespace ferry::launcher

@@ -300,3 +300,27 @@ RemoteStartResult start_with_libssh(const RemoteCommand& command, const RemoteSt
 }
 
 }  // namespace ferry::launcher
+
+namespace ferry::launcher {
+
+std::string connection_name(const std::string& host, const RemoteStartOptions& options) {
+  std::string plain = host.substr(host.find('@') == std::string::npos ? 0 : host.find('@') + 1);
+  if (!options.launch_agent.empty()) return host;
+  std::string error;
+  const LibSsh* ssh = libssh(&error);
+  if (ssh == nullptr) return plain;
+  ssh_session session = ssh->ssh_new();
+  if (session == nullptr) return plain;
+  std::string name = plain;
+  char* value = nullptr;
+  if (ssh->ssh_options_set(session, SSH_OPTIONS_HOST, host.c_str()) == SSH_OK &&
+      ssh->ssh_options_parse_config(session, nullptr) == SSH_OK &&
+      ssh->ssh_options_get(session, SSH_OPTIONS_HOST, &value) == SSH_OK && value != nullptr) {
+    name = value;
+    ssh->ssh_string_free_char(value);
+  }
+  ssh->ssh_free(session);
+  return name;
+}
+
+}  // namespace ferry::launcher

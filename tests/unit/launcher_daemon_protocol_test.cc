@@ -293,6 +293,8 @@ JobPlan sample_plan() {
   plan.map_by = MapBy::kNode;
   plan.bind_to = BindTo::kCore;
   plan.report_bindings = true;
+  plan.training = {true, "10.1.2.3", 29511, 2, 3, "ferry.4242", 3};
+  plan.hold_master_port = true;
   return plan;
 }
 
@@ -321,6 +323,14 @@ TEST(JobPlan, EveryFieldRoundTrips) {
   EXPECT_EQ(out.map_by, in.map_by);
   EXPECT_EQ(out.bind_to, in.bind_to);
   EXPECT_EQ(out.report_bindings, in.report_bindings);
+  EXPECT_TRUE(out.training.enabled);
+  EXPECT_EQ(out.training.master_addr, in.training.master_addr);
+  EXPECT_EQ(out.training.master_port, in.training.master_port);
+  EXPECT_EQ(out.training.restart_count, in.training.restart_count);
+  EXPECT_EQ(out.training.max_restarts, in.training.max_restarts);
+  EXPECT_EQ(out.training.run_id, in.training.run_id);
+  EXPECT_EQ(out.training.num_hosts, in.training.num_hosts);
+  EXPECT_TRUE(out.hold_master_port);
   EXPECT_EQ(out.node_at(2), 2);
   EXPECT_EQ(out.node_at(3), -1);
 }
@@ -328,6 +338,7 @@ TEST(JobPlan, EveryFieldRoundTrips) {
 TEST(JobPlan, FlagsAtTheirDefaultsRoundTripToo) {
   JobPlan in = sample_plan();
   in.working_dir_given = in.tag_output = in.report_bindings = false;
+  in.training.enabled = in.hold_master_port = false;
   in.nodes[1].oversubscribed = false;
   in.map_by = MapBy::kSlot;
   in.bind_to = BindTo::kDefault;
@@ -336,6 +347,8 @@ TEST(JobPlan, FlagsAtTheirDefaultsRoundTripToo) {
   EXPECT_FALSE(out.working_dir_given);
   EXPECT_FALSE(out.tag_output);
   EXPECT_FALSE(out.report_bindings);
+  EXPECT_FALSE(out.training.enabled);
+  EXPECT_FALSE(out.hold_master_port);
   EXPECT_FALSE(out.nodes[1].oversubscribed);
   EXPECT_EQ(out.map_by, MapBy::kSlot);
   EXPECT_EQ(out.bind_to, BindTo::kDefault);

@@ -112,6 +112,8 @@ TEST(LauncherOptions, Flags) {
   EXPECT_TRUE(o.tag_output);
   EXPECT_TRUE(parse_ok({"-tag-output", "sh"}).tag_output);
   EXPECT_EQ(parse_ok({"-ppn", "8", "-n", "2", "sh"}).num_ranks, 2);  // ppn: checked, not used
+  EXPECT_TRUE(o.torch_env);  // torchrun's variables are on by default
+  EXPECT_FALSE(parse_ok({"--no-torch-env", "sh"}).torch_env);
 }
 
 TEST(LauncherOptions, WorkingDirectoryIsAbsoluteAndFindsRelativePrograms) {
