@@ -116,17 +116,21 @@ int universe_size(const Options& options) {
   return int(std::clamp<int64_t>(slots, options.num_ranks, INT32_MAX));
 }
 
-// The user's own value of `name`: -x/-genv, else mpirun's environment.
-bool user_gave(const Options& options, const std::string& name) {
-  for (const auto& [n, value] : options.environment)
-    if (n == name) return true;
-  return ferry::config::environment(name.c_str()).has_value();
+// The user's own value of `name`: -x/-genv (the last), else mpirun's environment.
+std::optional<std::string> user_value(const Options& options, const std::string& name) {
+  std::optional<std::string> value;
+  for (const auto& [n, v] : options.environment)
+    if (n == name) value = v;
+  return value ? value : ferry::config::environment(name.c_str());
 }
+bool user_gave(const Options& options, const std::string& name) { return user_value(options, name).has_value(); }
 
 // torchrun's variables for this attempt: where rank 0's host is met
 // (MASTER_ADDR, MASTER_PORT), unless the user gave them. What cannot be
 // determined is left unset with one line, once: MPI programs do not need it.
 void plan_training(const Options& options, int attempt, JobPlan& plan, int local_node) {
+  // main() makes the first attempt's plan twice (once to learn its node): say things once.
+  static bool said = false;
   TrainingJob& t = plan.training;
   t.enabled = options.torch_env;
   if (!t.enabled) return;
@@ -135,7 +139,14 @@ void plan_training(const Options& options, int attempt, JobPlan& plan, int local
   t.run_id = "ferry." + std::to_string(::getpid());  // one id for every attempt, as torchrun's
   t.num_hosts = int(plan.nodes.size());
   std::string problem;
-  if (!user_gave(options, "MASTER_ADDR")) {
+  if (std::optional<std::string> given = user_value(options, "MASTER_ADDR")) {
+    // The user's: not replaced, but one that this host cannot even route to
+    // would leave init_process_group waiting for its timeout.
+    std::string why;
+    if (choose_master_addr("", *given, &why).empty() && !said)
+      print_error("MASTER_ADDR " + *given + " cannot be reached from this host: " + why +
+                  "; a training script's init_process_group would wait for it");
+  } else {
     std::string rank0_host, other_host;
     for (size_t i = 0; i < plan.nodes.size(); ++i) {
       const PlanNode& n = plan.nodes[i];
@@ -157,7 +168,8 @@ void plan_training(const Options& options, int attempt, JobPlan& plan, int local
     plan.hold_master_port = t.master_port > 0;
     if (t.master_port == 0) problem = "MASTER_PORT is not set in the ranks: " + problem;
   }
-  if (!problem.empty() && attempt == 0) print_error(problem + "; --no-torch-env turns torchrun's variables off");
+  if (!problem.empty() && !said) print_error(problem + "; --no-torch-env turns torchrun's variables off");
+  said = true;
 }
 
 // The plan every node works from: mpirun's host (if it runs ranks) is

@@ -185,6 +185,28 @@ case_environment() {  # -x, -genv, -env, and the rank variables
   expect_out_lines '^from-mpirun|qux|v 1|e1|2|2|[01]$' 2
 }
 
+case_torch_environment() {  # torchrun's variables: per rank, the user's win, --no-torch-env, bad MASTER_ADDR
+  show='echo "$RANK|$LOCAL_RANK|$WORLD_SIZE|$LOCAL_WORLD_SIZE|$GROUP_RANK|$GROUP_WORLD_SIZE|$MASTER_ADDR|$TORCHELASTIC_RESTART_COUNT|$TORCHELASTIC_MAX_RESTARTS|${MASTER_PORT:+port}|${TORCHELASTIC_RUN_ID:+id}"'
+  run -n 3 sh -c "$show"
+  expect_status 0
+  for r in 0 1 2; do expect_out_lines "^$r|$r|3|3|0|1|127.0.0.1|0|0|port|id\$" 1; done
+  # One port for the job, free on this host: nothing listens there now.
+  [ "$(run -n 2 sh -c 'echo $MASTER_PORT'; sort -u "$WORK/out" | wc -l)" -eq 1 ] || fail "the ranks got different ports"
+  MASTER_PORT=4242 RANK=9
+  export MASTER_PORT RANK
+  run -n 2 -x LOCAL_RANK=7 sh -c 'echo "$RANK|$LOCAL_RANK|$MASTER_PORT|$WORLD_SIZE"'
+  unset MASTER_PORT RANK
+  expect_status 0
+  expect_out_lines '^9|7|4242|2$' 2
+  run -n 2 --no-torch-env sh -c 'echo "[$RANK$WORLD_SIZE$MASTER_ADDR$MASTER_PORT]"'
+  expect_status 0
+  expect_out_lines '^\[\]$' 2
+  run -n 1 -x MASTER_ADDR=nowhere.invalid /bin/true
+  expect_status 0
+  expect_err "MASTER_ADDR nowhere.invalid cannot be reached from this host"
+  [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "more than one line about MASTER_ADDR"
+}
+
 case_lines_stay_whole() {  # lines written in pieces by 4 ranks never mix
   run -n 4 sh -c 'i=0; while [ $i -lt 300 ]; do printf "r%s:" $OMPI_COMM_WORLD_RANK; printf "%080d" 0; printf "\n"; i=$((i+1)); done'
   expect_status 0
