@@ -170,6 +170,11 @@ Err Service::flush(int target) {
   return e;
 }
 
+void Service::poke() {
+  progress::Lock lock;
+  progress::poll();
+}
+
 void Service::receive_new() {
   for (int tag : {kTagRequest, kTagReply}) {
     for (;;) {

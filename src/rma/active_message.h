@@ -63,6 +63,11 @@ class Service {
   // acknowledged.
   Err flush(int target);
 
+  // One pass of the progress engine (engine lock taken inside): for calls
+  // that complete without waiting, so that this process still serves
+  // others' requests while it calls nothing that waits.
+  void poke();
+
   // ---- Both sides: one pass (engine lock held) ----
   bool advance();
 

@@ -86,8 +86,11 @@ Err check_access(const Window& w, int target, const char* call) {
 }
 
 Err flush(Window& w, int target) {
-  if (w.targets[static_cast<size_t>(target)].reach == Reach::kMessages)
+  if (w.targets[static_cast<size_t>(target)].reach == Reach::kMessages) {
     if (Err e = w.service->flush(target)) return e;
+  } else if (w.service != nullptr) {
+    w.service->poke();  // requests of others, as in rma::start
+  }
   memory_fence();
   return {};
 }

@@ -53,9 +53,11 @@ Err check_range(const Window& w, const Target& tg, int target, uint64_t address,
   return {};
 }
 
-Request* completed_request() {
+// A request that is complete already: the operation finished in the call.
+Request* completed_request(Window& w) {
   progress::Lock lock;
   Request* r = requests::acquire();
+  r->comm = w.comm;  // a live request belongs to a communicator
   r->kind = Request::Kind::kSend;
   r->active = true;
   r->complete = true;
@@ -83,7 +85,7 @@ Access access_of(const Window& w, int target) {
 Err start(Window& w, const Operation& o, Request** request, const char* call) {
   if (request != nullptr) *request = nullptr;
   if (o.target == MPI_PROC_NULL) {
-    if (request != nullptr) *request = completed_request();
+    if (request != nullptr) *request = completed_request(w);
     return {};
   }
   if (Err e = check_access(w, o.target, call)) return e;
@@ -155,6 +157,7 @@ Err start(Window& w, const Operation& o, Request** request, const char* call) {
       progress::Lock lock;
       r = requests::acquire();
       r->kind = Request::Kind::kSend;
+      r->comm = w.comm;
       r->active = true;
     }
     Err e = w.service->send(o.target, op, list, in, sends ? target_bytes : 0, static_cast<const char*>(o.compare),
@@ -163,7 +166,11 @@ Err start(Window& w, const Operation& o, Request** request, const char* call) {
     return e;
   }
 
-  // Reached directly: done by the time this returns.
+  // Reached directly: done by the time this returns. Where other ranks
+  // send this process requests, each call also moves them on: a program
+  // that spins on its own memory (a compare-and-swap lock) must not starve
+  // the origins whose requests it serves (MPI-4.0 §12.7.3, progress).
+  if (w.service != nullptr) w.service->poke();
   Access a = access_of(w, o.target);
   Err e;
   if (!receives) {
@@ -179,7 +186,7 @@ Err start(Window& w, const Operation& o, Request** request, const char* call) {
     e = apply(a, op, run_list, in, out, static_cast<const char*>(o.compare));
     if (e.ok() && !old.empty()) type::unpack(*rt, result_buffer, static_cast<uint64_t>(rcount), 0, target_bytes, out);
   }
-  if (request != nullptr && e.ok()) *request = completed_request();
+  if (request != nullptr && e.ok()) *request = completed_request(w);
   return e;
 }
 
