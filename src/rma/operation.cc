@@ -97,6 +97,11 @@ Err start(Window& w, const Operation& o, Request** request, const char* call) {
 
   TargetOp op{o.kind};
   uint64_t target_bytes = tt.bytes(o.target_count);
+  // Nothing to move (a zero count, or a type without data): done.
+  if (target_bytes == 0 && o.kind != OpKind::kCompareAndSwap) {
+    if (request != nullptr) *request = completed_request(w);
+    return {};
+  }
   if (o.kind != OpKind::kPut && o.kind != OpKind::kGet) {
     op.op = o.op->handle;
     op.basic = basic_of(tt);
