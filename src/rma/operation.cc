@@ -30,6 +30,18 @@ void target_runs(uint64_t address, MPI_Count count, const Datatype& t, std::vect
 // the one basic type a derived type is made of (§12.3.4).
 MPI_Datatype basic_of(const Datatype& t) {
   if (t.predefined()) return t.handle;
+  // The types it was built from: a pair type (MPI_DOUBLE_INT) stays one
+  // element here, where the signature sees its two members.
+  MPI_Datatype found = MPI_DATATYPE_NULL;
+  for (const Datatype* part : t.derived->types) {
+    MPI_Datatype b = basic_of(*part);
+    if (b == MPI_DATATYPE_NULL || (found != MPI_DATATYPE_NULL && b != found)) {
+      found = MPI_DATATYPE_NULL;
+      break;
+    }
+    found = b;
+  }
+  if (found != MPI_DATATYPE_NULL) return found;
   return t.signature != nullptr ? t.signature->single_basic() : MPI_DATATYPE_NULL;
 }
 
