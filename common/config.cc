@@ -40,6 +40,11 @@ constexpr std::array kSettings = {
     Setting{"FERRY_SHM_CMA_THRESHOLD", "64k",
             "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA); smaller "
             "ones go through the shared-memory ring"},
+    Setting{"FERRY_RMA_SHM", "on",
+            "One-sided communication with a same-host target: on (the origin itself loads, stores and updates the "
+            "target's window memory: shared memory where Ferry allocated it, cross-memory attach for MPI_Win_create "
+            "memory) or off (active messages that the target executes, as across hosts); off too when "
+            "FERRY_TRANSPORTS lacks shm"},
     Setting{"FERRY_CUDA", "auto",
             "GPU (CUDA) buffers: auto (load the driver libcuda.so.1 at MPI_Init if it is there, else host buffers "
             "only), on (a missing or unusable driver is a start-up error), or off (never load it)"},

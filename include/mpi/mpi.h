@@ -22,8 +22,8 @@ extern "C" {
 #pragma GCC visibility push(default)
 #endif
 
-/* Version of the standard implemented (MPI-4.0 §9.1.1): MPI-4.0 as MPICH 4.0 exports it, one-sided
- * communication (MPI_Win_*) aside (README "Running programs built with MPICH"). */
+/* Version of the standard implemented (MPI-4.0 §9.1.1): MPI-4.0 as MPICH 4.0 exports it
+ * (README "Running programs built with MPICH"). */
 #define MPI_VERSION    4
 #define MPI_SUBVERSION 0
 

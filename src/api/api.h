@@ -30,6 +30,9 @@
 namespace ferry::io {
 struct File;
 }
+namespace ferry::rma {
+struct Window;
+}
 
 namespace ferry::api {
 
@@ -97,11 +100,19 @@ class Call {
   // After the file is gone (MPI_File_close): MPI_FILE_NULL's handler.
   void forget_file() { file_ = nullptr; }
 
+  // Window calls. win() checks initialization and the handle (MPI_ERR_WIN)
+  // and makes the window's handler the one that applies (MPI-4.0 §12.6);
+  // without a valid window, MPI_COMM_WORLD's does.
+  rma::Window* win(MPI_Win handle);
+  // After MPI_Win_free: MPI_COMM_WORLD's handler.
+  void forget_win() { win_ = nullptr; }
+
  private:
   const char* name_;
   Communicator* comm_ = nullptr;  // nullptr: MPI_COMM_WORLD's handler
   bool file_call_ = false;        // errors go to file_'s handler (nullptr: MPI_FILE_NULL's)
   io::File* file_ = nullptr;
+  rma::Window* win_ = nullptr;    // errors go to its handler
   Err error_;
 };
 

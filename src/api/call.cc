@@ -5,6 +5,7 @@
 
 #include "base/errhandler.h"
 #include "io/file.h"
+#include "rma/window.h"
 #include "runtime/runtime.h"
 #include "base/limits.h"
 
@@ -141,6 +142,18 @@ io::File* Call::file(MPI_File handle) {
   return f;
 }
 
+rma::Window* Call::win(MPI_Win handle) {
+  if (!initialized()) return nullptr;
+  rma::Window* w = rma::windows::find(handle);
+  if (w == nullptr) {
+    if (handle == MPI_WIN_NULL) fail(MPI_ERR_WIN, "win is MPI_WIN_NULL");
+    else fail(MPI_ERR_WIN, "invalid window handle 0x%x", static_cast<unsigned>(handle));
+    return nullptr;
+  }
+  win_ = w;
+  return w;
+}
+
 bool Call::not_null(const void* pointer, const char* argument) {
   if (!ok()) return false;
   if (pointer == nullptr) return fail(MPI_ERR_ARG, "%s is NULL", argument);
@@ -168,6 +181,7 @@ int Call::raise() {
   std::string message = std::string(name_) + ": " + error_.message();
   int code = error_code::make(error_.mpi_class(), message);
   if (file_call_) return io::files::invoke_errhandler(file_, code, message);
+  if (win_ != nullptr) return rma::windows::invoke_errhandler(win_, code, message);
   // MPI-4.0 §10: info calls work before MPI_Init; with nothing started
   // there is no handler and no job to abort, so the code is returned.
   if (!runtime::active()) {
@@ -188,6 +202,7 @@ int Call::raise_code(int code) {
   std::string message = std::string(name_) + ": " + error_code::text(code);
   int with_call = error_code::make(error_code::class_of(code), message);
   if (file_call_) return io::files::invoke_errhandler(file_, with_call, message);
+  if (win_ != nullptr) return rma::windows::invoke_errhandler(win_, with_call, message);
   return errhandlers::invoke(comm_, with_call, message);
 }
 

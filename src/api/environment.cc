@@ -10,6 +10,7 @@
 #include "api/api.h"
 #include "io/file.h"
 #include "progress/progress.h"
+#include "rma/window.h"
 #include "runtime/runtime.h"
 
 using namespace ferry;
@@ -57,6 +58,7 @@ extern "C" int PMPI_Finalize(void) {
   api::Call call("MPI_Finalize");
   if (!call.initialized()) return call.raise();
   io::files::finalize_open_files();  // files the program left open (io/file.h)
+  rma::windows::finalize();          // windows the program left (rma/window.h)
   Err finalized = runtime::finalize();
   if (finalized.ok()) io::files::after_finalize();
   return call.result(std::move(finalized));

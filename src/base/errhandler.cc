@@ -19,6 +19,7 @@ struct UserHandler {
   // Communicators hold references too, and are made and freed from any
   // thread (MPI_THREAD_MULTIPLE).
   std::atomic<int> references;
+  MPI_Win_errhandler_function* win_fn = nullptr;  // kWin
 };
 handle::Table<UserHandler> user_handlers;
 // Guards every object's handler field (get, set, invoke).
@@ -55,6 +56,13 @@ MPI_Errhandler create_for_files(MPI_File_errhandler_function* fn) {
 
 MPI_Errhandler create_for_sessions(MPI_Session_errhandler_function* fn) {
   uint32_t index = user_handlers.add(new UserHandler{Kind::kSession, nullptr, nullptr, fn, 1});
+  return handle::make_dynamic(handle::Object::kErrhandler, index);
+}
+
+MPI_Errhandler create_for_windows(MPI_Win_errhandler_function* fn) {
+  auto* u = new UserHandler{Kind::kWin, nullptr, nullptr, nullptr, 1};
+  u->win_fn = fn;
+  uint32_t index = user_handlers.add(u);
   return handle::make_dynamic(handle::Object::kErrhandler, index);
 }
 
@@ -127,6 +135,12 @@ int invoke_file(const MPI_Errhandler& field, MPI_File file, int code, const std:
 int invoke_session(const MPI_Errhandler& field, MPI_Session session, int code, const std::string& message) {
   return apply(get(field), code, message, [&](UserHandler& u, int* c) {
     if (u.session_fn != nullptr) u.session_fn(&session, c);
+  });
+}
+
+int invoke_window(const MPI_Errhandler& field, MPI_Win win, int code, const std::string& message) {
+  return apply(get(field), code, message, [&](UserHandler& u, int* c) {
+    if (u.win_fn != nullptr) u.win_fn(&win, c);
   });
 }
 

@@ -9,7 +9,8 @@
 // One machinery for both: an object keeps its handler in an MPI_Errhandler
 // field, read and replaced only through get() and set() here; a user's
 // handler remembers which kind of object it was made for, because the
-// callback's first argument differs (an MPI_Comm* or an MPI_File*).
+// callback's first argument differs (an MPI_Comm*, MPI_File*, MPI_Session*
+// or MPI_Win*).
 #pragma once
 
 #include <string>
@@ -19,7 +20,7 @@
 
 namespace ferry::errhandlers {
 
-enum class Kind { kComm, kFile, kSession };
+enum class Kind { kComm, kFile, kSession, kWin };
 
 bool is_valid(MPI_Errhandler h);
 // Whether `h` may be attached to an object of `kind`: the predefined
@@ -28,6 +29,7 @@ bool fits(MPI_Errhandler h, Kind kind);
 MPI_Errhandler create(MPI_Comm_errhandler_function* fn);
 MPI_Errhandler create_for_files(MPI_File_errhandler_function* fn);
 MPI_Errhandler create_for_sessions(MPI_Session_errhandler_function* fn);
+MPI_Errhandler create_for_windows(MPI_Win_errhandler_function* fn);
 // Releases a user's reference; predefined handlers are never destroyed.
 void release(MPI_Errhandler h);
 void retain(MPI_Errhandler h);
@@ -50,6 +52,8 @@ int invoke(Communicator* comm, int code, const std::string& message);
 int invoke_file(const MPI_Errhandler& field, MPI_File file, int code, const std::string& message);
 // The same for a session (MPI-4.0 §9.3).
 int invoke_session(const MPI_Errhandler& field, MPI_Session session, int code, const std::string& message);
+// The same for a window (MPI-4.0 §12.6).
+int invoke_window(const MPI_Errhandler& field, MPI_Win win, int code, const std::string& message);
 // Applies handler `h` itself, for calls whose new object does not exist
 // yet (MPI_Comm_create_from_group raises on the handler it was given);
 // a user's handler gets MPI_COMM_NULL (MPI_SESSION_NULL for a session's).

@@ -1,0 +1,337 @@
+#include "rma/active_message.h"
+
+#include <cstring>
+
+#include "base/type_pack.h"
+#include "p2p/engine.h"
+#include "p2p/pt2pt.h"
+#include "progress/tasks.h"
+#include "rma/window.h"
+
+namespace ferry::rma {
+namespace {
+
+constexpr int kTagRequest = 1;
+constexpr int kTagReply = 2;
+
+enum : uint32_t { kLock = 100, kUnlock = 101 };
+
+struct WireRequest {
+  uint32_t kind;  // OpKind, kLock or kUnlock
+  int32_t op;
+  int32_t basic;
+  uint32_t exclusive;
+  uint64_t id;
+  uint64_t basic_size;
+  uint64_t runs;
+  uint64_t data_bytes;
+  uint64_t result_bytes;
+};
+
+struct WireReply {
+  uint64_t id;
+  int32_t error_class;  // MPI_SUCCESS or the class of the target's error
+  int32_t reserved;
+  uint64_t bytes;       // data that follows
+  char message[200];
+};
+
+const Datatype& bytes_type() { return *find_datatype(MPI_BYTE); }
+
+// The service as a progress task: it lives while the window does.
+class Task final : public progress::Task {
+ public:
+  Task(std::shared_ptr<bool> alive, Service* s) : alive_(std::move(alive)), service_(s) {}
+  bool advance() override {
+    if (!*alive_) return true;
+    return service_->advance();
+  }
+
+ private:
+  std::shared_ptr<bool> alive_;
+  Service* service_;
+};
+
+}  // namespace
+
+struct Service::Pending {
+  int target;
+  void* result;
+  MPI_Count count;
+  const Datatype* type;
+  uint64_t bytes;
+  Request* request;
+  bool done = false;
+  Err error;
+};
+
+struct Service::Incoming {
+  std::vector<char> data;
+  Request* r = nullptr;
+  int source = 0;
+};
+
+struct Service::Outgoing {
+  std::vector<char> data;
+  Request* r = nullptr;
+};
+
+Service::Service(Window& w) : w_(w), alive_(std::make_shared<bool>(true)) {
+  outstanding_.assign(static_cast<size_t>(w.comm->size), 0);
+}
+
+Service::~Service() { *alive_ = false; }
+
+void Service::start() {
+  progress::Lock lock;
+  progress::start(std::make_unique<Task>(alive_, this));
+  running_ = true;
+}
+
+void Service::stop() {
+  progress::Lock lock;
+  if (stopped_) return;
+  // Answers still leaving (the last unlock's acknowledgement) finish first.
+  progress::wait_until(lock, [&] {
+    finish_sends();
+    return outgoing_.empty();
+  });
+  stopped_ = true;
+  *alive_ = false;
+}
+
+void Service::finish_sends() {
+  for (size_t i = 0; i < outgoing_.size();) {
+    Outgoing* o = outgoing_[i];
+    if (o->r != nullptr && !o->r->complete) {
+      ++i;
+      continue;
+    }
+    if (o->r != nullptr) requests::release(o->r);
+    delete o;
+    outgoing_[i] = outgoing_.back();
+    outgoing_.pop_back();
+  }
+}
+
+Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, const char* data,
+                  uint64_t data_bytes, const char* compare, void* result, MPI_Count result_count,
+                  const Datatype* result_type, uint64_t result_bytes, Request* request) {
+  progress::Lock lock;
+  WireRequest h{static_cast<uint32_t>(op.kind), op.op, op.basic, op.exclusive ? 1u : 0u, next_id_++,
+                op.basic_size, runs.size(), data_bytes, result_bytes};
+  uint64_t compare_bytes = op.kind == OpKind::kCompareAndSwap ? op.basic_size : 0;
+  auto* out = new Outgoing;
+  out->data.resize(sizeof h + runs.size() * sizeof(Run) + data_bytes + compare_bytes);
+  char* at = out->data.data();
+  std::memcpy(at, &h, sizeof h);
+  at += sizeof h;
+  if (!runs.empty()) std::memcpy(at, runs.data(), runs.size() * sizeof(Run));
+  at += runs.size() * sizeof(Run);
+  if (data_bytes > 0) std::memcpy(at, data, data_bytes);
+  at += data_bytes;
+  if (compare_bytes > 0) std::memcpy(at, compare, compare_bytes);
+  auto* p = new Pending{target, result, result_count, result_type, result_bytes, request, false, Err()};
+  datatypes::retain(result_type);
+  pending_[h.id] = p;
+  ++outstanding_[static_cast<size_t>(target)];
+  Err e = pt2pt::isend(pt2pt::Message{out->data.data(), static_cast<MPI_Count>(out->data.size()), &bytes_type()},
+                       target, kTagRequest, w_.comm, Request::Mode::kStandard, &out->r);
+  outgoing_.push_back(out);
+  return e;
+}
+
+Err Service::lock(int target, bool exclusive) {
+  TargetOp op{static_cast<OpKind>(kLock)};
+  op.exclusive = exclusive;
+  Err e = send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
+  if (e) return e;
+  return flush(target);
+}
+
+Err Service::unlock(int target, bool exclusive) {
+  TargetOp op{static_cast<OpKind>(kUnlock)};
+  op.exclusive = exclusive;
+  Err e = send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
+  if (e) return e;
+  return flush(target);
+}
+
+Err Service::flush(int target) {
+  progress::Lock lock;
+  progress::wait_until(lock, [&] {
+    if (target >= 0) return outstanding_[static_cast<size_t>(target)] == 0;
+    for (uint64_t n : outstanding_)
+      if (n != 0) return false;
+    return true;
+  });
+  Err e = std::move(first_error_);
+  first_error_ = Err();
+  return e;
+}
+
+void Service::poke() {
+  progress::Lock lock;
+  progress::poll();
+}
+
+void Service::receive_new() {
+  for (int tag : {kTagRequest, kTagReply}) {
+    for (;;) {
+      MPI_Status s{};
+      p2p::UnexpectedMessage* m = p2p::take_message(w_.comm->context, MPI_ANY_SOURCE, tag, &s);
+      if (m == nullptr) break;
+      auto* in = new Incoming;
+      in->source = s.MPI_SOURCE;
+      in->data.resize(status_bytes(s));
+      Request* r = requests::acquire();
+      r->kind = Request::Kind::kRecv;
+      r->comm = w_.comm;
+      r->buffer = in->data.data();
+      r->count = static_cast<MPI_Count>(in->data.size());
+      r->datatype = &bytes_type();
+      r->bytes = in->data.size();
+      r->peer = s.MPI_SOURCE;
+      r->tag = tag;
+      r->context = w_.comm->context;
+      r->active = true;
+      p2p::start_matched_recv(r, m);
+      in->r = r;
+      if (tag == kTagRequest) incoming_.push_back(in);
+      else replies_.push_back(in);
+    }
+  }
+}
+
+void Service::handle_reply(Incoming& in) {
+  requests::release(in.r);
+  WireReply h;
+  std::memcpy(&h, in.data.data(), sizeof h);
+  auto it = pending_.find(h.id);
+  if (it == pending_.end()) return;
+  Pending* p = it->second;
+  pending_.erase(it);
+  Err e;
+  if (h.error_class != MPI_SUCCESS) e = fail(h.error_class, "target rank %d: %s", p->target, h.message);
+  else if (p->bytes > 0 && p->result != nullptr)
+    type::unpack(*p->type, p->result, static_cast<uint64_t>(p->count), 0, std::min<uint64_t>(p->bytes, h.bytes),
+                 in.data.data() + sizeof h);
+  if (!e.ok() && first_error_.ok()) first_error_ = Err(e.mpi_class(), e.message());
+  if (p->request != nullptr) complete(p->request, e);
+  datatypes::release(p->type);
+  --outstanding_[static_cast<size_t>(p->target)];
+  delete p;
+}
+
+void Service::answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes) {
+  auto* out = new Outgoing;
+  WireReply h{};
+  h.id = id;
+  h.error_class = e.ok() ? MPI_SUCCESS : e.mpi_class();
+  if (!e.ok()) std::snprintf(h.message, sizeof h.message, "%s", e.message().c_str());
+  h.bytes = e.ok() ? bytes : 0;
+  out->data.resize(sizeof h + h.bytes);
+  std::memcpy(out->data.data(), &h, sizeof h);
+  if (h.bytes > 0) std::memcpy(out->data.data() + sizeof h, data, h.bytes);
+  (void)pt2pt::isend(pt2pt::Message{out->data.data(), static_cast<MPI_Count>(out->data.size()), &bytes_type()},
+                     origin, kTagReply, w_.comm, Request::Mode::kStandard, &out->r);
+  outgoing_.push_back(out);
+}
+
+bool Service::try_grant(int origin, bool exclusive) {
+  (void)origin;
+  Slot* s = w_.targets[static_cast<size_t>(w_.rank())].slot;
+  return exclusive ? try_lock_exclusive(*s) : try_lock_shared(*s);
+}
+
+void Service::handle(Incoming& in) {
+  WireRequest h;
+  std::memcpy(&h, in.data.data(), sizeof h);
+  const char* at = in.data.data() + sizeof h;
+  if (h.kind == kLock) {
+    if (try_grant(in.source, h.exclusive != 0)) answer(in.source, h.id, {}, nullptr, 0);
+    else {
+      waiting_locks_.push_back({in.source, h.id});
+      waiting_exclusive_.push_back(h.exclusive != 0);
+    }
+    return;
+  }
+  Slot* mine = w_.targets[static_cast<size_t>(w_.rank())].slot;
+  if (h.kind == kUnlock) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (h.exclusive) unlock_exclusive(*mine);
+    else unlock_shared(*mine);
+    answer(in.source, h.id, {}, nullptr, 0);
+    return;
+  }
+  std::vector<Run> runs(h.runs);
+  if (h.runs > 0) std::memcpy(runs.data(), at, h.runs * sizeof(Run));
+  at += h.runs * sizeof(Run);
+  const char* data = at;
+  const char* compare = at + h.data_bytes;
+  // The target's own memory, by pointer; checked against the window.
+  Access a;
+  const Target& self = w_.targets[static_cast<size_t>(w_.rank())];
+  a.mapped = self.mapped;
+  a.base = self.base;
+  a.atomics = self.in_segment;
+  a.slot = mine;
+  Err e;
+  for (const Run& r : runs) {
+    bool inside = false;
+    if (w_.flavor == Flavor::kDynamic) {
+      for (const Region& g : w_.regions)
+        if (r.address >= g.base && r.address + r.bytes <= g.base + g.size) inside = true;
+    } else {
+      inside = r.address >= self.base && r.address + r.bytes <= self.base + self.size;
+    }
+    if (!inside) {
+      e = fail(MPI_ERR_RMA_RANGE, "%llu bytes at address 0x%llx are outside the window's memory",
+               static_cast<unsigned long long>(r.bytes), static_cast<unsigned long long>(r.address));
+      break;
+    }
+  }
+  TargetOp op{static_cast<OpKind>(h.kind), h.op, h.basic, h.basic_size, h.exclusive != 0};
+  std::vector<char> result(h.result_bytes);
+  if (e.ok()) e = apply(a, op, runs, data, result.data(), compare);
+  answer(in.source, h.id, e, result.data(), result.size());
+}
+
+bool Service::advance() {
+  if (stopped_ || in_advance_) return stopped_;
+  in_advance_ = true;
+  receive_new();
+  // Requests in arrival order: a later one waits for an earlier one's data.
+  while (!incoming_.empty() && incoming_.front()->r->complete) {
+    Incoming* in = incoming_.front();
+    incoming_.pop_front();
+    requests::release(in->r);
+    handle(*in);
+    delete in;
+  }
+  // Replies in any order, once their data is in.
+  for (size_t i = 0; i < replies_.size();) {
+    Incoming* in = replies_[i];
+    if (!in->r->complete) {
+      ++i;
+      continue;
+    }
+    replies_.erase(replies_.begin() + static_cast<long>(i));
+    handle_reply(*in);
+    delete in;
+  }
+  for (size_t i = 0; i < waiting_locks_.size();) {
+    if (try_grant(waiting_locks_[i].first, waiting_exclusive_[i])) {
+      answer(waiting_locks_[i].first, waiting_locks_[i].second, {}, nullptr, 0);
+      waiting_locks_.erase(waiting_locks_.begin() + static_cast<long>(i));
+      waiting_exclusive_.erase(waiting_exclusive_.begin() + static_cast<long>(i));
+    } else {
+      ++i;
+    }
+  }
+  finish_sends();
+  in_advance_ = false;
+  return false;
+}
+
+}  // namespace ferry::rma

@@ -1,0 +1,352 @@
+#include "rma/create.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+
+#include "base/attribute.h"
+#include "base/errhandler.h"
+#include "coll/collectives.h"
+#include "common/config.h"
+#include "pmi/pmix_client.h"
+#include "rma/active_message.h"
+#include "rma/epochs.h"
+#include "runtime/comm_create.h"
+
+namespace ferry::rma {
+namespace {
+
+struct Card {
+  uint64_t host;
+  uint64_t base;
+  uint64_t size;
+  int32_t disp_unit;
+  int32_t pid;
+};
+
+struct Names {
+  char control[64];
+  char memory[64];
+  uint64_t memory_bytes;
+};
+
+// Ranks with the same key share memory: the host name and the kernel's
+// boot id (containers on one machine have their own names, and cannot
+// attach to each other's memory).
+uint64_t host_key() {
+  static const uint64_t key = [] {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    std::string text = name;
+    std::ifstream boot("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(boot, id);
+    return static_cast<uint64_t>(std::hash<std::string>()(text + "/" + id));
+  }();
+  return key;
+}
+
+// Same-host targets are reached in memory unless FERRY_RMA_SHM=off or the
+// job was told to keep same-host traffic off shared memory (FERRY_TRANSPORTS
+// without shm): then everything goes by active messages.
+bool direct_allowed() {
+  static const bool allowed = [] {
+    std::string transports = config::value("FERRY_TRANSPORTS");
+    bool shm = false;
+    size_t at = 0;
+    while (at <= transports.size()) {
+      size_t comma = transports.find(',', at);
+      if (comma == std::string::npos) comma = transports.size();
+      if (transports.compare(at, comma - at, "shm") == 0) shm = true;
+      at = comma + 1;
+    }
+    return shm && config::flag("FERRY_RMA_SHM");
+  }();
+  return allowed;
+}
+
+std::string segment_name(const char* what) {
+  static std::atomic<unsigned> counter{0};
+  char name[64];
+  std::snprintf(name, sizeof name, "/ferry-rma-%s-%d-%u", what, static_cast<int>(getpid()), counter++);
+  return name;
+}
+
+const Datatype& bytes_type() { return *find_datatype(MPI_BYTE); }
+
+template <typename T>
+Err all_to_all(Window& w, const T& mine, std::vector<T>* all) {
+  all->resize(static_cast<size_t>(w.comm->size));
+  return coll::allgather(&mine, sizeof(T), &bytes_type(), all->data(), sizeof(T), &bytes_type(), w.comm);
+}
+
+void read_hints(Window& w, const Info* hints) {
+  Info in = hints != nullptr ? *hints : Info();
+  set_hints(w, in);
+}
+
+// The common part of every flavor; `memory_bytes` > 0 asks for window
+// memory in a segment (the allocating flavors).
+Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_unit, const Info* hints,
+          bool noncontig, Window** out) {
+  *out = nullptr;
+  auto w = std::make_unique<Window>();
+  w->flavor = flavor;
+  if (Err e = communicators::dup(c, nullptr, &w->comm)) return e;
+  read_hints(*w, hints);
+  w->size = size;
+  w->disp_unit = disp_unit;
+  w->base = base;
+  int n = w->comm->size;
+  int me = w->comm->rank;
+  auto give_up = [&](Err e) {
+    (void)communicators::free_communicator(w->comm);
+    return e;
+  };
+
+  // Step 1: cards.
+  Card mine{host_key(), reinterpret_cast<uint64_t>(base), static_cast<uint64_t>(size), disp_unit,
+            static_cast<int32_t>(getpid())};
+  std::vector<Card> cards;
+  if (Err e = all_to_all(*w, mine, &cards)) return give_up(std::move(e));
+  std::vector<int> locals;
+  for (int r = 0; r < n; ++r)
+    if (cards[static_cast<size_t>(r)].host == mine.host) locals.push_back(r);
+  int leader = locals.front();
+  bool allocating = flavor == Flavor::kAllocate || flavor == Flavor::kShared;
+  if (flavor == Flavor::kShared && static_cast<int>(locals.size()) != n)
+    return give_up(fail(MPI_ERR_RMA_SHARED, "the communicator spans more than one host; MPI_Win_allocate_shared "
+                        "needs processes that can share memory"));
+
+  // Where each local rank's memory lies in the host's segment.
+  std::vector<uint64_t> offsets(static_cast<size_t>(n), 0);
+  uint64_t memory_bytes = 0;
+  if (allocating) {
+    for (int r : locals) {
+      // Contiguous unless asked otherwise; a page each then, so that a
+      // rank's memory can be placed near it.
+      uint64_t align = noncontig ? 4096 : (flavor == Flavor::kShared ? 1 : 64);
+      memory_bytes = (memory_bytes + align - 1) / align * align;
+      offsets[static_cast<size_t>(r)] = memory_bytes;
+      memory_bytes += cards[static_cast<size_t>(r)].size;
+    }
+  }
+
+  // Step 2: the host's segments.
+  Names names{};
+  std::string error;
+  Err made;
+  if (me == leader) {
+    std::string control = segment_name("ctl");
+    size_t control_bytes = sizeof(Slot) * static_cast<size_t>(n);
+    if (!w->control.create(control, control_bytes, &error) || !w->control.back(0, control_bytes, &error))
+      made = fail(MPI_ERR_NO_MEM, "cannot make the window's control segment: %s", error.c_str());
+    std::snprintf(names.control, sizeof names.control, "%s", control.c_str());
+    if (made.ok() && allocating) {
+      std::string memory = segment_name("mem");
+      size_t bytes = std::max<uint64_t>(memory_bytes, 1);
+      if (!w->memory.create(memory, bytes, &error) || !w->memory.back(0, bytes, &error))
+        made = fail(MPI_ERR_NO_MEM, "cannot allocate %llu bytes of window memory: %s",
+                    static_cast<unsigned long long>(memory_bytes), error.c_str());
+      std::snprintf(names.memory, sizeof names.memory, "%s", memory.c_str());
+      names.memory_bytes = bytes;
+    }
+  }
+  std::vector<Names> all_names;
+  Err shared = all_to_all(*w, names, &all_names);
+  if (shared.ok() && me != leader) {
+    const Names& theirs = all_names[static_cast<size_t>(leader)];
+    if (!w->control.attach(theirs.control, sizeof(Slot) * static_cast<size_t>(n), &error))
+      made = fail(MPI_ERR_OTHER, "cannot map the window's control segment: %s", error.c_str());
+    else if (allocating && !w->memory.attach(theirs.memory, theirs.memory_bytes, &error))
+      made = fail(MPI_ERR_OTHER, "cannot map the window's memory: %s", error.c_str());
+  }
+  w->control.done_backing();
+  w->memory.done_backing();
+  // Everyone has mapped (or failed): the names can go.
+  Err synced = coll::barrier(w->comm);
+  if (me == leader) {
+    w->control.unlink();
+    w->memory.unlink();
+  }
+  if (!shared.ok()) return give_up(std::move(shared));
+  if (!synced.ok()) return give_up(std::move(synced));
+  // Agree on the outcome: a rank that could not map fails everywhere.
+  int bad = made.ok() ? 0 : 1, any_bad = 0;
+  if (Err e = coll::allreduce(&bad, &any_bad, 1, find_datatype(MPI_INT), find_op(MPI_MAX), w->comm))
+    return give_up(std::move(e));
+  if (!made.ok()) return give_up(std::move(made));
+  if (any_bad) return give_up(fail(MPI_ERR_OTHER, "another process could not set up its part of the window"));
+
+  // Step 3: the allocating flavors' bases, each in its owner's address space.
+  if (allocating) {
+    w->base = w->memory.data() + offsets[static_cast<size_t>(me)];
+    uint64_t my_base = reinterpret_cast<uint64_t>(w->base);
+    std::vector<uint64_t> bases;
+    if (Err e = all_to_all(*w, my_base, &bases)) return give_up(std::move(e));
+    for (int r = 0; r < n; ++r) cards[static_cast<size_t>(r)].base = bases[static_cast<size_t>(r)];
+  }
+
+  bool direct = direct_allowed();
+  bool any_messages = false;
+  w->targets.resize(static_cast<size_t>(n));
+  auto* slots = reinterpret_cast<Slot*>(w->control.data());
+  for (int r = 0; r < n; ++r) {
+    Target& t = w->targets[static_cast<size_t>(r)];
+    const Card& card = cards[static_cast<size_t>(r)];
+    t.base = card.base;
+    t.size = card.size;
+    t.disp_unit = card.disp_unit;
+    t.pid = card.pid;
+    t.local = card.host == mine.host;
+    t.slot = t.local ? &slots[r] : nullptr;
+    t.in_segment = allocating && t.local;
+    if (r == me) {
+      t.reach = Reach::kMapped;
+      t.mapped = flavor == Flavor::kDynamic ? nullptr : static_cast<char*>(w->base);
+      if (flavor == Flavor::kDynamic) t.base = 0;
+    } else if (t.local && (direct || flavor == Flavor::kShared) && allocating) {
+      t.reach = Reach::kMapped;
+      t.mapped = w->memory.data() + offsets[static_cast<size_t>(r)];
+    } else if (t.local && direct) {
+      t.reach = Reach::kCma;
+    } else {
+      t.reach = Reach::kMessages;
+      any_messages = true;
+    }
+  }
+  if (flavor == Flavor::kDynamic) {
+    w->base = MPI_BOTTOM;
+    w->size = 0;
+  }
+  w->epochs.locks.assign(static_cast<size_t>(n), LockState::kNone);
+  w->epochs.nocheck.assign(static_cast<size_t>(n), false);
+  // The service answers other ranks' messages: needed where any rank
+  // reaches any other by message (the same decision on every rank: it
+  // depends on hosts and settings only), or a same-host rank's memory is
+  // its own (a process whose kernel refuses cross-memory attach falls back).
+  bool spans_hosts = static_cast<int>(locals.size()) != n;
+  (void)any_messages;
+  if (spans_hosts || !direct) {
+    w->service = std::make_shared<Service>(*w);
+    w->service->start();
+  }
+  if (!windows::add(w.get())) return give_up(fail(MPI_ERR_OTHER, "too many windows"));
+  *out = w.release();
+  return {};
+}
+
+}  // namespace
+
+Err create(Communicator* c, void* base, MPI_Aint size, int disp_unit, const Info* hints, Window** out) {
+  return build(c, Flavor::kCreate, base, size, disp_unit, hints, false, out);
+}
+
+Err allocate(Communicator* c, MPI_Aint size, int disp_unit, const Info* hints, bool shared, void** base,
+             Window** out) {
+  bool noncontig = false;
+  if (hints != nullptr)
+    if (const std::string* v = hints->get("alloc_shared_noncontig")) noncontig = *v == "true";
+  Err e = build(c, shared ? Flavor::kShared : Flavor::kAllocate, nullptr, size, disp_unit, hints, noncontig, out);
+  *base = e.ok() ? (*out)->base : nullptr;
+  if (e.ok() && size == 0) *base = nullptr;  // MPICH gives NULL for an empty part
+  if (e.ok() && size == 0 && !shared) (*out)->base = nullptr;
+  return e;
+}
+
+Err create_dynamic(Communicator* c, const Info* hints, Window** out) {
+  return build(c, Flavor::kDynamic, MPI_BOTTOM, 0, 1, hints, false, out);
+}
+
+Err free_window(Window* w) {
+  if (w->epochs.locks_held > 0 || w->epochs.lock_all || w->epochs.started || w->epochs.posted)
+    return fail(MPI_ERR_RMA_SYNC, "an epoch is still open on the window (unlock, complete or wait first)");
+  if (Err e = quiesce(*w)) return e;
+  // Attributes' delete callbacks run first (MPI-4.0 §7.7.2); one's error
+  // fails the call and keeps the window.
+  if (Err e = attributes::delete_all(attributes::Kind::kWin, w, w->handle)) return e;
+  // Nobody's operations on this window are in flight after this.
+  Err e = coll::barrier(w->comm);
+  if (w->service != nullptr) w->service->stop();
+  errhandlers::release(w->errhandler);
+  windows::remove(w);
+  (void)communicators::free_communicator(w->comm);
+  delete w;
+  return e;
+}
+
+Err attach(Window& w, void* base, MPI_Aint size) {
+  if (w.flavor != Flavor::kDynamic)
+    return fail(MPI_ERR_RMA_FLAVOR, "the window was not made with MPI_Win_create_dynamic");
+  if (size < 0) return fail(MPI_ERR_SIZE, "invalid size %ld", static_cast<long>(size));
+  uint64_t b = reinterpret_cast<uint64_t>(base);
+  for (const Region& r : w.regions)
+    if (b < r.base + r.size && r.base < b + static_cast<uint64_t>(size))
+      return fail(MPI_ERR_RMA_ATTACH, "memory at %p overlaps memory already attached", base);
+  w.regions.push_back({b, static_cast<uint64_t>(size)});
+  return {};
+}
+
+Err detach(Window& w, const void* base) {
+  if (w.flavor != Flavor::kDynamic)
+    return fail(MPI_ERR_RMA_FLAVOR, "the window was not made with MPI_Win_create_dynamic");
+  uint64_t b = reinterpret_cast<uint64_t>(base);
+  for (size_t i = 0; i < w.regions.size(); ++i)
+    if (w.regions[i].base == b) {
+      w.regions.erase(w.regions.begin() + static_cast<long>(i));
+      return {};
+    }
+  return fail(MPI_ERR_RMA_ATTACH, "no memory attached at %p", base);
+}
+
+Err shared_query(const Window& w, int rank, MPI_Aint* size, int* disp_unit, void** base) {
+  if (w.flavor != Flavor::kShared && w.flavor != Flavor::kAllocate)
+    return fail(MPI_ERR_RMA_FLAVOR, "the window's memory is not shared (made with MPI_Win_create or "
+                "MPI_Win_create_dynamic)");
+  if (rank == MPI_PROC_NULL) {
+    for (const Target& t : w.targets)
+      if (t.size > 0 && t.mapped != nullptr) {
+        *size = static_cast<MPI_Aint>(t.size);
+        *disp_unit = t.disp_unit;
+        *base = t.mapped;
+        return {};
+      }
+    *size = 0;
+    *disp_unit = w.targets.empty() ? 1 : w.targets[0].disp_unit;
+    *base = nullptr;
+    return {};
+  }
+  const Target& t = w.targets[static_cast<size_t>(rank)];
+  if (t.mapped == nullptr && t.size > 0)
+    return fail(MPI_ERR_RMA_SHARED, "rank %d's memory is on another host", rank);
+  *size = static_cast<MPI_Aint>(t.size);
+  *disp_unit = t.disp_unit;
+  *base = t.size > 0 ? t.mapped : nullptr;
+  return {};
+}
+
+void set_hints(Window& w, const Info& hints) {
+  // MPI-4.0 §12.2.7: get_info returns the hints in effect, with their
+  // defaults where the program set none.
+  auto value = [&](const char* key, const char* fallback) {
+    const std::string* v = hints.get(key);
+    if (v == nullptr) v = w.info.get(key);
+    w.info.set(key, v != nullptr ? *v : std::string(fallback));
+  };
+  value("no_locks", "false");
+  value("accumulate_ordering", "rar,raw,war,waw");
+  value("accumulate_ops", "same_op_no_op");
+  value("same_size", "false");
+  value("same_disp_unit", "false");
+  value("alloc_shared_noncontig", "false");
+  value("mpi_minimum_memory_alignment", "64");
+  w.no_locks = *w.info.get("no_locks") == "true";
+}
+
+}  // namespace ferry::rma

@@ -1,0 +1,262 @@
+#include "rma/epochs.h"
+
+#include <sched.h>
+
+#include <atomic>
+#include <algorithm>
+
+#include "coll/collectives.h"
+#include "p2p/pt2pt.h"
+#include "rma/active_message.h"
+
+namespace ferry::rma {
+namespace {
+
+// Tags of the window's private communicator (nobody else uses it).
+constexpr int kTagPost = 3;
+constexpr int kTagComplete = 4;
+
+const Datatype& bytes_type() { return *find_datatype(MPI_BYTE); }
+
+// The window ranks of a group's members; MPI_ERR_GROUP for a process that
+// is not in the window.
+Err window_ranks(const Window& w, const Group& g, std::vector<int>* out, const char* call) {
+  out->clear();
+  for (int world : g.members) {
+    int found = -1;
+    for (int r = 0; r < w.comm->size; ++r)
+      if (w.comm->world_rank(r) == world) found = r;
+    if (found < 0) return fail(MPI_ERR_GROUP, "%s: the group has a process that is not in the window", call);
+    out->push_back(found);
+  }
+  return {};
+}
+
+void memory_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+// Spins (and progresses: a remote origin's request may need this process)
+// until `try_once` succeeds. Passive-target locks are held briefly by
+// correct programs, and a holder never waits for us inside the lock.
+template <typename Try>
+void spin_until(Try try_once) {
+  progress::Lock lock;
+  for (unsigned spins = 0; !try_once(); ++spins) {
+    progress::poll();
+    if (spins > 16) sched_yield();
+  }
+}
+
+Err acquire(Window& w, int target, bool exclusive) {
+  Target& tg = w.targets[static_cast<size_t>(target)];
+  if (tg.slot != nullptr) {
+    Slot& s = *tg.slot;
+    spin_until([&] { return exclusive ? try_lock_exclusive(s) : try_lock_shared(s); });
+    return {};
+  }
+  return w.service->lock(target, exclusive);
+}
+
+Err release(Window& w, int target, bool exclusive) {
+  Target& tg = w.targets[static_cast<size_t>(target)];
+  if (tg.slot != nullptr) {
+    memory_fence();
+    if (exclusive) unlock_exclusive(*tg.slot);
+    else unlock_shared(*tg.slot);
+    return {};
+  }
+  return w.service->unlock(target, exclusive);
+}
+
+bool valid_assert(int assert, int allowed) { return (assert & ~allowed) == 0; }
+
+Err bad_assert(const char* call, int assert) {
+  return fail(MPI_ERR_ASSERT, "%s: invalid assert 0x%x", call, assert);
+}
+
+}  // namespace
+
+Err check_access(const Window& w, int target, const char* call) {
+  const Epochs& e = w.epochs;
+  if (e.fence || e.lock_all) return {};
+  if (!e.locks.empty() && e.locks[static_cast<size_t>(target)] != LockState::kNone) return {};
+  if (e.started && std::find(e.start_group.begin(), e.start_group.end(), target) != e.start_group.end()) return {};
+  (void)call;
+  return fail(MPI_ERR_RMA_SYNC, "no access epoch includes target rank %d (call MPI_Win_fence, MPI_Win_start, "
+              "MPI_Win_lock or MPI_Win_lock_all first)", target);
+}
+
+Err flush(Window& w, int target) {
+  if (w.targets[static_cast<size_t>(target)].reach == Reach::kMessages) {
+    if (Err e = w.service->flush(target)) return e;
+  } else if (w.service != nullptr) {
+    w.service->poke();  // requests of others, as in rma::start
+  }
+  memory_fence();
+  return {};
+}
+
+Err flush_all(Window& w) {
+  if (w.service != nullptr)
+    if (Err e = w.service->flush(-1)) return e;
+  memory_fence();
+  return {};
+}
+
+Err quiesce(Window& w) { return flush_all(w); }
+
+Err sync(Window&) {
+  memory_fence();
+  return {};
+}
+
+Err fence(Window& w, int assert) {
+  if (!valid_assert(assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
+    return bad_assert("MPI_Win_fence", assert);
+  if (w.epochs.started || w.epochs.posted || w.epochs.locks_held > 0 || w.epochs.lock_all)
+    return fail(MPI_ERR_RMA_SYNC, "another synchronization epoch (start, post, lock) is still open");
+  if (Err e = flush_all(w)) return e;
+  // Every rank's operations of the epoch are done (each flushed its own
+  // before arriving), and nobody starts the next before all arrived.
+  if (Err e = coll::barrier(w.comm)) return e;
+  memory_fence();
+  w.epochs.fence = (assert & MPI_MODE_NOSUCCEED) == 0;
+  return {};
+}
+
+Err post(Window& w, const Group& g, int assert) {
+  if (!valid_assert(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT))
+    return bad_assert("MPI_Win_post", assert);
+  if (w.epochs.posted) return fail(MPI_ERR_RMA_SYNC, "an exposure epoch is already open (MPI_Win_post without MPI_Win_wait)");
+  std::vector<int> origins;
+  if (Err e = window_ranks(w, g, &origins, "MPI_Win_post")) return e;
+  memory_fence();
+  for (int origin : origins)
+    if (Err e = pt2pt::send({nullptr, 0, &bytes_type()}, origin, kTagPost, w.comm, Request::Mode::kStandard)) return e;
+  w.epochs.posted = true;
+  w.epochs.post_group = std::move(origins);
+  return {};
+}
+
+Err start(Window& w, const Group& g, int assert) {
+  if (!valid_assert(assert, MPI_MODE_NOCHECK)) return bad_assert("MPI_Win_start", assert);
+  if (w.epochs.started) return fail(MPI_ERR_RMA_SYNC, "an access epoch is already open (MPI_Win_start without MPI_Win_complete)");
+  std::vector<int> targets;
+  if (Err e = window_ranks(w, g, &targets, "MPI_Win_start")) return e;
+  // Each target's post says its exposure epoch is open (§12.5.2).
+  for (int target : targets) {
+    int code = MPI_SUCCESS;
+    if (Err e = pt2pt::recv(nullptr, 0, &bytes_type(), target, kTagPost, w.comm, MPI_STATUS_IGNORE, &code)) return e;
+  }
+  memory_fence();
+  w.epochs.started = true;
+  w.epochs.start_group = std::move(targets);
+  return {};
+}
+
+Err complete(Window& w) {
+  if (!w.epochs.started) return fail(MPI_ERR_RMA_SYNC, "no access epoch is open (MPI_Win_complete without MPI_Win_start)");
+  for (int target : w.epochs.start_group)
+    if (Err e = flush(w, target)) return e;
+  for (int target : w.epochs.start_group)
+    if (Err e = pt2pt::send({nullptr, 0, &bytes_type()}, target, kTagComplete, w.comm, Request::Mode::kStandard))
+      return e;
+  w.epochs.started = false;
+  w.epochs.start_group.clear();
+  return {};
+}
+
+Err wait(Window& w) {
+  if (!w.epochs.posted) return fail(MPI_ERR_RMA_SYNC, "no exposure epoch is open (MPI_Win_wait without MPI_Win_post)");
+  for (int origin : w.epochs.post_group) {
+    int code = MPI_SUCCESS;
+    if (Err e = pt2pt::recv(nullptr, 0, &bytes_type(), origin, kTagComplete, w.comm, MPI_STATUS_IGNORE, &code)) return e;
+  }
+  memory_fence();
+  w.epochs.posted = false;
+  w.epochs.post_group.clear();
+  return {};
+}
+
+Err test(Window& w, bool* done) {
+  if (!w.epochs.posted) return fail(MPI_ERR_RMA_SYNC, "no exposure epoch is open (MPI_Win_test without MPI_Win_post)");
+  auto& group = w.epochs.post_group;
+  for (size_t i = 0; i < group.size();) {
+    if (!pt2pt::iprobe(group[i], kTagComplete, w.comm, MPI_STATUS_IGNORE)) {
+      ++i;
+      continue;
+    }
+    int code = MPI_SUCCESS;
+    if (Err e = pt2pt::recv(nullptr, 0, &bytes_type(), group[i], kTagComplete, w.comm, MPI_STATUS_IGNORE, &code))
+      return e;
+    group.erase(group.begin() + static_cast<long>(i));
+  }
+  *done = group.empty();
+  if (*done) {
+    memory_fence();
+    w.epochs.posted = false;
+  }
+  return {};
+}
+
+Err lock(Window& w, int lock_type, int target, int assert) {
+  if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+    return fail(MPI_ERR_LOCKTYPE, "invalid lock_type %d (MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED)", lock_type);
+  if (!valid_assert(assert, MPI_MODE_NOCHECK)) return bad_assert("MPI_Win_lock", assert);
+  if (target == MPI_PROC_NULL) return {};
+  if (w.epochs.lock_all) return fail(MPI_ERR_RMA_SYNC, "the window is locked with MPI_Win_lock_all already");
+  LockState& state = w.epochs.locks[static_cast<size_t>(target)];
+  if (state != LockState::kNone)
+    return fail(MPI_ERR_RMA_SYNC, "target rank %d is already locked by this process", target);
+  bool exclusive = lock_type == MPI_LOCK_EXCLUSIVE;
+  if ((assert & MPI_MODE_NOCHECK) == 0)
+    if (Err e = acquire(w, target, exclusive)) return e;
+  memory_fence();
+  state = exclusive ? LockState::kExclusive : LockState::kShared;
+  if (assert & MPI_MODE_NOCHECK) state = LockState::kShared;  // held by nobody: nothing to release
+  ++w.epochs.locks_held;
+  w.epochs.nocheck.resize(w.epochs.locks.size());
+  w.epochs.nocheck[static_cast<size_t>(target)] = (assert & MPI_MODE_NOCHECK) != 0;
+  return {};
+}
+
+Err unlock(Window& w, int target) {
+  if (target == MPI_PROC_NULL) return {};
+  LockState& state = w.epochs.locks[static_cast<size_t>(target)];
+  if (state == LockState::kNone)
+    return fail(MPI_ERR_RMA_SYNC, "target rank %d is not locked by this process (MPI_Win_unlock without "
+                "MPI_Win_lock)", target);
+  if (Err e = flush(w, target)) return e;
+  bool nocheck = w.epochs.nocheck[static_cast<size_t>(target)];
+  Err e;
+  if (!nocheck) e = release(w, target, state == LockState::kExclusive);
+  state = LockState::kNone;
+  --w.epochs.locks_held;
+  return e;
+}
+
+Err lock_all(Window& w, int assert) {
+  if (!valid_assert(assert, MPI_MODE_NOCHECK)) return bad_assert("MPI_Win_lock_all", assert);
+  if (w.epochs.lock_all || w.epochs.locks_held > 0)
+    return fail(MPI_ERR_RMA_SYNC, "the window is already locked by this process");
+  if ((assert & MPI_MODE_NOCHECK) == 0)
+    for (int t = 0; t < w.comm->size; ++t)
+      if (Err e = acquire(w, t, false)) return e;
+  memory_fence();
+  w.epochs.lock_all = true;
+  w.epochs.lock_all_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+  return {};
+}
+
+Err unlock_all(Window& w) {
+  if (!w.epochs.lock_all)
+    return fail(MPI_ERR_RMA_SYNC, "the window is not locked with MPI_Win_lock_all");
+  if (Err e = flush_all(w)) return e;
+  Err first;
+  if (!w.epochs.lock_all_nocheck)
+    for (int t = 0; t < w.comm->size; ++t)
+      if (Err e = release(w, t, false); !e.ok() && first.ok()) first = std::move(e);
+  w.epochs.lock_all = false;
+  return first;
+}
+
+}  // namespace ferry::rma

@@ -1,0 +1,40 @@
+#include "rma/window.h"
+
+#include "base/errhandler.h"
+#include "base/handles.h"
+#include "rma/active_message.h"
+
+namespace ferry::rma::windows {
+namespace {
+
+handle::Table<Window> live;
+
+}  // namespace
+
+Window* find(MPI_Win h) {
+  if (!handle::is_dynamic(h, handle::Object::kWindow)) return nullptr;
+  return live.get(handle::index_of(h));
+}
+
+bool add(Window* w) {
+  uint32_t index = live.add(w);
+  if (index == handle::Table<Window>::kFull) return false;
+  w->handle = handle::make_dynamic(handle::Object::kWindow, index);
+  return true;
+}
+
+void remove(Window* w) { live.remove(handle::index_of(w->handle)); }
+
+void finalize() {
+  // A window the program never freed keeps its memory until exit, but its
+  // service must not outlive the runtime it polls in.
+  for (Window* w : live.all())
+    if (w->service != nullptr) w->service->stop();
+}
+
+int invoke_errhandler(Window* w, int code, const std::string& message) {
+  if (w == nullptr) return errhandlers::invoke(nullptr, code, message);
+  return errhandlers::invoke_window(w->errhandler, w->handle, code, message);
+}
+
+}  // namespace ferry::rma::windows
