@@ -67,10 +67,22 @@ class Call {
   // Counts are MPI_Count: the int entry points widen theirs, the large-count
   // (_c) ones of MPI-4.0 pass theirs through, so both share one check.
   bool count(MPI_Count count, const char* argument = "count");
-  bool buffer(const void* buf, MPI_Count count, const char* argument = "buffer");
-  // The same for a buffer described by a datatype: NULL is also MPI_BOTTOM,
-  // valid for a derived type whose data lies at absolute addresses.
+  // A buffer of `count` elements of `t`. Erroneous (MPI_ERR_BUFFER) only
+  // when it holds data and that data would start at address 0: NULL is also
+  // MPI_BOTTOM (MPI-3.1 §4.1.5), valid with a datatype whose data lies at
+  // absolute addresses (true lower bound not 0). Also MPI_ERR_COUNT when
+  // count times the type's size is no byte count.
   bool buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument = "buffer");
+  // Block `index` of a v or w form's buffer `<what>buf`: `count` elements
+  // of `t` at `displacement` bytes from `buf` (displs[i] extents in the v
+  // forms; in the w forms the byte displacement itself, which may be an
+  // absolute address from MPI_BOTTOM). The same rule as buffer().
+  bool block(const void* buf, MPI_Aint displacement, MPI_Count count, const Datatype* t, const char* what,
+             int index);
+  // Bytes that no datatype describes (MPI_Pack's outbuf, MPI_Unpack's
+  // inbuf, MPI_Buffer_attach's buffer): not NULL when there are any.
+  // Anything described by a datatype goes through buffer() instead.
+  bool bytes(const void* buf, MPI_Count bytes, const char* argument = "buffer");
   bool rank(int rank, const Communicator& c, RankUse use, const char* argument);
   bool tag(int tag, bool allow_any);
   bool not_null(const void* pointer, const char* argument);

@@ -1,6 +1,7 @@
 #include "api/api.h"
 
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 
 #include "base/errhandler.h"
@@ -77,25 +78,60 @@ bool Call::count(MPI_Count count, const char* argument) {
   return true;
 }
 
-bool Call::buffer(const void* buf, MPI_Count count, const char* argument) {
+bool Call::bytes(const void* buf, MPI_Count bytes, const char* argument) {
   if (!ok()) return false;
-  if (buf == nullptr && count > 0)
-    return fail(MPI_ERR_BUFFER, "%s is NULL with count %lld", argument, static_cast<long long>(count));
+  if (buf == nullptr && bytes > 0)
+    return fail(MPI_ERR_BUFFER, "%s is NULL with %lld bytes", argument, static_cast<long long>(bytes));
   return true;
 }
 
+namespace {
+
+// Whether `count` elements of `t` at `displacement` bytes from `buf` hold
+// data that would start at address 0: the only buffer MPI_BOTTOM cannot
+// name, whatever the datatype (MPI-3.1 §4.1.5: addresses and byte
+// displacements are relative to MPI_BOTTOM, which is NULL in MPICH's ABI).
+// Computed modulo 2^64, as addresses are.
+bool data_at_zero(const void* buf, MPI_Aint displacement, MPI_Count count, const Datatype& t) {
+  if (count <= 0 || t.size == 0) return false;
+  uintptr_t start = reinterpret_cast<uintptr_t>(buf) + static_cast<uintptr_t>(displacement) +
+                    static_cast<uintptr_t>(t.true_lb);
+  return start == 0;
+}
+
+// A large count times the type's size must still be a byte count: an
+// overflow would silently move less than the program asked for.
+bool too_many_bytes(MPI_Count count, const Datatype& t) {
+  return t.size > 0 && count > 0 && static_cast<uint64_t>(count) > INT64_MAX / t.size;
+}
+
+}  // namespace
+
 bool Call::buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument) {
   if (!ok()) return false;
-  // MPI_BOTTOM with a derived type: its displacements are addresses, so its
-  // data does not start at 0 (MPICH's test too).
-  bool absolute = t != nullptr && !t->predefined() && (t->true_lb != 0 || t->size == 0);
-  if (buf == nullptr && count > 0 && !absolute)
-    return fail(MPI_ERR_BUFFER, "%s is NULL with count %lld", argument, static_cast<long long>(count));
-  // A large count times the type's size must still be a byte count: an
-  // overflow would silently send less than the user asked for.
-  if (t != nullptr && t->size > 0 && count > 0 && static_cast<uint64_t>(count) > INT64_MAX / t->size)
+  if (data_at_zero(buf, 0, count, *t)) {
+    if (buf == nullptr)
+      return fail(MPI_ERR_BUFFER, "%s is NULL with count %lld of %s (MPI_BOTTOM needs a datatype of absolute "
+                  "addresses)", argument, static_cast<long long>(count), datatype_label(*t).c_str());
+    return fail(MPI_ERR_BUFFER, "%s %p with count %lld of %s puts the data at address 0", argument, buf,
+                static_cast<long long>(count), datatype_label(*t).c_str());
+  }
+  if (too_many_bytes(count, *t))
     return fail(MPI_ERR_COUNT, "count %lld of %s is more than 2^63 bytes", static_cast<long long>(count),
                 datatype_label(*t).c_str());
+  return true;
+}
+
+bool Call::block(const void* buf, MPI_Aint displacement, MPI_Count count, const Datatype* t, const char* what,
+                 int index) {
+  if (!ok()) return false;
+  if (data_at_zero(buf, displacement, count, *t))
+    return fail(MPI_ERR_BUFFER, "block %d of %sbuf (%scounts[%d] = %lld of %s, %lld bytes from %sbuf %p) would start "
+                "at address 0", index, what, what, index, static_cast<long long>(count), datatype_label(*t).c_str(),
+                static_cast<long long>(displacement), what, buf);
+  if (too_many_bytes(count, *t))
+    return fail(MPI_ERR_COUNT, "%scounts[%d] = %lld of %s is more than 2^63 bytes", what, index,
+                static_cast<long long>(count), datatype_label(*t).c_str());
   return true;
 }
 

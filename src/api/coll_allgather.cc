@@ -20,44 +20,39 @@ struct Args {
   const Datatype* recvtype = nullptr;
 };
 
-// `recv_elements` is the receive count (the largest one in the v form),
-// which the buffer checks use.
-Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-           MPI_Count recv_elements, MPI_Datatype recvtype, MPI_Comm comm) {
-  Args a;
-  a.comm = call.comm(comm);
-  a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", a.comm == nullptr || !a.comm->inter);
-  a.recvtype = api::check_triple(call, recvbuf, recv_elements, recvtype, "recv");
-  if (sendbuf != MPI_IN_PLACE) api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, recv_elements > 0);
-  return a;
+// The send side of both forms: MPI_IN_PLACE is allowed on an
+// intracommunicator.
+const Datatype* check_send(api::Call& call, const Communicator* c, const void* sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype) {
+  return api::check_triple(call, sendbuf, sendcount, sendtype, "send", c == nullptr || !c->inter);
 }
-
-// The v form's counts and displacements; returns the largest count.
-MPI_Count check_v(api::Call& call, MPI_Comm comm, coll::CountArray recvcounts, coll::DisplArray displs) {
-  Communicator* c = call.comm(comm);
-  if (c == nullptr || !api::check_counts(call, recvcounts, displs, c->peer_count(), "recv")) return 0;
-  MPI_Count largest = 0;
-  for (int i = 0; i < c->peer_count(); ++i) largest = recvcounts[i] > largest ? recvcounts[i] : largest;
-  return largest;
-}
-
 
 int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
               MPI_Request* request) {
   api::Call call(name);
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  Args a;
+  a.comm = call.comm(comm);
+  a.sendtype = check_send(call, a.comm, sendbuf, sendcount, sendtype);
+  a.recvtype = api::check_triple(call, recvbuf, recvcount, recvtype, "recv");
+  if (sendbuf != MPI_IN_PLACE) api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, recvcount > 0);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::allgather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, how);
   });
 }
 
+// Each receive block is checked at its own displacement.
 int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                void* recvbuf, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype,
                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
-  MPI_Count largest = check_v(call, comm, recvcounts, displs);
-  Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, largest, recvtype, comm);
+  Args a;
+  a.comm = call.comm(comm);
+  a.sendtype = check_send(call, a.comm, sendbuf, sendcount, sendtype);
+  const int blocks = a.comm != nullptr ? a.comm->peer_count() : 0;
+  a.recvtype = api::check_v_triple(call, recvbuf, recvcounts, displs, blocks, recvtype, "recv");
+  if (call.ok() && sendbuf != MPI_IN_PLACE)
+    api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, api::largest_count(recvcounts, blocks) > 0);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::allgatherv(sendbuf, sendcount, a.sendtype, recvbuf, recvcounts, displs, a.recvtype, a.comm, how);
   });

@@ -24,14 +24,8 @@ struct Args {
   const Datatype* recvtype = nullptr;
 };
 
-// The largest of n counts (which check_counts has checked).
-MPI_Count largest(coll::CountArray counts, int n) {
-  MPI_Count most = 0;
-  for (int i = 0; i < n; ++i) most = counts[i] > most ? counts[i] : most;
-  return most;
-}
-
-// MPI_Alltoall, and MPI_Alltoallv when the count arrays are given.
+// MPI_Alltoall, and MPI_Alltoallv when the count arrays are given (each
+// block then checked at its own displacement).
 Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
            coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
            coll::CountArray recvcounts, coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
@@ -40,16 +34,23 @@ Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::Coun
   if (!call.ok()) return a;
   const int p = a.comm->peer_count();
   if (a.comm->inter) api::check_not_in_place(call, sendbuf, "send");
-  if (v_form && sendbuf != MPI_IN_PLACE && api::check_counts(call, sendcounts, sdispls, p, "send"))
-    sendcount = largest(sendcounts, p);
-  if (v_form && api::check_counts(call, recvcounts, rdispls, p, "recv")) recvcount = largest(recvcounts, p);
-  a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", true);
-  a.recvtype = api::check_triple(call, recvbuf, recvcount, recvtype, "recv");
+  if (v_form) {
+    a.sendtype = api::check_v_triple(call, sendbuf, sendcounts, sdispls, p, sendtype, "send", true);
+    a.recvtype = api::check_v_triple(call, recvbuf, recvcounts, rdispls, p, recvtype, "recv");
+    if (!call.ok()) return a;
+    if (sendbuf != MPI_IN_PLACE) sendcount = api::largest_count(sendcounts, p);
+    recvcount = api::largest_count(recvcounts, p);
+  } else {
+    a.sendtype = api::check_triple(call, sendbuf, sendcount, sendtype, "send", true);
+    a.recvtype = api::check_triple(call, recvbuf, recvcount, recvtype, "recv");
+  }
   if (sendbuf != MPI_IN_PLACE) api::check_not_aliased(call, sendbuf, sendcount > 0, recvbuf, recvcount > 0);
   return a;
 }
 
-// MPI_Alltoallw: per-peer datatypes into `sendtypes` and `recvtypes`.
+// MPI_Alltoallw: per-peer datatypes into `sendtypes` and `recvtypes`; each
+// block checked with its own type at its byte displacement (MPI_BOTTOM with
+// absolute displacements is valid, mpi4py's testAlltoallwBottom).
 Communicator* check_w(api::Call& call, const void* sendbuf, coll::CountArray sendcounts, coll::DisplArray sdispls,
                       const MPI_Datatype sendtypes[], void* recvbuf, coll::CountArray recvcounts,
                       coll::DisplArray rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -61,16 +62,15 @@ Communicator* check_w(api::Call& call, const void* sendbuf, coll::CountArray sen
   if (sendbuf != MPI_IN_PLACE) {
     api::check_counts(call, sendcounts, sdispls, p, "send");
     api::check_types(call, sendtypes, sendcounts, p, "send", send_types);
+    api::check_w_blocks(call, sendbuf, sendcounts, sdispls, *send_types, p, "send");
   }
   api::check_counts(call, recvcounts, rdispls, p, "recv");
   api::check_types(call, recvtypes, recvcounts, p, "recv", recv_types);
-  if (call.ok() && sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, largest(sendcounts, p), "sendbuf");
-  if (call.ok()) {
-    api::check_not_in_place(call, recvbuf, "recv");
-    call.buffer(recvbuf, largest(recvcounts, p), "recvbuf");
-  }
+  api::check_not_in_place(call, recvbuf, "recv");
+  api::check_w_blocks(call, recvbuf, recvcounts, rdispls, *recv_types, p, "recv");
   if (call.ok() && sendbuf != MPI_IN_PLACE)
-    api::check_not_aliased(call, sendbuf, largest(sendcounts, p) > 0, recvbuf, largest(recvcounts, p) > 0);
+    api::check_not_aliased(call, sendbuf, api::largest_count(sendcounts, p) > 0, recvbuf,
+                           api::largest_count(recvcounts, p) > 0);
   return c;
 }
 

@@ -1,7 +1,7 @@
 #include "api/coll_checks.h"
 
 #include <algorithm>
-
+#include <cstdint>
 #include <cstdio>
 
 namespace ferry::api {
@@ -31,8 +31,43 @@ const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_D
   const Datatype* t = call.datatype(type, argument);
   if (t == nullptr || !call.movable(t, argument)) return nullptr;
   std::snprintf(argument, sizeof argument, "%sbuf", what);
-  if (!call.buffer(buf, count, argument)) return nullptr;
+  if (!call.buffer(buf, count, t, argument)) return nullptr;
   return t;
+}
+
+const Datatype* check_v_triple(Call& call, const void* buf, coll::CountArray counts, coll::DisplArray displs, int n,
+                               MPI_Datatype type, const char* what, bool in_place_allowed) {
+  if (!call.ok()) return nullptr;
+  if (buf == MPI_IN_PLACE) {
+    if (!in_place_allowed) check_not_in_place(call, buf, what);
+    return nullptr;
+  }
+  if (!check_counts(call, counts, displs, n, what)) return nullptr;
+  char argument[64];
+  std::snprintf(argument, sizeof argument, "%stype", what);
+  const Datatype* t = call.datatype(type, argument);
+  if (t == nullptr || !call.movable(t, argument)) return nullptr;
+  // displs[i] extents, modulo 2^64 as addresses are.
+  for (int i = 0; i < n; ++i) {
+    auto bytes = static_cast<MPI_Aint>(static_cast<uint64_t>(displs[i]) * static_cast<uint64_t>(t->extent));
+    if (!call.block(buf, bytes, counts[i], t, what, i)) return nullptr;
+  }
+  return t;
+}
+
+bool check_w_blocks(Call& call, const void* buf, coll::CountArray counts, coll::DisplArray displs,
+                    const std::vector<const Datatype*>& types, int n, const char* what) {
+  if (!call.ok()) return false;
+  for (int i = 0; i < n; ++i)
+    if (!call.block(buf, static_cast<MPI_Aint>(displs[i]), counts[i], types[static_cast<size_t>(i)], what, i))
+      return false;
+  return true;
+}
+
+MPI_Count largest_count(coll::CountArray counts, int n) {
+  MPI_Count most = 0;
+  for (int i = 0; i < n; ++i) most = std::max(most, counts[i]);
+  return most;
 }
 
 bool check_counts(Call& call, coll::CountArray counts, coll::DisplArray displs, int n, const char* what) {
@@ -97,12 +132,13 @@ RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer&
   MPI_Count root_count = at_root.count;
   const int blocks = a.comm->peer_count();
   if (at_root.v_form) {
-    if (!check_counts(call, at_root.counts, at_root.displs, blocks, at_root.what)) return a;
-    // The largest block stands for the buffer in the checks below.
-    root_count = 0;
-    for (int i = 0; i < blocks; ++i) root_count = std::max(root_count, at_root.counts[i]);
+    a.root_type = check_v_triple(call, at_root.buf, at_root.counts, at_root.displs, blocks, at_root.type,
+                                 at_root.what);
+    // Whether the root's buffer holds data at all, for the aliasing check.
+    if (call.ok()) root_count = largest_count(at_root.counts, blocks);
+  } else {
+    a.root_type = check_triple(call, at_root.buf, root_count, at_root.type, at_root.what);
   }
-  a.root_type = check_triple(call, at_root.buf, root_count, at_root.type, at_root.what);
   if (!inter && everyone.buf != MPI_IN_PLACE)
     check_not_aliased(call, everyone.buf, everyone.count > 0, at_root.buf, root_count > 0);
   return a;

@@ -23,13 +23,28 @@ namespace ferry::api {
 bool check_root(Call& call, int root, const Communicator* c);
 
 // One (buffer, count, datatype) triple: count >= 0 (MPI_ERR_COUNT), a valid
-// datatype that point-to-point can move (MPI_ERR_TYPE), and a buffer that is
-// not NULL when there is data (MPI_ERR_BUFFER). MPI_IN_PLACE is rejected
-// (MPI_ERR_ARG) unless `in_place_allowed`; the rank's own send arguments are
-// then not looked at (MPI-3.1 §5.2.1: they are ignored). Returns the
+// datatype that point-to-point can move (MPI_ERR_TYPE), and a buffer whose
+// data does not start at address 0 (Call::buffer, MPI_ERR_BUFFER).
+// MPI_IN_PLACE is rejected (MPI_ERR_ARG) unless `in_place_allowed`; the
+// rank's own send arguments are then not looked at (MPI-3.1 §5.2.1: they are ignored). Returns the
 // datatype, or nullptr for MPI_IN_PLACE or after an error.
 const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_Datatype type, const char* what,
                              bool in_place_allowed = false);
+
+// The v forms' (buffer, counts, displacements, datatype): the arrays as
+// check_counts, the datatype as check_triple, and every block as
+// Call::block, at displs[i] extents from buf. Returns the datatype, or
+// nullptr for MPI_IN_PLACE or after an error.
+const Datatype* check_v_triple(Call& call, const void* buf, coll::CountArray counts, coll::DisplArray displs, int n,
+                               MPI_Datatype type, const char* what, bool in_place_allowed = false);
+
+// The w forms' blocks (after check_types): block i is counts[i] elements
+// of types[i] at displs[i] bytes from buf, checked as Call::block.
+bool check_w_blocks(Call& call, const void* buf, coll::CountArray counts, coll::DisplArray displs,
+                    const std::vector<const Datatype*>& types, int n, const char* what);
+
+// The largest of n counts (which check_counts has checked).
+MPI_Count largest_count(coll::CountArray counts, int n);
 
 // The counts and displacements of the v and w forms: `counts` and `displs`
 // must not be NULL (MPI_ERR_ARG), and every count must be >= 0

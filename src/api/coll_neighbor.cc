@@ -34,12 +34,6 @@ Neighborhood check_comm(api::Call& call, MPI_Comm comm) {
   return n;
 }
 
-MPI_Count largest(coll::CountArray counts, int n) {
-  MPI_Count most = 0;
-  for (int i = 0; i < n; ++i) most = counts[i] > most ? counts[i] : most;
-  return most;
-}
-
 // The w form's counts and byte displacements.
 bool check_w_counts(api::Call& call, coll::CountArray counts, coll::DisplArray displs, int n, const char* what) {
   if (!call.ok()) return false;
@@ -70,8 +64,7 @@ int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count 
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
   const Datatype* st = api::check_triple(call, sendbuf, sendcount, sendtype, "send");
-  MPI_Count most = api::check_counts(call, recvcounts, displs, n.in, "recv") ? largest(recvcounts, n.in) : 0;
-  const Datatype* rt = api::check_triple(call, recvbuf, most, recvtype, "recv");
+  const Datatype* rt = api::check_v_triple(call, recvbuf, recvcounts, displs, n.in, recvtype, "recv");
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::neighbor_allgatherv(sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt, n.comm, how);
   });
@@ -94,10 +87,8 @@ int alltoallv(const char* name, api::Form form, const void* sendbuf, coll::Count
               coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Neighborhood n = check_comm(call, comm);
-  MPI_Count send_most = api::check_counts(call, sendcounts, sdispls, n.out, "send") ? largest(sendcounts, n.out) : 0;
-  MPI_Count recv_most = api::check_counts(call, recvcounts, rdispls, n.in, "recv") ? largest(recvcounts, n.in) : 0;
-  const Datatype* st = api::check_triple(call, sendbuf, send_most, sendtype, "send");
-  const Datatype* rt = api::check_triple(call, recvbuf, recv_most, recvtype, "recv");
+  const Datatype* st = api::check_v_triple(call, sendbuf, sendcounts, sdispls, n.out, sendtype, "send");
+  const Datatype* rt = api::check_v_triple(call, recvbuf, recvcounts, rdispls, n.in, recvtype, "recv");
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::neighbor_alltoallv(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, n.comm, how);
   });
@@ -116,8 +107,10 @@ int alltoallw(const char* name, api::Form form, const void* sendbuf, coll::Count
     api::check_types(call, recvtypes, recvcounts, n.in, "recv", &recv_types);
   api::check_not_in_place(call, sendbuf, "send");
   api::check_not_in_place(call, recvbuf, "recv");
-  if (call.ok()) call.buffer(sendbuf, largest(sendcounts, n.out), "sendbuf");
-  if (call.ok()) call.buffer(recvbuf, largest(recvcounts, n.in), "recvbuf");
+  // Each block with its own type at its byte displacement: MPI_BOTTOM with
+  // absolute displacements is valid (mpi4py's testNeighborAlltoallwBottom).
+  api::check_w_blocks(call, sendbuf, sendcounts, sdispls, send_types, n.out, "send");
+  api::check_w_blocks(call, recvbuf, recvcounts, rdispls, recv_types, n.in, "recv");
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::neighbor_alltoallw(sendbuf, sendcounts, sdispls, send_types.data(), recvbuf, recvcounts, rdispls,
                                     recv_types.data(), n.comm, how);

@@ -5,9 +5,10 @@
 //
 // What is checked here: the communicator, counts, datatypes, the operation
 // (MPI_ERR_OP, also when it is not defined for the datatype), the root
-// (MPI_ERR_ROOT), NULL buffers and a send buffer that is the receive buffer
-// without MPI_IN_PLACE (MPI_ERR_BUFFER), and MPI_IN_PLACE where the standard
-// forbids it. Mismatches between ranks cannot be seen locally. Different
+// (MPI_ERR_ROOT), buffers whose data would start at address 0 (NULL is
+// also MPI_BOTTOM, valid with a datatype of absolute addresses) and a send
+// buffer that is the receive buffer without MPI_IN_PLACE (MPI_ERR_BUFFER),
+// and MPI_IN_PLACE where the standard forbids it. Mismatches between ranks cannot be seen locally. Different
 // counts (or types of different sizes) are caught where a message arrives:
 // a longer one than the schedule expects fails as MPI_ERR_TRUNCATE, a
 // shorter one as MPI_ERR_OTHER (coll/schedule.cc), and the schedule runs to
@@ -63,13 +64,15 @@ void check_inter_not_in_place(api::Call& call, const Checked& c, const void* sen
     call.fail(MPI_ERR_ARG, "sendbuf is MPI_IN_PLACE, which an intercommunicator does not allow");
 }
 
-// NULL buffers with elements to move, and sendbuf == recvbuf without
-// MPI_IN_PLACE: MPI forbids aliased arguments of which one is written
-// (MPI_IN_PLACE is how to reduce in place). Partial overlaps are not detected.
-bool check_buffers(api::Call& call, const void* sendbuf, MPI_Count send_elements, const void* recvbuf,
-                   MPI_Count recv_elements, bool recv_significant = true) {
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, send_elements, "sendbuf");
-  if (recv_significant) call.buffer(recvbuf, recv_elements, "recvbuf");
+// Buffers whose data would start at address 0 (Call::buffer: MPI_BOTTOM
+// with a datatype of absolute addresses is valid), and sendbuf == recvbuf
+// without MPI_IN_PLACE: MPI forbids aliased arguments of which one is
+// written (MPI_IN_PLACE is how to reduce in place). Partial overlaps are not
+// detected.
+bool check_buffers(api::Call& call, const Datatype* type, const void* sendbuf, MPI_Count send_elements,
+                   const void* recvbuf, MPI_Count recv_elements, bool recv_significant = true) {
+  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, send_elements, type, "sendbuf");
+  if (recv_significant) call.buffer(recvbuf, recv_elements, type, "recvbuf");
   if (call.ok() && recv_significant && sendbuf == recvbuf && send_elements > 0 && recv_elements > 0)
     call.fail(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE to reduce in place)");
   return call.ok();
@@ -83,8 +86,8 @@ void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* 
     // MPI_ROOT receives, the remote group sends, MPI_PROC_NULL does nothing.
     if (!api::check_root(call, root, c.comm) || root == MPI_PROC_NULL) return;
     check_inter_not_in_place(call, c, sendbuf);
-    if (root == MPI_ROOT) call.buffer(recvbuf, count, "recvbuf");
-    else call.buffer(sendbuf, count, "sendbuf");
+    if (root == MPI_ROOT) call.buffer(recvbuf, count, c.type, "recvbuf");
+    else call.buffer(sendbuf, count, c.type, "sendbuf");
     return;
   }
   if (root < 0 || root >= c.comm->size) {
@@ -96,7 +99,7 @@ void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* 
     call.fail(MPI_ERR_BUFFER, "sendbuf is MPI_IN_PLACE on rank %d, which is not the root (%d)", c.comm->rank, root);
     return;
   }
-  check_buffers(call, sendbuf, count, recvbuf, count, is_root);
+  check_buffers(call, c.type, sendbuf, count, recvbuf, count, is_root);
 }
 
 
@@ -125,7 +128,7 @@ int allreduce(const char* name, api::Form form, const void* sendbuf, void* recvb
   call.count(count);
   Checked c = check_common(call, comm, datatype, op, true);
   check_inter_not_in_place(call, c, sendbuf);
-  check_buffers(call, sendbuf, count, recvbuf, count);
+  check_buffers(call, c.type, sendbuf, count, recvbuf, count);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::allreduce(sendbuf, recvbuf, count, c.type, c.op, c.comm, how);
   });
@@ -148,7 +151,7 @@ int reduce_scatter_block(const char* name, api::Form form, const void* sendbuf, 
   call.count(recvcount, "recvcount");
   Checked c = check_common(call, comm, datatype, op, true);
   check_inter_not_in_place(call, c, sendbuf);
-  if (call.ok()) check_buffers(call, sendbuf, recvcount * c.comm->size, recvbuf, recvcount);
+  if (call.ok()) check_buffers(call, c.type, sendbuf, recvcount * c.comm->size, recvbuf, recvcount);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, c.type, c.op, c.comm, how);
   });
@@ -161,7 +164,7 @@ int reduce_scatter(const char* name, api::Form form, const void* sendbuf, void* 
   Checked c = check_common(call, comm, datatype, op, true);
   check_inter_not_in_place(call, c, sendbuf);
   MPI_Count total = check_recvcounts(call, c.comm, recvcounts);
-  if (call.ok()) check_buffers(call, sendbuf, total, recvbuf, recvcounts[c.comm->rank]);
+  if (call.ok()) check_buffers(call, c.type, sendbuf, total, recvbuf, recvcounts[c.comm->rank]);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::reduce_scatter(sendbuf, recvbuf, recvcounts, c.type, c.op, c.comm, how);
   });
@@ -173,7 +176,7 @@ int scan(const char* name, api::Form form, bool exclusive, const void* sendbuf, 
   api::Call call(name);
   call.count(count);
   Checked c = check_common(call, comm, datatype, op);
-  check_buffers(call, sendbuf, count, recvbuf, count);
+  check_buffers(call, c.type, sendbuf, count, recvbuf, count);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return exclusive ? coll::exscan(sendbuf, recvbuf, count, c.type, c.op, c.comm, how)
                      : coll::scan(sendbuf, recvbuf, count, c.type, c.op, c.comm, how);

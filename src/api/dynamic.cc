@@ -58,6 +58,10 @@ bool read_app(api::Call& call, const char* command, char* argv[], int maxprocs, 
   return true;
 }
 
+// array_of_errcodes is an OUT argument of every process of the group, not
+// one "significant only at root" (MPI-3.1 §10.3.2, §10.3.3): every process
+// gets one code per process the root asked for (MPICH fills it everywhere
+// too, and mpi4py checks it everywhere).
 void copy_errcodes(const std::vector<int>& codes, int errcodes[]) {
   if (errcodes == MPI_ERRCODES_IGNORE) return;
   for (size_t i = 0; i < codes.size(); ++i) errcodes[i] = codes[i];
@@ -77,7 +81,7 @@ extern "C" int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, 
   Communicator* created = nullptr;
   std::vector<int> codes;
   Err e = runtime::spawn(apps, c, root, &created, &codes);
-  if (c->rank == root) copy_errcodes(codes, errcodes);
+  copy_errcodes(codes, errcodes);
   *intercomm = handle_of(created);
   return call.result(std::move(e));
 }
@@ -108,7 +112,7 @@ extern "C" int PMPI_Comm_spawn_multiple(int count, char* commands[], char** argv
   Communicator* created = nullptr;
   std::vector<int> codes;
   Err e = runtime::spawn(apps, c, root, &created, &codes);
-  if (c->rank == root) copy_errcodes(codes, errcodes);
+  copy_errcodes(codes, errcodes);
   *intercomm = handle_of(created);
   return call.result(std::move(e));
 }

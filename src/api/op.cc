@@ -44,7 +44,7 @@ int reduce_local(const char* name, const void* inbuf, void* inoutbuf, MPI_Count 
     call.fail(MPI_ERR_BUFFER, "%s is MPI_IN_PLACE", inbuf == MPI_IN_PLACE ? "inbuf" : "inoutbuf");
     return call.raise();
   }
-  if (!call.buffer(inbuf, count, "inbuf") || !call.buffer(inoutbuf, count, "inoutbuf")) return call.raise();
+  if (!call.buffer(inbuf, count, type, "inbuf") || !call.buffer(inoutbuf, count, type, "inoutbuf")) return call.raise();
   if (Err e = check_op(*o, *type)) return call.result(std::move(e));
   return call.result(coll::reduce_local(inbuf, inoutbuf, count, type, o));
 }

@@ -54,7 +54,7 @@ int pack(const char* name, const void* inbuf, MPI_Count incount, MPI_Datatype da
     call.fail(MPI_ERR_TRUNCATE, "%llu bytes of data do not fit in outbuf: %llu of its %lld bytes are left after "
               "position %lld", static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(room),
               static_cast<long long>(outsize), static_cast<long long>(*position));
-  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf")) return call.raise();
+  if (!call.bytes(outbuf, static_cast<MPI_Count>(bytes), "outbuf")) return call.raise();
   if (Err e = p2p::pack_into(inbuf, incount, t, bytes, static_cast<char*>(outbuf) + *position))
     return call.result(std::move(e));
   *position += static_cast<MPI_Count>(bytes);
@@ -76,7 +76,7 @@ int unpack(const char* name, const void* inbuf, MPI_Count insize, MPI_Count* pos
               static_cast<long long>(outcount), static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(left), static_cast<long long>(*position),
               static_cast<long long>(insize));
-  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf")) return call.raise();
+  if (!call.bytes(inbuf, static_cast<MPI_Count>(bytes), "inbuf")) return call.raise();
   if (Err e = p2p::unpack_from(static_cast<const char*>(inbuf) + *position, bytes, outbuf, outcount, t))
     return call.result(std::move(e));
   *position += static_cast<MPI_Count>(bytes);
@@ -125,7 +125,8 @@ int pack_external(const char* name, const char* datarep, const void* inbuf, MPI_
               "left after position %lld", static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(room), static_cast<long long>(outsize),
               static_cast<long long>(*position));
-  if (!call.buffer(outbuf, bytes > 0 ? 1 : 0, "outbuf") || !host_only(call, inbuf, outbuf)) return call.raise();
+  if (!call.bytes(outbuf, static_cast<MPI_Count>(bytes), "outbuf") || !host_only(call, inbuf, outbuf))
+    return call.raise();
   type::external32::pack(*t, inbuf, static_cast<uint64_t>(incount), static_cast<char*>(outbuf) + *position);
   *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
@@ -146,7 +147,8 @@ int unpack_external(const char* name, const char* datarep, const void* inbuf, MP
               "position %lld of %lld", static_cast<long long>(outcount), static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(left), static_cast<long long>(*position),
               static_cast<long long>(insize));
-  if (!call.buffer(inbuf, bytes > 0 ? 1 : 0, "inbuf") || !host_only(call, inbuf, outbuf)) return call.raise();
+  if (!call.bytes(inbuf, static_cast<MPI_Count>(bytes), "inbuf") || !host_only(call, inbuf, outbuf))
+    return call.raise();
   type::external32::unpack(*t, outbuf, static_cast<uint64_t>(outcount),
                            static_cast<const char*>(inbuf) + *position);
   *position += static_cast<MPI_Count>(bytes);

@@ -147,7 +147,7 @@ namespace {
 
 int attach(const char* name, void* buffer, MPI_Count size) {
   api::Call call(name);
-  if (!call.initialized() || !call.count(size, "size") || !call.buffer(buffer, size)) return call.raise();
+  if (!call.initialized() || !call.count(size, "size") || !call.bytes(buffer, size)) return call.raise();
   return call.result(bsend::attach(buffer, size));
 }
 

@@ -22,11 +22,25 @@ const char* SelfTransport::send(int peer, SendItem* item) {
 }
 
 int SelfTransport::progress() {
-  // Deliver only what is queued now: packets queued while delivering (a
-  // rendezvous reply, say) wait for the next pass.
+  // Deliver until nothing is queued, packets queued while delivering (a
+  // rendezvous reply and its data, a cancel's answer) included: the
+  // receiver is this process, so whatever a send to itself needs is done
+  // within one pass. A program cannot tell "not yet" from "never" otherwise:
+  // MPI_Request_get_status right after MPI_Cancel would say "not complete"
+  // although the answer needs nobody else (mpi4py then receives a message
+  // that was cancelled, and waits for ever), and a send whose matched
+  // receive one MPI_Test has completed would still read its buffer later.
+  // Every chain of replies ends (ready, data; cancel, answer), so this does.
+  int events = 0;
+  while (head_ != nullptr) events += deliver_queued();
+  return events;
+}
+
+// One batch: what is queued now, in order. Packets queued meanwhile start
+// a new queue (the batch is detached first).
+int SelfTransport::deliver_queued() {
   SendItem* item = head_;
   SendItem* last = tail_;
-  if (item == nullptr) return 0;
   head_ = tail_ = nullptr;
   int events = 0;
   for (;;) {

@@ -1,5 +1,6 @@
 // Messages a rank sends to itself: delivered from a queue by progress(), so
-// that a send never re-enters the matching code from inside a receive.
+// that a send never re-enters the matching code from inside a receive; one
+// progress() delivers them and every reply they cause.
 // The payload is copied once, from the send buffer into its destination.
 #pragma once
 
@@ -24,11 +25,14 @@ class SelfTransport final : public Transport {
     return Reach{64 * 1024, SIZE_MAX};
   }
   const char* send(int peer, SendItem* item) override;
+  // Delivers everything queued, and what that queues in turn.
   int progress() override;
   int wait_fd() const override { return -1; }
   bool has_pending_sends() const override { return head_ != nullptr; }
 
  private:
+  int deliver_queued();
+
   int my_rank_;
   PacketHandler* handler_;
   SendItem* head_ = nullptr;
