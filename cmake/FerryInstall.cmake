@@ -1,8 +1,10 @@
 # Install rules. `cmake --install build --prefix P` gives
-#   P/bin/      mpirun, mpiexec -> mpirun, ferryd, mpicc, mpicxx, ferry_info
+#   P/bin/      mpirun, mpiexec -> mpirun, ferryd, mpicc, mpicxx, ferry_info,
+#               mpifort, mpif90, mpif77 (where CMake found a Fortran compiler)
 #   P/lib/      libmpi.so.12 (+ libmpi.so), libmpich.so.12 and libmpich.so -> libmpi.so.12,
+#               libmpifort.so.12 (+ libmpifort.so), libmpichfort.so.12 and libmpichfort.so -> it,
 #               pkgconfig/ferry.pc and pkgconfig/mpi.pc
-#   P/include/  mpi.h, mpio.h, mpix.h
+#   P/include/  mpi.h, mpio.h, mpix.h, mpif.h, mpi.mod (where a Fortran compiler was found)
 # Nothing installed names the build tree, so P can be moved: binaries carry
 # only $ORIGIN-relative RUNPATHs plus the directories of libraries outside the
 # project (the system's pmix2), the wrappers and .pc files find P from their
@@ -52,6 +54,19 @@ if(TARGET mpi)
   # Binaries built with MPICH ask for libmpich.so.12; the same library answers.
   ferry_install_symlink(libmpi.so.12 ${FERRY_INSTALL_LIBDIR}/libmpich.so.12)
   ferry_install_symlink(libmpi.so.12 ${FERRY_INSTALL_LIBDIR}/libmpich.so)
+endif()
+
+# --- libmpifort (bindings/fortran) -------------------------------------------------
+# Its RUNPATH is $ORIGIN already (libmpi.so.12 beside it).
+if(TARGET mpifort)
+  install(TARGETS mpifort LIBRARY DESTINATION ${FERRY_INSTALL_LIBDIR})
+  # Debian's MPICH names it libmpichfort.so.12; programs built with it ask for that name.
+  ferry_install_symlink(libmpifort.so.12 ${FERRY_INSTALL_LIBDIR}/libmpichfort.so.12)
+  ferry_install_symlink(libmpifort.so.12 ${FERRY_INSTALL_LIBDIR}/libmpichfort.so)
+  install(FILES ${FERRY_FORTRAN_INCLUDE_DIR}/mpif.h DESTINATION ${FERRY_INSTALL_INCLUDEDIR})
+  if(TARGET ferry_mpi_module)
+    install(FILES ${FERRY_FORTRAN_INCLUDE_DIR}/mpi.mod DESTINATION ${FERRY_INSTALL_INCLUDEDIR})
+  endif()
 endif()
 
 # --- Headers --------------------------------------------------------------------

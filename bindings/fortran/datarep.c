@@ -1,0 +1,71 @@
+/*
+ * MPI_REGISTER_DATAREP from Fortran (MPI-3.1 §13.5.3): the conversion and extent functions are
+ * Fortran subroutines, called through C trampolines whose extra_state is a record of them (kept for
+ * the life of the process, as the representation is). MPI_CONVERSION_FN_NULL, the Fortran routine
+ * mpif.h names, stands for C's "no conversion" (MPI_CONVERSION_FN_NULL in C too).
+ */
+#include <stdlib.h>
+
+#include "fortran_binding.h"
+
+typedef void FortranConversion(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
+                               MPI_Offset *position, MPI_Aint *extra_state, MPI_Fint *ierr);
+typedef void FortranExtent(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra_state, MPI_Fint *ierr);
+
+/* MPI_CONVERSION_FN_NULL (predefined_callbacks.c), under the names a program may pass. */
+extern FortranConversion mpi_conversion_fn_null_, pmpi_conversion_fn_null_;
+
+struct FortranDatarep {
+  FortranConversion *read;
+  FortranConversion *write;
+  FortranExtent *extent;
+  MPI_Aint extra_state;
+};
+
+static int convert(FortranConversion *fn, void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                   MPI_Offset position, struct FortranDatarep *d) {
+  MPI_Fint f_datatype = datatype, f_count = count, ierr = MPI_SUCCESS;
+  fn(userbuf, &f_datatype, &f_count, filebuf, &position, &d->extra_state, &ierr);
+  return ierr;
+}
+
+static int read_trampoline(void *userbuf, MPI_Datatype datatype, int count, void *filebuf, MPI_Offset position,
+                           void *extra_state) {
+  struct FortranDatarep *d = extra_state;
+  return convert(d->read, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int write_trampoline(void *userbuf, MPI_Datatype datatype, int count, void *filebuf, MPI_Offset position,
+                            void *extra_state) {
+  struct FortranDatarep *d = extra_state;
+  return convert(d->write, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int extent_trampoline(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state) {
+  struct FortranDatarep *d = extra_state;
+  MPI_Fint f_datatype = datatype, ierr = MPI_SUCCESS;
+  d->extent(&f_datatype, extent, &d->extra_state, &ierr);
+  return ierr;
+}
+
+static int is_null(FortranConversion *fn) { return fn == mpi_conversion_fn_null_ || fn == pmpi_conversion_fn_null_; }
+
+void pmpi_register_datarep_(const char *datarep, FortranConversion *read_conversion_fn,
+                            FortranConversion *write_conversion_fn, FortranExtent *dtype_file_extent_fn,
+                            MPI_Aint *extra_state, MPI_Fint *ierr, ferry_fortran_length datarep_len) {
+  char *c_datarep = ferry_fortran_string_in(datarep, datarep_len);
+  struct FortranDatarep *d = malloc(sizeof *d);
+  if (c_datarep == NULL || d == NULL) {
+    free(c_datarep);
+    free(d);
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *d = (struct FortranDatarep){read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, *extra_state};
+  *ierr = MPI_Register_datarep(c_datarep, is_null(read_conversion_fn) ? MPI_CONVERSION_FN_NULL : read_trampoline,
+                               is_null(write_conversion_fn) ? MPI_CONVERSION_FN_NULL : write_trampoline,
+                               extent_trampoline, d);
+  if (*ierr != MPI_SUCCESS) free(d);
+  free(c_datarep);
+}
+FERRY_FORTRAN_ALIASES(register_datarep, REGISTER_DATAREP)
