@@ -34,7 +34,9 @@ expect_link lib/libmpich.so libmpi.so.12
   fail "libmpi.so.12 has SONAME $(readelf -d "$prefix/lib/libmpi.so.12" | grep SONAME)"
 
 # --- No build paths -------------------------------------------------------------
-for f in bin/mpirun bin/ferry_info lib/libmpi.so.12; do
+fortran_files=
+[ -e "$prefix/bin/mpifort" ] && fortran_files="bin/mpifort bin/mpif90 bin/mpif77"
+for f in bin/mpirun bin/ferry_info lib/libmpi.so.12 $( [ -e "$prefix/lib/libmpifort.so.12" ] && echo lib/libmpifort.so.12); do
   for entry in $(runpath "$prefix/$f"); do
     case $entry in
       '$ORIGIN' | '$ORIGIN/'*) ;;
@@ -43,7 +45,7 @@ for f in bin/mpirun bin/ferry_info lib/libmpi.so.12; do
     esac
   done
 done
-for f in bin/mpicc bin/mpicxx lib/pkgconfig/ferry.pc lib/pkgconfig/mpi.pc; do
+for f in bin/mpicc bin/mpicxx lib/pkgconfig/ferry.pc lib/pkgconfig/mpi.pc $fortran_files; do
   if grep -q -e "$builddir" -e "$sourcedir" "$prefix/$f"; then
     fail "$f names the build or source tree: $(grep -e "$builddir" -e "$sourcedir" "$prefix/$f")"
   fi
@@ -87,6 +89,20 @@ cp -a "$prefix" "$scratch/with space"
   fail "hello_space loads libmpi.so.12 from '$(resolved_lib "$scratch/hello_space" libmpi.so.12)'"
 sh "$here/find_mpi_test.sh" "$prefix/bin" "$prefix/include" "$prefix/lib" "$cmake" "$generator" ||
   fail "FindMPI with the installed wrappers"
+# Fortran, where it was built: the moved tree's mpifort builds ring.f (mpif.h) and a use mpi program
+# against the moved mpif.h, mpi.mod and libmpifort, which finds libmpi beside it.
+if [ -x "$prefix/bin/mpifort" ]; then
+  for f in include/mpif.h include/mpi.mod lib/libmpifort.so.12; do
+    [ -e "$prefix/$f" ] || fail "missing $f"
+  done
+  [ "$(readlink "$prefix/lib/libmpichfort.so.12")" = libmpifort.so.12 ] || fail "libmpichfort.so.12 is not a link to libmpifort.so.12"
+  "$prefix/bin/mpifort" -o "$scratch/ring_f" "$sourcedir/examples/ring.f" || fail "installed mpifort could not build examples/ring.f"
+  [ "$(resolved_lib "$scratch/ring_f" libmpifort.so.12)" = "$prefix/lib/libmpifort.so.12" ] ||
+    fail "ring_f loads libmpifort.so.12 from '$(resolved_lib "$scratch/ring_f" libmpifort.so.12)'"
+  printf 'program m\n  use mpi\n  integer :: ierr\n  call MPI_INIT(ierr)\n  call MPI_FINALIZE(ierr)\nend program\n' \
+    >"$scratch/use_mpi.f90"
+  (cd "$scratch" && "$prefix/bin/mpif90" -o use_mpi use_mpi.f90) || fail "installed mpif90 could not build a use mpi program"
+fi
 
 # --- Run with the installed mpirun ----------------------------------------------
 out=$(cd "$scratch" && env -u LD_LIBRARY_PATH timeout 60 "$prefix/bin/mpirun" -n 2 ./hello 2>&1)
@@ -94,5 +110,12 @@ rc=$?
 [ $rc -eq 0 ] || fail "installed mpirun -n 2 hello exited $rc:
 $out"
 echo "$out"
+if [ -x "$scratch/ring_f" ]; then
+  out=$(cd "$scratch" && env -u LD_LIBRARY_PATH timeout 60 "$prefix/bin/mpirun" -n 2 ./ring_f 2>&1)
+  case $out in
+    *"came back as 2"*) echo "$out" ;;
+    *) fail "installed mpirun -n 2 ring_f: $out" ;;
+  esac
+fi
 
 echo "install tree: ok"
