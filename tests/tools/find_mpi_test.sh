@@ -1,6 +1,7 @@
 # CMake's FindMPI, pointed at Ferry's mpicc/mpicxx, finds MPI (MPI_C_FOUND),
 # reads the include dir and libmpi from the wrappers, and the project builds
-# programs that find libmpi.so.12 without LD_LIBRARY_PATH.
+# programs that find libmpi.so.12 without LD_LIBRARY_PATH. Where mpifort exists,
+# the same for MPI::MPI_Fortran (mpif.h, the mpi module, libmpifort).
 #
 # Usage: find_mpi_test.sh BINDIR INCLUDEDIR LIBDIR [CMAKE [GENERATOR]]
 # BINDIR holds mpicc and mpicxx (the build tree's or an installed one).
@@ -30,5 +31,26 @@ for program in mpi_check_c mpi_check_cxx; do
   got=$(resolved_lib "$scratch/build/$program" libmpi.so.12)
   [ "$got" = "$libdir/libmpi.so.12" ] || fail "$program loads libmpi.so.12 from '$got', not $libdir"
 done
+
+# Fortran, where mpifort was built: the include dir is the one holding mpif.h and mpi.mod (the
+# build tree's build/include, or the installed include dir).
+if [ -x "$bindir/mpifort" ]; then
+  fortran_includedir=$("$bindir/mpifort" -showme:incdirs)
+  fortran_includedir=$(cd -P -- "$fortran_includedir" && pwd) || fail "no Fortran include dir"
+  set -- -S "$(dirname "$project")/find_mpi_fortran_project" -B "$scratch/build_fortran" \
+    -DMPI_Fortran_COMPILER="$bindir/mpifort" -DEXPECTED_INCLUDE_DIR="$fortran_includedir" -DEXPECTED_LIBDIR="$libdir"
+  if [ -n "$generator" ]; then set -- "$@" -G "$generator"; fi
+  "$cmake" "$@" >"$scratch/configure_fortran.log" 2>&1 || {
+    cat "$scratch/configure_fortran.log"
+    fail "configuring a Fortran project with find_package(MPI COMPONENTS Fortran) failed"
+  }
+  grep 'MPI_Fortran:' "$scratch/configure_fortran.log"
+  "$cmake" --build "$scratch/build_fortran" >"$scratch/build_fortran.log" 2>&1 || {
+    cat "$scratch/build_fortran.log"
+    fail "building with MPI::MPI_Fortran failed"
+  }
+  got=$(resolved_lib "$scratch/build_fortran/mpi_check_fortran" libmpifort.so.12)
+  [ "$got" = "$libdir/libmpifort.so.12" ] || fail "mpi_check_fortran loads libmpifort.so.12 from '$got', not $libdir"
+fi
 
 echo "FindMPI with $bindir/mpicc: ok"
