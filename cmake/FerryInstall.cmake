@@ -3,7 +3,7 @@
 #               mpifort, mpif90, mpif77 (where CMake found a Fortran compiler)
 #   P/lib/      libmpi.so.12 (+ libmpi.so), libmpich.so.12 and libmpich.so -> libmpi.so.12,
 #               libmpifort.so.12 (+ libmpifort.so), libmpichfort.so.12 and libmpichfort.so -> it,
-#               pkgconfig/ferry.pc and pkgconfig/mpi.pc
+#               pkgconfig/ferry.pc and pkgconfig/mpi.pc (ferry-fort.pc, mpi-fort.pc: Fortran)
 #   P/include/  mpi.h, mpio.h, mpix.h, mpif.h, mpi.mod (where a Fortran compiler was found)
 # Nothing installed names the build tree, so P can be moved: binaries carry
 # only $ORIGIN-relative RUNPATHs plus the directories of libraries outside the

@@ -72,6 +72,13 @@ inc=${cflags#-I}
 inc=${inc%% *}
 [ -f "$inc/mpi.h" ] || fail "pkg-config --cflags ferry gives '$cflags': no mpi.h there"
 [ "$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags mpi)" = "$cflags" ] || fail "mpi.pc differs from ferry.pc"
+if [ -e "$prefix/lib/libmpifort.so.12" ]; then
+  for pc in ferry-fort mpi-fort; do
+    fortlibs=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs $pc) || fail "pkg-config --libs $pc"
+    expect_words "$fortlibs" -lmpifort -lmpi
+    [ "$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags $pc)" = "$cflags" ] || fail "$pc.pc: other Cflags"
+  done
+fi
 
 "$prefix/bin/ferry_info" >/dev/null || fail "installed ferry_info exited $?"
 
