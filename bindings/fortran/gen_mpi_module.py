@@ -5,12 +5,12 @@
 
 The module holds what mpif.h holds (the constants with the values the program built by gen_mpif_h.py
 prints, the sentinels in MPICH's common blocks, the predefined callbacks), plus an explicit interface
-for every routine the description marks fortran=all, so that the compiler checks the arguments
-(MPI-4.0 §19.1.3). Choice buffers, and the arguments where a sentinel of another shape may stand
-(MPI_UNWEIGHTED is a scalar), carry gfortran's NO_ARG_CHECK attribute, as in MPICH's module. The
-hand-written routines (fortran=manual) have no interface: they are called as external procedures, as
-from mpif.h. The module has no procedures and no variables of its own, so a program needs only
-mpi.mod to compile and links libmpifort as an mpif.h program does.
+for every routine with a Fortran binding, so that the compiler checks the arguments (MPI-4.0
+§19.1.3). Choice buffers, and the arguments where a sentinel of another shape may stand
+(MPI_UNWEIGHTED is a scalar), carry gfortran's NO_ARG_CHECK attribute, as in MPICH's module. For the
+hand-written routines (fortran=manual) the tables below say where Fortran's arguments differ from C's.
+The module has no procedures and no variables of its own, so a program needs only mpi.mod to compile
+and links libmpifort as an mpif.h program does.
 """
 import os
 import sys
@@ -62,12 +62,36 @@ def declaration(p):
     raise Unsupported(f"{name}: kind {k}")
 
 
+# The hand-written routines (fortran=manual), whose Fortran arguments are not C's: which C parameters
+# Fortran does not have, which are default INTEGERs in Fortran, and the CHARACTER arrays of spawn.
+MANUAL_DROP = {"MPI_Init": {"argc", "argv"}, "MPI_Init_thread": {"argc", "argv"},
+               "MPI_Info_create_env": {"argc", "argv"}, "MPI_Pcontrol": {"..."}}
+MANUAL_INTEGER = {("MPI_Attr_get", "attribute_val"), ("MPI_Attr_put", "attribute_val"),
+                  ("MPI_Keyval_create", "extra_state")}
+MANUAL_CHARACTER_ARRAYS = {("MPI_Comm_spawn", "argv"): "(*)",
+                           ("MPI_Comm_spawn_multiple", "array_of_commands"): "(*)",
+                           ("MPI_Comm_spawn_multiple", "array_of_argv"): "(count, *)"}
+
+
+def manual_declaration(fn, p):
+    if (fn.name, p.name) in MANUAL_INTEGER:
+        return [f"INTEGER :: {p.name}"]
+    if (fn.name, p.name) in MANUAL_CHARACTER_ARRAYS:
+        return [f"CHARACTER(LEN=*) :: {p.name}{MANUAL_CHARACTER_ARRAYS[fn.name, p.name]}"]
+    if p.kind == "address" and p.direction == "out" and fn.name != "MPI_Buffer_detach":
+        return [f"INTEGER(KIND=MPI_ADDRESS_KIND) :: {p.name}"]  # an attribute's value
+    return declaration(p)
+
+
 def interface(fn):
-    names = [p.name for p in fn.params]
+    params = [p for p in fn.params if p.name not in MANUAL_DROP.get(fn.name, ())]
+    names = [p.name for p in params]
     lines = []
-    for p in fn.params:
-        lines += declaration(p)
-    if fn.returns == "int":
+    for p in params:
+        lines += manual_declaration(fn, p) if fn.fortran == "manual" else declaration(p)
+    if fn.name == "MPI_Pcontrol":
+        head, tail = f"SUBROUTINE MPI_PCONTROL({', '.join(names)})", "END SUBROUTINE"  # no IERROR
+    elif fn.returns == "int":
         names.append("ierror")
         lines.append("INTEGER :: ierror")
         head, tail = f"SUBROUTINE {fn.name.upper()}({', '.join(names)})", "END SUBROUTINE"
@@ -120,7 +144,7 @@ def main():
     errors = []
     count = 0
     for fn in functions:
-        if fn.fortran != "all":
+        if not fn.has_fortran77:
             continue
         try:
             body = interface(fn)
