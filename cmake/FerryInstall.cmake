@@ -89,3 +89,16 @@ endif()
 # Relocatable mpicc/mpicxx and the .pc files, generated in tools/CMakeLists.txt.
 install(PROGRAMS ${FERRY_INSTALLED_WRAPPERS} DESTINATION ${FERRY_INSTALL_BINDIR})
 install(FILES ${FERRY_PKGCONFIG_FILES} DESTINATION ${FERRY_PKGCONFIG_DIR})
+
+# --- What a user needs ------------------------------------------------------------
+# Everything `cmake --install` installs (libmpi, mpirun, ferryd for the other
+# hosts of a job, ferry_info; the wrappers and .pc files are written when
+# CMake configures), without the tests: scripts/quickstart builds this target
+# alone, and scripts/test builds the rest later in the same build tree.
+set(_ferry_installable "")
+foreach(_ferry_target mpi mpirun ferryd ferry_info)
+  if(TARGET ${_ferry_target})
+    list(APPEND _ferry_installable ${_ferry_target})
+  endif()
+endforeach()
+add_custom_target(installable DEPENDS ${_ferry_installable})
