@@ -3,8 +3,8 @@
 # examples/train_mpi4py.py), as a training user runs them. One case per call:
 #   train_cases.sh CASE
 # Environment: MPIRUN, EXAMPLES (the examples folder), PYTHON (Debian's python3);
-# MPI4PY_PATH (a folder holding mpi4py built against this build) for the mpi4py
-# cases; HOSTS_SH and TESTBED for the cases across hosts, SLURM_CLUSTER for the
+# CLIENTS_CACHE (build/clients, where scripts/clients builds mpi4py against this
+# build) for the mpi4py cases; HOSTS_SH and TESTBED for the cases across hosts, SLURM_CLUSTER for the
 # Slurm one. A case whose prerequisite is missing prints why and exits 77
 # (ctest's skip). Every case checks the final loss line, the exit status, and
 # that no rank is left running.
@@ -24,9 +24,11 @@ torch_script=$EXAMPLES/train_torch.py
 mpi4py_script=$EXAMPLES/train_mpi4py.py
 need_torch() { "$PYTHON" -c 'import torch' 2>/dev/null || skip "python3-torch is not installed ($PYTHON cannot import torch)"; }
 need_mpi4py() {
-  [[ -n ${MPI4PY_PATH:-} ]] && PYTHONPATH=$MPI4PY_PATH "$PYTHON" -c 'import mpi4py' 2>/dev/null ||
-    skip "mpi4py built against Ferry is not there (scripts/clients builds it; MPI4PY_PATH=${MPI4PY_PATH:-})"
-  export PYTHONPATH=$MPI4PY_PATH
+  local tree
+  tree=$(ls -d "${CLIENTS_CACHE:-/nonexistent}"/mpi4py-ferry-*/mpi4py-*/src 2>/dev/null | head -n 1)
+  [[ -n $tree ]] && PYTHONPATH=$tree "$PYTHON" -c 'from mpi4py import MPI' 2>/dev/null ||
+    skip "mpi4py built against Ferry is not in ${CLIENTS_CACHE:-?} (scripts/clients --build-only builds it)"
+  export PYTHONPATH=$tree
 }
 
 # "final loss 0.150006 after 200 steps on 4 ranks (0x1.3336660000000p-3)" -> the hex part.
