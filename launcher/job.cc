@@ -323,7 +323,7 @@ class Job {
       refused = "mpirun: cannot spawn processes for rank " + std::to_string(request.parent_rank) + " of " +
                 request.parent_nspace + ": " + parsed.problem;
     } else {
-      refused = spawned_->start(request, local_ ? local_->running() : 0);
+      refused = spawned_->start(request, local_ ? local_->running() : 0, running_);
     }
     if (!refused.empty()) {
       refused += "\n";

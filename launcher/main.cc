@@ -106,7 +106,7 @@ std::string current_directory() {
 // MPI_UNIVERSE_SIZE (PMIX_UNIV_SIZE): --universe-size if given, else the
 // slots of mpirun's allocation, the hosts' (hostfile, -H, Slurm) or, on
 // this host alone, its CPUs, as Open MPI counts a host without a slot
-// count; never less than the job.
+// count; never less than the job (a spawned job's: spawned_jobs.cc).
 int universe_size(const Options& options) {
   if (options.universe_size > 0) return std::max(options.universe_size, options.num_ranks);
   int64_t slots = 0;

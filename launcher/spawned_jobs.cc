@@ -240,7 +240,7 @@ int SpawnedJobs::running_on(int position) const {
   return n;
 }
 
-std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
+std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use, int first_job_running) {
   if (request.apps.empty()) return refuse(request, {PMIX_ERR_BAD_PARAM, "no apps given"});
   int wanted = 0;
   for (const SpawnApp& app : request.apps) wanted += std::max(0, app.maxprocs);
@@ -255,7 +255,17 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use) {
   d.nspace = context_.first_nspace + "." + std::to_string(id);
   d.num_ranks = wanted;
   d.secret = context_.secret;
-  d.universe_size = context_.universe_size;
+  // MPI_UNIVERSE_SIZE is "the total number of processes that are
+  // expected" (MPI-3.1 §10.5.1), and a job placed beyond the allocation's
+  // slots (mpirun's host alone, or --oversubscribe) makes that total grow:
+  // never less than the processes running once this job has started, as
+  // the first job's is never less than the job. Told the stale count, a
+  // child of a 1-process job that spawned 2 on a 2-core host would find no
+  // room beyond its own MPI_COMM_WORLD, where its parents just made room
+  // for it (MPICH's spawn tests then skip their part in the children and
+  // the parent waits for them forever).
+  d.universe_size = int(std::clamp<int64_t>(int64_t(first_job_running) + running() + wanted,
+                                            context_.universe_size, INT32_MAX));
   d.parent_nspace = request.parent_nspace;
   d.parent_rank = request.parent_rank;
   for (const SpawnApp& app : request.apps) d.app_sizes.push_back(app.maxprocs);

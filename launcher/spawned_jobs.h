@@ -87,11 +87,12 @@ class SpawnedJobs {
 
   // Starts the job `request` asks for and answers it (for a job on another
   // host, once its daemon has said how it went: remote_started).
-  // `slots_in_use`: the first job's processes running on this host. Returns
-  // "" when started (or sent to a daemon), else the line ("mpirun: ...")
-  // saying why not, which the caller prints; the spawning rank has its
-  // error status then, and nothing runs.
-  std::string start(SpawnRequest& request, int slots_in_use);
+  // `slots_in_use`: the first job's processes running on this host;
+  // `first_job_running`: on all hosts. Returns "" when started (or sent to
+  // a daemon), else the line ("mpirun: ...") saying why not, which the
+  // caller prints; the spawning rank has its error status then, and
+  // nothing runs.
+  std::string start(SpawnRequest& request, int slots_in_use, int first_job_running);
   // A daemon's kSpawnStarted for its part of a job: once every part has
   // said, answers the spawning process ("" or the line to print, as
   // start()); a job that did not start whole is ended everywhere.
