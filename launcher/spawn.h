@@ -33,9 +33,10 @@ struct SpawnResult {
   const char* step = "";     // "exec", "chdir", "sched_setaffinity", ...
 };
 
-// Starts the rank in its own process group (so that the job's teardown
-// reaches whatever the rank started), with PR_SET_PDEATHSIG so that it dies
-// with mpirun even if mpirun is killed with SIGKILL.
+// Starts the rank in its own session and process group (so that the job's
+// teardown reaches whatever the rank started, and the scheduler weighs each
+// rank as a session: spawn.cc), with PR_SET_PDEATHSIG so that it dies with
+// mpirun even if mpirun is killed with SIGKILL.
 SpawnResult spawn_rank(const RankLaunch& launch);
 
 }  // namespace ferry::launcher

@@ -133,6 +133,13 @@ case_killed_by_signal() {  # a rank dies of SIGKILL: 128+9
   expect_no_leftovers
 }
 
+case_own_session() {  # every rank leads a session of its own (how the scheduler weighs it: spawn.cc)
+  run -n 3 sh -c 'echo "rank $$ session $(cut -d" " -f6 /proc/$$/stat)"'
+  expect_status 0
+  expect_out_lines "^rank [0-9]* session [0-9]*$" 3
+  awk '$2 != $4 { exit 1 }' "$WORK/out" || fail "a rank is not the leader of its own session"
+}
+
 case_abort() {  # PMIx_Abort(3) from rank 1: exit 3, the others are ended
   run -n 3 "$PROBE" abort 1 3
   expect_status 3
