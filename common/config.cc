@@ -17,7 +17,7 @@ namespace {
 // component; the README's table is generated from `ferry_info`.
 constexpr std::array kSettings = {
     Setting{"FERRY_DEBUG", "",
-            "Comma-separated topics to trace on stderr: init, pmix, tcp, verbs, p2p, progress, coll, launch, comm, checkpoint, io, cuda, all"},
+            "Comma-separated topics to trace on stderr: init, pmix, tcp, verbs, p2p, progress, coll, launch, comm, checkpoint, io, cuda, rma, all"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
@@ -42,9 +42,9 @@ constexpr std::array kSettings = {
             "ones go through the shared-memory ring"},
     Setting{"FERRY_RMA_SHM", "on",
             "One-sided communication with a same-host target: on (the origin itself loads, stores and updates the "
-            "target's window memory: shared memory where Ferry allocated it, cross-memory attach for MPI_Win_create "
-            "memory) or off (active messages that the target executes, as across hosts); off too when "
-            "FERRY_TRANSPORTS lacks shm"},
+            "target's window memory: shared memory where Ferry allocated it, MPI_Alloc_mem memory included, "
+            "cross-memory attach for other MPI_Win_create memory) or off (active messages that the target executes, "
+            "as across hosts; MPI_Alloc_mem gives heap memory); off too when FERRY_TRANSPORTS lacks shm"},
     Setting{"FERRY_CUDA", "auto",
             "GPU (CUDA) buffers: auto (load the driver libcuda.so.1 at MPI_Init if it is there, else host buffers "
             "only), on (a missing or unusable driver is a start-up error), or off (never load it)"},

@@ -26,7 +26,7 @@ constexpr Name kNames[] = {{"init", kInit},         {"pmix", kPmix}, {"tcp", kTc
                            {"coll", kColl},         {"launch", kLaunch},
                            {"comm", kComm},         {"checkpoint", kCheckpoint},
                            {"io", kIo},             {"verbs", kVerbs},
-                           {"cuda", kCuda},
+                           {"cuda", kCuda},         {"rma", kRma},
                            {"all", 0xffffffffu}};
 }  // namespace
 

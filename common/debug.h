@@ -26,6 +26,7 @@ enum Topic : uint32_t {
   kIo = 1u << 9,
   kVerbs = 1u << 10,
   kCuda = 1u << 11,
+  kRma = 1u << 12,
 };
 
 extern std::atomic<uint32_t> enabled_topics;

@@ -10,6 +10,7 @@
 #include "api/api.h"
 #include "io/file.h"
 #include "progress/progress.h"
+#include "rma/alloc_mem.h"
 #include "rma/window.h"
 #include "runtime/runtime.h"
 
@@ -158,9 +159,9 @@ extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     call.fail(MPI_ERR_SIZE, "invalid size %ld (must be >= 0)", static_cast<long>(size));
     return call.raise();
   }
-  // Cache-line aligned, so that buffers are friendly to every transport.
-  void* memory = nullptr;
-  if (posix_memalign(&memory, 64, size > 0 ? static_cast<size_t>(size) : 1) != 0) {
+  // Memory that a window on this host can map (rma/alloc_mem.h).
+  void* memory = rma::alloc_mem::allocate(static_cast<size_t>(size));
+  if (memory == nullptr) {
     call.fail(MPI_ERR_NO_MEM, "cannot allocate %ld bytes", static_cast<long>(size));
     return call.raise();
   }
@@ -172,7 +173,7 @@ FERRY_WEAK_ALIAS(Alloc_mem)
 extern "C" int PMPI_Free_mem(void* base) {
   api::Call call("MPI_Free_mem");
   if (!call.initialized()) return call.raise();
-  std::free(base);
+  rma::alloc_mem::release(base);
   return MPI_SUCCESS;
 }
 FERRY_WEAK_ALIAS(Free_mem)

@@ -14,8 +14,10 @@
 #include "base/errhandler.h"
 #include "coll/collectives.h"
 #include "common/config.h"
+#include "common/debug.h"
 #include "pmi/pmix_client.h"
 #include "rma/active_message.h"
+#include "rma/alloc_mem.h"
 #include "rma/epochs.h"
 #include "runtime/comm_create.h"
 
@@ -28,7 +30,49 @@ struct Card {
   uint64_t size;
   int32_t disp_unit;
   int32_t pid;
+  // MPI_Win_create on MPI_Alloc_mem memory (rma/alloc_mem.h): the file
+  // that holds it (-1: none), where base lies in it and its length.
+  int32_t memfd;
+  int32_t reserved;
+  uint64_t memfd_offset;
+  uint64_t memfd_length;
 };
+
+// MPI_Win_create: which targets' memory every rank of their host maps
+// (rma/alloc_mem.h), as 0/1 per window rank, and the mappings this rank
+// made. All or none of a host's ranks map a target, agreed by an
+// allreduce: a rank that could not map it would take the accumulate lock
+// while the others use CPU atomics, and the two do not exclude each other.
+// Collective when any rank's card names a file (all ranks see all cards).
+Err map_peer_memory(Window& w, const std::vector<Card>& cards, const std::vector<int>& locals,
+                    std::vector<int>* shared) {
+  int n = w.comm->size;
+  shared->clear();
+  bool any = false;
+  for (const Card& c : cards) any = any || c.memfd >= 0;
+  if (!any) return {};
+  shared->assign(static_cast<size_t>(n), 1);
+  w.peer_memory.resize(static_cast<size_t>(n));
+  for (int r : locals) {
+    const Card& card = cards[static_cast<size_t>(r)];
+    size_t at = static_cast<size_t>(r);
+    std::string why;
+    if (card.memfd < 0) {
+      (*shared)[at] = 0;
+    } else if (r != w.rank() && !w.peer_memory[at].map(card.pid, card.memfd, card.memfd_length, &why)) {
+      (*shared)[at] = 0;
+      FERRY_DEBUG(kRma, "MPI_Win_create: cannot map rank %d's memory (%s); cross-memory attach instead", r,
+                  why.c_str());
+    }
+  }
+  std::vector<int> agreed(static_cast<size_t>(n), 0);
+  if (Err e = coll::allreduce(shared->data(), agreed.data(), n, find_datatype(MPI_INT), find_op(MPI_MIN), w.comm))
+    return e;
+  *shared = std::move(agreed);
+  for (int r = 0; r < n; ++r)
+    if (!(*shared)[static_cast<size_t>(r)]) w.peer_memory[static_cast<size_t>(r)] = alloc_mem::Mapping();
+  return {};
+}
 
 struct Names {
   char control[64];
@@ -50,25 +94,6 @@ uint64_t host_key() {
     return static_cast<uint64_t>(std::hash<std::string>()(text + "/" + id));
   }();
   return key;
-}
-
-// Same-host targets are reached in memory unless FERRY_RMA_SHM=off or the
-// job was told to keep same-host traffic off shared memory (FERRY_TRANSPORTS
-// without shm): then everything goes by active messages.
-bool direct_allowed() {
-  static const bool allowed = [] {
-    std::string transports = config::value("FERRY_TRANSPORTS");
-    bool shm = false;
-    size_t at = 0;
-    while (at <= transports.size()) {
-      size_t comma = transports.find(',', at);
-      if (comma == std::string::npos) comma = transports.size();
-      if (transports.compare(at, comma - at, "shm") == 0) shm = true;
-      at = comma + 1;
-    }
-    return shm && config::flag("FERRY_RMA_SHM");
-  }();
-  return allowed;
 }
 
 std::string segment_name(const char* what) {
@@ -112,7 +137,14 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
 
   // Step 1: cards.
   Card mine{host_key(), reinterpret_cast<uint64_t>(base), static_cast<uint64_t>(size), disp_unit,
-            static_cast<int32_t>(getpid())};
+            static_cast<int32_t>(getpid()), -1, 0, 0, 0};
+  alloc_mem::Place place{};
+  if (flavor == Flavor::kCreate && size > 0 && same_host_direct() &&
+      alloc_mem::find(base, static_cast<size_t>(size), &place)) {
+    mine.memfd = place.fd;
+    mine.memfd_offset = place.offset;
+    mine.memfd_length = place.length;
+  }
   std::vector<Card> cards;
   if (Err e = all_to_all(*w, mine, &cards)) return give_up(std::move(e));
   std::vector<int> locals;
@@ -193,8 +225,12 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
     for (int r = 0; r < n; ++r) cards[static_cast<size_t>(r)].base = bases[static_cast<size_t>(r)];
   }
 
-  bool direct = direct_allowed();
+  bool direct = same_host_direct();
+  std::vector<int> shared_by_host;  // kCreate: targets whose memory is mapped on their host
+  if (flavor == Flavor::kCreate && direct)
+    if (Err e = map_peer_memory(*w, cards, locals, &shared_by_host)) return give_up(std::move(e));
   bool any_messages = false;
+  int mapped = 0, cma = 0, messages = 0;
   w->targets.resize(static_cast<size_t>(n));
   auto* slots = reinterpret_cast<Slot*>(w->control.data());
   for (int r = 0; r < n; ++r) {
@@ -206,7 +242,8 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
     t.pid = card.pid;
     t.local = card.host == mine.host;
     t.slot = t.local ? &slots[r] : nullptr;
-    t.in_segment = allocating && t.local;
+    bool shared_here = !shared_by_host.empty() && shared_by_host[static_cast<size_t>(r)] != 0;
+    t.in_segment = (allocating || shared_here) && t.local;
     if (r == me) {
       t.reach = Reach::kMapped;
       t.mapped = flavor == Flavor::kDynamic ? nullptr : static_cast<char*>(w->base);
@@ -214,13 +251,24 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
     } else if (t.local && (direct || flavor == Flavor::kShared) && allocating) {
       t.reach = Reach::kMapped;
       t.mapped = w->memory.data() + offsets[static_cast<size_t>(r)];
+      ++mapped;
+    } else if (t.local && shared_here) {
+      t.reach = Reach::kMapped;
+      t.mapped = w->peer_memory[static_cast<size_t>(r)].data() + card.memfd_offset;
+      ++mapped;
     } else if (t.local && direct) {
       t.reach = Reach::kCma;
+      ++cma;
     } else {
       t.reach = Reach::kMessages;
       any_messages = true;
+      ++messages;
     }
   }
+  static const char* const kCalls[] = {"", "MPI_Win_create", "MPI_Win_allocate", "MPI_Win_create_dynamic",
+                                       "MPI_Win_allocate_shared"};
+  FERRY_DEBUG(kRma, "%s on %d ranks: other ranks' memory reached by mapping %d, by cross-memory attach %d, by "
+              "active messages %d", kCalls[static_cast<int>(flavor)], n, mapped, cma, messages);
   if (flavor == Flavor::kDynamic) {
     w->base = MPI_BOTTOM;
     w->size = 0;

@@ -12,7 +12,10 @@
 //      as MPI_Win_allocate_shared promises unless alloc_shared_noncontig
 //      is set); its names go to all (allgather), every local rank maps them;
 //   3. the allocating flavors' bases (each rank mapped the segment at its
-//      own address) to all; a barrier, and the names are unlinked.
+//      own address) to all; a barrier, and the names are unlinked;
+//      MPI_Win_create: a rank whose memory came from MPI_Alloc_mem named
+//      its file on its card, and the host's other ranks map it
+//      (rma/alloc_mem.h; all of them or none, agreed by an allreduce).
 #pragma once
 
 #include "base/communicator.h"

@@ -2,7 +2,28 @@
 
 #include "base/errhandler.h"
 #include "base/handles.h"
+#include "common/config.h"
 #include "rma/active_message.h"
+
+namespace ferry::rma {
+
+bool same_host_direct() {
+  static const bool allowed = [] {
+    std::string transports = config::value("FERRY_TRANSPORTS");
+    bool shm = false;
+    size_t at = 0;
+    while (at <= transports.size()) {
+      size_t comma = transports.find(',', at);
+      if (comma == std::string::npos) comma = transports.size();
+      if (transports.compare(at, comma - at, "shm") == 0) shm = true;
+      at = comma + 1;
+    }
+    return shm && config::flag("FERRY_RMA_SHM");
+  }();
+  return allowed;
+}
+
+}  // namespace ferry::rma
 
 namespace ferry::rma::windows {
 namespace {

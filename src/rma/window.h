@@ -4,10 +4,12 @@
 // How a target's memory is reached is decided once, at creation, per target
 // (`Reach`), and is the same for every call after:
 //   - kMapped: the target's window memory is mapped into this process (a
-//     segment Ferry allocated: MPI_Win_allocate, _allocate_shared), or it is
-//     this process's own memory. Put and get are loads and stores.
+//     segment Ferry allocated: MPI_Win_allocate, _allocate_shared, or
+//     MPI_Alloc_mem memory given to MPI_Win_create, rma/alloc_mem.h), or it
+//     is this process's own memory. Put and get are loads and stores.
 //   - kCma: the target is on this host but its memory is its own (user
-//     memory of MPI_Win_create, memory attached to a dynamic window): copies
+//     memory of MPI_Win_create that MPI_Alloc_mem did not give, memory
+//     attached to a dynamic window): copies
 //     go through cross-memory attach (process_vm_readv/writev), started by
 //     the origin alone.
 //   - kMessages: the target is on another host (or FERRY_RMA_SHM=off):
@@ -37,6 +39,7 @@
 #include "base/error.h"
 #include "base/info.h"
 #include "mpi.h"
+#include "rma/alloc_mem.h"
 #include "rma/control.h"
 #include "transport/shm/segment.h"
 
@@ -108,6 +111,7 @@ struct Window {
 
   transport::shm::Segment memory;   // kAllocate/kShared on one host: every local rank's memory
   transport::shm::Segment control;  // this host's control segment
+  std::vector<alloc_mem::Mapping> peer_memory;  // kCreate: same-host ranks' MPI_Alloc_mem memory, by rank
   std::vector<char> private_memory; // kAllocate/kShared memory no other rank maps (owned)
   void* private_aligned = nullptr;
   std::shared_ptr<Service> service; // active messages, when some target needs them
@@ -115,6 +119,11 @@ struct Window {
   int rank() const { return comm->rank; }
   int size_of_group() const { return comm->size; }
 };
+
+// Same-host targets are reached in memory unless FERRY_RMA_SHM=off or the
+// job was told to keep same-host traffic off shared memory (FERRY_TRANSPORTS
+// without shm): then everything goes by active messages.
+bool same_host_direct();
 
 namespace windows {
 
