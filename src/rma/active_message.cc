@@ -280,8 +280,7 @@ void Service::handle(Incoming& in) {
   for (const Run& r : runs) {
     bool inside = false;
     if (w_.flavor == Flavor::kDynamic) {
-      for (const Region& g : w_.regions)
-        if (r.address >= g.base && r.address + r.bytes <= g.base + g.size) inside = true;
+      inside = attached(w_.regions, r.address, r.bytes);
     } else {
       inside = r.address >= self.base && r.address + r.bytes <= self.base + self.size;
     }
