@@ -159,20 +159,16 @@ Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, 
   return e;
 }
 
-Err Service::lock(int target, bool exclusive) {
+Err Service::request_lock(int target, bool exclusive) {
   TargetOp op{static_cast<OpKind>(kLock)};
   op.exclusive = exclusive;
-  Err e = send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
-  if (e) return e;
-  return flush(target);
+  return send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
 }
 
-Err Service::unlock(int target, bool exclusive) {
+Err Service::request_unlock(int target, bool exclusive) {
   TargetOp op{static_cast<OpKind>(kUnlock)};
   op.exclusive = exclusive;
-  Err e = send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
-  if (e) return e;
-  return flush(target);
+  return send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
 }
 
 Err Service::flush(int target) {

@@ -57,9 +57,11 @@ class Service {
   Err send(int target, const TargetOp& op, const std::vector<Run>& runs, const char* data, uint64_t data_bytes,
            const char* compare, void* result, MPI_Count result_count, const Datatype* result_type,
            uint64_t result_bytes, Request* request);
-  // Blocks until `target` granted the lock (or released it).
-  Err lock(int target, bool exclusive);
-  Err unlock(int target, bool exclusive);
+  // Asks `target` for its passive-target lock, or gives it back; flush()
+  // waits for the answer (the grant, or the release: executed after every
+  // operation this process sent the target before it).
+  Err request_lock(int target, bool exclusive);
+  Err request_unlock(int target, bool exclusive);
   // Blocks until every operation sent to `target` (or to anyone: -1) is
   // acknowledged.
   Err flush(int target);
