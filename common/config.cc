@@ -45,6 +45,10 @@ constexpr std::array kSettings = {
             "target's window memory: shared memory where Ferry allocated it, MPI_Alloc_mem memory included, "
             "cross-memory attach for other MPI_Win_create memory) or off (active messages that the target executes, "
             "as across hosts; MPI_Alloc_mem gives heap memory); off too when FERRY_TRANSPORTS lacks shm"},
+    Setting{"FERRY_RMA_TEST_RANKS_PER_HOST", "0",
+            "Tests only: one-sided communication treats each N consecutive world ranks as one host (ranks of "
+            "different groups reach each other by active messages and take locks through the target, as across "
+            "hosts); 0: the real hosts"},
     Setting{"FERRY_CUDA", "auto",
             "GPU (CUDA) buffers: auto (load the driver libcuda.so.1 at MPI_Init if it is there, else host buffers "
             "only), on (a missing or unusable driver is a start-up error), or off (never load it)"},

@@ -38,6 +38,16 @@ struct WireReply {
 
 const Datatype& bytes_type() { return *find_datatype(MPI_BYTE); }
 
+// Flow control: an origin has at most this many operations, carrying or
+// fetching at most this many bytes, unanswered at one target; a further one
+// waits (progressing) until answers come back. An epoch may hold any number
+// of operations that nobody completes until its end (MPICH's manyget: 100000
+// gets of 128 KiB between two fences); without a bound, the target's answers
+// would pile up in both processes (12 GiB for that test). One operation
+// larger than the bytes allowed goes alone.
+constexpr uint64_t kMaxOperationsInFlight = 64;
+constexpr uint64_t kMaxBytesInFlight = uint64_t{16} << 20;
+
 // The service as a progress task: it lives while the window does.
 class Task final : public progress::Task {
  public:
@@ -61,7 +71,7 @@ struct Service::Pending {
   const Datatype* type;
   uint64_t bytes;
   Request* request;
-  bool done = false;
+  uint64_t flight_bytes;  // sent and expected back (flow control)
   Err error;
 };
 
@@ -78,6 +88,7 @@ struct Service::Outgoing {
 
 Service::Service(Window& w) : w_(w), alive_(std::make_shared<bool>(true)) {
   outstanding_.assign(static_cast<size_t>(w.comm->size), 0);
+  in_flight_bytes_.assign(static_cast<size_t>(w.comm->size), 0);
 }
 
 Service::~Service() { *alive_ = false; }
@@ -118,6 +129,12 @@ Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, 
                   uint64_t data_bytes, const char* compare, void* result, MPI_Count result_count,
                   const Datatype* result_type, uint64_t result_bytes, Request* request) {
   progress::Lock lock;
+  size_t t = static_cast<size_t>(target);
+  uint64_t flight = data_bytes + result_bytes;
+  progress::wait_until(lock, [&] {
+    return outstanding_[t] == 0 ||
+           (outstanding_[t] < kMaxOperationsInFlight && in_flight_bytes_[t] + flight <= kMaxBytesInFlight);
+  });
   WireRequest h{static_cast<uint32_t>(op.kind), op.op, op.basic, op.exclusive ? 1u : 0u, next_id_++,
                 op.basic_size, runs.size(), data_bytes, result_bytes};
   uint64_t compare_bytes = op.kind == OpKind::kCompareAndSwap ? op.basic_size : 0;
@@ -131,30 +148,27 @@ Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, 
   if (data_bytes > 0) std::memcpy(at, data, data_bytes);
   at += data_bytes;
   if (compare_bytes > 0) std::memcpy(at, compare, compare_bytes);
-  auto* p = new Pending{target, result, result_count, result_type, result_bytes, request, false, Err()};
+  auto* p = new Pending{target, result, result_count, result_type, result_bytes, request, flight, Err()};
   datatypes::retain(result_type);
   pending_[h.id] = p;
-  ++outstanding_[static_cast<size_t>(target)];
+  ++outstanding_[t];
+  in_flight_bytes_[t] += flight;
   Err e = pt2pt::isend(pt2pt::Message{out->data.data(), static_cast<MPI_Count>(out->data.size()), &bytes_type()},
                        target, kTagRequest, w_.comm, Request::Mode::kStandard, &out->r);
   outgoing_.push_back(out);
   return e;
 }
 
-Err Service::lock(int target, bool exclusive) {
+Err Service::request_lock(int target, bool exclusive) {
   TargetOp op{static_cast<OpKind>(kLock)};
   op.exclusive = exclusive;
-  Err e = send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
-  if (e) return e;
-  return flush(target);
+  return send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
 }
 
-Err Service::unlock(int target, bool exclusive) {
+Err Service::request_unlock(int target, bool exclusive) {
   TargetOp op{static_cast<OpKind>(kUnlock)};
   op.exclusive = exclusive;
-  Err e = send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
-  if (e) return e;
-  return flush(target);
+  return send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
 }
 
 Err Service::flush(int target) {
@@ -220,6 +234,7 @@ void Service::handle_reply(Incoming& in) {
   if (p->request != nullptr) complete(p->request, e);
   datatypes::release(p->type);
   --outstanding_[static_cast<size_t>(p->target)];
+  in_flight_bytes_[static_cast<size_t>(p->target)] -= p->flight_bytes;
   delete p;
 }
 
@@ -280,8 +295,7 @@ void Service::handle(Incoming& in) {
   for (const Run& r : runs) {
     bool inside = false;
     if (w_.flavor == Flavor::kDynamic) {
-      for (const Region& g : w_.regions)
-        if (r.address >= g.base && r.address + r.bytes <= g.base + g.size) inside = true;
+      inside = attached(w_.regions, r.address, r.bytes);
     } else {
       inside = r.address >= self.base && r.address + r.bytes <= self.base + self.size;
     }

@@ -52,13 +52,16 @@ class Service {
   // ---- Origin side (engine lock taken inside) ----
   // Sends `op` on `runs` to `target`; `data` is the packed input. When the
   // answer arrives its packed data is unpacked into `result` (count
-  // elements of type) and `request`, if any, completes.
+  // elements of type) and `request`, if any, completes. Waits first while
+  // too much is unanswered at `target` (flow control, active_message.cc).
   Err send(int target, const TargetOp& op, const std::vector<Run>& runs, const char* data, uint64_t data_bytes,
            const char* compare, void* result, MPI_Count result_count, const Datatype* result_type,
            uint64_t result_bytes, Request* request);
-  // Blocks until `target` granted the lock (or released it).
-  Err lock(int target, bool exclusive);
-  Err unlock(int target, bool exclusive);
+  // Asks `target` for its passive-target lock, or gives it back; flush()
+  // waits for the answer (the grant, or the release: executed after every
+  // operation this process sent the target before it).
+  Err request_lock(int target, bool exclusive);
+  Err request_unlock(int target, bool exclusive);
   // Blocks until every operation sent to `target` (or to anyone: -1) is
   // acknowledged.
   Err flush(int target);
@@ -88,6 +91,7 @@ class Service {
   bool in_advance_ = false;
   uint64_t next_id_ = 1;
   std::vector<uint64_t> outstanding_;                // per target: requests not yet answered
+  std::vector<uint64_t> in_flight_bytes_;            // per target: their data, both ways
   std::unordered_map<uint64_t, Pending*> pending_;   // by id
   std::deque<Incoming*> incoming_;                   // requests in arrival order
   std::vector<Incoming*> replies_;                   // answers to this process's requests

@@ -82,8 +82,11 @@ struct Names {
 
 // Ranks with the same key share memory: the host name and the kernel's
 // boot id (containers on one machine have their own names, and cannot
-// attach to each other's memory).
-uint64_t host_key() {
+// attach to each other's memory). FERRY_RMA_TEST_RANKS_PER_HOST splits a
+// host into groups of world ranks, so that tests on one machine run the
+// paths of a job across hosts.
+uint64_t host_key(int world_rank) {
+  static const int64_t fake = config::integer("FERRY_RMA_TEST_RANKS_PER_HOST");
   static const uint64_t key = [] {
     char name[256] = {};
     gethostname(name, sizeof name - 1);
@@ -93,6 +96,7 @@ uint64_t host_key() {
     std::getline(boot, id);
     return static_cast<uint64_t>(std::hash<std::string>()(text + "/" + id));
   }();
+  if (fake > 0) return key + 1 + static_cast<uint64_t>(world_rank / fake);
   return key;
 }
 
@@ -136,7 +140,7 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
   };
 
   // Step 1: cards.
-  Card mine{host_key(), reinterpret_cast<uint64_t>(base), static_cast<uint64_t>(size), disp_unit,
+  Card mine{host_key(w->comm->world_rank(me)), reinterpret_cast<uint64_t>(base), static_cast<uint64_t>(size), disp_unit,
             static_cast<int32_t>(getpid()), -1, 0, 0, 0};
   alloc_mem::Place place{};
   if (flavor == Flavor::kCreate && size > 0 && same_host_direct() &&

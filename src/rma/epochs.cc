@@ -46,25 +46,20 @@ void spin_until(Try try_once) {
   }
 }
 
-Err acquire(Window& w, int target, bool exclusive) {
-  Target& tg = w.targets[static_cast<size_t>(target)];
-  if (tg.slot != nullptr) {
-    Slot& s = *tg.slot;
-    spin_until([&] { return exclusive ? try_lock_exclusive(s) : try_lock_shared(s); });
-    return {};
-  }
-  return w.service->lock(target, exclusive);
+// A lock word on this host (rma/control.h), or the target's service takes
+// it for us (another host).
+bool through_service(const Window& w, int target) { return w.targets[static_cast<size_t>(target)].slot == nullptr; }
+
+void acquire_here(Window& w, int target, bool exclusive) {
+  Slot& s = *w.targets[static_cast<size_t>(target)].slot;
+  spin_until([&] { return exclusive ? try_lock_exclusive(s) : try_lock_shared(s); });
 }
 
-Err release(Window& w, int target, bool exclusive) {
-  Target& tg = w.targets[static_cast<size_t>(target)];
-  if (tg.slot != nullptr) {
-    memory_fence();
-    if (exclusive) unlock_exclusive(*tg.slot);
-    else unlock_shared(*tg.slot);
-    return {};
-  }
-  return w.service->unlock(target, exclusive);
+void release_here(Window& w, int target, bool exclusive) {
+  Slot& s = *w.targets[static_cast<size_t>(target)].slot;
+  memory_fence();
+  if (exclusive) unlock_exclusive(s);
+  else unlock_shared(s);
 }
 
 bool valid_assert(int assert, int allowed) { return (assert & ~allowed) == 0; }
@@ -208,8 +203,11 @@ Err lock(Window& w, int lock_type, int target, int assert) {
   if (state != LockState::kNone)
     return fail(MPI_ERR_RMA_SYNC, "target rank %d is already locked by this process", target);
   bool exclusive = lock_type == MPI_LOCK_EXCLUSIVE;
-  if ((assert & MPI_MODE_NOCHECK) == 0)
-    if (Err e = acquire(w, target, exclusive)) return e;
+  if ((assert & MPI_MODE_NOCHECK) == 0) {
+    if (!through_service(w, target)) acquire_here(w, target, exclusive);
+    else if (Err e = w.service->request_lock(target, exclusive); !e.ok() || !(e = w.service->flush(target)).ok())
+      return e;
+  }
   memory_fence();
   state = exclusive ? LockState::kExclusive : LockState::kShared;
   if (assert & MPI_MODE_NOCHECK) state = LockState::kShared;  // held by nobody: nothing to release
@@ -225,10 +223,21 @@ Err unlock(Window& w, int target) {
   if (state == LockState::kNone)
     return fail(MPI_ERR_RMA_SYNC, "target rank %d is not locked by this process (MPI_Win_unlock without "
                 "MPI_Win_lock)", target);
-  if (Err e = flush(w, target)) return e;
   bool nocheck = w.epochs.nocheck[static_cast<size_t>(target)];
+  bool exclusive = state == LockState::kExclusive;
   Err e;
-  if (!nocheck) e = release(w, target, state == LockState::kExclusive);
+  if (!nocheck && through_service(w, target)) {
+    // The unlock request goes behind the epoch's operations, and the
+    // target's service executes one origin's requests in order: waiting for
+    // every answer completes them and releases the lock in one round trip.
+    e = w.service->request_unlock(target, exclusive);
+    Err flushed = w.service->flush(target);
+    if (e.ok()) e = std::move(flushed);
+  } else {
+    e = flush(w, target);
+    // Released even when an operation failed: the epoch is over either way.
+    if (!nocheck) release_here(w, target, exclusive);
+  }
   state = LockState::kNone;
   --w.epochs.locks_held;
   return e;
@@ -238,9 +247,20 @@ Err lock_all(Window& w, int assert) {
   if (!valid_assert(assert, MPI_MODE_NOCHECK)) return bad_assert("MPI_Win_lock_all", assert);
   if (w.epochs.lock_all || w.epochs.locks_held > 0)
     return fail(MPI_ERR_RMA_SYNC, "the window is already locked by this process");
-  if ((assert & MPI_MODE_NOCHECK) == 0)
+  if ((assert & MPI_MODE_NOCHECK) == 0) {
+    // Other hosts' targets are asked all at once and waited for together:
+    // one round trip, not one per target.
+    bool asked = false;
     for (int t = 0; t < w.comm->size; ++t)
-      if (Err e = acquire(w, t, false)) return e;
+      if (through_service(w, t)) {
+        if (Err e = w.service->request_lock(t, false)) return e;
+        asked = true;
+      }
+    for (int t = 0; t < w.comm->size; ++t)
+      if (!through_service(w, t)) acquire_here(w, t, false);
+    if (asked)
+      if (Err e = w.service->flush(-1)) return e;
+  }
   memory_fence();
   w.epochs.lock_all = true;
   w.epochs.lock_all_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
@@ -250,11 +270,18 @@ Err lock_all(Window& w, int assert) {
 Err unlock_all(Window& w) {
   if (!w.epochs.lock_all)
     return fail(MPI_ERR_RMA_SYNC, "the window is not locked with MPI_Win_lock_all");
-  if (Err e = flush_all(w)) return e;
+  // As in unlock: other hosts' unlock requests follow the operations, and
+  // one flush waits for both.
+  bool nocheck = w.epochs.lock_all_nocheck;
   Err first;
-  if (!w.epochs.lock_all_nocheck)
+  if (!nocheck)
     for (int t = 0; t < w.comm->size; ++t)
-      if (Err e = release(w, t, false); !e.ok() && first.ok()) first = std::move(e);
+      if (through_service(w, t))
+        if (Err e = w.service->request_unlock(t, false); !e.ok() && first.ok()) first = std::move(e);
+  if (Err e = flush_all(w); !e.ok() && first.ok()) first = std::move(e);
+  if (!nocheck)
+    for (int t = 0; t < w.comm->size; ++t)
+      if (!through_service(w, t)) release_here(w, t, false);
   w.epochs.lock_all = false;
   return first;
 }

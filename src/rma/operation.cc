@@ -52,8 +52,7 @@ Err check_range(const Window& w, const Target& tg, int target, uint64_t address,
   int64_t last = static_cast<int64_t>(address) + (count - 1) * t.extent + t.true_lb + t.true_extent;
   if (w.flavor == Flavor::kDynamic) {
     if (target != w.rank()) return {};  // the target's service, or the kernel's copy, checks
-    for (const Region& r : w.regions)
-      if (first >= static_cast<int64_t>(r.base) && last <= static_cast<int64_t>(r.base + r.size)) return {};
+    if (attached(w.regions, static_cast<uint64_t>(first), static_cast<uint64_t>(last - first))) return {};
     return fail(MPI_ERR_RMA_RANGE, "the %s range [0x%llx, 0x%llx) is not in memory attached to the dynamic window",
                 what, static_cast<unsigned long long>(first), static_cast<unsigned long long>(last));
   }

@@ -23,6 +23,18 @@ bool same_host_direct() {
   return allowed;
 }
 
+bool attached(const std::vector<Region>& regions, uint64_t address, uint64_t bytes) {
+  uint64_t at = address, end = address + bytes;
+  while (at < end) {
+    const Region* holder = nullptr;
+    for (const Region& r : regions)
+      if (at >= r.base && at - r.base < r.size) holder = &r;
+    if (holder == nullptr) return false;
+    at = holder->base + holder->size;
+  }
+  return true;
+}
+
 }  // namespace ferry::rma
 
 namespace ferry::rma::windows {

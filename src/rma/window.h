@@ -71,6 +71,12 @@ struct Region {
   uint64_t size;
 };
 
+// Whether [address, address + bytes) is all attached memory. Regions
+// attached back to back cover a range together: one array attached in
+// pieces is still one array to the program (MPICH's
+// win_dynamic_rma_flush_get reads and writes across such a border).
+bool attached(const std::vector<Region>& regions, uint64_t address, uint64_t bytes);
+
 // What the origin side knows of its epochs (rma/epochs.h).
 enum class LockState : uint8_t { kNone, kShared, kExclusive };
 
