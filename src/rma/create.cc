@@ -16,12 +16,27 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "pmi/pmix_client.h"
+#include "progress/progress.h"
 #include "rma/active_message.h"
 #include "rma/alloc_mem.h"
+#include "rma/doorbell.h"
 #include "rma/epochs.h"
 #include "runtime/comm_create.h"
 
 namespace ferry::rma {
+
+uint64_t machine_key() {
+  static const uint64_t key = [] {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    std::string text = name;
+    std::ifstream boot("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(boot, id);
+    return static_cast<uint64_t>(std::hash<std::string>()(text + "/" + id));
+  }();
+  return key;
+}
 namespace {
 
 struct Card {
@@ -80,22 +95,12 @@ struct Names {
   uint64_t memory_bytes;
 };
 
-// Ranks with the same key share memory: the host name and the kernel's
-// boot id (containers on one machine have their own names, and cannot
-// attach to each other's memory). FERRY_RMA_TEST_RANKS_PER_HOST splits a
-// host into groups of world ranks, so that tests on one machine run the
-// paths of a job across hosts.
+// Ranks with the same key share memory (machine_key, create.h).
+// FERRY_RMA_TEST_RANKS_PER_HOST splits a host into groups of world ranks,
+// so that tests on one machine run the paths of a job across hosts.
 uint64_t host_key(int world_rank) {
   static const int64_t fake = config::integer("FERRY_RMA_TEST_RANKS_PER_HOST");
-  static const uint64_t key = [] {
-    char name[256] = {};
-    gethostname(name, sizeof name - 1);
-    std::string text = name;
-    std::ifstream boot("/proc/sys/kernel/random/boot_id");
-    std::string id;
-    std::getline(boot, id);
-    return static_cast<uint64_t>(std::hash<std::string>()(text + "/" + id));
-  }();
+  uint64_t key = machine_key();
   if (fake > 0) return key + 1 + static_cast<uint64_t>(world_rank / fake);
   return key;
 }
@@ -287,6 +292,18 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
   (void)any_messages;
   if (spans_hosts || !direct) {
     w->service = std::make_shared<Service>(*w);
+    // Every rank's doorbell, which this rank's origins ring when a target
+    // computes without calling MPI (rma/doorbell.h). Opening it turns the
+    // engine lock on: no Lock of this thread is alive here.
+    doorbell::Address mine;
+    (void)doorbell::open(&mine);
+    std::vector<doorbell::Address> addresses;
+    if (Err e = all_to_all(*w, mine, &addresses)) return give_up(std::move(e));
+    std::vector<doorbell::Bell> bells(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r)
+      if (w->targets[static_cast<size_t>(r)].reach == Reach::kMessages)
+        bells[static_cast<size_t>(r)] = doorbell::resolve(addresses[static_cast<size_t>(r)]);
+    w->service->set_bells(std::move(bells));
     w->service->start();
   }
   if (!windows::add(w.get())) return give_up(fail(MPI_ERR_OTHER, "too many windows"));
@@ -338,6 +355,8 @@ Err attach(Window& w, void* base, MPI_Aint size) {
     return fail(MPI_ERR_RMA_FLAVOR, "the window was not made with MPI_Win_create_dynamic");
   if (size < 0) return fail(MPI_ERR_SIZE, "invalid size %ld", static_cast<long>(size));
   uint64_t b = reinterpret_cast<uint64_t>(base);
+  // The service reads the regions, perhaps on the doorbell's thread.
+  progress::Lock lock;
   for (const Region& r : w.regions)
     if (b < r.base + r.size && r.base < b + static_cast<uint64_t>(size))
       return fail(MPI_ERR_RMA_ATTACH, "memory at %p overlaps memory already attached", base);
@@ -349,6 +368,7 @@ Err detach(Window& w, const void* base) {
   if (w.flavor != Flavor::kDynamic)
     return fail(MPI_ERR_RMA_FLAVOR, "the window was not made with MPI_Win_create_dynamic");
   uint64_t b = reinterpret_cast<uint64_t>(base);
+  progress::Lock lock;
   for (size_t i = 0; i < w.regions.size(); ++i)
     if (w.regions[i].base == b) {
       w.regions.erase(w.regions.begin() + static_cast<long>(i));
