@@ -15,6 +15,7 @@
 #include "coll/collectives.h"
 #include "common/config.h"
 #include "common/debug.h"
+#include "device/device.h"
 #include "pmi/pmix_client.h"
 #include "progress/progress.h"
 #include "rma/active_message.h"
@@ -313,7 +314,27 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
 
 }  // namespace
 
+namespace {
+
+// GPU memory in a window is refused, not staged (README, "One-sided
+// communication"): every rank's accesses would fault on it.
+bool gpu_memory(const void* base) {
+  return base != nullptr && device::enabled() && device::memory_of(base) == device::Memory::kDevice;
+}
+
+}  // namespace
+
 Err create(Communicator* c, void* base, MPI_Aint size, int disp_unit, const Info* hints, Window** out) {
+  // Collective: every rank must know whether any refused, so the check's
+  // outcome is agreed before anything is built.
+  int mine = size > 0 && gpu_memory(base) ? 1 : 0, any = 0;
+  if (Err e = coll::allreduce(&mine, &any, 1, find_datatype(MPI_INT), find_op(MPI_MAX), c)) return e;
+  if (any != 0) {
+    *out = nullptr;
+    if (mine) return fail(MPI_ERR_BASE, "base %p is GPU memory, which windows do not support (host or managed "
+                          "memory only)", base);
+    return fail(MPI_ERR_BASE, "another rank's window memory is GPU memory, which windows do not support");
+  }
   return build(c, Flavor::kCreate, base, size, disp_unit, hints, false, out);
 }
 
@@ -354,6 +375,9 @@ Err attach(Window& w, void* base, MPI_Aint size) {
   if (w.flavor != Flavor::kDynamic)
     return fail(MPI_ERR_RMA_FLAVOR, "the window was not made with MPI_Win_create_dynamic");
   if (size < 0) return fail(MPI_ERR_SIZE, "invalid size %ld", static_cast<long>(size));
+  if (size > 0 && gpu_memory(base))
+    return fail(MPI_ERR_BASE, "base %p is GPU memory, which windows do not support (host or managed memory only)",
+                base);
   uint64_t b = reinterpret_cast<uint64_t>(base);
   // The service reads the regions, perhaps on the doorbell's thread.
   progress::Lock lock;
