@@ -45,6 +45,11 @@ constexpr std::array kSettings = {
             "target's window memory: shared memory where Ferry allocated it, MPI_Alloc_mem memory included, "
             "cross-memory attach for other MPI_Win_create memory) or off (active messages that the target executes, "
             "as across hosts; MPI_Alloc_mem gives heap memory); off too when FERRY_TRANSPORTS lacks shm"},
+    Setting{"FERRY_RMA_PROGRESS", "thread",
+            "Passive-target one-sided communication from another host (or with FERRY_RMA_SHM=off): thread (an origin "
+            "whose operation stays unanswered rings the target's doorbell, a UDP datagram, and a thread of the "
+            "target's that sleeps on it runs the progress engine, so a target computing without MPI calls delays "
+            "nobody) or calls (the target serves only inside its own MPI calls)"},
     Setting{"FERRY_RMA_TEST_RANKS_PER_HOST", "0",
             "Tests only: one-sided communication treats each N consecutive world ranks as one host (ranks of "
             "different groups reach each other by active messages and take locks through the target, as across "

@@ -135,34 +135,55 @@ class Table {
  private:
   template <Group G, typename T>
   void add(MPI_Datatype h) {
+#if defined(__x86_64__)
+    // The AVX2 build of the loops where the CPU has AVX2 (reduce_kernels.h).
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) {
+      add_with<G, T, true>(h);
+      return;
+    }
+#endif
+    add_with<G, T, false>(h);
+  }
+
+  template <typename T, typename F, bool kAvx2>
+  static Kernel kernel() {
+#if defined(__x86_64__)
+    if constexpr (kAvx2) return loop_avx2<T, F>;
+#endif
+    return loop<T, F>;
+  }
+
+  template <Group G, typename T, bool kAvx2>
+  void add_with(MPI_Datatype h) {
     size_t s = static_cast<size_t>(slot_of(h));
     handles_[s] = h;
     auto set = [&](uint32_t op, Kernel k) { kernels_[op][s] = k; };
-    set(kReplace, loop<T, Replace>);
+    set(kReplace, kernel<T, Replace, kAvx2>());
     set(kNoOp, no_op);
     constexpr bool integer = G == Group::kCInteger || G == Group::kFortranInteger || G == Group::kMultiLanguage;
     if constexpr (integer || G == Group::kFloatingPoint) {
-      set(kMax, loop<T, Max>);
-      set(kMin, loop<T, Min>);
+      set(kMax, kernel<T, Max, kAvx2>());
+      set(kMin, kernel<T, Min, kAvx2>());
     }
     if constexpr (integer || G == Group::kFloatingPoint || G == Group::kComplex) {
-      set(kSum, loop<T, Sum>);
-      set(kProd, loop<T, Prod>);
+      set(kSum, kernel<T, Sum, kAvx2>());
+      set(kProd, kernel<T, Prod, kAvx2>());
     }
     // §5.9.2 names C integers and logicals; MPICH adds every integer and floating point.
     if constexpr (integer || G == Group::kLogical || G == Group::kFloatingPoint) {
-      set(kLand, loop<T, LogicalAnd>);
-      set(kLor, loop<T, LogicalOr>);
-      set(kLxor, loop<T, LogicalXor>);
+      set(kLand, kernel<T, LogicalAnd, kAvx2>());
+      set(kLor, kernel<T, LogicalOr, kAvx2>());
+      set(kLxor, kernel<T, LogicalXor, kAvx2>());
     }
     if constexpr (integer || G == Group::kByte) {
-      set(kBand, loop<T, BitAnd>);
-      set(kBor, loop<T, BitOr>);
-      set(kBxor, loop<T, BitXor>);
+      set(kBand, kernel<T, BitAnd, kAvx2>());
+      set(kBor, kernel<T, BitOr, kAvx2>());
+      set(kBxor, kernel<T, BitXor, kAvx2>());
     }
     if constexpr (G == Group::kPair) {
-      set(kMaxloc, loop<T, MaxLoc>);
-      set(kMinloc, loop<T, MinLoc>);
+      set(kMaxloc, kernel<T, MaxLoc, kAvx2>());
+      set(kMinloc, kernel<T, MinLoc, kAvx2>());
     }
   }
 

@@ -5,6 +5,7 @@
 #include "base/type_pack.h"
 #include "p2p/engine.h"
 #include "p2p/pt2pt.h"
+#include "progress/progress.h"
 #include "progress/tasks.h"
 #include "rma/window.h"
 
@@ -89,6 +90,7 @@ struct Service::Outgoing {
 Service::Service(Window& w) : w_(w), alive_(std::make_shared<bool>(true)) {
   outstanding_.assign(static_cast<size_t>(w.comm->size), 0);
   in_flight_bytes_.assign(static_cast<size_t>(w.comm->size), 0);
+  rung_at_.assign(static_cast<size_t>(w.comm->size), 0);
 }
 
 Service::~Service() { *alive_ = false; }
@@ -96,6 +98,7 @@ Service::~Service() { *alive_ = false; }
 void Service::start() {
   progress::Lock lock;
   progress::start(std::make_unique<Task>(alive_, this));
+  doorbell::add_service(this);
   running_ = true;
 }
 
@@ -109,6 +112,7 @@ void Service::stop() {
   });
   stopped_ = true;
   *alive_ = false;
+  doorbell::remove_service(this);
 }
 
 void Service::finish_sends() {
@@ -152,6 +156,7 @@ Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, 
   datatypes::retain(result_type);
   pending_[h.id] = p;
   ++outstanding_[t];
+  ++unanswered_;
   in_flight_bytes_[t] += flight;
   Err e = pt2pt::isend(pt2pt::Message{out->data.data(), static_cast<MPI_Count>(out->data.size()), &bytes_type()},
                        target, kTagRequest, w_.comm, Request::Mode::kStandard, &out->r);
@@ -234,6 +239,8 @@ void Service::handle_reply(Incoming& in) {
   if (p->request != nullptr) complete(p->request, e);
   datatypes::release(p->type);
   --outstanding_[static_cast<size_t>(p->target)];
+  --unanswered_;
+  rung_at_[static_cast<size_t>(p->target)] = 0;
   in_flight_bytes_[static_cast<size_t>(p->target)] -= p->flight_bytes;
   delete p;
 }
@@ -309,6 +316,17 @@ void Service::handle(Incoming& in) {
   std::vector<char> result(h.result_bytes);
   if (e.ok()) e = apply(a, op, runs, data, result.data(), compare);
   answer(in.source, h.id, e, result.data(), result.size());
+}
+
+void Service::ring_overdue() {
+  if (unanswered_ == 0 || bells_.empty() || stopped_) return;
+  long long now = progress::now_us();
+  for (size_t t = 0; t < outstanding_.size(); ++t) {
+    if (outstanding_[t] == 0 || bells_[t].length == 0) continue;
+    if (rung_at_[t] != 0 && now - rung_at_[t] < 1000) continue;
+    doorbell::ring(bells_[t]);
+    rung_at_[t] = now;
+  }
 }
 
 bool Service::advance() {

@@ -14,9 +14,10 @@
 // What progresses the target: the service is a progress task
 // (progress/tasks.h), run by every pass of the progress engine, so it
 // answers while the target is inside any MPI call (a wait, a collective, a
-// test). A target that computes for seconds without calling MPI delays an
-// origin on another host by that long; on its own host nothing waits for it
-// (README, "One-sided communication").
+// test). A target that computes without calling MPI is rung: an origin
+// whose operation stays unanswered while it would sleep waiting rings the
+// target's doorbell, and the target's doorbell thread runs the engine
+// (rma/doorbell.h; README, "One-sided communication").
 //
 // Requests from one origin are executed in the order they arrive (the
 // transports do not reorder one sender's messages, and the service finishes
@@ -34,6 +35,7 @@
 #include "base/error.h"
 #include "base/request.h"
 #include "rma/apply.h"
+#include "rma/doorbell.h"
 
 namespace ferry::rma {
 
@@ -44,6 +46,8 @@ class Service {
   explicit Service(Window& w);
   ~Service();
 
+  // Where to ring each rank's doorbell (by window rank; before start()).
+  void set_bells(std::vector<doorbell::Bell> bells) { bells_ = std::move(bells); }
   // Starts the service task. Engine lock held or not.
   void start();
   // Ends it (MPI_Win_free, after every rank's last operation).
@@ -74,6 +78,11 @@ class Service {
   // ---- Both sides: one pass (engine lock held) ----
   bool advance();
 
+  // Origin side, engine lock held: rings the doorbell of each target with
+  // operations unanswered, unless it was rung less than a millisecond ago
+  // and has not answered since (rma/doorbell.h).
+  void ring_overdue();
+
  private:
   struct Pending;
   struct Incoming;
@@ -98,6 +107,9 @@ class Service {
   std::vector<Outgoing*> outgoing_;                  // sends in flight
   std::vector<std::pair<int, uint64_t>> waiting_locks_;  // (origin, id) of lock requests not yet granted
   std::vector<bool> waiting_exclusive_;
+  std::vector<doorbell::Bell> bells_;                // per target: its doorbell (length 0: none)
+  std::vector<long long> rung_at_;                   // per target: when last rung since its last answer (0: not)
+  uint64_t unanswered_ = 0;                          // the sum of outstanding_
   Err first_error_;
   std::shared_ptr<bool> alive_;
 };

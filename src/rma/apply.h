@@ -4,12 +4,14 @@
 // reaching the target directly, or the target's service for an origin on
 // another host).
 //
-// Accumulates are element-wise atomic per basic type (§12.7.1): elements
-// of 1, 2, 4 or 8 bytes in memory Ferry allocated are updated with a
-// compare-and-swap loop (any predefined op: the kernel computes the new
-// value from the old), all others under the target's accumulate lock.
-// Since a basic type always takes the same way on one target, concurrent
-// accumulates of one type exclude each other whichever origin sends them.
+// Accumulates are element-wise atomic per basic type (§12.7.1): a few
+// elements of 1, 2, 4 or 8 bytes in memory every origin maps are updated
+// with a compare-and-swap loop each (any predefined op: the kernel computes
+// the new value from the old) under the target's accumulate lock held
+// shared; everything else (many elements, wider ones, memory reached by
+// cross-memory attach) in one pass under the lock held exclusive
+// (rma/control.h). So concurrent accumulates exclude each other whichever
+// origin sends them and whichever way each is applied.
 #pragma once
 
 #include <cstdint>

@@ -15,13 +15,29 @@
 #include "coll/collectives.h"
 #include "common/config.h"
 #include "common/debug.h"
+#include "device/device.h"
 #include "pmi/pmix_client.h"
+#include "progress/progress.h"
 #include "rma/active_message.h"
 #include "rma/alloc_mem.h"
+#include "rma/doorbell.h"
 #include "rma/epochs.h"
 #include "runtime/comm_create.h"
 
 namespace ferry::rma {
+
+uint64_t machine_key() {
+  static const uint64_t key = [] {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    std::string text = name;
+    std::ifstream boot("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(boot, id);
+    return static_cast<uint64_t>(std::hash<std::string>()(text + "/" + id));
+  }();
+  return key;
+}
 namespace {
 
 struct Card {
@@ -80,22 +96,12 @@ struct Names {
   uint64_t memory_bytes;
 };
 
-// Ranks with the same key share memory: the host name and the kernel's
-// boot id (containers on one machine have their own names, and cannot
-// attach to each other's memory). FERRY_RMA_TEST_RANKS_PER_HOST splits a
-// host into groups of world ranks, so that tests on one machine run the
-// paths of a job across hosts.
+// Ranks with the same key share memory (machine_key, create.h).
+// FERRY_RMA_TEST_RANKS_PER_HOST splits a host into groups of world ranks,
+// so that tests on one machine run the paths of a job across hosts.
 uint64_t host_key(int world_rank) {
   static const int64_t fake = config::integer("FERRY_RMA_TEST_RANKS_PER_HOST");
-  static const uint64_t key = [] {
-    char name[256] = {};
-    gethostname(name, sizeof name - 1);
-    std::string text = name;
-    std::ifstream boot("/proc/sys/kernel/random/boot_id");
-    std::string id;
-    std::getline(boot, id);
-    return static_cast<uint64_t>(std::hash<std::string>()(text + "/" + id));
-  }();
+  uint64_t key = machine_key();
   if (fake > 0) return key + 1 + static_cast<uint64_t>(world_rank / fake);
   return key;
 }
@@ -287,6 +293,18 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
   (void)any_messages;
   if (spans_hosts || !direct) {
     w->service = std::make_shared<Service>(*w);
+    // Every rank's doorbell, which this rank's origins ring when a target
+    // computes without calling MPI (rma/doorbell.h). Opening it turns the
+    // engine lock on: no Lock of this thread is alive here.
+    doorbell::Address mine;
+    (void)doorbell::open(&mine);
+    std::vector<doorbell::Address> addresses;
+    if (Err e = all_to_all(*w, mine, &addresses)) return give_up(std::move(e));
+    std::vector<doorbell::Bell> bells(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r)
+      if (w->targets[static_cast<size_t>(r)].reach == Reach::kMessages)
+        bells[static_cast<size_t>(r)] = doorbell::resolve(addresses[static_cast<size_t>(r)]);
+    w->service->set_bells(std::move(bells));
     w->service->start();
   }
   if (!windows::add(w.get())) return give_up(fail(MPI_ERR_OTHER, "too many windows"));
@@ -296,7 +314,27 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
 
 }  // namespace
 
+namespace {
+
+// GPU memory in a window is refused, not staged (README, "One-sided
+// communication"): every rank's accesses would fault on it.
+bool gpu_memory(const void* base) {
+  return base != nullptr && device::enabled() && device::memory_of(base) == device::Memory::kDevice;
+}
+
+}  // namespace
+
 Err create(Communicator* c, void* base, MPI_Aint size, int disp_unit, const Info* hints, Window** out) {
+  // Collective: every rank must know whether any refused, so the check's
+  // outcome is agreed before anything is built.
+  int mine = size > 0 && gpu_memory(base) ? 1 : 0, any = 0;
+  if (Err e = coll::allreduce(&mine, &any, 1, find_datatype(MPI_INT), find_op(MPI_MAX), c)) return e;
+  if (any != 0) {
+    *out = nullptr;
+    if (mine) return fail(MPI_ERR_BASE, "base %p is GPU memory, which windows do not support (host or managed "
+                          "memory only)", base);
+    return fail(MPI_ERR_BASE, "another rank's window memory is GPU memory, which windows do not support");
+  }
   return build(c, Flavor::kCreate, base, size, disp_unit, hints, false, out);
 }
 
@@ -337,7 +375,12 @@ Err attach(Window& w, void* base, MPI_Aint size) {
   if (w.flavor != Flavor::kDynamic)
     return fail(MPI_ERR_RMA_FLAVOR, "the window was not made with MPI_Win_create_dynamic");
   if (size < 0) return fail(MPI_ERR_SIZE, "invalid size %ld", static_cast<long>(size));
+  if (size > 0 && gpu_memory(base))
+    return fail(MPI_ERR_BASE, "base %p is GPU memory, which windows do not support (host or managed memory only)",
+                base);
   uint64_t b = reinterpret_cast<uint64_t>(base);
+  // The service reads the regions, perhaps on the doorbell's thread.
+  progress::Lock lock;
   for (const Region& r : w.regions)
     if (b < r.base + r.size && r.base < b + static_cast<uint64_t>(size))
       return fail(MPI_ERR_RMA_ATTACH, "memory at %p overlaps memory already attached", base);
@@ -349,6 +392,7 @@ Err detach(Window& w, const void* base) {
   if (w.flavor != Flavor::kDynamic)
     return fail(MPI_ERR_RMA_FLAVOR, "the window was not made with MPI_Win_create_dynamic");
   uint64_t b = reinterpret_cast<uint64_t>(base);
+  progress::Lock lock;
   for (size_t i = 0; i < w.regions.size(); ++i)
     if (w.regions[i].base == b) {
       w.regions.erase(w.regions.begin() + static_cast<long>(i));

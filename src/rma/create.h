@@ -25,6 +25,11 @@
 
 namespace ferry::rma {
 
+// The machine this process runs on: its host name and the kernel's boot id
+// (containers on one machine have their own names, and cannot attach to
+// each other's memory). Processes with the same key share memory.
+uint64_t machine_key();
+
 Err create(Communicator* c, void* base, MPI_Aint size, int disp_unit, const Info* hints, Window** out);
 Err allocate(Communicator* c, MPI_Aint size, int disp_unit, const Info* hints, bool shared, void** base, Window** out);
 Err create_dynamic(Communicator* c, const Info* hints, Window** out);

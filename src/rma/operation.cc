@@ -5,6 +5,7 @@
 
 #include "base/type_pack.h"
 #include "base/type_signature.h"
+#include "device/device.h"
 #include "rma/active_message.h"
 #include "rma/epochs.h"
 
@@ -100,6 +101,13 @@ Err start(Window& w, const Operation& o, Request** request, const char* call) {
     return {};
   }
   if (Err e = check_access(w, o.target, call)) return e;
+  // GPU memory is neither staged nor reached by one-sided calls yet: a
+  // clear error instead of a fault (README, "One-sided communication").
+  if (device::enabled())
+    for (const void* p : {o.origin, static_cast<const void*>(o.result), o.compare})
+      if (p != nullptr && device::memory_of(p) == device::Memory::kDevice)
+        return fail(MPI_ERR_BUFFER, "a buffer at %p is GPU memory, which one-sided communication does not "
+                    "support (host or managed memory only)", p);
   const Target& tg = w.targets[static_cast<size_t>(o.target)];
   uint64_t address = w.flavor == Flavor::kDynamic ? static_cast<uint64_t>(o.disp)
                                                   : tg.base + static_cast<uint64_t>(o.disp) * tg.disp_unit;

@@ -4,6 +4,7 @@
 #include "base/handles.h"
 #include "common/config.h"
 #include "rma/active_message.h"
+#include "rma/doorbell.h"
 
 namespace ferry::rma {
 
@@ -63,6 +64,7 @@ void finalize() {
   // service must not outlive the runtime it polls in.
   for (Window* w : live.all())
     if (w->service != nullptr) w->service->stop();
+  doorbell::close();
 }
 
 int invoke_errhandler(Window* w, int code, const std::string& message) {
