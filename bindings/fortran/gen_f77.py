@@ -153,7 +153,9 @@ class Binding:
         for p in fn.params:
             self.add(p)
         lower = fn.name.lower()
-        symbol = f"p{lower}_"
+        # The large-count forms (fortran=f08) have no mpif.h name: the mpi_f08 bindings call them
+        # under a name of Ferry's own, which libmpifort does not export.
+        symbol = f"ferry_f08_{lower[4:]}_" if fn.fortran == "f08" else f"p{lower}_"
         returns_code = fn.returns == "int"
         params = self.decls + (["MPI_Fint *ierr"] if returns_code else []) + self.lengths
         ret = "void" if returns_code else fn.returns
@@ -187,7 +189,7 @@ class Binding:
             body += self.always
         out += [f"  {s}" for s in body]
         out.append("}")
-        for alias in (f"{lower}_", f"{lower}__", lower, fn.name.upper(), f"p{lower}__", f"p{lower}",
+        for alias in () if fn.fortran == "f08" else (f"{lower}_", f"{lower}__", lower, fn.name.upper(), f"p{lower}__", f"p{lower}",
                       f"P{fn.name.upper()}"):
             out.append(f"#pragma weak {alias} = {symbol}")
         return "\n".join(out) + "\n"
@@ -204,6 +206,13 @@ def main():
     count = 0
     errors = []
     for fn in functions:
+        if fn.fortran == "f08":
+            try:
+                chunks.append(Binding(fn).text())
+                count += 1
+            except Unsupported:
+                pass  # not in mpi_f08 either (gen_f08.py lists it)
+            continue
         if fn.fortran != "all":
             continue
         try:

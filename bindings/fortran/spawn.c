@@ -53,7 +53,7 @@ void pmpi_comm_spawn_(const char *command, const char *argv, MPI_Fint *maxprocs,
   if (is_root(*root, *comm)) {
     c_command = ferry_fortran_string_in(command, command_len);
     ok = c_command != NULL;
-    if (ok && argv != mpiprivc_.argv_null) {
+    if (ok && argv != mpiprivc_.argv_null && argv != __mpi_f08_link_constants_MOD_mpi_argv_null) {
       c_args = c_argv(argv, 0, 1, argv_len);
       ok = c_args != NULL;
     }
@@ -84,7 +84,8 @@ void pmpi_comm_spawn_multiple_(MPI_Fint *count, const char *array_of_commands, c
       commands[i] = ferry_fortran_string_in(array_of_commands + (size_t)i * commands_len, commands_len);
       ok = commands[i] != NULL;
     }
-    if (ok && array_of_argv != mpiprivc_.argvs_null) {
+    if (ok && array_of_argv != mpiprivc_.argvs_null &&
+        array_of_argv != __mpi_f08_link_constants_MOD_mpi_argvs_null) {
       /* ARRAY_OF_ARGV(COUNT, *): command i's arguments are (i, 1), (i, 2), ..., count apart. */
       argvs = calloc((size_t)n + 1, sizeof *argvs);
       ok = argvs != NULL;
