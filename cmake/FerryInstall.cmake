@@ -70,6 +70,7 @@ if(TARGET mpifort)
     install(FILES ${FERRY_FORTRAN_INCLUDE_DIR}/mpi.mod ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08.mod
                   ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_types.mod ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_compile_constants.mod
                   ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_link_constants.mod ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_callbacks.mod
+                  ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_sizeofs.mod
             DESTINATION ${FERRY_INSTALL_INCLUDEDIR})
   endif()
 endif()
