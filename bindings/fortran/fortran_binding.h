@@ -117,6 +117,9 @@ static inline int ferry_fortran_logical_in(const MPI_Fint *value) { return *valu
  * string is padded with blanks. ferry_fortran_string_in returns a NUL-terminated copy to free, or
  * NULL when memory runs out. */
 char *ferry_fortran_string_in(const char *text, ferry_fortran_length length);
+/* The same without leading blanks either: info keys and values (MPI-4.0 §10: "leading and trailing
+ * blanks are stripped" in Fortran) and spawn's arguments (as MPICH does). */
+char *ferry_fortran_string_in_stripped(const char *text, ferry_fortran_length length);
 void ferry_fortran_string_out(const char *c_string, char *text, ferry_fortran_length length);
 
 #endif /* FERRY_FORTRAN_BINDING_H */

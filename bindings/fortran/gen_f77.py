@@ -126,11 +126,17 @@ class Binding:
             self.decls.append(f"{'const ' if d == 'in' else ''}char *{name}")
             self.lengths.append(f"ferry_fortran_length {name}_len")
             if d == "in":
-                self.pre.append(f"char *{cvar} = ferry_fortran_string_in({name}, {name}_len);")
+                # MPI-4.0 §10: Fortran's info keys and values lose leading blanks too.
+                convert = "ferry_fortran_string_in_stripped" if self.fn.name.startswith("MPI_Info_") \
+                    else "ferry_fortran_string_in"
+                self.pre.append(f"char *{cvar} = {convert}({name}, {name}_len);")
             else:
                 size = value_expression(p.max, self.fn.params)
                 self.pre.append(f"char *{cvar} = calloc((size_t)({size} > 0 ? {size} : 1), 1);")
-                self.post.append(f"ferry_fortran_string_out({cvar}, {name}, {name}_len);")
+                # A value not found (flag false: MPI_Info_get) leaves the variable as it was.
+                found = " if (c_flag)" if any(q.name == "flag" and q.kind == "logical" and q.direction == "out"
+                                              for q in self.fn.params) else ""
+                self.post.append(f"{found} ferry_fortran_string_out({cvar}, {name}, {name}_len);".lstrip())
             self.allocated.append(cvar)
             self.args.append(cvar)
         elif k == "status":

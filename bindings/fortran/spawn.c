@@ -30,7 +30,7 @@ static char **c_argv(const char *array, size_t first, size_t stride, ferry_fortr
   char **argv = calloc(n + 1, sizeof *argv);
   if (argv == NULL) return NULL;
   for (size_t i = 0; i < n; i++) {
-    argv[i] = ferry_fortran_string_in(array + (first + i * stride) * length, length);
+    argv[i] = ferry_fortran_string_in_stripped(array + (first + i * stride) * length, length);
     if (argv[i] == NULL) {
       free_argv(argv);
       return NULL;
