@@ -210,25 +210,77 @@ def procedure(fn, body):
     return lines + [tail]
 
 
+def described_buffer(params, i):
+    """(count, datatype) when the buffer params[i] is followed by its own scalar count and datatype
+    (buf, count, datatype: point-to-point, one-sided, file, the rooted collectives' send and receive
+    sides), else None: such a buffer may be a noncontiguous array section, since its layout can go
+    into the datatype (f08_buffer.c)."""
+    rest = params[i + 1:i + 3]
+    if (len(rest) == 2 and rest[0].kind == "integer" and not rest[0].array and rest[0].direction == "in"
+            and rest[1].kind == "handle" and rest[1].handle == "datatype" and not rest[1].array):
+        return rest[0], rest[1]
+    return None
+
+
+ADDRESS_INTERFACES = [
+    "INTERFACE",
+    "  FUNCTION ferry_f08_address(buffer, ierr) BIND(C, NAME='ferry_f08_address') RESULT(address)",
+    "    IMPORT :: C_INTPTR_T, C_INT",
+    "    TYPE(*), DIMENSION(..) :: buffer",
+    "    INTEGER(C_INT) :: ierr",
+    "    INTEGER(C_INTPTR_T) :: address",
+    "  END FUNCTION",
+    "  FUNCTION ferry_f08_buffer(buffer, count, datatype, new_count, new_datatype, ierr) &",
+    "      BIND(C, NAME='ferry_f08_buffer') RESULT(address)",
+    "    IMPORT :: C_INTPTR_T, C_INT",
+    "    TYPE(*), DIMENSION(..) :: buffer",
+    "    INTEGER(C_INT) :: count, datatype, new_count, new_datatype, ierr",
+    "    INTEGER(C_INTPTR_T) :: address",
+    "  END FUNCTION",
+    "  FUNCTION ferry_f08_buffer_c(buffer, count, datatype, new_count, new_datatype, ierr) &",
+    "      BIND(C, NAME='ferry_f08_buffer_c') RESULT(address)",
+    "    IMPORT :: C_INTPTR_T, C_INT, MPI_COUNT_KIND",
+    "    TYPE(*), DIMENSION(..) :: buffer",
+    "    INTEGER(KIND=MPI_COUNT_KIND) :: count, new_count",
+    "    INTEGER(C_INT) :: datatype, new_datatype, ierr",
+    "    INTEGER(C_INTPTR_T) :: address",
+    "  END FUNCTION",
+    "  SUBROUTINE ferry_f08_buffer_end(datatype, new_datatype) BIND(C, NAME='ferry_f08_buffer_end')",
+    "    IMPORT :: C_INT",
+    "    INTEGER(C_INT) :: datatype, new_datatype",
+    "  END SUBROUTINE",
+    "END INTERFACE"]
+
+
 def call(fn, params):
-    """The statements of a binding: the buffers' addresses, the C binding, IERROR."""
+    """The statements of a binding: the buffers' addresses (and, for a noncontiguous section with
+    its own count and datatype, those that describe it), the C binding, IERROR."""
     binding = c_binding(fn)
-    pre, args = [], []
-    for p in params:
+    pre, args, post, decls = [], [], [], []
+    replaced = {}
+    for i, p in enumerate(params):
         if p.kind in ("buffer", "location"):
-            pre.append(f"{p.name}_address = ferry_f08_address({p.name}, ierr)")
+            decls.append(f"INTEGER(C_INTPTR_T) :: {p.name}_address")
+            described = described_buffer(params, i) if p.kind == "buffer" else None
+            if described:
+                count, datatype = described
+                large = count.base_type == "MPI_Count"
+                ckind = "INTEGER(KIND=MPI_COUNT_KIND)" if large else "INTEGER"
+                decls += [f"{ckind} :: {p.name}_count", f"INTEGER :: {p.name}_datatype"]
+                pre.append(f"{p.name}_address = ferry_f08_buffer{'_c' if large else ''}({p.name}, {count.name}, "
+                           f"{datatype.name}%MPI_VAL, {p.name}_count, {p.name}_datatype, ierr)")
+                replaced[count.name] = f"{p.name}_count"
+                replaced[datatype.name] = f"{p.name}_datatype"
+                post.append(f"IF ({p.name}_datatype /= {datatype.name}%MPI_VAL) "
+                            f"CALL ferry_f08_buffer_end({datatype.name}%MPI_VAL, {p.name}_datatype)")
+            else:
+                pre.append(f"{p.name}_address = ferry_f08_address({p.name}, ierr)")
             args.append(f"%VAL({p.name}_address)")
         else:
             args.append(p.name)
-    lines = ["INTERFACE",
-             "  FUNCTION ferry_f08_address(buffer, ierr) BIND(C, NAME='ferry_f08_address') RESULT(address)",
-             "    IMPORT :: C_INTPTR_T, C_INT",
-             "    TYPE(*), DIMENSION(..) :: buffer",
-             "    INTEGER(C_INT) :: ierr",
-             "    INTEGER(C_INTPTR_T) :: address",
-             "  END FUNCTION",
-             "END INTERFACE"] if pre else []
-    lines += [f"INTEGER(C_INTPTR_T) :: {p.name}_address" for p in params if p.kind in ("buffer", "location")]
+    args = [replaced.get(a, a) for a in args]
+    lines = list(ADDRESS_INTERFACES) if pre else []
+    lines += decls
     if fn.returns != "int":
         ftype = {"double": "DOUBLE PRECISION", "MPI_Aint": "INTEGER(KIND=MPI_ADDRESS_KIND)"}[fn.returns]
         lines.append(f"{ftype}, EXTERNAL :: {binding}")
@@ -238,6 +290,7 @@ def call(fn, params):
     lines += pre
     invocation = f"CALL {binding}({', '.join(args + ['ierr'])})"
     lines.append(f"IF (ierr == 0) {invocation}" if pre else invocation)
+    lines += post
     lines.append("IF (PRESENT(ierror)) ierror = ierr")
     return lines
 
@@ -391,7 +444,11 @@ def constants_module(constants, values):
         v = values[c.name]
         # MPI_SOURCE, MPI_TAG and MPI_ERROR stay: the indices into mpif.h's INTEGER(MPI_STATUS_SIZE),
         # for MPI_Status_f082f's result (TYPE(MPI_Status)'s members share the names, not the scope).
-        if c.name in HANDLE_OF:
+        if c.name == "MPI_SUBARRAYS_SUPPORTED":
+            # Sections are described by a datatype where a buffer has its own count and datatype
+            # (f08_buffer.c), which is where MPI-4.0 §19.1.12 asks for them.
+            lines.append(f"  logical, parameter :: {c.name} = .true.")
+        elif c.name in HANDLE_OF:
             t = HANDLE_OF[c.name]
             lines.append(f"  type({t}), parameter :: {c.name} = {t}({v})")
         elif c.type == "logical":

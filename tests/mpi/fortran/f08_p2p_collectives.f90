@@ -2,7 +2,7 @@
 ! with its named members, IERROR left out, choice buffers of any type and rank (TS 29113), the
 ! sentinels MPI_STATUS(ES)_IGNORE, MPI_IN_PLACE, MPI_BOTTOM, request indices from 1, LOGICALs,
 ! strings, TYPE(C_PTR) from MPI_Alloc_mem, the large-count forms through the same generic names,
-! MPI_Status_f2f08/f082f and MPI_SIZEOF.
+! MPI_Status_f2f08/f082f and MPI_SIZEOF, noncontiguous array sections as buffers.
 program f08_p2p_collectives
   use mpi_f08
   use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer, c_associated
@@ -16,7 +16,7 @@ program f08_p2p_collectives
   type(MPI_Datatype) :: pair
   double precision :: values(4, 3), got(4, 3), flat(12)
   integer, target :: sums(3)
-  integer :: one
+  integer :: one, strip(10), back_strip(10)
   real :: matrix(2, 2)
   logical :: flag
   character(len=MPI_MAX_PROCESSOR_NAME) :: name
@@ -66,6 +66,24 @@ program f08_p2p_collectives
   call MPI_Sendrecv(rank, count_c, MPI_INTEGER, peer, 5, one, count_c, MPI_INTEGER, from, 5, &
                     MPI_COMM_WORLD, status)
   if (one /= from .or. status%MPI_SOURCE /= from) call fail('MPI_Sendrecv with MPI_COUNT_KIND counts')
+
+  ! Noncontiguous array sections as buffers (MPI_SUBARRAYS_SUPPORTED, MPI-4.0 §19.1.12): every
+  ! other element of a vector, a column-strided piece of a matrix, blocking and nonblocking.
+  if (.not. MPI_SUBARRAYS_SUPPORTED) call fail('MPI_SUBARRAYS_SUPPORTED is .false.')
+  strip = [(rank * 100 + i, i = 1, 10)]
+  back_strip = -1
+  call MPI_Irecv(back_strip(1:10:3), 3, MPI_INTEGER, from, 6, MPI_COMM_WORLD, requests(1))
+  call MPI_Send(strip(2:10:2), 3, MPI_INTEGER, peer, 6, MPI_COMM_WORLD)
+  call MPI_Wait(requests(1), status)
+  if (any(back_strip /= [from * 100 + 2, -1, -1, from * 100 + 4, -1, -1, from * 100 + 6, -1, -1, -1])) &
+      call fail('sections as buffers: MPI_Send(strip(2:10:2)) into MPI_Irecv(back(1:10:3))')
+  values = reshape([(rank * 100 + i, i = 1, 12)], [4, 3])
+  got = -1
+  call MPI_Sendrecv(values(2:3, 1:3:2), 4, MPI_DOUBLE_PRECISION, peer, 7, got(1:4:3, 2:3), 4, &
+                    MPI_DOUBLE_PRECISION, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  if (got(1, 2) /= from * 100 + 2 .or. got(4, 2) /= from * 100 + 3 .or. got(1, 3) /= from * 100 + 10 .or. &
+      got(4, 3) /= from * 100 + 11 .or. got(2, 2) /= -1 .or. got(1, 1) /= -1) &
+      call fail('rank-2 sections as buffers of MPI_Sendrecv')
 
   ! Collectives: MPI_IN_PLACE, a LOGICAL reduction, a user-visible dup and its comparison.
   sums = [rank, 1, 2 * rank]
