@@ -137,9 +137,13 @@ def generic_name(fn):
 def c_binding(fn):
     """The C binding an f08 procedure calls: mpif.h's pmpi_x_, or for the large-count forms (which
     mpif.h does not have) gen_f77.py's ferry_f08_x_ (a Fortran name without the underscore)."""
-    if fn.fortran == "f08":
+    if fn.fortran == "f08" or fn.name in OWN_C_BINDINGS:
         return "ferry_f08_" + fn.name[4:].lower()
     return "p" + fn.name.lower()
+
+
+# mpi_f08 routines whose C binding differs from mpif.h's (spawn.c: arguments keep leading blanks).
+OWN_C_BINDINGS = {"MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
 
 
 def params_of(fn):
@@ -487,18 +491,64 @@ end module mpi_f08_link_constants
 CALLBACKS = """\
 module mpi_f08_callbacks
   ! The predefined attribute callbacks (MPI-4.0 §7.7.2), as Fortran procedures: a keyval made with
-  ! them calls them through mpif.h's trampolines (attributes.c) like any Fortran callback.
+  ! them calls them through mpif.h's trampolines (attributes.c) like any Fortran callback. And the
+  ! abstract interfaces of the procedures a program writes (MPI-4.0 A.3.3), for its PROCEDURE()
+  ! declarations; the routines themselves take any procedure (EXTERNAL).
   use :: mpi_f08_types
   use :: mpi_f08_compile_constants, only : MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_COUNT_KIND
   use, intrinsic :: iso_c_binding, only : c_ptr
   implicit none
   private :: c_ptr
-contains
 """
+
+# MPI-4.0 A.3.3: name, arguments, declarations (types from mpi_f08_types, kinds from the constants).
+ABSTRACT_INTERFACES = [
+    ("MPI_User_function", "invec, inoutvec, len, datatype",
+     ["type(c_ptr), value :: invec, inoutvec", "integer :: len", "type(MPI_Datatype) :: datatype"]),
+    ("MPI_User_function_c", "invec, inoutvec, len, datatype",
+     ["type(c_ptr), value :: invec, inoutvec", "integer(kind=MPI_COUNT_KIND) :: len",
+      "type(MPI_Datatype) :: datatype"]),
+]
+for _obj, _t in (("Comm", "MPI_Comm"), ("Win", "MPI_Win"), ("Type", "MPI_Datatype")):
+    ABSTRACT_INTERFACES += [
+        (f"MPI_{_obj}_copy_attr_function",
+         f"old{_obj.lower()}, {_obj.lower()}_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror",
+         [f"type({_t}) :: old{_obj.lower()}", f"integer :: {_obj.lower()}_keyval, ierror",
+          "integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out", "logical :: flag"]),
+        (f"MPI_{_obj}_delete_attr_function", f"{_obj.lower()}, {_obj.lower()}_keyval, attribute_val, extra_state, ierror",
+         [f"type({_t}) :: {_obj.lower()}", f"integer :: {_obj.lower()}_keyval, ierror",
+          "integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state"]),
+    ]
+for _obj, _t in (("Comm", "MPI_Comm"), ("Win", "MPI_Win"), ("File", "MPI_File"), ("Session", "MPI_Session")):
+    ABSTRACT_INTERFACES.append((f"MPI_{_obj}_errhandler_function", f"{_obj.lower()}, error_code",
+                                [f"type({_t}) :: {_obj.lower()}", "integer :: error_code"]))
+ABSTRACT_INTERFACES += [
+    ("MPI_Grequest_query_function", "extra_state, status, ierror",
+     ["integer(kind=MPI_ADDRESS_KIND) :: extra_state", "type(MPI_Status) :: status", "integer :: ierror"]),
+    ("MPI_Grequest_free_function", "extra_state, ierror",
+     ["integer(kind=MPI_ADDRESS_KIND) :: extra_state", "integer :: ierror"]),
+    ("MPI_Grequest_cancel_function", "extra_state, complete, ierror",
+     ["integer(kind=MPI_ADDRESS_KIND) :: extra_state", "logical :: complete", "integer :: ierror"]),
+    ("MPI_Datarep_extent_function", "datatype, extent, extra_state, ierror",
+     ["type(MPI_Datatype) :: datatype", "integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state",
+      "integer :: ierror"]),
+    ("MPI_Datarep_conversion_function", "userbuf, datatype, count, filebuf, position, extra_state, ierror",
+     ["type(c_ptr), value :: userbuf, filebuf", "type(MPI_Datatype) :: datatype", "integer :: count, ierror",
+      "integer(kind=MPI_OFFSET_KIND) :: position", "integer(kind=MPI_ADDRESS_KIND) :: extra_state"]),
+    ("MPI_Datarep_conversion_function_c", "userbuf, datatype, count, filebuf, position, extra_state, ierror",
+     ["type(c_ptr), value :: userbuf, filebuf", "type(MPI_Datatype) :: datatype",
+      "integer(kind=MPI_COUNT_KIND) :: count", "integer :: ierror",
+      "integer(kind=MPI_OFFSET_KIND) :: position", "integer(kind=MPI_ADDRESS_KIND) :: extra_state"]),
+]
 
 
 def callbacks_module():
     lines = CALLBACKS.rstrip("\n").split("\n")
+    lines.append("  abstract interface")
+    for name, args, decls in ABSTRACT_INTERFACES:
+        lines += [f"    subroutine {name}({args})", "      import",
+                  *[f"      {d}" for d in decls], "    end subroutine"]
+    lines += ["  end interface", "contains"]
     for obj, t in (("comm", "MPI_Comm"), ("type", "MPI_Datatype"), ("win", "MPI_Win")):
         old = {"comm": "oldcomm", "type": "oldtype", "win": "oldwin"}[obj]
         handle = {"comm": "comm", "type": "datatype", "win": "win"}[obj]
@@ -550,12 +600,20 @@ def main():
     generics = {}
     for fn in chosen:
         generics.setdefault(generic_name(fn), []).append(fn)
-    for generic, fns in generics.items():
-        modules.append(f"  interface {generic}")
-        for fn in fns:
-            for line in MANUAL_INTERFACES.get(fn.name) or procedure(fn, False):
-                modules += wrap(line, 4)
-        modules.append(f"  end interface {generic}")
+    # MPI_X (MPI_X_f08ts, ...) and PMPI_X (the same procedures under their profiling names,
+    # PMPIR_X_f08ts: MPI-4.0 §15.2.3), so a profiling layer written with mpi_f08 can call PMPI_X.
+    for profiling in (False, True):
+        for generic, fns in generics.items():
+            name = "P" + generic if profiling else generic
+            modules.append(f"  interface {name}")
+            for fn in fns:
+                body = MANUAL_INTERFACES.get(fn.name) or procedure(fn, False)
+                if profiling:
+                    specific = specific_name(fn)
+                    body = [body[0].replace(specific, specific_name(fn, True), 1)] + body[1:]
+                for line in body:
+                    modules += wrap(line, 4)
+            modules.append(f"  end interface {name}")
     modules += ["  interface MPI_F_sync_reg"] + ["    " + line for line in MANUAL_INTERFACES["MPI_F_sync_reg"]]
     modules += ["  end interface MPI_F_sync_reg"]
     modules += ["", "  ! Not in mpi_f08 yet (gen_f08.py says why):"]
