@@ -52,6 +52,7 @@ Tools& tools() {
 }
 
 std::mutex tools_mutex;  // registration may come from several threads' constructors of dlopened code
+std::atomic<bool> attached{false};  // once set, the cold path skips attach() and its thread-local
 thread_local bool attaching = false;
 thread_local void* calling_address = nullptr;
 
@@ -93,6 +94,7 @@ void attach() {
     std::lock_guard lock(tools_mutex);
     t.attached = true;
     for (int f = 0; f < MPI_LAST_FUNC_T; ++f) publish(t, f);
+    attached.store(true, std::memory_order_release);
   });
 }
 
@@ -110,13 +112,18 @@ constinit FirstTools first = [] {
 Hook first_tool(int function) {
   // A tool's init function that calls MPI reaches the implementation: its own tools are not
   // attached yet.
-  if (attaching) return {nullptr, 0};
-  attach();
+  if (!attached.load(std::memory_order_acquire)) {
+    if (attaching) return {nullptr, 0};
+    attach();
+  }
   Function f = std::atomic_ref<Function>(first.function[function]).load(std::memory_order_acquire);
   return {f, first.tool_id[function]};
 }
 
-QMPI_Context context() { return QMPI_Context{tools().storage.data()}; }
+QMPI_Context context() {
+  static void** const storage = tools().storage.data();  // sized once, when the list is read
+  return QMPI_Context{storage};
+}
 
 CallerScope::CallerScope(void* caller) : previous_(calling_address) { calling_address = caller; }
 CallerScope::~CallerScope() { calling_address = previous_; }
