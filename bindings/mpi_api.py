@@ -70,6 +70,12 @@ class Function:
     section: str
     line: int
     params: list = field(default_factory=list)
+    qmpi: int = -1       # its value in MPICH's enum QMPI_Functions_enum; -1: QMPI cannot intercept it
+
+    @property
+    def qmpi_enumerator(self):
+        """'MPI_SEND_T' for MPI_Send: MPICH's name of its QMPI_Functions_enum value."""
+        return self.name.upper() + "_T"
 
     @property
     def has_fortran77(self):
@@ -127,10 +133,12 @@ def parse_param(text, line):
 
 
 def load(path):
-    """Returns (functions, constants), in the file's order."""
+    """Returns (functions, constants), in the file's order. A function QMPI can intercept has its
+    place in the "qmpi" list as Function.qmpi."""
     functions, constants = [], []
     section = ""
     in_constants = False
+    qmpi_order = None    # the names after "qmpi", once that line is read
     current = None
     with open(path) as f:
         for number, raw in enumerate(f, 1):
@@ -144,6 +152,15 @@ def load(path):
             if stripped == "constants":
                 in_constants = True
                 current = None
+                continue
+            if stripped == "qmpi" and not in_constants:
+                qmpi_order = []
+                current = None
+                continue
+            if qmpi_order is not None and not in_constants:
+                if not re.match(r"^MPIX?_[A-Za-z0-9_]+$", stripped) or line[0] in " \t":
+                    raise DescriptionError(f"{path}:{number}: expected a function name in the qmpi list: {stripped!r}")
+                qmpi_order.append((stripped, number))
                 continue
             if in_constants:
                 m = re.match(r"^([A-Z][A-Z0-9_]*)\s+(\S+)(?:\s*=\s*(.+))?$", stripped)
@@ -174,4 +191,11 @@ def load(path):
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise DescriptionError(f"{path}: described twice: {' '.join(duplicates)}")
+    by_name = {f.name: f for f in functions}
+    for value, (name, number) in enumerate(qmpi_order or []):
+        if name not in by_name:
+            raise DescriptionError(f"{path}:{number}: {name} is in the qmpi list but not described")
+        if by_name[name].qmpi >= 0:
+            raise DescriptionError(f"{path}:{number}: {name} is in the qmpi list twice")
+        by_name[name].qmpi = value
     return functions, constants

@@ -18,6 +18,10 @@ namespace {
 constexpr std::array kSettings = {
     Setting{"FERRY_DEBUG", "",
             "Comma-separated topics to trace on stderr: init, pmix, tcp, verbs, p2p, progress, coll, launch, comm, checkpoint, io, cuda, rma, all"},
+    Setting{"FERRY_QMPI_TOOL_LIST", "",
+            "QMPI tools to attach, colon-separated, in call order (a name twice: two instances, ids 1, 2, ...); "
+            "MPICH's MPIR_CVAR_QMPI_TOOL_LIST says the same when this is unset",
+            "MPIR_CVAR_QMPI_TOOL_LIST"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
@@ -210,6 +214,8 @@ std::string value(std::string_view name) {
     if (auto it = written.find(name); it != written.end()) return it->second;
   }
   if (const char* v = std::getenv(std::string(s.name).c_str())) return v;
+  if (!s.alias.empty())
+    if (const char* v = std::getenv(std::string(s.alias).c_str())) return v;
   return std::string(s.default_value);
 }
 

@@ -17,13 +17,16 @@ struct Setting {
   std::string_view name;           // e.g. "FERRY_DEBUG"
   std::string_view default_value;  // text form, as a user would write it
   std::string_view doc;            // one line for ferry_info and the README
+  // Another variable that sets it when this one is not set: MPICH's name for the same setting,
+  // so that a job set up for MPICH behaves alike (MPIR_CVAR_QMPI_TOOL_LIST).
+  std::string_view alias = {};
 };
 
 // All registered settings, in declaration order.
 std::span<const Setting> all_settings();
 
-// The value of a registered setting: the environment's if set, else the
-// default. Asking for an unregistered name is a programming error (aborts).
+// The value of a registered setting: the environment's if set (its own name,
+// else its alias), else the default. Asking for an unregistered name is a programming error (aborts).
 std::string value(std::string_view name);
 
 // Replaces a setting's value for the rest of this process, as if the

@@ -2884,6 +2884,28 @@ int MPIX_Query_cuda_support(void);
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
 int PMPIX_Query_cuda_support(void);
 
+/* QMPI, MPICH 4.0's tool interface (README "QMPI tools"): tools named in MPIR_CVAR_QMPI_TOOL_LIST
+ * register from constructors, and each MPI_X call goes to the first attached tool that registered X,
+ * which passes it on through QMPI_Get_function; the last one reaches the implementation. The enum of
+ * interceptable functions (MPICH's numbers) and the QMPI_<name>_t types are generated from
+ * src/api/mpi_api.txt into mpi_qmpi.h. */
+typedef struct {
+    void **storage_stack;
+} QMPI_Context;
+
+#define QMPI_MAX_TOOL_NAME_LENGTH 256
+
+#include "mpi_qmpi.h"
+
+int QMPI_Register_tool_name(const char *tool_name, void (*init_function_ptr)(int tool_id));
+int QMPI_Register_tool_storage(int tool_id, void *tool_storage);
+int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_enum function_enum,
+                           void (*function_ptr)(void));
+int QMPI_Get_function(int calling_tool_id, enum QMPI_Functions_enum function_enum,
+                      void (**function_ptr)(void), int *next_tool_id);
+int QMPI_Get_tool_storage(QMPI_Context context, int tool_id, void **storage);
+int QMPI_Get_calling_address(QMPI_Context context, void **address);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -11,9 +11,9 @@ static_assert(sizeof(Address) == sizeof(MPI_Aint));
 extern "C" MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
   return static_cast<MPI_Aint>(static_cast<Address>(base) + static_cast<Address>(disp));
 }
-FERRY_WEAK_ALIAS(Aint_add)
+FERRY_ENTRY(Aint_add)
 
 extern "C" MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
   return static_cast<MPI_Aint>(static_cast<Address>(addr1) - static_cast<Address>(addr2));
 }
-FERRY_WEAK_ALIAS(Aint_diff)
+FERRY_ENTRY(Aint_diff)

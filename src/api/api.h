@@ -1,5 +1,5 @@
-// Shared by the C entry points in src/api: the weak-alias macro for the
-// profiling interface and the Call helper that validates arguments.
+// Shared by the C entry points in src/api: the macro that hands PMPI_X to the
+// generated MPI_X entry point, and the Call helper that validates arguments.
 //
 // An entry point validates its arguments, translates handles and calls one
 // core function; MPI semantics live in the core (shared/STYLE.md).
@@ -11,7 +11,7 @@
 //     if (!call.ok()) return call.raise();
 //     return call.result(core::send(...));
 //   }
-//   FERRY_WEAK_ALIAS(Send)
+//   FERRY_ENTRY(Send)
 #pragma once
 
 #include <string>
@@ -23,9 +23,18 @@
 #include "mpi.h"
 
 #define FERRY_PRAGMA(text) _Pragma(#text)
-// MPI_X is a weak alias of PMPI_X, so a profiling library's MPI_X wins and
-// can call PMPI_X (MPI-3.1 §14.2).
-#define FERRY_WEAK_ALIAS(name) FERRY_PRAGMA(weak MPI_##name = PMPI_##name)
+// After the definition of PMPI_X: gives it the hidden twin ferry_impl_MPI_X,
+// which the generated MPI_X entry point jumps to (bindings/gen_qmpi.py).
+// MPI_X is a weak function there, so a profiling library's MPI_X wins and
+// can call PMPI_X (MPI-4.0 §15.2); QMPI tools are called from it too. The
+// twin is hidden, so the jump is direct, not through the PLT.
+#define FERRY_ENTRY(name)                                                       \
+  extern "C" __attribute__((alias("PMPI_" #name), visibility("hidden"))) \
+  decltype(PMPI_##name) ferry_impl_MPI_##name;
+// The same for MPICH's extensions, PMPIX_X (MPIX_X).
+#define FERRY_ENTRY_X(name)                                                      \
+  extern "C" __attribute__((alias("PMPIX_" #name), visibility("hidden"))) \
+  decltype(PMPIX_##name) ferry_impl_MPIX_##name;
 
 namespace ferry::io {
 struct File;

@@ -67,27 +67,27 @@ extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI
                                        int* keyval, void* extra_state) {
   return create_keyval("MPI_Comm_create_keyval", Kind::kComm, copy_fn, delete_fn, keyval, extra_state);
 }
-FERRY_WEAK_ALIAS(Comm_create_keyval)
+FERRY_ENTRY(Comm_create_keyval)
 
 extern "C" int PMPI_Comm_free_keyval(int* keyval) {
   return free_keyval("MPI_Comm_free_keyval", Kind::kComm, keyval);
 }
-FERRY_WEAK_ALIAS(Comm_free_keyval)
+FERRY_ENTRY(Comm_free_keyval)
 
 extern "C" int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* value) {
   return comm_set("MPI_Comm_set_attr", comm, keyval, value);
 }
-FERRY_WEAK_ALIAS(Comm_set_attr)
+FERRY_ENTRY(Comm_set_attr)
 
 extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
   return comm_get("MPI_Comm_get_attr", comm, keyval, value, flag);
 }
-FERRY_WEAK_ALIAS(Comm_get_attr)
+FERRY_ENTRY(Comm_get_attr)
 
 extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
   return comm_delete("MPI_Comm_delete_attr", comm, keyval);
 }
-FERRY_WEAK_ALIAS(Comm_delete_attr)
+FERRY_ENTRY(Comm_delete_attr)
 
 // ---- MPI-1 names (deprecated, MPI-3.1 §15.1) --------------------------------------
 
@@ -95,23 +95,23 @@ extern "C" int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_functio
                                   void* extra_state) {
   return create_keyval("MPI_Keyval_create", Kind::kComm, copy_fn, delete_fn, keyval, extra_state);
 }
-FERRY_WEAK_ALIAS(Keyval_create)
+FERRY_ENTRY(Keyval_create)
 
 extern "C" int PMPI_Keyval_free(int* keyval) { return free_keyval("MPI_Keyval_free", Kind::kComm, keyval); }
-FERRY_WEAK_ALIAS(Keyval_free)
+FERRY_ENTRY(Keyval_free)
 
 extern "C" int PMPI_Attr_put(MPI_Comm comm, int keyval, void* value) {
   return comm_set("MPI_Attr_put", comm, keyval, value);
 }
-FERRY_WEAK_ALIAS(Attr_put)
+FERRY_ENTRY(Attr_put)
 
 extern "C" int PMPI_Attr_get(MPI_Comm comm, int keyval, void* value, int* flag) {
   return comm_get("MPI_Attr_get", comm, keyval, value, flag);
 }
-FERRY_WEAK_ALIAS(Attr_get)
+FERRY_ENTRY(Attr_get)
 
 extern "C" int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return comm_delete("MPI_Attr_delete", comm, keyval); }
-FERRY_WEAK_ALIAS(Attr_delete)
+FERRY_ENTRY(Attr_delete)
 
 // ---- Datatypes ------------------------------------------------------------------
 
@@ -119,12 +119,12 @@ extern "C" int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI
                                        int* keyval, void* extra_state) {
   return create_keyval("MPI_Type_create_keyval", Kind::kType, copy_fn, delete_fn, keyval, extra_state);
 }
-FERRY_WEAK_ALIAS(Type_create_keyval)
+FERRY_ENTRY(Type_create_keyval)
 
 extern "C" int PMPI_Type_free_keyval(int* keyval) {
   return free_keyval("MPI_Type_free_keyval", Kind::kType, keyval);
 }
-FERRY_WEAK_ALIAS(Type_free_keyval)
+FERRY_ENTRY(Type_free_keyval)
 
 extern "C" int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void* value) {
   api::Call call("MPI_Type_set_attr");
@@ -132,7 +132,7 @@ extern "C" int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void* value) {
   if (t == nullptr) return call.raise();
   return call.result(attributes::set(Kind::kType, t, type, keyval, value));
 }
-FERRY_WEAK_ALIAS(Type_set_attr)
+FERRY_ENTRY(Type_set_attr)
 
 extern "C" int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void* value, int* flag) {
   api::Call call("MPI_Type_get_attr");
@@ -145,7 +145,7 @@ extern "C" int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void* value, in
   *flag = found ? 1 : 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_get_attr)
+FERRY_ENTRY(Type_get_attr)
 
 extern "C" int PMPI_Type_delete_attr(MPI_Datatype type, int keyval) {
   api::Call call("MPI_Type_delete_attr");
@@ -153,4 +153,4 @@ extern "C" int PMPI_Type_delete_attr(MPI_Datatype type, int keyval) {
   if (t == nullptr) return call.raise();
   return call.result(attributes::remove(Kind::kType, t, type, keyval));
 }
-FERRY_WEAK_ALIAS(Type_delete_attr)
+FERRY_ENTRY(Type_delete_attr)

@@ -1,6 +1,7 @@
 // Ferry's checkpoint/restart extension (mpix.h; runtime/checkpoint.h has the
-// protocol). The MPIX_ names are weak aliases of PMPIX_, as MPI_ ones are of
-// PMPI_, so that a profiling library can wrap them too.
+// protocol). The MPIX_ names are weak aliases of PMPIX_, so that a profiling
+// library can wrap them too (they are not in src/api/mpi_api.txt, MPICH has
+// none, so no generated entry point and no QMPI slot).
 #include "api/api.h"
 #include "mpix.h"
 #include "runtime/checkpoint.h"

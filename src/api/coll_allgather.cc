@@ -65,78 +65,78 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
   return allgather("MPI_Allgather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Allgather)
+FERRY_ENTRY(Allgather)
 extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgather("MPI_Iallgather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iallgather)
+FERRY_ENTRY(Iallgather)
 extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
   return allgather("MPI_Allgather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Allgather_init)
+FERRY_ENTRY(Allgather_init)
 extern "C" int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return allgather("MPI_Allgather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Allgather_c)
+FERRY_ENTRY(Allgather_c)
 extern "C" int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgather("MPI_Iallgather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iallgather_c)
+FERRY_ENTRY(Iallgather_c)
 extern "C" int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                      MPI_Request* request) {
   return allgather("MPI_Allgather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Allgather_init_c)
+FERRY_ENTRY(Allgather_init_c)
 
 extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   return allgatherv("MPI_Allgatherv", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Allgatherv)
+FERRY_ENTRY(Allgatherv)
 extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Request* request) {
   return allgatherv("MPI_Iallgatherv", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
     displs, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iallgatherv)
+FERRY_ENTRY(Iallgatherv)
 extern "C" int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                                     MPI_Info info, MPI_Request* request) {
   return allgatherv("MPI_Allgatherv_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
     displs, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Allgatherv_init)
+FERRY_ENTRY(Allgatherv_init)
 extern "C" int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                  MPI_Comm comm) {
   return allgatherv("MPI_Allgatherv_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Allgatherv_c)
+FERRY_ENTRY(Allgatherv_c)
 extern "C" int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                   MPI_Comm comm, MPI_Request* request) {
   return allgatherv("MPI_Iallgatherv_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
     displs, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iallgatherv_c)
+FERRY_ENTRY(Iallgatherv_c)
 extern "C" int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return allgatherv("MPI_Allgatherv_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
     displs, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Allgatherv_init_c)
+FERRY_ENTRY(Allgatherv_init_c)

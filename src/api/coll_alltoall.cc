@@ -120,39 +120,39 @@ extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
   return alltoall("MPI_Alltoall", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Alltoall)
+FERRY_ENTRY(Alltoall)
 extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoall("MPI_Ialltoall", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ialltoall)
+FERRY_ENTRY(Ialltoall)
 extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                   MPI_Request* request) {
   return alltoall("MPI_Alltoall_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Alltoall_init)
+FERRY_ENTRY(Alltoall_init)
 extern "C" int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall("MPI_Alltoall_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Alltoall_c)
+FERRY_ENTRY(Alltoall_c)
 extern "C" int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoall("MPI_Ialltoall_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ialltoall_c)
+FERRY_ENTRY(Ialltoall_c)
 extern "C" int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
   return alltoall("MPI_Alltoall_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Alltoall_init_c)
+FERRY_ENTRY(Alltoall_init_c)
 
 extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
@@ -160,35 +160,35 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
   return alltoallv("MPI_Alltoallv", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
     rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Alltoallv)
+FERRY_ENTRY(Alltoallv)
 extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                                void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request* request) {
   return alltoallv("MPI_Ialltoallv", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ialltoallv)
+FERRY_ENTRY(Ialltoallv)
 extern "C" int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return alltoallv("MPI_Alltoallv_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
     recvcounts, rdispls, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Alltoallv_init)
+FERRY_ENTRY(Alltoallv_init)
 extern "C" int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                 MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoallv("MPI_Alltoallv_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
     rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Alltoallv_c)
+FERRY_ENTRY(Alltoallv_c)
 extern "C" int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                  MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoallv("MPI_Ialltoallv_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ialltoallv_c)
+FERRY_ENTRY(Ialltoallv_c)
 extern "C" int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                      MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
@@ -196,7 +196,7 @@ extern "C" int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendco
   return alltoallv("MPI_Alltoallv_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
     recvcounts, rdispls, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Alltoallv_init_c)
+FERRY_ENTRY(Alltoallv_init_c)
 
 extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
@@ -204,7 +204,7 @@ extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
   return alltoallw("MPI_Alltoallw", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
     rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Alltoallw)
+FERRY_ENTRY(Alltoallw)
 extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -212,7 +212,7 @@ extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
   return alltoallw("MPI_Ialltoallw", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ialltoallw)
+FERRY_ENTRY(Ialltoallw)
 extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
@@ -220,14 +220,14 @@ extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], 
   return alltoallw("MPI_Alltoallw_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Alltoallw_init)
+FERRY_ENTRY(Alltoallw_init)
 extern "C" int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                 const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   return alltoallw("MPI_Alltoallw_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Alltoallw_c)
+FERRY_ENTRY(Alltoallw_c)
 extern "C" int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                  const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -235,7 +235,7 @@ extern "C" int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts
   return alltoallw("MPI_Ialltoallw_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ialltoallw_c)
+FERRY_ENTRY(Ialltoallw_c)
 extern "C" int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -243,4 +243,4 @@ extern "C" int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendco
   return alltoallw("MPI_Alltoallw_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Alltoallw_init_c)
+FERRY_ENTRY(Alltoallw_init_c)

@@ -18,12 +18,12 @@ int barrier(const char* name, api::Form form, MPI_Comm comm, MPI_Info info, MPI_
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
   return barrier("MPI_Barrier", api::Form::kBlocking, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Barrier)
+FERRY_ENTRY(Barrier)
 extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   return barrier("MPI_Ibarrier", api::Form::kNonblocking, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ibarrier)
+FERRY_ENTRY(Ibarrier)
 extern "C" int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return barrier("MPI_Barrier_init", api::Form::kPersistent, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Barrier_init)
+FERRY_ENTRY(Barrier_init)

@@ -40,28 +40,28 @@ int bcast(const char* name, api::Form form, void* buffer, MPI_Count count, MPI_D
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return bcast("MPI_Bcast", api::Form::kBlocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Bcast)
+FERRY_ENTRY(Bcast)
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            MPI_Request* request) {
   return bcast("MPI_Ibcast", api::Form::kNonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ibcast)
+FERRY_ENTRY(Ibcast)
 extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                MPI_Info info, MPI_Request* request) {
   return bcast("MPI_Bcast_init", api::Form::kPersistent, buffer, count, datatype, root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Bcast_init)
+FERRY_ENTRY(Bcast_init)
 extern "C" int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return bcast("MPI_Bcast_c", api::Form::kBlocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Bcast_c)
+FERRY_ENTRY(Bcast_c)
 extern "C" int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                              MPI_Request* request) {
   return bcast("MPI_Ibcast_c", api::Form::kNonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ibcast_c)
+FERRY_ENTRY(Ibcast_c)
 extern "C" int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                  MPI_Info info, MPI_Request* request) {
   return bcast("MPI_Bcast_init_c", api::Form::kPersistent, buffer, count, datatype, root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Bcast_init_c)
+FERRY_ENTRY(Bcast_init_c)

@@ -61,39 +61,39 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
   return gather("MPI_Gather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
     comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Gather)
+FERRY_ENTRY(Gather)
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return gather("MPI_Igather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Igather)
+FERRY_ENTRY(Igather)
 extern "C" int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return gather("MPI_Gather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Gather_init)
+FERRY_ENTRY(Gather_init)
 extern "C" int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return gather("MPI_Gather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
     comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Gather_c)
+FERRY_ENTRY(Gather_c)
 extern "C" int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request* request) {
   return gather("MPI_Igather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Igather_c)
+FERRY_ENTRY(Igather_c)
 extern "C" int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                   MPI_Request* request) {
   return gather("MPI_Gather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Gather_init_c)
+FERRY_ENTRY(Gather_init_c)
 
 extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
@@ -101,39 +101,39 @@ extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
   return gatherv("MPI_Gatherv", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
     recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Gatherv)
+FERRY_ENTRY(Gatherv)
 extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                              MPI_Request* request) {
   return gatherv("MPI_Igatherv", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
     recvtype, root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Igatherv)
+FERRY_ENTRY(Igatherv)
 extern "C" int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return gatherv("MPI_Gatherv_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
     recvtype, root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Gatherv_init)
+FERRY_ENTRY(Gatherv_init)
 extern "C" int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                               MPI_Comm comm) {
   return gatherv("MPI_Gatherv_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
     recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Gatherv_c)
+FERRY_ENTRY(Gatherv_c)
 extern "C" int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                                MPI_Comm comm, MPI_Request* request) {
   return gatherv("MPI_Igatherv_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
     recvtype, root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Igatherv_c)
+FERRY_ENTRY(Igatherv_c)
 extern "C" int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                    int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return gatherv("MPI_Gatherv_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
     displs, recvtype, root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Gatherv_init_c)
+FERRY_ENTRY(Gatherv_init_c)

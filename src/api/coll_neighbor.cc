@@ -124,40 +124,40 @@ extern "C" int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_D
   return allgather("MPI_Neighbor_allgather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgather)
+FERRY_ENTRY(Neighbor_allgather)
 extern "C" int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgather("MPI_Ineighbor_allgather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_allgather)
+FERRY_ENTRY(Ineighbor_allgather)
 extern "C" int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                             MPI_Request* request) {
   return allgather("MPI_Neighbor_allgather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
     recvcount, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgather_init)
+FERRY_ENTRY(Neighbor_allgather_init)
 extern "C" int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return allgather("MPI_Neighbor_allgather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgather_c)
+FERRY_ENTRY(Neighbor_allgather_c)
 extern "C" int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                           MPI_Request* request) {
   return allgather("MPI_Ineighbor_allgather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf,
     recvcount, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_allgather_c)
+FERRY_ENTRY(Ineighbor_allgather_c)
 extern "C" int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                               MPI_Info info, MPI_Request* request) {
   return allgather("MPI_Neighbor_allgather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
     recvcount, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgather_init_c)
+FERRY_ENTRY(Neighbor_allgather_init_c)
 
 extern "C" int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -165,35 +165,35 @@ extern "C" int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_
   return allgatherv("MPI_Neighbor_allgatherv", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
     displs, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgatherv)
+FERRY_ENTRY(Neighbor_allgatherv)
 extern "C" int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                          MPI_Comm comm, MPI_Request* request) {
   return allgatherv("MPI_Ineighbor_allgatherv", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf,
     recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_allgatherv)
+FERRY_ENTRY(Ineighbor_allgatherv)
 extern "C" int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return allgatherv("MPI_Neighbor_allgatherv_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
     recvcounts, displs, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgatherv_init)
+FERRY_ENTRY(Neighbor_allgatherv_init)
 extern "C" int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                           void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                                           MPI_Datatype recvtype, MPI_Comm comm) {
   return allgatherv("MPI_Neighbor_allgatherv_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf,
     recvcounts, displs, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgatherv_c)
+FERRY_ENTRY(Neighbor_allgatherv_c)
 extern "C" int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                            void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgatherv("MPI_Ineighbor_allgatherv_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf,
     recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_allgatherv_c)
+FERRY_ENTRY(Ineighbor_allgatherv_c)
 extern "C" int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                                void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
@@ -201,47 +201,47 @@ extern "C" int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count se
   return allgatherv("MPI_Neighbor_allgatherv_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
     recvcounts, displs, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_allgatherv_init_c)
+FERRY_ENTRY(Neighbor_allgatherv_init_c)
 
 extern "C" int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall("MPI_Neighbor_alltoall", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoall)
+FERRY_ENTRY(Neighbor_alltoall)
 extern "C" int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoall("MPI_Ineighbor_alltoall", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_alltoall)
+FERRY_ENTRY(Ineighbor_alltoall)
 extern "C" int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                            MPI_Request* request) {
   return alltoall("MPI_Neighbor_alltoall_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
     recvcount, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoall_init)
+FERRY_ENTRY(Neighbor_alltoall_init)
 extern "C" int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall("MPI_Neighbor_alltoall_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoall_c)
+FERRY_ENTRY(Neighbor_alltoall_c)
 extern "C" int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                          MPI_Request* request) {
   return alltoall("MPI_Ineighbor_alltoall_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_alltoall_c)
+FERRY_ENTRY(Ineighbor_alltoall_c)
 extern "C" int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                              MPI_Info info, MPI_Request* request) {
   return alltoall("MPI_Neighbor_alltoall_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf,
     recvcount, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoall_init_c)
+FERRY_ENTRY(Neighbor_alltoall_init_c)
 
 extern "C" int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -249,7 +249,7 @@ extern "C" int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts
   return alltoallv("MPI_Neighbor_alltoallv", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallv)
+FERRY_ENTRY(Neighbor_alltoallv)
 extern "C" int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
@@ -257,7 +257,7 @@ extern "C" int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcount
   return alltoallv("MPI_Ineighbor_alltoallv", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_alltoallv)
+FERRY_ENTRY(Ineighbor_alltoallv)
 extern "C" int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
@@ -265,14 +265,14 @@ extern "C" int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendc
   return alltoallv("MPI_Neighbor_alltoallv_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype,
     recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallv_init)
+FERRY_ENTRY(Neighbor_alltoallv_init)
 extern "C" int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                          MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                                          const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoallv("MPI_Neighbor_alltoallv_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
     recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallv_c)
+FERRY_ENTRY(Neighbor_alltoallv_c)
 extern "C" int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                           MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                                           const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
@@ -280,7 +280,7 @@ extern "C" int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count s
   return alltoallv("MPI_Ineighbor_alltoallv_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype,
     recvbuf, recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_alltoallv_c)
+FERRY_ENTRY(Ineighbor_alltoallv_c)
 extern "C" int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
                                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
                                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
@@ -289,7 +289,7 @@ extern "C" int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Cou
   return alltoallv("MPI_Neighbor_alltoallv_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype,
     recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallv_init_c)
+FERRY_ENTRY(Neighbor_alltoallv_init_c)
 
 extern "C" int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
@@ -297,7 +297,7 @@ extern "C" int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts
   return alltoallw("MPI_Neighbor_alltoallw", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallw)
+FERRY_ENTRY(Neighbor_alltoallw)
 extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -305,7 +305,7 @@ extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
   return alltoallw("MPI_Ineighbor_alltoallw", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_alltoallw)
+FERRY_ENTRY(Ineighbor_alltoallw)
 extern "C" int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -313,14 +313,14 @@ extern "C" int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendc
   return alltoallw("MPI_Neighbor_alltoallw_init", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes,
     recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallw_init)
+FERRY_ENTRY(Neighbor_alltoallw_init)
 extern "C" int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                          const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   return alltoallw("MPI_Neighbor_alltoallw_c", api::Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
     recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallw_c)
+FERRY_ENTRY(Neighbor_alltoallw_c)
 extern "C" int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                           const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -328,7 +328,7 @@ extern "C" int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count s
   return alltoallw("MPI_Ineighbor_alltoallw_c", api::Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes,
     recvbuf, recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ineighbor_alltoallw_c)
+FERRY_ENTRY(Ineighbor_alltoallw_c)
 extern "C" int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
                                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
                                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
@@ -337,4 +337,4 @@ extern "C" int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Cou
   return alltoallw("MPI_Neighbor_alltoallw_init_c", api::Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes,
     recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Neighbor_alltoallw_init_c)
+FERRY_ENTRY(Neighbor_alltoallw_init_c)

@@ -198,217 +198,217 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
   return allreduce("MPI_Allreduce", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     nullptr);
 }
-FERRY_WEAK_ALIAS(Allreduce)
+FERRY_ENTRY(Allreduce)
 extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request* request) {
   return allreduce("MPI_Iallreduce", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm,
     MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iallreduce)
+FERRY_ENTRY(Iallreduce)
 extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return allreduce("MPI_Allreduce_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
     request);
 }
-FERRY_WEAK_ALIAS(Allreduce_init)
+FERRY_ENTRY(Allreduce_init)
 extern "C" int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm) {
   return allreduce("MPI_Allreduce_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     nullptr);
 }
-FERRY_WEAK_ALIAS(Allreduce_c)
+FERRY_ENTRY(Allreduce_c)
 extern "C" int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm, MPI_Request* request) {
   return allreduce("MPI_Iallreduce_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm,
     MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iallreduce_c)
+FERRY_ENTRY(Iallreduce_c)
 extern "C" int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return allreduce("MPI_Allreduce_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
     request);
 }
-FERRY_WEAK_ALIAS(Allreduce_init_c)
+FERRY_ENTRY(Allreduce_init_c)
 
 extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                            MPI_Comm comm) {
   return reduce("MPI_Reduce", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
     nullptr);
 }
-FERRY_WEAK_ALIAS(Reduce)
+FERRY_ENTRY(Reduce)
 extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                             MPI_Comm comm, MPI_Request* request) {
   return reduce("MPI_Ireduce", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, root, comm,
     MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ireduce)
+FERRY_ENTRY(Ireduce)
 extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce("MPI_Reduce_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, root, comm, info,
     request);
 }
-FERRY_WEAK_ALIAS(Reduce_init)
+FERRY_ENTRY(Reduce_init)
 extern "C" int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                              int root, MPI_Comm comm) {
   return reduce("MPI_Reduce_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
     nullptr);
 }
-FERRY_WEAK_ALIAS(Reduce_c)
+FERRY_ENTRY(Reduce_c)
 extern "C" int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                               int root, MPI_Comm comm, MPI_Request* request) {
   return reduce("MPI_Ireduce_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, root, comm,
     MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ireduce_c)
+FERRY_ENTRY(Ireduce_c)
 extern "C" int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                   int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce("MPI_Reduce_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, root, comm, info,
     request);
 }
-FERRY_WEAK_ALIAS(Reduce_init_c)
+FERRY_ENTRY(Reduce_init_c)
 
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm) {
   return reduce_scatter_block("MPI_Reduce_scatter_block", api::Form::kBlocking, sendbuf, recvbuf, recvcount, datatype,
     op, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter_block)
+FERRY_ENTRY(Reduce_scatter_block)
 extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter_block("MPI_Ireduce_scatter_block", api::Form::kNonblocking, sendbuf, recvbuf, recvcount,
     datatype, op, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ireduce_scatter_block)
+FERRY_ENTRY(Ireduce_scatter_block)
 extern "C" int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return reduce_scatter_block("MPI_Reduce_scatter_block_init", api::Form::kPersistent, sendbuf, recvbuf, recvcount,
     datatype, op, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter_block_init)
+FERRY_ENTRY(Reduce_scatter_block_init)
 extern "C" int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return reduce_scatter_block("MPI_Reduce_scatter_block_c", api::Form::kBlocking, sendbuf, recvbuf, recvcount, datatype,
     op, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter_block_c)
+FERRY_ENTRY(Reduce_scatter_block_c)
 extern "C" int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter_block("MPI_Ireduce_scatter_block_c", api::Form::kNonblocking, sendbuf, recvbuf, recvcount,
     datatype, op, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ireduce_scatter_block_c)
+FERRY_ENTRY(Ireduce_scatter_block_c)
 extern "C" int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                                 MPI_Request* request) {
   return reduce_scatter_block("MPI_Reduce_scatter_block_init_c", api::Form::kPersistent, sendbuf, recvbuf, recvcount,
     datatype, op, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter_block_init_c)
+FERRY_ENTRY(Reduce_scatter_block_init_c)
 
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm) {
   return reduce_scatter("MPI_Reduce_scatter", api::Form::kBlocking, sendbuf, recvbuf, recvcounts, datatype, op, comm,
     MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter)
+FERRY_ENTRY(Reduce_scatter)
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                     MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter("MPI_Ireduce_scatter", api::Form::kNonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
     comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ireduce_scatter)
+FERRY_ENTRY(Ireduce_scatter)
 extern "C" int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                         MPI_Request* request) {
   return reduce_scatter("MPI_Reduce_scatter_init", api::Form::kPersistent, sendbuf, recvbuf, recvcounts, datatype, op,
     comm, info, request);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter_init)
+FERRY_ENTRY(Reduce_scatter_init)
 extern "C" int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return reduce_scatter("MPI_Reduce_scatter_c", api::Form::kBlocking, sendbuf, recvbuf, recvcounts, datatype, op, comm,
     MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter_c)
+FERRY_ENTRY(Reduce_scatter_c)
 extern "C" int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   return reduce_scatter("MPI_Ireduce_scatter_c", api::Form::kNonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
     comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Ireduce_scatter_c)
+FERRY_ENTRY(Ireduce_scatter_c)
 extern "C" int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                           MPI_Request* request) {
   return reduce_scatter("MPI_Reduce_scatter_init_c", api::Form::kPersistent, sendbuf, recvbuf, recvcounts, datatype, op,
     comm, info, request);
 }
-FERRY_WEAK_ALIAS(Reduce_scatter_init_c)
+FERRY_ENTRY(Reduce_scatter_init_c)
 
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm) {
   return scan("MPI_Scan", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Scan)
+FERRY_ENTRY(Scan)
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Request* request) {
   return scan("MPI_Iscan", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     request);
 }
-FERRY_WEAK_ALIAS(Iscan)
+FERRY_ENTRY(Iscan)
 extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scan("MPI_Scan_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Scan_init)
+FERRY_ENTRY(Scan_init)
 extern "C" int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm) {
   return scan("MPI_Scan_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Scan_c)
+FERRY_ENTRY(Scan_c)
 extern "C" int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm, MPI_Request* request) {
   return scan("MPI_Iscan_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     request);
 }
-FERRY_WEAK_ALIAS(Iscan_c)
+FERRY_ENTRY(Iscan_c)
 extern "C" int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scan("MPI_Scan_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Scan_init_c)
+FERRY_ENTRY(Scan_init_c)
 
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm) {
   return exscan("MPI_Exscan", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     nullptr);
 }
-FERRY_WEAK_ALIAS(Exscan)
+FERRY_ENTRY(Exscan)
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm, MPI_Request* request) {
   return exscan("MPI_Iexscan", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     request);
 }
-FERRY_WEAK_ALIAS(Iexscan)
+FERRY_ENTRY(Iexscan)
 extern "C" int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return exscan("MPI_Exscan_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Exscan_init)
+FERRY_ENTRY(Exscan_init)
 extern "C" int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm) {
   return exscan("MPI_Exscan_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     nullptr);
 }
-FERRY_WEAK_ALIAS(Exscan_c)
+FERRY_ENTRY(Exscan_c)
 extern "C" int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm, MPI_Request* request) {
   return exscan("MPI_Iexscan_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
     request);
 }
-FERRY_WEAK_ALIAS(Iexscan_c)
+FERRY_ENTRY(Iexscan_c)
 extern "C" int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return exscan("MPI_Exscan_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
     request);
 }
-FERRY_WEAK_ALIAS(Exscan_init_c)
+FERRY_ENTRY(Exscan_init_c)

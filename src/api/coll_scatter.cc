@@ -59,79 +59,79 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
   return scatter("MPI_Scatter", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
     comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Scatter)
+FERRY_ENTRY(Scatter)
 extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return scatter("MPI_Iscatter", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iscatter)
+FERRY_ENTRY(Iscatter)
 extern "C" int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
   return scatter("MPI_Scatter_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Scatter_init)
+FERRY_ENTRY(Scatter_init)
 extern "C" int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return scatter("MPI_Scatter_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Scatter_c)
+FERRY_ENTRY(Scatter_c)
 extern "C" int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                                MPI_Request* request) {
   return scatter("MPI_Iscatter_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
     root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iscatter_c)
+FERRY_ENTRY(Iscatter_c)
 extern "C" int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
   return scatter("MPI_Scatter_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
     recvtype, root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Scatter_init_c)
+FERRY_ENTRY(Scatter_init_c)
 
 extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return scatterv("MPI_Scatterv", api::Form::kBlocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
     recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Scatterv)
+FERRY_ENTRY(Scatterv)
 extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request* request) {
   return scatterv("MPI_Iscatterv", api::Form::kNonblocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
     recvtype, root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iscatterv)
+FERRY_ENTRY(Iscatterv)
 extern "C" int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
                                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scatterv("MPI_Scatterv_init", api::Form::kPersistent, sendbuf, sendcounts, displs, sendtype, recvbuf,
     recvcount, recvtype, root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Scatterv_init)
+FERRY_ENTRY(Scatterv_init)
 extern "C" int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                                MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                int root, MPI_Comm comm) {
   return scatterv("MPI_Scatterv_c", api::Form::kBlocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
     recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
-FERRY_WEAK_ALIAS(Scatterv_c)
+FERRY_ENTRY(Scatterv_c)
 extern "C" int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                                 MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                 int root, MPI_Comm comm, MPI_Request* request) {
   return scatterv("MPI_Iscatterv_c", api::Form::kNonblocking, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
     recvtype, root, comm, MPI_INFO_NULL, request);
 }
-FERRY_WEAK_ALIAS(Iscatterv_c)
+FERRY_ENTRY(Iscatterv_c)
 extern "C" int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                     int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scatterv("MPI_Scatterv_init_c", api::Form::kPersistent, sendbuf, sendcounts, displs, sendtype, recvbuf,
     recvcount, recvtype, root, comm, info, request);
 }
-FERRY_WEAK_ALIAS(Scatterv_init_c)
+FERRY_ENTRY(Scatterv_init_c)

@@ -44,7 +44,7 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_dup)
+FERRY_ENTRY(Comm_dup)
 
 extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_dup_with_info");
@@ -56,7 +56,7 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_dup_with_info)
+FERRY_ENTRY(Comm_dup_with_info)
 
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   api::Call call("MPI_Comm_idup");
@@ -70,7 +70,7 @@ extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
   *request = r->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_idup)
+FERRY_ENTRY(Comm_idup)
 
 extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   api::Call call("MPI_Comm_idup_with_info");
@@ -85,7 +85,7 @@ extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* 
   *request = r->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_idup_with_info)
+FERRY_ENTRY(Comm_idup_with_info)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_split");
@@ -100,7 +100,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_split)
+FERRY_ENTRY(Comm_split)
 
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_split_type");
@@ -136,7 +136,7 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_split_type)
+FERRY_ENTRY(Comm_split_type)
 
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_create");
@@ -148,7 +148,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_create)
+FERRY_ENTRY(Comm_create)
 
 extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   api::Call call("MPI_Comm_create_group");
@@ -161,7 +161,7 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_create_group)
+FERRY_ENTRY(Comm_create_group)
 
 extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   api::Call call("MPI_Comm_free");
@@ -176,7 +176,7 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_free)
+FERRY_ENTRY(Comm_free)
 
 extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   api::Call call("MPI_Comm_compare");
@@ -186,7 +186,7 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   *result = communicators::compare(*c1, *c2);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_compare)
+FERRY_ENTRY(Comm_compare)
 
 extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   api::Call call("MPI_Comm_test_inter");
@@ -195,7 +195,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   *flag = c->inter ? 1 : 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_test_inter)
+FERRY_ENTRY(Comm_test_inter)
 
 // MPI-3.1 §6.8: names are local, at most MPI_MAX_OBJECT_NAME - 1 characters
 // (longer ones are truncated), and not copied by MPI_Comm_dup.
@@ -206,7 +206,7 @@ extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
   c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_set_name)
+FERRY_ENTRY(Comm_set_name)
 
 extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
   api::Call call("MPI_Comm_get_name");
@@ -217,7 +217,7 @@ extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen
   *resultlen = static_cast<int>(c->name.size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_get_name)
+FERRY_ENTRY(Comm_get_name)
 
 // MPI-3.1 §6.4.4: hints given again replace their old values; the others
 // stay. Keys Ferry does not recognize are ignored (base/comm_hints.h).
@@ -231,7 +231,7 @@ extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   comm_hints::assign(*c, std::move(merged));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_set_info)
+FERRY_ENTRY(Comm_set_info)
 
 extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   api::Call call("MPI_Comm_get_info");
@@ -241,7 +241,7 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   *info_used = infos::create(c->hints);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_get_info)
+FERRY_ENTRY(Comm_get_info)
 
 extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
   api::Call call("MPI_Comm_remote_size");
@@ -254,7 +254,7 @@ extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
   *size = c->remote_size;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_remote_size)
+FERRY_ENTRY(Comm_remote_size)
 
 extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   api::Call call("MPI_Comm_remote_group");
@@ -268,7 +268,7 @@ extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   *group = c->remote_group->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_remote_group)
+FERRY_ENTRY(Comm_remote_group)
 
 extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                                      int tag, MPI_Comm* newintercomm) {
@@ -296,7 +296,7 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
   *newintercomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Intercomm_create)
+FERRY_ENTRY(Intercomm_create)
 
 extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   api::Call call("MPI_Intercomm_merge");
@@ -311,4 +311,4 @@ extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newi
   *newintracomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Intercomm_merge)
+FERRY_ENTRY(Intercomm_merge)

@@ -79,7 +79,7 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
   *newcomm = hand_out(created, errhandler, hints);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_create_from_group)
+FERRY_ENTRY(Comm_create_from_group)
 
 extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
                                                  int remote_leader, const char* stringtag, MPI_Info info,
@@ -108,4 +108,4 @@ extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int loca
   *newintercomm = hand_out(created, errhandler, hints);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Intercomm_create_from_groups)
+FERRY_ENTRY(Intercomm_create_from_groups)

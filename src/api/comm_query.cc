@@ -10,7 +10,7 @@ extern "C" int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
   *rank = c->rank;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_rank)
+FERRY_ENTRY(Comm_rank)
 
 extern "C" int PMPI_Comm_size(MPI_Comm comm, int* size) {
   api::Call call("MPI_Comm_size");
@@ -19,7 +19,7 @@ extern "C" int PMPI_Comm_size(MPI_Comm comm, int* size) {
   *size = c->size;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_size)
+FERRY_ENTRY(Comm_size)
 
 // MPI_Comm_get_attr and MPI_Attr_get, predefined attributes included, are in
 // attribute.cc.

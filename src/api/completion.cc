@@ -64,7 +64,7 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   Communicator* c = comm_of(*request);
   return request_result(call, c, pt2pt::wait(request, status));
 }
-FERRY_WEAK_ALIAS(Wait)
+FERRY_ENTRY(Wait)
 
 extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   api::Call call("MPI_Test");
@@ -73,14 +73,14 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   Communicator* c = comm_of(*request);
   return request_result(call, c, pt2pt::test(request, flag, status));
 }
-FERRY_WEAK_ALIAS(Test)
+FERRY_ENTRY(Test)
 
 extern "C" int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   api::Call call("MPI_Waitany");
   if (!check_requests(call, count, requests) || !call.not_null(index, "index")) return call.raise();
   return call.raise_code(pt2pt::wait_any(count, requests, index, status));
 }
-FERRY_WEAK_ALIAS(Waitany)
+FERRY_ENTRY(Waitany)
 
 extern "C" int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   api::Call call("MPI_Testany");
@@ -88,21 +88,21 @@ extern "C" int PMPI_Testany(int count, MPI_Request requests[], int* index, int* 
     return call.raise();
   return call.raise_code(pt2pt::test_any(count, requests, index, flag, status));
 }
-FERRY_WEAK_ALIAS(Testany)
+FERRY_ENTRY(Testany)
 
 extern "C" int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   api::Call call("MPI_Waitall");
   if (!check_requests(call, count, requests)) return call.raise();
   return in_status_result(call, pt2pt::wait_all(count, requests, statuses));
 }
-FERRY_WEAK_ALIAS(Waitall)
+FERRY_ENTRY(Waitall)
 
 extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   api::Call call("MPI_Testall");
   if (!check_requests(call, count, requests) || !call.not_null(flag, "flag")) return call.raise();
   return in_status_result(call, pt2pt::test_all(count, requests, flag, statuses));
 }
-FERRY_WEAK_ALIAS(Testall)
+FERRY_ENTRY(Testall)
 
 extern "C" int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                              MPI_Status statuses[]) {
@@ -112,7 +112,7 @@ extern "C" int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount,
     return call.raise();
   return in_status_result(call, pt2pt::wait_some(incount, requests, outcount, indices, statuses));
 }
-FERRY_WEAK_ALIAS(Waitsome)
+FERRY_ENTRY(Waitsome)
 
 extern "C" int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                              MPI_Status statuses[]) {
@@ -122,14 +122,14 @@ extern "C" int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount,
     return call.raise();
   return in_status_result(call, pt2pt::test_some(incount, requests, outcount, indices, statuses));
 }
-FERRY_WEAK_ALIAS(Testsome)
+FERRY_ENTRY(Testsome)
 
 extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   api::Call call("MPI_Request_get_status");
   if (!check_request(call, &request) || !call.not_null(flag, "flag")) return call.raise();
   return call.raise_code(pt2pt::peek(request == MPI_REQUEST_NULL ? nullptr : requests::find(request), flag, status));
 }
-FERRY_WEAK_ALIAS(Request_get_status)
+FERRY_ENTRY(Request_get_status)
 
 extern "C" int PMPI_Request_free(MPI_Request* request) {
   api::Call call("MPI_Request_free");
@@ -141,7 +141,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   use_request_comm(call, *request);
   return call.raise_code(pt2pt::free_request(request));
 }
-FERRY_WEAK_ALIAS(Request_free)
+FERRY_ENTRY(Request_free)
 
 extern "C" int PMPI_Cancel(MPI_Request* request) {
   api::Call call("MPI_Cancel");
@@ -152,7 +152,7 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   }
   return call.raise_code(pt2pt::cancel(requests::find(*request)));
 }
-FERRY_WEAK_ALIAS(Cancel)
+FERRY_ENTRY(Cancel)
 
 extern "C" int PMPI_Start(MPI_Request* request) {
   api::Call call("MPI_Start");
@@ -165,7 +165,7 @@ extern "C" int PMPI_Start(MPI_Request* request) {
   call.use_errhandler_of(r->comm);
   return call.result(pt2pt::start(r));
 }
-FERRY_WEAK_ALIAS(Start)
+FERRY_ENTRY(Start)
 
 extern "C" int PMPI_Startall(int count, MPI_Request requests[]) {
   api::Call call("MPI_Startall");
@@ -181,7 +181,7 @@ extern "C" int PMPI_Startall(int count, MPI_Request requests[]) {
     if (Err e = pt2pt::start(requests::find(requests[i]))) return call.result(std::move(e));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Startall)
+FERRY_ENTRY(Startall)
 
 // Generalized requests (MPI-3.1 §12.2).
 extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
@@ -192,7 +192,7 @@ extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Gr
   *request = generalized::start(GeneralizedOps{query_fn, free_fn, cancel_fn, extra_state})->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Grequest_start)
+FERRY_ENTRY(Grequest_start)
 
 extern "C" int PMPI_Grequest_complete(MPI_Request request) {
   api::Call call("MPI_Grequest_complete");
@@ -206,4 +206,4 @@ extern "C" int PMPI_Grequest_complete(MPI_Request request) {
   generalized::complete(r);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Grequest_complete)
+FERRY_ENTRY(Grequest_complete)

@@ -205,56 +205,56 @@ constexpr Form kLarge = Form::kLarge;
 extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return contiguous("MPI_Type_contiguous", kInt, count, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_contiguous)
+FERRY_ENTRY(Type_contiguous)
 
 extern "C" int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return contiguous("MPI_Type_contiguous_c", kLarge, count, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_contiguous_c)
+FERRY_ENTRY(Type_contiguous_c)
 
 extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return vector("MPI_Type_vector", kInt, count, blocklength, stride, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_vector)
+FERRY_ENTRY(Type_vector)
 
 extern "C" int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                                   MPI_Datatype* newtype) {
   return vector("MPI_Type_vector_c", kLarge, count, blocklength, stride, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_vector_c)
+FERRY_ENTRY(Type_vector_c)
 
 extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                         MPI_Datatype* newtype) {
   return hvector("MPI_Type_create_hvector", kInt, count, blocklength, stride, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_hvector)
+FERRY_ENTRY(Type_create_hvector)
 
 extern "C" int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                           MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return hvector("MPI_Type_create_hvector_c", kLarge, count, blocklength, stride, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_hvector_c)
+FERRY_ENTRY(Type_create_hvector_c)
 
 extern "C" int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[],
                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed("MPI_Type_indexed", kInt, count, blocklengths, blocklengths, displacements, displacements, oldtype,
                  newtype);
 }
-FERRY_WEAK_ALIAS(Type_indexed)
+FERRY_ENTRY(Type_indexed)
 
 extern "C" int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count blocklengths[], const MPI_Count displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed("MPI_Type_indexed_c", kLarge, count, blocklengths, blocklengths, displacements, displacements,
                  oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_indexed_c)
+FERRY_ENTRY(Type_indexed_c)
 
 extern "C" int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                                          MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return hindexed("MPI_Type_create_hindexed", kInt, count, blocklengths, blocklengths, displacements, oldtype,
                   newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_hindexed)
+FERRY_ENTRY(Type_create_hindexed)
 
 extern "C" int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count blocklengths[],
                                            const MPI_Count displacements[], MPI_Datatype oldtype,
@@ -262,14 +262,14 @@ extern "C" int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count bloc
   return hindexed("MPI_Type_create_hindexed_c", kLarge, count, blocklengths, blocklengths, displacements, oldtype,
                   newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_hindexed_c)
+FERRY_ENTRY(Type_create_hindexed_c)
 
 extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[],
                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return indexed_block("MPI_Type_create_indexed_block", kInt, count, blocklength, displacements, displacements,
                        oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_indexed_block)
+FERRY_ENTRY(Type_create_indexed_block)
 
 extern "C" int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                                 const MPI_Count displacements[], MPI_Datatype oldtype,
@@ -277,13 +277,13 @@ extern "C" int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count block
   return indexed_block("MPI_Type_create_indexed_block_c", kLarge, count, blocklength, displacements, displacements,
                        oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_indexed_block_c)
+FERRY_ENTRY(Type_create_indexed_block_c)
 
 extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
                                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return hindexed_block("MPI_Type_create_hindexed_block", kInt, count, blocklength, displacements, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_hindexed_block)
+FERRY_ENTRY(Type_create_hindexed_block)
 
 extern "C" int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                                  const MPI_Count displacements[], MPI_Datatype oldtype,
@@ -291,14 +291,14 @@ extern "C" int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count bloc
   return hindexed_block("MPI_Type_create_hindexed_block_c", kLarge, count, blocklength, displacements, oldtype,
                         newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_hindexed_block_c)
+FERRY_ENTRY(Type_create_hindexed_block_c)
 
 extern "C" int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                                        const MPI_Datatype types[], MPI_Datatype* newtype) {
   return create_struct("MPI_Type_create_struct", kInt, count, blocklengths, blocklengths, displacements, types,
                        newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_struct)
+FERRY_ENTRY(Type_create_struct)
 
 extern "C" int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count blocklengths[],
                                          const MPI_Count displacements[], const MPI_Datatype types[],
@@ -306,14 +306,14 @@ extern "C" int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count blockl
   return create_struct("MPI_Type_create_struct_c", kLarge, count, blocklengths, blocklengths, displacements, types,
                        newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_struct_c)
+FERRY_ENTRY(Type_create_struct_c)
 
 extern "C" int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
                                          int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return subarray("MPI_Type_create_subarray", kInt, ndims, sizes, sizes, subsizes, subsizes, starts, starts, order,
                   oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_subarray)
+FERRY_ENTRY(Type_create_subarray)
 
 extern "C" int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
                                            const MPI_Count starts[], int order, MPI_Datatype oldtype,
@@ -321,7 +321,7 @@ extern "C" int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], c
   return subarray("MPI_Type_create_subarray_c", kLarge, ndims, sizes, sizes, subsizes, subsizes, starts, starts,
                   order, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_subarray_c)
+FERRY_ENTRY(Type_create_subarray_c)
 
 extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
                                        const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
@@ -329,7 +329,7 @@ extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int 
   return darray("MPI_Type_create_darray", kInt, size, rank, ndims, gsizes, gsizes, distribs, dargs, psizes, order,
                 oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_darray)
+FERRY_ENTRY(Type_create_darray)
 
 extern "C" int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count gsizes[],
                                          const int distribs[], const int dargs[], const int psizes[], int order,
@@ -337,18 +337,18 @@ extern "C" int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MP
   return darray("MPI_Type_create_darray_c", kLarge, size, rank, ndims, gsizes, gsizes, distribs, dargs, psizes, order,
                 oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_darray_c)
+FERRY_ENTRY(Type_create_darray_c)
 
 extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
   return resized("MPI_Type_create_resized", kInt, oldtype, lb, extent, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_resized)
+FERRY_ENTRY(Type_create_resized)
 
 extern "C" int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                           MPI_Datatype* newtype) {
   return resized("MPI_Type_create_resized_c", kLarge, oldtype, lb, extent, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_resized_c)
+FERRY_ENTRY(Type_create_resized_c)
 
 extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   api::Call call("MPI_Type_dup");
@@ -365,7 +365,7 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   }
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_dup)
+FERRY_ENTRY(Type_dup)
 
 // --- Removed in MPI-3.0 (MPI-1 names) --------------------------------------------
 
@@ -373,16 +373,16 @@ extern "C" int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MP
                                  MPI_Datatype* newtype) {
   return hvector("MPI_Type_hvector", kInt, count, blocklength, stride, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_hvector)
+FERRY_ENTRY(Type_hvector)
 
 extern "C" int PMPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype oldtype,
                                   MPI_Datatype* newtype) {
   return hindexed("MPI_Type_hindexed", kInt, count, blocklengths, blocklengths, displacements, oldtype, newtype);
 }
-FERRY_WEAK_ALIAS(Type_hindexed)
+FERRY_ENTRY(Type_hindexed)
 
 extern "C" int PMPI_Type_struct(int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype types[],
                                 MPI_Datatype* newtype) {
   return create_struct("MPI_Type_struct", kInt, count, blocklengths, blocklengths, displacements, types, newtype);
 }
-FERRY_WEAK_ALIAS(Type_struct)
+FERRY_ENTRY(Type_struct)

@@ -109,7 +109,7 @@ extern "C" int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, 
   *combiner = e.combiner;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_get_envelope)
+FERRY_ENTRY(Type_get_envelope)
 
 extern "C" int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
                                         MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
@@ -127,7 +127,7 @@ extern "C" int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_in
   *combiner = e.combiner;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_get_envelope_c)
+FERRY_ENTRY(Type_get_envelope_c)
 
 extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                                       int max_datatypes, int integers[], MPI_Aint addresses[],
@@ -136,7 +136,7 @@ extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
   return contents(call, datatype, max_integers, max_addresses, 0, max_datatypes, integers, addresses, nullptr,
                   datatypes_out, false);
 }
-FERRY_WEAK_ALIAS(Type_get_contents)
+FERRY_ENTRY(Type_get_contents)
 
 extern "C" int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                                         MPI_Count max_large_counts, MPI_Count max_datatypes, int integers[],
@@ -146,4 +146,4 @@ extern "C" int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_int
   return contents(call, datatype, max_integers, max_addresses, max_large_counts, max_datatypes, integers, addresses,
                   large_counts, datatypes_out, true);
 }
-FERRY_WEAK_ALIAS(Type_get_contents_c)
+FERRY_ENTRY(Type_get_contents_c)

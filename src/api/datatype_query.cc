@@ -31,7 +31,7 @@ extern "C" int PMPI_Type_commit(MPI_Datatype* datatype) {
   datatypes::commit(t);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_commit)
+FERRY_ENTRY(Type_commit)
 
 extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   api::Call call("MPI_Type_free");
@@ -51,7 +51,7 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_free)
+FERRY_ENTRY(Type_free)
 
 namespace {
 
@@ -69,12 +69,12 @@ int true_extent_of(const char* name, MPI_Datatype datatype, MPI_Count* true_lb, 
 extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   return true_extent_of("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent);
 }
-FERRY_WEAK_ALIAS(Type_get_true_extent_x)
+FERRY_ENTRY(Type_get_true_extent_x)
 
 extern "C" int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   return true_extent_of("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent);
 }
-FERRY_WEAK_ALIAS(Type_get_true_extent_c)
+FERRY_ENTRY(Type_get_true_extent_c)
 
 extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
   api::Call call("MPI_Type_get_true_extent");
@@ -84,7 +84,7 @@ extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_l
   *true_extent = t->true_extent;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_get_true_extent)
+FERRY_ENTRY(Type_get_true_extent)
 
 extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   api::Call call("MPI_Type_get_name");
@@ -96,7 +96,7 @@ extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* r
   *resultlen = static_cast<int>(n);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_get_name)
+FERRY_ENTRY(Type_get_name)
 
 extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   api::Call call("MPI_Type_set_name");
@@ -106,7 +106,7 @@ extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) 
   datatypes::set_name(t, std::string(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1)));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_set_name)
+FERRY_ENTRY(Type_set_name)
 
 // --- Removed in MPI-3.0 ----------------------------------------------------------
 
@@ -117,7 +117,7 @@ extern "C" int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
   *extent = t->extent;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_extent)
+FERRY_ENTRY(Type_extent)
 
 extern "C" int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
   api::Call call("MPI_Type_lb");
@@ -126,7 +126,7 @@ extern "C" int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
   *displacement = t->lb;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_lb)
+FERRY_ENTRY(Type_lb)
 
 extern "C" int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   api::Call call("MPI_Type_ub");
@@ -135,7 +135,7 @@ extern "C" int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   *displacement = t->lb + t->extent;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_ub)
+FERRY_ENTRY(Type_ub)
 
 // MPI-3.1 §17.2.5: the returned type is predefined (it must not be freed).
 extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
@@ -146,4 +146,4 @@ extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datat
   *datatype = t->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Type_match_size)
+FERRY_ENTRY(Type_match_size)

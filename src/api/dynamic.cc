@@ -85,7 +85,7 @@ extern "C" int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, 
   *intercomm = handle_of(created);
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(Comm_spawn)
+FERRY_ENTRY(Comm_spawn)
 
 extern "C" int PMPI_Comm_spawn_multiple(int count, char* commands[], char** argvs[], const int maxprocs[],
                                         const MPI_Info infos[], int root, MPI_Comm comm, MPI_Comm* intercomm,
@@ -116,7 +116,7 @@ extern "C" int PMPI_Comm_spawn_multiple(int count, char* commands[], char** argv
   *intercomm = handle_of(created);
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(Comm_spawn_multiple)
+FERRY_ENTRY(Comm_spawn_multiple)
 
 extern "C" int PMPI_Comm_get_parent(MPI_Comm* parent) {
   api::Call call("MPI_Comm_get_parent");
@@ -124,7 +124,7 @@ extern "C" int PMPI_Comm_get_parent(MPI_Comm* parent) {
   *parent = handle_of(runtime::parent());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_get_parent)
+FERRY_ENTRY(Comm_get_parent)
 
 extern "C" int PMPI_Open_port(MPI_Info info, char* port_name) {
   api::Call call("MPI_Open_port");
@@ -135,14 +135,14 @@ extern "C" int PMPI_Open_port(MPI_Info info, char* port_name) {
   std::snprintf(port_name, MPI_MAX_PORT_NAME, "%s", port.c_str());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Open_port)
+FERRY_ENTRY(Open_port)
 
 extern "C" int PMPI_Close_port(const char* port_name) {
   api::Call call("MPI_Close_port");
   if (!call.initialized() || !name_argument(call, port_name, "port_name", MPI_MAX_PORT_NAME)) return call.raise();
   return call.result(runtime::close_port(port_name));
 }
-FERRY_WEAK_ALIAS(Close_port)
+FERRY_ENTRY(Close_port)
 
 namespace {
 
@@ -169,12 +169,12 @@ int accept_or_connect(const char* name, bool accepting, const char* port_name, M
 extern "C" int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
   return accept_or_connect("MPI_Comm_accept", true, port_name, info, root, comm, newcomm);
 }
-FERRY_WEAK_ALIAS(Comm_accept)
+FERRY_ENTRY(Comm_accept)
 
 extern "C" int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
   return accept_or_connect("MPI_Comm_connect", false, port_name, info, root, comm, newcomm);
 }
-FERRY_WEAK_ALIAS(Comm_connect)
+FERRY_ENTRY(Comm_connect)
 
 extern "C" int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {
   api::Call call("MPI_Comm_join");
@@ -188,7 +188,7 @@ extern "C" int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {
   *intercomm = handle_of(created);
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(Comm_join)
+FERRY_ENTRY(Comm_join)
 
 extern "C" int PMPI_Comm_disconnect(MPI_Comm* comm) {
   api::Call call("MPI_Comm_disconnect");
@@ -203,7 +203,7 @@ extern "C" int PMPI_Comm_disconnect(MPI_Comm* comm) {
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_disconnect)
+FERRY_ENTRY(Comm_disconnect)
 
 extern "C" int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
   api::Call call("MPI_Publish_name");
@@ -213,7 +213,7 @@ extern "C" int PMPI_Publish_name(const char* service_name, MPI_Info info, const 
     return call.raise();
   return call.result(runtime::publish_name(service_name, port_name));
 }
-FERRY_WEAK_ALIAS(Publish_name)
+FERRY_ENTRY(Publish_name)
 
 extern "C" int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
   api::Call call("MPI_Lookup_name");
@@ -225,7 +225,7 @@ extern "C" int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* p
   std::snprintf(port_name, MPI_MAX_PORT_NAME, "%s", port.c_str());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Lookup_name)
+FERRY_ENTRY(Lookup_name)
 
 extern "C" int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
   api::Call call("MPI_Unpublish_name");
@@ -234,4 +234,4 @@ extern "C" int PMPI_Unpublish_name(const char* service_name, MPI_Info info, cons
     return call.raise();
   return call.result(runtime::unpublish_name(service_name));
 }
-FERRY_WEAK_ALIAS(Unpublish_name)
+FERRY_ENTRY(Unpublish_name)

@@ -44,7 +44,7 @@ extern "C" int PMPI_Init(int* argc, char*** argv) {
   int provided;
   return init("MPI_Init", MPI_THREAD_SINGLE, &provided);
 }
-FERRY_WEAK_ALIAS(Init)
+FERRY_ENTRY(Init)
 
 extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   if (provided == nullptr) {
@@ -53,7 +53,7 @@ extern "C" int PMPI_Init_thread(int* argc, char*** argv, int required, int* prov
   }
   return init("MPI_Init_thread", required, provided);
 }
-FERRY_WEAK_ALIAS(Init_thread)
+FERRY_ENTRY(Init_thread)
 
 extern "C" int PMPI_Finalize(void) {
   api::Call call("MPI_Finalize");
@@ -64,21 +64,21 @@ extern "C" int PMPI_Finalize(void) {
   if (finalized.ok()) io::files::after_finalize();
   return call.result(std::move(finalized));
 }
-FERRY_WEAK_ALIAS(Finalize)
+FERRY_ENTRY(Finalize)
 
 extern "C" int PMPI_Initialized(int* flag) {
   if (flag == nullptr) return MPI_ERR_ARG;
   *flag = runtime::initialized() || runtime::finalized();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Initialized)
+FERRY_ENTRY(Initialized)
 
 extern "C" int PMPI_Finalized(int* flag) {
   if (flag == nullptr) return MPI_ERR_ARG;
   *flag = runtime::finalized();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Finalized)
+FERRY_ENTRY(Finalized)
 
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
   // MPI-3.1 §8.7: Ferry ends the whole job, whatever the communicator.
@@ -86,7 +86,7 @@ extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
   std::snprintf(text, sizeof text, "MPI_Abort called with error code %d", errorcode);
   runtime::abort_job(errorcode, text);
 }
-FERRY_WEAK_ALIAS(Abort)
+FERRY_ENTRY(Abort)
 
 extern "C" int PMPI_Get_processor_name(char* name, int* resultlen) {
   api::Call call("MPI_Get_processor_name");
@@ -97,7 +97,7 @@ extern "C" int PMPI_Get_processor_name(char* name, int* resultlen) {
   *resultlen = static_cast<int>(std::strlen(name));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Get_processor_name)
+FERRY_ENTRY(Get_processor_name)
 
 extern "C" int PMPI_Get_version(int* version, int* subversion) {
   if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
@@ -105,7 +105,7 @@ extern "C" int PMPI_Get_version(int* version, int* subversion) {
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Get_version)
+FERRY_ENTRY(Get_version)
 
 extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
   if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
@@ -114,21 +114,21 @@ extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
   *resultlen = n;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Get_library_version)
+FERRY_ENTRY(Get_library_version)
 
 extern "C" double PMPI_Wtime(void) {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
-FERRY_WEAK_ALIAS(Wtime)
+FERRY_ENTRY(Wtime)
 
 extern "C" double PMPI_Wtick(void) {
   timespec res;
   clock_getres(CLOCK_MONOTONIC, &res);
   return static_cast<double>(res.tv_sec) + 1e-9 * static_cast<double>(res.tv_nsec);
 }
-FERRY_WEAK_ALIAS(Wtick)
+FERRY_ENTRY(Wtick)
 
 extern "C" int PMPI_Query_thread(int* provided) {
   api::Call call("MPI_Query_thread");
@@ -136,7 +136,7 @@ extern "C" int PMPI_Query_thread(int* provided) {
   *provided = runtime::thread_level();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Query_thread)
+FERRY_ENTRY(Query_thread)
 
 extern "C" int PMPI_Is_thread_main(int* flag) {
   api::Call call("MPI_Is_thread_main");
@@ -144,13 +144,13 @@ extern "C" int PMPI_Is_thread_main(int* flag) {
   *flag = runtime::is_main_thread();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Is_thread_main)
+FERRY_ENTRY(Is_thread_main)
 
 extern "C" int PMPI_Pcontrol(const int level, ...) {
   // MPI-3.1 §14.2.4: no effect unless a profiling library intercepts it.
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Pcontrol)
+FERRY_ENTRY(Pcontrol)
 
 extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   api::Call call("MPI_Alloc_mem");
@@ -168,7 +168,7 @@ extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   *static_cast<void**>(baseptr) = memory;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Alloc_mem)
+FERRY_ENTRY(Alloc_mem)
 
 extern "C" int PMPI_Free_mem(void* base) {
   api::Call call("MPI_Free_mem");
@@ -176,4 +176,4 @@ extern "C" int PMPI_Free_mem(void* base) {
   rma::alloc_mem::release(base);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Free_mem)
+FERRY_ENTRY(Free_mem)

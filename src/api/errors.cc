@@ -20,7 +20,7 @@ extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   *resultlen = static_cast<int>(std::strlen(string));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Error_string)
+FERRY_ENTRY(Error_string)
 
 extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
   api::Call call("MPI_Error_class");
@@ -32,7 +32,7 @@ extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
   *errorclass = error_code::class_of(errorcode);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Error_class)
+FERRY_ENTRY(Error_class)
 
 // User-defined error classes, codes and strings (MPI-3.1 §8.5).
 extern "C" int PMPI_Add_error_class(int* errorclass) {
@@ -40,14 +40,14 @@ extern "C" int PMPI_Add_error_class(int* errorclass) {
   if (!call.initialized() || !call.not_null(errorclass, "errorclass")) return call.raise();
   return call.result(error_code::add_class(errorclass));
 }
-FERRY_WEAK_ALIAS(Add_error_class)
+FERRY_ENTRY(Add_error_class)
 
 extern "C" int PMPI_Add_error_code(int errorclass, int* errorcode) {
   api::Call call("MPI_Add_error_code");
   if (!call.initialized() || !call.not_null(errorcode, "errorcode")) return call.raise();
   return call.result(error_code::add_code(errorclass, errorcode));
 }
-FERRY_WEAK_ALIAS(Add_error_code)
+FERRY_ENTRY(Add_error_code)
 
 extern "C" int PMPI_Add_error_string(int errorcode, const char* string) {
   api::Call call("MPI_Add_error_string");
@@ -60,32 +60,31 @@ extern "C" int PMPI_Add_error_string(int errorcode, const char* string) {
   }
   return call.result(error_code::set_string(errorcode, string));
 }
-FERRY_WEAK_ALIAS(Add_error_string)
+FERRY_ENTRY(Add_error_string)
 
 // MPICH's MPIX_Delete_error_class/_code/_string (MPICH 4.0.2; MPI-4.1 made
 // them MPI_Remove_error_*): undo MPI_Add_error_class/_code/_string.
-#define FERRY_WEAK_ALIAS_X(name) FERRY_PRAGMA(weak MPIX_##name = PMPIX_##name)
 
 extern "C" int PMPIX_Delete_error_class(int errorclass) {
   api::Call call("MPIX_Delete_error_class");
   if (!call.initialized()) return call.raise();
   return call.result(error_code::delete_class(errorclass));
 }
-FERRY_WEAK_ALIAS_X(Delete_error_class)
+FERRY_ENTRY_X(Delete_error_class)
 
 extern "C" int PMPIX_Delete_error_code(int errorcode) {
   api::Call call("MPIX_Delete_error_code");
   if (!call.initialized()) return call.raise();
   return call.result(error_code::delete_code(errorcode));
 }
-FERRY_WEAK_ALIAS_X(Delete_error_code)
+FERRY_ENTRY_X(Delete_error_code)
 
 extern "C" int PMPIX_Delete_error_string(int errorcode) {
   api::Call call("MPIX_Delete_error_string");
   if (!call.initialized()) return call.raise();
   return call.result(error_code::delete_string(errorcode));
 }
-FERRY_WEAK_ALIAS_X(Delete_error_string)
+FERRY_ENTRY_X(Delete_error_string)
 
 namespace {
 
@@ -131,32 +130,32 @@ int create_errhandler(const char* name, MPI_Comm_errhandler_function* fn, MPI_Er
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return set_errhandler("MPI_Comm_set_errhandler", comm, errhandler);
 }
-FERRY_WEAK_ALIAS(Comm_set_errhandler)
+FERRY_ENTRY(Comm_set_errhandler)
 
 extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   return get_errhandler("MPI_Comm_get_errhandler", comm, errhandler);
 }
-FERRY_WEAK_ALIAS(Comm_get_errhandler)
+FERRY_ENTRY(Comm_get_errhandler)
 
 extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
   return create_errhandler("MPI_Comm_create_errhandler", fn, errhandler);
 }
-FERRY_WEAK_ALIAS(Comm_create_errhandler)
+FERRY_ENTRY(Comm_create_errhandler)
 
 extern "C" int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
   return set_errhandler("MPI_Errhandler_set", comm, errhandler);
 }
-FERRY_WEAK_ALIAS(Errhandler_set)
+FERRY_ENTRY(Errhandler_set)
 
 extern "C" int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
   return get_errhandler("MPI_Errhandler_get", comm, errhandler);
 }
-FERRY_WEAK_ALIAS(Errhandler_get)
+FERRY_ENTRY(Errhandler_get)
 
 extern "C" int PMPI_Errhandler_create(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
   return create_errhandler("MPI_Errhandler_create", fn, errhandler);
 }
-FERRY_WEAK_ALIAS(Errhandler_create)
+FERRY_ENTRY(Errhandler_create)
 
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   api::Call call("MPI_Errhandler_free");
@@ -169,7 +168,7 @@ extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Errhandler_free)
+FERRY_ENTRY(Errhandler_free)
 
 extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   api::Call call("MPI_Comm_call_errhandler");
@@ -179,4 +178,4 @@ extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   errhandlers::invoke(c, errorcode, message);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_call_errhandler)
+FERRY_ENTRY(Comm_call_errhandler)

@@ -7,7 +7,6 @@
 #include "p2p/revoke.h"
 #include "runtime/fault_tolerance.h"
 
-#define FERRY_WEAK_ALIAS_X(name) FERRY_PRAGMA(weak MPIX_##name = PMPIX_##name)
 
 using namespace ferry;
 
@@ -17,7 +16,7 @@ extern "C" int PMPIX_Comm_revoke(MPI_Comm comm) {
   if (c == nullptr) return call.raise();
   return call.result(p2p::revoke::revoke(c));
 }
-FERRY_WEAK_ALIAS_X(Comm_revoke)
+FERRY_ENTRY_X(Comm_revoke)
 
 extern "C" int PMPIX_Comm_agree(MPI_Comm comm, int* flag) {
   api::Call call("MPIX_Comm_agree");
@@ -25,7 +24,7 @@ extern "C" int PMPIX_Comm_agree(MPI_Comm comm, int* flag) {
   if (c == nullptr || !call.not_null(flag, "flag")) return call.raise();
   return call.result(runtime::ulfm::agree(c, flag));
 }
-FERRY_WEAK_ALIAS_X(Comm_agree)
+FERRY_ENTRY_X(Comm_agree)
 
 extern "C" int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
   api::Call call("MPIX_Comm_shrink");
@@ -36,7 +35,7 @@ extern "C" int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
   *newcomm = created != nullptr ? created->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS_X(Comm_shrink)
+FERRY_ENTRY_X(Comm_shrink)
 
 // No process has failed while this one runs: nothing to acknowledge.
 extern "C" int PMPIX_Comm_failure_ack(MPI_Comm comm) {
@@ -44,7 +43,7 @@ extern "C" int PMPIX_Comm_failure_ack(MPI_Comm comm) {
   if (call.comm(comm) == nullptr) return call.raise();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS_X(Comm_failure_ack)
+FERRY_ENTRY_X(Comm_failure_ack)
 
 extern "C" int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failedgrp) {
   api::Call call("MPIX_Comm_failure_get_acked");
@@ -52,4 +51,4 @@ extern "C" int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failedgrp)
   *failedgrp = MPI_GROUP_EMPTY;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS_X(Comm_failure_get_acked)
+FERRY_ENTRY_X(Comm_failure_get_acked)

@@ -38,7 +38,7 @@ extern "C" int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MP
   *fh = f != nullptr ? f->handle : MPI_FILE_NULL;
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(File_open)
+FERRY_ENTRY(File_open)
 
 extern "C" int PMPI_File_close(MPI_File* fh) {
   api::Call call("MPI_File_close");
@@ -53,7 +53,7 @@ extern "C" int PMPI_File_close(MPI_File* fh) {
   call.forget_file();
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(File_close)
+FERRY_ENTRY(File_close)
 
 extern "C" int PMPI_File_delete(const char* filename, MPI_Info info) {
   api::Call call("MPI_File_delete");
@@ -62,7 +62,7 @@ extern "C" int PMPI_File_delete(const char* filename, MPI_Info info) {
   if (api::checked_hints(call, info) == nullptr || !checked_filename(call, filename)) return call.raise();
   return call.result(io::delete_file(filename));
 }
-FERRY_WEAK_ALIAS(File_delete)
+FERRY_ENTRY(File_delete)
 
 extern "C" int PMPI_File_set_size(MPI_File fh, MPI_Offset size) {
   api::Call call("MPI_File_set_size");
@@ -70,7 +70,7 @@ extern "C" int PMPI_File_set_size(MPI_File fh, MPI_Offset size) {
   if (f == nullptr) return call.raise();
   return call.result(io::set_size(*f, size));
 }
-FERRY_WEAK_ALIAS(File_set_size)
+FERRY_ENTRY(File_set_size)
 
 extern "C" int PMPI_File_preallocate(MPI_File fh, MPI_Offset size) {
   api::Call call("MPI_File_preallocate");
@@ -78,7 +78,7 @@ extern "C" int PMPI_File_preallocate(MPI_File fh, MPI_Offset size) {
   if (f == nullptr) return call.raise();
   return call.result(io::preallocate(*f, size));
 }
-FERRY_WEAK_ALIAS(File_preallocate)
+FERRY_ENTRY(File_preallocate)
 
 extern "C" int PMPI_File_get_size(MPI_File fh, MPI_Offset* size) {
   api::Call call("MPI_File_get_size");
@@ -86,7 +86,7 @@ extern "C" int PMPI_File_get_size(MPI_File fh, MPI_Offset* size) {
   if (f == nullptr || !call.not_null(size, "size")) return call.raise();
   return call.result(io::get_size(*f, size));
 }
-FERRY_WEAK_ALIAS(File_get_size)
+FERRY_ENTRY(File_get_size)
 
 extern "C" int PMPI_File_get_group(MPI_File fh, MPI_Group* group) {
   api::Call call("MPI_File_get_group");
@@ -97,7 +97,7 @@ extern "C" int PMPI_File_get_group(MPI_File fh, MPI_Group* group) {
   *group = f->comm->group->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_group)
+FERRY_ENTRY(File_get_group)
 
 extern "C" int PMPI_File_get_amode(MPI_File fh, int* amode) {
   api::Call call("MPI_File_get_amode");
@@ -106,7 +106,7 @@ extern "C" int PMPI_File_get_amode(MPI_File fh, int* amode) {
   *amode = f->amode;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_amode)
+FERRY_ENTRY(File_get_amode)
 
 extern "C" int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
   api::Call call("MPI_File_set_info");
@@ -120,7 +120,7 @@ extern "C" int PMPI_File_set_info(MPI_File fh, MPI_Info info) {
   io::apply_hints(f->hints, hints, f->tuning, f->path);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_set_info)
+FERRY_ENTRY(File_set_info)
 
 extern "C" int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   api::Call call("MPI_File_get_info");
@@ -129,7 +129,7 @@ extern "C" int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   *info_used = infos::create(f->hints);  // a new object the caller frees
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_info)
+FERRY_ENTRY(File_get_info)
 
 extern "C" int PMPI_File_sync(MPI_File fh) {
   api::Call call("MPI_File_sync");
@@ -137,7 +137,7 @@ extern "C" int PMPI_File_sync(MPI_File fh) {
   if (f == nullptr) return call.raise();
   return call.result(io::sync(*f));
 }
-FERRY_WEAK_ALIAS(File_sync)
+FERRY_ENTRY(File_sync)
 
 extern "C" int PMPI_File_set_atomicity(MPI_File fh, int flag) {
   api::Call call("MPI_File_set_atomicity");
@@ -145,7 +145,7 @@ extern "C" int PMPI_File_set_atomicity(MPI_File fh, int flag) {
   if (f == nullptr) return call.raise();
   return call.result(io::set_atomicity(*f, flag != 0));
 }
-FERRY_WEAK_ALIAS(File_set_atomicity)
+FERRY_ENTRY(File_set_atomicity)
 
 extern "C" int PMPI_File_get_atomicity(MPI_File fh, int* flag) {
   api::Call call("MPI_File_get_atomicity");
@@ -154,14 +154,14 @@ extern "C" int PMPI_File_get_atomicity(MPI_File fh, int* flag) {
   *flag = f->atomic ? 1 : 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_atomicity)
+FERRY_ENTRY(File_get_atomicity)
 
 // MPI_File is a pointer in MPICH's ABI, but Ferry's hold a 32-bit handle
 // (io/file.h), which is the Fortran integer too.
 extern "C" MPI_Fint PMPI_File_c2f(MPI_File fh) { return io::files::to_fortran(fh); }
-FERRY_WEAK_ALIAS(File_c2f)
+FERRY_ENTRY(File_c2f)
 extern "C" MPI_File PMPI_File_f2c(MPI_Fint fh) { return io::files::from_fortran(fh); }
-FERRY_WEAK_ALIAS(File_f2c)
+FERRY_ENTRY(File_f2c)
 
 // ---- Error handlers (§13.7) --------------------------------------------------
 
@@ -189,7 +189,7 @@ extern "C" int PMPI_File_create_errhandler(MPI_File_errhandler_function* fn, MPI
   *errhandler = errhandlers::create_for_files(fn);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_create_errhandler)
+FERRY_ENTRY(File_create_errhandler)
 
 extern "C" int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler errhandler) {
   api::Call call("MPI_File_set_errhandler");
@@ -207,7 +207,7 @@ extern "C" int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler errhandler) 
   errhandlers::set(*field, errhandler);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_set_errhandler)
+FERRY_ENTRY(File_set_errhandler)
 
 extern "C" int PMPI_File_get_errhandler(MPI_File fh, MPI_Errhandler* errhandler) {
   api::Call call("MPI_File_get_errhandler");
@@ -216,7 +216,7 @@ extern "C" int PMPI_File_get_errhandler(MPI_File fh, MPI_Errhandler* errhandler)
   *errhandler = errhandlers::get(*field);  // a reference of the caller's own
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_errhandler)
+FERRY_ENTRY(File_get_errhandler)
 
 extern "C" int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   api::Call call("MPI_File_call_errhandler");
@@ -226,4 +226,4 @@ extern "C" int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   errhandlers::invoke_file(*field, fh, errorcode, message);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_call_errhandler)
+FERRY_ENTRY(File_call_errhandler)

@@ -101,80 +101,80 @@ extern "C" int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int 
   return data_access({"MPI_File_read_at", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_at)
+FERRY_ENTRY(File_read_at)
 
 extern "C" int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                                      MPI_Status* status) {
   return data_access({"MPI_File_read_at_all", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
                      status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_at_all)
+FERRY_ENTRY(File_read_at_all)
 
 extern "C" int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
                                   MPI_Status* status) {
   return data_access({"MPI_File_write_at", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_at)
+FERRY_ENTRY(File_write_at)
 
 extern "C" int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                                       MPI_Datatype datatype, MPI_Status* status) {
   return data_access({"MPI_File_write_at_all", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
                      status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_at_all)
+FERRY_ENTRY(File_write_at_all)
 
 extern "C" int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                                   MPI_Request* request) {
   return data_access({"MPI_File_iread_at", kRead, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iread_at)
+FERRY_ENTRY(File_iread_at)
 
 extern "C" int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                                       MPI_Request* request) {
   return data_access({"MPI_File_iread_at_all", kRead, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iread_at_all)
+FERRY_ENTRY(File_iread_at_all)
 
 extern "C" int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                                    MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iwrite_at", kWrite, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_at)
+FERRY_ENTRY(File_iwrite_at)
 
 extern "C" int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                                        MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iwrite_at_all", kWrite, kAt, Form::kNonblocking}, fh, offset, buf, count,
                      datatype, nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_at_all)
+FERRY_ENTRY(File_iwrite_at_all)
 
 extern "C" int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count,
                                            MPI_Datatype datatype) {
   return data_access({"MPI_File_read_at_all_begin", kRead, kAt, Form::kSplitBegin}, fh, offset, buf, count,
                      datatype, nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_at_all_begin)
+FERRY_ENTRY(File_read_at_all_begin)
 
 extern "C" int PMPI_File_read_at_all_end(MPI_File fh, void*, MPI_Status* status) {
   return split_end("MPI_File_read_at_all_end", "MPI_File_read_at_all_begin", fh, status);
 }
-FERRY_WEAK_ALIAS(File_read_at_all_end)
+FERRY_ENTRY(File_read_at_all_end)
 
 extern "C" int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                                             MPI_Datatype datatype) {
   return data_access({"MPI_File_write_at_all_begin", kWrite, kAt, Form::kSplitBegin}, fh, offset, buf, count,
                      datatype, nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_at_all_begin)
+FERRY_ENTRY(File_write_at_all_begin)
 
 extern "C" int PMPI_File_write_at_all_end(MPI_File fh, const void*, MPI_Status* status) {
   return split_end("MPI_File_write_at_all_end", "MPI_File_write_at_all_begin", fh, status);
 }
-FERRY_WEAK_ALIAS(File_write_at_all_end)
+FERRY_ENTRY(File_write_at_all_end)
 
 // ---- The individual file pointer -----------------------------------------------
 
@@ -182,74 +182,74 @@ extern "C" int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype da
   return data_access({"MPI_File_read", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_read)
+FERRY_ENTRY(File_read)
 
 extern "C" int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return data_access({"MPI_File_read_all", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_all)
+FERRY_ENTRY(File_read_all)
 
 extern "C" int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return data_access({"MPI_File_write", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_write)
+FERRY_ENTRY(File_write)
 
 extern "C" int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                    MPI_Status* status) {
   return data_access({"MPI_File_write_all", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype,
                      status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_all)
+FERRY_ENTRY(File_write_all)
 
 extern "C" int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iread", kRead, kPointer, Form::kBackground}, fh, 0, buf, count, datatype, nullptr,
                      request);
 }
-FERRY_WEAK_ALIAS(File_iread)
+FERRY_ENTRY(File_iread)
 
 extern "C" int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iread_all", kRead, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iread_all)
+FERRY_ENTRY(File_iread_all)
 
 extern "C" int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                 MPI_Request* request) {
   return data_access({"MPI_File_iwrite", kWrite, kPointer, Form::kBackground}, fh, 0, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite)
+FERRY_ENTRY(File_iwrite)
 
 extern "C" int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                     MPI_Request* request) {
   return data_access({"MPI_File_iwrite_all", kWrite, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_all)
+FERRY_ENTRY(File_iwrite_all)
 
 extern "C" int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
   return data_access({"MPI_File_read_all_begin", kRead, kPointer, Form::kSplitBegin}, fh, 0, buf, count, datatype,
                      nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_all_begin)
+FERRY_ENTRY(File_read_all_begin)
 
 extern "C" int PMPI_File_read_all_end(MPI_File fh, void*, MPI_Status* status) {
   return split_end("MPI_File_read_all_end", "MPI_File_read_all_begin", fh, status);
 }
-FERRY_WEAK_ALIAS(File_read_all_end)
+FERRY_ENTRY(File_read_all_end)
 
 extern "C" int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
   return data_access({"MPI_File_write_all_begin", kWrite, kPointer, Form::kSplitBegin}, fh, 0, buf, count,
                      datatype, nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_all_begin)
+FERRY_ENTRY(File_write_all_begin)
 
 extern "C" int PMPI_File_write_all_end(MPI_File fh, const void*, MPI_Status* status) {
   return split_end("MPI_File_write_all_end", "MPI_File_write_all_begin", fh, status);
 }
-FERRY_WEAK_ALIAS(File_write_all_end)
+FERRY_ENTRY(File_write_all_end)
 
 // ---- The same with MPI_Count counts (MPI-4.0 §14.4, large counts) ---------------------------
 
@@ -258,133 +258,133 @@ extern "C" int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MP
   return data_access({"MPI_File_read_at_c", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_at_c)
+FERRY_ENTRY(File_read_at_c)
 
 extern "C" int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
                                        MPI_Datatype datatype, MPI_Status* status) {
   return data_access({"MPI_File_read_at_all_c", kRead, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
                      status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_at_all_c)
+FERRY_ENTRY(File_read_at_all_c)
 
 extern "C" int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
                                     MPI_Datatype datatype, MPI_Status* status) {
   return data_access({"MPI_File_write_at_c", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_at_c)
+FERRY_ENTRY(File_write_at_c)
 
 extern "C" int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
                                         MPI_Datatype datatype, MPI_Status* status) {
   return data_access({"MPI_File_write_at_all_c", kWrite, kAt, Form::kBlocking}, fh, offset, buf, count, datatype,
                      status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_at_all_c)
+FERRY_ENTRY(File_write_at_all_c)
 
 extern "C" int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype,
                                     MPI_Request* request) {
   return data_access({"MPI_File_iread_at_c", kRead, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iread_at_c)
+FERRY_ENTRY(File_iread_at_c)
 
 extern "C" int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
                                         MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iread_at_all_c", kRead, kAt, Form::kNonblocking}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iread_at_all_c)
+FERRY_ENTRY(File_iread_at_all_c)
 
 extern "C" int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
                                      MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iwrite_at_c", kWrite, kAt, Form::kBackground}, fh, offset, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_at_c)
+FERRY_ENTRY(File_iwrite_at_c)
 
 extern "C" int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
                                          MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iwrite_at_all_c", kWrite, kAt, Form::kNonblocking}, fh, offset, buf, count,
                      datatype, nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_at_all_c)
+FERRY_ENTRY(File_iwrite_at_all_c)
 
 extern "C" int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
                                              MPI_Datatype datatype) {
   return data_access({"MPI_File_read_at_all_begin_c", kRead, kAt, Form::kSplitBegin}, fh, offset, buf, count,
                      datatype, nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_at_all_begin_c)
+FERRY_ENTRY(File_read_at_all_begin_c)
 
 extern "C" int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
                                               MPI_Datatype datatype) {
   return data_access({"MPI_File_write_at_all_begin_c", kWrite, kAt, Form::kSplitBegin}, fh, offset, buf, count,
                      datatype, nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_at_all_begin_c)
+FERRY_ENTRY(File_write_at_all_begin_c)
 
 extern "C" int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   return data_access({"MPI_File_read_c", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_c)
+FERRY_ENTRY(File_read_c)
 
 extern "C" int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
                                     MPI_Status* status) {
   return data_access({"MPI_File_read_all_c", kRead, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_all_c)
+FERRY_ENTRY(File_read_all_c)
 
 extern "C" int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                  MPI_Status* status) {
   return data_access({"MPI_File_write_c", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype, status,
                      nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_c)
+FERRY_ENTRY(File_write_c)
 
 extern "C" int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                      MPI_Status* status) {
   return data_access({"MPI_File_write_all_c", kWrite, kPointer, Form::kBlocking}, fh, 0, buf, count, datatype,
                      status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_all_c)
+FERRY_ENTRY(File_write_all_c)
 
 extern "C" int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   return data_access({"MPI_File_iread_c", kRead, kPointer, Form::kBackground}, fh, 0, buf, count, datatype, nullptr,
                      request);
 }
-FERRY_WEAK_ALIAS(File_iread_c)
+FERRY_ENTRY(File_iread_c)
 
 extern "C" int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
                                      MPI_Request* request) {
   return data_access({"MPI_File_iread_all_c", kRead, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iread_all_c)
+FERRY_ENTRY(File_iread_all_c)
 
 extern "C" int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                   MPI_Request* request) {
   return data_access({"MPI_File_iwrite_c", kWrite, kPointer, Form::kBackground}, fh, 0, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_c)
+FERRY_ENTRY(File_iwrite_c)
 
 extern "C" int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                       MPI_Request* request) {
   return data_access({"MPI_File_iwrite_all_c", kWrite, kPointer, Form::kNonblocking}, fh, 0, buf, count, datatype,
                      nullptr, request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_all_c)
+FERRY_ENTRY(File_iwrite_all_c)
 
 extern "C" int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
   return data_access({"MPI_File_read_all_begin_c", kRead, kPointer, Form::kSplitBegin}, fh, 0, buf, count, datatype,
                      nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_all_begin_c)
+FERRY_ENTRY(File_read_all_begin_c)
 
 extern "C" int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
   return data_access({"MPI_File_write_all_begin_c", kWrite, kPointer, Form::kSplitBegin}, fh, 0, buf, count,
                      datatype, nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_all_begin_c)
+FERRY_ENTRY(File_write_all_begin_c)

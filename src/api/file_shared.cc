@@ -98,62 +98,62 @@ constexpr Direction kWrite = Direction::kWrite;
 extern "C" int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return shared_access({"MPI_File_read_shared", kRead, Form::kBlocking}, fh, buf, count, datatype, status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_shared)
+FERRY_ENTRY(File_read_shared)
 
 extern "C" int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                       MPI_Status* status) {
   return shared_access({"MPI_File_write_shared", kWrite, Form::kBlocking}, fh, buf, count, datatype, status,
                        nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_shared)
+FERRY_ENTRY(File_write_shared)
 
 extern "C" int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
                                       MPI_Request* request) {
   return shared_access({"MPI_File_iread_shared", kRead, Form::kNonblocking}, fh, buf, count, datatype, nullptr,
                        request);
 }
-FERRY_WEAK_ALIAS(File_iread_shared)
+FERRY_ENTRY(File_iread_shared)
 
 extern "C" int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                        MPI_Request* request) {
   return shared_access({"MPI_File_iwrite_shared", kWrite, Form::kNonblocking}, fh, buf, count, datatype, nullptr,
                        request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_shared)
+FERRY_ENTRY(File_iwrite_shared)
 
 extern "C" int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return shared_access({"MPI_File_read_ordered", kRead, Form::kOrdered}, fh, buf, count, datatype, status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_ordered)
+FERRY_ENTRY(File_read_ordered)
 
 extern "C" int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                        MPI_Status* status) {
   return shared_access({"MPI_File_write_ordered", kWrite, Form::kOrdered}, fh, buf, count, datatype, status,
                        nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_ordered)
+FERRY_ENTRY(File_write_ordered)
 
 extern "C" int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) {
   return shared_access({"MPI_File_read_ordered_begin", kRead, Form::kOrderedBegin}, fh, buf, count, datatype,
                        nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_ordered_begin)
+FERRY_ENTRY(File_read_ordered_begin)
 
 extern "C" int PMPI_File_read_ordered_end(MPI_File fh, void*, MPI_Status* status) {
   return split_end("MPI_File_read_ordered_end", "MPI_File_read_ordered_begin", fh, status);
 }
-FERRY_WEAK_ALIAS(File_read_ordered_end)
+FERRY_ENTRY(File_read_ordered_end)
 
 extern "C" int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) {
   return shared_access({"MPI_File_write_ordered_begin", kWrite, Form::kOrderedBegin}, fh, buf, count, datatype,
                        nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_ordered_begin)
+FERRY_ENTRY(File_write_ordered_begin)
 
 extern "C" int PMPI_File_write_ordered_end(MPI_File fh, const void*, MPI_Status* status) {
   return split_end("MPI_File_write_ordered_end", "MPI_File_write_ordered_begin", fh, status);
 }
-FERRY_WEAK_ALIAS(File_write_ordered_end)
+FERRY_ENTRY(File_write_ordered_end)
 
 extern "C" int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   api::Call call("MPI_File_seek_shared");
@@ -168,7 +168,7 @@ extern "C" int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     local = fail(MPI_ERR_ARG, "invalid whence %d (MPI_SEEK_SET, MPI_SEEK_CUR or MPI_SEEK_END)", whence);
   return call.result(io::shared_pointer::seek(*f, offset, whence, std::move(local)));
 }
-FERRY_WEAK_ALIAS(File_seek_shared)
+FERRY_ENTRY(File_seek_shared)
 
 extern "C" int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
   api::Call call("MPI_File_get_position_shared");
@@ -176,7 +176,7 @@ extern "C" int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
   if (f == nullptr || !call.not_null(offset, "offset")) return call.raise();
   return call.result(io::shared_pointer::fetch_and_add(*f, 0, offset));
 }
-FERRY_WEAK_ALIAS(File_get_position_shared)
+FERRY_ENTRY(File_get_position_shared)
 
 // ---- The same with MPI_Count counts (MPI-4.0 §14.4, large counts) ---------------------------
 
@@ -184,50 +184,50 @@ extern "C" int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, 
                                        MPI_Status* status) {
   return shared_access({"MPI_File_read_shared_c", kRead, Form::kBlocking}, fh, buf, count, datatype, status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_shared_c)
+FERRY_ENTRY(File_read_shared_c)
 
 extern "C" int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                         MPI_Status* status) {
   return shared_access({"MPI_File_write_shared_c", kWrite, Form::kBlocking}, fh, buf, count, datatype, status,
                        nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_shared_c)
+FERRY_ENTRY(File_write_shared_c)
 
 extern "C" int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
                                         MPI_Request* request) {
   return shared_access({"MPI_File_iread_shared_c", kRead, Form::kNonblocking}, fh, buf, count, datatype, nullptr,
                        request);
 }
-FERRY_WEAK_ALIAS(File_iread_shared_c)
+FERRY_ENTRY(File_iread_shared_c)
 
 extern "C" int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                          MPI_Request* request) {
   return shared_access({"MPI_File_iwrite_shared_c", kWrite, Form::kNonblocking}, fh, buf, count, datatype, nullptr,
                        request);
 }
-FERRY_WEAK_ALIAS(File_iwrite_shared_c)
+FERRY_ENTRY(File_iwrite_shared_c)
 
 extern "C" int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
                                         MPI_Status* status) {
   return shared_access({"MPI_File_read_ordered_c", kRead, Form::kOrdered}, fh, buf, count, datatype, status, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_ordered_c)
+FERRY_ENTRY(File_read_ordered_c)
 
 extern "C" int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                          MPI_Status* status) {
   return shared_access({"MPI_File_write_ordered_c", kWrite, Form::kOrdered}, fh, buf, count, datatype, status,
                        nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_ordered_c)
+FERRY_ENTRY(File_write_ordered_c)
 
 extern "C" int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
   return shared_access({"MPI_File_read_ordered_begin_c", kRead, Form::kOrderedBegin}, fh, buf, count, datatype,
                        nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_read_ordered_begin_c)
+FERRY_ENTRY(File_read_ordered_begin_c)
 
 extern "C" int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
   return shared_access({"MPI_File_write_ordered_begin_c", kWrite, Form::kOrderedBegin}, fh, buf, count, datatype,
                        nullptr, nullptr);
 }
-FERRY_WEAK_ALIAS(File_write_ordered_begin_c)
+FERRY_ENTRY(File_write_ordered_begin_c)

@@ -37,7 +37,7 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   return call.result(io::set_view(*f, disp, ok ? e : nullptr, ok ? t : nullptr, ok ? datarep : nullptr,
                                   ok ? hints : nullptr, call.take_error()));
 }
-FERRY_WEAK_ALIAS(File_set_view)
+FERRY_ENTRY(File_set_view)
 
 extern "C" int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
                                   char* datarep) {
@@ -52,7 +52,7 @@ extern "C" int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* e
   std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", f->view.datarep().c_str());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_view)
+FERRY_ENTRY(File_get_view)
 
 extern "C" int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
   api::Call call("MPI_File_get_type_extent");
@@ -62,7 +62,7 @@ extern "C" int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI
   *extent = io::file_extent(*t, f->view.datarep());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_type_extent)
+FERRY_ENTRY(File_get_type_extent)
 
 // MPI-4.0 §14.6.5: the same extent as an MPI_Count.
 extern "C" int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
@@ -73,7 +73,7 @@ extern "C" int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, M
   *extent = io::file_extent(*t, f->view.datarep());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_type_extent_c)
+FERRY_ENTRY(File_get_type_extent_c)
 
 extern "C" int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
   api::Call call("MPI_File_get_byte_offset");
@@ -81,7 +81,7 @@ extern "C" int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Off
   if (f == nullptr || !call.not_null(disp, "disp")) return call.raise();
   return call.result(io::byte_offset(*f, offset, disp));
 }
-FERRY_WEAK_ALIAS(File_get_byte_offset)
+FERRY_ENTRY(File_get_byte_offset)
 
 extern "C" int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
   api::Call call("MPI_File_seek");
@@ -89,7 +89,7 @@ extern "C" int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
   if (f == nullptr) return call.raise();
   return call.result(io::seek(*f, offset, whence));
 }
-FERRY_WEAK_ALIAS(File_seek)
+FERRY_ENTRY(File_seek)
 
 extern "C" int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   api::Call call("MPI_File_get_position");
@@ -99,7 +99,7 @@ extern "C" int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   *offset = f->position;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(File_get_position)
+FERRY_ENTRY(File_get_position)
 
 // MPI-3.1 §13.5.3. Not collective; a process registers a name once. An
 // I/O call without a file: MPI_FILE_NULL's handler applies (§13.7). The
@@ -123,7 +123,7 @@ extern "C" int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion
   return register_datarep("MPI_Register_datarep", datarep, read_conversion_fn, write_conversion_fn,
                           dtype_file_extent_fn, extra_state);
 }
-FERRY_WEAK_ALIAS(Register_datarep)
+FERRY_ENTRY(Register_datarep)
 
 extern "C" int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn,
                                        MPI_Datarep_conversion_function_c* write_conversion_fn,
@@ -131,4 +131,4 @@ extern "C" int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversi
   return register_datarep("MPI_Register_datarep_c", datarep, read_conversion_fn, write_conversion_fn,
                           dtype_file_extent_fn, extra_state);
 }
-FERRY_WEAK_ALIAS(Register_datarep_c)
+FERRY_ENTRY(Register_datarep_c)

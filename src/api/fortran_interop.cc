@@ -48,26 +48,26 @@ extern "C" int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
   return convert("MPI_Status_c2f", c_status, is_c_ignore(c_status), "c_status", f_status,
                  f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE, "f_status");
 }
-FERRY_WEAK_ALIAS(Status_c2f)
+FERRY_ENTRY(Status_c2f)
 
 extern "C" int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
   return convert("MPI_Status_f2c", f_status, f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE,
                  "f_status", c_status, is_c_ignore(c_status), "c_status");
 }
-FERRY_WEAK_ALIAS(Status_f2c)
+FERRY_ENTRY(Status_f2c)
 
 extern "C" int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
   return convert("MPI_Status_c2f08", c_status, is_c_ignore(c_status), "c_status", f08_status,
                  f08_status == MPI_F08_STATUS_IGNORE || f08_status == MPI_F08_STATUSES_IGNORE, "f08_status");
 }
-FERRY_WEAK_ALIAS(Status_c2f08)
+FERRY_ENTRY(Status_c2f08)
 
 extern "C" int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
   return convert("MPI_Status_f082c", f08_status,
                  f08_status == MPI_F08_STATUS_IGNORE || f08_status == MPI_F08_STATUSES_IGNORE, "f08_status", c_status,
                  is_c_ignore(c_status), "c_status");
 }
-FERRY_WEAK_ALIAS(Status_f082c)
+FERRY_ENTRY(Status_f082c)
 
 // MPI-4.0 §19.3.5: between the two Fortran statuses, from C (mpi_f08 programs have them as module
 // procedures, bindings/fortran/gen_f08.py).
@@ -88,14 +88,14 @@ FERRY_WEAK_ALIAS(Status_f082f)
 extern "C" int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
   return f90_type("MPI_Type_create_f90_integer", integer_kind, 0, r, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_f90_integer)
+FERRY_ENTRY(Type_create_f90_integer)
 
 extern "C" int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
   return f90_type("MPI_Type_create_f90_real", datatypes::f90_real, p, r, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_f90_real)
+FERRY_ENTRY(Type_create_f90_real)
 
 extern "C" int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
   return f90_type("MPI_Type_create_f90_complex", datatypes::f90_complex, p, r, newtype);
 }
-FERRY_WEAK_ALIAS(Type_create_f90_complex)
+FERRY_ENTRY(Type_create_f90_complex)

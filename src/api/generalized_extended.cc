@@ -5,7 +5,6 @@
 #include "api/api.h"
 #include "p2p/generalized.h"
 
-#define FERRY_WEAK_ALIAS_X(name) FERRY_PRAGMA(weak MPIX_##name = PMPIX_##name)
 
 using namespace ferry;
 
@@ -18,7 +17,7 @@ extern "C" int PMPIX_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_G
   *request = generalized::start_polled(GeneralizedOps{query_fn, free_fn, cancel_fn, extra_state}, poll_fn)->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS_X(Grequest_start)
+FERRY_ENTRY_X(Grequest_start)
 
 extern "C" int PMPIX_Grequest_class_create(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                                            MPI_Grequest_cancel_function* cancel_fn,
@@ -33,7 +32,7 @@ extern "C" int PMPIX_Grequest_class_create(MPI_Grequest_query_function* query_fn
   *greq_class = generalized::create_class(c);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS_X(Grequest_class_create)
+FERRY_ENTRY_X(Grequest_class_create)
 
 extern "C" int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void* extra_state,
                                              MPI_Request* request) {
@@ -48,4 +47,4 @@ extern "C" int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, voi
   *request = generalized::start_polled(c.ops, c.poll)->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS_X(Grequest_class_allocate)
+FERRY_ENTRY_X(Grequest_class_allocate)

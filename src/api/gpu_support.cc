@@ -7,7 +7,6 @@
 
 using namespace ferry;
 
-#define FERRY_WEAK_ALIAS_X(name) FERRY_PRAGMA(weak MPIX_##name = PMPIX_##name)
 
 extern "C" int PMPIX_GPU_query_support(int gpu_type, int* is_supported) {
   api::Call call("MPIX_GPU_query_support");
@@ -22,8 +21,8 @@ extern "C" int PMPIX_GPU_query_support(int gpu_type, int* is_supported) {
   *is_supported = gpu_type == MPIX_GPU_SUPPORT_CUDA && device::enabled() ? 1 : 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS_X(GPU_query_support)
+FERRY_ENTRY_X(GPU_query_support)
 
 // MPICH: no error checking; it answers 0 or 1.
 extern "C" int PMPIX_Query_cuda_support(void) { return device::enabled() ? 1 : 0; }
-FERRY_WEAK_ALIAS_X(Query_cuda_support)
+FERRY_ENTRY_X(Query_cuda_support)

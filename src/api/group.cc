@@ -56,7 +56,7 @@ extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   *group = c->group->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Comm_group)
+FERRY_ENTRY(Comm_group)
 
 extern "C" int PMPI_Group_size(MPI_Group group, int* size) {
   api::Call call("MPI_Group_size");
@@ -65,7 +65,7 @@ extern "C" int PMPI_Group_size(MPI_Group group, int* size) {
   *size = g->size();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Group_size)
+FERRY_ENTRY(Group_size)
 
 extern "C" int PMPI_Group_rank(MPI_Group group, int* rank) {
   api::Call call("MPI_Group_rank");
@@ -74,21 +74,21 @@ extern "C" int PMPI_Group_rank(MPI_Group group, int* rank) {
   *rank = g->rank;  // MPI_UNDEFINED when this process is not a member
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Group_rank)
+FERRY_ENTRY(Group_rank)
 
 extern "C" int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   return subset_operation("MPI_Group_incl", group, newgroup, [&](const groups::Members& g, groups::Members* out) {
     return groups::incl(g, n, ranks, out);
   });
 }
-FERRY_WEAK_ALIAS(Group_incl)
+FERRY_ENTRY(Group_incl)
 
 extern "C" int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
   return subset_operation("MPI_Group_excl", group, newgroup, [&](const groups::Members& g, groups::Members* out) {
     return groups::excl(g, n, ranks, out);
   });
 }
-FERRY_WEAK_ALIAS(Group_excl)
+FERRY_ENTRY(Group_excl)
 
 extern "C" int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   return subset_operation("MPI_Group_range_incl", group, newgroup,
@@ -96,7 +96,7 @@ extern "C" int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MP
                             return groups::range_incl(g, n, ranges, out);
                           });
 }
-FERRY_WEAK_ALIAS(Group_range_incl)
+FERRY_ENTRY(Group_range_incl)
 
 extern "C" int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
   return subset_operation("MPI_Group_range_excl", group, newgroup,
@@ -104,22 +104,22 @@ extern "C" int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MP
                             return groups::range_excl(g, n, ranges, out);
                           });
 }
-FERRY_WEAK_ALIAS(Group_range_excl)
+FERRY_ENTRY(Group_range_excl)
 
 extern "C" int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return set_operation("MPI_Group_union", group1, group2, newgroup, groups::set_union);
 }
-FERRY_WEAK_ALIAS(Group_union)
+FERRY_ENTRY(Group_union)
 
 extern "C" int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return set_operation("MPI_Group_intersection", group1, group2, newgroup, groups::intersection);
 }
-FERRY_WEAK_ALIAS(Group_intersection)
+FERRY_ENTRY(Group_intersection)
 
 extern "C" int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
   return set_operation("MPI_Group_difference", group1, group2, newgroup, groups::difference);
 }
-FERRY_WEAK_ALIAS(Group_difference)
+FERRY_ENTRY(Group_difference)
 
 extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                           int ranks2[]) {
@@ -129,7 +129,7 @@ extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ran
   if (g1 == nullptr || g2 == nullptr) return call.raise();
   return call.result(groups::translate(g1->members, n, ranks1, g2->members, ranks2));
 }
-FERRY_WEAK_ALIAS(Group_translate_ranks)
+FERRY_ENTRY(Group_translate_ranks)
 
 extern "C" int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
   api::Call call("MPI_Group_compare");
@@ -139,7 +139,7 @@ extern "C" int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* resul
   *result = groups::compare(g1->members, g2->members);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Group_compare)
+FERRY_ENTRY(Group_compare)
 
 extern "C" int PMPI_Group_free(MPI_Group* group) {
   api::Call call("MPI_Group_free");
@@ -152,4 +152,4 @@ extern "C" int PMPI_Group_free(MPI_Group* group) {
   *group = MPI_GROUP_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Group_free)
+FERRY_ENTRY(Group_free)

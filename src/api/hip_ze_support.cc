@@ -3,10 +3,9 @@
 // built with neither, so both answer 0, before MPI_Init as after.
 #include "api/api.h"
 
-#define FERRY_WEAK_ALIAS_X(name) FERRY_PRAGMA(weak MPIX_##name = PMPIX_##name)
 
 extern "C" int PMPIX_Query_hip_support(void) { return 0; }
-FERRY_WEAK_ALIAS_X(Query_hip_support)
+FERRY_ENTRY_X(Query_hip_support)
 
 extern "C" int PMPIX_Query_ze_support(void) { return 0; }
-FERRY_WEAK_ALIAS_X(Query_ze_support)
+FERRY_ENTRY_X(Query_ze_support)

@@ -44,7 +44,7 @@ extern "C" int PMPI_Info_create(MPI_Info* info) {
   *info = infos::create();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_create)
+FERRY_ENTRY(Info_create)
 
 extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
   api::Call call("MPI_Info_set");
@@ -54,7 +54,7 @@ extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) 
   i->set(key, value);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_set)
+FERRY_ENTRY(Info_set)
 
 extern "C" int PMPI_Info_delete(MPI_Info info, const char* key) {
   api::Call call("MPI_Info_delete");
@@ -66,7 +66,7 @@ extern "C" int PMPI_Info_delete(MPI_Info info, const char* key) {
   }
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_delete)
+FERRY_ENTRY(Info_delete)
 
 extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   api::Call call("MPI_Info_get");
@@ -88,7 +88,7 @@ extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char*
   }
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_get)
+FERRY_ENTRY(Info_get)
 
 extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   api::Call call("MPI_Info_get_valuelen");
@@ -100,7 +100,7 @@ extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* value
   if (v != nullptr) *valuelen = static_cast<int>(v->size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_get_valuelen)
+FERRY_ENTRY(Info_get_valuelen)
 
 extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   api::Call call("MPI_Info_get_nkeys");
@@ -109,7 +109,7 @@ extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   *nkeys = static_cast<int>(i->size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_get_nkeys)
+FERRY_ENTRY(Info_get_nkeys)
 
 extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   api::Call call("MPI_Info_get_nthkey");
@@ -124,7 +124,7 @@ extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   std::memcpy(key, k.c_str(), k.size() + 1);  // at most MPI_MAX_INFO_KEY characters and the terminator
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_get_nthkey)
+FERRY_ENTRY(Info_get_nthkey)
 
 extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   api::Call call("MPI_Info_dup");
@@ -133,7 +133,7 @@ extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   *newinfo = infos::create(*i);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_dup)
+FERRY_ENTRY(Info_dup)
 
 extern "C" int PMPI_Info_free(MPI_Info* info) {
   api::Call call("MPI_Info_free");
@@ -142,7 +142,7 @@ extern "C" int PMPI_Info_free(MPI_Info* info) {
   *info = MPI_INFO_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_free)
+FERRY_ENTRY(Info_free)
 
 extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
   api::Call call("MPI_Info_get_string");
@@ -168,7 +168,7 @@ extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen,
   *buflen = static_cast<int>(v->size()) + 1;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_get_string)
+FERRY_ENTRY(Info_get_string)
 
 extern "C" int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
   api::Call call("MPI_Info_create_env");
@@ -183,4 +183,4 @@ extern "C" int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
   *info = infos::create(infos::startup_info(command_line));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Info_create_env)
+FERRY_ENTRY(Info_create_env)

@@ -55,7 +55,7 @@ extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype s
   return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                    recvtag, comm, request);
 }
-FERRY_WEAK_ALIAS(Isendrecv)
+FERRY_ENTRY(Isendrecv)
 
 extern "C" int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
                                 int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
@@ -63,18 +63,18 @@ extern "C" int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
   return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                    source, recvtag, comm, request);
 }
-FERRY_WEAK_ALIAS(Isendrecv_c)
+FERRY_ENTRY(Isendrecv_c)
 
 extern "C" int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                                       int recvtag, MPI_Comm comm, MPI_Request* request) {
   return isendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm,
                            request);
 }
-FERRY_WEAK_ALIAS(Isendrecv_replace)
+FERRY_ENTRY(Isendrecv_replace)
 
 extern "C" int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
                                         int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
   return isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
                            request);
 }
-FERRY_WEAK_ALIAS(Isendrecv_replace_c)
+FERRY_ENTRY(Isendrecv_replace_c)

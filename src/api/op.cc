@@ -54,12 +54,12 @@ int reduce_local(const char* name, const void* inbuf, void* inoutbuf, MPI_Count 
 extern "C" int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   return create("MPI_Op_create", user_fn, commute, op);
 }
-FERRY_WEAK_ALIAS(Op_create)
+FERRY_ENTRY(Op_create)
 
 extern "C" int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
   return create("MPI_Op_create_c", user_fn, commute, op);
 }
-FERRY_WEAK_ALIAS(Op_create_c)
+FERRY_ENTRY(Op_create_c)
 
 extern "C" int PMPI_Op_free(MPI_Op* op) {
   api::Call call("MPI_Op_free");
@@ -68,7 +68,7 @@ extern "C" int PMPI_Op_free(MPI_Op* op) {
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Op_free)
+FERRY_ENTRY(Op_free)
 
 extern "C" int PMPI_Op_commutative(MPI_Op op, int* commute) {
   api::Call call("MPI_Op_commutative");
@@ -78,15 +78,15 @@ extern "C" int PMPI_Op_commutative(MPI_Op op, int* commute) {
   *commute = o->commutative ? 1 : 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Op_commutative)
+FERRY_ENTRY(Op_commutative)
 
 extern "C" int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
   return reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
 }
-FERRY_WEAK_ALIAS(Reduce_local)
+FERRY_ENTRY(Reduce_local)
 
 extern "C" int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
                                    MPI_Op op) {
   return reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }
-FERRY_WEAK_ALIAS(Reduce_local_c)
+FERRY_ENTRY(Reduce_local_c)

@@ -173,13 +173,13 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
     return pack("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, p, comm);
   });
 }
-FERRY_WEAK_ALIAS(Pack)
+FERRY_ENTRY(Pack)
 
 extern "C" int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
                            MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
   return pack("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
-FERRY_WEAK_ALIAS(Pack_c)
+FERRY_ENTRY(Pack_c)
 
 extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                            MPI_Datatype datatype, MPI_Comm comm) {
@@ -187,13 +187,13 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
     return unpack("MPI_Unpack", inbuf, insize, p, outbuf, outcount, datatype, comm);
   });
 }
-FERRY_WEAK_ALIAS(Unpack)
+FERRY_ENTRY(Unpack)
 
 extern "C" int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
                              MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
   return unpack("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
-FERRY_WEAK_ALIAS(Unpack_c)
+FERRY_ENTRY(Unpack_c)
 
 extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   MPI_Count n = 0;
@@ -204,47 +204,47 @@ extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
   if (rc == MPI_SUCCESS) *size = n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
   return rc;
 }
-FERRY_WEAK_ALIAS(Pack_size)
+FERRY_ENTRY(Pack_size)
 
 extern "C" int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
   return pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
 }
-FERRY_WEAK_ALIAS(Pack_size_c)
+FERRY_ENTRY(Pack_size_c)
 
 extern "C" int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype,
                                   void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
   return pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
-FERRY_WEAK_ALIAS(Pack_external)
+FERRY_ENTRY(Pack_external)
 
 extern "C" int PMPI_Pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
                                     void* outbuf, MPI_Count outsize, MPI_Count* position) {
   return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
-FERRY_WEAK_ALIAS(Pack_external_c)
+FERRY_ENTRY(Pack_external_c)
 
 extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
                                     void* outbuf, int outcount, MPI_Datatype datatype) {
   return unpack_external("MPI_Unpack_external", datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
-FERRY_WEAK_ALIAS(Unpack_external)
+FERRY_ENTRY(Unpack_external)
 
 extern "C" int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position,
                                       void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
   return unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
-FERRY_WEAK_ALIAS(Unpack_external_c)
+FERRY_ENTRY(Unpack_external_c)
 
 extern "C" int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size) {
   return pack_external_size("MPI_Pack_external_size", datarep, incount, datatype, size);
 }
-FERRY_WEAK_ALIAS(Pack_external_size)
+FERRY_ENTRY(Pack_external_size)
 
 extern "C" int PMPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype,
                                          MPI_Count* size) {
   return pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
 }
-FERRY_WEAK_ALIAS(Pack_external_size_c)
+FERRY_ENTRY(Pack_external_size_c)
 
 
 // Addresses are the plain integer value of a pointer on Linux's flat address
@@ -255,7 +255,7 @@ extern "C" int PMPI_Get_address(const void* location, MPI_Aint* address) {
   *address = reinterpret_cast<MPI_Aint>(location);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Get_address)
+FERRY_ENTRY(Get_address)
 
 extern "C" int PMPI_Address(void* location, MPI_Aint* address) {
   api::Call call("MPI_Address");
@@ -263,4 +263,4 @@ extern "C" int PMPI_Address(void* location, MPI_Aint* address) {
   *address = reinterpret_cast<MPI_Aint>(location);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Address)
+FERRY_ENTRY(Address)

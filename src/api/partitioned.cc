@@ -66,7 +66,7 @@ extern "C" int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count,
   *request = r->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Psend_init)
+FERRY_ENTRY(Psend_init)
 
 extern "C" int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
                                int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
@@ -80,7 +80,7 @@ extern "C" int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_D
   *request = r->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Precv_init)
+FERRY_ENTRY(Precv_init)
 
 extern "C" int PMPI_Pready(int partition, MPI_Request request) {
   api::Call call("MPI_Pready");
@@ -88,7 +88,7 @@ extern "C" int PMPI_Pready(int partition, MPI_Request request) {
   if (r == nullptr) return call.raise();
   return call.result(partitioned::ready(r, partition));
 }
-FERRY_WEAK_ALIAS(Pready)
+FERRY_ENTRY(Pready)
 
 extern "C" int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
   api::Call call("MPI_Pready_range");
@@ -96,7 +96,7 @@ extern "C" int PMPI_Pready_range(int partition_low, int partition_high, MPI_Requ
   if (r == nullptr) return call.raise();
   return call.result(partitioned::ready_range(r, partition_low, partition_high));
 }
-FERRY_WEAK_ALIAS(Pready_range)
+FERRY_ENTRY(Pready_range)
 
 extern "C" int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) {
   api::Call call("MPI_Pready_list");
@@ -105,7 +105,7 @@ extern "C" int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Reque
     return call.raise();
   return call.result(partitioned::ready_list(r, length, array_of_partitions));
 }
-FERRY_WEAK_ALIAS(Pready_list)
+FERRY_ENTRY(Pready_list)
 
 extern "C" int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
   api::Call call("MPI_Parrived");
@@ -119,4 +119,4 @@ extern "C" int PMPI_Parrived(MPI_Request request, int partition, int* flag) {
   if (r == nullptr) return call.raise();
   return call.result(partitioned::arrived(r, partition, flag));
 }
-FERRY_WEAK_ALIAS(Parrived)
+FERRY_ENTRY(Parrived)

@@ -124,37 +124,37 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, in
                          MPI_Status* status) {
   return receive("MPI_Recv", buf, count, type, source, tag, comm, status);
 }
-FERRY_WEAK_ALIAS(Recv)
+FERRY_ENTRY(Recv)
 
 extern "C" int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                            MPI_Status* status) {
   return receive("MPI_Recv_c", buf, count, type, source, tag, comm, status);
 }
-FERRY_WEAK_ALIAS(Recv_c)
+FERRY_ENTRY(Recv_c)
 
 extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return nonblocking_receive("MPI_Irecv", buf, count, type, source, tag, comm, request);
 }
-FERRY_WEAK_ALIAS(Irecv)
+FERRY_ENTRY(Irecv)
 
 extern "C" int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                             MPI_Request* request) {
   return nonblocking_receive("MPI_Irecv_c", buf, count, type, source, tag, comm, request);
 }
-FERRY_WEAK_ALIAS(Irecv_c)
+FERRY_ENTRY(Irecv_c)
 
 extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                               MPI_Request* request) {
   return persistent_receive("MPI_Recv_init", buf, count, type, source, tag, comm, request);
 }
-FERRY_WEAK_ALIAS(Recv_init)
+FERRY_ENTRY(Recv_init)
 
 extern "C" int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                                 MPI_Request* request) {
   return persistent_receive("MPI_Recv_init_c", buf, count, type, source, tag, comm, request);
 }
-FERRY_WEAK_ALIAS(Recv_init_c)
+FERRY_ENTRY(Recv_init_c)
 
 extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -162,7 +162,7 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   return send_receive("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                       source, recvtag, comm, status);
 }
-FERRY_WEAK_ALIAS(Sendrecv)
+FERRY_ENTRY(Sendrecv)
 
 extern "C" int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
                                int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
@@ -170,20 +170,20 @@ extern "C" int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
   return send_receive("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                       source, recvtag, comm, status);
 }
-FERRY_WEAK_ALIAS(Sendrecv_c)
+FERRY_ENTRY(Sendrecv_c)
 
 extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
                                      int recvtag, MPI_Comm comm, MPI_Status* status) {
   return send_receive_replace("MPI_Sendrecv_replace", buf, count, type, dest, sendtag, source, recvtag, comm, status);
 }
-FERRY_WEAK_ALIAS(Sendrecv_replace)
+FERRY_ENTRY(Sendrecv_replace)
 
 extern "C" int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
                                        int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return send_receive_replace("MPI_Sendrecv_replace_c", buf, count, type, dest, sendtag, source, recvtag, comm,
                               status);
 }
-FERRY_WEAK_ALIAS(Sendrecv_replace_c)
+FERRY_ENTRY(Sendrecv_replace_c)
 
 extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   api::Call call("MPI_Probe");
@@ -192,7 +192,7 @@ extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status
   pt2pt::probe(source, tag, c, status);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Probe)
+FERRY_ENTRY(Probe)
 
 extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   api::Call call("MPI_Iprobe");
@@ -201,7 +201,7 @@ extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_St
   *flag = pt2pt::iprobe(source, tag, c, status);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Iprobe)
+FERRY_ENTRY(Iprobe)
 
 extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   api::Call call("MPI_Mprobe");
@@ -210,7 +210,7 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
   pt2pt::mprobe(source, tag, c, message, status);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Mprobe)
+FERRY_ENTRY(Mprobe)
 
 extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                             MPI_Status* status) {
@@ -220,7 +220,7 @@ extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
   *flag = pt2pt::improbe(source, tag, c, message, status);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Improbe)
+FERRY_ENTRY(Improbe)
 
 namespace {
 
@@ -260,21 +260,21 @@ int nonblocking_matched(const char* name, void* buf, MPI_Count count, MPI_Dataty
 extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
   return blocking_matched("MPI_Mrecv", buf, count, type, message, status);
 }
-FERRY_WEAK_ALIAS(Mrecv)
+FERRY_ENTRY(Mrecv)
 
 extern "C" int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
                             MPI_Status* status) {
   return blocking_matched("MPI_Mrecv_c", buf, count, type, message, status);
 }
-FERRY_WEAK_ALIAS(Mrecv_c)
+FERRY_ENTRY(Mrecv_c)
 
 extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
   return nonblocking_matched("MPI_Imrecv", buf, count, type, message, request);
 }
-FERRY_WEAK_ALIAS(Imrecv)
+FERRY_ENTRY(Imrecv)
 
 extern "C" int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
                              MPI_Request* request) {
   return nonblocking_matched("MPI_Imrecv_c", buf, count, type, message, request);
 }
-FERRY_WEAK_ALIAS(Imrecv_c)
+FERRY_ENTRY(Imrecv_c)

@@ -112,7 +112,7 @@ int accumulate(const char* name, Side origin, Side result, int target, MPI_Aint 
     return put_or_get("MPI_" #Name, put, {origin_addr, origin_count, origin_datatype}, target_rank, target_disp, \
                       {nullptr, target_count, target_datatype}, win, req_arg);                                    \
   }                                                                                                              \
-  FERRY_WEAK_ALIAS(Name)
+  FERRY_ENTRY(Name)
 
 #define FERRY_COMMA ,
 FERRY_PUT_GET(Put, int, true, , nullptr)
@@ -132,7 +132,7 @@ FERRY_PUT_GET(Rget_c, MPI_Count, false, FERRY_COMMA MPI_Request* request, reques
                       target_rank, target_disp, {nullptr, target_count, target_datatype}, op, win, req_arg,     \
                       false);                                                                                    \
   }                                                                                                              \
-  FERRY_WEAK_ALIAS(Name)
+  FERRY_ENTRY(Name)
 
 FERRY_ACCUMULATE(Accumulate, int, , nullptr)
 FERRY_ACCUMULATE(Accumulate_c, MPI_Count, , nullptr)
@@ -148,7 +148,7 @@ FERRY_ACCUMULATE(Raccumulate_c, MPI_Count, FERRY_COMMA MPI_Request* request, req
                       {result_addr, result_count, result_datatype}, target_rank, target_disp,                   \
                       {nullptr, target_count, target_datatype}, op, win, req_arg, true);                        \
   }                                                                                                              \
-  FERRY_WEAK_ALIAS(Name)
+  FERRY_ENTRY(Name)
 
 FERRY_GET_ACCUMULATE(Get_accumulate, int, , nullptr)
 FERRY_GET_ACCUMULATE(Get_accumulate_c, MPI_Count, , nullptr)
@@ -160,7 +160,7 @@ extern "C" int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI
   return accumulate("MPI_Fetch_and_op", {origin_addr, 1, datatype}, {result_addr, 1, datatype}, target_rank,
                     target_disp, {nullptr, 1, datatype}, op, win, nullptr, true);
 }
-FERRY_WEAK_ALIAS(Fetch_and_op)
+FERRY_ENTRY(Fetch_and_op)
 
 extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
                                      MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
@@ -190,4 +190,4 @@ extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compar
   o.target_type = t;
   return run(call, w, o, nullptr);
 }
-FERRY_WEAK_ALIAS(Compare_and_swap)
+FERRY_ENTRY(Compare_and_swap)

@@ -78,70 +78,70 @@ int persistent_send(const char* name, const void* buf, MPI_Count count, MPI_Data
 extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Send", buf, count, type, dest, tag, comm, Mode::kStandard);
 }
-FERRY_WEAK_ALIAS(Send)
+FERRY_ENTRY(Send)
 
 extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Ssend", buf, count, type, dest, tag, comm, Mode::kSynchronous);
 }
-FERRY_WEAK_ALIAS(Ssend)
+FERRY_ENTRY(Ssend)
 
 extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Rsend", buf, count, type, dest, tag, comm, Mode::kReady);
 }
-FERRY_WEAK_ALIAS(Rsend)
+FERRY_ENTRY(Rsend)
 
 extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Bsend", buf, count, type, dest, tag, comm, Mode::kBuffered);
 }
-FERRY_WEAK_ALIAS(Bsend)
+FERRY_ENTRY(Bsend)
 
 extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return nonblocking_send("MPI_Isend", buf, count, type, dest, tag, comm, Mode::kStandard, request);
 }
-FERRY_WEAK_ALIAS(Isend)
+FERRY_ENTRY(Isend)
 
 extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                            MPI_Request* request) {
   return nonblocking_send("MPI_Issend", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
 }
-FERRY_WEAK_ALIAS(Issend)
+FERRY_ENTRY(Issend)
 
 extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                            MPI_Request* request) {
   return nonblocking_send("MPI_Irsend", buf, count, type, dest, tag, comm, Mode::kReady, request);
 }
-FERRY_WEAK_ALIAS(Irsend)
+FERRY_ENTRY(Irsend)
 
 extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                            MPI_Request* request) {
   return nonblocking_send("MPI_Ibsend", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
 }
-FERRY_WEAK_ALIAS(Ibsend)
+FERRY_ENTRY(Ibsend)
 
 extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                               MPI_Request* request) {
   return persistent_send("MPI_Send_init", buf, count, type, dest, tag, comm, Mode::kStandard, request);
 }
-FERRY_WEAK_ALIAS(Send_init)
+FERRY_ENTRY(Send_init)
 
 extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                                MPI_Request* request) {
   return persistent_send("MPI_Ssend_init", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
 }
-FERRY_WEAK_ALIAS(Ssend_init)
+FERRY_ENTRY(Ssend_init)
 
 extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                                MPI_Request* request) {
   return persistent_send("MPI_Rsend_init", buf, count, type, dest, tag, comm, Mode::kReady, request);
 }
-FERRY_WEAK_ALIAS(Rsend_init)
+FERRY_ENTRY(Rsend_init)
 
 extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                                MPI_Request* request) {
   return persistent_send("MPI_Bsend_init", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
 }
-FERRY_WEAK_ALIAS(Bsend_init)
+FERRY_ENTRY(Bsend_init)
 
 namespace {
 
@@ -161,7 +161,7 @@ int detach(const char* name, void* buffer_addr, MPI_Count* size) {
 }  // namespace
 
 extern "C" int PMPI_Buffer_attach(void* buffer, int size) { return attach("MPI_Buffer_attach", buffer, size); }
-FERRY_WEAK_ALIAS(Buffer_attach)
+FERRY_ENTRY(Buffer_attach)
 
 extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   MPI_Count n = 0;
@@ -171,82 +171,82 @@ extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
   if (rc == MPI_SUCCESS) *size = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);
   return rc;
 }
-FERRY_WEAK_ALIAS(Buffer_detach)
+FERRY_ENTRY(Buffer_detach)
 
 extern "C" int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) { return attach("MPI_Buffer_attach_c", buffer, size); }
-FERRY_WEAK_ALIAS(Buffer_attach_c)
+FERRY_ENTRY(Buffer_attach_c)
 
 extern "C" int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
   return detach("MPI_Buffer_detach_c", buffer_addr, size);
 }
-FERRY_WEAK_ALIAS(Buffer_detach_c)
+FERRY_ENTRY(Buffer_detach_c)
 
 // The large-count sends: the same calls with an MPI_Count count.
 
 extern "C" int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Send_c", buf, count, type, dest, tag, comm, Mode::kStandard);
 }
-FERRY_WEAK_ALIAS(Send_c)
+FERRY_ENTRY(Send_c)
 
 extern "C" int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Ssend_c", buf, count, type, dest, tag, comm, Mode::kSynchronous);
 }
-FERRY_WEAK_ALIAS(Ssend_c)
+FERRY_ENTRY(Ssend_c)
 
 extern "C" int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Rsend_c", buf, count, type, dest, tag, comm, Mode::kReady);
 }
-FERRY_WEAK_ALIAS(Rsend_c)
+FERRY_ENTRY(Rsend_c)
 
 extern "C" int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return blocking_send("MPI_Bsend_c", buf, count, type, dest, tag, comm, Mode::kBuffered);
 }
-FERRY_WEAK_ALIAS(Bsend_c)
+FERRY_ENTRY(Bsend_c)
 
 extern "C" int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return nonblocking_send("MPI_Isend_c", buf, count, type, dest, tag, comm, Mode::kStandard, request);
 }
-FERRY_WEAK_ALIAS(Isend_c)
+FERRY_ENTRY(Isend_c)
 
 extern "C" int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return nonblocking_send("MPI_Issend_c", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
 }
-FERRY_WEAK_ALIAS(Issend_c)
+FERRY_ENTRY(Issend_c)
 
 extern "C" int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return nonblocking_send("MPI_Irsend_c", buf, count, type, dest, tag, comm, Mode::kReady, request);
 }
-FERRY_WEAK_ALIAS(Irsend_c)
+FERRY_ENTRY(Irsend_c)
 
 extern "C" int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return nonblocking_send("MPI_Ibsend_c", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
 }
-FERRY_WEAK_ALIAS(Ibsend_c)
+FERRY_ENTRY(Ibsend_c)
 
 extern "C" int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return persistent_send("MPI_Send_init_c", buf, count, type, dest, tag, comm, Mode::kStandard, request);
 }
-FERRY_WEAK_ALIAS(Send_init_c)
+FERRY_ENTRY(Send_init_c)
 
 extern "C" int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return persistent_send("MPI_Ssend_init_c", buf, count, type, dest, tag, comm, Mode::kSynchronous, request);
 }
-FERRY_WEAK_ALIAS(Ssend_init_c)
+FERRY_ENTRY(Ssend_init_c)
 
 extern "C" int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return persistent_send("MPI_Rsend_init_c", buf, count, type, dest, tag, comm, Mode::kReady, request);
 }
-FERRY_WEAK_ALIAS(Rsend_init_c)
+FERRY_ENTRY(Rsend_init_c)
 
 extern "C" int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request) {
   return persistent_send("MPI_Bsend_init_c", buf, count, type, dest, tag, comm, Mode::kBuffered, request);
 }
-FERRY_WEAK_ALIAS(Bsend_init_c)
+FERRY_ENTRY(Bsend_init_c)

@@ -74,7 +74,7 @@ extern "C" int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_S
   *session = s->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_init)
+FERRY_ENTRY(Session_init)
 
 extern "C" int PMPI_Session_finalize(MPI_Session* session) {
   api::Call call("MPI_Session_finalize");
@@ -88,7 +88,7 @@ extern "C" int PMPI_Session_finalize(MPI_Session* session) {
   }
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_finalize)
+FERRY_ENTRY(Session_finalize)
 
 extern "C" int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   api::Call call("MPI_Session_get_info");
@@ -98,7 +98,7 @@ extern "C" int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
   *info_used = infos::create(s->info);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_get_info)
+FERRY_ENTRY(Session_get_info)
 
 extern "C" int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) {
   api::Call call("MPI_Session_get_num_psets");
@@ -109,7 +109,7 @@ extern "C" int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, in
   *npset_names = static_cast<int>(sessions::pset_names().size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_get_num_psets)
+FERRY_ENTRY(Session_get_num_psets)
 
 extern "C" int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len,
                                          char* pset_name) {
@@ -140,7 +140,7 @@ extern "C" int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int
   *pset_len = static_cast<int>(name.size()) + 1;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_get_nth_pset)
+FERRY_ENTRY(Session_get_nth_pset)
 
 extern "C" int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) {
   api::Call call("MPI_Session_get_pset_info");
@@ -155,7 +155,7 @@ extern "C" int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_
   *info = infos::create(std::move(contents));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_get_pset_info)
+FERRY_ENTRY(Session_get_pset_info)
 
 extern "C" int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) {
   api::Call call("MPI_Group_from_session_pset");
@@ -170,7 +170,7 @@ extern "C" int PMPI_Group_from_session_pset(MPI_Session session, const char* pse
   *newgroup = groups::make(std::move(members), runtime::job().rank)->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Group_from_session_pset)
+FERRY_ENTRY(Group_from_session_pset)
 
 // ---- The session's error handler (MPI-4.0 §9.3.4) -----------------------------
 
@@ -182,7 +182,7 @@ extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* f
   *errhandler = errhandlers::create_for_sessions(fn);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_create_errhandler)
+FERRY_ENTRY(Session_create_errhandler)
 
 extern "C" int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) {
   api::Call call("MPI_Session_set_errhandler");
@@ -197,7 +197,7 @@ extern "C" int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler e
   errhandlers::set(s->errhandler, errhandler);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_set_errhandler)
+FERRY_ENTRY(Session_set_errhandler)
 
 extern "C" int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) {
   api::Call call("MPI_Session_get_errhandler");
@@ -207,7 +207,7 @@ extern "C" int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* 
   *errhandler = errhandlers::get(s->errhandler);  // the caller's reference (MPI-3.1 §8.3.1)
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_get_errhandler)
+FERRY_ENTRY(Session_get_errhandler)
 
 extern "C" int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) {
   api::Call call("MPI_Session_call_errhandler");
@@ -222,4 +222,4 @@ extern "C" int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) 
   errhandlers::invoke_session(s->errhandler, s->handle, errorcode, message);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Session_call_errhandler)
+FERRY_ENTRY(Session_call_errhandler)

@@ -53,7 +53,7 @@ extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, i
   if (rc == MPI_SUCCESS && count != nullptr) *count = as_int(c);
   return rc;
 }
-FERRY_WEAK_ALIAS(Get_count)
+FERRY_ENTRY(Get_count)
 
 extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   MPI_Count c = 0;
@@ -61,12 +61,12 @@ extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype
   if (rc == MPI_SUCCESS && count != nullptr) *count = as_int(c);
   return rc;
 }
-FERRY_WEAK_ALIAS(Get_elements)
+FERRY_ENTRY(Get_elements)
 
 extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return elements_of("MPI_Get_elements_x", status, datatype, count);
 }
-FERRY_WEAK_ALIAS(Get_elements_x)
+FERRY_ENTRY(Get_elements_x)
 
 extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   api::Call call("MPI_Status_set_elements_x");
@@ -79,12 +79,12 @@ extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datat
   set_status_bytes(*status, static_cast<size_t>(count) * t->size);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Status_set_elements_x)
+FERRY_ENTRY(Status_set_elements_x)
 
 extern "C" int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
   return PMPI_Status_set_elements_x(status, datatype, count);
 }
-FERRY_WEAK_ALIAS(Status_set_elements)
+FERRY_ENTRY(Status_set_elements)
 
 extern "C" int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   api::Call call("MPI_Status_set_cancelled");
@@ -92,7 +92,7 @@ extern "C" int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   set_status_cancelled(*status, flag != 0);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Status_set_cancelled)
+FERRY_ENTRY(Status_set_cancelled)
 
 extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   api::Call call("MPI_Test_cancelled");
@@ -100,7 +100,7 @@ extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   *flag = status_cancelled(*status);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Test_cancelled)
+FERRY_ENTRY(Test_cancelled)
 
 namespace {
 
@@ -127,7 +127,7 @@ int extent_of(const char* name, MPI_Datatype datatype, MPI_Count* lb, MPI_Count*
 extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   return size_of("MPI_Type_size_x", datatype, size);
 }
-FERRY_WEAK_ALIAS(Type_size_x)
+FERRY_ENTRY(Type_size_x)
 
 extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   MPI_Count s = 0;
@@ -136,36 +136,36 @@ extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   if (rc == MPI_SUCCESS) *size = as_int(s);
   return rc;
 }
-FERRY_WEAK_ALIAS(Type_size)
+FERRY_ENTRY(Type_size)
 
 extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return extent_of("MPI_Type_get_extent_x", datatype, lb, extent);
 }
-FERRY_WEAK_ALIAS(Type_get_extent_x)
+FERRY_ENTRY(Type_get_extent_x)
 
 extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return extent_of("MPI_Type_get_extent", datatype, lb, extent);
 }
-FERRY_WEAK_ALIAS(Type_get_extent)
+FERRY_ENTRY(Type_get_extent)
 
 // The large-count forms (MPI-4.0): the same answers as MPI_Count, where the
 // int forms above say MPI_UNDEFINED for what an int cannot hold.
 extern "C" int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return count_of("MPI_Get_count_c", status, datatype, count);
 }
-FERRY_WEAK_ALIAS(Get_count_c)
+FERRY_ENTRY(Get_count_c)
 
 extern "C" int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   return elements_of("MPI_Get_elements_c", status, datatype, count);
 }
-FERRY_WEAK_ALIAS(Get_elements_c)
+FERRY_ENTRY(Get_elements_c)
 
 extern "C" int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
   return size_of("MPI_Type_size_c", datatype, size);
 }
-FERRY_WEAK_ALIAS(Type_size_c)
+FERRY_ENTRY(Type_size_c)
 
 extern "C" int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return extent_of("MPI_Type_get_extent_c", datatype, lb, extent);
 }
-FERRY_WEAK_ALIAS(Type_get_extent_c)
+FERRY_ENTRY(Type_get_extent_c)

@@ -26,10 +26,10 @@ extern "C" int PMPI_T_init_thread(int required, int* provided) {
                                                                                                   : required;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_init_thread)
+FERRY_ENTRY(T_init_thread)
 
 extern "C" int PMPI_T_finalize(void) { return tool::finalize() ? MPI_SUCCESS : MPI_T_ERR_NOT_INITIALIZED; }
-FERRY_WEAK_ALIAS(T_finalize)
+FERRY_ENTRY(T_finalize)
 
 // ---- Control variables --------------------------------------------------------
 
@@ -39,7 +39,7 @@ extern "C" int PMPI_T_cvar_get_num(int* num_cvar) {
   *num_cvar = tool::control_variable_count();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_cvar_get_num)
+FERRY_ENTRY(T_cvar_get_num)
 
 extern "C" int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype,
                                     MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope) {
@@ -55,7 +55,7 @@ extern "C" int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, i
   if (scope) *scope = v->scope;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_cvar_get_info)
+FERRY_ENTRY(T_cvar_get_info)
 
 extern "C" int PMPI_T_cvar_get_index(const char* name, int* cvar_index) {
   FERRY_T_REQUIRE_INIT();
@@ -65,7 +65,7 @@ extern "C" int PMPI_T_cvar_get_index(const char* name, int* cvar_index) {
   *cvar_index = index;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_cvar_get_index)
+FERRY_ENTRY(T_cvar_get_index)
 
 extern "C" int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count) {
   (void)obj_handle;  // no variable is bound to an object
@@ -79,7 +79,7 @@ extern "C" int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_
   *count = v->count;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_cvar_handle_alloc)
+FERRY_ENTRY(T_cvar_handle_alloc)
 
 extern "C" int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) {
   FERRY_T_REQUIRE_INIT();
@@ -87,7 +87,7 @@ extern "C" int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) {
   *handle = MPI_T_CVAR_HANDLE_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_cvar_handle_free)
+FERRY_ENTRY(T_cvar_handle_free)
 
 extern "C" int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) {
   FERRY_T_REQUIRE_INIT();
@@ -96,7 +96,7 @@ extern "C" int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) {
   tool::read_control_variable(handle->index, buf);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_cvar_read)
+FERRY_ENTRY(T_cvar_read)
 
 // base/tool_variables.h says which settings may change while the process runs.
 extern "C" int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
@@ -105,7 +105,7 @@ extern "C" int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
   if (buf == nullptr) return MPI_ERR_ARG;
   return tool::write_control_variable(handle->index, buf, runtime::initialized());
 }
-FERRY_WEAK_ALIAS(T_cvar_write)
+FERRY_ENTRY(T_cvar_write)
 
 // ---- Enumerations: none --------------------------------------------------------
 
@@ -114,14 +114,14 @@ extern "C" int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, i
   FERRY_T_REQUIRE_INIT();
   return MPI_T_ERR_INVALID_HANDLE;
 }
-FERRY_WEAK_ALIAS(T_enum_get_info)
+FERRY_ENTRY(T_enum_get_info)
 
 extern "C" int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len) {
   (void)enumtype, (void)index, (void)value, (void)name, (void)name_len;
   FERRY_T_REQUIRE_INIT();
   return MPI_T_ERR_INVALID_HANDLE;
 }
-FERRY_WEAK_ALIAS(T_enum_get_item)
+FERRY_ENTRY(T_enum_get_item)
 
 // ---- Categories (base/tool_categories.h) ---------------------------------------------
 
@@ -144,7 +144,7 @@ extern "C" int PMPI_T_category_get_num(int* num_cat) {
   *num_cat = tool::kCategories;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_category_get_num)
+FERRY_ENTRY(T_category_get_num)
 
 extern "C" int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len,
                                         int* num_cvars, int* num_pvars, int* num_categories) {
@@ -157,7 +157,7 @@ extern "C" int PMPI_T_category_get_info(int cat_index, char* name, int* name_len
   if (num_categories) *num_categories = static_cast<int>(tool::subcategories(cat_index).size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_category_get_info)
+FERRY_ENTRY(T_category_get_info)
 
 extern "C" int PMPI_T_category_get_index(const char* name, int* cat_index) {
   FERRY_T_REQUIRE_INIT();
@@ -167,28 +167,28 @@ extern "C" int PMPI_T_category_get_index(const char* name, int* cat_index) {
   *cat_index = index;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_category_get_index)
+FERRY_ENTRY(T_category_get_index)
 
 extern "C" int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
   FERRY_T_REQUIRE_INIT();
   if (!valid_category(cat_index)) return MPI_T_ERR_INVALID_INDEX;
   return list(tool::category_cvars(cat_index), len, indices);
 }
-FERRY_WEAK_ALIAS(T_category_get_cvars)
+FERRY_ENTRY(T_category_get_cvars)
 
 extern "C" int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
   FERRY_T_REQUIRE_INIT();
   if (!valid_category(cat_index)) return MPI_T_ERR_INVALID_INDEX;
   return list(tool::category_pvars(cat_index), len, indices);
 }
-FERRY_WEAK_ALIAS(T_category_get_pvars)
+FERRY_ENTRY(T_category_get_pvars)
 
 extern "C" int PMPI_T_category_get_categories(int cat_index, int len, int indices[]) {
   FERRY_T_REQUIRE_INIT();
   if (!valid_category(cat_index)) return MPI_T_ERR_INVALID_INDEX;
   return list(tool::subcategories(cat_index), len, indices);
 }
-FERRY_WEAK_ALIAS(T_category_get_categories)
+FERRY_ENTRY(T_category_get_categories)
 
 extern "C" int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
   FERRY_T_REQUIRE_INIT();
@@ -197,14 +197,14 @@ extern "C" int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
   *num_events = static_cast<int>(tool::category_events(cat_index).size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_category_get_num_events)
+FERRY_ENTRY(T_category_get_num_events)
 
 extern "C" int PMPI_T_category_get_events(int cat_index, int len, int indices[]) {
   FERRY_T_REQUIRE_INIT();
   if (!valid_category(cat_index)) return MPI_T_ERR_INVALID_INDEX;
   return list(tool::category_events(cat_index), len, indices);
 }
-FERRY_WEAK_ALIAS(T_category_get_events)
+FERRY_ENTRY(T_category_get_events)
 
 // The variables, events and categories are all known when the library is
 // loaded and never change (base/tool_categories.h): the update number
@@ -215,4 +215,4 @@ extern "C" int PMPI_T_category_changed(int* update_number) {
   *update_number = 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_category_changed)
+FERRY_ENTRY(T_category_changed)

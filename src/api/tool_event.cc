@@ -34,7 +34,7 @@ extern "C" int PMPI_T_source_get_num(int* num_sources) {
   *num_sources = tool::kSourceCount;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_source_get_num)
+FERRY_ENTRY(T_source_get_num)
 
 extern "C" int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len,
                                       MPI_T_source_order* ordering, MPI_Count* ticks_per_second,
@@ -51,7 +51,7 @@ extern "C" int PMPI_T_source_get_info(int source_index, char* name, int* name_le
   no_info(info);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_source_get_info)
+FERRY_ENTRY(T_source_get_info)
 
 extern "C" int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
   FERRY_T_REQUIRE_INIT();
@@ -60,7 +60,7 @@ extern "C" int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestam
   *timestamp = tool::source_timestamp();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_source_get_timestamp)
+FERRY_ENTRY(T_source_get_timestamp)
 
 // ---- Event types ---------------------------------------------------------------------------
 
@@ -70,7 +70,7 @@ extern "C" int PMPI_T_event_get_num(int* num_events) {
   *num_events = tool::event_type_count();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_get_num)
+FERRY_ENTRY(T_event_get_num)
 
 // array_of_datatypes and array_of_displacements take at most *num_elements
 // entries (MPI-4.0 §15.3.8); *num_elements is then the record's count.
@@ -97,7 +97,7 @@ extern "C" int PMPI_T_event_get_info(int event_index, char* name, int* name_len,
   if (bind) *bind = MPI_T_BIND_NO_OBJECT;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_get_info)
+FERRY_ENTRY(T_event_get_info)
 
 extern "C" int PMPI_T_event_get_index(const char* name, int* event_index) {
   FERRY_T_REQUIRE_INIT();
@@ -107,7 +107,7 @@ extern "C" int PMPI_T_event_get_index(const char* name, int* event_index) {
   *event_index = index;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_get_index)
+FERRY_ENTRY(T_event_get_index)
 
 // ---- Registrations -------------------------------------------------------------------------
 
@@ -120,7 +120,7 @@ extern "C" int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_
   *event_registration = tool::register_handle(event_index);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_handle_alloc)
+FERRY_ENTRY(T_event_handle_alloc)
 
 extern "C" int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) {
   (void)info;
@@ -128,7 +128,7 @@ extern "C" int PMPI_T_event_handle_set_info(MPI_T_event_registration event_regis
   FERRY_T_REQUIRE_HANDLE(event_registration);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_handle_set_info)
+FERRY_ENTRY(T_event_handle_set_info)
 
 extern "C" int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used) {
   FERRY_T_REQUIRE_INIT();
@@ -137,7 +137,7 @@ extern "C" int PMPI_T_event_handle_get_info(MPI_T_event_registration event_regis
   no_info(info_used);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_handle_get_info)
+FERRY_ENTRY(T_event_handle_get_info)
 
 extern "C" int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                               MPI_Info info, void* user_data,
@@ -150,7 +150,7 @@ extern "C" int PMPI_T_event_register_callback(MPI_T_event_registration event_reg
   tool::set_callback(event_registration, cb_safety, event_cb_function, user_data);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_register_callback)
+FERRY_ENTRY(T_event_register_callback)
 
 extern "C" int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                               MPI_Info info) {
@@ -160,7 +160,7 @@ extern "C" int PMPI_T_event_callback_set_info(MPI_T_event_registration event_reg
   if (!valid_safety(cb_safety)) return MPI_T_ERR_INVALID;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_callback_set_info)
+FERRY_ENTRY(T_event_callback_set_info)
 
 extern "C" int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                               MPI_Info* info_used) {
@@ -171,7 +171,7 @@ extern "C" int PMPI_T_event_callback_get_info(MPI_T_event_registration event_reg
   no_info(info_used);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_callback_get_info)
+FERRY_ENTRY(T_event_callback_get_info)
 
 extern "C" int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
                                                 MPI_T_event_dropped_cb_function dropped_cb_function) {
@@ -180,7 +180,7 @@ extern "C" int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_r
   tool::set_dropped_handler(event_registration, dropped_cb_function);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_set_dropped_handler)
+FERRY_ENTRY(T_event_set_dropped_handler)
 
 // No callback runs for the handle after this returns; free_cb_function, if
 // given, runs before it returns (MPI-4.0 §15.3.8 allows it to run later).
@@ -192,7 +192,7 @@ extern "C" int PMPI_T_event_handle_free(MPI_T_event_registration event_registrat
   if (free_cb_function != nullptr) free_cb_function(event_registration, MPI_T_CB_REQUIRE_NONE, user_data);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_handle_free)
+FERRY_ENTRY(T_event_handle_free)
 
 // ---- One occurrence, inside a callback ------------------------------------------------------
 
@@ -203,7 +203,7 @@ extern "C" int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, M
   *event_timestamp = event_instance->timestamp;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_get_timestamp)
+FERRY_ENTRY(T_event_get_timestamp)
 
 extern "C" int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index) {
   FERRY_T_REQUIRE_INIT();
@@ -212,7 +212,7 @@ extern "C" int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int*
   *source_index = 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_get_source)
+FERRY_ENTRY(T_event_get_source)
 
 extern "C" int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer) {
   FERRY_T_REQUIRE_INIT();
@@ -225,7 +225,7 @@ extern "C" int PMPI_T_event_read(MPI_T_event_instance event_instance, int elemen
   std::memcpy(buffer, event_instance->data + t.displacements[i], bytes);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_read)
+FERRY_ENTRY(T_event_read)
 
 // The whole record, laid out as MPI_T_event_get_info describes it.
 extern "C" int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer) {
@@ -235,4 +235,4 @@ extern "C" int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buff
   std::memcpy(buffer, event_instance->data, tool::event_type(event_instance->event)->extent);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_event_copy)
+FERRY_ENTRY(T_event_copy)

@@ -28,7 +28,7 @@ extern "C" int PMPI_T_pvar_get_num(int* num_pvar) {
   *num_pvar = tool::performance_variable_count();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_get_num)
+FERRY_ENTRY(T_pvar_get_num)
 
 extern "C" int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
                                     MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
@@ -49,7 +49,7 @@ extern "C" int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, i
   if (atomic) *atomic = 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_get_info)
+FERRY_ENTRY(T_pvar_get_info)
 
 extern "C" int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) {
   FERRY_T_REQUIRE_INIT();
@@ -59,7 +59,7 @@ extern "C" int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_
   *pvar_index = index;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_get_index)
+FERRY_ENTRY(T_pvar_get_index)
 
 extern "C" int PMPI_T_pvar_session_create(MPI_T_pvar_session* session) {
   FERRY_T_REQUIRE_INIT();
@@ -67,7 +67,7 @@ extern "C" int PMPI_T_pvar_session_create(MPI_T_pvar_session* session) {
   *session = make_live<MPIR_T_pvar_session_s>();
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_session_create)
+FERRY_ENTRY(T_pvar_session_create)
 
 // Freeing a session frees its handles (MPI-4.0 §15.3.7).
 extern "C" int PMPI_T_pvar_session_free(MPI_T_pvar_session* session) {
@@ -85,7 +85,7 @@ extern "C" int PMPI_T_pvar_session_free(MPI_T_pvar_session* session) {
   *session = MPI_T_PVAR_SESSION_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_session_free)
+FERRY_ENTRY(T_pvar_session_free)
 
 extern "C" int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* obj_handle,
                                         MPI_T_pvar_handle* handle, int* count) {
@@ -106,7 +106,7 @@ extern "C" int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_ind
   *count = 1;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_handle_alloc)
+FERRY_ENTRY(T_pvar_handle_alloc)
 
 namespace {
 
@@ -155,28 +155,28 @@ extern "C" int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_ha
   *handle = MPI_T_PVAR_HANDLE_NULL;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_handle_free)
+FERRY_ENTRY(T_pvar_handle_free)
 
 extern "C" int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   return on_handles(
       session, handle, MPI_T_ERR_PVAR_NO_STARTSTOP, [](const tool::PerformanceVariable& v) { return !v.continuous(); },
       tool::start_view);
 }
-FERRY_WEAK_ALIAS(T_pvar_start)
+FERRY_ENTRY(T_pvar_start)
 
 extern "C" int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   return on_handles(
       session, handle, MPI_T_ERR_PVAR_NO_STARTSTOP, [](const tool::PerformanceVariable& v) { return !v.continuous(); },
       tool::stop_view);
 }
-FERRY_WEAK_ALIAS(T_pvar_stop)
+FERRY_ENTRY(T_pvar_stop)
 
 extern "C" int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   return on_handles(
       session, handle, MPI_T_ERR_PVAR_NO_WRITE, [](const tool::PerformanceVariable& v) { return !v.readonly(); },
       tool::reset_view);
 }
-FERRY_WEAK_ALIAS(T_pvar_reset)
+FERRY_ENTRY(T_pvar_reset)
 
 extern "C" int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   if (int e = check(session, handle, false)) return e;
@@ -185,7 +185,7 @@ extern "C" int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle ha
   *static_cast<unsigned long long*>(buf) = tool::read_view(handle->view);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_read)
+FERRY_ENTRY(T_pvar_read)
 
 extern "C" int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   if (int e = check(session, handle, false)) return e;
@@ -196,7 +196,7 @@ extern "C" int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_hand
   tool::reset_view(&handle->view);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_readreset)
+FERRY_ENTRY(T_pvar_readreset)
 
 extern "C" int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf) {
   if (int e = check(session, handle, false)) return e;
@@ -206,4 +206,4 @@ extern "C" int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle h
   tool::write_view(&handle->view, *static_cast<const unsigned long long*>(buf));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(T_pvar_write)
+FERRY_ENTRY(T_pvar_write)

@@ -82,7 +82,7 @@ extern "C" int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
   if (!call.initialized() || !check_array(call, dims, ndims, "dims")) return call.raise();
   return call.result(topology::dims_create(nnodes, ndims, dims));
 }
-FERRY_WEAK_ALIAS(Dims_create)
+FERRY_ENTRY(Dims_create)
 
 extern "C" int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
                                 MPI_Comm* comm_cart) {
@@ -99,7 +99,7 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], cons
   *comm_cart = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Cart_create)
+FERRY_ENTRY(Cart_create)
 
 extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   api::Call call("MPI_Cart_map");
@@ -111,7 +111,7 @@ extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const i
   *newrank = c->rank < cells ? c->rank : MPI_UNDEFINED;  // ranks keep their order
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Cart_map)
+FERRY_ENTRY(Cart_map)
 
 extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   api::Call call("MPI_Cartdim_get");
@@ -120,7 +120,7 @@ extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   *ndims = static_cast<int>(t->dims.size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Cartdim_get)
+FERRY_ENTRY(Cartdim_get)
 
 extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   api::Call call("MPI_Cart_get");
@@ -141,7 +141,7 @@ extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods
   }
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Cart_get)
+FERRY_ENTRY(Cart_get)
 
 extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   api::Call call("MPI_Cart_rank");
@@ -151,7 +151,7 @@ extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
     return call.raise();
   return call.result(t->rank_of(coords, rank));
 }
-FERRY_WEAK_ALIAS(Cart_rank)
+FERRY_ENTRY(Cart_rank)
 
 extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   api::Call call("MPI_Cart_coords");
@@ -165,7 +165,7 @@ extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords
   copy_out(t->coords_of(rank), n, coords);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Cart_coords)
+FERRY_ENTRY(Cart_coords)
 
 extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
   api::Call call("MPI_Cart_shift");
@@ -180,7 +180,7 @@ extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank
   t->shift(c->rank, direction, disp, rank_source, rank_dest);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Cart_shift)
+FERRY_ENTRY(Cart_shift)
 
 extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   api::Call call("MPI_Cart_sub");
@@ -196,7 +196,7 @@ extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
   *newcomm = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Cart_sub)
+FERRY_ENTRY(Cart_sub)
 
 namespace {
 
@@ -234,7 +234,7 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], c
   *comm_graph = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Graph_create)
+FERRY_ENTRY(Graph_create)
 
 extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
   api::Call call("MPI_Graph_map");
@@ -244,7 +244,7 @@ extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], cons
   *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Graph_map)
+FERRY_ENTRY(Graph_map)
 
 extern "C" int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   api::Call call("MPI_Graphdims_get");
@@ -254,7 +254,7 @@ extern "C" int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
   *nedges = static_cast<int>(t->edges.size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Graphdims_get)
+FERRY_ENTRY(Graphdims_get)
 
 extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
   api::Call call("MPI_Graph_get");
@@ -267,7 +267,7 @@ extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int ind
   copy_out(t->edges, ne, edges);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Graph_get)
+FERRY_ENTRY(Graph_get)
 
 extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   api::Call call("MPI_Graph_neighbors_count");
@@ -281,7 +281,7 @@ extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbo
   *nneighbors = static_cast<int>(t->graph_neighbors(rank).size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Graph_neighbors_count)
+FERRY_ENTRY(Graph_neighbors_count)
 
 extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
   api::Call call("MPI_Graph_neighbors");
@@ -298,7 +298,7 @@ extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, i
   copy_out(n, shown, neighbors);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Graph_neighbors)
+FERRY_ENTRY(Graph_neighbors)
 
 extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
                                                const int sourceweights[], int outdegree, const int destinations[],
@@ -326,7 +326,7 @@ extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, cons
   *comm_dist_graph = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Dist_graph_create_adjacent)
+FERRY_ENTRY(Dist_graph_create_adjacent)
 
 extern "C" int PMPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
                                       const int destinations[], const int weights[], MPI_Info info, int reorder,
@@ -357,7 +357,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
   *comm_dist_graph = handle_of(created);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Dist_graph_create)
+FERRY_ENTRY(Dist_graph_create)
 
 extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
   api::Call call("MPI_Dist_graph_neighbors_count");
@@ -374,7 +374,7 @@ extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int
   *weighted = t->weighted ? 1 : 0;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Dist_graph_neighbors_count)
+FERRY_ENTRY(Dist_graph_neighbors_count)
 
 extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                                          int maxoutdegree, int destinations[], int destweights[]) {
@@ -394,7 +394,7 @@ extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
     copy_out(t->destination_weights, out, destweights);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Dist_graph_neighbors)
+FERRY_ENTRY(Dist_graph_neighbors)
 
 extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
   api::Call call("MPI_Topo_test");
@@ -403,4 +403,4 @@ extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
   *status = c->topology ? c->topology->kind : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Topo_test)
+FERRY_ENTRY(Topo_test)

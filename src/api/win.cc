@@ -83,37 +83,37 @@ int shared_query(const char* name, MPI_Win win, int rank, MPI_Aint* size, MPI_Ai
 extern "C" int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return win_create("MPI_Win_create", base, size, disp_unit, info, comm, win);
 }
-FERRY_WEAK_ALIAS(Win_create)
+FERRY_ENTRY(Win_create)
 
 extern "C" int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                                  MPI_Win* win) {
   return win_create("MPI_Win_create_c", base, size, disp_unit, info, comm, win);
 }
-FERRY_WEAK_ALIAS(Win_create_c)
+FERRY_ENTRY(Win_create_c)
 
 extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                  MPI_Win* win) {
   return win_allocate("MPI_Win_allocate", size, disp_unit, info, comm, baseptr, win, false);
 }
-FERRY_WEAK_ALIAS(Win_allocate)
+FERRY_ENTRY(Win_allocate)
 
 extern "C" int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                    MPI_Win* win) {
   return win_allocate("MPI_Win_allocate_c", size, disp_unit, info, comm, baseptr, win, false);
 }
-FERRY_WEAK_ALIAS(Win_allocate_c)
+FERRY_ENTRY(Win_allocate_c)
 
 extern "C" int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                         MPI_Win* win) {
   return win_allocate("MPI_Win_allocate_shared", size, disp_unit, info, comm, baseptr, win, true);
 }
-FERRY_WEAK_ALIAS(Win_allocate_shared)
+FERRY_ENTRY(Win_allocate_shared)
 
 extern "C" int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                                           void* baseptr, MPI_Win* win) {
   return win_allocate("MPI_Win_allocate_shared_c", size, disp_unit, info, comm, baseptr, win, true);
 }
-FERRY_WEAK_ALIAS(Win_allocate_shared_c)
+FERRY_ENTRY(Win_allocate_shared_c)
 
 extern "C" int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   api::Call call("MPI_Win_create_dynamic");
@@ -126,7 +126,7 @@ extern "C" int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* wi
   *win = w != nullptr ? w->handle : MPI_WIN_NULL;
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(Win_create_dynamic)
+FERRY_ENTRY(Win_create_dynamic)
 
 extern "C" int PMPI_Win_free(MPI_Win* win) {
   api::Call call("MPI_Win_free");
@@ -142,7 +142,7 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
   *win = MPI_WIN_NULL;
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(Win_free)
+FERRY_ENTRY(Win_free)
 
 extern "C" int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   api::Call call("MPI_Win_attach");
@@ -154,7 +154,7 @@ extern "C" int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   }
   return call.result(rma::attach(*w, base, size));
 }
-FERRY_WEAK_ALIAS(Win_attach)
+FERRY_ENTRY(Win_attach)
 
 extern "C" int PMPI_Win_detach(MPI_Win win, const void* base) {
   api::Call call("MPI_Win_detach");
@@ -162,7 +162,7 @@ extern "C" int PMPI_Win_detach(MPI_Win win, const void* base) {
   if (w == nullptr) return call.raise();
   return call.result(rma::detach(*w, base));
 }
-FERRY_WEAK_ALIAS(Win_detach)
+FERRY_ENTRY(Win_detach)
 
 extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
   MPI_Aint unit = 0;
@@ -170,12 +170,12 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int*
   if (rc == MPI_SUCCESS) *disp_unit = static_cast<int>(unit);
   return rc;
 }
-FERRY_WEAK_ALIAS(Win_shared_query)
+FERRY_ENTRY(Win_shared_query)
 
 extern "C" int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
   return shared_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, baseptr);
 }
-FERRY_WEAK_ALIAS(Win_shared_query_c)
+FERRY_ENTRY(Win_shared_query_c)
 
 extern "C" int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   api::Call call("MPI_Win_get_group");
@@ -185,7 +185,7 @@ extern "C" int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   *group = w->comm->group->handle;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_get_group)
+FERRY_ENTRY(Win_get_group)
 
 extern "C" int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   api::Call call("MPI_Win_get_info");
@@ -194,7 +194,7 @@ extern "C" int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   *info_used = infos::create(w->info);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_get_info)
+FERRY_ENTRY(Win_get_info)
 
 extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   api::Call call("MPI_Win_set_info");
@@ -205,7 +205,7 @@ extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   rma::set_hints(*w, *hints);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_set_info)
+FERRY_ENTRY(Win_set_info)
 
 extern "C" int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
   api::Call call("MPI_Win_set_name");
@@ -214,7 +214,7 @@ extern "C" int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
   w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_set_name)
+FERRY_ENTRY(Win_set_name)
 
 extern "C" int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   api::Call call("MPI_Win_get_name");
@@ -225,4 +225,4 @@ extern "C" int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   *resultlen = static_cast<int>(w->name.size());
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_get_name)
+FERRY_ENTRY(Win_get_name)

@@ -28,7 +28,7 @@ extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_E
   *errhandler = errhandlers::create_for_windows(fn);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_create_errhandler)
+FERRY_ENTRY(Win_create_errhandler)
 
 extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   api::Call call("MPI_Win_set_errhandler");
@@ -46,7 +46,7 @@ extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   errhandlers::set(w->errhandler, errhandler);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_set_errhandler)
+FERRY_ENTRY(Win_set_errhandler)
 
 extern "C" int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   api::Call call("MPI_Win_get_errhandler");
@@ -55,7 +55,7 @@ extern "C" int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) 
   *errhandler = errhandlers::get(w->errhandler);  // a reference of the caller's own
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_get_errhandler)
+FERRY_ENTRY(Win_get_errhandler)
 
 extern "C" int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   api::Call call("MPI_Win_call_errhandler");
@@ -65,7 +65,7 @@ extern "C" int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   rma::windows::invoke_errhandler(w, errorcode, message);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_call_errhandler)
+FERRY_ENTRY(Win_call_errhandler)
 
 extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
                                       int* keyval, void* extra_state) {
@@ -74,7 +74,7 @@ extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_W
   *keyval = attributes::create_keyval(Kind::kWin, copy_fn, delete_fn, extra_state);
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_create_keyval)
+FERRY_ENTRY(Win_create_keyval)
 
 extern "C" int PMPI_Win_free_keyval(int* keyval) {
   api::Call call("MPI_Win_free_keyval");
@@ -87,7 +87,7 @@ extern "C" int PMPI_Win_free_keyval(int* keyval) {
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_free_keyval)
+FERRY_ENTRY(Win_free_keyval)
 
 extern "C" int PMPI_Win_set_attr(MPI_Win win, int keyval, void* value) {
   api::Call call("MPI_Win_set_attr");
@@ -99,7 +99,7 @@ extern "C" int PMPI_Win_set_attr(MPI_Win win, int keyval, void* value) {
   }
   return call.result(attributes::set(Kind::kWin, w, w->handle, keyval, value));
 }
-FERRY_WEAK_ALIAS(Win_set_attr)
+FERRY_ENTRY(Win_set_attr)
 
 extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag) {
   api::Call call("MPI_Win_get_attr");
@@ -126,7 +126,7 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag
   *flag = 1;
   return MPI_SUCCESS;
 }
-FERRY_WEAK_ALIAS(Win_get_attr)
+FERRY_ENTRY(Win_get_attr)
 
 extern "C" int PMPI_Win_delete_attr(MPI_Win win, int keyval) {
   api::Call call("MPI_Win_delete_attr");
@@ -138,4 +138,4 @@ extern "C" int PMPI_Win_delete_attr(MPI_Win win, int keyval) {
   }
   return call.result(attributes::remove(Kind::kWin, w, w->handle, keyval));
 }
-FERRY_WEAK_ALIAS(Win_delete_attr)
+FERRY_ENTRY(Win_delete_attr)

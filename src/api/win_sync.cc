@@ -35,7 +35,7 @@ int on_window(const char* name, MPI_Win win, F body) {
 extern "C" int PMPI_Win_fence(int assert, MPI_Win win) {
   return on_window("MPI_Win_fence", win, [&](rma::Window& w) { return rma::fence(w, assert); });
 }
-FERRY_WEAK_ALIAS(Win_fence)
+FERRY_ENTRY(Win_fence)
 
 extern "C" int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   api::Call call("MPI_Win_post");
@@ -44,7 +44,7 @@ extern "C" int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   if (w == nullptr || g == nullptr) return call.raise();
   return call.result(rma::post(*w, *g, assert));
 }
-FERRY_WEAK_ALIAS(Win_post)
+FERRY_ENTRY(Win_post)
 
 extern "C" int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   api::Call call("MPI_Win_start");
@@ -53,17 +53,17 @@ extern "C" int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   if (w == nullptr || g == nullptr) return call.raise();
   return call.result(rma::start(*w, *g, assert));
 }
-FERRY_WEAK_ALIAS(Win_start)
+FERRY_ENTRY(Win_start)
 
 extern "C" int PMPI_Win_complete(MPI_Win win) {
   return on_window("MPI_Win_complete", win, [](rma::Window& w) { return rma::complete(w); });
 }
-FERRY_WEAK_ALIAS(Win_complete)
+FERRY_ENTRY(Win_complete)
 
 extern "C" int PMPI_Win_wait(MPI_Win win) {
   return on_window("MPI_Win_wait", win, [](rma::Window& w) { return rma::wait(w); });
 }
-FERRY_WEAK_ALIAS(Win_wait)
+FERRY_ENTRY(Win_wait)
 
 extern "C" int PMPI_Win_test(MPI_Win win, int* flag) {
   api::Call call("MPI_Win_test");
@@ -74,7 +74,7 @@ extern "C" int PMPI_Win_test(MPI_Win win, int* flag) {
   *flag = done ? 1 : 0;
   return call.result(std::move(e));
 }
-FERRY_WEAK_ALIAS(Win_test)
+FERRY_ENTRY(Win_test)
 
 extern "C" int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   api::Call call("MPI_Win_lock");
@@ -82,7 +82,7 @@ extern "C" int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   if (w == nullptr || !checked_target(call, *w, rank)) return call.raise();
   return call.result(rma::lock(*w, lock_type, rank, assert));
 }
-FERRY_WEAK_ALIAS(Win_lock)
+FERRY_ENTRY(Win_lock)
 
 extern "C" int PMPI_Win_unlock(int rank, MPI_Win win) {
   api::Call call("MPI_Win_unlock");
@@ -90,17 +90,17 @@ extern "C" int PMPI_Win_unlock(int rank, MPI_Win win) {
   if (w == nullptr || !checked_target(call, *w, rank)) return call.raise();
   return call.result(rma::unlock(*w, rank));
 }
-FERRY_WEAK_ALIAS(Win_unlock)
+FERRY_ENTRY(Win_unlock)
 
 extern "C" int PMPI_Win_lock_all(int assert, MPI_Win win) {
   return on_window("MPI_Win_lock_all", win, [&](rma::Window& w) { return rma::lock_all(w, assert); });
 }
-FERRY_WEAK_ALIAS(Win_lock_all)
+FERRY_ENTRY(Win_lock_all)
 
 extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
   return on_window("MPI_Win_unlock_all", win, [](rma::Window& w) { return rma::unlock_all(w); });
 }
-FERRY_WEAK_ALIAS(Win_unlock_all)
+FERRY_ENTRY(Win_unlock_all)
 
 namespace {
 
@@ -124,18 +124,18 @@ int flush_every(const char* name, MPI_Win win) {
 }  // namespace
 
 extern "C" int PMPI_Win_flush(int rank, MPI_Win win) { return flush_one("MPI_Win_flush", rank, win); }
-FERRY_WEAK_ALIAS(Win_flush)
+FERRY_ENTRY(Win_flush)
 
 extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush_one("MPI_Win_flush_local", rank, win); }
-FERRY_WEAK_ALIAS(Win_flush_local)
+FERRY_ENTRY(Win_flush_local)
 
 extern "C" int PMPI_Win_flush_all(MPI_Win win) { return flush_every("MPI_Win_flush_all", win); }
-FERRY_WEAK_ALIAS(Win_flush_all)
+FERRY_ENTRY(Win_flush_all)
 
 extern "C" int PMPI_Win_flush_local_all(MPI_Win win) { return flush_every("MPI_Win_flush_local_all", win); }
-FERRY_WEAK_ALIAS(Win_flush_local_all)
+FERRY_ENTRY(Win_flush_local_all)
 
 extern "C" int PMPI_Win_sync(MPI_Win win) {
   return on_window("MPI_Win_sync", win, [](rma::Window& w) { return rma::sync(w); });
 }
-FERRY_WEAK_ALIAS(Win_sync)
+FERRY_ENTRY(Win_sync)

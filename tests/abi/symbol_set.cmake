@@ -1,4 +1,4 @@
-# Compares the MPI_*/MPIX_* functions Ferry's libmpi exports with those of MPICH's libmpich.so.12:
+# Compares the MPI_*/MPIX_* functions (and QMPI's QMPI_* ones) Ferry's libmpi exports with those of MPICH's libmpich.so.12:
 # every MPICH name must be exported, except the ones tests/abi/symbols_not_yet.txt still lists, and
 # that list must not be stale (a name it lists that Ferry exports, or one MPICH does not have, fails),
 # so it can only shrink until every name lands. Prints the names on failure.
@@ -13,7 +13,7 @@ function(exported_names library out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${NM} -D ${library} failed (${rc})")
   endif()
-  string(REGEX MATCHALL "[ \t](MPIX?_[A-Za-z0-9_]+)\n" matches "${text}")
+  string(REGEX MATCHALL "[ \t](MPIX?_[A-Za-z0-9_]+|QMPI_[A-Za-z0-9_]+)\n" matches "${text}")
   list(TRANSFORM matches STRIP)
   list(REMOVE_DUPLICATES matches)
   set(${out} ${matches} PARENT_SCOPE)
@@ -26,7 +26,7 @@ foreach(file IN ITEMS ${FERRY} ${MPICH} ${NOT_YET})
 endforeach()
 exported_names(${FERRY} ferry)
 exported_names(${MPICH} mpich)
-file(STRINGS ${NOT_YET} not_yet REGEX "^MPIX?_")
+file(STRINGS ${NOT_YET} not_yet REGEX "^(MPIX?|QMPI)_")
 
 set(missing "")
 foreach(name IN LISTS mpich)

@@ -22,8 +22,8 @@ class ConfigTest : public ::testing::Test {
   void SetUp() override {
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
       std::string entry(*e);
-      if (entry.rfind("FERRY_", 0) != 0) continue;
       size_t eq = entry.find('=');
+      if (entry.rfind("FERRY_", 0) != 0 && !is_alias(entry.substr(0, eq))) continue;
       saved_.emplace_back(entry.substr(0, eq), eq == std::string::npos ? "" : entry.substr(eq + 1));
     }
     for (auto& [name, value] : saved_) unsetenv(name.c_str());
@@ -31,6 +31,11 @@ class ConfigTest : public ::testing::Test {
   void TearDown() override {
     for (const std::string& name : set_) unsetenv(name.c_str());
     for (auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+  }
+  static bool is_alias(const std::string& name) {
+    for (const Setting& s : all_settings())
+      if (!s.alias.empty() && s.alias == name) return true;
+    return false;
   }
   void set(const std::string& name, const std::string& value) {
     setenv(name.c_str(), value.c_str(), 1);
@@ -77,6 +82,16 @@ TEST_F(ConfigTest, EnvironmentOverridesTheDefault) {
   EXPECT_EQ(integer("FERRY_TCP_EAGER_LIMIT"), 1024);
   // Others keep their defaults.
   EXPECT_EQ(integer("FERRY_SPIN_US"), 50);
+}
+
+// MPICH's name for a setting (its alias) sets it when Ferry's own name is unset; Ferry's wins.
+TEST_F(ConfigTest, AliasSetsTheSettingUnlessItsOwnNameDoes) {
+  EXPECT_EQ(value("FERRY_QMPI_TOOL_LIST"), "");
+  set("MPIR_CVAR_QMPI_TOOL_LIST", "a:b");
+  EXPECT_EQ(value("FERRY_QMPI_TOOL_LIST"), "a:b");
+  set("FERRY_QMPI_TOOL_LIST", "c");
+  EXPECT_EQ(value("FERRY_QMPI_TOOL_LIST"), "c");
+  EXPECT_EQ(validate(), std::nullopt);
 }
 
 TEST_F(ConfigTest, IntegerSuffixesArePowersOf1024) {

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Generates QMPI (MPICH 4.0's tool interface) from src/api/mpi_api.txt, the one description of the C API.
+
+  gen_qmpi.py header  <mpi_api.txt> <mpi_qmpi.h>          the enum and the QMPI_<name>_t types
+  gen_qmpi.py entries <mpi_api.txt> <entry_points.cc>     libmpi's MPI_<name> entry points
+  gen_qmpi.py enum-program <mpi_api.txt> <qmpi_enum.c>    prints each enumerator's value (test
+                                                           abi_qmpi_enum_matches_mpich builds it
+                                                           against both headers)
+  gen_qmpi.py header --check <mpi_api.txt> <mpi_qmpi.h>   fails if the file differs from what the
+                                                           description gives (test abi_qmpi_h_is_current)
+
+The header is include/mpi/mpi_qmpi.h, kept in the repository (mpi.h includes it, so every compiler
+that finds mpi.h finds it too) and checked against the description by the test above.
+
+The entry points (docs/architecture.md, "API entry points"): every described MPI_X is a weak function
+of libmpi, so a profiling library's MPI_X still wins (MPI-4.0 §15.2). One that QMPI can intercept tests
+its slot of the table of first tools (one load and a branch predicted not taken) and otherwise jumps to
+the implementation, PMPI_X, through its hidden twin ferry_impl_MPI_X (api.h FERRY_ENTRY), so the jump
+is direct. The slot is set while tools are to be attached or are attached; then the cold path hands the
+call to the first tool that registered X, with the address it was called from. The others jump to the
+implementation at once.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_api  # noqa: E402
+
+
+def qmpi_type(f):
+    """QMPI_Send_t for MPI_Send, QMPIX_Comm_revoke_t for MPIX_Comm_revoke (MPICH's names)."""
+    return "Q" + f.name + "_t"
+
+
+def parameters(f):
+    return ", ".join(p.decl for p in f.params)
+
+
+def arguments(f):
+    return ", ".join(p.name for p in f.params if p.kind != "varargs")
+
+
+def intercepted(functions):
+    return sorted((f for f in functions if f.qmpi >= 0), key=lambda f: f.qmpi)
+
+
+def header(functions):
+    out = ["/* Generated from src/api/mpi_api.txt by bindings/gen_qmpi.py: edit those, not this file.",
+           " *",
+           " * QMPI, MPICH 4.0's tool interface: the functions a tool can intercept, numbered as MPICH numbers",
+           " * them (the numbers are ABI: a tool built against MPICH's mpi.h passes them), and the type of a",
+           " * tool's function for each: the call's context, the tool's id, then the MPI arguments. */",
+           "#ifndef FERRY_MPI_QMPI_H",
+           "#define FERRY_MPI_QMPI_H",
+           "",
+           "enum QMPI_Functions_enum {"]
+    for f in intercepted(functions):
+        out.append(f"    {f.qmpi_enumerator},")
+    out += ["    MPI_LAST_FUNC_T", "};", ""]
+    for f in intercepted(functions):
+        params = "QMPI_Context context, int tool_id" + (", " + parameters(f) if f.params else "")
+        out.append(f"typedef {f.returns} ({qmpi_type(f)})({params});")
+    out += ["", "#endif /* FERRY_MPI_QMPI_H */", ""]
+    return "\n".join(out)
+
+
+def entries(functions):
+    out = ["// Generated from src/api/mpi_api.txt by bindings/gen_qmpi.py: libmpi's MPI_ entry points.",
+           "// Each is weak (a profiling library's MPI_X wins) and jumps to PMPI_X's hidden twin; one that",
+           "// QMPI can intercept first tests its slot in the table of first tools (api/qmpi.h).",
+           '#include "api/qmpi.h"',
+           "",
+           "using ferry::qmpi::Function;",
+           "",
+           'extern "C" {']
+    for f in functions:
+        out.append(f'__attribute__((visibility("hidden"))) decltype(P{f.name}) ferry_impl_{f.name};')
+    out.append("}")
+    out.append("")
+    for f in functions:
+        params = parameters(f) or "void"
+        args = arguments(f)
+        if f.qmpi < 0:
+            out.append(f'extern "C" __attribute__((weak)) {f.returns} {f.name}({params}) '
+                       f'{{ return ferry_impl_{f.name}({args}); }}')
+            continue
+        comma_args = (", " + args) if args else ""
+        comma_params = (", " + ", ".join(p.decl for p in f.params if p.kind != "varargs")) if args else ""
+        # The cold path: attach the tools if that is still to do, then call the first one that
+        # registered this function, or the implementation if none did. Its own names end in _ so
+        # that no MPI parameter (MPI_T_cvar_get_info has a `scope`) hides them.
+        out += [f"static __attribute__((noinline, cold)) {f.returns} qmpi_{f.name}(void* caller_{comma_params}) {{",
+                f"  ferry::qmpi::Hook hook_ = ferry::qmpi::first_tool({f.qmpi});",
+                f"  if (hook_.function == nullptr) return ferry_impl_{f.name}({args});",
+                "  ferry::qmpi::CallerScope scope_(caller_);",
+                f"  return reinterpret_cast<{qmpi_type(f)}*>(hook_.function)(ferry::qmpi::context(), hook_.tool_id{comma_args});",
+                "}",
+                f'extern "C" __attribute__((weak)) {f.returns} {f.name}({params}) {{',
+                f"  if (__builtin_expect(ferry::qmpi::hooked({f.qmpi}), 0))",
+                f"    return qmpi_{f.name}(__builtin_return_address(0){comma_args});",
+                f"  return ferry_impl_{f.name}({args});",
+                "}"]
+    # The end of every chain (QMPI_Get_function's answer past the last tool): the implementation,
+    # with the QMPI signature.
+    out.append("")
+    for f in intercepted(functions):
+        params = "QMPI_Context, int" + (", " + parameters(f) if f.params else "")
+        out.append(f"static {f.returns} implementation_{f.name}({params}) {{ return ferry_impl_{f.name}({arguments(f)}); }}")
+    out.append("")
+    out.append("namespace ferry::qmpi {")
+    out.append("const Function implementations[MPI_LAST_FUNC_T] = {")
+    for f in intercepted(functions):
+        out.append(f"    reinterpret_cast<Function>(&implementation_{f.name}),")
+    out.append("};")
+    out.append("}  // namespace ferry::qmpi")
+    out.append("")
+    return "\n".join(out)
+
+
+def enum_program(functions):
+    out = ["/* Generated by bindings/gen_qmpi.py: prints QMPI's enumerators (test abi_qmpi_enum_matches_mpich). */",
+           "#include <stdio.h>", "#include <mpi.h>", "int main(void) {"]
+    for f in intercepted(functions):
+        out.append(f'  printf("{f.qmpi_enumerator} %d\\n", (int){f.qmpi_enumerator});')
+    out += ['  printf("MPI_LAST_FUNC_T %d\\n", (int)MPI_LAST_FUNC_T);',
+            '  printf("sizeof(QMPI_Context) %zu\\n", sizeof(QMPI_Context));',
+            '  printf("QMPI_MAX_TOOL_NAME_LENGTH %d\\n", QMPI_MAX_TOOL_NAME_LENGTH);',
+            "  return 0;", "}", ""]
+    return "\n".join(out)
+
+
+def main(argv):
+    check = "--check" in argv
+    argv = [a for a in argv if a != "--check"]
+    if len(argv) != 4 or argv[1] not in ("header", "entries", "enum-program"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    mode, description, output = argv[1:]
+    try:
+        functions, _ = mpi_api.load(description)
+    except mpi_api.DescriptionError as e:
+        print(f"gen_qmpi.py: {e}", file=sys.stderr)
+        return 1
+    text = {"header": header, "entries": entries, "enum-program": enum_program}[mode](functions)
+    if check:
+        current = open(output).read() if os.path.exists(output) else ""
+        if current != text:
+            print(f"{output} is not what {description} gives; regenerate it:\n"
+                  f"  python3 bindings/gen_qmpi.py header {description} {output}", file=sys.stderr)
+            return 1
+        print(f"{output} matches {description}")
+        return 0
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    with open(output, "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

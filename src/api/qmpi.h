@@ -1,0 +1,60 @@
+// QMPI, MPICH 4.0's tool interface: which tool an MPI_X call goes to first.
+//
+// Tools are named in MPIR_CVAR_QMPI_TOOL_LIST (or FERRY_QMPI_TOOL_LIST), "a:b:a": ids 1, 2, 3 in
+// that order, a name twice being two instances. Each registers its name and an init function from a
+// constructor (QMPI_Register_tool_name); at the first MPI call the tools are attached: each listed
+// instance's init function runs with its id and registers the functions it intercepts. An MPI_X
+// call then goes to the instance with the lowest id that registered X, which passes it on with
+// QMPI_Get_function: to the next instance that did, and past the last to the implementation.
+//
+// The generated MPI_X entry points (bindings/gen_qmpi.py) read their slot of `first`: nullptr when
+// no tool takes X (one load, then the implementation), else the cold path through first_tool().
+#pragma once
+
+#include <atomic>
+
+#include "mpi.h"
+
+namespace ferry::qmpi {
+
+using Function = void (*)(void);
+
+struct Hook {
+  Function function;  // the tool's QMPI_X_t, nullptr: the implementation
+  int tool_id;
+};
+
+// Per QMPI_Functions_enum value: the first tool's function, or nullptr. Until the tools are
+// attached every slot holds a marker, so that the first call of any MPI_X takes the cold path.
+struct FirstTools {
+  Function function[MPI_LAST_FUNC_T];
+  int tool_id[MPI_LAST_FUNC_T];
+};
+extern FirstTools first;
+
+inline bool hooked(int function) {
+  return std::atomic_ref<Function>(first.function[function]).load(std::memory_order_relaxed) != nullptr;
+}
+
+// Attaches the tools if that is still to do, then answers the first tool for `function`.
+Hook first_tool(int function);
+
+// The context passed to tools: the storage each registered (QMPI_Get_tool_storage).
+QMPI_Context context();
+
+// While a tool runs: the address the program called MPI_X from (QMPI_Get_calling_address).
+class CallerScope {
+ public:
+  explicit CallerScope(void* caller);
+  ~CallerScope();
+  CallerScope(const CallerScope&) = delete;
+  CallerScope& operator=(const CallerScope&) = delete;
+
+ private:
+  void* previous_;
+};
+
+// The implementation of each function with the QMPI signature (generated): the end of every chain.
+extern const Function implementations[MPI_LAST_FUNC_T];
+
+}  // namespace ferry::qmpi
