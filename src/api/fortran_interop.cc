@@ -76,14 +76,14 @@ extern "C" int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_s
                  "f_status", f08_status,
                  f08_status == MPI_F08_STATUS_IGNORE || f08_status == MPI_F08_STATUSES_IGNORE, "f08_status");
 }
-FERRY_WEAK_ALIAS(Status_f2f08)
+FERRY_ENTRY(Status_f2f08)
 
 extern "C" int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
   return convert("MPI_Status_f082f", f08_status,
                  f08_status == MPI_F08_STATUS_IGNORE || f08_status == MPI_F08_STATUSES_IGNORE, "f08_status", f_status,
                  f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE, "f_status");
 }
-FERRY_WEAK_ALIAS(Status_f082f)
+FERRY_ENTRY(Status_f082f)
 
 extern "C" int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
   return f90_type("MPI_Type_create_f90_integer", integer_kind, 0, r, newtype);
