@@ -364,7 +364,7 @@ def types_module():
              "  use, intrinsic :: iso_c_binding, only : c_int",
              "  use, intrinsic :: iso_fortran_env, only : int8, int16, int32, int64, real32, real64, real128",
              "  implicit none",
-             "  private :: int8, int16, int32, int64, real32, real64, real128",
+             "  private :: c_int, int8, int16, int32, int64, real32, real64, real128",
              "  integer, parameter :: MPI_STATUS_SIZE = 5", ""]
     for t in sorted(set(HANDLE_TYPES.values())):
         lines += [f"  type, bind(C) :: {t}", "    integer :: MPI_VAL", "  end type", ""]
