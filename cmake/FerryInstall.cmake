@@ -4,7 +4,8 @@
 #   P/lib/      libmpi.so.12 (+ libmpi.so), libmpich.so.12 and libmpich.so -> libmpi.so.12,
 #               libmpifort.so.12 (+ libmpifort.so), libmpichfort.so.12 and libmpichfort.so -> it,
 #               pkgconfig/ferry.pc and pkgconfig/mpi.pc (ferry-fort.pc, mpi-fort.pc: Fortran)
-#   P/include/  mpi.h, mpio.h, mpix.h, mpif.h, mpi.mod (where a Fortran compiler was found)
+#   P/include/  mpi.h, mpio.h, mpix.h, mpif.h, mpi.mod, mpi_f08.mod and the mpi_f08_*.mod it uses
+#               (where a Fortran compiler was found)
 # Nothing installed names the build tree, so P can be moved: binaries carry
 # only $ORIGIN-relative RUNPATHs plus the directories of libraries outside the
 # project (the system's pmix2), the wrappers and .pc files find P from their
@@ -65,7 +66,12 @@ if(TARGET mpifort)
   ferry_install_symlink(libmpifort.so.12 ${FERRY_INSTALL_LIBDIR}/libmpichfort.so)
   install(FILES ${FERRY_FORTRAN_INCLUDE_DIR}/mpif.h DESTINATION ${FERRY_INSTALL_INCLUDEDIR})
   if(TARGET ferry_mpi_module)
-    install(FILES ${FERRY_FORTRAN_INCLUDE_DIR}/mpi.mod DESTINATION ${FERRY_INSTALL_INCLUDEDIR})
+    # mpi_f08 and the modules it uses (bindings/fortran/gen_f08.py), compiled with libmpifort.
+    install(FILES ${FERRY_FORTRAN_INCLUDE_DIR}/mpi.mod ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08.mod
+                  ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_types.mod ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_compile_constants.mod
+                  ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_link_constants.mod ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_f08_callbacks.mod
+                  ${FERRY_FORTRAN_INCLUDE_DIR}/mpi_sizeofs.mod
+            DESTINATION ${FERRY_INSTALL_INCLUDEDIR})
   endif()
 endif()
 

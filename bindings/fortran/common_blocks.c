@@ -32,6 +32,14 @@ char *ferry_fortran_string_in(const char *text, ferry_fortran_length length) {
   return copy;
 }
 
+char *ferry_fortran_string_in_stripped(const char *text, ferry_fortran_length length) {
+  while (length > 0 && text[0] == ' ') {
+    text++;
+    length--;
+  }
+  return ferry_fortran_string_in(text, length);
+}
+
 void ferry_fortran_string_out(const char *c_string, char *text, ferry_fortran_length length) {
   size_t n = strlen(c_string);
   if (n > length) n = length;

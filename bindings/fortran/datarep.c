@@ -14,6 +14,8 @@ typedef void FortranExtent(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra
 
 /* MPI_CONVERSION_FN_NULL (predefined_callbacks.c), under the names a program may pass. */
 extern FortranConversion mpi_conversion_fn_null_, pmpi_conversion_fn_null_;
+/* mpi_f08's (gen_f08.py: mpi_f08_callbacks), absent when libmpifort is built without Fortran. */
+extern FortranConversion __mpi_f08_callbacks_MOD_mpi_conversion_fn_null __attribute__((weak));
 
 struct FortranDatarep {
   FortranConversion *read;
@@ -48,7 +50,10 @@ static int extent_trampoline(MPI_Datatype datatype, MPI_Aint *extent, void *extr
   return ierr;
 }
 
-static int is_null(FortranConversion *fn) { return fn == mpi_conversion_fn_null_ || fn == pmpi_conversion_fn_null_; }
+static int is_null(FortranConversion *fn) {
+  return fn == mpi_conversion_fn_null_ || fn == pmpi_conversion_fn_null_ ||
+         (fn != NULL && fn == __mpi_f08_callbacks_MOD_mpi_conversion_fn_null);
+}
 
 void pmpi_register_datarep_(const char *datarep, FortranConversion *read_conversion_fn,
                             FortranConversion *write_conversion_fn, FortranExtent *dtype_file_extent_fn,

@@ -49,7 +49,8 @@ static void get_counted_string(StringQuery *query, void *context, MPI_Fint *leng
   int c_length = room == 0 ? 0 : (int)room + 1;
   *ierr = query(context, &c_length, buffer, flag);
   if (*ierr == MPI_SUCCESS && *flag) {
-    if (room > 0) ferry_fortran_string_out(buffer, value, room);
+    /* The value, truncated to what the caller takes, then blanks to the variable's end. */
+    if (room > 0) ferry_fortran_string_out(buffer, value, value_len);
     *length = c_length > 0 ? c_length - 1 : 0;
   }
   free(buffer);
@@ -67,7 +68,7 @@ static int info_query(void *context, int *length, char *value, int *flag) {
 
 void pmpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag,
                            MPI_Fint *ierr, ferry_fortran_length key_len, ferry_fortran_length value_len) {
-  char *c_key = ferry_fortran_string_in(key, key_len);
+  char *c_key = ferry_fortran_string_in_stripped(key, key_len);
   if (c_key == NULL) {
     *ierr = MPI_ERR_NO_MEM;
     return;

@@ -66,6 +66,18 @@ extern struct ferry_mpiprivc mpiprivc_;
 extern MPI_Fint mpifcmb5_;
 extern MPI_Fint mpifcmb9_;
 
+/* mpi_f08's sentinels (mpi_f08_link_constants, gen_f08.py), under MPICH's names: C objects for the
+ * statuses, module variables for the others. mpi_f08's bindings pass them on to these bindings as
+ * they are. Weak: libmpifort built without a Fortran compiler has no mpi_f08, and then their
+ * addresses are null, which no program passes for an array. */
+extern MPI_Fint MPIR_F08_MPI_STATUS_IGNORE_OBJ[MPI_F_STATUS_SIZE] __attribute__((weak));
+extern MPI_Fint MPIR_F08_MPI_STATUSES_IGNORE_OBJ[MPI_F_STATUS_SIZE] __attribute__((weak));
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_errcodes_ignore[1] __attribute__((weak));
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_unweighted[1] __attribute__((weak));
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_weights_empty[1] __attribute__((weak));
+extern char __mpi_f08_link_constants_MOD_mpi_argv_null[1] __attribute__((weak));
+extern char __mpi_f08_link_constants_MOD_mpi_argvs_null[1] __attribute__((weak));
+
 /* A choice buffer: MPI_BOTTOM and MPI_IN_PLACE arrive as the addresses of their common-block
  * members (MPI-4.0 §19.1.2). */
 static inline void *ferry_fortran_buffer(const void *buffer) {
@@ -75,23 +87,27 @@ static inline void *ferry_fortran_buffer(const void *buffer) {
 }
 
 static inline MPI_Status *ferry_fortran_status(const MPI_Fint *status) {
-  if (status == mpipriv1_.status_ignore) return MPI_STATUS_IGNORE;
+  if (status == mpipriv1_.status_ignore || status == MPIR_F08_MPI_STATUS_IGNORE_OBJ) return MPI_STATUS_IGNORE;
   return (MPI_Status *)status;
 }
 
 static inline MPI_Status *ferry_fortran_statuses(const MPI_Fint *statuses) {
-  if (statuses == mpipriv2_.statuses_ignore) return MPI_STATUSES_IGNORE;
+  if (statuses == mpipriv2_.statuses_ignore || statuses == MPIR_F08_MPI_STATUSES_IGNORE_OBJ) {
+    return MPI_STATUSES_IGNORE;
+  }
   return (MPI_Status *)statuses;
 }
 
 static inline int *ferry_fortran_errcodes(MPI_Fint *errcodes) {
-  if (errcodes == mpipriv2_.errcodes_ignore) return MPI_ERRCODES_IGNORE;
+  if (errcodes == mpipriv2_.errcodes_ignore || errcodes == __mpi_f08_link_constants_MOD_mpi_errcodes_ignore) {
+    return MPI_ERRCODES_IGNORE;
+  }
   return errcodes;
 }
 
 static inline int *ferry_fortran_weights(const MPI_Fint *weights) {
-  if (weights == &mpifcmb5_) return MPI_UNWEIGHTED;
-  if (weights == &mpifcmb9_) return MPI_WEIGHTS_EMPTY;
+  if (weights == &mpifcmb5_ || weights == __mpi_f08_link_constants_MOD_mpi_unweighted) return MPI_UNWEIGHTED;
+  if (weights == &mpifcmb9_ || weights == __mpi_f08_link_constants_MOD_mpi_weights_empty) return MPI_WEIGHTS_EMPTY;
   return (int *)weights;
 }
 
@@ -101,6 +117,9 @@ static inline int ferry_fortran_logical_in(const MPI_Fint *value) { return *valu
  * string is padded with blanks. ferry_fortran_string_in returns a NUL-terminated copy to free, or
  * NULL when memory runs out. */
 char *ferry_fortran_string_in(const char *text, ferry_fortran_length length);
+/* The same without leading blanks either: info keys and values (MPI-4.0 §10: "leading and trailing
+ * blanks are stripped" in Fortran) and spawn's arguments (as MPICH does). */
+char *ferry_fortran_string_in_stripped(const char *text, ferry_fortran_length length);
 void ferry_fortran_string_out(const char *c_string, char *text, ferry_fortran_length length);
 
 #endif /* FERRY_FORTRAN_BINDING_H */

@@ -126,11 +126,17 @@ class Binding:
             self.decls.append(f"{'const ' if d == 'in' else ''}char *{name}")
             self.lengths.append(f"ferry_fortran_length {name}_len")
             if d == "in":
-                self.pre.append(f"char *{cvar} = ferry_fortran_string_in({name}, {name}_len);")
+                # MPI-4.0 §10: Fortran's info keys and values lose leading blanks too.
+                convert = "ferry_fortran_string_in_stripped" if self.fn.name.startswith("MPI_Info_") \
+                    else "ferry_fortran_string_in"
+                self.pre.append(f"char *{cvar} = {convert}({name}, {name}_len);")
             else:
                 size = value_expression(p.max, self.fn.params)
                 self.pre.append(f"char *{cvar} = calloc((size_t)({size} > 0 ? {size} : 1), 1);")
-                self.post.append(f"ferry_fortran_string_out({cvar}, {name}, {name}_len);")
+                # A value not found (flag false: MPI_Info_get) leaves the variable as it was.
+                found = " if (c_flag)" if any(q.name == "flag" and q.kind == "logical" and q.direction == "out"
+                                              for q in self.fn.params) else ""
+                self.post.append(f"{found} ferry_fortran_string_out({cvar}, {name}, {name}_len);".lstrip())
             self.allocated.append(cvar)
             self.args.append(cvar)
         elif k == "status":
@@ -153,7 +159,9 @@ class Binding:
         for p in fn.params:
             self.add(p)
         lower = fn.name.lower()
-        symbol = f"p{lower}_"
+        # The large-count forms (fortran=f08) have no mpif.h name: the mpi_f08 bindings call them
+        # under a name of Ferry's own, which libmpifort does not export.
+        symbol = f"ferry_f08_{lower[4:]}_" if fn.fortran == "f08" else f"p{lower}_"
         returns_code = fn.returns == "int"
         params = self.decls + (["MPI_Fint *ierr"] if returns_code else []) + self.lengths
         ret = "void" if returns_code else fn.returns
@@ -187,7 +195,7 @@ class Binding:
             body += self.always
         out += [f"  {s}" for s in body]
         out.append("}")
-        for alias in (f"{lower}_", f"{lower}__", lower, fn.name.upper(), f"p{lower}__", f"p{lower}",
+        for alias in () if fn.fortran == "f08" else (f"{lower}_", f"{lower}__", lower, fn.name.upper(), f"p{lower}__", f"p{lower}",
                       f"P{fn.name.upper()}"):
             out.append(f"#pragma weak {alias} = {symbol}")
         return "\n".join(out) + "\n"
@@ -204,6 +212,13 @@ def main():
     count = 0
     errors = []
     for fn in functions:
+        if fn.fortran == "f08":
+            try:
+                chunks.append(Binding(fn).text())
+                count += 1
+            except Unsupported:
+                pass  # not in mpi_f08 either (gen_f08.py lists it)
+            continue
         if fn.fortran != "all":
             continue
         try:

@@ -1,5 +1,5 @@
 // Language interoperability (MPI-3.1 §17.2): statuses converted between C and
-// Fortran, and Fortran 90's parameterized types (MPI-3.1 §17.2.5). Handles need
+// Fortran (and between Fortran's two forms, MPI-4.0 §19.3.5), and Fortran 90's parameterized types (MPI-3.1 §17.2.5). Handles need
 // no code: with MPICH's ABI a C handle is its Fortran integer (mpi.h's casts).
 #include <cstring>
 
@@ -68,6 +68,22 @@ extern "C" int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c
                  is_c_ignore(c_status), "c_status");
 }
 FERRY_WEAK_ALIAS(Status_f082c)
+
+// MPI-4.0 §19.3.5: between the two Fortran statuses, from C (mpi_f08 programs have them as module
+// procedures, bindings/fortran/gen_f08.py).
+extern "C" int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
+  return convert("MPI_Status_f2f08", f_status, f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE,
+                 "f_status", f08_status,
+                 f08_status == MPI_F08_STATUS_IGNORE || f08_status == MPI_F08_STATUSES_IGNORE, "f08_status");
+}
+FERRY_WEAK_ALIAS(Status_f2f08)
+
+extern "C" int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
+  return convert("MPI_Status_f082f", f08_status,
+                 f08_status == MPI_F08_STATUS_IGNORE || f08_status == MPI_F08_STATUSES_IGNORE, "f08_status", f_status,
+                 f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE, "f_status");
+}
+FERRY_WEAK_ALIAS(Status_f082f)
 
 extern "C" int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
   return f90_type("MPI_Type_create_f90_integer", integer_kind, 0, r, newtype);

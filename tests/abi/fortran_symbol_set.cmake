@@ -6,7 +6,7 @@
 # still match a missing name (so the list only shrinks), and libmpifort must export no name MPICH's
 # does not (a misspelt binding would not link any program). Prints the names on failure.
 #   cmake -DFERRY_FORTRAN=<libmpifort.so.12> -DFERRY_C=<libmpi.so.12> -DMPICH=<libmpichfort.so.12>
-#         -DNOT_YET=<fortran_symbols_not_yet.txt> -DNM=<nm> -P fortran_symbol_set.cmake
+#         -DNOT_YET=<fortran_symbols_not_yet.txt>[,<more lists>] -DNM=<nm> -P fortran_symbol_set.cmake
 cmake_minimum_required(VERSION 3.25)
 
 function(exported_names library out)
@@ -20,6 +20,7 @@ function(exported_names library out)
   set(${out} ${matches} PARENT_SCOPE)
 endfunction()
 
+string(REPLACE "," ";" NOT_YET "${NOT_YET}")
 foreach(file IN ITEMS ${FERRY_FORTRAN} ${FERRY_C} ${MPICH} ${NOT_YET})
   if(NOT EXISTS ${file})
     message(FATAL_ERROR "${file} does not exist")
@@ -30,14 +31,16 @@ exported_names(${FERRY_C} c)
 exported_names(${MPICH} mpich)
 
 # Patterns: one a line, * for any run of characters; '#' starts a comment.
-file(STRINGS ${NOT_YET} lines)
 set(patterns "")
-foreach(line IN LISTS lines)
-  string(REGEX REPLACE "#.*" "" line "${line}")
-  string(STRIP "${line}" line)
-  if(line)
-    list(APPEND patterns "${line}")
-  endif()
+foreach(file IN LISTS NOT_YET)
+  file(STRINGS ${file} lines)
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "#.*" "" line "${line}")
+    string(STRIP "${line}" line)
+    if(line)
+      list(APPEND patterns "${line}")
+    endif()
+  endforeach()
 endforeach()
 
 set(missing "")

@@ -96,10 +96,11 @@ cp -a "$prefix" "$scratch/with space"
   fail "hello_space loads libmpi.so.12 from '$(resolved_lib "$scratch/hello_space" libmpi.so.12)'"
 sh "$here/find_mpi_test.sh" "$prefix/bin" "$prefix/include" "$prefix/lib" "$cmake" "$generator" ||
   fail "FindMPI with the installed wrappers"
-# Fortran, where it was built: the moved tree's mpifort builds ring.f (mpif.h) and a use mpi program
-# against the moved mpif.h, mpi.mod and libmpifort, which finds libmpi beside it.
+# Fortran, where it was built: the moved tree's mpifort builds ring.f (mpif.h), a use mpi program and
+# hello.f90 (use mpi_f08) against the moved mpif.h, .mod files and libmpifort, which finds libmpi
+# beside it.
 if [ -x "$prefix/bin/mpifort" ]; then
-  for f in include/mpif.h include/mpi.mod lib/libmpifort.so.12; do
+  for f in include/mpif.h include/mpi.mod include/mpi_f08.mod lib/libmpifort.so.12; do
     [ -e "$prefix/$f" ] || fail "missing $f"
   done
   [ "$(readlink "$prefix/lib/libmpichfort.so.12")" = libmpifort.so.12 ] || fail "libmpichfort.so.12 is not a link to libmpifort.so.12"
@@ -109,6 +110,8 @@ if [ -x "$prefix/bin/mpifort" ]; then
   printf 'program m\n  use mpi\n  integer :: ierr\n  call MPI_INIT(ierr)\n  call MPI_FINALIZE(ierr)\nend program\n' \
     >"$scratch/use_mpi.f90"
   (cd "$scratch" && "$prefix/bin/mpif90" -o use_mpi use_mpi.f90) || fail "installed mpif90 could not build a use mpi program"
+  (cd "$scratch" && "$prefix/bin/mpifort" -o hello_f08 "$sourcedir/examples/hello.f90") ||
+    fail "installed mpifort could not build examples/hello.f90 (use mpi_f08)"
 fi
 
 # --- Run with the installed mpirun ----------------------------------------------
@@ -122,6 +125,11 @@ if [ -x "$scratch/ring_f" ]; then
   case $out in
     *"came back as 2"*) echo "$out" ;;
     *) fail "installed mpirun -n 2 ring_f: $out" ;;
+  esac
+  out=$(cd "$scratch" && env -u LD_LIBRARY_PATH timeout 60 "$prefix/bin/mpirun" -n 2 ./hello_f08 2>&1)
+  case $out in
+    *"Hello from rank 1 of 2"*) echo "$out" ;;
+    *) fail "installed mpirun -n 2 hello_f08: $out" ;;
   esac
 fi
 

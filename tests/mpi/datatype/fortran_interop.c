@@ -41,6 +41,16 @@ static void check_status_conversions(void) {
   MPI_Get_count(&back, MPI_INT, &count);
   CHECK(back.MPI_SOURCE == 3 && back.MPI_TAG == 77 && count == 5, "round trip through F08 lost fields");
 
+  /* Between the two Fortran forms (MPI-4.0 §19.3.5). */
+  MPI_Fint f_again[MPI_F_STATUS_SIZE];
+  MPI_F08_status f08_again;
+  memset(&f08_again, 0, sizeof f08_again);
+  CHECK(MPI_Status_f2f08(f, &f08_again) == MPI_SUCCESS, "MPI_Status_f2f08 failed");
+  CHECK(f08_again.MPI_SOURCE == 3 && f08_again.MPI_TAG == 77, "MPI_Status_f2f08 fields wrong");
+  memset(f_again, 0, sizeof f_again);
+  CHECK(MPI_Status_f082f(&f08_again, f_again) == MPI_SUCCESS, "MPI_Status_f082f failed");
+  CHECK(memcmp(f_again, f, sizeof f_again) == 0, "MPI_Status_f082f did not give back the Fortran status");
+
   /* The ignore markers are no statuses (with errors returned). */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK(MPI_Status_c2f(MPI_STATUS_IGNORE, f) != MPI_SUCCESS, "MPI_Status_c2f accepted MPI_STATUS_IGNORE");

@@ -1,6 +1,7 @@
 ! Collectives from Fortran with the mpi module (explicit interfaces): MPI_IN_PLACE and MPI_BOTTOM (addresses in the common block
 ! /MPIPRIV1/ that the bindings turn into C's sentinels), LOGICAL reductions (MPI_LOGICAL with
-! MPI_LAND/MPI_LOR), and a reduction operator written in Fortran (MPI_OP_CREATE).
+! MPI_LAND/MPI_LOR), a reduction operator written in Fortran (MPI_OP_CREATE), and MPI_SIZEOF with
+! MPI_TYPE_MATCH_SIZE (MPI-4.0 §19.1.9).
 program f_collectives
   use mpi
   implicit none
@@ -14,6 +15,22 @@ program f_collectives
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, size, ierr)
+
+  ! MPI_SIZEOF (a generic of the mpi module) and the datatype of that size.
+  call MPI_SIZEOF(x, i, ierr)
+  if (ierr /= MPI_SUCCESS .or. i /= 8) call fail(rank, 'MPI_SIZEOF of DOUBLE PRECISION')
+  call MPI_SIZEOF(values(1), i, ierr)
+  if (i /= 4) call fail(rank, 'MPI_SIZEOF of INTEGER')
+  call MPI_SIZEOF(mine, i, ierr)
+  if (i /= 4) call fail(rank, 'MPI_SIZEOF of LOGICAL')
+  call MPI_SIZEOF(address, i, ierr)
+  if (i /= 8) call fail(rank, 'MPI_SIZEOF of INTEGER(MPI_ADDRESS_KIND)')
+  call MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_REAL, 8, op, ierr)
+  call MPI_TYPE_SIZE(op, i, ierr)
+  if (ierr /= MPI_SUCCESS .or. i /= 8) call fail(rank, 'MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_REAL, 8)')
+  call MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_INTEGER, 4, op, ierr)
+  call MPI_TYPE_SIZE(op, i, ierr)
+  if (ierr /= MPI_SUCCESS .or. i /= 4) call fail(rank, 'MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_INTEGER, 4)')
 
   ! MPI_ALLREDUCE, then the same in place.
   values = [(rank + i, i = 1, 4)]

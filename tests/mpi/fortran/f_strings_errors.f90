@@ -57,8 +57,19 @@ program f_strings_errors
   value = repeat('x', len(value))
   call MPI_INFO_GET(info, 'color', MPI_MAX_INFO_VAL, value, flag, ierr)
   if (.not. flag .or. value /= 'deep blue') call fail(rank, 'MPI_INFO_GET: '//value(1:20))
+  value = 'untouched'
   call MPI_INFO_GET(info, 'shape', MPI_MAX_INFO_VAL, value, flag, ierr)
   if (flag .or. ierr /= MPI_SUCCESS) call fail(rank, 'MPI_INFO_GET of a missing key')
+  if (value /= 'untouched') call fail(rank, 'MPI_INFO_GET of a missing key changed the value')
+  ! MPI-4.0 §10: Fortran's info keys and values lose leading blanks too.
+  call MPI_INFO_SET(info, '  size', '  large ', ierr)
+  call MPI_INFO_GET(info, 'size', MPI_MAX_INFO_VAL, value, flag, ierr)
+  if (.not. flag .or. value /= 'large') call fail(rank, 'MPI_INFO_SET/GET with leading blanks: '//value(1:20))
+  ! MPI_INFO_GET_STRING with room for 2 characters: those, then blanks to the variable's end.
+  value = 'canary canary'
+  length = 2
+  call MPI_INFO_GET_STRING(info, 'color', length, value, flag, ierr)
+  if (.not. flag .or. length /= 9 .or. value /= 'de') call fail(rank, 'MPI_INFO_GET_STRING truncated: '//value(1:20))
   call MPI_INFO_FREE(info, ierr)
 
   call MPI_GET_PROCESSOR_NAME(host, length, ierr)
