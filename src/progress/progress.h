@@ -3,7 +3,9 @@
 // progress/source.h, progress/tasks.h).
 //
 // There is no progress thread and no thread per peer: whichever MPI call is
-// waiting drives the transports. A blocking call polls for a short while
+// waiting drives the transports. (One exception, asleep until needed: RMA's
+// doorbell thread runs the engine when an origin on another host rings,
+// rma/doorbell.h.) A blocking call polls for a short while
 // (cheap when a reply is microseconds away) and then sleeps in the kernel on
 // the transports' file descriptors (FERRY_WAIT, FERRY_SPIN_US). Ranks that
 // outnumber the cores poll with sched_yield between polls, so that the core
