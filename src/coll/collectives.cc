@@ -19,6 +19,7 @@
 #include "coll/allgather/algorithms.h"
 #include "coll/allreduce/algorithms.h"
 #include "coll/alltoall/algorithms.h"
+#include "coll/at_once.h"
 #include "coll/barrier/algorithms.h"
 #include "coll/bcast/algorithms.h"
 #include "coll/device_buffers.h"
@@ -138,6 +139,8 @@ PerPeer per_peer(const Communicator* c, MPI_Count count, const Datatype* type) {
 }
 
 Err run_barrier(Communicator* c, Launch how) {
+  // MPI-3.1 §5.3: a barrier of one rank has nobody to wait for.
+  if (auto done = at_once("barrier", c, how, c->size == 1, nothing)) return std::move(*done);
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_barrier(s); });
   Algorithm a{};
   if (Err e = choose_data(Operation::kBarrier, 0, c, &a)) return e;
@@ -147,6 +150,7 @@ Err run_barrier(Communicator* c, Launch how) {
 
 Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_bcast(s, buf, count, type, root); });
+  if (auto done = at_once("bcast", c, how, c->size == 1 || type->bytes(count) == 0, nothing)) return std::move(*done);
   Algorithm a{};
   if (Err e = choose_data(Operation::kBcast, type->bytes(count), c, &a)) return e;
   return run(c, how, [&](Schedule& s) {
@@ -168,6 +172,10 @@ Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
     });
   }
   size_t bytes = c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
+  if (auto done = at_once("gather", c, how, c->size == 1 || bytes == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose_data(Operation::kGather, bytes, c, &a)) return e;
   return run(c, how, [&](Schedule& s) {
@@ -182,6 +190,11 @@ Err run_gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
     return run(c, how, [&](Schedule& s) {
       inter_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
     });
+  if (auto done = at_once("gatherv", c, how, c->size == 1, [&] {
+        return copy_own(sendbuf, sendcount, sendtype, element(recvbuf, static_cast<size_t>(displs[0]), recvtype),
+                        recvcounts[0], recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     gatherv_linear(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
   });
@@ -196,6 +209,10 @@ Err run_scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
     });
   }
   size_t bytes = c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount);
+  if (auto done = at_once("scatter", c, how, c->size == 1 || bytes == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose_data(Operation::kScatter, bytes, c, &a)) return e;
   return run(c, how, [&](Schedule& s) {
@@ -210,6 +227,11 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
     return run(c, how, [&](Schedule& s) {
       inter_scatterv(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     });
+  if (auto done = at_once("scatterv", c, how, c->size == 1, [&] {
+        return copy_own(element(sendbuf, static_cast<size_t>(displs[0]), sendtype), sendcounts[0], sendtype, recvbuf,
+                        recvcount, recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     scatterv_linear(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -223,6 +245,10 @@ Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
       inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, b.counts.data(), b.displs.data(), recvtype);
     });
   }
+  if (auto done = at_once("allgather", c, how, c->size == 1 || recvtype->bytes(recvcount) == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose_data(Operation::kAllgather, recvtype->bytes(recvcount), c, &a)) return e;
   return run(c, how, [&](Schedule& s) {
@@ -242,6 +268,11 @@ Err run_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sen
     return run(c, how, [&](Schedule& s) {
       inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     });
+  if (auto done = at_once("allgatherv", c, how, c->size == 1, [&] {
+        return copy_own(sendbuf, sendcount, sendtype, element(recvbuf, static_cast<size_t>(displs[0]), recvtype),
+                        recvcounts[0], recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     allgatherv_ring(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   });
@@ -256,6 +287,10 @@ Err run_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
                       recv.counts.data(), recv.displs.data(), recv.types.data());
     });
   }
+  if (auto done = at_once("alltoall", c, how, c->size == 1 || recvtype->bytes(recvcount) == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose_data(Operation::kAlltoall, recvtype->bytes(recvcount), c, &a)) return e;
   return run(c, how, [&](Schedule& s) {
@@ -274,6 +309,13 @@ Err run_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
                       recv.counts.data(), recv.displs.data(), recv.types.data());
     });
   }
+  if (auto done = at_once("alltoallv", c, how, c->size == 1, [&] {
+        // In place: the send arguments are ignored (MPI-3.1 §5.8), and the data is there.
+        if (sendbuf == MPI_IN_PLACE) return Err();
+        return copy_own(element(sendbuf, static_cast<size_t>(sdispls[0]), sendtype), sendcounts[0], sendtype,
+                        element(recvbuf, static_cast<size_t>(rdispls[0]), recvtype), recvcounts[0], recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     alltoallv_pairwise(s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
   });
@@ -286,6 +328,12 @@ Err run_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
     return run(c, how, [&](Schedule& s) {
       inter_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
     });
+  if (auto done = at_once("alltoallw", c, how, c->size == 1, [&] {
+        if (sendbuf == MPI_IN_PLACE) return Err();
+        return copy_own(static_cast<const char*>(sendbuf) + sdispls[0], sendcounts[0], sendtypes[0],
+                        static_cast<char*>(recvbuf) + rdispls[0], recvcounts[0], recvtypes[0]);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     alltoallw_pairwise(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
   });
@@ -427,6 +475,10 @@ Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Data
                  Communicator* c, Launch how) {
   if (c->inter)
     return run_reduction(c, how, op, [&](Schedule& s) { inter_allreduce(s, sendbuf, recvbuf, count, type, op); });
+  if (auto done = at_once("allreduce", c, how, count == 0 || c->size == 1, [&] {
+        return count == 0 ? Err() : copy_own(sendbuf, count, type, recvbuf, count, type);
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose(Operation::kAllreduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
   return run_reduction(c, how, op,
@@ -448,6 +500,10 @@ Err do_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatyp
   if (c->inter)
     return run_reduction(c, how, op,
                          [&](Schedule& s) { inter_reduce(s, sendbuf, recvbuf, count, type, op, root); });
+  if (auto done = at_once("reduce", c, how, count == 0 || c->size == 1, [&] {
+        return count == 0 ? Err() : copy_own(sendbuf, count, type, recvbuf, count, type);
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose(Operation::kReduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
   return run_reduction(c, how, op,
@@ -471,6 +527,10 @@ Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, CountArra
                          [&](Schedule& s) { inter_reduce_scatter(s, sendbuf, recvbuf, recvcounts, type, op); });
   size_t total = 0;
   for (int r = 0; r < c->size; ++r) total += static_cast<size_t>(recvcounts[r]);
+  if (auto done = at_once(name(o), c, how, total == 0 || c->size == 1, [&] {
+        return total == 0 ? Err() : copy_own(sendbuf, recvcounts[0], type, recvbuf, recvcounts[0], type);
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose(o, total == 0 || c->size == 1, total * type->size, op, c, &a)) return e;
   return run_reduction(c, how, op, [&](Schedule& s) {
@@ -489,6 +549,11 @@ void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count
 Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
             Communicator* c, Launch how) {
   if (c->inter) return fail(MPI_ERR_COMM, "scans are not defined on intercommunicators (MPI-3.1 §5.11)");
+  // One rank: the scan is the input; the exscan is undefined (MPI-3.1 §5.11.2).
+  if (auto done = at_once(exclusive ? "exscan" : "scan", c, how, count == 0 || c->size == 1, [&] {
+        return count == 0 || exclusive ? Err() : copy_own(sendbuf, count, type, recvbuf, count, type);
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose(exclusive ? Operation::kExscan : Operation::kScan, count == 0 || c->size == 1,
                      type->bytes(count), op, c, &a))
