@@ -34,6 +34,8 @@
 #include "coll/scatter/algorithms.h"
 #include "coll/schedule.h"
 #include "coll/select.h"
+#include "coll/shm/algorithms.h"
+#include "coll/shm/segment.h"
 #include "coll/typed_buffer.h"
 #include "device/device.h"
 
@@ -101,8 +103,30 @@ Err run(Communicator* c, Launch how, Build&& build) {
   }
 }
 
-Err choose_data(Operation o, size_t bytes, const Communicator* c, Algorithm* a) {
-  return select(o, Query{bytes, c->size, true}, a);
+// Whether coll/shm could run this call: blocking, and `cell_bytes` (what
+// one rank must put in its cell) fits. Host memory only: while a GPU driver
+// is loaded a rank may pass device buffers, which loads and stores cannot
+// touch, so the message-based algorithms (which know device memory) run.
+bool shared_fits(Communicator* c, Launch how, size_t cell_bytes) {
+  return how.form == Launch::Form::kBlocking && !device::enabled() && cell_bytes <= shm::capacity(c);
+}
+
+// select(), and where it chose shared memory, the segment in *seg (made at
+// the communicator's first such call). Should the segment fail to be made
+// (every rank learns it alike), the choice without shared memory.
+Err select_shared(Operation o, Query q, Communicator* c, Algorithm* a, shm::CommSegment** seg) {
+  if (Err e = select(o, q, a)) return e;
+  if (*a != Algorithm::kSharedMemory) return {};
+  if ((*seg = shm::segment_for(c)) != nullptr) return {};
+  q.shared_memory = false;
+  return select(o, q, a);
+}
+
+Err choose_data(Operation o, size_t bytes, Communicator* c, Algorithm* a, bool shared = false,
+                shm::CommSegment** seg = nullptr) {
+  Query q{bytes, c->size, true, shared};
+  if (!shared) return select(o, q, a);
+  return select_shared(o, q, c, a, seg);
 }
 
 // --- Intercommunicators: the blocks of the remote group ----------------------------
@@ -143,7 +167,9 @@ Err run_barrier(Communicator* c, Launch how) {
   if (auto done = at_once("barrier", c, how, c->size == 1, nothing)) return std::move(*done);
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_barrier(s); });
   Algorithm a{};
-  if (Err e = choose_data(Operation::kBarrier, 0, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_data(Operation::kBarrier, 0, c, &a, shared_fits(c, how, 0), &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::barrier(*seg), Err();
   if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
   return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });
 }
@@ -152,7 +178,10 @@ Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_bcast(s, buf, count, type, root); });
   if (auto done = at_once("bcast", c, how, c->size == 1 || type->bytes(count) == 0, nothing)) return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kBcast, type->bytes(count), c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  const size_t bytes = type->bytes(count);
+  if (Err e = choose_data(Operation::kBcast, bytes, c, &a, shared_fits(c, how, bytes), &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::bcast(*seg, buf, count, type, root);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kScatterRingAllgather: return bcast_scatter_ring_allgather(s, buf, count, type, root);
@@ -177,7 +206,10 @@ Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kGather, bytes, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_data(Operation::kGather, bytes, c, &a, shared_fits(c, how, bytes), &seg)) return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::gather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(c, how, [&](Schedule& s) {
     gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -214,7 +246,12 @@ Err run_scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kScatter, bytes, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_data(Operation::kScatter, bytes, c, &a, shared_fits(c, how, bytes * static_cast<size_t>(c->size)),
+                          &seg))
+    return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::scatter(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(c, how, [&](Schedule& s) {
     scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -250,7 +287,11 @@ Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kAllgather, recvtype->bytes(recvcount), c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  const size_t block = recvtype->bytes(recvcount);
+  if (Err e = choose_data(Operation::kAllgather, block, c, &a, shared_fits(c, how, block), &seg)) return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::allgather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kRecursiveDoubling:
@@ -292,7 +333,13 @@ Err run_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kAlltoall, recvtype->bytes(recvcount), c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  const size_t block = recvtype->bytes(recvcount);
+  if (Err e = choose_data(Operation::kAlltoall, block, c, &a,
+                          shared_fits(c, how, block * static_cast<size_t>(c->size)), &seg))
+    return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::alltoall(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(c, how, [&](Schedule& s) {
     if (a == Algorithm::kBruck) return alltoall_bruck(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     alltoall_pairwise(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
@@ -437,6 +484,15 @@ Err choose(Operation o, bool trivial, size_t bytes, const Op* op, Communicator* 
   return select(o, Query{bytes, c->size, op->commutative}, a);
 }
 
+// The same for reduce and allreduce, which coll/shm may run when the data
+// is one dense run (the cells hold the bytes as they are, and the
+// operation applies to them).
+Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
+                     Algorithm* a, shm::CommSegment** seg) {
+  const bool shared = type->contiguous && shared_fits(c, how, bytes);
+  return select_shared(o, Query{bytes, c->size, op->commutative, shared}, c, a, seg);
+}
+
 // Runs a reduction's schedule as `how` says.
 template <typename Build>
 Err run_reduction(Communicator* c, Launch how, const Op* op, Build&& build) {
@@ -480,7 +536,9 @@ Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Data
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose(Operation::kAllreduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_reduction(Operation::kAllreduce, type->bytes(count), type, op, c, how, &a, &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::allreduce(*seg, sendbuf, recvbuf, count, type, op);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_allreduce(s, a, sendbuf, recvbuf, count, type, op); });
 }
@@ -505,7 +563,9 @@ Err do_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatyp
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose(Operation::kReduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_reduction(Operation::kReduce, type->bytes(count), type, op, c, how, &a, &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::reduce(*seg, sendbuf, recvbuf, count, type, op, root);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_reduce(s, a, sendbuf, recvbuf, count, type, op, root); });
 }
