@@ -113,7 +113,13 @@ constexpr std::array kSettings = {
     Setting{"FERRY_COLL_MAX_SEGMENTS", "2",
             "Most segments the allreduce ring cuts one rank's block into (0: no limit); a larger block gets "
             "segments larger than FERRY_COLL_SEGMENT_SIZE; the same on every rank"},
-    Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination or auto"},
+    Setting{"FERRY_COLL_SHM", "on",
+            "Shared-memory collectives among the ranks of a communicator that all share one host (coll/shm): on "
+            "or off; the same on every rank"},
+    Setting{"FERRY_COLL_SHM_CELL", "16k",
+            "Bytes of each rank's cell in a communicator's shared-memory collective segment (two cells per rank); "
+            "a collective whose data does not fit uses messages. The same on every rank"},
+    Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination, shared_memory or auto"},
     Setting{"FERRY_BCAST_ALGORITHM", "auto",
             "Bcast algorithm: binomial, scatter_ring_allgather, pipelined_chain or auto"},
     Setting{"FERRY_GATHER_ALGORITHM", "auto", "Gather algorithm: binomial or auto"},

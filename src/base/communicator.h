@@ -74,6 +74,10 @@ struct Communicator {
   Group* remote_group = nullptr;  // one reference
   int remote_size = 0;
   Communicator* local = nullptr;  // owned: freed with the intercommunicator
+  // What the coll layer keeps per communicator (coll/shm's segment),
+  // opaque here; made at first use, freed with the communicator.
+  std::shared_ptr<void> coll_state;
+
   // How many ranks point-to-point can name: the remote group's, on an
   // intercommunicator.
   int peer_count() const { return inter ? remote_size : size; }

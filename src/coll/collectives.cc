@@ -19,6 +19,7 @@
 #include "coll/allgather/algorithms.h"
 #include "coll/allreduce/algorithms.h"
 #include "coll/alltoall/algorithms.h"
+#include "coll/at_once.h"
 #include "coll/barrier/algorithms.h"
 #include "coll/bcast/algorithms.h"
 #include "coll/device_buffers.h"
@@ -33,6 +34,8 @@
 #include "coll/scatter/algorithms.h"
 #include "coll/schedule.h"
 #include "coll/select.h"
+#include "coll/shm/algorithms.h"
+#include "coll/shm/segment.h"
 #include "coll/typed_buffer.h"
 #include "device/device.h"
 
@@ -100,8 +103,30 @@ Err run(Communicator* c, Launch how, Build&& build) {
   }
 }
 
-Err choose_data(Operation o, size_t bytes, const Communicator* c, Algorithm* a) {
-  return select(o, Query{bytes, c->size, true}, a);
+// Whether coll/shm could run this call: blocking, and `cell_bytes` (what
+// one rank must put in its cell) fits. Host memory only: while a GPU driver
+// is loaded a rank may pass device buffers, which loads and stores cannot
+// touch, so the message-based algorithms (which know device memory) run.
+bool shared_fits(Communicator* c, Launch how, size_t cell_bytes) {
+  return how.form == Launch::Form::kBlocking && !device::enabled() && cell_bytes <= shm::capacity(c);
+}
+
+// select(), and where it chose shared memory, the segment in *seg (made at
+// the communicator's first such call). Should the segment fail to be made
+// (every rank learns it alike), the choice without shared memory.
+Err select_shared(Operation o, Query q, Communicator* c, Algorithm* a, shm::CommSegment** seg) {
+  if (Err e = select(o, q, a)) return e;
+  if (*a != Algorithm::kSharedMemory) return {};
+  if ((*seg = shm::segment_for(c)) != nullptr) return {};
+  q.shared_memory = false;
+  return select(o, q, a);
+}
+
+Err choose_data(Operation o, size_t bytes, Communicator* c, Algorithm* a, bool shared = false,
+                shm::CommSegment** seg = nullptr) {
+  Query q{bytes, c->size, true, shared};
+  if (!shared) return select(o, q, a);
+  return select_shared(o, q, c, a, seg);
 }
 
 // --- Intercommunicators: the blocks of the remote group ----------------------------
@@ -138,17 +163,25 @@ PerPeer per_peer(const Communicator* c, MPI_Count count, const Datatype* type) {
 }
 
 Err run_barrier(Communicator* c, Launch how) {
+  // MPI-3.1 §5.3: a barrier of one rank has nobody to wait for.
+  if (auto done = at_once("barrier", c, how, c->size == 1, nothing)) return std::move(*done);
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_barrier(s); });
   Algorithm a{};
-  if (Err e = choose_data(Operation::kBarrier, 0, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_data(Operation::kBarrier, 0, c, &a, shared_fits(c, how, 0), &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::barrier(*seg), Err();
   if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
   return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });
 }
 
 Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_bcast(s, buf, count, type, root); });
+  if (auto done = at_once("bcast", c, how, c->size == 1 || type->bytes(count) == 0, nothing)) return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kBcast, type->bytes(count), c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  const size_t bytes = type->bytes(count);
+  if (Err e = choose_data(Operation::kBcast, bytes, c, &a, shared_fits(c, how, bytes), &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::bcast(*seg, buf, count, type, root);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kScatterRingAllgather: return bcast_scatter_ring_allgather(s, buf, count, type, root);
@@ -168,8 +201,15 @@ Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
     });
   }
   size_t bytes = c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
+  if (auto done = at_once("gather", c, how, c->size == 1 || bytes == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kGather, bytes, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_data(Operation::kGather, bytes, c, &a, shared_fits(c, how, bytes), &seg)) return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::gather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(c, how, [&](Schedule& s) {
     gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -182,6 +222,11 @@ Err run_gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
     return run(c, how, [&](Schedule& s) {
       inter_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
     });
+  if (auto done = at_once("gatherv", c, how, c->size == 1, [&] {
+        return copy_own(sendbuf, sendcount, sendtype, element(recvbuf, static_cast<size_t>(displs[0]), recvtype),
+                        recvcounts[0], recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     gatherv_linear(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
   });
@@ -196,8 +241,17 @@ Err run_scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
     });
   }
   size_t bytes = c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount);
+  if (auto done = at_once("scatter", c, how, c->size == 1 || bytes == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kScatter, bytes, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_data(Operation::kScatter, bytes, c, &a, shared_fits(c, how, bytes * static_cast<size_t>(c->size)),
+                          &seg))
+    return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::scatter(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(c, how, [&](Schedule& s) {
     scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -210,6 +264,11 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
     return run(c, how, [&](Schedule& s) {
       inter_scatterv(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     });
+  if (auto done = at_once("scatterv", c, how, c->size == 1, [&] {
+        return copy_own(element(sendbuf, static_cast<size_t>(displs[0]), sendtype), sendcounts[0], sendtype, recvbuf,
+                        recvcount, recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     scatterv_linear(s, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -223,8 +282,16 @@ Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
       inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, b.counts.data(), b.displs.data(), recvtype);
     });
   }
+  if (auto done = at_once("allgather", c, how, c->size == 1 || recvtype->bytes(recvcount) == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kAllgather, recvtype->bytes(recvcount), c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  const size_t block = recvtype->bytes(recvcount);
+  if (Err e = choose_data(Operation::kAllgather, block, c, &a, shared_fits(c, how, block), &seg)) return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::allgather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kRecursiveDoubling:
@@ -242,6 +309,11 @@ Err run_allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sen
     return run(c, how, [&](Schedule& s) {
       inter_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     });
+  if (auto done = at_once("allgatherv", c, how, c->size == 1, [&] {
+        return copy_own(sendbuf, sendcount, sendtype, element(recvbuf, static_cast<size_t>(displs[0]), recvtype),
+                        recvcounts[0], recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     allgatherv_ring(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   });
@@ -256,8 +328,18 @@ Err run_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
                       recv.counts.data(), recv.displs.data(), recv.types.data());
     });
   }
+  if (auto done = at_once("alltoall", c, how, c->size == 1 || recvtype->bytes(recvcount) == 0, [&] {
+        return c->size == 1 ? copy_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) : Err();
+      }))
+    return std::move(*done);
   Algorithm a{};
-  if (Err e = choose_data(Operation::kAlltoall, recvtype->bytes(recvcount), c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  const size_t block = recvtype->bytes(recvcount);
+  if (Err e = choose_data(Operation::kAlltoall, block, c, &a,
+                          shared_fits(c, how, block * static_cast<size_t>(c->size)), &seg))
+    return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::alltoall(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(c, how, [&](Schedule& s) {
     if (a == Algorithm::kBruck) return alltoall_bruck(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     alltoall_pairwise(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
@@ -274,6 +356,13 @@ Err run_alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
                       recv.counts.data(), recv.displs.data(), recv.types.data());
     });
   }
+  if (auto done = at_once("alltoallv", c, how, c->size == 1, [&] {
+        // In place: the send arguments are ignored (MPI-3.1 §5.8), and the data is there.
+        if (sendbuf == MPI_IN_PLACE) return Err();
+        return copy_own(element(sendbuf, static_cast<size_t>(sdispls[0]), sendtype), sendcounts[0], sendtype,
+                        element(recvbuf, static_cast<size_t>(rdispls[0]), recvtype), recvcounts[0], recvtype);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     alltoallv_pairwise(s, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
   });
@@ -286,6 +375,12 @@ Err run_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
     return run(c, how, [&](Schedule& s) {
       inter_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
     });
+  if (auto done = at_once("alltoallw", c, how, c->size == 1, [&] {
+        if (sendbuf == MPI_IN_PLACE) return Err();
+        return copy_own(static_cast<const char*>(sendbuf) + sdispls[0], sendcounts[0], sendtypes[0],
+                        static_cast<char*>(recvbuf) + rdispls[0], recvcounts[0], recvtypes[0]);
+      }))
+    return std::move(*done);
   return run(c, how, [&](Schedule& s) {
     alltoallw_pairwise(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
   });
@@ -389,6 +484,15 @@ Err choose(Operation o, bool trivial, size_t bytes, const Op* op, Communicator* 
   return select(o, Query{bytes, c->size, op->commutative}, a);
 }
 
+// The same for reduce and allreduce, which coll/shm may run when the data
+// is one dense run (the cells hold the bytes as they are, and the
+// operation applies to them).
+Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
+                     Algorithm* a, shm::CommSegment** seg) {
+  const bool shared = type->contiguous && shared_fits(c, how, bytes);
+  return select_shared(o, Query{bytes, c->size, op->commutative, shared}, c, a, seg);
+}
+
 // Runs a reduction's schedule as `how` says.
 template <typename Build>
 Err run_reduction(Communicator* c, Launch how, const Op* op, Build&& build) {
@@ -427,8 +531,14 @@ Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Data
                  Communicator* c, Launch how) {
   if (c->inter)
     return run_reduction(c, how, op, [&](Schedule& s) { inter_allreduce(s, sendbuf, recvbuf, count, type, op); });
+  if (auto done = at_once("allreduce", c, how, count == 0 || c->size == 1, [&] {
+        return count == 0 ? Err() : copy_own(sendbuf, count, type, recvbuf, count, type);
+      }))
+    return std::move(*done);
   Algorithm a{};
-  if (Err e = choose(Operation::kAllreduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_reduction(Operation::kAllreduce, type->bytes(count), type, op, c, how, &a, &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::allreduce(*seg, sendbuf, recvbuf, count, type, op);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_allreduce(s, a, sendbuf, recvbuf, count, type, op); });
 }
@@ -448,8 +558,14 @@ Err do_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatyp
   if (c->inter)
     return run_reduction(c, how, op,
                          [&](Schedule& s) { inter_reduce(s, sendbuf, recvbuf, count, type, op, root); });
+  if (auto done = at_once("reduce", c, how, count == 0 || c->size == 1, [&] {
+        return count == 0 ? Err() : copy_own(sendbuf, count, type, recvbuf, count, type);
+      }))
+    return std::move(*done);
   Algorithm a{};
-  if (Err e = choose(Operation::kReduce, count == 0 || c->size == 1, type->bytes(count), op, c, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  if (Err e = choose_reduction(Operation::kReduce, type->bytes(count), type, op, c, how, &a, &seg)) return e;
+  if (a == Algorithm::kSharedMemory) return shm::reduce(*seg, sendbuf, recvbuf, count, type, op, root);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_reduce(s, a, sendbuf, recvbuf, count, type, op, root); });
 }
@@ -471,6 +587,10 @@ Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, CountArra
                          [&](Schedule& s) { inter_reduce_scatter(s, sendbuf, recvbuf, recvcounts, type, op); });
   size_t total = 0;
   for (int r = 0; r < c->size; ++r) total += static_cast<size_t>(recvcounts[r]);
+  if (auto done = at_once(name(o), c, how, total == 0 || c->size == 1, [&] {
+        return total == 0 ? Err() : copy_own(sendbuf, recvcounts[0], type, recvbuf, recvcounts[0], type);
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose(o, total == 0 || c->size == 1, total * type->size, op, c, &a)) return e;
   return run_reduction(c, how, op, [&](Schedule& s) {
@@ -489,6 +609,11 @@ void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count
 Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, bool exclusive,
             Communicator* c, Launch how) {
   if (c->inter) return fail(MPI_ERR_COMM, "scans are not defined on intercommunicators (MPI-3.1 §5.11)");
+  // One rank: the scan is the input; the exscan is undefined (MPI-3.1 §5.11.2).
+  if (auto done = at_once(exclusive ? "exscan" : "scan", c, how, count == 0 || c->size == 1, [&] {
+        return count == 0 || exclusive ? Err() : copy_own(sendbuf, count, type, recvbuf, count, type);
+      }))
+    return std::move(*done);
   Algorithm a{};
   if (Err e = choose(exclusive ? Operation::kExscan : Operation::kScan, count == 0 || c->size == 1,
                      type->bytes(count), op, c, &a))

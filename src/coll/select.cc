@@ -133,6 +133,14 @@ constexpr std::array kAlgorithms = {
     AlgorithmInfo{Operation::kAllgather, Algorithm::kBruck, "bruck", false},
     AlgorithmInfo{Operation::kAlltoall, Algorithm::kPairwise, "pairwise", false},
     AlgorithmInfo{Operation::kAlltoall, Algorithm::kBruck, "bruck", false},
+    AlgorithmInfo{Operation::kBarrier, Algorithm::kSharedMemory, "shared_memory", false},
+    AlgorithmInfo{Operation::kBcast, Algorithm::kSharedMemory, "shared_memory", false},
+    AlgorithmInfo{Operation::kGather, Algorithm::kSharedMemory, "shared_memory", false},
+    AlgorithmInfo{Operation::kScatter, Algorithm::kSharedMemory, "shared_memory", false},
+    AlgorithmInfo{Operation::kAllgather, Algorithm::kSharedMemory, "shared_memory", false},
+    AlgorithmInfo{Operation::kAlltoall, Algorithm::kSharedMemory, "shared_memory", false},
+    AlgorithmInfo{Operation::kReduce, Algorithm::kSharedMemory, "shared_memory", false},
+    AlgorithmInfo{Operation::kAllreduce, Algorithm::kSharedMemory, "shared_memory", false},
 };
 
 struct Rule {
@@ -147,6 +155,18 @@ struct Rule {
 
 // clang-format off
 constexpr std::array kRules = {
+    // Shared memory (coll/shm) first, wherever Query::shared_memory says it
+    // can run (blocking calls, one host, data that fits a cell): no
+    // message at all. Bounds measured with scripts/bench's sweep on 2 and 4
+    // ranks (docs/performance.md); above them the message-based rows below.
+    Rule{Operation::kBarrier,    kAny,      2, Algorithm::kSharedMemory},
+    Rule{Operation::kBcast,      kAny,      2, Algorithm::kSharedMemory},
+    Rule{Operation::kGather,     kAny,      2, Algorithm::kSharedMemory},
+    Rule{Operation::kScatter,    kAny,      2, Algorithm::kSharedMemory},
+    Rule{Operation::kAllgather,  kAny,      2, Algorithm::kSharedMemory},
+    Rule{Operation::kAlltoall,   kAny,      2, Algorithm::kSharedMemory},
+    Rule{Operation::kReduce,     kAny,      2, Algorithm::kSharedMemory},
+    Rule{Operation::kAllreduce,  kAny,      2, Algorithm::kSharedMemory},
     // Allreduce. Small vectors: latency decides, and recursive doubling has
     // the fewest rounds (lg p); on up to 4 ranks its exchanges of the whole
     // vector stay ahead up to 512 KiB, on more ranks only to about 48 KiB.
@@ -298,6 +318,7 @@ Algorithm from_table(Operation op, const Query& q) {
       continue;
     const AlgorithmInfo* i = info_of(op, r.algorithm);
     if (i->commutative_only && !q.commutative) continue;
+    if (r.algorithm == Algorithm::kSharedMemory && !q.shared_memory) continue;
     return r.algorithm;
   }
   // Unreachable while every operation ends with a catch-all row that suits
@@ -318,12 +339,15 @@ Err select(Operation op, const Query& q, Algorithm* out) {
   const Override& o = override_of(op);
   if (!o.error.empty()) return Err(MPI_ERR_ARG, o.error);
   const char* why = "";
-  if (o.set && (q.commutative || !info_of(op, o.algorithm)->commutative_only)) {
+  const bool can = o.set && (q.commutative || !info_of(op, o.algorithm)->commutative_only) &&
+                   (o.algorithm != Algorithm::kSharedMemory || q.shared_memory);
+  if (can) {
     *out = o.algorithm;
     why = " (set by ";
   } else {
     *out = from_table(op, q);
-    if (o.set) why = " (non-commutative op: ignoring ";
+    if (o.set) why = o.algorithm == Algorithm::kSharedMemory ? " (shared memory cannot run this call: ignoring "
+                                                             : " (non-commutative op: ignoring ";
   }
   count_choice(op, *out, q);
   if (debug::on(debug::kColl)) {

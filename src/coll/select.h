@@ -48,6 +48,7 @@ enum class Algorithm : uint8_t {
   kScatterRingAllgather, // bcast
   kPipelinedChain,       // bcast
   kBruck,                // allgather, alltoall
+  kSharedMemory,         // barrier, bcast, gather, scatter, allgather, alltoall, reduce, allreduce (coll/shm)
 };
 
 // What the choice depends on. Every rank of a call must get the same answer,
@@ -56,6 +57,11 @@ struct Query {
   size_t bytes;      // the whole vector one rank contributes (count * type size)
   int ranks;         // communicator size
   bool commutative;  // the reduction operation's (true for non-reductions)
+  // coll/shm may run this call: a blocking call on a communicator whose
+  // ranks all share this host's memory, with data that fits a cell
+  // (`bytes` <= what the caller worked out from the cell size). Every rank
+  // computes the same answer.
+  bool shared_memory = false;
 };
 
 // The algorithm for one call: the override if FERRY_<OPERATION>_ALGORITHM

@@ -12,6 +12,7 @@
 
 #include "base/process.h"
 #include "coll/select.h"
+#include "coll/shm/host.h"
 #include "device/device.h"
 #include "common/config.h"
 #include "common/debug.h"
@@ -24,6 +25,7 @@
 #include "runtime/peers.h"
 #include "runtime/checkpoint.h"
 #include "transport/providers.h"
+#include "transport/shm/shm_transport.h"
 
 namespace ferry::runtime {
 namespace {
@@ -179,6 +181,13 @@ Err setup_transports() {
   state.polled = carries;
   for (size_t i = 0; i < state.transports.size(); ++i)
     if (carries[i]) progress::add_source(state.transports[i].get());
+  // Shared-memory collectives (coll/shm/host.h) among the ranks shm
+  // reaches; their re-check source goes after the transports.
+  transport::shm::ShmTransport* shm = nullptr;
+  for (size_t i = 0; i < state.transports.size(); ++i)
+    if (carries[i] && shm == nullptr)
+      shm = dynamic_cast<transport::shm::ShmTransport*>(state.transports[i].get());
+  coll::shm::install(shm, job.rank);
   return {};
 }
 
@@ -271,6 +280,7 @@ Err stop() {
   state.up = false;
   state.stopped = true;
   progress::remove_all_sources();
+  coll::shm::uninstall();
   while (!state.transports.empty()) state.transports.pop_back();
   state.exchange.reset();
   p2p::finalize();

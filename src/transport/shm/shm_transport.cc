@@ -410,6 +410,12 @@ int ShmTransport::progress() {
   return events;
 }
 
+void ShmTransport::wake(const int* peers, size_t n) {
+  fence::light(all_asymmetric_);
+  for (size_t i = 0; i < n; ++i)
+    if (reaches(peers[i])) peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peers[i])])].bell.ring_if_asleep();
+}
+
 bool ShmTransport::arm_wakeup() {
   // A GPU copy under way ends without any peer ringing: keep polling.
   if (cuda_ipc_.busy()) return false;

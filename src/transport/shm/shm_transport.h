@@ -70,6 +70,13 @@ class ShmTransport final : public Transport {
   void unlink();
   // True if `peer` is a local peer this transport reaches.
   bool reaches(int peer) const;
+  // For others that publish to local peers through shared memory of their
+  // own (coll/shm): after storing what a peer may wait for, wakes each of
+  // `peers` (world ranks, this host) that sleeps. One fence for all of
+  // them (wakeup.h's handshake; the waiter re-checks after its heavy
+  // fence, through a progress source added after this transport's). No
+  // engine lock needed: it reads only what connect() fixed.
+  void wake(const int* peers, size_t n);
 
   const char* name() const override { return "shm"; }
   // Joining the job (shm_provider.cc): publish creates our segment and names

@@ -1,0 +1,60 @@
+// Calls that finish at once: nothing to move, or nobody else to meet.
+//
+// MPI-3.1 §5.1: a collective may return as soon as this process's part is
+// done, and only MPI_Barrier promises synchronisation. So a call whose data
+// is empty on every rank (bcast, gather, scatter, allgather, alltoall of 0
+// bytes; reductions of 0 elements), or one on a communicator of one rank,
+// does its local copy (if any) and returns, without a schedule, a tag or a
+// message, as MPICH and Open MPI do. The emptiness each call tests is one
+// that every rank computes alike (counts that MPI requires to match), so
+// either every rank skips the schedule or none does and the ranks'
+// collective tags stay in step. The v and w forms, whose counts only the
+// root (or each pair) knows, finish at once only on one rank.
+//
+// Nonblocking forms get a request that is already complete. Persistent
+// forms keep their (empty) schedule: they are built once, and each start
+// costs nothing. Arguments were checked by the API before this point, so
+// an invalid argument still fails as the standard requires.
+#pragma once
+
+#include <optional>
+
+#include "base/communicator.h"
+#include "base/error.h"
+#include "coll/collectives.h"
+#include "device/device.h"
+
+namespace ferry::coll {
+
+// A request that is complete with `e` (MPI_I... of a call that finished at once).
+Request* completed_request(Communicator* c, const Err& e);
+
+// Prints "<operation> on <n> ranks: at once (<why>)" under FERRY_DEBUG=coll.
+void note_at_once(const char* operation, const Communicator* c, const char* why);
+
+// Finishes the call now when `trivial` holds: runs `work` (the local copy,
+// returning Err) and answers as `how` says; nothing when the call must run
+// its schedule. GPU buffers keep the schedule, whose copies know the
+// device (coll/device_schedule.h).
+template <typename Work>
+std::optional<Err> at_once(const char* operation, Communicator* c, Launch how, bool trivial, Work&& work) {
+  if (!trivial || c->inter || how.form == Launch::Form::kPersistent || device::enabled()) return std::nullopt;
+  note_at_once(operation, c, c->size == 1 ? "one rank" : "no data");
+  Err e = work();
+  if (how.form == Launch::Form::kNonblocking) {
+    *how.request = completed_request(c, e);
+    return Err();
+  }
+  return e;
+}
+
+// `work` for calls that copy nothing.
+inline Err nothing() { return {}; }
+
+// The local copy of a one-rank call: `src` to `dst` unless the call is in
+// place (either is MPI_IN_PLACE). The same address on both sides is still
+// copied: MPI_BOTTOM with two datatypes names different memory.
+Err copy_own(const void* src, MPI_Count scount, const Datatype* stype, void* dst, MPI_Count rcount,
+             const Datatype* rtype);
+
+}  // namespace ferry::coll

@@ -1,0 +1,41 @@
+// Shared-memory collectives among the ranks of a communicator that all
+// share one host (coll/shm, segment.h): data moves by loads and stores
+// through each rank's cell and flags, with no message. Chosen by the
+// selection table (select.cc, algorithm "shared_memory") for blocking
+// calls whose data fits a cell; the nonblocking and persistent forms keep
+// the message-based algorithms.
+//
+// Cost, for n ranks and b bytes: one flag store per rank, and each rank
+// waits on the flags of the ranks whose cells it reads (all of them for
+// barrier, allreduce, allgather, alltoall; the root's for bcast and
+// scatter; the root waits on all for reduce and gather). Data: one copy
+// into the writer's cell, one out of it per reader; reductions apply the
+// operation n-1 times on every rank that needs the result (allreduce: every
+// rank, in rank order, so every rank gets the same bits and
+// non-commutative operations are applied as MPI-3.1 §5.9.1 requires).
+#pragma once
+
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/op.h"
+#include "coll/shm/segment.h"
+
+namespace ferry::coll::shm {
+
+void barrier(CommSegment& seg);
+Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root);
+Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+           MPI_Count recvcount, const Datatype* recvtype, int root);
+Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+            MPI_Count recvcount, const Datatype* recvtype, int root);
+Err allgather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+              MPI_Count recvcount, const Datatype* recvtype);
+Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+             MPI_Count recvcount, const Datatype* recvtype);
+// Reductions: `type` contiguous (the caller checks).
+Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+           int root);
+Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+              const Op* op);
+
+}  // namespace ferry::coll::shm

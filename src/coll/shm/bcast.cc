@@ -1,0 +1,27 @@
+// Bcast through the root's cell: the root packs the message into its cell
+// and raises its flag; every other rank waits for that flag and unpacks.
+// The root leaves at once, and may run one operation ahead of its slowest
+// reader (two slots, segment.h).
+#include "coll/shm/algorithms.h"
+#include "coll/shm/cells.h"
+
+namespace ferry::coll::shm {
+
+Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root) {
+  const uint64_t s = seg.next();
+  if (seg.rank() == root) {
+    seg.wait_cell_free(s);
+    Err e = to_cell(buf, count, type, seg.cell(root, s));
+    seg.set_bytes(s, type->bytes(count));
+    seg.publish_and_leave(s);
+    return e;
+  }
+  seg.wait_arrived(root, s);
+  const size_t got = seg.bytes_in(root, s), want = type->bytes(count);
+  Err e = check_bytes(root, got, want);
+  if (e.ok()) e = from_cell(seg.cell(root, s), got, buf, count, type);
+  seg.leave(s);
+  return e;
+}
+
+}  // namespace ferry::coll::shm

@@ -1,0 +1,75 @@
+// Gather and allgather through every rank's cell: each rank packs its
+// block into its own cell and raises its flag; the root (gather) or every
+// rank (allgather) unpacks each block as its flag comes up, its own block
+// copied straight from the send buffer.
+#include "coll/shm/algorithms.h"
+#include "coll/shm/cells.h"
+#include "coll/typed_buffer.h"
+
+namespace ferry::coll::shm {
+namespace {
+
+// Blocks of the other ranks into recvbuf, in rank order.
+Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
+  Err first;
+  for (int r = 0; r < seg.size(); ++r) {
+    if (r == seg.rank()) continue;
+    seg.wait_arrived(r, s);
+    Err e = check_bytes(r, seg.bytes_in(r, s), recvtype->bytes(recvcount));
+    if (e.ok())
+      e = from_cell(seg.cell(r, s), seg.bytes_in(r, s),
+                    element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype), recvcount,
+                    recvtype);
+    if (!e.ok() && first.ok()) first = std::move(e);
+  }
+  return first;
+}
+
+// My own block, unless it is in place.
+Err own_block(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+              MPI_Count recvcount, const Datatype* recvtype) {
+  if (sendbuf == MPI_IN_PLACE) return {};
+  return copy_typed(sendbuf, sendcount, *sendtype,
+                    element(recvbuf, static_cast<size_t>(seg.rank()) * static_cast<size_t>(recvcount), recvtype),
+                    recvcount, *recvtype);
+}
+
+}  // namespace
+
+Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+           MPI_Count recvcount, const Datatype* recvtype, int root) {
+  const uint64_t s = seg.next();
+  if (seg.rank() != root) {
+    seg.wait_cell_free(s);
+    Err e = to_cell(sendbuf, sendcount, sendtype, seg.cell(seg.rank(), s));
+    seg.set_bytes(s, sendtype->bytes(sendcount));
+    seg.publish_and_leave(s);
+    return e;
+  }
+  Err e = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  Err rest = collect(seg, s, recvbuf, recvcount, recvtype);
+  seg.leave(s);
+  return e.ok() ? std::move(rest) : std::move(e);
+}
+
+Err allgather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+              MPI_Count recvcount, const Datatype* recvtype) {
+  const uint64_t s = seg.next();
+  seg.wait_cell_free(s);
+  // In place, my block is already in recvbuf (MPI-3.1 §5.7).
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const void* mine =
+      in_place ? element(recvbuf, static_cast<size_t>(seg.rank()) * static_cast<size_t>(recvcount), recvtype) : sendbuf;
+  MPI_Count n = in_place ? recvcount : sendcount;
+  const Datatype* t = in_place ? recvtype : sendtype;
+  Err e = to_cell(mine, n, t, seg.cell(seg.rank(), s));
+  seg.set_bytes(s, t->bytes(n));
+  seg.publish(s);
+  Err own = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  Err rest = collect(seg, s, recvbuf, recvcount, recvtype);
+  seg.leave(s);
+  if (!e.ok()) return e;
+  return own.ok() ? std::move(rest) : std::move(own);
+}
+
+}  // namespace ferry::coll::shm

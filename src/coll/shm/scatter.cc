@@ -1,0 +1,76 @@
+// Scatter and alltoall through each sender's cell, which holds one block
+// per rank back to back: the root (scatter) or every rank (alltoall) packs
+// its blocks and raises its flag; each rank unpacks its own block out of
+// each sender's cell as its flag comes up.
+#include "coll/shm/algorithms.h"
+#include "coll/shm/cells.h"
+#include "coll/typed_buffer.h"
+
+namespace ferry::coll::shm {
+namespace {
+
+// All n blocks of sendbuf into my cell; each block's packed size is the same.
+Err pack_blocks(CommSegment& seg, uint64_t s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype) {
+  const size_t block = sendtype->bytes(sendcount);
+  char* cell = seg.cell(seg.rank(), s);
+  for (int r = 0; r < seg.size(); ++r)
+    if (Err e = to_cell(element(sendbuf, static_cast<size_t>(r) * static_cast<size_t>(sendcount), sendtype), sendcount,
+                        sendtype, cell + static_cast<size_t>(r) * block))
+      return e;
+  seg.set_bytes(s, block);
+  return {};
+}
+
+// My block out of rank `from`'s cell.
+Err my_block(CommSegment& seg, uint64_t s, int from, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
+  const size_t block = seg.bytes_in(from, s);
+  if (Err e = check_bytes(from, block, recvtype->bytes(recvcount))) return e;
+  return from_cell(seg.cell(from, s) + static_cast<size_t>(seg.rank()) * block, block, recvbuf, recvcount, recvtype);
+}
+
+}  // namespace
+
+Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+            MPI_Count recvcount, const Datatype* recvtype, int root) {
+  const uint64_t s = seg.next();
+  if (seg.rank() == root) {
+    seg.wait_cell_free(s);
+    Err e = pack_blocks(seg, s, sendbuf, sendcount, sendtype);
+    seg.publish_and_leave(s);
+    // In place, the root's block stays where it is (MPI-3.1 §5.6).
+    if (e.ok() && recvbuf != MPI_IN_PLACE)
+      e = copy_typed(element(sendbuf, static_cast<size_t>(root) * static_cast<size_t>(sendcount), sendtype), sendcount,
+                     *sendtype, recvbuf, recvcount, *recvtype);
+    return e;
+  }
+  seg.wait_arrived(root, s);
+  Err e = my_block(seg, s, root, recvbuf, recvcount, recvtype);
+  seg.leave(s);
+  return e;
+}
+
+Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+             MPI_Count recvcount, const Datatype* recvtype) {
+  const uint64_t s = seg.next();
+  seg.wait_cell_free(s);
+  // In place, the blocks to send are recvbuf's, read before any is replaced.
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  Err e = in_place ? pack_blocks(seg, s, recvbuf, recvcount, recvtype) : pack_blocks(seg, s, sendbuf, sendcount, sendtype);
+  seg.publish(s);
+  const int me = seg.rank();
+  void* mine = element(recvbuf, static_cast<size_t>(me) * static_cast<size_t>(recvcount), recvtype);
+  if (e.ok() && !in_place)
+    e = copy_typed(element(sendbuf, static_cast<size_t>(me) * static_cast<size_t>(sendcount), sendtype), sendcount,
+                   *sendtype, mine, recvcount, *recvtype);
+  for (int r = 0; r < seg.size(); ++r) {
+    if (r == me) continue;
+    seg.wait_arrived(r, s);
+    Err b = my_block(seg, s, r, element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype),
+                     recvcount, recvtype);
+    if (!b.ok() && e.ok()) e = std::move(b);
+  }
+  seg.leave(s);
+  return e;
+}
+
+}  // namespace ferry::coll::shm

@@ -1,0 +1,142 @@
+#include "coll/shm/segment.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "base/op.h"
+#include "coll/collectives.h"
+#include "coll/shm/host.h"
+#include "coll/shm/wait.h"
+#include "common/config.h"
+#include "common/debug.h"
+#include "mpi.h"
+
+namespace ferry::coll::shm {
+namespace {
+
+// The coll layer's state of one communicator (Communicator::coll_state).
+struct State {
+  enum class Status : uint8_t { kIneligible, kEligible, kMaking, kReady } status = Status::kIneligible;
+  CommSegment segment;
+};
+
+size_t configured_cell_bytes() {
+  static const size_t bytes = [] {
+    int64_t v = config::integer("FERRY_COLL_SHM_CELL");
+    // Whole cache lines, at least one.
+    return static_cast<size_t>(std::max<int64_t>(64, (v + 63) / 64 * 64));
+  }();
+  return bytes;
+}
+
+bool enabled() {
+  static const bool on = config::flag("FERRY_COLL_SHM");
+  return on;
+}
+
+State* state_of(Communicator* c) {
+  if (!c->coll_state) {
+    auto s = std::make_shared<State>();
+    bool all_here = !c->inter && c->size >= 2 && c->fixed_collective_tag < 0 && enabled() && installed();
+    for (int r = 0; all_here && r < c->size; ++r) all_here = shares_memory(c->world_rank(r));
+    s->status = all_here ? State::Status::kEligible : State::Status::kIneligible;
+    c->coll_state = s;
+  }
+  return static_cast<State*>(c->coll_state.get());
+}
+
+std::string segment_name() {
+  static std::atomic<unsigned> counter{0};
+  char name[64];
+  std::snprintf(name, sizeof name, "/ferry-coll-%d-%u", static_cast<int>(getpid()), counter++);
+  return name;
+}
+
+}  // namespace
+
+bool eligible(Communicator* c) {
+  State* s = state_of(c);
+  return s->status == State::Status::kEligible || s->status == State::Status::kReady;
+}
+
+size_t capacity(Communicator* c) { return eligible(c) ? configured_cell_bytes() : 0; }
+
+void CommSegment::wake_others() { wake(others_.data(), others_.size()); }
+
+void CommSegment::wait_cell_free(uint64_t s) const {
+  if (s <= kSlots) return;
+  for (int r = 0; r < n_; ++r) wait_at_least(lines_[r].left, s - kSlots);
+}
+
+void CommSegment::publish(uint64_t s) {
+  lines_[me_].arrived.store(s, std::memory_order_release);
+  wake_others();
+}
+
+void CommSegment::leave(uint64_t s) {
+  lines_[me_].left.store(s, std::memory_order_release);
+  wake_others();
+}
+
+void CommSegment::publish_and_leave(uint64_t s) {
+  lines_[me_].arrived.store(s, std::memory_order_release);
+  lines_[me_].left.store(s, std::memory_order_release);
+  wake_others();
+}
+
+void CommSegment::wait_arrived(int r, uint64_t s) const { wait_at_least(lines_[r].arrived, s); }
+
+CommSegment* segment_for(Communicator* c) {
+  State* st = state_of(c);
+  if (st->status == State::Status::kReady) [[likely]] return &st->segment;
+  if (st->status != State::Status::kEligible) return nullptr;
+  // While it is made, this communicator's collectives (the bcast and
+  // allreduce below) use messages.
+  st->status = State::Status::kMaking;
+  CommSegment& seg = st->segment;
+  seg.n_ = c->size;
+  seg.me_ = c->rank;
+  seg.cell_bytes_ = configured_cell_bytes();
+  const size_t lines = static_cast<size_t>(seg.n_) * sizeof(FlagLine);
+  const size_t bytes = lines + static_cast<size_t>(seg.n_) * CommSegment::kSlots * seg.cell_bytes_;
+
+  char name[64] = {};
+  std::string error;
+  if (c->rank == 0) {
+    std::string made = segment_name();
+    if (seg.memory_.create(made, bytes, &error) && seg.memory_.back(0, bytes, &error)) {
+      seg.memory_.done_backing();
+      std::snprintf(name, sizeof name, "%s", made.c_str());
+    }
+  }
+  const Datatype* chars = find_datatype(MPI_CHAR);
+  Err e = bcast(name, sizeof name, chars, 0, c);
+  int ok = !e && name[0] != 0;
+  if (ok && c->rank != 0) ok = seg.memory_.attach(name, bytes, &error);
+  int all = 0;
+  if (!e) e = allreduce(&ok, &all, 1, find_datatype(MPI_INT), find_op(MPI_MIN), c);
+  if (c->rank == 0) seg.memory_.unlink();
+  if (e || all == 0) {
+    if (debug::on(debug::kColl))
+      debug::print("no shared-memory collectives on this communicator: %s",
+                   e ? e.message().c_str() : error.empty() ? "a rank could not map the segment" : error.c_str());
+    seg.memory_ = transport::shm::Segment();
+    st->status = State::Status::kIneligible;
+    return nullptr;
+  }
+  seg.lines_ = reinterpret_cast<FlagLine*>(seg.memory_.data());
+  seg.cells_ = seg.memory_.data() + lines;
+  for (int r = 0; r < c->size; ++r)
+    if (r != c->rank) seg.others_.push_back(c->world_rank(r));
+  st->status = State::Status::kReady;
+  if (debug::on(debug::kColl))
+    debug::print("shared-memory collective segment: %d ranks, %zu bytes (%s)", seg.n_, bytes, name);
+  return &seg;
+}
+
+}  // namespace ferry::coll::shm

@@ -1,0 +1,109 @@
+// A communicator's shared-memory collective segment (coll/shm), made at
+// its first blocking collective that selects a shared-memory algorithm.
+//
+// Layout, for the communicator's n ranks (all on this host):
+//   n flag lines, one 64-byte line per rank, written only by that rank:
+//     arrived: the last operation whose input this rank has written
+//     left:    the last operation this rank has finished (read what it
+//              needed from the others' cells)
+//   n x kSlots cells of cell_bytes, rank r's slot k at (r * kSlots + k),
+//   written only by rank r.
+//
+// Operations are numbered 1, 2, ... in call order, the same on every rank
+// (MPI-3.1 §5.12: collectives are called in the same order). Operation s
+// uses slot s % kSlots. Before a rank writes its cell for operation s it
+// waits until every rank has left s - kSlots, so that nobody still reads
+// what it overwrites; with two slots a root (bcast) may run one operation
+// ahead of the slowest reader without waiting. A flag only grows, so every
+// wait is "this flag has reached s" (wait.h).
+//
+// Memory: n x (64 + kSlots x cell_bytes) bytes per communicator and host,
+// FERRY_COLL_SHM_CELL bytes per cell (default 16 KiB: 2 ranks 64 KiB,
+// 8 ranks 256 KiB), made only for communicators that use it.
+//
+// Creation (blocking, collective): rank 0 creates and sizes a named
+// segment, broadcasts its name, every rank maps it, an allreduce agrees
+// that all did (else nobody uses it and the communicator keeps the
+// message-based algorithms), and rank 0 removes the name: nothing outlives
+// the job in /dev/shm. Both steps use the message-based algorithms (the
+// segment is not ready yet). Freed with the communicator (unmapped).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "base/communicator.h"
+#include "transport/shm/segment.h"
+
+namespace ferry::coll::shm {
+
+struct alignas(64) FlagLine {
+  std::atomic<uint64_t> arrived;
+  std::atomic<uint64_t> left;
+  // Packed bytes in each of the rank's cells (written before `arrived`):
+  // a receiver whose count is smaller than the sender's finds out.
+  std::atomic<uint64_t> bytes[2];
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags are shared between processes");
+
+class CommSegment {
+ public:
+  static constexpr uint64_t kSlots = 2;
+
+  int size() const { return n_; }
+  int rank() const { return me_; }
+  size_t cell_bytes() const { return cell_bytes_; }
+  // The next operation's number (every rank calls this once per operation).
+  uint64_t next() { return ++sequence_; }
+
+  FlagLine& line(int r) const { return lines_[r]; }
+  char* cell(int r, uint64_t s) const {
+    return cells_ + (static_cast<size_t>(r) * kSlots + s % kSlots) * cell_bytes_;
+  }
+
+  // Before writing my cell of operation s: nobody reads slot s % kSlots any more.
+  void wait_cell_free(uint64_t s) const;
+  // My input of operation s is in my cell: tell the others.
+  void publish(uint64_t s);
+  // I am done with operation s (read what I needed).
+  void leave(uint64_t s);
+  // Both at once (a rank that only writes, such as a bcast's root).
+  void publish_and_leave(uint64_t s);
+  // Waits until rank r's input of operation s is there.
+  void wait_arrived(int r, uint64_t s) const;
+  // Bytes rank r put in its cell of operation s (after wait_arrived).
+  size_t bytes_in(int r, uint64_t s) const {
+    return lines_[r].bytes[s % kSlots].load(std::memory_order_relaxed);
+  }
+  void set_bytes(uint64_t s, size_t bytes) { lines_[me_].bytes[s % kSlots].store(bytes, std::memory_order_relaxed); }
+
+ private:
+  friend CommSegment* segment_for(Communicator* c);
+  void wake_others();
+
+  transport::shm::Segment memory_;
+  FlagLine* lines_ = nullptr;
+  char* cells_ = nullptr;
+  size_t cell_bytes_ = 0;
+  int n_ = 0;
+  int me_ = 0;
+  uint64_t sequence_ = 0;
+  std::vector<int> others_;  // world ranks of the other members, to wake
+};
+
+// Whether `c` may use shared-memory collectives at all: an
+// intracommunicator of 2 or more ranks, all sharing this host's memory,
+// with FERRY_COLL_SHM on, and no failed attempt to make its segment. Every
+// rank computes the same answer. Cheap after the first call (cached).
+bool eligible(Communicator* c);
+// Cell bytes every rank uses (FERRY_COLL_SHM_CELL), 0 if not eligible.
+size_t capacity(Communicator* c);
+
+// The segment, made now if it is not yet (collective: every rank of `c`
+// calls it at the same operation); nullptr if it could not be made, which
+// every rank learns alike, and eligible() is false from then on.
+CommSegment* segment_for(Communicator* c);
+
+}  // namespace ferry::coll::shm
