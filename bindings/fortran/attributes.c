@@ -4,11 +4,15 @@
  * MPI-1's MPI_Attr_*), and the predefined attributes read as values. The predefined callbacks
  * (MPI_COMM_DUP_FN and friends) are Fortran routines of their own (predefined_callbacks.c).
  *
- * A Fortran attribute value is stored in the C library as the pointer-sized word itself, so C and
- * Fortran set and get the same word. A Fortran callback cannot be called as a C one (everything by
- * reference, an error argument instead of a return value): the keyval is created with C trampolines,
- * and its extra_state is a small record of the Fortran callbacks and the program's own extra_state.
- * The record lives as long as the process, since attributes may outlive the keyval's handle.
+ * MPI-4.0 §19.3.7: a value set from Fortran is an integer, which C reads through a pointer to it; a
+ * value set from C is a pointer, which Fortran reads as the integer it converts to. So the bindings
+ * set and get through libmpi's MPII_*_set_attr/MPII_*_get_attr (MPICH's names and numbers), which
+ * record the language of each value and answer each reader in its own (base/attribute.h, Form).
+ * A Fortran callback cannot be called as a C one (everything by reference, an error argument instead
+ * of a return value): the keyval is created with C trampolines, and its extra_state is a small record
+ * of the Fortran callbacks and the program's own extra_state; the keyval is marked as Fortran's, so
+ * that the trampolines get the values as Fortran integers. The record lives as long as the process,
+ * since attributes may outlive the keyval's handle.
  *
  * MPI_Comm, MPI_Datatype and MPI_Win are all int in MPICH's ABI, so one trampoline serves the three
  * kinds of objects, and MPI-1's MPI_Keyval_create has its own pair (INTEGER values).
@@ -16,6 +20,17 @@
 #include <stdlib.h>
 
 #include "fortran_binding.h"
+
+/* libmpi's entry points for Fortran's attributes (src/api/attribute.cc): the form of a value is
+ * MPICH's MPIR_Attr_type. */
+enum { kFormPointer = 0, kFormAint = 1, kFormInt = 3 };
+int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void *value, int form);
+int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag, int as);
+int MPII_Type_set_attr(MPI_Datatype datatype, int keyval, void *value, int form);
+int MPII_Type_get_attr(MPI_Datatype datatype, int keyval, void *value, int *flag, int as);
+int MPII_Win_set_attr(MPI_Win win, int keyval, void *value, int form);
+int MPII_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag, int as);
+int MPII_Keyval_set_fortran(int keyval);
 
 typedef void FortranCopy(MPI_Fint *oldobj, MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Aint *value_in,
                          MPI_Aint *value_out, MPI_Fint *flag, MPI_Fint *ierr);
@@ -91,6 +106,7 @@ static void *c_callbacks(FortranCopy *copy, FortranDelete *delete_fn, MPI_Aint e
                               mpi_##object##_null_delete_fn_, pmpi_##object##_null_delete_fn_, &c_copy,           \
                               &c_delete);                                                                         \
     *ierr = state == NULL ? MPI_ERR_NO_MEM : call(c_copy, c_delete, keyval, state);                               \
+    if (*ierr == MPI_SUCCESS) *ierr = MPII_Keyval_set_fortran(*keyval);                                         \
   }                                                                                                               \
   FERRY_FORTRAN_ALIASES(lower, UPPER)
 
@@ -141,6 +157,7 @@ void pmpi_keyval_create_(FortranCopy1 *copy_fn, FortranDelete1 *delete_fn, MPI_F
   }
   *f = (struct FortranCallbacks1){copy_fn, delete_fn, *extra_state};
   *ierr = MPI_Keyval_create(c_copy, c_delete, keyval, f);
+  if (*ierr == MPI_SUCCESS) *ierr = MPII_Keyval_set_fortran(*keyval);
 }
 FERRY_FORTRAN_ALIASES(keyval_create, KEYVAL_CREATE)
 
@@ -182,42 +199,65 @@ static MPI_Aint fortran_value(void *value, enum Predefined how) {
   return (MPI_Aint)value;
 }
 
-typedef int GetAttr(int obj, int keyval, void *value, int *flag);
+typedef int GetAttr(int obj, int keyval, void *value, int *flag, int as);
 
-static void get_attr(GetAttr *get, MPI_Fint obj, MPI_Fint keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
+/* `as`: the form the reader wants, an integer either way (a predefined attribute is C's, so its pointer
+ * comes back and is read here). */
+static void get_attr(GetAttr *get, MPI_Fint obj, MPI_Fint keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr,
+                     int as) {
   enum Predefined how;
   int c_key = c_keyval(keyval, &how);
   void *c_value = NULL;
   int c_flag = 0;
-  *ierr = get(obj, c_key, &c_value, &c_flag);
+  *ierr = get(obj, c_key, &c_value, &c_flag, as);
   if (*ierr == MPI_SUCCESS && c_flag) *value = fortran_value(c_value, how);
   *flag = c_flag ? FERRY_FORTRAN_TRUE : FERRY_FORTRAN_FALSE;
 }
 
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
-  get_attr(MPI_Comm_get_attr, *comm, *keyval, value, flag, ierr);
+  get_attr(MPII_Comm_get_attr, *comm, *keyval, value, flag, ierr, kFormAint);
 }
 FERRY_FORTRAN_ALIASES(comm_get_attr, COMM_GET_ATTR)
 
 void pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
-  get_attr(MPI_Type_get_attr, *datatype, *keyval, value, flag, ierr);
+  get_attr(MPII_Type_get_attr, *datatype, *keyval, value, flag, ierr, kFormAint);
 }
 FERRY_FORTRAN_ALIASES(type_get_attr, TYPE_GET_ATTR)
 
 void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierr) {
-  get_attr(MPI_Win_get_attr, *win, *keyval, value, flag, ierr);
+  get_attr(MPII_Win_get_attr, *win, *keyval, value, flag, ierr, kFormAint);
 }
 FERRY_FORTRAN_ALIASES(win_get_attr, WIN_GET_ATTR)
 
 /* MPI-1's MPI_ATTR_GET and MPI_ATTR_PUT: INTEGER values. */
 void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag, MPI_Fint *ierr) {
   MPI_Aint v = 0;
-  get_attr(MPI_Comm_get_attr, *comm, *keyval, &v, flag, ierr);
+  get_attr(MPII_Comm_get_attr, *comm, *keyval, &v, flag, ierr, kFormInt);
   if (*ierr == MPI_SUCCESS && *flag) *value = (MPI_Fint)v;
 }
 FERRY_FORTRAN_ALIASES(attr_get, ATTR_GET)
 
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierr) {
-  *ierr = MPI_Attr_put((MPI_Comm)*comm, *keyval, (void *)(MPI_Aint)*value);
+  *ierr = MPII_Comm_set_attr((MPI_Comm)*comm, *keyval, (void *)(MPI_Aint)*value, kFormInt);
 }
 FERRY_FORTRAN_ALIASES(attr_put, ATTR_PUT)
+
+/* ------------------------------------------------------------------------------------------------
+ * Setting attributes: the value is a Fortran integer (C reads it through a pointer). MPI-1's INTEGER
+ * value is kept sign-extended to an address-sized word; C's pointer to it reads the INTEGER on a
+ * little-endian machine, the only kind Ferry builds for.
+ * ---------------------------------------------------------------------------------------------- */
+void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr) {
+  *ierr = MPII_Comm_set_attr((MPI_Comm)*comm, *keyval, (void *)*value, kFormAint);
+}
+FERRY_FORTRAN_ALIASES(comm_set_attr, COMM_SET_ATTR)
+
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr) {
+  *ierr = MPII_Type_set_attr((MPI_Datatype)*datatype, *keyval, (void *)*value, kFormAint);
+}
+FERRY_FORTRAN_ALIASES(type_set_attr, TYPE_SET_ATTR)
+
+void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr) {
+  *ierr = MPII_Win_set_attr((MPI_Win)*win, *keyval, (void *)*value, kFormAint);
+}
+FERRY_FORTRAN_ALIASES(win_set_attr, WIN_SET_ATTR)

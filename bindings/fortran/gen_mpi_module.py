@@ -5,9 +5,13 @@
 
 The module holds what mpif.h holds (the constants with the values the program built by gen_mpif_h.py
 prints, the sentinels in MPICH's common blocks, the predefined callbacks), plus an explicit interface
-for every routine with a Fortran binding, so that the compiler checks the arguments (MPI-4.0
-§19.1.3). Choice buffers, and the arguments where a sentinel of another shape may stand
-(MPI_UNWEIGHTED is a scalar), carry gfortran's NO_ARG_CHECK attribute, as in MPICH's module. For the
+for every routine with a Fortran binding but those with choice buffers, so that the compiler checks
+the arguments (MPI-4.0 §19.1.3). The routines with choice buffers (MPI_SEND, MPI_GET_ADDRESS, ...)
+have none, as in MPICH's module: programs that build with MPICH's pass buffers of any rank where an
+interface would want an array (a scalar as MPI_ALLTOALLV's counts, MPI_IN_PLACE for an array) and
+may define such a routine themselves (a profiling layer's MPI_SEND in a unit that uses the module);
+with an interface, gfortran refuses both. The arguments where a sentinel of another shape may stand
+(MPI_UNWEIGHTED is a scalar), and baseptr outputs, carry gfortran's NO_ARG_CHECK attribute. For the
 hand-written routines (fortran=manual) the tables below say where Fortran's arguments differ from C's.
 The module has no procedures and no variables of its own, so a program needs only mpi.mod to compile
 and links libmpifort as an mpif.h program does; MPI_SIZEOF, a generic of module procedures, comes
@@ -106,6 +110,11 @@ def interface(fn):
     return [head] + ["  " + line for line in body] + [tail]
 
 
+def has_choice_buffer(fn):
+    """Whether fn takes a choice buffer: such routines get no interface (see the top)."""
+    return any(p.kind in ("buffer", "location") for p in fn.params)
+
+
 def wrap(line, indent):
     """Free-form lines of at most 132 characters, continued with &."""
     out = []
@@ -145,7 +154,7 @@ def main():
     errors = []
     count = 0
     for fn in functions:
-        if not fn.has_fortran77:
+        if not fn.has_fortran77 or has_choice_buffer(fn):
             continue
         try:
             body = interface(fn)

@@ -26,20 +26,21 @@ int free_keyval(const char* name, Kind kind, int* keyval) {
 }
 
 // Communicator attributes: errors go to the communicator's handler.
-int comm_set(const char* name, MPI_Comm comm, int keyval, void* value) {
+int comm_set(const char* name, MPI_Comm comm, int keyval, void* value, attributes::Form form = attributes::Form::kPointer) {
   api::Call call(name);
   Communicator* c = call.comm(comm);
   if (c == nullptr) return call.raise();
-  return call.result(attributes::set(Kind::kComm, c, c->handle, keyval, value));
+  return call.result(attributes::set(Kind::kComm, c, c->handle, keyval, value, form));
 }
 
-int comm_get(const char* name, MPI_Comm comm, int keyval, void* value, int* flag) {
+int comm_get(const char* name, MPI_Comm comm, int keyval, void* value, int* flag,
+             attributes::Form as = attributes::Form::kPointer) {
   api::Call call(name);
   Communicator* c = call.comm(comm);
   if (c == nullptr || !call.not_null(value, "attribute_val") || !call.not_null(flag, "flag")) return call.raise();
   void* found_value = nullptr;
   bool found = false;
-  if (Err e = attributes::get(Kind::kComm, c, keyval, &found_value, &found)) return call.result(std::move(e));
+  if (Err e = attributes::get(Kind::kComm, c, keyval, &found_value, &found, as)) return call.result(std::move(e));
   // attribute_val is really a void**: it receives the value that was set.
   if (found) *static_cast<void**>(value) = found_value;
   *flag = found ? 1 : 0;
@@ -126,24 +127,36 @@ extern "C" int PMPI_Type_free_keyval(int* keyval) {
 }
 FERRY_ENTRY(Type_free_keyval)
 
-extern "C" int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void* value) {
+namespace {
+
+int type_set(MPI_Datatype type, int keyval, void* value, attributes::Form form) {
   api::Call call("MPI_Type_set_attr");
   const Datatype* t = checked_type(call, type);
   if (t == nullptr) return call.raise();
-  return call.result(attributes::set(Kind::kType, t, type, keyval, value));
+  return call.result(attributes::set(Kind::kType, t, type, keyval, value, form));
 }
-FERRY_ENTRY(Type_set_attr)
 
-extern "C" int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void* value, int* flag) {
+int type_get(MPI_Datatype type, int keyval, void* value, int* flag, attributes::Form as) {
   api::Call call("MPI_Type_get_attr");
   const Datatype* t = checked_type(call, type);
   if (t == nullptr || !call.not_null(value, "attribute_val") || !call.not_null(flag, "flag")) return call.raise();
   void* found_value = nullptr;
   bool found = false;
-  if (Err e = attributes::get(Kind::kType, t, keyval, &found_value, &found)) return call.result(std::move(e));
+  if (Err e = attributes::get(Kind::kType, t, keyval, &found_value, &found, as)) return call.result(std::move(e));
   if (found) *static_cast<void**>(value) = found_value;
   *flag = found ? 1 : 0;
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void* value) {
+  return type_set(type, keyval, value, attributes::Form::kPointer);
+}
+FERRY_ENTRY(Type_set_attr)
+
+extern "C" int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void* value, int* flag) {
+  return type_get(type, keyval, value, flag, attributes::Form::kPointer);
 }
 FERRY_ENTRY(Type_get_attr)
 
@@ -154,3 +167,31 @@ extern "C" int PMPI_Type_delete_attr(MPI_Datatype type, int keyval) {
   return call.result(attributes::remove(Kind::kType, t, type, keyval));
 }
 FERRY_ENTRY(Type_delete_attr)
+
+// ---- For the Fortran bindings (libmpifort) ------------------------------------------
+// MPI-4.0 §19.3.7: the set and get calls with the language of the value, as
+// MPICH's libmpi exports them (same names, arguments and form numbers:
+// attributes::Form is MPICH's MPIR_Attr_type), and the mark of a keyval
+// whose callbacks are Fortran procedures behind C trampolines. mpi.h does not
+// declare them, so they are made visible here (libmpi.map exports MPII_*).
+
+extern "C" __attribute__((visibility("default"))) int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void* value, int form) {
+  return comm_set("MPI_Comm_set_attr", comm, keyval, value, static_cast<attributes::Form>(form));
+}
+
+extern "C" __attribute__((visibility("default"))) int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag, int as) {
+  return comm_get("MPI_Comm_get_attr", comm, keyval, value, flag, static_cast<attributes::Form>(as));
+}
+
+extern "C" __attribute__((visibility("default"))) int MPII_Type_set_attr(MPI_Datatype type, int keyval, void* value, int form) {
+  return type_set(type, keyval, value, static_cast<attributes::Form>(form));
+}
+
+extern "C" __attribute__((visibility("default"))) int MPII_Type_get_attr(MPI_Datatype type, int keyval, void* value, int* flag, int as) {
+  return type_get(type, keyval, value, flag, static_cast<attributes::Form>(as));
+}
+
+extern "C" __attribute__((visibility("default"))) int MPII_Keyval_set_fortran(int keyval) {
+  api::Call call("MPI_Comm_create_keyval");
+  return call.result(attributes::set_fortran_callbacks(keyval));
+}

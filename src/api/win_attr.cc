@@ -89,7 +89,9 @@ extern "C" int PMPI_Win_free_keyval(int* keyval) {
 }
 FERRY_ENTRY(Win_free_keyval)
 
-extern "C" int PMPI_Win_set_attr(MPI_Win win, int keyval, void* value) {
+namespace {
+
+int win_set(MPI_Win win, int keyval, void* value, attributes::Form form) {
   api::Call call("MPI_Win_set_attr");
   rma::Window* w = call.win(win);
   if (w == nullptr) return call.raise();
@@ -97,11 +99,10 @@ extern "C" int PMPI_Win_set_attr(MPI_Win win, int keyval, void* value) {
     call.fail(MPI_ERR_KEYVAL, "keyval 0x%x is predefined and cannot be set", static_cast<unsigned>(keyval));
     return call.raise();
   }
-  return call.result(attributes::set(Kind::kWin, w, w->handle, keyval, value));
+  return call.result(attributes::set(Kind::kWin, w, w->handle, keyval, value, form));
 }
-FERRY_ENTRY(Win_set_attr)
 
-extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag) {
+int win_get(MPI_Win win, int keyval, void* value, int* flag, attributes::Form as) {
   api::Call call("MPI_Win_get_attr");
   rma::Window* w = call.win(win);
   if (w == nullptr || !call.not_null(value, "attribute_val") || !call.not_null(flag, "flag")) return call.raise();
@@ -116,7 +117,8 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag
     default: {
       void* found_value = nullptr;
       bool found = false;
-      if (Err e = attributes::get(Kind::kWin, w, keyval, &found_value, &found)) return call.result(std::move(e));
+      if (Err e = attributes::get(Kind::kWin, w, keyval, &found_value, &found, as))
+        return call.result(std::move(e));
       if (found) *static_cast<void**>(value) = found_value;
       *flag = found ? 1 : 0;
       return MPI_SUCCESS;
@@ -126,7 +128,28 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag
   *flag = 1;
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Win_set_attr(MPI_Win win, int keyval, void* value) {
+  return win_set(win, keyval, value, attributes::Form::kPointer);
+}
+FERRY_ENTRY(Win_set_attr)
+
+extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag) {
+  return win_get(win, keyval, value, flag, attributes::Form::kPointer);
+}
 FERRY_ENTRY(Win_get_attr)
+
+// For the Fortran bindings: MPII_Comm_set_attr's twins (api/attribute.cc; exported, though mpi.h does not
+// declare them).
+extern "C" __attribute__((visibility("default"))) int MPII_Win_set_attr(MPI_Win win, int keyval, void* value, int form) {
+  return win_set(win, keyval, value, static_cast<attributes::Form>(form));
+}
+
+extern "C" __attribute__((visibility("default"))) int MPII_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag, int as) {
+  return win_get(win, keyval, value, flag, static_cast<attributes::Form>(as));
+}
 
 extern "C" int PMPI_Win_delete_attr(MPI_Win win, int keyval) {
   api::Call call("MPI_Win_delete_attr");

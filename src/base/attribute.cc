@@ -1,5 +1,6 @@
 #include "base/attribute.h"
 
+#include <list>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -21,18 +22,23 @@ struct Keyval {
   // the callbacks outlive the handle (MPI-3.1 §6.7.2).
   int references;
   bool freed;
+  bool fortran = false;  // callbacks take Fortran values (set_fortran_callbacks)
 };
 
 struct Entry {
   int keyval;
-  void* value;
+  void* value;  // the pointer C set, or the integer Fortran set
+  Form form;
 };
 
 // Everything here is reached from any thread; callbacks run outside it.
 std::mutex mutex;
 handle::Table<Keyval> keyvals;
-// Per object, its attributes in the order they were set.
-std::map<std::pair<Kind, const void*>, std::vector<Entry>> lists;
+// Per object, its attributes in the order they were set. A list, because C
+// reads a Fortran-set value through the address of the entry's word, which
+// must stay put while other attributes come and go.
+using Entries = std::list<Entry>;
+std::map<std::pair<Kind, const void*>, Entries> lists;
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -88,17 +94,23 @@ void unref_locked(int keyval, Keyval* k) {
   if (--k->references == 0) delete keyvals.remove(handle::index_of(keyval));
 }
 
-std::vector<Entry>* list_locked(Kind kind, const void* object) {
+Entries* list_locked(Kind kind, const void* object) {
   auto it = lists.find({kind, object});
   return it == lists.end() ? nullptr : &it->second;
 }
 
 Entry* entry_locked(Kind kind, const void* object, int keyval) {
-  std::vector<Entry>* list = list_locked(kind, object);
+  Entries* list = list_locked(kind, object);
   if (list == nullptr) return nullptr;
   for (Entry& e : *list)
     if (e.keyval == keyval) return &e;
   return nullptr;
+}
+
+// The value a keyval's callbacks get for an entry: Fortran ones the word, C
+// ones the pointer C set or the address of the integer Fortran set.
+void* callback_value(const Keyval* k, Entry* e) {
+  return k->fortran || e->form == Form::kPointer ? e->value : &e->value;
 }
 
 // A callback's return value as an error of the call that ran it.
@@ -181,7 +193,15 @@ Err check_keyval(Kind kind, int keyval, bool predefined_ok) {
   return check_locked(kind, keyval, predefined_ok, &k);
 }
 
-Err set(Kind kind, const void* object, int handle, int keyval, void* value) {
+Err set_fortran_callbacks(int keyval) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Keyval* k = find_locked(keyval);
+  if (k == nullptr) return fail(MPI_ERR_KEYVAL, "invalid keyval 0x%x", static_cast<unsigned>(keyval));
+  k->fortran = true;
+  return {};
+}
+
+Err set(Kind kind, const void* object, int handle, int keyval, void* value, Form form) {
   DeleteFn* del = nullptr;
   void* old_value = nullptr;
   void* extra_state = nullptr;
@@ -194,10 +214,10 @@ Err set(Kind kind, const void* object, int handle, int keyval, void* value) {
     if (Entry* e = entry_locked(kind, object, keyval)) {
       replacing = true;
       del = k->del;
-      old_value = e->value;
+      old_value = callback_value(k, e);
       extra_state = k->extra_state;
     } else {
-      lists[{kind, object}].push_back(Entry{keyval, value});
+      lists[{kind, object}].push_back(Entry{keyval, value, form});
       ++k->references;
       return {};
     }
@@ -207,12 +227,15 @@ Err set(Kind kind, const void* object, int handle, int keyval, void* value) {
   if (replacing) {
     if (Err e = run_delete(handle, keyval, del, old_value, extra_state)) return e;
     std::lock_guard<std::mutex> lock(mutex);
-    if (Entry* e = entry_locked(kind, object, keyval)) e->value = value;
+    if (Entry* e = entry_locked(kind, object, keyval)) {
+      e->value = value;
+      e->form = form;
+    }
   }
   return {};
 }
 
-Err get(Kind kind, const void* object, int keyval, void** value, bool* found) {
+Err get(Kind kind, const void* object, int keyval, void** value, bool* found, Form as) {
   std::lock_guard<std::mutex> lock(mutex);
   Keyval* k = nullptr;
   if (Err e = check_locked(kind, keyval, true, &k)) return e;
@@ -223,7 +246,8 @@ Err get(Kind kind, const void* object, int keyval, void** value, bool* found) {
     return {};
   }
   if (Entry* e = entry_locked(kind, object, keyval)) {
-    *value = e->value;
+    // MPI-4.0 §19.3.7: C reads a Fortran-set value by its address.
+    *value = as == Form::kPointer && e->form != Form::kPointer ? &e->value : e->value;
     *found = true;
   }
   return {};
@@ -240,7 +264,7 @@ Err remove(Kind kind, const void* object, int handle, int keyval) {
     Entry* e = entry_locked(kind, object, keyval);
     if (e == nullptr) return {};  // nothing attached under this keyval
     del = k->del;
-    value = e->value;
+    value = callback_value(k, e);
     extra_state = k->extra_state;
     ++k->references;  // keeps the callback alive while it runs unlocked
   }
@@ -248,7 +272,7 @@ Err remove(Kind kind, const void* object, int handle, int keyval) {
   std::lock_guard<std::mutex> lock(mutex);
   Keyval* k = find_locked(keyval);
   if (result.ok()) {
-    std::vector<Entry>* list = list_locked(kind, object);
+    Entries* list = list_locked(kind, object);
     for (auto it = list->begin(); it != list->end(); ++it) {
       if (it->keyval == keyval) {
         list->erase(it);
@@ -265,20 +289,23 @@ Err remove(Kind kind, const void* object, int handle, int keyval) {
 Err copy_all(Kind kind, const void* from, int from_handle, const void* to, int to_handle) {
   struct Pending {
     int keyval;
-    void* value;
+    void* value;     // the stored word
+    void* argument;  // what the copy callback gets (callback_value)
+    Form form;
+    bool fortran;
     CopyFn* copy;
     void* extra_state;
   };
   std::vector<Pending> pending;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    std::vector<Entry>* list = list_locked(kind, from);
+    Entries* list = list_locked(kind, from);
     if (list == nullptr) return {};
-    for (const Entry& e : *list) {
+    for (Entry& e : *list) {
       Keyval* k = find_locked(e.keyval);
       if (k->copy == nullptr) continue;  // MPI_*_NULL_COPY_FN: not copied
       ++k->references;
-      pending.push_back(Pending{e.keyval, e.value, k->copy, k->extra_state});
+      pending.push_back(Pending{e.keyval, e.value, callback_value(k, &e), e.form, k->fortran, k->copy, k->extra_state});
     }
   }
   Err result;
@@ -286,18 +313,22 @@ Err copy_all(Kind kind, const void* from, int from_handle, const void* to, int t
     if (!result.ok()) break;
     void* copied = nullptr;
     int flag = 0;
+    // The copy is in the language of the callback that made it: C's returns
+    // a pointer, Fortran's an integer (INTEGER for MPI-1's keyvals' values).
+    Form form = p.fortran ? (p.form == Form::kInt ? Form::kInt : Form::kAint) : Form::kPointer;
     if (p.copy == &MPIR_Dup_fn) {
       // MPI_*_DUP_FN: the value itself, without a call through a cast pointer.
       copied = p.value;
+      form = p.form;
       flag = 1;
-    } else if (int code = p.copy(from_handle, p.keyval, p.extra_state, p.value, &copied, &flag);
+    } else if (int code = p.copy(from_handle, p.keyval, p.extra_state, p.argument, &copied, &flag);
                code != MPI_SUCCESS) {
       result = callback_error("copy", p.keyval, code);
       break;
     }
     if (!flag) continue;
     std::lock_guard<std::mutex> lock(mutex);
-    lists[{kind, to}].push_back(Entry{p.keyval, copied});
+    lists[{kind, to}].push_back(Entry{p.keyval, copied, form});
     ++find_locked(p.keyval)->references;
   }
   std::lock_guard<std::mutex> lock(mutex);
@@ -310,7 +341,7 @@ Err delete_all(Kind kind, const void* object, int handle) {
     int keyval;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      std::vector<Entry>* list = list_locked(kind, object);
+      Entries* list = list_locked(kind, object);
       if (list == nullptr) return {};
       if (list->empty()) {
         lists.erase({kind, object});
@@ -324,7 +355,7 @@ Err delete_all(Kind kind, const void* object, int handle) {
 
 size_t count(Kind kind, const void* object) {
   std::lock_guard<std::mutex> lock(mutex);
-  std::vector<Entry>* list = list_locked(kind, object);
+  Entries* list = list_locked(kind, object);
   return list == nullptr ? 0 : list->size();
 }
 

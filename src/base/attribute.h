@@ -26,6 +26,14 @@ namespace ferry::attributes {
 
 enum class Kind : uint8_t { kComm, kType, kWin };
 
+// The language an attribute value was set in (MPI-4.0 §19.3.7), with MPICH's
+// numbers for them (its MPIR_Attr_type, which MPII_Comm_set_attr takes). C
+// sets a pointer and reads it back; Fortran sets an address-sized integer
+// (MPI-1's MPI_ATTR_PUT an INTEGER), and C reads a pointer to that integer,
+// while Fortran reads a C pointer as the integer it converts to. The store
+// keeps the word and its form, and answers each language in its own.
+enum class Form : int { kPointer = 0, kAint = 1, kInt = 3 };
+
 // The copy callback, in any of the kinds' signatures (they differ only in
 // the handle type, an int in MPICH's ABI, and MPI_Copy_function is
 // MPI_Comm_copy_attr_function's MPI-1 name).
@@ -40,15 +48,23 @@ int create_keyval(Kind kind, CopyFn* copy, DeleteFn* del, void* extra_state);
 // Until then its handle stays valid, and freeing it again is a no-op.
 Err free_keyval(Kind kind, int keyval);
 
+// Marks a keyval's callbacks as Fortran ones (C trampolines around Fortran
+// procedures): they get and return attribute values as Fortran integers, the
+// stored word, where C's callbacks get a Fortran-set value by its address.
+Err set_fortran_callbacks(int keyval);
+
 // Checks that `keyval` is a live keyval of this kind (or a predefined one,
 // when `predefined_ok`).
 Err check_keyval(Kind kind, int keyval, bool predefined_ok);
 
 // MPI_*_set_attr: replacing a value runs the delete callback on the old one
-// first (MPI-3.1 §6.7.2).
-Err set(Kind kind, const void* object, int handle, int keyval, void* value);
-// MPI_*_get_attr: *found tells whether the object has the attribute.
-Err get(Kind kind, const void* object, int keyval, void** value, bool* found);
+// first (MPI-3.1 §6.7.2). `form`: the language of the value (above).
+Err set(Kind kind, const void* object, int handle, int keyval, void* value, Form form = Form::kPointer);
+// MPI_*_get_attr: *found tells whether the object has the attribute. `as`:
+// the language of the reader: C (kPointer) gets the address of a value set
+// from Fortran (an address that lasts as long as the attribute); Fortran
+// gets the stored word whatever set it.
+Err get(Kind kind, const void* object, int keyval, void** value, bool* found, Form as = Form::kPointer);
 // MPI_*_delete_attr: runs the delete callback; its error fails the call and
 // keeps the attribute.
 Err remove(Kind kind, const void* object, int handle, int keyval);
