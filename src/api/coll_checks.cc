@@ -3,8 +3,23 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace ferry::api {
+namespace {
+
+// "<what><name>" (sendcount, recvtype, ...), the argument a message names.
+// Every collective call builds a few of these before anything fails, so
+// plain copies: snprintf cost more than a whole 0-byte collective.
+const char* argument_name(char (&out)[64], const char* what, const char* name) {
+  size_t a = strnlen(what, 40), b = strnlen(name, 20);
+  std::memcpy(out, what, a);
+  std::memcpy(out + a, name, b);
+  out[a + b] = 0;
+  return out;
+}
+
+}  // namespace
 
 bool check_root(Call& call, int root, const Communicator* c) {
   if (!call.ok()) return false;
@@ -25,13 +40,10 @@ const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_D
     return nullptr;
   }
   char argument[64];
-  std::snprintf(argument, sizeof argument, "%scount", what);
-  if (!call.count(count, argument)) return nullptr;
-  std::snprintf(argument, sizeof argument, "%stype", what);
-  const Datatype* t = call.datatype(type, argument);
+  if (!call.count(count, argument_name(argument, what, "count"))) return nullptr;
+  const Datatype* t = call.datatype(type, argument_name(argument, what, "type"));
   if (t == nullptr || !call.movable(t, argument)) return nullptr;
-  std::snprintf(argument, sizeof argument, "%sbuf", what);
-  if (!call.buffer(buf, count, t, argument)) return nullptr;
+  if (!call.buffer(buf, count, t, argument_name(argument, what, "buf"))) return nullptr;
   return t;
 }
 
@@ -44,8 +56,7 @@ const Datatype* check_v_triple(Call& call, const void* buf, coll::CountArray cou
   }
   if (!check_counts(call, counts, displs, n, what)) return nullptr;
   char argument[64];
-  std::snprintf(argument, sizeof argument, "%stype", what);
-  const Datatype* t = call.datatype(type, argument);
+  const Datatype* t = call.datatype(type, argument_name(argument, what, "type"));
   if (t == nullptr || !call.movable(t, argument)) return nullptr;
   // displs[i] extents, modulo 2^64 as addresses are.
   for (int i = 0; i < n; ++i) {
