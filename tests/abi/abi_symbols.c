@@ -16,13 +16,18 @@
 
 #include <mpi.h>
 
-/* MPICH keeps these in libmpichfort, not in libmpich: a program linked with MPICH's libmpich alone
- * cannot refer to them, so they are looked up at run time instead (Ferry's libmpi has them). */
+/* MPICH keeps these in libmpichfort (c2f08, f082c) or only in its mpi_f08 module (f2f08, f082f),
+ * not in libmpich: a program linked with MPICH's libmpich alone cannot refer to them, so they are
+ * looked up at run time instead (Ferry's libmpi has them). */
 static char looked_up_at_run_time;
 #define MPI_Status_c2f08 looked_up_at_run_time
 #define MPI_Status_f082c looked_up_at_run_time
 #define PMPI_Status_c2f08 looked_up_at_run_time
 #define PMPI_Status_f082c looked_up_at_run_time
+#define MPI_Status_f2f08 looked_up_at_run_time
+#define MPI_Status_f082f looked_up_at_run_time
+#define PMPI_Status_f2f08 looked_up_at_run_time
+#define PMPI_Status_f082f looked_up_at_run_time
 
 struct symbol {
   const char *name;
