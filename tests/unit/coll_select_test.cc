@@ -92,7 +92,7 @@ TEST_F(CollSelectOverride, UnknownOverrideNamesTheVariableAndTheChoices) {
         Algorithm a{};
         Err e = select(Operation::kReduce, Query{8, 4, true}, &a);
         bool ok = problem && problem->find("FERRY_REDUCE_ALGORITHM=fastest") != std::string::npos &&
-                  problem->find("binomial, reduce_scatter_gather, auto") != std::string::npos &&
+                  problem->find("binomial, reduce_scatter_gather, shared_memory, auto") != std::string::npos &&
                   e.mpi_class() == MPI_ERR_ARG && e.message() == *problem &&
                   select(Operation::kAllreduce, Query{8, 4, true}, &a).ok();
         std::exit(ok ? 0 : 1);
@@ -170,7 +170,7 @@ TEST_F(CollSelectOverride, UnknownBcastOverrideListsTheBcastAlgorithms) {
         setenv("FERRY_BCAST_ALGORITHM", "ring", 1);
         auto problem = validate_settings();
         bool ok = problem && problem->find("FERRY_BCAST_ALGORITHM=ring") != std::string::npos &&
-                  problem->find("binomial, scatter_ring_allgather, pipelined_chain, auto") != std::string::npos;
+                  problem->find("binomial, scatter_ring_allgather, pipelined_chain, shared_memory, auto") != std::string::npos;
         std::exit(ok ? 0 : 1);
       },
       testing::ExitedWithCode(0), "");
