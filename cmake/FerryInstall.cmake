@@ -98,11 +98,12 @@ install(FILES ${FERRY_PKGCONFIG_FILES} DESTINATION ${FERRY_PKGCONFIG_DIR})
 
 # --- What a user needs ------------------------------------------------------------
 # Everything `cmake --install` installs (libmpi, mpirun, ferryd for the other
-# hosts of a job, ferry_info; the wrappers and .pc files are written when
+# hosts of a job, ferry_info; libmpifort, mpif.h and the mpi and mpi_f08
+# modules where Fortran is built; the wrappers and .pc files are written when
 # CMake configures), without the tests: scripts/quickstart builds this target
 # alone, and scripts/test builds the rest later in the same build tree.
 set(_ferry_installable "")
-foreach(_ferry_target mpi mpirun ferryd ferry_info)
+foreach(_ferry_target mpi mpirun ferryd ferry_info mpifort mpif_h ferry_mpi_module)
   if(TARGET ${_ferry_target})
     list(APPEND _ferry_installable ${_ferry_target})
   endif()
