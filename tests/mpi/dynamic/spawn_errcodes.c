@@ -10,7 +10,7 @@
  * parent.
  */
 #define TEST_NAME "spawn_errcodes"
-#include "../mpitest.h"
+#include "spawned.h"
 
 #define SENTINEL (-7)
 #define SLOTS 8
@@ -37,14 +37,7 @@ static void child(MPI_Comm parent) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm parent;
-  CHECK_MPI(MPI_Comm_get_parent(&parent));
-  if (parent != MPI_COMM_NULL) {
-    child(parent);
-    MPI_Finalize();
-    return 0;
-  }
+  spawned_init(&argc, &argv, child);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int root = size - 1;
@@ -81,15 +74,8 @@ int main(int argc, char **argv) {
   check_codes(codes, 3, MPI_SUCCESS, "MPI_Comm_spawn_multiple");
 
   /* A program that does not exist: MPI_ERR_SPAWN in every entry, everywhere. */
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   reset(codes);
-  MPI_Comm none = MPI_COMM_NULL;
-  int err = MPI_Comm_spawn("/nonexistent/ferry-no-such-program", MPI_ARGV_NULL, 2, MPI_INFO_NULL, root,
-                           MPI_COMM_WORLD, &none, codes);
-  int cls = -1;
-  MPI_Error_class(err, &cls);
-  CHECK(cls == MPI_ERR_SPAWN, "spawning a missing program gave class %d, expected MPI_ERR_SPAWN", cls);
-  CHECK(none == MPI_COMM_NULL, "a failed spawn returned a communicator");
+  spawned_check_missing_program(2, root, codes);
   check_codes(codes, 2, MPI_ERR_SPAWN, "MPI_Comm_spawn of a missing program");
 
   mt_pass();

@@ -23,7 +23,7 @@
  *   spawn_universe [ROUNDS]   default 10
  */
 #define TEST_NAME "spawn_universe"
-#include "../mpitest.h"
+#include "spawned.h"
 
 enum { kChildren = 2 };
 
@@ -53,14 +53,7 @@ static void child(MPI_Comm parent) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm parent;
-  CHECK_MPI(MPI_Comm_get_parent(&parent));
-  if (parent != MPI_COMM_NULL) {
-    child(parent);
-    MPI_Finalize();
-    return 0;
-  }
+  spawned_init(&argc, &argv, child);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rounds = argc > 1 ? atoi(argv[1]) : 10;
