@@ -15,7 +15,7 @@ with an interface, gfortran refuses both. The arguments where a sentinel of anot
 hand-written routines (fortran=manual) the tables below say where Fortran's arguments differ from C's.
 The module has no procedures and no variables of its own, so a program needs only mpi.mod to compile
 and links libmpifort as an mpif.h program does; MPI_SIZEOF, a generic of module procedures, comes
-from the module mpi_sizeofs (mpi_sizeofs.f90), compiled into libmpifort.
+from the module mpi_sizeofs (gen_mpi_sizeofs.py), compiled into libmpifort.
 """
 import os
 import sys
