@@ -161,7 +161,7 @@ extern "C" int QMPI_Register_function(int calling_tool_id, enum QMPI_Functions_e
   Tools& t = tools();
   if (!valid_tool(t, calling_tool_id, false) || !valid_function(function_enum)) return MPI_ERR_ARG;
   std::lock_guard lock(tools_mutex);
-  t.function(calling_tool_id, function_enum) = function_ptr;
+  std::atomic_ref<Function>(t.function(calling_tool_id, function_enum)).store(function_ptr, std::memory_order_release);
   if (t.attached) publish(t, function_enum);  // a tool changing its mind later
   return MPI_SUCCESS;
 }
@@ -172,9 +172,10 @@ extern "C" int QMPI_Get_function(int calling_tool_id, enum QMPI_Functions_enum f
   if (!valid_tool(t, calling_tool_id, true) || !valid_function(function_enum) || function_ptr == nullptr ||
       next_tool_id == nullptr)
     return MPI_ERR_ARG;
-  std::lock_guard lock(tools_mutex);
+  // Tools call this in every intercepted call, from any thread: no lock. The table never moves
+  // (sized when the list is read); a registration stores its slot atomically (release).
   for (int id = calling_tool_id + 1; id <= t.count(); ++id) {
-    if (Function f = t.function(id, function_enum)) {
+    if (Function f = std::atomic_ref<Function>(t.function(id, function_enum)).load(std::memory_order_acquire)) {
       *function_ptr = f;
       *next_tool_id = id;
       return MPI_SUCCESS;
