@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -83,50 +82,36 @@ std::string apply_redundancy(const RawFaultOptions& raw, int hosts, FaultToleran
 
 }  // namespace
 
-void add_fault_options(CLI::App& app, RawFaultOptions& raw) {
-  const auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("--checkpoint-dir", raw.checkpoint_dir,
-                 "Directory the ranks' MPIX_Checkpoint commits to and MPIX_Restore reads (created if needed); "
-                 "also -ckpoint-prefix (Hydra)")
-      ->type_name("DIR")
-      ->multi_option_policy(last);
-  app.add_option("--checkpoint-local-dir", raw.checkpoint_local_dir,
-                 "Node-local directory each host's ranks commit to (created by them; %h becomes the host name); "
-                 "needs --checkpoint-redundancy partner")
-      ->type_name("DIR")
-      ->multi_option_policy(last);
-  app.add_option("--checkpoint-redundancy", raw.checkpoint_redundancy,
-                 "none (default: --checkpoint-dir, shared by every host) or partner (SCR's PARTNER: each rank's "
-                 "files in --checkpoint-local-dir and a copy on the next host, which survives losing one host's "
-                 "storage)")
-      ->type_name("none|partner")
-      ->multi_option_policy(last);
-  app.add_option("--checkpoint-interval", raw.checkpoint_interval,
-                 "Ask the ranks for a checkpoint every SECONDS (MPIX_Checkpoint_due answers 1); SIGUSR1 to "
-                 "mpirun asks at once; also -ckpoint-interval")
-      ->type_name("SECONDS")
-      ->multi_option_policy(last);
-  app.add_option("--checkpoint-keep", raw.checkpoint_keep, "Complete checkpoints kept (default 2)")
-      ->type_name("K")
-      ->multi_option_policy(last);
-  app.add_option("--ckpointlib", raw.checkpoint_library,
-                 "How processes are checkpointed: app (the default: the program's MPIX_Checkpoint hooks); "
-                 "blcr is not supported; also -ckpointlib (Hydra)")
-      ->type_name("LIB")
-      ->multi_option_policy(last);
-  app.add_option("--max-restarts", raw.max_restarts,
-                 "Start a failed job again up to N times (a rank's failure, a lost host, --timeout); ranks see "
-                 "FERRY_RESTART_COUNT (default 0)")
-      ->type_name("N")
-      ->multi_option_policy(last);
-  app.add_option("--restart-delay", raw.restart_delay, "Seconds between a failed attempt and the next (default 0)")
-      ->type_name("SECONDS")
-      ->multi_option_policy(last);
-  app.add_option("--restart-from", raw.restart_from,
-                 "Checkpoint epoch the ranks' MPIX_Restore reads: N or latest (default); also -ckpoint-num "
-                 "(Hydra)")
-      ->type_name("N|latest")
-      ->multi_option_policy(last);
+std::span<const FaultOption> fault_option_table() {
+  static constexpr FaultOption table[] = {
+      {"--checkpoint-dir", &RawFaultOptions::checkpoint_dir, "DIR",
+       "Directory the ranks' MPIX_Checkpoint commits to and MPIX_Restore reads (created if needed); "
+       "also -ckpoint-prefix (Hydra)"},
+      {"--checkpoint-local-dir", &RawFaultOptions::checkpoint_local_dir, "DIR",
+       "Node-local directory each host's ranks commit to (created by them; %h becomes the host name); "
+       "needs --checkpoint-redundancy partner"},
+      {"--checkpoint-redundancy", &RawFaultOptions::checkpoint_redundancy, "none|partner",
+       "none (default: --checkpoint-dir, shared by every host) or partner (SCR's PARTNER: each rank's "
+       "files in --checkpoint-local-dir and a copy on the next host, which survives losing one host's "
+       "storage)"},
+      {"--checkpoint-interval", &RawFaultOptions::checkpoint_interval, "SECONDS",
+       "Ask the ranks for a checkpoint every SECONDS (MPIX_Checkpoint_due answers 1); SIGUSR1 to "
+       "mpirun asks at once; also -ckpoint-interval"},
+      {"--checkpoint-keep", &RawFaultOptions::checkpoint_keep, "K",
+       "Complete checkpoints kept (default 2)"},
+      {"--ckpointlib", &RawFaultOptions::checkpoint_library, "LIB",
+       "How processes are checkpointed: app (the default: the program's MPIX_Checkpoint hooks); "
+       "blcr is not supported; also -ckpointlib (Hydra)"},
+      {"--max-restarts", &RawFaultOptions::max_restarts, "N",
+       "Start a failed job again up to N times (a rank's failure, a lost host, --timeout); ranks see "
+       "FERRY_RESTART_COUNT (default 0)"},
+      {"--restart-delay", &RawFaultOptions::restart_delay, "SECONDS",
+       "Seconds between a failed attempt and the next (default 0)"},
+      {"--restart-from", &RawFaultOptions::restart_from, "N|latest",
+       "Checkpoint epoch the ranks' MPIX_Restore reads: N or latest (default); also -ckpoint-num "
+       "(Hydra)"},
+  };
+  return table;
 }
 
 std::string apply_fault_options(const RawFaultOptions& raw, int hosts, FaultTolerance& out,

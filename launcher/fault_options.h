@@ -4,13 +4,10 @@
 // and checked here, each bad value refused with one line.
 #pragma once
 
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
-
-namespace CLI {
-class App;
-}
 
 namespace ferry::launcher {
 
@@ -53,7 +50,17 @@ struct RawFaultOptions {
   std::string restart_from;
 };
 
-void add_fault_options(CLI::App& app, RawFaultOptions& raw);
+// One option of mpirun's command line that stores its text in a RawFaultOptions field; the last
+// one given counts. A table, so that only options.cc compiles CLI11 (its header alone costs
+// seconds of every file that includes it).
+struct FaultOption {
+  const char* name;                       // "--checkpoint-dir"
+  std::string RawFaultOptions::*field;
+  const char* type_name;                  // "DIR", shown in --help
+  const char* help;
+};
+
+std::span<const FaultOption> fault_option_table();
 
 // Checks the values and fills `out`; the settings that libmpi reads
 // (FERRY_CHECKPOINT_DIR, _LOCAL_DIR, _REDUNDANCY, _KEEP, FERRY_RESTART_FROM)

@@ -235,7 +235,8 @@ std::unique_ptr<CLI::App> make_app(RawOptions& raw) {
                   "(default: the allocation's slots; on this host alone its CPUs); also -usize (Hydra)")
       ->type_name("N")
       ->multi_option_policy(last);
-  add_fault_options(*app, raw.fault);
+  for (const FaultOption& o : fault_option_table())
+    app->add_option(o.name, raw.fault.*o.field, o.help)->type_name(o.type_name)->multi_option_policy(last);
   app->set_version_flag("--version", "mpirun (Ferry) " FERRY_VERSION_STRING);
   // The first argument that is not an option is the program; it and all
   // that follows are left in remaining() for the ranks.
