@@ -22,6 +22,11 @@ constexpr std::array kSettings = {
             "QMPI tools to attach, colon-separated, in call order (a name twice: two instances, ids 1, 2, ...); "
             "MPICH's MPIR_CVAR_QMPI_TOOL_LIST says the same when this is unset",
             "MPIR_CVAR_QMPI_TOOL_LIST"},
+    Setting{"FERRY_PROFILE", "",
+            "Path of an HTML report of the job's communication and I/O that mpirun writes at its end "
+            "(report.json beside it); empty: nothing is counted (README \"Profiling a job\")"},
+    Setting{"FERRY_PROFILE_DIR", "",
+            "Set by mpirun for its ranks under FERRY_PROFILE: the directory each rank keeps its counter file in"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},

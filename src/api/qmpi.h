@@ -54,6 +54,9 @@ class CallerScope {
   void* previous_;
 };
 
+// FERRY_PROFILE's tool: registers its wrappers (generated, bindings/gen_qmpi.py profile).
+void attach_profile(int tool_id);
+
 // The implementation of each function with the QMPI signature (generated): the end of every chain.
 extern const Function implementations[MPI_LAST_FUNC_T];
 
