@@ -152,6 +152,22 @@ def bytes_expression(f):
     return "-1"
 
 
+# Calls that only read local state and never wait: FERRY_PROFILE counts them but does not time
+# them, since two clock reads would cost more than the call (a program that asks MPI_Wtime or
+# MPI_Comm_rank in its inner loop would otherwise pay for the profile there).
+UNTIMED = ("MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter", "MPI_Wtime",
+           "MPI_Wtick", "MPI_Get_count", "MPI_Get_elements", "MPI_Type_size", "MPI_Type_get_extent",
+           "MPI_Type_get_true_extent", "MPI_Initialized", "MPI_Finalized", "MPI_Query_thread",
+           "MPI_Is_thread_main", "MPI_Group_size", "MPI_Group_rank", "MPI_Status_", "MPI_Aint_",
+           "MPI_Get_address", "MPI_Comm_get_attr", "MPI_Get_version", "MPI_Get_library_version",
+           "MPI_Get_processor_name", "MPI_Pcontrol")
+
+
+def untimed(f):
+    return any(f.name == u or f.name.startswith(u + "_c") or (u.endswith("_") and f.name.startswith(u))
+               for u in UNTIMED)
+
+
 def profile(functions):
     """FERRY_PROFILE's QMPI tool (src/profile/counters.h): a wrapper per function that times the
     implementation and counts the call, its bytes and, for sends, the destination."""
@@ -200,15 +216,19 @@ def profile(functions):
         args = arguments(f)
         is_send = param(f, "dest") is not None and not f.name.endswith("_init")
         out.append(f"{f.returns} {f.name}({params}) {{")
+        if untimed(f):
+            out += [f"  note_call({f.qmpi}, 0, {bytes_expression(f)});",
+                    f"  return ferry_impl_{f.name}({args});", "}"]
+            continue
         if f.name == "MPI_Finalize":
             out.append("  finishing();")
         out += [f"  int64_t bytes_ = {bytes_expression(f)};",
                 "  uint64_t start_ = now();",
                 f"  auto result_ = ferry_impl_{f.name}({args});",
-                "  uint64_t nanos_ = now() - start_;"]
+                "  uint64_t ticks_ = now() - start_;"]
         if f.name in ("MPI_Init", "MPI_Init_thread"):
             out.append("  start(kNames, kNumCalls);")
-        out.append(f"  note_call({f.qmpi}, nanos_, bytes_);")
+        out.append(f"  note_call({f.qmpi}, ticks_, bytes_);")
         if is_send:
             out.append("  note_message(world_peer(comm, dest), uint64_t(bytes_));")
         if f.name == "MPI_Finalize":
@@ -225,18 +245,18 @@ def profile(functions):
         out += [f"  int64_t bytes_ = {bytes_expression(f)};",
                 "  uint64_t start_ = now();",
                 f"  auto result_ = ferry_impl_{f.name}({args});",
-                "  uint64_t nanos_ = now() - start_;",
-                f"  note_call({index}, nanos_, bytes_);"]
+                "  uint64_t ticks_ = now() - start_;",
+                f"  note_call({index}, ticks_, bytes_);"]
         if f.name == "MPI_File_open":
-            out.append("  if (result_ == MPI_SUCCESS) files::opened(*fh, filename, nanos_);")
+            out.append("  if (result_ == MPI_SUCCESS) files::opened(*fh, filename, ticks_);")
         elif f.name == "MPI_File_close":
-            out += ["  files::note_time(file_, nanos_);", "  files::closing(file_);"]
+            out += ["  files::note_time(file_, ticks_);", "  files::closing(file_);"]
         elif data:
             write = "true" if "write" in f.name else "false"
             collective = "true" if ("_all" in f.name or "_ordered" in f.name) else "false"
-            out.append(f"  files::note_access(fh, {write}, {collective}, uint64_t(bytes_), nanos_);")
+            out.append(f"  files::note_access(fh, {write}, {collective}, uint64_t(bytes_), ticks_);")
         elif param(f, "fh"):
-            out.append("  files::note_time(fh, nanos_);")
+            out.append("  files::note_time(fh, ticks_);")
         out += ["  return result_;", "}"]
     out += ["", "}  // namespace io", "}  // namespace ferry::profile", "",
             "namespace ferry::qmpi {",
@@ -245,7 +265,7 @@ def profile(functions):
     for f in qmpi:
         out.append(f"  QMPI_Register_function(tool_id, {f.qmpi_enumerator}, "
                    f"reinterpret_cast<Function>(&ferry::profile::{f.name}));")
-    out += ["  ferry::profile::io_enabled = true;", "}", "}  // namespace ferry::qmpi", ""]
+    out += ["  ferry::profile::attach();", "}", "}  // namespace ferry::qmpi", ""]
     return "\n".join(out)
 
 

@@ -41,9 +41,10 @@ enum State : uint32_t { kRunning = 0, kFinalized = 1 };
 
 // One MPI function's counts. `bytes`: count x datatype size of the call's (send) buffer argument
 // as the program passed it (a receive's posted size, a collective's per-call contribution).
+// Times are in ticks of the rank's clock (Header::ticks_per_second; src/profile/clock.h).
 struct Call {
   uint64_t count;
-  uint64_t nanos;
+  uint64_t ticks;
   uint64_t bytes;
   uint64_t sizes[kBuckets];
 };
@@ -55,7 +56,7 @@ struct File {
   uint64_t bytes_read, bytes_written;
   uint64_t reads, writes;                          // data access calls
   uint64_t collective_accesses, independent_accesses;
-  uint64_t nanos;                                  // in every MPI_File_ call on it, open and close too
+  uint64_t ticks;                                  // in every MPI_File_ call on it, open and close too
   uint64_t sizes[kBuckets];                        // access sizes, reads and writes
 };
 
@@ -66,6 +67,7 @@ struct Header {
   int32_t rank, size;         // in MPI_COMM_WORLD
   int32_t pid, restart_count;
   int64_t start_ns, end_ns;   // CLOCK_REALTIME at MPI_Init's return and MPI_Finalize's start (0: not yet)
+  double ticks_per_second;    // of the times below
   char host[64];
   char binding[64];           // the CPUs this rank may run on (sched_getaffinity), "0-3,8"
   uint32_t num_calls;         // entries of the names and calls arrays

@@ -39,13 +39,17 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   r.binding = text_at(h.binding, sizeof h.binding);
   int64_t end = h.end_ns != 0 ? h.end_ns : end_ns;
   r.wall_s = h.start_ns != 0 && end > h.start_ns ? double(end - h.start_ns) * 1e-9 : 0;
+  // Times to nanoseconds: each rank's clock has its own rate (src/profile/clock.h).
+  double ns_per_tick = h.ticks_per_second > 0 ? 1e9 / h.ticks_per_second : 1;
   r.calls = array_at<layout::Call>(bytes, h.calls_offset, h.num_calls);
+  for (layout::Call& c : r.calls) c.ticks = uint64_t(double(c.ticks) * ns_per_tick);
   r.peer_bytes = array_at<uint64_t>(bytes, h.peer_bytes_offset, size_t(size));
   r.peer_messages = array_at<uint64_t>(bytes, h.peer_messages_offset, size_t(size));
   for (int p = 0; p < size; ++p)
     r.transports.push_back(
         text_at(bytes.data() + h.transports_offset + size_t(p) * layout::kTransportBytes, layout::kTransportBytes));
   r.files = array_at<layout::File>(bytes, h.files_offset, std::min<uint32_t>(h.num_files, layout::kMaxFiles));
+  for (layout::File& f : r.files) f.ticks = uint64_t(double(f.ticks) * ns_per_tick);
   r.coll = array_at<uint64_t>(bytes, h.coll_offset, size_t(layout::kCollSlots) * layout::kCollSlots * layout::kBuckets);
   if (job.call_names.empty()) {
     for (uint32_t i = 0; i < h.num_calls; ++i)
@@ -124,7 +128,7 @@ double seconds_in(const Job& job, const RankCounts& r, const Kind* kind) {
     // tear-down, not the program's communication.
     const std::string& name = job.call_names[f];
     if (name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize") continue;
-    if (kind == nullptr || kind_of(name) == *kind) nanos += r.calls[f].nanos;
+    if (kind == nullptr || kind_of(name) == *kind) nanos += r.calls[f].ticks;
   }
   return double(nanos) * 1e-9;
 }
@@ -135,7 +139,7 @@ std::vector<int> called_functions(const Job& job) {
     uint64_t count = 0, nanos = 0;
     for (const RankCounts& r : job.ranks) {
       count += r.calls[f].count;
-      nanos += r.calls[f].nanos;
+      nanos += r.calls[f].ticks;
     }
     if (count > 0) order.emplace_back(nanos, int(f));
   }

@@ -21,10 +21,11 @@ struct RankCounts {
   int restart_count = 0;
   std::string host, binding;
   double wall_s = 0;  // MPI_Init's return to MPI_Finalize (or to the job's end, for a rank that died)
-  std::vector<layout::Call> calls;               // [function]
+  std::vector<layout::Call> calls;               // [function]; `ticks` converted to nanoseconds
+
   std::vector<uint64_t> peer_bytes, peer_messages;  // [world rank]
   std::vector<std::string> transports;           // [world rank]
-  std::vector<layout::File> files;
+  std::vector<layout::File> files;               // `ticks` converted to nanoseconds
   std::vector<uint64_t> coll;                    // [op][algorithm][bucket]
 };
 

@@ -280,9 +280,9 @@ std::string html(const Job& job) {
     for (const RankCounts& r : job.ranks) {
       const layout::Call& c = r.calls[size_t(f)];
       count += c.count;
-      nanos += c.nanos;
+      nanos += c.ticks;
       bytes += c.bytes;
-      times.push_back(double(c.nanos) * 1e-9);
+      times.push_back(double(c.ticks) * 1e-9);
     }
     Spread sp = spread(times);
     double total = double(nanos) * 1e-9, mean = count ? total / double(count) : 0;
@@ -361,7 +361,7 @@ std::string html(const Job& job) {
         << cell(double(f.total.reads), std::to_string(f.total.reads)) << cell(double(f.total.writes), std::to_string(f.total.writes))
         << cell(double(f.total.collective_accesses), std::to_string(f.total.collective_accesses))
         << cell(double(f.total.independent_accesses), std::to_string(f.total.independent_accesses))
-        << cell(double(f.total.nanos) * 1e-9, seconds_text(double(f.total.nanos) * 1e-9)) << "</tr>";
+        << cell(double(f.total.ticks) * 1e-9, seconds_text(double(f.total.ticks) * 1e-9)) << "</tr>";
     o << "</tbody></table><div class=\"hists\">";
     for (const FileSummary& f : fs)
       o << "<div><b>access sizes: " << escape(f.name) << "</b><br>" << histogram(f.total.sizes) << "</div>";

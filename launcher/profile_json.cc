@@ -81,12 +81,12 @@ std::string json(const Job& job) {
     for (const RankCounts& r : job.ranks) {
       const layout::Call& c = r.calls[size_t(f)];
       count += c.count;
-      nanos += c.nanos;
+      nanos += c.ticks;
       bytes += c.bytes;
       for (int b = 0; b < layout::kBuckets; ++b) buckets[b] += c.sizes[b];
       counts.push_back(c.count);
       rank_bytes.push_back(c.bytes);
-      times.push_back(double(c.nanos) * 1e-9);
+      times.push_back(double(c.ticks) * 1e-9);
     }
     Spread s = spread(times);
     o << (first ? "" : ",\n") << " {\"name\": " << quoted(job.call_names[size_t(f)]) << ", \"count\": " << count
@@ -140,7 +140,7 @@ std::string json(const Job& job) {
       << ", \"reads\": " << f.total.reads << ", \"writes\": " << f.total.writes
       << ", \"collective_accesses\": " << f.total.collective_accesses
       << ", \"independent_accesses\": " << f.total.independent_accesses
-      << ", \"time_s\": " << number(double(f.total.nanos) * 1e-9) << ", \"sizes\": " << sizes(f.total.sizes)
+      << ", \"time_s\": " << number(double(f.total.ticks) * 1e-9) << ", \"sizes\": " << sizes(f.total.sizes)
       << ",\n  \"time_s_per_rank\": " << list(f.seconds_per_rank, [](double x) { return number(x); }) << "}";
     first = false;
   }

@@ -86,9 +86,9 @@ std::vector<FileSummary> files(const Job& job) {
       s->total.writes += f.writes;
       s->total.collective_accesses += f.collective_accesses;
       s->total.independent_accesses += f.independent_accesses;
-      s->total.nanos += f.nanos;
+      s->total.ticks += f.ticks;
       for (int b = 0; b < layout::kBuckets; ++b) s->total.sizes[b] += f.sizes[b];
-      s->seconds_per_rank[size_t(r.rank)] += double(f.nanos) * 1e-9;
+      s->seconds_per_rank[size_t(r.rank)] += double(f.ticks) * 1e-9;
     }
   return out;
 }

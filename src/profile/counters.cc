@@ -85,6 +85,15 @@ char* map_file(const std::string& dir, int rank, uint64_t bytes, std::string* wh
 Where where = {early_calls, nullptr, nullptr, 0};
 bool io_enabled = false;
 
+namespace {
+double ticks_per_second = 1e9;
+}
+
+void attach() {
+  ticks_per_second = clock::calibrate();
+  io_enabled = true;
+}
+
 void start(const char* const* names, int num_calls) {
   if (mapping != nullptr || !runtime::initialized()) return;
   const pmi::Job& job = runtime::job();
@@ -108,6 +117,7 @@ void start(const char* const* names, int num_calls) {
   h.pid = int32_t(::getpid());
   h.restart_count = runtime::checkpoint::restart_count();
   h.start_ns = realtime_ns();
+  h.ticks_per_second = ticks_per_second;
   copy_text(h.host, sizeof h.host, job.hostname);
   copy_text(h.binding, sizeof h.binding, binding());
   std::memcpy(mapping, &h, sizeof h);

@@ -16,9 +16,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <ctime>
 
 #include "common/profile_layout.h"
+#include "profile/clock.h"
 #include "progress/progress.h"
 
 namespace ferry::profile {
@@ -34,11 +34,7 @@ struct Where {
 };
 extern Where where;
 
-inline uint64_t now() {
-  timespec t;
-  ::clock_gettime(CLOCK_MONOTONIC, &t);
-  return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
-}
+inline uint64_t now() { return clock::ticks(); }
 
 inline void add(uint64_t& counter, uint64_t amount) {
   if (progress::threads_enabled)
@@ -48,11 +44,11 @@ inline void add(uint64_t& counter, uint64_t amount) {
 }
 
 // A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions) that took
-// `nanos`; `bytes` < 0 when the call moves no data (no size histogram entry).
-inline void note_call(int index, uint64_t nanos, int64_t bytes) {
+// `ticks`; `bytes` < 0 when the call moves no data (no size histogram entry).
+inline void note_call(int index, uint64_t ticks, int64_t bytes) {
   layout::Call& c = where.calls[index];
   add(c.count, 1);
-  add(c.nanos, nanos);
+  add(c.ticks, ticks);
   if (bytes >= 0) {
     add(c.bytes, uint64_t(bytes));
     add(c.sizes[layout::bucket(uint64_t(bytes))], 1);
@@ -72,6 +68,9 @@ extern bool io_enabled;
 
 // The number of functions counted: QMPI's plus the MPI-IO ones (set by the generated wrappers).
 constexpr int kMaxCalls = 1024;
+
+// The profile tool's attachment (the process's first MPI call): chooses the clock.
+void attach();
 
 // MPI_Init's (or MPI_Init_thread's) return: maps this rank's file in FERRY_PROFILE_DIR, moves the
 // counts so far into it, installs the collective choice table and writes the job's facts.

@@ -41,10 +41,10 @@ layout::File* slot_named(const char* name) {
 
 }  // namespace
 
-void opened(MPI_File fh, const char* name, uint64_t nanos) {
+void opened(MPI_File fh, const char* name, uint64_t ticks) {
   layout::File* s = slot_named(name != nullptr ? name : "");
   add(s->opens, 1);
-  add(s->nanos, nanos);
+  add(s->ticks, ticks);
   for (OpenFile& o : open_files)
     if (o.slot == nullptr) {
       o = {fh, s};
@@ -57,18 +57,18 @@ void closing(MPI_File fh) {
     if (o.slot != nullptr && o.fh == fh) o.slot = nullptr;
 }
 
-void note_access(MPI_File fh, bool write, bool collective, uint64_t bytes, uint64_t nanos) {
+void note_access(MPI_File fh, bool write, bool collective, uint64_t bytes, uint64_t ticks) {
   layout::File* s = slot_of(fh);
   if (s == nullptr) return;
   add(write ? s->bytes_written : s->bytes_read, bytes);
   add(write ? s->writes : s->reads, 1);
   add(collective ? s->collective_accesses : s->independent_accesses, 1);
-  add(s->nanos, nanos);
+  add(s->ticks, ticks);
   add(s->sizes[layout::bucket(bytes)], 1);
 }
 
-void note_time(MPI_File fh, uint64_t nanos) {
-  if (layout::File* s = slot_of(fh)) add(s->nanos, nanos);
+void note_time(MPI_File fh, uint64_t ticks) {
+  if (layout::File* s = slot_of(fh)) add(s->ticks, ticks);
 }
 
 void move_to(layout::File* mapped, uint32_t* mapped_count) {

@@ -10,14 +10,14 @@
 
 namespace ferry::profile::files {
 
-// MPI_File_open returned `fh` for `name` after `nanos`.
-void opened(MPI_File fh, const char* name, uint64_t nanos);
+// MPI_File_open returned `fh` for `name` after `ticks`.
+void opened(MPI_File fh, const char* name, uint64_t ticks);
 // MPI_File_close of `fh` (before the call: the handle is MPI_FILE_NULL after it).
 void closing(MPI_File fh);
-// A data access on `fh` of `bytes` (count x datatype size) that took `nanos`.
-void note_access(MPI_File fh, bool write, bool collective, uint64_t bytes, uint64_t nanos);
+// A data access on `fh` of `bytes` (count x datatype size) that took `ticks`.
+void note_access(MPI_File fh, bool write, bool collective, uint64_t bytes, uint64_t ticks);
 // Any other MPI_File_ call on `fh`.
-void note_time(MPI_File fh, uint64_t nanos);
+void note_time(MPI_File fh, uint64_t ticks);
 
 // profile::start(): from now on the slots live in the mapping.
 void move_to(profile_layout::File* mapped, uint32_t* num_files);
