@@ -23,8 +23,9 @@ constexpr std::array kSettings = {
             "MPICH's MPIR_CVAR_QMPI_TOOL_LIST says the same when this is unset",
             "MPIR_CVAR_QMPI_TOOL_LIST"},
     Setting{"FERRY_PROFILE", "",
-            "Path of an HTML report of the job's communication and I/O that mpirun writes at its end "
-            "(report.json beside it); empty: nothing is counted (README \"Profiling a job\")"},
+            "Path of an HTML report of the job's communication and I/O that mpirun writes at its end, with "
+            "its numbers as JSON beside it (report.html: report.json); empty: nothing is counted (README "
+            "\"Profiling a job\")"},
     Setting{"FERRY_PROFILE_DIR", "",
             "Set by mpirun for its ranks under FERRY_PROFILE: the directory each rank keeps its counter file in"},
     Setting{"FERRY_WAIT", "auto",

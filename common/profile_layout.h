@@ -10,6 +10,8 @@
 // functions and a rank built from another revision is still read correctly as long as `version`
 // matches.
 //
+// A rank's file is <FERRY_PROFILE_DIR>/<PMIx namespace>.rank.<world rank>.
+//
 // One writer per file (its rank; under MPI_THREAD_MULTIPLE several threads of it, see
 // src/profile/counters.h), plain 64-bit stores: a reader may see a counter one update behind.
 #pragma once

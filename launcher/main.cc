@@ -272,8 +272,9 @@ int main(int argc, char** argv) {
       run_options.environment.emplace_back("FERRY_PROFILE_DIR", profile_dir);
     }
     int status = run_with_restarts(run_options, server, defaults, plan_for);
-    // The ranks' counter files hold the last attempt's counts (a restarted rank starts its file anew).
-    if (!profile_report.empty()) ferry::launcher::profile::write_report(profile_report, profile_dir, options.num_ranks, status);
+    // The report is the last attempt's (each attempt's ranks count into files of their namespace).
+    if (!profile_report.empty())
+      ferry::launcher::profile::write_report(profile_report, profile_dir, first.nspace, options.num_ranks, status);
     // Every rank is gone. End here, without finalizing PMIx (see
     // prepare_exit) and without running destructors while PMIx's thread
     // still runs.

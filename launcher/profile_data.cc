@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -62,10 +63,28 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   return true;
 }
 
+// The last attempt's namespace that left files: a restart's <first>.r<k> (the highest k), else the
+// first. Spawned jobs' files (<first>.<id>) are not the job's.
+std::string last_attempt(const std::string& dir, const std::string& first, int* attempt) {
+  *attempt = 0;
+  std::error_code e;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, e)) {
+    std::string name = entry.path().filename().string();
+    const std::string tail = ".rank.0";
+    if (name.size() <= first.size() + tail.size() || name.rfind(first + ".r", 0) != 0 ||
+        name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    std::string k = name.substr(first.size() + 2, name.size() - tail.size() - first.size() - 2);
+    if (!k.empty() && k.find_first_not_of("0123456789") == std::string::npos) *attempt = std::max(*attempt, std::stoi(k));
+  }
+  return *attempt > 0 ? first + ".r" + std::to_string(*attempt) : first;
+}
+
 }  // namespace
 
-Job read_job(const std::string& dir, int size, int exit_status, int64_t end_ns) {
+Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns) {
   Job job;
+  std::string nspace = last_attempt(dir, first_nspace, &job.attempt);
   job.size = size;
   job.exit_status = exit_status;
   job.partial = exit_status != 0;
@@ -73,8 +92,8 @@ Job read_job(const std::string& dir, int size, int exit_status, int64_t end_ns) 
   for (int r = 0; r < size; ++r) {
     RankCounts& rc = job.ranks[size_t(r)];
     rc.rank = r;
-    if (!read_rank(dir + "/rank." + std::to_string(r), size, end_ns, job, rc) || !rc.finalized) job.partial = true;
-    job.attempt = std::max(job.attempt, rc.restart_count);
+    if (!read_rank(dir + "/" + nspace + ".rank." + std::to_string(r), size, end_ns, job, rc) || !rc.finalized)
+      job.partial = true;
   }
   // Ranks without a file still get rows of zeros, so every table has `size` columns.
   for (RankCounts& rc : job.ranks) {

@@ -33,16 +33,18 @@ struct Job {
   int size = 0;
   bool partial = false;  // a rank's file is missing or unfinished, or the job failed
   int exit_status = 0;
-  int attempt = 0;       // FERRY_RESTART_COUNT of the attempt counted (the last one)
+  int attempt = 0;       // the attempt counted (the last one): 0, then FERRY_RESTART_COUNT
   std::vector<std::string> call_names;  // [function], "" for none
   std::vector<std::string> coll_operations, coll_algorithms;  // [slot]
   std::vector<RankCounts> ranks;
   std::vector<std::pair<std::string, std::string>> settings;  // FERRY_* that differ from the default
 };
 
-// Reads <dir>/rank.<r> for r in [0, size). `end_ns` (CLOCK_REALTIME) closes the wall time of the
-// ranks that never reached MPI_Finalize.
-Job read_job(const std::string& dir, int size, int exit_status, int64_t end_ns);
+// Reads <dir>/<nspace>.rank.<r> for r in [0, size), `nspace` being the last attempt's:
+// `first_nspace` (ferry.<mpirun's pid>) or, after restarts, <first_nspace>.r<k> for the highest k
+// present. `end_ns` (CLOCK_REALTIME) closes the wall time of the ranks that never reached
+// MPI_Finalize.
+Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns);
 
 // What the report derives, shared by both forms.
 enum class Kind { kCollective, kBlockingReceive, kPointToPoint, kIo, kOther };

@@ -253,21 +253,23 @@ std::string html(const Job& job) {
   }
 
   // Where the time went, per rank.
-  Kind coll = Kind::kCollective, recv = Kind::kBlockingReceive;
+  Kind coll = Kind::kCollective, recv = Kind::kBlockingReceive, file = Kind::kIo;
   Series s_coll{"collectives", "#e15759", {}}, s_recv{"blocking receives and waits", "#f28e2b", {}},
-      s_other{"other MPI calls", "#4e79a7", {}};
+      s_io{"MPI-IO", "#59a14f", {}}, s_other{"other MPI calls", "#4e79a7", {}};
   for (const RankCounts& r : job.ranks) {
     double wall = r.wall_s > 0 ? r.wall_s : 1;
-    double all = seconds_in(job, r, nullptr), c = seconds_in(job, r, &coll), w = seconds_in(job, r, &recv);
+    double all = seconds_in(job, r, nullptr), c = seconds_in(job, r, &coll), w = seconds_in(job, r, &recv),
+           io = seconds_in(job, r, &file);
     s_coll.values.push_back(100 * c / wall);
     s_recv.values.push_back(100 * w / wall);
-    s_other.values.push_back(100 * std::max(0.0, all - c - w) / wall);
+    s_io.values.push_back(100 * io / wall);
+    s_other.values.push_back(100 * std::max(0.0, all - c - w - io) / wall);
   }
   o << "<h2>Share of wall-clock time inside MPI, per rank</h2>"
     << "<p class=\"note\">From MPI_Init's return to MPI_Finalize (MPI_Init and MPI_Finalize themselves left out). "
        "Time in collectives and blocking receives is mostly waiting for late partners: uneven bars are load "
        "imbalance.</p>"
-    << stacked_bars({s_coll, s_recv, s_other}, 100, "%") << "\n";
+    << stacked_bars({s_coll, s_recv, s_io, s_other}, 100, "%") << "\n";
 
   // Per call.
   o << "<h2>MPI calls</h2><p class=\"note\">Bytes: count × datatype size of the call's (send) buffer as passed. "
@@ -286,10 +288,11 @@ std::string html(const Job& job) {
     }
     Spread sp = spread(times);
     double total = double(nanos) * 1e-9, mean = count ? total / double(count) : 0;
+    // Calls that only read local state are counted, not timed (src/profile: two clock reads would cost more).
+    auto timed = [&](double v) { return nanos == 0 ? std::string("not timed") : seconds_text(v); };
     o << "<tr>" << cell(job.call_names[size_t(f)]) << cell(double(count), std::to_string(count))
-      << cell(total, seconds_text(total)) << cell(mean, seconds_text(mean)) << cell(double(bytes), bytes_text(double(bytes)))
-      << cell(sp.min, seconds_text(sp.min)) << cell(sp.median, seconds_text(sp.median)) << cell(sp.max, seconds_text(sp.max))
-      << "</tr>";
+      << cell(total, timed(total)) << cell(mean, timed(mean)) << cell(double(bytes), bytes_text(double(bytes)))
+      << cell(sp.min, timed(sp.min)) << cell(sp.median, timed(sp.median)) << cell(sp.max, timed(sp.max)) << "</tr>";
   }
   o << "</tbody></table>\n";
 

@@ -61,13 +61,14 @@ std::string json(const Job& job) {
 
   o << "\"rank_facts\": [\n";
   for (const RankCounts& r : job.ranks) {
-    Kind coll = Kind::kCollective, recv = Kind::kBlockingReceive;
+    Kind coll = Kind::kCollective, recv = Kind::kBlockingReceive, io = Kind::kIo;
     o << (r.rank ? ",\n" : "") << " {\"rank\": " << r.rank << ", \"host\": " << quoted(r.host)
       << ", \"binding\": " << quoted(r.binding) << ", \"counted\": " << (r.found ? "true" : "false")
       << ", \"finalized\": " << (r.finalized ? "true" : "false") << ", \"wall_s\": " << number(r.wall_s)
       << ", \"mpi_s\": " << number(seconds_in(job, r, nullptr))
       << ", \"collective_s\": " << number(seconds_in(job, r, &coll))
-      << ", \"blocking_receive_s\": " << number(seconds_in(job, r, &recv)) << "}";
+      << ", \"blocking_receive_s\": " << number(seconds_in(job, r, &recv))
+      << ", \"io_s\": " << number(seconds_in(job, r, &io)) << "}";
   }
   o << "\n],\n";
 

@@ -55,10 +55,11 @@ bool check_writable(const std::string& report, std::string* why) {
   return try_open(report, why) && try_open(json_path(report), why);
 }
 
-void write_report(const std::string& report, const std::string& dir, int size, int exit_status) {
+void write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
+                  int exit_status) {
   timespec now;
   ::clock_gettime(CLOCK_REALTIME, &now);
-  Job job = read_job(dir, size, exit_status, int64_t(now.tv_sec) * 1000000000 + now.tv_nsec);
+  Job job = read_job(dir, first_nspace, size, exit_status, int64_t(now.tv_sec) * 1000000000 + now.tv_nsec);
   if (!write_file(json_path(report), json(job)) || !write_file(report, html(job))) {
     std::fprintf(stderr, "mpirun: FERRY_PROFILE: cannot write %s: %s\n", report.c_str(), std::strerror(errno));
     return;

@@ -52,6 +52,7 @@ Tools& tools() {
       t->names.push_back("ferry_profile");
       t->init.push_back(&attach_profile);
       t->profile = true;
+      profile_tool_id = t->count();
     }
     t->storage.assign(t->names.size(), nullptr);
     t->functions.assign(t->names.size() * MPI_LAST_FUNC_T, nullptr);
@@ -111,6 +112,8 @@ bool valid_tool(const Tools& t, int id, bool library_too) { return id >= (librar
 bool valid_function(int f) { return f >= 0 && f < MPI_LAST_FUNC_T; }
 
 }  // namespace
+
+int profile_tool_id = -1;
 
 constinit FirstTools first = [] {
   FirstTools f{};

@@ -64,9 +64,11 @@ std::string binding() {
   return out;
 }
 
-// Makes and maps <dir>/rank.<r>, or says why not.
-char* map_file(const std::string& dir, int rank, uint64_t bytes, std::string* why) {
-  std::string path = dir + "/rank." + std::to_string(rank);
+// Makes and maps <dir>/<namespace>.rank.<r>, or says why not. The job's PMIx namespace keeps apart
+// the attempts of a restarted job (ferry.<pid>.r1, ...) and the jobs it spawns (ferry.<pid>.1, ...),
+// whose world ranks start at 0 too.
+char* map_file(const std::string& dir, const std::string& nspace, int rank, uint64_t bytes, std::string* why) {
+  std::string path = dir + "/" + nspace + ".rank." + std::to_string(rank);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     *why = path + ": " + std::strerror(errno);
@@ -107,7 +109,7 @@ void start(const char* const* names, int num_calls) {
   }
   layout::Header h = layout::layout(uint32_t(num_calls), job.size);
   std::string why;
-  mapping = map_file(dir, job.rank, h.total_bytes, &why);
+  mapping = map_file(dir, job.nspace, job.rank, h.total_bytes, &why);
   if (mapping == nullptr) {
     std::fprintf(stderr, "ferry: rank %d: FERRY_PROFILE: cannot make the counter file %s; counts are lost\n",
                  job.rank, why.c_str());
