@@ -33,7 +33,7 @@ inline int bucket(uint64_t bytes) {
   return b < kBuckets - 1 ? b : kBuckets - 1;
 }
 
-constexpr int kNameBytes = 48;    // an MPI function's name with its NUL (the longest is 36)
+constexpr int kNameBytes = 48;    // an MPI function's name with its NUL (the longest is 32 characters)
 constexpr int kMaxFiles = 64;     // MPI-IO files counted by name; later ones share the last slot
 constexpr int kFileNameBytes = 256;
 constexpr int kCollSlots = 16;    // collective operations and algorithms (coll/select.h), names in the file
