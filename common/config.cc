@@ -27,7 +27,8 @@ constexpr std::array kSettings = {
             "its numbers as JSON beside it (report.html: report.json); empty: nothing is counted (README "
             "\"Profiling a job\")"},
     Setting{"FERRY_PROFILE_DIR", "",
-            "Set by mpirun for its ranks under FERRY_PROFILE: the directory each rank keeps its counter file in"},
+            "The directory each rank keeps its FERRY_PROFILE counter file in: set by mpirun; without mpirun "
+            "(srun), a directory every rank can write, which ferry_profile_report turns into the report"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},

@@ -12,8 +12,10 @@
 extern char** environ;
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <stdexcept>
@@ -242,6 +244,11 @@ int main(int argc, char** argv) {
     print_error(why);
     return 1;
   }
+  if (std::string dir = ferry::config::value("FERRY_PROFILE_DIR");
+      !profile_report.empty() && !dir.empty() && ::access(dir.c_str(), W_OK | X_OK) != 0) {
+    print_error("FERRY_PROFILE_DIR: cannot write in " + dir + ": " + std::strerror(errno));
+    return 1;
+  }
   RankDefaults defaults;
   if (std::string problem = fit_file_limit(options.num_ranks, &defaults.file_limit); !problem.empty()) {
     std::fprintf(stderr, "%s\n", problem.c_str());
@@ -266,10 +273,15 @@ int main(int argc, char** argv) {
     Options run_options = options;
     std::string profile_dir;  // where the ranks keep their counter files (FERRY_PROFILE)
     if (!profile_report.empty()) {
-      // In the session directory: private to this mpirun, on this host's local disk, removed with it.
-      profile_dir = server.session_dir().path() + "/profile";
-      if (::mkdir(profile_dir.c_str(), 0700) != 0) throw std::runtime_error("cannot make " + profile_dir);
-      run_options.environment.emplace_back("FERRY_PROFILE_DIR", profile_dir);
+      // The user's FERRY_PROFILE_DIR when given: a directory every host sees, for ranks on other hosts
+      // (it keeps the files). Else the session directory: private to this mpirun, on this host's local
+      // disk, removed with it; ranks on other hosts then count nothing.
+      profile_dir = ferry::config::value("FERRY_PROFILE_DIR");
+      if (profile_dir.empty()) {
+        profile_dir = server.session_dir().path() + "/profile";
+        if (::mkdir(profile_dir.c_str(), 0700) != 0) throw std::runtime_error("cannot make " + profile_dir);
+        run_options.environment.emplace_back("FERRY_PROFILE_DIR", profile_dir);
+      }
     }
     int status = run_with_restarts(run_options, server, defaults, plan_for);
     // The report is the last attempt's (each attempt's ranks count into files of their namespace).

@@ -111,6 +111,27 @@ Job read_job(const std::string& dir, const std::string& first_nspace, int size, 
   return job;
 }
 
+std::vector<std::string> jobs_in(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code e;
+  const std::string tail = ".rank.0";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, e)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
+      out.push_back(name.substr(0, name.size() - tail.size()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int job_size(const std::string& dir, const std::string& nspace) {
+  std::ifstream in(dir + "/" + nspace + ".rank.0", std::ios::binary);
+  layout::Header h{};
+  if (!in.read(reinterpret_cast<char*>(&h), sizeof h) || h.magic != layout::kMagic || h.version != layout::kVersion)
+    return 0;
+  return h.size;
+}
+
 Kind kind_of(const std::string& call) {
   static const char* const collectives[] = {
       "Barrier", "Bcast", "Gather", "Scatter", "Allgather", "Alltoall", "Reduce", "Allreduce", "Scan", "Exscan",

@@ -46,6 +46,11 @@ struct Job {
 // MPI_Finalize.
 Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns);
 
+// For a directory filled without mpirun (ferry_profile_report): the PMIx namespaces whose rank 0
+// left a file, and a job's size as its rank 0's file says (0 if unreadable).
+std::vector<std::string> jobs_in(const std::string& dir);
+int job_size(const std::string& dir, const std::string& nspace);
+
 // What the report derives, shared by both forms.
 enum class Kind { kCollective, kBlockingReceive, kPointToPoint, kIo, kOther };
 Kind kind_of(const std::string& call);

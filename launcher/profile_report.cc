@@ -55,17 +55,19 @@ bool check_writable(const std::string& report, std::string* why) {
   return try_open(report, why) && try_open(json_path(report), why);
 }
 
-void write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
+bool write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
                   int exit_status) {
   timespec now;
   ::clock_gettime(CLOCK_REALTIME, &now);
   Job job = read_job(dir, first_nspace, size, exit_status, int64_t(now.tv_sec) * 1000000000 + now.tv_nsec);
   if (!write_file(json_path(report), json(job)) || !write_file(report, html(job))) {
-    std::fprintf(stderr, "mpirun: FERRY_PROFILE: cannot write %s: %s\n", report.c_str(), std::strerror(errno));
-    return;
+    std::fprintf(stderr, "%s: FERRY_PROFILE: cannot write %s: %s\n", program_invocation_short_name, report.c_str(),
+                 std::strerror(errno));
+    return false;
   }
-  std::fprintf(stderr, "mpirun: FERRY_PROFILE: %sreport written to %s and %s\n", job.partial ? "partial " : "",
-               report.c_str(), json_path(report).c_str());
+  std::fprintf(stderr, "%s: FERRY_PROFILE: %sreport written to %s and %s\n", program_invocation_short_name,
+               job.partial ? "partial " : "", report.c_str(), json_path(report).c_str());
+  return true;
 }
 
 std::vector<FileSummary> files(const Job& job) {

@@ -19,9 +19,9 @@ std::string json_path(const std::string& report);
 // Whether both files can be written (without leaving a file that was not there); else one line.
 bool check_writable(const std::string& report, std::string* why);
 
-// Reads the ranks' files in `dir` (profile_data.h's read_job) and writes both files; a line on
-// stderr if that fails.
-void write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
+// Reads the ranks' files in `dir` (profile_data.h's read_job) and writes both files, with one line
+// on stderr either way; false if they could not be written.
+bool write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
                   int exit_status);
 
 // A file the job opened, summed over ranks.

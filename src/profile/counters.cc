@@ -101,10 +101,12 @@ void start(const char* const* names, int num_calls) {
   const pmi::Job& job = runtime::job();
   std::string dir = config::value("FERRY_PROFILE_DIR");
   if (dir.empty()) {
-    // Without mpirun there is no launcher to read the files and write the report (srun, a
-    // singleton): not done yet (docs/architecture.md, "Profiling").
+    // Without mpirun (srun, a singleton) nobody made a directory for the files nor will read them
+    // at the end: the user names one and runs ferry_profile_report on it (README "Profiling a job").
     if (job.rank == 0)
-      std::fprintf(stderr, "ferry: FERRY_PROFILE needs mpirun (no FERRY_PROFILE_DIR): nothing is reported\n");
+      std::fprintf(stderr,
+                   "ferry: FERRY_PROFILE without mpirun: nothing is counted unless FERRY_PROFILE_DIR names a directory "
+                   "every rank can write; then run ferry_profile_report on it after the job\n");
     return;
   }
   layout::Header h = layout::layout(uint32_t(num_calls), job.size);

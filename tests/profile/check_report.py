@@ -2,10 +2,13 @@
 """FERRY_PROFILE's report.json against a program whose traffic is known exactly (known_traffic.c).
 
   check_report.py MPIRUN PROGRAM numbers   N ranks, the whole job: every number the JSON must hold
+  check_report.py MPIRUN PROGRAM shared_dir  the same with FERRY_PROFILE_DIR given (several hosts)
   check_report.py MPIRUN PROGRAM partial   rank 1 dies: the report is marked partial and keeps
                                            what every rank counted before
   check_report.py MPIRUN PROGRAM unwritable  a path that cannot be written: one line, non-zero exit,
                                              and the program never starts
+  check_report.py MPIRUN PROGRAM singleton TOOL  without mpirun (as under srun): the rank counts into
+                                             FERRY_PROFILE_DIR, TOOL (ferry_profile_report) writes the report
 Prints "<case>: OK" or the first difference, and exits non-zero on one.
 """
 import json
@@ -46,10 +49,10 @@ def calls_by_name(report):
     return {c["name"]: c for c in report["calls"]}
 
 
-def check_numbers(mpirun, program, directory):
+def check_numbers(mpirun, program, directory, extra_env=None):
     html = os.path.join(directory, "report.html")
     data = os.path.join(directory, "data.bin")
-    done = run(mpirun, program, directory, {"FERRY_PROFILE": html}, [data])
+    done = run(mpirun, program, directory, dict({"FERRY_PROFILE": html}, **(extra_env or {})), [data])
     if done.returncode != 0:
         failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
         return
@@ -118,6 +121,17 @@ def check_numbers(mpirun, program, directory):
         failures.append("report.html has no SVG chart")
 
 
+def check_shared_dir(mpirun, program, directory):
+    """FERRY_PROFILE_DIR given to mpirun (a directory every host sees): the ranks count there, mpirun
+    reads it, and the files stay."""
+    shared = os.path.join(directory, "shared")
+    os.mkdir(shared)
+    check_numbers(mpirun, program, directory, {"FERRY_PROFILE_DIR": shared})
+    left = sorted(f for f in os.listdir(shared) if ".rank." in f)
+    if len(left) != RANKS:
+        failures.append(f"expected {RANKS} counter files in FERRY_PROFILE_DIR, found {left}")
+
+
 def check_partial(mpirun, program, directory):
     html = os.path.join(directory, "report.html")
     done = run(mpirun, program, directory, {"FERRY_PROFILE": html}, [os.path.join(directory, "d"), "crash"])
@@ -149,14 +163,46 @@ def check_unwritable(mpirun, program, directory):
         failures.append("the program ran although the report could not be written")
 
 
+def check_singleton(tool, program, directory):
+    counts = os.path.join(directory, "counts")
+    os.mkdir(counts)
+    data = os.path.join(directory, "data.bin")
+    env = dict(os.environ, FERRY_PROFILE=os.path.join(directory, "unused.html"), FERRY_PROFILE_DIR=counts)
+    done = subprocess.run([program, data], cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the singleton failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    html = os.path.join(directory, "report.html")
+    done = subprocess.run([tool, counts, html], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        failures.append(f"ferry_profile_report failed ({done.returncode}): {done.stderr}")
+        return
+    report = json.load(open(os.path.join(directory, "report.json")))
+    expect("partial", report["partial"], False)
+    expect("ranks", report["ranks"], 1)
+    calls = calls_by_name(report)
+    # One rank: the ring is to itself, the big messages are not sent.
+    expect("p2p_messages[0][0]", report["p2p_messages"][0][0], RING_MESSAGES)
+    expect("p2p_bytes[0][0]", report["p2p_bytes"][0][0], RING_MESSAGES * RING_BYTES)
+    expect("MPI_Alltoall count", calls["MPI_Alltoall"]["count"], ALLTOALLS)
+    f = {x["file"]: x for x in report["io"]}.get(data, {})
+    expect("bytes_written", f.get("bytes_written"), WRITE_ROUNDS * BLOCK + 2 * TAIL)
+    expect("bytes_read", f.get("bytes_read"), BLOCK)
+
+
 def main(argv):
-    if len(argv) != 4 or argv[3] not in ("numbers", "partial", "unwritable"):
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "unwritable": 4, "singleton": 5}
+    if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
-    mpirun, program, case = argv[1:]
+    mpirun, program, case = argv[1:4]
     with tempfile.TemporaryDirectory(prefix="ferry-profile-") as directory:
-        {"numbers": check_numbers, "partial": check_partial, "unwritable": check_unwritable}[case](
-            os.path.abspath(mpirun), os.path.abspath(program), directory)
+        if case == "singleton":
+            check_singleton(os.path.abspath(argv[4]), os.path.abspath(program), directory)
+        else:
+            {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
+             "unwritable": check_unwritable}[case](
+                os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")
     if failures:
