@@ -9,6 +9,8 @@
                                              and the program never starts
   check_report.py MPIRUN PROGRAM singleton TOOL  without mpirun (as under srun): the rank counts into
                                              FERRY_PROFILE_DIR, TOOL (ferry_profile_report) writes the report
+  check_report.py MPIRUN PROGRAM srun TOOL CLUSTER  the numbers under srun --mpi=pmix on tests/slurm's
+                                             cluster in CLUSTER, the report by TOOL (exit 77 without it)
 Prints "<case>: OK" or the first difference, and exits non-zero on one.
 """
 import json
@@ -56,6 +58,12 @@ def check_numbers(mpirun, program, directory, extra_env=None):
     if done.returncode != 0:
         failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
         return
+    verify_numbers(directory, data)
+
+
+def verify_numbers(directory, data):
+    """report.json and report.html in `directory`, of known_traffic at RANKS ranks writing `data`."""
+    html = os.path.join(directory, "report.html")
     report = json.load(open(os.path.join(directory, "report.json")))
     n = RANKS
     expect("partial", report["partial"], False)
@@ -163,6 +171,30 @@ def check_unwritable(mpirun, program, directory):
         failures.append("the program ran although the report could not be written")
 
 
+def check_srun(tool, program, directory, cluster):
+    """Under Slurm's srun --mpi=pmix (tests/slurm's one-host cluster): the ranks count into
+    FERRY_PROFILE_DIR and ferry_profile_report writes the report, with the same numbers."""
+    if not os.path.exists(os.path.join(cluster, "slurm.conf")) or not os.path.exists(os.path.join(cluster, "slurmctld.pid")):
+        print(f"check_report srun: SKIPPED: no test cluster in {cluster} (tests/slurm's slurm.up)")
+        sys.exit(77)
+    counts = os.path.join(directory, "counts")
+    os.mkdir(counts)
+    data = os.path.join(directory, "data.bin")
+    env = dict(os.environ, SLURM_CONF=os.path.join(cluster, "slurm.conf"),
+               FERRY_PROFILE=os.path.join(directory, "unused.html"), FERRY_PROFILE_DIR=counts)
+    done = subprocess.run(["srun", "--mpi=pmix", "-n", str(RANKS), program, data], cwd=directory, env=env,
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"srun failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    done = subprocess.run([tool, counts, os.path.join(directory, "report.html")], capture_output=True, text=True,
+                          timeout=60)
+    if done.returncode != 0:
+        failures.append(f"ferry_profile_report failed ({done.returncode}): {done.stderr}")
+        return
+    verify_numbers(directory, data)
+
+
 def check_singleton(tool, program, directory):
     counts = os.path.join(directory, "counts")
     os.mkdir(counts)
@@ -191,7 +223,7 @@ def check_singleton(tool, program, directory):
 
 
 def main(argv):
-    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "unwritable": 4, "singleton": 5}
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "unwritable": 4, "singleton": 5, "srun": 6}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -199,6 +231,8 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="ferry-profile-") as directory:
         if case == "singleton":
             check_singleton(os.path.abspath(argv[4]), os.path.abspath(program), directory)
+        elif case == "srun":
+            check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
         else:
             {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
              "unwritable": check_unwritable}[case](
