@@ -3,6 +3,7 @@
 
   gen_qmpi.py header  <mpi_api.txt> <mpi_qmpi.h>          the enum and the QMPI_<name>_t types
   gen_qmpi.py entries <mpi_api.txt> <entry_points.cc>     libmpi's MPI_<name> entry points
+  gen_qmpi.py profile <mpi_api.txt> <profile_wrappers.cc> FERRY_PROFILE's QMPI tool (src/profile/)
   gen_qmpi.py enum-program <mpi_api.txt> <qmpi_enum.c>    prints each enumerator's value (test
                                                            abi_qmpi_enum_matches_mpich builds it
                                                            against both headers)
@@ -69,6 +70,7 @@ def entries(functions):
            "// Each is weak (a profiling library's MPI_X wins) and jumps to PMPI_X's hidden twin; one that",
            "// QMPI can intercept first tests its slot in the table of first tools (api/qmpi.h).",
            '#include "api/qmpi.h"',
+           '#include "profile/counters.h"',
            "",
            "using ferry::qmpi::Function;",
            "",
@@ -76,10 +78,23 @@ def entries(functions):
     for f in functions:
         out.append(f'__attribute__((visibility("hidden"))) decltype(P{f.name}) ferry_impl_{f.name};')
     out.append("}")
+    out.append("namespace ferry::profile::io {")
+    for f in functions:
+        if f.qmpi < 0 and profiled_io(f):
+            out.append(f"{f.returns} {f.name}({parameters(f) or 'void'});")
+    out.append("}")
     out.append("")
     for f in functions:
         params = parameters(f) or "void"
         args = arguments(f)
+        if f.qmpi < 0 and profiled_io(f):
+            # MPI-IO is outside QMPI (as in MPICH): FERRY_PROFILE reaches it through a flag of its own.
+            out += [f'extern "C" __attribute__((weak)) {f.returns} {f.name}({params}) {{',
+                    "  if (__builtin_expect(ferry::profile::io_enabled, 0))",
+                    f"    return ferry::profile::io::{f.name}({args});",
+                    f"  return ferry_impl_{f.name}({args});",
+                    "}"]
+            continue
         if f.qmpi < 0:
             out.append(f'extern "C" __attribute__((weak)) {f.returns} {f.name}({params}) '
                        f'{{ return ferry_impl_{f.name}({args}); }}')
@@ -92,6 +107,9 @@ def entries(functions):
         out += [f"static __attribute__((noinline, cold)) {f.returns} qmpi_{f.name}(void* caller_{comma_params}) {{",
                 f"  ferry::qmpi::Hook hook_ = ferry::qmpi::first_tool({f.qmpi});",
                 f"  if (hook_.function == nullptr) return ferry_impl_{f.name}({args});",
+                "  // FERRY_PROFILE's own tool reads neither the calling address nor the tools' storage.",
+                "  if (hook_.tool_id == ferry::qmpi::profile_tool_id)",
+                f"    return reinterpret_cast<{qmpi_type(f)}*>(hook_.function)(QMPI_Context{{nullptr}}, hook_.tool_id{comma_args});",
                 "  ferry::qmpi::CallerScope scope_(caller_);",
                 f"  return reinterpret_cast<{qmpi_type(f)}*>(hook_.function)(ferry::qmpi::context(), hook_.tool_id{comma_args});",
                 "}",
@@ -117,6 +135,143 @@ def entries(functions):
     return "\n".join(out)
 
 
+def profiled_io(f):
+    """The MPI-IO functions FERRY_PROFILE counts (all but the handle conversions)."""
+    return f.name.startswith("MPI_File_") and f.name not in ("MPI_File_c2f", "MPI_File_f2c")
+
+
+def param(f, name, direction="in"):
+    for p in f.params:
+        if p.name == name and p.direction == direction and not p.array:
+            return p
+    return None
+
+
+def bytes_expression(f):
+    """count x datatype size of the call's (send) buffer argument, or -1 when it moves no data."""
+    for count, datatype in (("count", "datatype"), ("sendcount", "sendtype")):
+        if param(f, count) and param(f, datatype) and param(f, datatype).kind == "handle":
+            return f"type_bytes({count}, {datatype})"
+    return "-1"
+
+
+# Calls that only read local state and never wait: FERRY_PROFILE counts them but does not time
+# them, since two clock reads would cost more than the call (a program that asks MPI_Wtime or
+# MPI_Comm_rank in its inner loop would otherwise pay for the profile there).
+UNTIMED = ("MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter", "MPI_Wtime",
+           "MPI_Wtick", "MPI_Get_count", "MPI_Get_elements", "MPI_Type_size", "MPI_Type_get_extent",
+           "MPI_Type_get_true_extent", "MPI_Initialized", "MPI_Finalized", "MPI_Query_thread",
+           "MPI_Is_thread_main", "MPI_Group_size", "MPI_Group_rank", "MPI_Status_", "MPI_Aint_",
+           "MPI_Get_address", "MPI_Comm_get_attr", "MPI_Get_version", "MPI_Get_library_version",
+           "MPI_Get_processor_name", "MPI_Pcontrol")
+
+
+def untimed(f):
+    return any(f.name == u or f.name.startswith(u + "_c") or (u.endswith("_") and f.name.startswith(u))
+               for u in UNTIMED)
+
+
+def profile(functions):
+    """FERRY_PROFILE's QMPI tool (src/profile/counters.h): a wrapper per function that times the
+    implementation and counts the call, its bytes and, for sends, the destination."""
+    qmpi = [f for f in intercepted(functions) if not any(p.kind == "varargs" for p in f.params)]
+    io = [f for f in functions if f.qmpi < 0 and profiled_io(f)]
+    io_base = max(f.qmpi for f in functions) + 1
+    out = ["// Generated from src/api/mpi_api.txt by bindings/gen_qmpi.py profile: FERRY_PROFILE's wrappers.",
+           "// Each times the implementation (ferry_impl_X: the profile is the last tool, so nothing comes",
+           "// between) and counts into src/profile/counters.h. Attached by api/qmpi.cc only when",
+           "// FERRY_PROFILE is set; the MPI-IO ones are reached through profile::io_enabled.",
+           '#include "api/qmpi.h"',
+           '#include "base/communicator.h"',
+           '#include "base/datatype.h"',
+           '#include "profile/counters.h"',
+           '#include "profile/files.h"',
+           "",
+           'extern "C" {']
+    for f in qmpi + io:
+        out.append(f'__attribute__((visibility("hidden"))) decltype(P{f.name}) ferry_impl_{f.name};')
+    out += ["}", "",
+            "namespace ferry::profile {",
+            "namespace {",
+            "",
+            "// Bytes of `count` elements of `type`; 0 for a handle that is not a datatype (the call fails).",
+            "int64_t type_bytes(MPI_Count count, MPI_Datatype type) {",
+            "  const Datatype* t = count > 0 ? find_datatype(type) : nullptr;",
+            "  return t != nullptr ? int64_t(t->size) * int64_t(count) : 0;",
+            "}",
+            "",
+            "// The world rank of point-to-point rank `rank` of `comm`, or -1.",
+            "int world_peer(MPI_Comm comm, int rank) {",
+            "  Communicator* c = rank >= 0 ? communicators::find(comm) : nullptr;",
+            "  return c != nullptr && rank < c->peer_count() ? c->world_rank(rank) : -1;",
+            "}",
+            "",
+            f"constexpr int kNumCalls = {io_base + len(io)};",
+            "static_assert(kNumCalls <= kMaxCalls);",
+            "const char* const kNames[kNumCalls] = {"]
+    names = {f.qmpi: f.name for f in intercepted(functions)}
+    names.update({io_base + i: f.name for i, f in enumerate(io)})
+    for i in range(io_base + len(io)):
+        out.append(f'    "{names[i]}",' if i in names else "    nullptr,")
+    out += ["};", ""]
+    for f in qmpi:
+        params = "QMPI_Context, int" + (", " + parameters(f) if f.params else "")
+        args = arguments(f)
+        is_send = param(f, "dest") is not None and not f.name.endswith("_init")
+        out.append(f"{f.returns} {f.name}({params}) {{")
+        if untimed(f):
+            out += [f"  note_call({f.qmpi}, 0, {bytes_expression(f)});",
+                    f"  return ferry_impl_{f.name}({args});", "}"]
+            continue
+        if f.name == "MPI_Finalize":
+            out.append("  finishing();")
+        out += [f"  int64_t bytes_ = {bytes_expression(f)};",
+                "  uint64_t start_ = now();",
+                f"  auto result_ = ferry_impl_{f.name}({args});",
+                "  uint64_t ticks_ = now() - start_;"]
+        if f.name in ("MPI_Init", "MPI_Init_thread"):
+            out.append("  start(kNames, kNumCalls);")
+        out.append(f"  note_call({f.qmpi}, ticks_, bytes_);")
+        if is_send:
+            out.append("  note_message(world_peer(comm, dest), uint64_t(bytes_));")
+        if f.name == "MPI_Finalize":
+            out.append("  finished();")
+        out += ["  return result_;", "}"]
+    out += ["", "}  // namespace", "", "namespace io {", ""]
+    for i, f in enumerate(io):
+        args = arguments(f)
+        index = io_base + i
+        data = bytes_expression(f) != "-1" and ("read" in f.name or "write" in f.name)
+        out.append(f"{f.returns} {f.name}({parameters(f) or 'void'}) {{")
+        if f.name == "MPI_File_close":
+            out.append("  MPI_File file_ = fh != nullptr ? *fh : MPI_FILE_NULL;")
+        out += [f"  int64_t bytes_ = {bytes_expression(f)};",
+                "  uint64_t start_ = now();",
+                f"  auto result_ = ferry_impl_{f.name}({args});",
+                "  uint64_t ticks_ = now() - start_;",
+                f"  note_call({index}, ticks_, bytes_);"]
+        if f.name == "MPI_File_open":
+            out.append("  if (result_ == MPI_SUCCESS) files::opened(*fh, filename, ticks_);")
+        elif f.name == "MPI_File_close":
+            out += ["  files::note_time(file_, ticks_);", "  files::closing(file_);"]
+        elif data:
+            write = "true" if "write" in f.name else "false"
+            collective = "true" if ("_all" in f.name or "_ordered" in f.name) else "false"
+            out.append(f"  files::note_access(fh, {write}, {collective}, uint64_t(bytes_), ticks_);")
+        elif param(f, "fh"):
+            out.append("  files::note_time(fh, ticks_);")
+        out += ["  return result_;", "}"]
+    out += ["", "}  // namespace io", "}  // namespace ferry::profile", "",
+            "namespace ferry::qmpi {",
+            "// The profile tool's init function (api/qmpi.cc): registers every wrapper.",
+            "void attach_profile(int tool_id) {"]
+    for f in qmpi:
+        out.append(f"  QMPI_Register_function(tool_id, {f.qmpi_enumerator}, "
+                   f"reinterpret_cast<Function>(&ferry::profile::{f.name}));")
+    out += ["  ferry::profile::attach();", "}", "}  // namespace ferry::qmpi", ""]
+    return "\n".join(out)
+
+
 def enum_program(functions):
     out = ["/* Generated by bindings/gen_qmpi.py: prints QMPI's enumerators (test abi_qmpi_enum_matches_mpich). */",
            "#include <stdio.h>", "#include <mpi.h>", "int main(void) {"]
@@ -132,7 +287,7 @@ def enum_program(functions):
 def main(argv):
     check = "--check" in argv
     argv = [a for a in argv if a != "--check"]
-    if len(argv) != 4 or argv[1] not in ("header", "entries", "enum-program"):
+    if len(argv) != 4 or argv[1] not in ("header", "entries", "enum-program", "profile"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, description, output = argv[1:]
@@ -141,7 +296,7 @@ def main(argv):
     except mpi_api.DescriptionError as e:
         print(f"gen_qmpi.py: {e}", file=sys.stderr)
         return 1
-    text = {"header": header, "entries": entries, "enum-program": enum_program}[mode](functions)
+    text = {"header": header, "entries": entries, "enum-program": enum_program, "profile": profile}[mode](functions)
     if check:
         current = open(output).read() if os.path.exists(output) else ""
         if current != text:

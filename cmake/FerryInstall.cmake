@@ -1,5 +1,5 @@
 # Install rules. `cmake --install build --prefix P` gives
-#   P/bin/      mpirun, mpiexec -> mpirun, ferryd, mpicc, mpicxx, ferry_info,
+#   P/bin/      mpirun, mpiexec -> mpirun, ferryd, mpicc, mpicxx, ferry_info, ferry_profile_report,
 #               mpifort, mpif90, mpif77 (where CMake found a Fortran compiler)
 #   P/lib/      libmpi.so.12 (+ libmpi.so), libmpich.so.12 and libmpich.so -> libmpi.so.12,
 #               libmpifort.so.12 (+ libmpifort.so), libmpichfort.so.12 and libmpichfort.so -> it,
@@ -81,7 +81,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mpi/ DESTINATION ${FERRY_INSTALL
         FILES_MATCHING PATTERN "*.h")
 
 # --- Programs -------------------------------------------------------------------
-foreach(_ferry_program mpirun ferryd ferry_info)
+foreach(_ferry_program mpirun ferryd ferry_info ferry_profile_report)
   if(TARGET ${_ferry_program})
     set_target_properties(${_ferry_program} PROPERTIES
       INSTALL_RPATH "${_ferry_bin_runpath}" INSTALL_RPATH_USE_LINK_PATH ON BUILD_WITH_INSTALL_RPATH ON)
@@ -103,7 +103,7 @@ install(FILES ${FERRY_PKGCONFIG_FILES} DESTINATION ${FERRY_PKGCONFIG_DIR})
 # CMake configures), without the tests: scripts/quickstart builds this target
 # alone, and scripts/test builds the rest later in the same build tree.
 set(_ferry_installable "")
-foreach(_ferry_target mpi mpirun ferryd ferry_info mpifort mpif_h ferry_mpi_module)
+foreach(_ferry_target mpi mpirun ferryd ferry_info ferry_profile_report mpifort mpif_h ferry_mpi_module)
   if(TARGET ${_ferry_target})
     list(APPEND _ferry_installable ${_ferry_target})
   endif()

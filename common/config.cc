@@ -22,6 +22,13 @@ constexpr std::array kSettings = {
             "QMPI tools to attach, colon-separated, in call order (a name twice: two instances, ids 1, 2, ...); "
             "MPICH's MPIR_CVAR_QMPI_TOOL_LIST says the same when this is unset",
             "MPIR_CVAR_QMPI_TOOL_LIST"},
+    Setting{"FERRY_PROFILE", "",
+            "Path of an HTML report of the job's communication and I/O that mpirun writes at its end, with "
+            "its numbers as JSON beside it (report.html: report.json); empty: nothing is counted (README "
+            "\"Profiling a job\")"},
+    Setting{"FERRY_PROFILE_DIR", "",
+            "The directory each rank keeps its FERRY_PROFILE counter file in: set by mpirun; without mpirun "
+            "(srun), a directory every rank can write, which ferry_profile_report turns into the report"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},

@@ -5,16 +5,20 @@
 // the job and run it (again after a failure, with --max-restarts: see
 // restarts.h), clean up.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 extern char** environ;
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +30,7 @@ extern char** environ;
 #include "node_setup.h"
 #include "options.h"
 #include "pmix_host.h"
+#include "profile_report.h"
 #include "remote_start.h"
 #include "restarts.h"
 
@@ -233,6 +238,17 @@ int main(int argc, char** argv) {
       break;
   }
   const Options& options = parsed.options;
+  // FERRY_PROFILE: a report that could not be written is said now, not lost at the end.
+  const std::string profile_report = ferry::launcher::profile::report_path();
+  if (std::string why; !profile_report.empty() && !ferry::launcher::profile::check_writable(profile_report, &why)) {
+    print_error(why);
+    return 1;
+  }
+  if (std::string dir = ferry::config::value("FERRY_PROFILE_DIR");
+      !profile_report.empty() && !dir.empty() && ::access(dir.c_str(), W_OK | X_OK) != 0) {
+    print_error("FERRY_PROFILE_DIR: cannot write in " + dir + ": " + std::strerror(errno));
+    return 1;
+  }
   RankDefaults defaults;
   if (std::string problem = fit_file_limit(options.num_ranks, &defaults.file_limit); !problem.empty()) {
     std::fprintf(stderr, "%s\n", problem.c_str());
@@ -254,7 +270,23 @@ int main(int argc, char** argv) {
     const JobPlan first = plan_for(options, 0, &local_node);
     PmixHost server(local_node >= 0 ? first.nodes[size_t(local_node)].host : "");
     server.serve_spawns();  // this is mpirun's server, not a node daemon's
-    int status = run_with_restarts(options, server, defaults, plan_for);
+    Options run_options = options;
+    std::string profile_dir;  // where the ranks keep their counter files (FERRY_PROFILE)
+    if (!profile_report.empty()) {
+      // The user's FERRY_PROFILE_DIR when given: a directory every host sees, for ranks on other hosts
+      // (it keeps the files). Else the session directory: private to this mpirun, on this host's local
+      // disk, removed with it; ranks on other hosts then count nothing.
+      profile_dir = ferry::config::value("FERRY_PROFILE_DIR");
+      if (profile_dir.empty()) {
+        profile_dir = server.session_dir().path() + "/profile";
+        if (::mkdir(profile_dir.c_str(), 0700) != 0) throw std::runtime_error("cannot make " + profile_dir);
+        run_options.environment.emplace_back("FERRY_PROFILE_DIR", profile_dir);
+      }
+    }
+    int status = run_with_restarts(run_options, server, defaults, plan_for);
+    // The report is the last attempt's (each attempt's ranks count into files of their namespace).
+    if (!profile_report.empty())
+      ferry::launcher::profile::write_report(profile_report, profile_dir, first.nspace, options.num_ranks, status);
     // Every rank is gone. End here, without finalizing PMIx (see
     // prepare_exit) and without running destructors while PMIx's thread
     // still runs.

@@ -54,6 +54,12 @@ class CallerScope {
   void* previous_;
 };
 
+// FERRY_PROFILE's tool: registers its wrappers (generated, bindings/gen_qmpi.py profile).
+void attach_profile(int tool_id);
+// Its id in the tool list, or -1: the entry points call it without the context and the calling
+// address, which it does not read (a few nanoseconds per call).
+extern int profile_tool_id;
+
 // The implementation of each function with the QMPI signature (generated): the end of every chain.
 extern const Function implementations[MPI_LAST_FUNC_T];
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/tool_categories.h"
+#include "common/profile_layout.h"
 #include "base/tool_events.h"
 #include "base/tool_pvars.h"
 #include "mpi.h"
@@ -21,6 +22,7 @@ struct Choice {
   int pvar = -1;
 };
 Choice choices[kSlots][kSlots];
+std::atomic<uint64_t*> profile_table{nullptr};
 
 [[maybe_unused]] const bool registered = [] {
   for (int o = 0; o < kSlots; ++o) {
@@ -44,6 +46,14 @@ void count_choice(Operation op, Algorithm a, const Query& q) {
   Choice& c = choices[static_cast<int>(op)][static_cast<int>(a)];
   c.calls.fetch_add(1, std::memory_order_relaxed);
   tool::note_algorithm(c.pvar, q.ranks, q.bytes);
+  if (uint64_t* table = profile_table.load(std::memory_order_relaxed)) {
+    namespace pl = profile_layout;
+    static_assert(pl::kCollSlots <= kSlots);
+    size_t slot = (size_t(op) * pl::kCollSlots + size_t(a)) * pl::kBuckets + size_t(pl::bucket(q.bytes));
+    std::atomic_ref<uint64_t>(table[slot]).fetch_add(1, std::memory_order_relaxed);
+  }
 }
+
+void set_profile_table(uint64_t* table) { profile_table.store(table, std::memory_order_relaxed); }
 
 }  // namespace ferry::coll

@@ -397,6 +397,12 @@ void set_route(int world_peer, Route route) {
   state->routes[static_cast<size_t>(world_peer)] = route;
 }
 
+const char* route_name(int world_peer) {
+  if (state == nullptr || world_peer < 0 || static_cast<size_t>(world_peer) >= state->routes.size()) return nullptr;
+  Transport* t = state->routes[static_cast<size_t>(world_peer)].transport;
+  return t != nullptr ? t->name() : nullptr;
+}
+
 PacketHandler* packet_handler() { return &state->handler; }
 
 Err send_packet(int world_peer, SendItem* item) {

@@ -52,6 +52,9 @@ struct Route {
 void init(int world_rank, int world_size);
 void finalize();
 void set_route(int world_peer, Route route);
+// The name of the transport that reaches `world_peer` ("shm", "tcp", ...), or nullptr when it has no
+// route (yet): for FERRY_PROFILE's report of who talked to whom over what.
+const char* route_name(int world_peer);
 PacketHandler* packet_handler();
 
 // Queues a packet on the route to `world_peer` (for the engine's own

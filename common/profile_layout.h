@@ -1,0 +1,117 @@
+// FERRY_PROFILE: the layout of one rank's counter file, the contract between the rank that
+// counts (src/profile/) and the launcher that reads every rank's file and writes the report
+// (launcher/profile_*.cc).
+//
+// Why a file and not a message at MPI_Finalize: the counters live in a shared mapping of a file in
+// the job's session directory from MPI_Init on, so a rank that crashes, is killed or never reaches
+// MPI_Finalize still leaves what it counted, and the launcher (which outlives every rank) reads it;
+// `state` says whether the rank finished. The file describes itself (the names of the calls and of
+// the collective operations and algorithms are in it), so the launcher needs no table of MPI's
+// functions and a rank built from another revision is still read correctly as long as `version`
+// matches.
+//
+// A rank's file is <FERRY_PROFILE_DIR>/<PMIx namespace>.rank.<world rank>.
+//
+// One writer per file (its rank; under MPI_THREAD_MULTIPLE several threads of it, see
+// src/profile/counters.h), plain 64-bit stores: a reader may see a counter one update behind.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ferry::profile_layout {
+
+constexpr uint64_t kMagic = 0x314c4946524f5250ull;  // "PROFIL1" little-endian
+constexpr uint32_t kVersion = 1;
+
+// Message and access sizes in log2 buckets: bucket 0 holds 0 bytes, bucket b (1..kBuckets-2)
+// holds [2^(b-1), 2^b), the last everything from 2^(kBuckets-2) up.
+constexpr int kBuckets = 40;
+inline int bucket(uint64_t bytes) {
+  if (bytes == 0) return 0;
+  int b = 64 - __builtin_clzll(bytes);  // 1 for 1 byte, 2 for 2-3, ...
+  return b < kBuckets - 1 ? b : kBuckets - 1;
+}
+
+constexpr int kNameBytes = 48;    // an MPI function's name with its NUL (the longest is 32 characters)
+constexpr int kMaxFiles = 64;     // MPI-IO files counted by name; later ones share the last slot
+constexpr int kFileNameBytes = 256;
+constexpr int kCollSlots = 16;    // collective operations and algorithms (coll/select.h), names in the file
+constexpr int kTransportBytes = 8;
+
+enum State : uint32_t { kRunning = 0, kFinalized = 1 };
+
+// One MPI function's counts. `bytes`: count x datatype size of the call's (send) buffer argument
+// as the program passed it (a receive's posted size, a collective's per-call contribution).
+// Times are in ticks of the rank's clock (Header::ticks_per_second; src/profile/clock.h).
+struct Call {
+  uint64_t count;
+  uint64_t ticks;
+  uint64_t bytes;
+  uint64_t sizes[kBuckets];
+};
+
+// One MPI-IO file (by the name given to MPI_File_open), as Darshan's MPI-IO module counts.
+struct File {
+  char name[kFileNameBytes];
+  uint64_t opens;
+  uint64_t bytes_read, bytes_written;
+  uint64_t reads, writes;                          // data access calls
+  uint64_t collective_accesses, independent_accesses;
+  uint64_t ticks;                                  // in every MPI_File_ call on it, open and close too
+  uint64_t sizes[kBuckets];                        // access sizes, reads and writes
+};
+
+struct Header {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t state;             // State; kFinalized once MPI_Finalize returned
+  int32_t rank, size;         // in MPI_COMM_WORLD
+  int32_t pid, restart_count;
+  int64_t start_ns, end_ns;   // CLOCK_REALTIME at MPI_Init's return and MPI_Finalize's start (0: not yet)
+  double ticks_per_second;    // of the times below
+  char host[64];
+  char binding[64];           // the CPUs this rank may run on (sched_getaffinity), "0-3,8"
+  uint32_t num_calls;         // entries of the names and calls arrays
+  uint32_t num_files;         // File slots in use
+  uint64_t names_offset;      // char[num_calls][kNameBytes]
+  uint64_t calls_offset;      // Call[num_calls]
+  uint64_t peer_bytes_offset;     // uint64_t[size]: point-to-point bytes sent to each world rank
+  uint64_t peer_messages_offset;  // uint64_t[size]: messages sent to each
+  uint64_t transports_offset;     // char[size][kTransportBytes]: the transport that reaches each
+  uint64_t files_offset;          // File[kMaxFiles]
+  uint64_t coll_names_offset;     // char[2][kCollSlots][kNameBytes]: operations, then algorithms
+  uint64_t coll_offset;           // uint64_t[kCollSlots op][kCollSlots algorithm][kBuckets bytes]
+  uint64_t total_bytes;           // of the whole file
+};
+
+// Where each part lies in a file for `num_calls` functions and `size` ranks.
+inline Header layout(uint32_t num_calls, int32_t size) {
+  auto align = [](uint64_t n) { return (n + 63) & ~uint64_t(63); };
+  Header h{};
+  h.magic = kMagic;
+  h.version = kVersion;
+  h.size = size;
+  h.num_calls = num_calls;
+  uint64_t at = align(sizeof(Header));
+  h.names_offset = at;
+  at = align(at + uint64_t(num_calls) * kNameBytes);
+  h.calls_offset = at;
+  at = align(at + uint64_t(num_calls) * sizeof(Call));
+  h.peer_bytes_offset = at;
+  at = align(at + uint64_t(size) * 8);
+  h.peer_messages_offset = at;
+  at = align(at + uint64_t(size) * 8);
+  h.transports_offset = at;
+  at = align(at + uint64_t(size) * kTransportBytes);
+  h.files_offset = at;
+  at = align(at + kMaxFiles * sizeof(File));
+  h.coll_names_offset = at;
+  at = align(at + 2 * kCollSlots * kNameBytes);
+  h.coll_offset = at;
+  at = align(at + uint64_t(kCollSlots) * kCollSlots * kBuckets * 8);
+  h.total_bytes = at;
+  return h;
+}
+
+}  // namespace ferry::profile_layout

@@ -1,0 +1,69 @@
+// FERRY_PROFILE on the launcher's side: every rank's counter file (common/profile_layout.h), read
+// once the job has ended, and the sums and spreads the report shows. The report's two forms
+// (profile_json.cc, profile_html.cc) are written from this alone.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/profile_layout.h"
+
+namespace ferry::launcher::profile {
+
+namespace layout = profile_layout;
+
+struct RankCounts {
+  int rank = 0;
+  bool found = false;      // its file was there and whole
+  bool finalized = false;  // it reached the end of MPI_Finalize
+  int restart_count = 0;
+  std::string host, binding;
+  double wall_s = 0;  // MPI_Init's return to MPI_Finalize (or to the job's end, for a rank that died)
+  std::vector<layout::Call> calls;               // [function]; `ticks` converted to nanoseconds
+
+  std::vector<uint64_t> peer_bytes, peer_messages;  // [world rank]
+  std::vector<std::string> transports;           // [world rank]
+  std::vector<layout::File> files;               // `ticks` converted to nanoseconds
+  std::vector<uint64_t> coll;                    // [op][algorithm][bucket]
+};
+
+struct Job {
+  int size = 0;
+  bool partial = false;  // a rank's file is missing or unfinished, or the job failed
+  int exit_status = 0;
+  int attempt = 0;       // the attempt counted (the last one): 0, then FERRY_RESTART_COUNT
+  std::vector<std::string> call_names;  // [function], "" for none
+  std::vector<std::string> coll_operations, coll_algorithms;  // [slot]
+  std::vector<RankCounts> ranks;
+  std::vector<std::pair<std::string, std::string>> settings;  // FERRY_* that differ from the default
+};
+
+// Reads <dir>/<nspace>.rank.<r> for r in [0, size), `nspace` being the last attempt's:
+// `first_nspace` (ferry.<mpirun's pid>) or, after restarts, <first_nspace>.r<k> for the highest k
+// present. `end_ns` (CLOCK_REALTIME) closes the wall time of the ranks that never reached
+// MPI_Finalize.
+Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns);
+
+// For a directory filled without mpirun (ferry_profile_report): the PMIx namespaces whose rank 0
+// left a file, and a job's size as its rank 0's file says (0 if unreadable).
+std::vector<std::string> jobs_in(const std::string& dir);
+int job_size(const std::string& dir, const std::string& nspace);
+
+// What the report derives, shared by both forms.
+enum class Kind { kCollective, kBlockingReceive, kPointToPoint, kIo, kOther };
+Kind kind_of(const std::string& call);
+
+struct Spread {
+  double min = 0, median = 0, max = 0;
+};
+Spread spread(std::vector<double> values);
+
+// Seconds rank r spent in calls of `kind` (all calls if kind is nullptr).
+double seconds_in(const Job& job, const RankCounts& r, const Kind* kind);
+
+// The functions some rank called, the most time first.
+std::vector<int> called_functions(const Job& job);
+
+}  // namespace ferry::launcher::profile

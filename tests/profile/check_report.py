@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""FERRY_PROFILE's report.json against a program whose traffic is known exactly (known_traffic.c).
+
+  check_report.py MPIRUN PROGRAM numbers   N ranks, the whole job: every number the JSON must hold
+  check_report.py MPIRUN PROGRAM shared_dir  the same with FERRY_PROFILE_DIR given (several hosts)
+  check_report.py MPIRUN PROGRAM partial   rank 1 dies: the report is marked partial and keeps
+                                           what every rank counted before
+  check_report.py MPIRUN PROGRAM unwritable  a path that cannot be written: one line, non-zero exit,
+                                             and the program never starts
+  check_report.py MPIRUN PROGRAM singleton TOOL  without mpirun (as under srun): the rank counts into
+                                             FERRY_PROFILE_DIR, TOOL (ferry_profile_report) writes the report
+  check_report.py MPIRUN PROGRAM srun TOOL CLUSTER  the numbers under srun --mpi=pmix on tests/slurm's
+                                             cluster in CLUSTER, the report by TOOL (exit 77 without it)
+Prints "<case>: OK" or the first difference, and exits non-zero on one.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# known_traffic.c's constants.
+RING_MESSAGES, RING_BYTES = 10, 1000
+ALLTOALLS, ALLTOALL_INTS = 5, 16
+ALLREDUCES = 7
+BIG_MESSAGES, BIG_BYTES = 3, 65536
+WRITE_ROUNDS, BLOCK, TAIL = 4, 4096, 100
+RANKS = 4
+
+
+def bucket(n):
+    """common/profile_layout.h's log2 bucket of n bytes."""
+    return 0 if n == 0 else min(n.bit_length(), 39)
+
+
+failures = []
+
+
+def expect(what, got, want):
+    if got != want:
+        failures.append(f"{what}: report says {got!r}, expected {want!r}")
+
+
+def run(mpirun, program, directory, env_extra, args):
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([mpirun, "-n", str(RANKS), program] + args, cwd=directory, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def calls_by_name(report):
+    return {c["name"]: c for c in report["calls"]}
+
+
+def check_numbers(mpirun, program, directory, extra_env=None):
+    html = os.path.join(directory, "report.html")
+    data = os.path.join(directory, "data.bin")
+    done = run(mpirun, program, directory, dict({"FERRY_PROFILE": html}, **(extra_env or {})), [data])
+    if done.returncode != 0:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    verify_numbers(directory, data)
+
+
+def verify_numbers(directory, data):
+    """report.json and report.html in `directory`, of known_traffic at RANKS ranks writing `data`."""
+    html = os.path.join(directory, "report.html")
+    report = json.load(open(os.path.join(directory, "report.json")))
+    n = RANKS
+    expect("partial", report["partial"], False)
+    expect("ranks", report["ranks"], n)
+    expect("ranks that finalized", sum(r["finalized"] for r in report["rank_facts"]), n)
+    calls = calls_by_name(report)
+
+    # Point to point: the ring's sends and the big ones, per destination.
+    for s in range(n):
+        for d in range(n):
+            messages = RING_MESSAGES if d == (s + 1) % n else 0
+            sent = messages * RING_BYTES
+            if s == 0 and d == n - 1:
+                messages += BIG_MESSAGES
+                sent += BIG_MESSAGES * BIG_BYTES
+            expect(f"p2p_messages[{s}][{d}]", report["p2p_messages"][s][d], messages)
+            expect(f"p2p_bytes[{s}][{d}]", report["p2p_bytes"][s][d], sent)
+    expect("MPI_Isend count", calls["MPI_Isend"]["count"], n * RING_MESSAGES)
+    expect("MPI_Isend bytes", calls["MPI_Isend"]["bytes"], n * RING_MESSAGES * RING_BYTES)
+    expect("MPI_Isend sizes", calls["MPI_Isend"]["sizes"][bucket(RING_BYTES)], n * RING_MESSAGES)
+    expect("MPI_Send count per rank", calls["MPI_Send"]["count_per_rank"], [BIG_MESSAGES] + [0] * (n - 1))
+    expect("MPI_Send sizes", calls["MPI_Send"]["sizes"][bucket(BIG_BYTES)], BIG_MESSAGES)
+    expect("MPI_Recv count", calls["MPI_Recv"]["count"], n * RING_MESSAGES + BIG_MESSAGES)
+    expect("MPI_Wait count", calls["MPI_Wait"]["count"], n * RING_MESSAGES)
+
+    # Collectives: bytes are each call's send buffer (count x type size per peer for alltoall).
+    expect("MPI_Alltoall count", calls["MPI_Alltoall"]["count"], n * ALLTOALLS)
+    expect("MPI_Alltoall bytes", calls["MPI_Alltoall"]["bytes"], n * ALLTOALLS * ALLTOALL_INTS * 4)
+    expect("MPI_Allreduce count", calls["MPI_Allreduce"]["count"], n * ALLREDUCES)
+    expect("MPI_Allreduce bytes", calls["MPI_Allreduce"]["bytes"], n * ALLREDUCES * 8)
+    choices = {}
+    for c in report["collective_choices"]:
+        choices[c["operation"]] = choices.get(c["operation"], 0) + c["calls"]
+    expect("alltoall algorithm choices", choices.get("alltoall"), n * ALLTOALLS)
+    # MPI-IO agrees on each collective call's outcome with allreduces of its own, and those are
+    # counted too (the table says what the library chose, for the program or for itself).
+    if choices.get("allreduce", 0) < n * ALLREDUCES:
+        failures.append(f"allreduce algorithm choices: {choices.get('allreduce')}, expected at least {n * ALLREDUCES}")
+    for r, row in enumerate(report["transports"]):
+        for p, t in enumerate(row):
+            expect(f"transport {r}->{p}", t, "self" if r == p else "shm")
+
+    # MPI-IO, per file.
+    files = {f["file"]: f for f in report["io"]}
+    expect("files", list(files), [data])
+    f = files.get(data, {})
+    expect("bytes_written", f.get("bytes_written"), n * WRITE_ROUNDS * BLOCK + 2 * TAIL)
+    expect("bytes_read", f.get("bytes_read"), n * BLOCK)
+    expect("writes", f.get("writes"), n * WRITE_ROUNDS + 2)
+    expect("reads", f.get("reads"), n)
+    expect("collective_accesses", f.get("collective_accesses"), n * (WRITE_ROUNDS + 1))
+    expect("independent_accesses", f.get("independent_accesses"), 2)
+    expect("opens", f.get("opens"), n)
+    sizes = f.get("sizes", [0] * 40)
+    expect("access sizes (BLOCK)", sizes[bucket(BLOCK)], n * (WRITE_ROUNDS + 1))
+    expect("access sizes (TAIL)", sizes[bucket(TAIL)], 2)
+
+    # Times: every rank spent some, and no more than its wall time.
+    for r in report["rank_facts"]:
+        if not (0 < r["mpi_s"] <= r["wall_s"]):
+            failures.append(f"rank {r['rank']}: time in MPI {r['mpi_s']} not within (0, wall {r['wall_s']}]")
+    if "<svg" not in open(html).read():
+        failures.append("report.html has no SVG chart")
+
+
+def check_shared_dir(mpirun, program, directory):
+    """FERRY_PROFILE_DIR given to mpirun (a directory every host sees): the ranks count there, mpirun
+    reads it, and the files stay."""
+    shared = os.path.join(directory, "shared")
+    os.mkdir(shared)
+    check_numbers(mpirun, program, directory, {"FERRY_PROFILE_DIR": shared})
+    left = sorted(f for f in os.listdir(shared) if ".rank." in f)
+    if len(left) != RANKS:
+        failures.append(f"expected {RANKS} counter files in FERRY_PROFILE_DIR, found {left}")
+
+
+def check_partial(mpirun, program, directory):
+    html = os.path.join(directory, "report.html")
+    done = run(mpirun, program, directory, {"FERRY_PROFILE": html}, [os.path.join(directory, "d"), "crash"])
+    if done.returncode == 0:
+        failures.append("the job with a killed rank succeeded")
+    path = os.path.join(directory, "report.json")
+    if not os.path.exists(path):
+        failures.append(f"no report.json after a failed job: {done.stderr}")
+        return
+    report = json.load(open(path))
+    expect("partial", report["partial"], True)
+    expect("rank 1 finalized", report["rank_facts"][1]["finalized"], False)
+    # What rank 1 counted before it died is there.
+    expect("p2p_messages[1][2]", report["p2p_messages"][1][2], RING_MESSAGES)
+    if "Partial report" not in open(html).read():
+        failures.append("report.html does not say it is partial")
+
+
+def check_unwritable(mpirun, program, directory):
+    marker = os.path.join(directory, "started")
+    bad = os.path.join(directory, "no-such-dir", "report.html")
+    done = run(mpirun, "/usr/bin/touch", directory, {"FERRY_PROFILE": bad}, [marker])
+    if done.returncode == 0:
+        failures.append("mpirun succeeded with an unwritable FERRY_PROFILE")
+    lines = done.stderr.strip().splitlines()
+    if len(lines) != 1 or "FERRY_PROFILE" not in lines[0] or bad not in lines[0]:
+        failures.append(f"expected one line naming FERRY_PROFILE and the path, got: {done.stderr!r}")
+    if os.path.exists(marker):
+        failures.append("the program ran although the report could not be written")
+
+
+def check_srun(tool, program, directory, cluster):
+    """Under Slurm's srun --mpi=pmix (tests/slurm's one-host cluster): the ranks count into
+    FERRY_PROFILE_DIR and ferry_profile_report writes the report, with the same numbers."""
+    if not os.path.exists(os.path.join(cluster, "slurm.conf")) or not os.path.exists(os.path.join(cluster, "slurmctld.pid")):
+        print(f"check_report srun: SKIPPED: no test cluster in {cluster} (tests/slurm's slurm.up)")
+        sys.exit(77)
+    counts = os.path.join(directory, "counts")
+    os.mkdir(counts)
+    data = os.path.join(directory, "data.bin")
+    env = dict(os.environ, SLURM_CONF=os.path.join(cluster, "slurm.conf"),
+               FERRY_PROFILE=os.path.join(directory, "unused.html"), FERRY_PROFILE_DIR=counts)
+    done = subprocess.run(["srun", "--mpi=pmix", "-n", str(RANKS), program, data], cwd=directory, env=env,
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"srun failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    done = subprocess.run([tool, counts, os.path.join(directory, "report.html")], capture_output=True, text=True,
+                          timeout=60)
+    if done.returncode != 0:
+        failures.append(f"ferry_profile_report failed ({done.returncode}): {done.stderr}")
+        return
+    verify_numbers(directory, data)
+
+
+def check_singleton(tool, program, directory):
+    counts = os.path.join(directory, "counts")
+    os.mkdir(counts)
+    data = os.path.join(directory, "data.bin")
+    env = dict(os.environ, FERRY_PROFILE=os.path.join(directory, "unused.html"), FERRY_PROFILE_DIR=counts)
+    done = subprocess.run([program, data], cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the singleton failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    html = os.path.join(directory, "report.html")
+    done = subprocess.run([tool, counts, html], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        failures.append(f"ferry_profile_report failed ({done.returncode}): {done.stderr}")
+        return
+    report = json.load(open(os.path.join(directory, "report.json")))
+    expect("partial", report["partial"], False)
+    expect("ranks", report["ranks"], 1)
+    calls = calls_by_name(report)
+    # One rank: the ring is to itself, the big messages are not sent.
+    expect("p2p_messages[0][0]", report["p2p_messages"][0][0], RING_MESSAGES)
+    expect("p2p_bytes[0][0]", report["p2p_bytes"][0][0], RING_MESSAGES * RING_BYTES)
+    expect("MPI_Alltoall count", calls["MPI_Alltoall"]["count"], ALLTOALLS)
+    f = {x["file"]: x for x in report["io"]}.get(data, {})
+    expect("bytes_written", f.get("bytes_written"), WRITE_ROUNDS * BLOCK + 2 * TAIL)
+    expect("bytes_read", f.get("bytes_read"), BLOCK)
+
+
+def main(argv):
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "unwritable": 4, "singleton": 5, "srun": 6}
+    if len(argv) < 4 or cases.get(argv[3]) != len(argv):
+        print(__doc__, file=sys.stderr)
+        return 2
+    mpirun, program, case = argv[1:4]
+    with tempfile.TemporaryDirectory(prefix="ferry-profile-") as directory:
+        if case == "singleton":
+            check_singleton(os.path.abspath(argv[4]), os.path.abspath(program), directory)
+        elif case == "srun":
+            check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
+        else:
+            {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
+             "unwritable": check_unwritable}[case](
+                os.path.abspath(mpirun), os.path.abspath(program), directory)
+    for f in failures:
+        print(f"check_report {case}: FAILED: {f}")
+    if failures:
+        return 1
+    print(f"check_report {case}: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,93 @@
+/* A program whose communication and I/O are known exactly, for FERRY_PROFILE's report
+ * (tests/profile/check_report.py computes what report.json must say from the same numbers).
+ *
+ *   known_traffic FILE [crash]
+ *
+ * Every rank: a ring of RING_MESSAGES sends of RING_BYTES to the right (MPI_Isend, MPI_Recv,
+ * MPI_Wait); ALLTOALLS MPI_Alltoall of ALLTOALL_INTS ints per peer; ALLREDUCES MPI_Allreduce of
+ * one double; rank 0 also sends BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
+ * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
+ * independent writes of TAIL bytes (MPI_File_write_at), one collective read of BLOCK bytes.
+ * With "crash", rank 1 dies (SIGKILL) after the ring, so the report must be partial. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RING_MESSAGES 10
+#define RING_BYTES 1000
+#define ALLTOALLS 5
+#define ALLTOALL_INTS 16
+#define ALLREDUCES 7
+#define BIG_MESSAGES 3
+#define BIG_BYTES 65536
+#define WRITE_ROUNDS 4
+#define BLOCK 4096
+#define TAIL 100
+
+static void fail(int rank, const char* what) {
+  printf("known_traffic: rank %d: FAILED: %s\n", rank, what);
+  fflush(stdout);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc < 2) fail(rank, "usage: known_traffic FILE [crash]");
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+
+  char out[RING_BYTES], in[RING_BYTES];
+  memset(out, rank, sizeof out);
+  for (int i = 0; i < RING_MESSAGES; ++i) {
+    MPI_Request r;
+    MPI_Isend(out, RING_BYTES, MPI_BYTE, right, i, MPI_COMM_WORLD, &r);
+    MPI_Recv(in, RING_BYTES, MPI_BYTE, left, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (in[0] != (char)left) fail(rank, "ring message has the wrong contents");
+  }
+  if (argc > 2 && strcmp(argv[2], "crash") == 0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) raise(SIGKILL);
+    MPI_Barrier(MPI_COMM_WORLD);  /* never returns: the job ends */
+  }
+
+  int* send = malloc(sizeof(int) * ALLTOALL_INTS * size);
+  int* recv = malloc(sizeof(int) * ALLTOALL_INTS * size);
+  for (int i = 0; i < ALLTOALL_INTS * size; ++i) send[i] = rank * 1000 + i / ALLTOALL_INTS;
+  for (int i = 0; i < ALLTOALLS; ++i)
+    MPI_Alltoall(send, ALLTOALL_INTS, MPI_INT, recv, ALLTOALL_INTS, MPI_INT, MPI_COMM_WORLD);
+  for (int p = 0; p < size; ++p)
+    if (recv[p * ALLTOALL_INTS] != p * 1000 + rank) fail(rank, "alltoall delivered the wrong block");
+  double one = 1, sum = 0;
+  for (int i = 0; i < ALLREDUCES; ++i) MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (sum != size) fail(rank, "allreduce sum");
+
+  static char big[BIG_BYTES];
+  for (int i = 0; i < BIG_MESSAGES && size > 1; ++i) {
+    if (rank == 0) MPI_Send(big, BIG_BYTES / 8, MPI_DOUBLE, size - 1, 100 + i, MPI_COMM_WORLD);
+    if (rank == size - 1) MPI_Recv(big, BIG_BYTES / 8, MPI_DOUBLE, 0, 100 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+
+  MPI_File fh;
+  if (MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+    fail(rank, "MPI_File_open");
+  char block[BLOCK];
+  memset(block, 'a' + rank % 26, sizeof block);
+  for (int i = 0; i < WRITE_ROUNDS; ++i)
+    MPI_File_write_at_all(fh, ((MPI_Offset)i * size + rank) * BLOCK, block, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
+  if (rank == 0)
+    for (int i = 0; i < 2; ++i)
+      MPI_File_write_at(fh, (MPI_Offset)WRITE_ROUNDS * size * BLOCK + i * TAIL, block, TAIL, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_read_at_all(fh, (MPI_Offset)rank * BLOCK, block, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
+  if (block[0] != 'a' + rank % 26) fail(rank, "read back the wrong block");
+  MPI_File_close(&fh);
+  free(send);
+  free(recv);
+  if (rank == 0) printf("known_traffic: OK\n");
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,136 @@
+// FERRY_PROFILE's launcher side (launcher/profile_data.h, profile_report.h): reading the ranks'
+// counter files, whole, torn or missing, and the report's paths and call kinds.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "launcher/profile_data.h"
+#include "launcher/profile_report.h"
+
+namespace {
+
+using namespace ferry::launcher::profile;
+namespace fs = std::filesystem;
+
+// A rank's file as src/profile/counters.cc lays it out: two functions, "MPI_Send" (index 0) with
+// `sends` calls of 1 s each at a 2 GHz clock, and `to_peer1` bytes sent to rank 1.
+std::vector<char> rank_file(int rank, int size, bool finalized, uint64_t sends, uint64_t to_peer1) {
+  layout::Header h = layout::layout(2, size);
+  h.rank = rank;
+  h.state = finalized ? layout::kFinalized : layout::kRunning;
+  h.start_ns = 1'000'000'000;
+  h.end_ns = finalized ? 3'000'000'000 : 0;
+  h.ticks_per_second = 2e9;
+  std::strcpy(h.host, "node7");
+  std::vector<char> bytes(h.total_bytes);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  std::strcpy(bytes.data() + h.names_offset, "MPI_Send");
+  std::strcpy(bytes.data() + h.names_offset + layout::kNameBytes, "MPI_Allreduce");
+  layout::Call send{};
+  send.count = sends;
+  send.ticks = sends * 2'000'000'000ull;
+  send.bytes = to_peer1;
+  std::memcpy(bytes.data() + h.calls_offset, &send, sizeof send);
+  std::memcpy(bytes.data() + h.peer_bytes_offset + 8, &to_peer1, 8);
+  return bytes;
+}
+
+class ProfileFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/ferry-profile-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(int rank, const std::vector<char>& bytes, size_t keep = SIZE_MAX, const std::string& nspace = "ferry.1") {
+    std::ofstream out(dir_ + "/" + nspace + ".rank." + std::to_string(rank), std::ios::binary);
+    out.write(bytes.data(), std::streamsize(std::min(keep, bytes.size())));
+  }
+  std::string dir_;
+};
+
+TEST_F(ProfileFiles, WholeFilesMakeACompleteReport) {
+  write(0, rank_file(0, 2, true, 3, 300));
+  write(1, rank_file(1, 2, true, 0, 0));
+  Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+  EXPECT_FALSE(job.partial);
+  ASSERT_EQ(job.call_names.size(), 2u);
+  EXPECT_EQ(job.call_names[0], "MPI_Send");
+  EXPECT_EQ(job.ranks[0].calls[0].count, 3u);
+  EXPECT_EQ(job.ranks[0].calls[0].ticks, 3'000'000'000u);  // ticks at 2 GHz, read as nanoseconds
+  EXPECT_EQ(job.ranks[0].peer_bytes[1], 300u);
+  EXPECT_EQ(job.ranks[0].host, "node7");
+  EXPECT_DOUBLE_EQ(job.ranks[0].wall_s, 2.0);
+  Kind all_p2p = Kind::kPointToPoint;
+  EXPECT_DOUBLE_EQ(seconds_in(job, job.ranks[0], &all_p2p), 3.0);
+  std::string text = json(job);
+  EXPECT_NE(text.find("\"partial\": false"), std::string::npos);
+  EXPECT_NE(text.find("\"p2p_bytes\": [\n  [0,300],\n  [0,0]]"), std::string::npos) << text;
+  EXPECT_NE(html(job).find("<svg"), std::string::npos);
+}
+
+TEST_F(ProfileFiles, AnUnfinishedRankMakesItPartialAndKeepsItsCounts) {
+  write(0, rank_file(0, 2, true, 1, 10));
+  write(1, rank_file(1, 2, false, 4, 0));
+  Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+  EXPECT_TRUE(job.partial);
+  EXPECT_FALSE(job.ranks[1].finalized);
+  EXPECT_EQ(job.ranks[1].calls[0].count, 4u);
+  EXPECT_DOUBLE_EQ(job.ranks[1].wall_s, 4.0);  // to the job's end
+  EXPECT_NE(html(job).find("Partial report"), std::string::npos);
+}
+
+TEST_F(ProfileFiles, ATornOrMissingFileIsNotRead) {
+  write(0, rank_file(0, 3, true, 1, 10), sizeof(layout::Header) + 10);  // torn
+  write(1, rank_file(1, 3, true, 1, 10));
+  Job job = read_job(dir_, "ferry.1", 3, 0, 5'000'000'000);  // rank 2: no file
+  EXPECT_TRUE(job.partial);
+  EXPECT_FALSE(job.ranks[0].found);
+  EXPECT_TRUE(job.ranks[1].found);
+  EXPECT_FALSE(job.ranks[2].found);
+  EXPECT_EQ(job.ranks[0].calls.size(), 2u);  // zeros, so every table has a column per rank
+  EXPECT_EQ(job.ranks[0].calls[0].count, 0u);
+}
+
+TEST_F(ProfileFiles, AFailedJobIsPartial) {
+  write(0, rank_file(0, 1, true, 1, 0));
+  EXPECT_TRUE(read_job(dir_, "ferry.1", 1, 3, 5'000'000'000).partial);
+}
+
+TEST_F(ProfileFiles, TheLastAttemptIsReportedNotASpawnedJob) {
+  write(0, rank_file(0, 1, false, 1, 0), SIZE_MAX, "ferry.1");      // the first attempt, which failed
+  write(0, rank_file(0, 1, true, 2, 0), SIZE_MAX, "ferry.1.r2");    // the second restart
+  write(0, rank_file(0, 1, true, 7, 0), SIZE_MAX, "ferry.1.r1");
+  write(0, rank_file(0, 1, true, 9, 0), SIZE_MAX, "ferry.1.3");     // a job it spawned
+  Job job = read_job(dir_, "ferry.1", 1, 0, 5'000'000'000);
+  EXPECT_EQ(job.attempt, 2);
+  EXPECT_FALSE(job.partial);
+  EXPECT_EQ(job.ranks[0].calls[0].count, 2u);
+}
+
+TEST(ProfileReport, JsonGoesBesideTheHtml) {
+  EXPECT_EQ(json_path("/a/report.html"), "/a/report.json");
+  EXPECT_EQ(json_path("/a/job7"), "/a/job7.json");
+}
+
+TEST(ProfileReport, CallsAreSortedIntoKinds) {
+  EXPECT_EQ(kind_of("MPI_Allreduce"), Kind::kCollective);
+  EXPECT_EQ(kind_of("MPI_Iallreduce"), Kind::kCollective);
+  EXPECT_EQ(kind_of("MPI_Ibarrier"), Kind::kCollective);
+  EXPECT_EQ(kind_of("MPI_Reduce_scatter_block"), Kind::kCollective);
+  EXPECT_EQ(kind_of("MPI_Neighbor_alltoall"), Kind::kCollective);
+  EXPECT_EQ(kind_of("MPI_Recv"), Kind::kBlockingReceive);
+  EXPECT_EQ(kind_of("MPI_Waitall"), Kind::kBlockingReceive);
+  EXPECT_EQ(kind_of("MPI_Isend"), Kind::kPointToPoint);
+  EXPECT_EQ(kind_of("MPI_File_write_at_all"), Kind::kIo);
+  EXPECT_EQ(kind_of("MPI_Info_create"), Kind::kOther);
+  EXPECT_EQ(kind_of("MPI_Init"), Kind::kOther);
+}
+
+}  // namespace
