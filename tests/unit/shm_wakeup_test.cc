@@ -48,7 +48,7 @@ TEST(ShmWakeupTest, ABellRingsOnlyWhileItsOwnerSleeps) {
   Bell bell;
   std::string error, path = "/dev/shm" + name("bell");
   ASSERT_TRUE(doorbell.create(path, shared.word, &error)) << error;
-  ASSERT_TRUE(bell.open(path, shared.word, &error)) << error;
+  ASSERT_TRUE(bell.open(path, shared.word, true, &error)) << error;
   doorbell.unlink();
 
   bell.ring_if_asleep();  // nobody sleeps: no system call, nothing to read
@@ -67,13 +67,36 @@ TEST(ShmWakeupTest, ABellRingsOnlyWhileItsOwnerSleeps) {
   EXPECT_FALSE(readable(doorbell.fd()));
 }
 
+// A rank keeps only a few bells open (descriptors independent of the job
+// size): the others open the pipe for each ring and hold no descriptor.
+TEST(ShmWakeupTest, ABellNotKeptOpenStillRingsAndHoldsNoDescriptor) {
+  SharedWord shared;
+  Doorbell doorbell;
+  Bell bell;
+  std::string error, path = "/dev/shm" + name("unkept");
+  ASSERT_TRUE(doorbell.create(path, shared.word, &error)) << error;
+  int before = dup(0);
+  close(before);
+  ASSERT_TRUE(bell.open(path, shared.word, false, &error)) << error;
+  int after = dup(0);
+  close(after);
+  EXPECT_EQ(after, before) << "the bell kept a descriptor";
+  doorbell.arm();
+  bell.ring_if_asleep();
+  EXPECT_TRUE(readable(doorbell.fd()));
+  doorbell.woke(true);
+  after = dup(0);
+  close(after);
+  EXPECT_EQ(after, before) << "ringing left a descriptor open";
+}
+
 TEST(ShmWakeupTest, WakingDrainsThePipe) {
   SharedWord shared;
   Doorbell doorbell;
   Bell bell;
   std::string error, path = "/dev/shm" + name("drain");
   ASSERT_TRUE(doorbell.create(path, shared.word, &error)) << error;
-  ASSERT_TRUE(bell.open(path, shared.word, &error)) << error;
+  ASSERT_TRUE(bell.open(path, shared.word, true, &error)) << error;
   doorbell.unlink();
   doorbell.arm();
   bell.ring_if_asleep();

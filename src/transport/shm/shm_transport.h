@@ -1,12 +1,20 @@
 // The shared-memory transport: packets between ranks on the same host.
 //
 // Every rank owns one segment: a header (its wake word, transport/shm/wakeup.h,
-// and its pid for cross-memory attach) and one ring per local sender (so N-1
-// rings, memory linear in the local peers only), each backed with memory
-// only once its sender first sends. A sender writes into its
+// and its pid for cross-memory attach), a table of one `live` word per local
+// sender, and one ring per local sender, each backed with memory only once
+// its sender first sends (then it sets its live word; the receiver polls
+// only the rings whose word it has seen set). A sender writes into its
 // ring in the receiver's segment and the receiver copies out, straight into
 // the packet's destination. That is two copies and no system call per
-// message. A packet larger than the free space goes in pieces as the
+// message.
+//
+// Nothing is done per pair at start-up: a rank creates its own segment
+// under a name every local peer can compute (common/shm_names.h), and maps
+// a peer's segment on first contact (a packet to send, a sleeper to wake, a
+// one-sided copy). A job of N ranks on a host that talk along a tree or a
+// ring maps O(N log N) segments in all, not N^2, and a rank holds a bounded
+// number of descriptors (kKeptBells doorbells open, no segment's). A packet larger than the free space goes in pieces as the
 // receiver drains it, so one ring carries messages of any size, in send
 // order (FIFO per peer, as the engine requires).
 //
@@ -22,6 +30,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +47,9 @@ constexpr size_t kDefaultRingBytes = 256 * 1024;
 // Same-host messages up to this size go eagerly: one copy into the ring,
 // one out, buffered at the receiver if unexpected.
 constexpr size_t kEagerLimit = 64 * 1024;
+// Doorbells of peers a rank keeps open; the others are opened for each
+// ring (only when the peer sleeps, so a system call is being paid anyway).
+constexpr int kKeptBells = 32;
 
 // Cross-memory attach (FERRY_SHM_CMA, FERRY_SHM_CMA_THRESHOLD).
 struct CmaOptions {
@@ -64,10 +76,14 @@ class ShmTransport final : public Transport {
   // Creates this rank's segment under `name`, and its doorbell beside it
   // (before the peers attach).
   bool create(const std::string& name, std::string* error);
-  // Maps the segment of local peer `peer` (world rank), published as `name`.
+  // Maps the segment of local peer `peer` (world rank), created as `name`
+  // (done on first contact by the transport itself; tests call it).
   bool attach(int peer, const std::string& name, std::string* error);
-  // Removes our segment's and doorbell's names, once every local peer has attached.
+  // Removes our segment's and doorbell's names (when the transport ends:
+  // peers may make first contact until the finalize fence).
   void unlink();
+  // How many local peers' segments this rank has mapped.
+  size_t peers_mapped() const { return peers_mapped_; }
   // True if `peer` is a local peer this transport reaches.
   bool reaches(int peer) const;
   // For others that publish to local peers through shared memory of their
@@ -79,12 +95,11 @@ class ShmTransport final : public Transport {
   void wake(const int* peers, size_t n);
 
   const char* name() const override { return "shm"; }
-  // Joining the job (shm_provider.cc): publish creates our segment and names
-  // it in our card, connect maps every local peer's, settled removes the
-  // names once all have mapped ours, so nothing outlives the job.
+  // Joining the job (shm_provider.cc): publish creates our segment (the
+  // fence that follows makes every segment exist before anyone maps one);
+  // connect has nothing to do: peers are mapped on first contact.
   bool publish(Exchange& exchange, std::string* error) override;
   bool connect(Exchange& exchange, std::string* error) override;
-  void settled() override { unlink(); }
   std::optional<Reach> reach(int peer) const override;
   const char* send(int peer, SendItem* item) override;
   int progress() override;
@@ -126,9 +141,20 @@ class ShmTransport final : public Transport {
   Started copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, void*, size_t));
   // Allocates our ring in peer `li`'s segment, once, before its first use.
   bool back_ring(size_t li, std::string* error);
+  // Maps peer `li`'s segment and opens its doorbell if not done yet (first
+  // contact); the segment's name is computed (shm_names).
+  bool contact(size_t li, std::string* error);
+  // contact(), or the job ends: a peer we cannot reach would hang.
+  void contact_or_fail(size_t li);
+  // FERRY_SHM_CMA=auto: times CMA against the ring once, on the first large
+  // message (cma_wins_).
+  void calibrate_cma(size_t li);
+  // Incoming ring `li`, if its sender has backed it (its live word is set).
+  bool incoming_live(size_t li);
 
   int my_rank_;
   int my_local_ = -1;
+  size_t rings_at_ = 0;  // where the rings start in a segment (after the live table)
   std::vector<int> local_peers_;
   std::vector<int> local_index_;  // by world rank, -1 if not on this host
   PacketHandler* handler_;
@@ -145,7 +171,11 @@ class ShmTransport final : public Transport {
   uint64_t queued_items_ = 0;
   std::string send_error_;  // what send() returned, kept alive for the caller
   bool all_asymmetric_ = true;  // every peer attached so far sleeps with membarrier (fence.h)
-  std::string segment_name_;    // made by publish()
+  std::string segment_name_;    // made by open()
+  std::string nspace_;          // peers' segment names are computed from it (open())
+  std::function<void(const std::string&)> fatal_;  // ends the job (open(); abort() without)
+  size_t peers_mapped_ = 0;
+  int bells_kept_ = 0;  // doorbells kept open, at most kKeptBells
 };
 
 }  // namespace ferry::transport::shm
