@@ -34,10 +34,14 @@ struct SegmentHeader {
   // Written once by the owner before any peer attaches.
   alignas(kCacheLine) int32_t owner_pid;
   uint64_t owner_address;  // where the owner maps this segment: a word any peer may probe with CMA
+  // How many senders have set their live word (below): the owner scans the
+  // words only when this moved, so a poll costs one load plus the rings in
+  // use, not a load per rank of the host.
+  alignas(kCacheLine) std::atomic<uint32_t> live_count;
 };
 // After the header, one word per local rank: set by that rank once it has
-// backed its ring in this segment. The receiver reads only these words
-// until a sender shows up, so a segment backs one line per sender, not the
+// backed its ring in this segment. The receiver polls only the rings whose
+// word it has seen set, so a segment backs one line per sender, not the
 // page that each ring's first line would take (at 1,024 ranks on a host, 4
 // MiB per rank of /dev/shm).
 constexpr size_t kLiveAt = (sizeof(SegmentHeader) + kCacheLine - 1) / kCacheLine * kCacheLine;
@@ -143,14 +147,19 @@ bool ShmTransport::create(const std::string& name, std::string* error) {
   return true;
 }
 
-bool ShmTransport::incoming_live(size_t li) {
-  Incoming& in = incoming_[li];
-  if (in.live) return true;
-  // Acquire: the sender backed the ring before it set the word.
-  if (live_of(own_)[li].load(std::memory_order_acquire) == 0) return false;
-  in.ring = Ring(own_.data() + ring_offset(static_cast<int>(li), my_local_), ring_bytes_);
-  in.live = true;
-  return true;
+void ShmTransport::find_new_senders() {
+  uint32_t count = header_of(own_)->live_count.load(std::memory_order_acquire);
+  if (count == live_seen_) return;
+  live_seen_ = count;
+  std::atomic<uint32_t>* live = live_of(own_);
+  for (size_t li = 0; li < local_peers_.size(); ++li) {
+    Incoming& in = incoming_[li];
+    // Acquire: the sender backed the ring before it set the word.
+    if (in.live || static_cast<int>(li) == my_local_ || live[li].load(std::memory_order_acquire) == 0) continue;
+    in.ring = Ring(own_.data() + ring_offset(static_cast<int>(li), my_local_), ring_bytes_);
+    in.live = true;
+    senders_.push_back(li);
+  }
 }
 
 bool ShmTransport::attach(int peer, const std::string& name, std::string* error) {
@@ -312,7 +321,9 @@ bool ShmTransport::back_ring(size_t li, std::string* error) {
   // Release: the receiver makes its view of the ring (reading its control
   // block) only after it sees the word.
   live_of(segment)[static_cast<size_t>(my_local_)].store(1, std::memory_order_release);
+  header_of(segment)->live_count.fetch_add(1, std::memory_order_release);
   out.backed = true;
+  receivers_.push_back(li);
   return true;
 }
 
@@ -465,9 +476,9 @@ void ShmTransport::ring_sleepers() {
 
 int ShmTransport::progress() {
   int events = 0;
-  for (size_t i = 0; i < local_peers_.size(); ++i) {
-    if (static_cast<int>(i) == my_local_) continue;
-    if (incoming_live(i)) events += drain(i);
+  find_new_senders();
+  for (size_t i : senders_) events += drain(i);
+  for (size_t i : receivers_) {
     Outgoing& out = outgoing_[i];
     if (out.head != nullptr && !out.flushing) events += flush(i);
   }
@@ -492,16 +503,15 @@ bool ShmTransport::arm_wakeup() {
   doorbell_.arm();
   // Re-check after the fence in arm(): anything a peer published before it
   // saw us asleep is visible now (wakeup.h).
-  for (size_t i = 0; i < local_peers_.size(); ++i) {
-    if (static_cast<int>(i) == my_local_) continue;
-    uint64_t wants = outgoing_[i].backed ? outgoing_[i].ring.writer_wants() : 0;
-    if ((incoming_live(i) && incoming_[i].ring.readable() > 0) ||
-        (wants != 0 && outgoing_[i].ring.free_space() >= wants)) {
-      doorbell_.woke(false);
-      return false;
-    }
+  find_new_senders();
+  bool work = false;
+  for (size_t i : senders_) work = work || incoming_[i].ring.readable() > 0;
+  for (size_t i : receivers_) {
+    uint64_t wants = outgoing_[i].ring.writer_wants();
+    work = work || (wants != 0 && outgoing_[i].ring.free_space() >= wants);
   }
-  return true;
+  if (work) doorbell_.woke(false);
+  return !work;
 }
 
 }  // namespace ferry::transport::shm

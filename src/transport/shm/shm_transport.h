@@ -149,8 +149,9 @@ class ShmTransport final : public Transport {
   // FERRY_SHM_CMA=auto: times CMA against the ring once, on the first large
   // message (cma_wins_).
   void calibrate_cma(size_t li);
-  // Incoming ring `li`, if its sender has backed it (its live word is set).
-  bool incoming_live(size_t li);
+  // Adds to senders_ the peers that have set their live word since the last
+  // look (one load when none has).
+  void find_new_senders();
 
   int my_rank_;
   int my_local_ = -1;
@@ -168,6 +169,13 @@ class ShmTransport final : public Transport {
   std::vector<Incoming> incoming_;   // by local index
   std::vector<uint8_t> to_check_;    // by local index: kWrote | kFreed since the last fence
   std::vector<size_t> check_list_;   // the local indices with to_check_ set
+  // What progress() and arm_wakeup() look at: the peers that write to us
+  // (their live word seen) and those we write to (ring backed), so that a
+  // poll costs what the rank's traffic needs, not a look at every rank of
+  // the host.
+  std::vector<size_t> senders_;
+  std::vector<size_t> receivers_;
+  uint32_t live_seen_ = 0;  // the live_count that senders_ reflects
   uint64_t queued_items_ = 0;
   std::string send_error_;  // what send() returned, kept alive for the caller
   bool all_asymmetric_ = true;  // every peer attached so far sleeps with membarrier (fence.h)
