@@ -87,7 +87,8 @@ void LocalRanks::start(int index, const Environment& base, PmixHost& server, int
                     &defaults_.signals.original_mask,
                     defaults_.signals.default_sigpipe,
                     defaults_.file_limit ? &*defaults_.file_limit : nullptr,
-                    binding != nullptr ? &binding->cpus : nullptr};
+                    binding != nullptr ? &binding->cpus : nullptr,
+                    &defaults_.inherited_fds};
   SpawnResult started = spawn_rank(launch);
   ::close(out[1]);
   ::close(err[1]);
