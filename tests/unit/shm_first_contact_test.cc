@@ -104,6 +104,43 @@ TEST(ShmFirstContactTest, ASegmentBacksNoPagePerPeer) {
   EXPECT_LE(st.st_blocks * 512, 2 * 4096) << "backed " << st.st_blocks * 512 << " bytes for 63 peers";
 }
 
+long long allocated(const std::string& nspace, int rank) {
+  struct stat st {};
+  EXPECT_EQ(stat(("/dev/shm" + shm_names::segment(nspace, rank)).c_str(), &st), 0);
+  return static_cast<long long>(st.st_blocks) * 512;
+}
+
+// A ring takes /dev/shm memory as far as its sender has written, 16 KiB at
+// a time: an alltoall of small messages among 1,024 ranks would otherwise
+// back 1,023 x 256 KiB per rank (256 GiB on the host).
+TEST(ShmFirstContactTest, ARingIsBackedAsFarAsItsSenderWrote) {
+  std::string nspace = job_name("ring");
+  Received at_a, at_b;
+  auto a = join(nspace, 0, 2, &at_a);
+  auto b = join(nspace, 1, 2, &at_b);
+  long long empty = allocated(nspace, 1);
+  std::vector<uint8_t> small(100, 1);
+  SendItem item;
+  item.header.type = PacketType::kEager;
+  item.header.payload_bytes = small.size();
+  item.payload = small.data();
+  ASSERT_EQ(a->send(1, &item), nullptr);
+  EXPECT_LE(allocated(nspace, 1) - empty, 5 * 4096) << "a 100-byte message backed the whole 256 KiB ring";
+  std::vector<uint8_t> large(200 * 1024, 2);
+  SendItem big;
+  big.header.type = PacketType::kEager;
+  big.header.payload_bytes = large.size();
+  big.payload = large.data();
+  ASSERT_EQ(a->send(1, &big), nullptr);
+  for (int i = 0; i < 100000 && at_b.payloads.size() < 2; ++i) {
+    a->progress();
+    b->progress();
+  }
+  ASSERT_EQ(at_b.payloads.size(), 2u);
+  EXPECT_EQ(at_b.payloads[1], large) << "a message crossing the backed steps arrives whole";
+  EXPECT_GE(allocated(nspace, 1) - empty, 200 * 1024);
+}
+
 TEST(ShmFirstContactTest, ANameAKilledJobLeftIsReplaced) {
   std::string nspace = job_name("stale");
   std::string name = shm_names::segment(nspace, 0);

@@ -23,6 +23,11 @@ constexpr size_t kHeaderBytes = sizeof(PacketHeader);
 // Large payloads are published in pieces of this size, so the receiver
 // starts copying out while the sender still copies in.
 constexpr size_t kPieceBytes = 32 * 1024;
+// A ring is backed in /dev/shm this much at a time, as its sender first
+// reaches that far: a ring that carries small messages takes a few pages,
+// not 256 KiB, so a job whose every pair talks (an alltoall at 1,024 ranks
+// on a host: 1,023 rings per rank) fits in /dev/shm.
+constexpr size_t kBackStep = 16 * 1024;
 
 // Why a peer may need waking after our last pass (ShmTransport::to_check_).
 constexpr uint8_t kWrote = 1;  // we published bytes into its ring
@@ -58,7 +63,8 @@ std::string doorbell_path(const std::string& segment_name) { return shm_names::d
 
 struct ShmTransport::Outgoing {
   Ring ring;
-  bool backed = false;  // the ring's memory is allocated (back_ring)
+  bool backed = false;     // the ring's control block and first step are allocated (back_ring)
+  size_t data_backed = 0;  // bytes of the ring's data allocated, from its start (cover)
   SendItem* head = nullptr;
   SendItem* tail = nullptr;
   bool flushing = false;  // a packet's on_sent may queue the next one
@@ -315,7 +321,8 @@ bool ShmTransport::back_ring(size_t li, std::string* error) {
   if (!contact(li, error)) return false;
   Segment& segment = peers_[li].segment;
   size_t at = ring_offset(my_local_, static_cast<int>(li));
-  if (!segment.back(at, ring_footprint(ring_bytes_), error)) return false;
+  out.data_backed = std::min(kBackStep, ring_bytes_);
+  if (!segment.back(at, sizeof(RingControl) + out.data_backed, error)) return false;
   segment.done_backing();
   out.ring = Ring(segment.data() + at, ring_bytes_);
   // Release: the receiver makes its view of the ring (reading its control
@@ -325,6 +332,26 @@ bool ShmTransport::back_ring(size_t li, std::string* error) {
   out.backed = true;
   receivers_.push_back(li);
   return true;
+}
+
+void ShmTransport::cover(size_t li, size_t n) {
+  Outgoing& out = outgoing_[li];
+  if (out.data_backed == ring_bytes_) return;
+  // The frame (stamp, n bytes, to the end of its line) and the line after
+  // it, where the receiver polls for the next stamp. Positions past the
+  // first lap wrap onto memory already backed.
+  uint64_t need = out.ring.written() + (sizeof(uint64_t) + n + kCacheLine - 1) / kCacheLine * kCacheLine + kCacheLine;
+  if (need <= out.data_backed) return;
+  size_t want = std::min<uint64_t>(ring_bytes_, (need + kBackStep - 1) / kBackStep * kBackStep);
+  std::string error;
+  size_t at = ring_offset(my_local_, static_cast<int>(li)) + sizeof(RingControl);
+  if (!peers_[li].segment.back(at + out.data_backed, want - out.data_backed, &error)) {
+    error = "shared memory: rank " + std::to_string(local_peers_[li]) + ": " + error;
+    if (fatal_) fatal_(error);
+    std::fprintf(stderr, "ferry: %s\n", error.c_str());
+    std::abort();
+  }
+  out.data_backed = want;
 }
 
 const char* ShmTransport::send(int peer, SendItem* item) {
@@ -359,6 +386,7 @@ int ShmTransport::flush(size_t li) {
     // both in one cache-line transfer (ring.h).
     uint64_t total = kHeaderBytes + item->header.payload_bytes;
     if (item->sent == 0) {
+      cover(li, total <= kPieceBytes ? total : kHeaderBytes);
       if (total <= kPieceBytes && out.ring.write_all(&item->header, kHeaderBytes, item->payload, total - kHeaderBytes)) {
         item->sent = total;
       } else if (out.ring.write_all(&item->header, kHeaderBytes)) {
@@ -371,6 +399,7 @@ int ShmTransport::flush(size_t li) {
     while (item->sent < total) {
       uint64_t done = item->sent - kHeaderBytes;
       size_t want = static_cast<size_t>(std::min<uint64_t>(total - item->sent, kPieceBytes));
+      cover(li, want);
       size_t n = out.ring.write(static_cast<const char*>(item->payload) + done, want);
       item->sent += n;
       wrote = wrote || n > 0;

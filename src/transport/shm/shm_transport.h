@@ -4,7 +4,8 @@
 // and its pid for cross-memory attach), a table of one `live` word per local
 // sender, and one ring per local sender, each backed with memory only once
 // its sender first sends (then it sets its live word; the receiver polls
-// only the rings whose word it has seen set). A sender writes into its
+// only the rings whose word it has seen set), and only as far as the
+// sender's frames have reached, 16 KiB at a time. A sender writes into its
 // ring in the receiver's segment and the receiver copies out, straight into
 // the packet's destination. That is two copies and no system call per
 // message.
@@ -139,8 +140,13 @@ class ShmTransport final : public Transport {
   void probe_cma(size_t li);
   // A one-sided copy with process_vm_readv or _writev (cma::read, cma::write).
   Started copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, void*, size_t));
-  // Allocates our ring in peer `li`'s segment, once, before its first use.
+  // Allocates our ring's control block and first kBackStep of data in peer
+  // `li`'s segment, once, before its first use.
   bool back_ring(size_t li, std::string* error);
+  // Before writing a frame of `n` stream bytes to peer `li`: allocates the
+  // ring's data that far (and the line after), in kBackStep steps, while
+  // the first lap has not covered it all; the job ends if /dev/shm is full.
+  void cover(size_t li, size_t n);
   // Maps peer `li`'s segment and opens its doorbell if not done yet (first
   // contact); the segment's name is computed (shm_names).
   bool contact(size_t li, std::string* error);
