@@ -28,6 +28,10 @@ constexpr size_t kPieceBytes = 32 * 1024;
 // not 256 KiB, so a job whose every pair talks (an alltoall at 1,024 ranks
 // on a host: 1,023 rings per rank) fits in /dev/shm.
 constexpr size_t kBackStep = 16 * 1024;
+// The first step: with the control block, a page, enough for a few dozen
+// small packets (a pair that meets once in a collective: 1,023 of them per
+// rank in an exchange among all pairs of 1,024 ranks).
+constexpr size_t kFirstBacked = 4096 - sizeof(RingControl);
 
 // Why a peer may need waking after our last pass (ShmTransport::to_check_).
 constexpr uint8_t kWrote = 1;  // we published bytes into its ring
@@ -321,7 +325,7 @@ bool ShmTransport::back_ring(size_t li, std::string* error) {
   if (!contact(li, error)) return false;
   Segment& segment = peers_[li].segment;
   size_t at = ring_offset(my_local_, static_cast<int>(li));
-  out.data_backed = std::min(kBackStep, ring_bytes_);
+  out.data_backed = std::min(kFirstBacked, ring_bytes_);
   if (!segment.back(at, sizeof(RingControl) + out.data_backed, error)) return false;
   segment.done_backing();
   out.ring = Ring(segment.data() + at, ring_bytes_);

@@ -5,8 +5,8 @@
 // sender, and one ring per local sender, each backed with memory only once
 // its sender first sends (then it sets its live word; the receiver polls
 // only the rings whose word it has seen set), and only as far as the
-// sender's frames have reached, 16 KiB at a time. A sender writes into its
-// ring in the receiver's segment and the receiver copies out, straight into
+// sender's frames have reached (a page, then 16 KiB at a time). A sender
+// writes into its ring in the receiver's segment and the receiver copies out, straight into
 // the packet's destination. That is two copies and no system call per
 // message.
 //
