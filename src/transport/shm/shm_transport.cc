@@ -12,6 +12,7 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "common/shm_names.h"
+#include "progress/progress.h"
 #include "transport/shm/cma.h"
 #include "transport/shm/fence.h"
 #include "transport/traffic.h"
@@ -521,6 +522,9 @@ int ShmTransport::progress() {
 }
 
 void ShmTransport::wake(const int* peers, size_t n) {
+  // First contact changes the peer table, which a thread driving the engine
+  // may be using (a no-op unless threads do).
+  progress::Lock lock;
   fence::light(all_asymmetric_);
   for (size_t i = 0; i < n; ++i) {
     if (!reaches(peers[i])) continue;

@@ -91,8 +91,9 @@ class ShmTransport final : public Transport {
   // own (coll/shm): after storing what a peer may wait for, wakes each of
   // `peers` (world ranks, this host) that sleeps. One fence for all of
   // them (wakeup.h's handshake; the waiter re-checks after its heavy
-  // fence, through a progress source added after this transport's). No
-  // engine lock needed: it reads only what connect() fixed.
+  // fence, through a progress source added after this transport's). Takes
+  // the engine lock (the caller may not hold it): a peer not met yet is
+  // contacted here.
   void wake(const int* peers, size_t n);
 
   const char* name() const override { return "shm"; }
