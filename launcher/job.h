@@ -31,6 +31,7 @@ SignalSetup take_over_signals();
 struct RankDefaults {
   SignalSetup signals;
   std::optional<rlimit> file_limit;  // set when mpirun raised its own
+  std::vector<int> inherited_fds;    // inherited_descriptors() at start-up (spawn.h)
 };
 
 // A host the job lost, and why ("its node daemon was lost (connection

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "common/debug.h"
+#include "common/shm_names.h"
 #include "pmix_host.h"
 #include "spawn.h"
 
@@ -36,6 +37,14 @@ LocalRanks::~LocalRanks() {
       ::kill(-r.pid, SIGKILL);
       ::waitpid(r.pid, nullptr, 0);
     }
+  // A rank's shared-memory files stay named while it runs (its peers map
+  // them on first contact, common/shm_names.h) and it removes them in
+  // MPI_Finalize; those of a rank that died or was killed before are
+  // removed here, once it has gone.
+  int left = 0;
+  for (size_t i = 0; i < ranks_.size(); ++i)
+    if (ranks_[i].pid > 0) left += shm_names::remove_rank_files(setup_.nspace, setup_.ranks[i]);
+  if (left > 0) FERRY_DEBUG(kLaunch, "removed %d shared-memory files left by the ranks of %s", left, setup_.nspace.c_str());
 }
 
 void LocalRanks::watch(int fd, uint64_t data) {
@@ -78,7 +87,8 @@ void LocalRanks::start(int index, const Environment& base, PmixHost& server, int
                     &defaults_.signals.original_mask,
                     defaults_.signals.default_sigpipe,
                     defaults_.file_limit ? &*defaults_.file_limit : nullptr,
-                    binding != nullptr ? &binding->cpus : nullptr};
+                    binding != nullptr ? &binding->cpus : nullptr,
+                    &defaults_.inherited_fds};
   SpawnResult started = spawn_rank(launch);
   ::close(out[1]);
   ::close(err[1]);

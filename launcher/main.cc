@@ -33,6 +33,7 @@ extern char** environ;
 #include "profile_report.h"
 #include "remote_start.h"
 #include "restarts.h"
+#include "spawn.h"
 
 namespace {
 
@@ -224,6 +225,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   ensure_standard_fds();
+  const std::vector<int> inherited_fds = inherited_descriptors();
 
   std::vector<std::string> args(argv + 1, argv + argc);
   ParseOutcome parsed = parse_options(args, ferry::config::environment);
@@ -250,6 +252,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   RankDefaults defaults;
+  defaults.inherited_fds = inherited_fds;
   if (std::string problem = fit_file_limit(options.num_ranks, &defaults.file_limit); !problem.empty()) {
     std::fprintf(stderr, "%s\n", problem.c_str());
     return 1;

@@ -24,6 +24,7 @@
 #include "node_setup.h"
 #include "pmix_host.h"
 #include "request_service.h"
+#include "spawn.h"
 
 extern char** environ;
 
@@ -116,6 +117,7 @@ class NodeDaemon {
                                  std::to_string(plan_.training.master_port) + " is taken there (" + error +
                                  "); run again, or give MASTER_PORT with -x");
     }
+    defaults_.inherited_fds = inherited_descriptors();  // before the PMIx server's sockets
     defaults_.signals = take_over_signals();  // before PMIx starts its thread
     // ferryd ignored SIGPIPE from its first line (ferryd.cc), so the above
     // cannot see what its caller had: ranks get the default, as they do on

@@ -1,9 +1,12 @@
 #include "spawn.h"
 
+#include <dirent.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -57,6 +60,16 @@ FERRY_CHILD_CODE int child_main(void* arg) {
   if (::getppid() != a->parent) _exit(127);
   if (l.stdin_fd != 0 && ::dup2(l.stdin_fd, 0) < 0) fail(a, "dup2");
   if (::dup2(l.stdout_fd, 1) < 0 || ::dup2(l.stderr_fd, 2) < 0) fail(a, "dup2");
+  // mpirun's own descriptors (spawn.h): all but those it inherited. A
+  // kernel without close_range (before 5.9) leaves them, as before.
+  if (l.inherited != nullptr) {
+    unsigned from = 3;
+    for (int fd : *l.inherited) {
+      if (static_cast<unsigned>(fd) > from) ::syscall(SYS_close_range, from, static_cast<unsigned>(fd) - 1, 0u);
+      if (static_cast<unsigned>(fd) >= from) from = static_cast<unsigned>(fd) + 1;
+    }
+    ::syscall(SYS_close_range, from, ~0u, 0u);
+  }
   if (l.default_sigpipe) {
     struct sigaction dfl = {};
     dfl.sa_handler = SIG_DFL;
@@ -80,6 +93,20 @@ FERRY_CHILD_CODE int child_main(void* arg) {
 alignas(64) char child_stack[64 * 1024];
 
 }  // namespace
+
+std::vector<int> inherited_descriptors() {
+  std::vector<int> fds;
+  if (DIR* dir = ::opendir("/proc/self/fd")) {
+    int own = ::dirfd(dir);
+    while (dirent* e = ::readdir(dir)) {
+      int fd = std::atoi(e->d_name);
+      if (e->d_name[0] != '.' && fd != own && fd > 2) fds.push_back(fd);
+    }
+    ::closedir(dir);
+  }
+  std::sort(fds.begin(), fds.end());
+  return fds;
+}
 
 SpawnResult spawn_rank(const RankLaunch& launch) {
   ChildArgs args{&launch, ::getpid(), 0, ""};

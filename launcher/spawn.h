@@ -9,6 +9,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <vector>
+
 namespace ferry::launcher {
 
 struct RankLaunch {
@@ -25,6 +27,10 @@ struct RankLaunch {
   // The cpus the rank may run on (--bind-to); nullptr: not bound. Last, so
   // that launches written without it keep compiling.
   const cpu_set_t* cpu_set = nullptr;
+  // With `inherited`, the rank closes every descriptor above 2 but these
+  // (ascending: those mpirun itself inherited, inherited_descriptors())
+  // before exec; nullptr: it closes none.
+  const std::vector<int>* inherited = nullptr;
 };
 
 struct SpawnResult {
@@ -38,5 +44,13 @@ struct SpawnResult {
 // rank as a session: spawn.cc), with PR_SET_PDEATHSIG so that it dies with
 // mpirun even if mpirun is killed with SIGKILL.
 SpawnResult spawn_rank(const RankLaunch& launch);
+
+// The descriptors above 2 this process holds, ascending: called at
+// start-up, before the launcher opens any of its own, so that every other
+// descriptor is the launcher's. Not all of those are close-on-exec (PMIx's
+// sockets to the ranks already connected are not), and the k-th rank
+// started inherited the k-1 before it: 1,022 descriptors in the last of
+// 1,024 ranks. Those the launcher itself inherited pass on to the ranks.
+std::vector<int> inherited_descriptors();
 
 }  // namespace ferry::launcher

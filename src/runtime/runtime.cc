@@ -23,6 +23,7 @@
 #include "p2p/engine.h"
 #include "runtime/dynamic.h"
 #include "runtime/peers.h"
+#include "runtime/phase_timer.h"
 #include "runtime/checkpoint.h"
 #include "transport/providers.h"
 #include "transport/shm/shm_transport.h"
@@ -121,7 +122,7 @@ Err choose_wait_policy() {
 // start-up needed. A peer's traffic goes to the first transport that
 // reaches it. FERRY_TRANSPORTS is the same for the whole job, so every rank
 // takes the same fences.
-Err setup_transports() {
+Err setup_transports(PhaseTimer& phases) {
   const pmi::Job& job = state.job;
   p2p::init(job.rank, job.size);
   std::vector<const transport::Provider*> enabled;
@@ -146,19 +147,24 @@ Err setup_transports() {
     if (t) state.transports.push_back(std::move(t));
     settles = settles || provider->settles;
   }
+  phases.mark("open");
   // A job of one process publishes its card too (no fence needed: nobody
   // of this job waits for it), so that jobs it spawns or connects to can
   // reach it.
   if (job.size > 1 || !job.singleton) {
     for (auto& t : state.transports)
       if (!t->publish(*state.exchange, &error)) return fail(MPI_ERR_OTHER, "%s transport: %s", t->name(), error.c_str());
+    phases.mark("publish");
     if (job.size > 1)
       if (Err e = pmi::fence(true)) return e;
+    phases.mark("fence");
     for (auto& t : state.transports)
       if (!t->connect(*state.exchange, &error)) return fail(MPI_ERR_OTHER, "%s transport: %s", t->name(), error.c_str());
+    phases.mark("connect");
     if (settles && job.size > 1) {
       if (Err e = pmi::fence(false)) return e;
       for (auto& t : state.transports) t->settled();
+      phases.mark("settle fence");
     }
   }
 
@@ -188,6 +194,7 @@ Err setup_transports() {
     if (carries[i] && shm == nullptr)
       shm = dynamic_cast<transport::shm::ShmTransport*>(state.transports[i].get());
   coll::shm::install(shm, job.rank);
+  phases.mark("routes");
   return {};
 }
 
@@ -224,9 +231,11 @@ Err start(int requested_thread_level, int* provided) {
   std::optional<device::Mode> cuda = device::mode_from_config();
   if (!cuda) return fail(MPI_ERR_ARG, "FERRY_CUDA=%s is none of auto, on, off", config::value("FERRY_CUDA").c_str());
   debug::configure();
+  PhaseTimer phases("MPI_Init");
   // Before PMIx_Init starts PMIx's thread (transport/providers.h).
   transport::prepare_providers();
   if (Err e = pmi::init(&state.job)) return e;
+  phases.mark("pmix");
   char identity[32];
   std::snprintf(identity, sizeof identity, "rank %d", state.job.rank);
   debug::set_identity(identity);
@@ -248,7 +257,8 @@ Err start(int requested_thread_level, int* provided) {
   if (Err e = choose_wait_policy()) return e;
   // GPU buffers (device/device.h): before any buffer is looked at.
   if (std::string why; !device::load(*cuda, &why)) return fail(MPI_ERR_OTHER, "%s", why.c_str());
-  if (Err e = setup_transports()) return e;
+  phases.mark("device");
+  if (Err e = setup_transports(phases)) return e;
   communicators::create_predefined(state.job.rank, state.job.size);
   state.up = true;
   // A spawned job's MPI_Init is collective with its parents' MPI_Comm_spawn
@@ -257,6 +267,8 @@ Err start(int requested_thread_level, int* provided) {
     state.up = false;
     return e;
   }
+  phases.mark("communicators");
+  phases.report();
   FERRY_DEBUG(kInit, "initialized: %d ranks, %zu on host %s", state.job.size, state.job.local_peers.size(),
               state.job.hostname.c_str());
   return {};
@@ -265,6 +277,7 @@ Err start(int requested_thread_level, int* provided) {
 // Takes the runtime down once nothing holds it. Collective over the job
 // (the fence), as MPI_Finalize is.
 Err stop() {
+  PhaseTimer phases("MPI_Finalize");
   checkpoint::finish_background_work();
   {
     // Everything we sent must leave before the connections close.
@@ -275,8 +288,10 @@ Err stop() {
       return true;
     });
   }
+  phases.mark("drain");
   // No rank closes its connections while another may still read from them.
   Err e = pmi::fence(false);
+  phases.mark("fence");
   state.up = false;
   state.stopped = true;
   progress::remove_all_sources();
@@ -286,7 +301,10 @@ Err stop() {
   p2p::finalize();
   device::unload();
   communicators::destroy_all();
+  phases.mark("teardown");
   pmi::finalize();
+  phases.mark("pmix");
+  phases.report();
   return e;
 }
 

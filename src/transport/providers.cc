@@ -13,7 +13,7 @@ namespace {
 // costs no system call. RDMA before sockets where there is a device.
 const Provider kProviders[] = {
     {"self", false, false, SelfTransport::open},
-    {"shm", true, true, shm::ShmTransport::open},
+    {"shm", true, false, shm::ShmTransport::open},
     {"verbs", true, false, verbs::VerbsTransport::open},
     {"tcp", true, false, tcp::TcpTransport::open},
 };

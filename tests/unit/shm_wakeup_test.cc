@@ -48,7 +48,7 @@ TEST(ShmWakeupTest, ABellRingsOnlyWhileItsOwnerSleeps) {
   Bell bell;
   std::string error, path = "/dev/shm" + name("bell");
   ASSERT_TRUE(doorbell.create(path, shared.word, &error)) << error;
-  ASSERT_TRUE(bell.open(path, shared.word, &error)) << error;
+  ASSERT_TRUE(bell.open(path, shared.word, true, &error)) << error;
   doorbell.unlink();
 
   bell.ring_if_asleep();  // nobody sleeps: no system call, nothing to read
@@ -67,13 +67,36 @@ TEST(ShmWakeupTest, ABellRingsOnlyWhileItsOwnerSleeps) {
   EXPECT_FALSE(readable(doorbell.fd()));
 }
 
+// A rank keeps only a few bells open (descriptors independent of the job
+// size): the others open the pipe for each ring and hold no descriptor.
+TEST(ShmWakeupTest, ABellNotKeptOpenStillRingsAndHoldsNoDescriptor) {
+  SharedWord shared;
+  Doorbell doorbell;
+  Bell bell;
+  std::string error, path = "/dev/shm" + name("unkept");
+  ASSERT_TRUE(doorbell.create(path, shared.word, &error)) << error;
+  int before = dup(0);
+  close(before);
+  ASSERT_TRUE(bell.open(path, shared.word, false, &error)) << error;
+  int after = dup(0);
+  close(after);
+  EXPECT_EQ(after, before) << "the bell kept a descriptor";
+  doorbell.arm();
+  bell.ring_if_asleep();
+  EXPECT_TRUE(readable(doorbell.fd()));
+  doorbell.woke(true);
+  after = dup(0);
+  close(after);
+  EXPECT_EQ(after, before) << "ringing left a descriptor open";
+}
+
 TEST(ShmWakeupTest, WakingDrainsThePipe) {
   SharedWord shared;
   Doorbell doorbell;
   Bell bell;
   std::string error, path = "/dev/shm" + name("drain");
   ASSERT_TRUE(doorbell.create(path, shared.word, &error)) << error;
-  ASSERT_TRUE(bell.open(path, shared.word, &error)) << error;
+  ASSERT_TRUE(bell.open(path, shared.word, true, &error)) << error;
   doorbell.unlink();
   doorbell.arm();
   bell.ring_if_asleep();
@@ -104,8 +127,8 @@ struct Pair {
     EXPECT_TRUE(b.create(name(what) + "-1", &error)) << error;
     EXPECT_TRUE(a.attach(1, name(what) + "-1", &error)) << error;
     EXPECT_TRUE(b.attach(0, name(what) + "-0", &error)) << error;
-    a.unlink();
-    b.unlink();
+    // The names stay until the transports end, as in a job: a sender backs
+    // more of its ring through the name as it reaches further.
   }
   Sink at_a, at_b;
   ShmTransport a, b;

@@ -87,6 +87,9 @@ class Ring {
   uint64_t writer_wants() const { return control_->writer_wants.load(std::memory_order_relaxed); }
 
   size_t capacity() const { return mask_ + 1; }
+  // Producer: the stream position where the next frame goes (bytes of
+  // frames written so far, rounded to lines).
+  uint64_t written() const { return head_; }
 
  private:
   std::atomic<uint64_t>& stamp_at(uint64_t position) const {

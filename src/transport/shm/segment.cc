@@ -51,6 +51,11 @@ bool Segment::map(int fd, size_t bytes, std::string* error) {
 
 bool Segment::create(const std::string& name, size_t bytes, std::string* error) {
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  // Names are made from the job's name and the rank (shm_names), unique
+  // among the jobs that run: one that exists was left by a job that was
+  // killed before it could remove it. Ours to replace.
+  if (fd < 0 && errno == EEXIST && shm_unlink(name.c_str()) == 0)
+    fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     *error = "shm_open " + name + ": " + std::strerror(errno);
     return false;
@@ -86,9 +91,15 @@ bool Segment::attach(const std::string& name, size_t bytes, std::string* error) 
 }
 
 bool Segment::back(size_t offset, size_t bytes, std::string* error) {
+  // After done_backing() the name is opened again for the call: a mapped
+  // segment keeps no descriptor, so a rank's descriptors do not grow with
+  // the peers it maps.
+  int fd = fd_;
+  if (fd < 0 && !label_.empty()) fd = shm_open(label_.c_str(), O_RDWR | O_CLOEXEC, 0);
   // posix_fallocate allocates the pages now: on a full /dev/shm it reports
   // ENOSPC here, where a store into the mapping would raise SIGBUS.
-  int rc = fd_ < 0 ? EBADF : posix_fallocate(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes));
+  int rc = fd < 0 ? errno : posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes));
+  if (fd >= 0 && fd != fd_) close(fd);
   if (rc == 0) return true;
   *error = "cannot allocate " + size_text(bytes) + " in /dev/shm for " + label_ + " (" + std::strerror(rc) +
            "); make /dev/shm larger or set FERRY_TRANSPORTS=tcp";

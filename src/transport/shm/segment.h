@@ -1,8 +1,10 @@
 // A named POSIX shared-memory segment (shm_open + mmap).
 //
-// Each rank creates one, publishes its name, and its local peers map it; the
-// owner unlinks the name once they all have, so nothing is left in /dev/shm
-// even if the job is killed later.
+// Each rank creates one under a name its local peers can compute
+// (common/shm_names.h), and a peer maps it on first contact, which may come
+// at any time in the job: the owner removes the name when its transport
+// ends (after MPI_Finalize's fence), and the launcher removes what a killed
+// job left (launcher/local_ranks.cc).
 //
 // Memory is backed by the ranges that will be used (back()), not all at
 // once: a rank's segment holds a ring for every local peer, and most pairs
@@ -29,9 +31,11 @@ class Segment {
   bool create(const std::string& name, size_t bytes, std::string* error);
   // Maps an existing segment; it must hold at least `bytes`.
   bool attach(const std::string& name, size_t bytes, std::string* error);
-  // Backs [offset, offset + bytes) with memory now (idempotent). Only until
-  // done_backing(): the segment keeps its file descriptor open for this.
+  // Backs [offset, offset + bytes) with memory now (idempotent). Until
+  // done_backing() through the descriptor kept open, after it by opening
+  // the name again (while it is linked).
   bool back(size_t offset, size_t bytes, std::string* error);
+  // Closes the descriptor: a mapped segment needs none.
   void done_backing();
   // Removes the name (the memory stays mapped until every mapping goes).
   void unlink();

@@ -3,11 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 
 #include "common/config.h"
 #include "common/debug.h"
+#include "common/shm_names.h"
+#include "progress/progress.h"
 #include "transport/shm/cma.h"
 #include "transport/shm/fence.h"
 #include "transport/traffic.h"
@@ -19,6 +24,15 @@ constexpr size_t kHeaderBytes = sizeof(PacketHeader);
 // Large payloads are published in pieces of this size, so the receiver
 // starts copying out while the sender still copies in.
 constexpr size_t kPieceBytes = 32 * 1024;
+// A ring is backed in /dev/shm this much at a time, as its sender first
+// reaches that far: a ring that carries small messages takes a few pages,
+// not 256 KiB, so a job whose every pair talks (an alltoall at 1,024 ranks
+// on a host: 1,023 rings per rank) fits in /dev/shm.
+constexpr size_t kBackStep = 16 * 1024;
+// The first step: with the control block, a page, enough for a few dozen
+// small packets (a pair that meets once in a collective: 1,023 of them per
+// rank in an exchange among all pairs of 1,024 ranks).
+constexpr size_t kFirstBacked = 4096 - sizeof(RingControl);
 
 // Why a peer may need waking after our last pass (ShmTransport::to_check_).
 constexpr uint8_t kWrote = 1;  // we published bytes into its ring
@@ -30,27 +44,40 @@ struct SegmentHeader {
   // Written once by the owner before any peer attaches.
   alignas(kCacheLine) int32_t owner_pid;
   uint64_t owner_address;  // where the owner maps this segment: a word any peer may probe with CMA
+  // How many senders have set their live word (below): the owner scans the
+  // words only when this moved, so a poll costs one load plus the rings in
+  // use, not a load per rank of the host.
+  alignas(kCacheLine) std::atomic<uint32_t> live_count;
 };
-constexpr size_t kRingsAt = (sizeof(SegmentHeader) + kCacheLine - 1) / kCacheLine * kCacheLine;
+// After the header, one word per local rank: set by that rank once it has
+// backed its ring in this segment. The receiver polls only the rings whose
+// word it has seen set, so a segment backs one line per sender, not the
+// page that each ring's first line would take (at 1,024 ranks on a host, 4
+// MiB per rank of /dev/shm).
+constexpr size_t kLiveAt = (sizeof(SegmentHeader) + kCacheLine - 1) / kCacheLine * kCacheLine;
 
 SegmentHeader* header_of(const Segment& s) { return reinterpret_cast<SegmentHeader*>(s.data()); }
+std::atomic<uint32_t>* live_of(const Segment& s) { return reinterpret_cast<std::atomic<uint32_t>*>(s.data() + kLiveAt); }
+static_assert(std::atomic<uint32_t>::is_always_lock_free, "the live words are shared between processes");
 
 // The doorbell pipe sits beside the segment: /dev/shm/<segment name>.wake
 // (shm_open's names live in /dev/shm on Linux).
-std::string doorbell_path(const std::string& segment_name) { return "/dev/shm" + segment_name + ".wake"; }
+std::string doorbell_path(const std::string& segment_name) { return shm_names::doorbell_path(segment_name); }
 
 }  // namespace
 
 struct ShmTransport::Outgoing {
   Ring ring;
-  bool backed = false;  // the ring's memory is allocated (back_ring)
+  bool backed = false;     // the ring's control block and first step are allocated (back_ring)
+  size_t data_backed = 0;  // bytes of the ring's data allocated, from its start (cover)
   SendItem* head = nullptr;
   SendItem* tail = nullptr;
   bool flushing = false;  // a packet's on_sent may queue the next one
 };
 
 struct ShmTransport::Incoming {
-  Ring ring;
+  Ring ring;  // made once live: its memory is backed only then
+  bool live = false;
   int peer = -1;
   bool in_payload = false;
   PacketHeader header{};
@@ -59,6 +86,7 @@ struct ShmTransport::Incoming {
 };
 
 struct ShmTransport::Peer {
+  bool attached = false;  // first contact made: segment mapped, bell open
   Segment segment;
   Bell bell;
   pid_t pid = 0;
@@ -94,16 +122,17 @@ ShmTransport::ShmTransport(int my_rank, int world_size, std::vector<int> local_p
   incoming_.resize(local_peers_.size());
   to_check_.resize(local_peers_.size());
   check_list_.reserve(local_peers_.size());
+  rings_at_ = (kLiveAt + local_peers_.size() * sizeof(uint32_t) + kCacheLine - 1) / kCacheLine * kCacheLine;
 }
 
 ShmTransport::~ShmTransport() = default;
 
 size_t ShmTransport::segment_bytes() const {
-  return kRingsAt + (local_peers_.size() - 1) * ring_footprint(ring_bytes_);
+  return rings_at_ + (local_peers_.size() - 1) * ring_footprint(ring_bytes_);
 }
 
 size_t ShmTransport::ring_offset(int from, int to) const {
-  return kRingsAt + slot(from, to) * ring_footprint(ring_bytes_);
+  return rings_at_ + slot(from, to) * ring_footprint(ring_bytes_);
 }
 
 bool ShmTransport::reaches(int peer) const {
@@ -116,38 +145,73 @@ bool ShmTransport::create(const std::string& name, std::string* error) {
     *error = cma_.error;
     return false;
   }
-  // Backed now: the header, and of each incoming ring its control block and
-  // first line of data, which this rank polls. A sender backs the rest of
-  // its ring before its first packet (send), so pairs that never talk cost
-  // no memory.
-  if (!own_.create(name, segment_bytes(), error) || !own_.back(0, kRingsAt, error)) return false;
-  for (size_t i = 0; i < local_peers_.size(); ++i) {
-    if (static_cast<int>(i) == my_local_) continue;
-    if (!own_.back(ring_offset(static_cast<int>(i), my_local_), sizeof(RingControl) + kCacheLine, error)) return false;
-  }
+  // Backed now: the header and the live words, which this rank polls. A
+  // sender backs its ring before its first packet (send), so pairs that
+  // never talk cost no memory.
+  if (!own_.create(name, segment_bytes(), error) || !own_.back(0, rings_at_, error)) return false;
   own_.done_backing();
   SegmentHeader* header = header_of(own_);
   header->owner_pid = static_cast<int32_t>(getpid());
   header->owner_address = reinterpret_cast<uintptr_t>(own_.data());
   if (!doorbell_.create(doorbell_path(name), &header->wake, error)) return false;
-  for (size_t i = 0; i < local_peers_.size(); ++i) {
-    if (static_cast<int>(i) == my_local_) continue;
-    incoming_[i].ring = Ring(own_.data() + ring_offset(static_cast<int>(i), my_local_), ring_bytes_);
-    incoming_[i].peer = local_peers_[i];
-  }
+  for (size_t i = 0; i < local_peers_.size(); ++i) incoming_[i].peer = local_peers_[i];
   return true;
+}
+
+void ShmTransport::find_new_senders() {
+  uint32_t count = header_of(own_)->live_count.load(std::memory_order_acquire);
+  if (count == live_seen_) return;
+  live_seen_ = count;
+  std::atomic<uint32_t>* live = live_of(own_);
+  for (size_t li = 0; li < local_peers_.size(); ++li) {
+    Incoming& in = incoming_[li];
+    // Acquire: the sender backed the ring before it set the word.
+    if (in.live || static_cast<int>(li) == my_local_ || live[li].load(std::memory_order_acquire) == 0) continue;
+    in.ring = Ring(own_.data() + ring_offset(static_cast<int>(li), my_local_), ring_bytes_);
+    in.live = true;
+    senders_.push_back(li);
+  }
 }
 
 bool ShmTransport::attach(int peer, const std::string& name, std::string* error) {
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
   Peer& p = peers_[li];
+  if (p.attached) return true;
   if (!p.segment.attach(name, segment_bytes(), error)) return false;
-  if (!p.bell.open(doorbell_path(name), &header_of(p.segment)->wake, error)) return false;
+  bool keep = bells_kept_ < kKeptBells;
+  if (!p.bell.open(doorbell_path(name), &header_of(p.segment)->wake, keep, error)) return false;
+  bells_kept_ += keep ? 1 : 0;
   p.pid = header_of(p.segment)->owner_pid;
   all_asymmetric_ = all_asymmetric_ && p.bell.asymmetric();
-  outgoing_[li].ring = Ring(p.segment.data() + ring_offset(my_local_, static_cast<int>(li)), ring_bytes_);
+  p.attached = true;
+  ++peers_mapped_;
   probe_cma(li);
   return true;
+}
+
+bool ShmTransport::contact(size_t li, std::string* error) {
+  if (peers_[li].attached) return true;
+  int peer = local_peers_[li];
+  if (nspace_.empty()) {
+    *error = "rank " + std::to_string(peer) + ": not attached (no job name to compute its segment's from)";
+    return false;
+  }
+  if (!attach(peer, shm_names::segment(nspace_, peer), error)) {
+    *error = "rank " + std::to_string(peer) + ": " + *error;
+    return false;
+  }
+  FERRY_DEBUG(kP2p, "shm: first contact with rank %d (%zu of %zu local peers mapped)", peer, peers_mapped_,
+              local_peers_.size() - 1);
+  return true;
+}
+
+void ShmTransport::contact_or_fail(size_t li) {
+  std::string error;
+  if (contact(li, &error)) return;
+  error = "shared memory: " + error;
+  if (fatal_) fatal_(error);
+  std::fprintf(stderr, "ferry: %s\n", error.c_str());
+  std::abort();
 }
 
 void ShmTransport::probe_cma(size_t li) {
@@ -169,33 +233,37 @@ void ShmTransport::probe_cma(size_t li) {
     return;
   }
   p.cma = kCmaWorks;
-  if (cma_.mode == CmaOptions::kAuto) {
-    // Pinning pages costs the same for every peer: measure once, on the
-    // first one, over the start of its rings (4 KiB pages of shared
-    // memory). Every rank measures over the same range of its first peer,
-    // so that peer maps and backs it once, not once per rank.
-    if (cma_wins_ < 0) {
-      std::string error;
-      size_t n = std::min<size_t>(128 * 1024, segment_bytes() - kRingsAt);
-      if (!p.segment.back(kRingsAt, n, &error)) {
-        FERRY_DEBUG(kP2p, "shm: CMA calibration skipped: %s", error.c_str());
-      } else {
-        cma::Rates r = cma::calibrate(p.pid, header->owner_address + kRingsAt, p.segment.data() + kRingsAt, n);
-        // The ring copies every byte twice (in, then out), CMA once: CMA
-        // takes less CPU time once it runs at more than half memcpy's speed.
-        cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
-        FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
-                    r.memcpy / 1e9, cma_wins_ ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
-      }
-    }
-    if (cma_wins_ == 0) p.cma = kCmaSlower;
-  }
+  if (cma_.mode == CmaOptions::kAuto && cma_wins_ == 0) p.cma = kCmaSlower;
   if (!say) return;
   if (p.cma == kCmaWorks)
     debug::print("peer %d via shm: large messages single-copy (process_vm_readv) from %zu bytes", peer,
                  cma_.threshold);
   else
     debug::print("peer %d via shm: CMA slower than the ring here, large messages pipelined through the ring", peer);
+}
+
+void ShmTransport::calibrate_cma(size_t li) {
+  if (cma_.mode != CmaOptions::kAuto || cma_wins_ >= 0) return;
+  Peer& p = peers_[li];
+  // Pinning pages costs the same for every peer: measure once, on the peer
+  // of the first large message, over the start of its rings (4 KiB pages
+  // of shared memory). Not at first contact: a job that sends no large
+  // message (or a rank that meets many peers) backs nothing for it.
+  std::string error;
+  size_t n = std::min<size_t>(128 * 1024, segment_bytes() - rings_at_);
+  if (!p.segment.back(rings_at_, n, &error)) {
+    FERRY_DEBUG(kP2p, "shm: CMA calibration skipped: %s", error.c_str());
+    return;
+  }
+  cma::Rates r = cma::calibrate(p.pid, header_of(p.segment)->owner_address + rings_at_, p.segment.data() + rings_at_, n);
+  // The ring copies every byte twice (in, then out), CMA once: CMA
+  // takes less CPU time once it runs at more than half memcpy's speed.
+  cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
+  FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
+              r.memcpy / 1e9, cma_wins_ ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
+  if (cma_wins_ == 0)
+    for (Peer& q : peers_)
+      if (q.cma == kCmaWorks) q.cma = kCmaSlower;
 }
 
 void ShmTransport::unlink() {
@@ -205,17 +273,23 @@ void ShmTransport::unlink() {
 
 std::optional<Reach> ShmTransport::reach(int peer) const {
   if (!reaches(peer)) return std::nullopt;
-  // Single copy from the first size where cross-memory attach is allowed
-  // and wins (probe_cma); expose() re-checks for every message.
+  // Single copy from the threshold on where cross-memory attach is allowed
+  // and wins. That is learnt at first contact and at the first large
+  // message (probe_cma, calibrate_cma): before, it is offered unless off,
+  // and expose() checks it for every message.
   const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
-  return Reach{kEagerLimit, p.cma == kCmaWorks ? cma_.threshold : SIZE_MAX, cuda_ipc_.threshold()};
+  bool single_copy = p.attached ? p.cma == kCmaWorks : cma_.mode != CmaOptions::kOff;
+  return Reach{kEagerLimit, single_copy ? cma_.threshold : SIZE_MAX, cuda_ipc_.threshold()};
 }
 
 bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
   if (reaches(peer) && local.kind == MemoryKind::kDevice) return n >= cuda_ipc_.threshold() && cuda_ipc_.expose(local, remote);
-  if (!reaches(peer) || local.kind != MemoryKind::kHost) return false;
-  const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
-  if (p.cma != kCmaWorks || n < cma_.threshold) return false;
+  if (!reaches(peer) || local.kind != MemoryKind::kHost || n < cma_.threshold || cma_.mode == CmaOptions::kOff)
+    return false;
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+  contact_or_fail(li);
+  calibrate_cma(li);
+  if (peers_[li].cma != kCmaWorks) return false;
   remote->address = reinterpret_cast<uintptr_t>(local.data);
   remote->kind = MemoryKind::kHost;
   remote->key_bytes = 0;
@@ -231,7 +305,9 @@ Started ShmTransport::start_write(OneSided* op) { return copy_with_cma(op, cma::
 Started ShmTransport::copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, void*, size_t)) {
   if (!reaches(op->peer) || op->local.kind != MemoryKind::kHost || op->remote.kind != MemoryKind::kHost)
     return Started::kUnsupported;
-  Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(op->peer)])];
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(op->peer)]);
+  contact_or_fail(li);
+  Peer& p = peers_[li];
   if (p.cma != kCmaWorks) return Started::kUnsupported;
   if (op->bytes == 0) return Started::kDone;
   int e = copy(p.pid, op->remote.address, op->local.data, op->bytes);
@@ -247,11 +323,40 @@ Started ShmTransport::copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, v
 bool ShmTransport::back_ring(size_t li, std::string* error) {
   Outgoing& out = outgoing_[li];
   if (out.backed) return true;
+  if (!contact(li, error)) return false;
   Segment& segment = peers_[li].segment;
-  if (!segment.back(ring_offset(my_local_, static_cast<int>(li)), ring_footprint(ring_bytes_), error)) return false;
+  size_t at = ring_offset(my_local_, static_cast<int>(li));
+  out.data_backed = std::min(kFirstBacked, ring_bytes_);
+  if (!segment.back(at, sizeof(RingControl) + out.data_backed, error)) return false;
   segment.done_backing();
+  out.ring = Ring(segment.data() + at, ring_bytes_);
+  // Release: the receiver makes its view of the ring (reading its control
+  // block) only after it sees the word.
+  live_of(segment)[static_cast<size_t>(my_local_)].store(1, std::memory_order_release);
+  header_of(segment)->live_count.fetch_add(1, std::memory_order_release);
   out.backed = true;
+  receivers_.push_back(li);
   return true;
+}
+
+void ShmTransport::cover(size_t li, size_t n) {
+  Outgoing& out = outgoing_[li];
+  if (out.data_backed == ring_bytes_) return;
+  // The frame (stamp, n bytes, to the end of its line) and the line after
+  // it, where the receiver polls for the next stamp. Positions past the
+  // first lap wrap onto memory already backed.
+  uint64_t need = out.ring.written() + (sizeof(uint64_t) + n + kCacheLine - 1) / kCacheLine * kCacheLine + kCacheLine;
+  if (need <= out.data_backed) return;
+  size_t want = std::min<uint64_t>(ring_bytes_, (need + kBackStep - 1) / kBackStep * kBackStep);
+  std::string error;
+  size_t at = ring_offset(my_local_, static_cast<int>(li)) + sizeof(RingControl);
+  if (!peers_[li].segment.back(at + out.data_backed, want - out.data_backed, &error)) {
+    error = "shared memory: rank " + std::to_string(local_peers_[li]) + ": " + error;
+    if (fatal_) fatal_(error);
+    std::fprintf(stderr, "ferry: %s\n", error.c_str());
+    std::abort();
+  }
+  out.data_backed = want;
 }
 
 const char* ShmTransport::send(int peer, SendItem* item) {
@@ -286,6 +391,7 @@ int ShmTransport::flush(size_t li) {
     // both in one cache-line transfer (ring.h).
     uint64_t total = kHeaderBytes + item->header.payload_bytes;
     if (item->sent == 0) {
+      cover(li, total <= kPieceBytes ? total : kHeaderBytes);
       if (total <= kPieceBytes && out.ring.write_all(&item->header, kHeaderBytes, item->payload, total - kHeaderBytes)) {
         item->sent = total;
       } else if (out.ring.write_all(&item->header, kHeaderBytes)) {
@@ -298,6 +404,7 @@ int ShmTransport::flush(size_t li) {
     while (item->sent < total) {
       uint64_t done = item->sent - kHeaderBytes;
       size_t want = static_cast<size_t>(std::min<uint64_t>(total - item->sent, kPieceBytes));
+      cover(li, want);
       size_t n = out.ring.write(static_cast<const char*>(item->payload) + done, want);
       item->sent += n;
       wrote = wrote || n > 0;
@@ -391,7 +498,11 @@ void ShmTransport::ring_sleepers() {
       uint64_t wants = incoming_[li].ring.writer_wants();
       wake = wants != 0 && incoming_[li].ring.free_space() >= wants;
     }
-    if (wake) peers_[li].bell.ring_if_asleep();
+    if (wake) {
+      // A writer waiting on us may be one we never wrote to.
+      contact_or_fail(li);
+      peers_[li].bell.ring_if_asleep();
+    }
     to_check_[li] = 0;
   }
   check_list_.clear();
@@ -399,9 +510,9 @@ void ShmTransport::ring_sleepers() {
 
 int ShmTransport::progress() {
   int events = 0;
-  for (size_t i = 0; i < local_peers_.size(); ++i) {
-    if (static_cast<int>(i) == my_local_) continue;
-    events += drain(i);
+  find_new_senders();
+  for (size_t i : senders_) events += drain(i);
+  for (size_t i : receivers_) {
     Outgoing& out = outgoing_[i];
     if (out.head != nullptr && !out.flushing) events += flush(i);
   }
@@ -411,9 +522,16 @@ int ShmTransport::progress() {
 }
 
 void ShmTransport::wake(const int* peers, size_t n) {
+  // First contact changes the peer table, which a thread driving the engine
+  // may be using (a no-op unless threads do).
+  progress::Lock lock;
   fence::light(all_asymmetric_);
-  for (size_t i = 0; i < n; ++i)
-    if (reaches(peers[i])) peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peers[i])])].bell.ring_if_asleep();
+  for (size_t i = 0; i < n; ++i) {
+    if (!reaches(peers[i])) continue;
+    size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peers[i])]);
+    contact_or_fail(li);
+    peers_[li].bell.ring_if_asleep();
+  }
 }
 
 bool ShmTransport::arm_wakeup() {
@@ -422,15 +540,15 @@ bool ShmTransport::arm_wakeup() {
   doorbell_.arm();
   // Re-check after the fence in arm(): anything a peer published before it
   // saw us asleep is visible now (wakeup.h).
-  for (size_t i = 0; i < local_peers_.size(); ++i) {
-    if (static_cast<int>(i) == my_local_) continue;
+  find_new_senders();
+  bool work = false;
+  for (size_t i : senders_) work = work || incoming_[i].ring.readable() > 0;
+  for (size_t i : receivers_) {
     uint64_t wants = outgoing_[i].ring.writer_wants();
-    if (incoming_[i].ring.readable() > 0 || (wants != 0 && outgoing_[i].ring.free_space() >= wants)) {
-      doorbell_.woke(false);
-      return false;
-    }
+    work = work || (wants != 0 && outgoing_[i].ring.free_space() >= wants);
   }
-  return true;
+  if (work) doorbell_.woke(false);
+  return !work;
 }
 
 }  // namespace ferry::transport::shm

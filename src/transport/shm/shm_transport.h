@@ -1,12 +1,21 @@
 // The shared-memory transport: packets between ranks on the same host.
 //
 // Every rank owns one segment: a header (its wake word, transport/shm/wakeup.h,
-// and its pid for cross-memory attach) and one ring per local sender (so N-1
-// rings, memory linear in the local peers only), each backed with memory
-// only once its sender first sends. A sender writes into its
-// ring in the receiver's segment and the receiver copies out, straight into
+// and its pid for cross-memory attach), a table of one `live` word per local
+// sender, and one ring per local sender, each backed with memory only once
+// its sender first sends (then it sets its live word; the receiver polls
+// only the rings whose word it has seen set), and only as far as the
+// sender's frames have reached (a page, then 16 KiB at a time). A sender
+// writes into its ring in the receiver's segment and the receiver copies out, straight into
 // the packet's destination. That is two copies and no system call per
-// message. A packet larger than the free space goes in pieces as the
+// message.
+//
+// Nothing is done per pair at start-up: a rank creates its own segment
+// under a name every local peer can compute (common/shm_names.h), and maps
+// a peer's segment on first contact (a packet to send, a sleeper to wake, a
+// one-sided copy). A job of N ranks on a host that talk along a tree or a
+// ring maps O(N log N) segments in all, not N^2, and a rank holds a bounded
+// number of descriptors (kKeptBells doorbells open, no segment's). A packet larger than the free space goes in pieces as the
 // receiver drains it, so one ring carries messages of any size, in send
 // order (FIFO per peer, as the engine requires).
 //
@@ -22,6 +31,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +48,9 @@ constexpr size_t kDefaultRingBytes = 256 * 1024;
 // Same-host messages up to this size go eagerly: one copy into the ring,
 // one out, buffered at the receiver if unexpected.
 constexpr size_t kEagerLimit = 64 * 1024;
+// Doorbells of peers a rank keeps open; the others are opened for each
+// ring (only when the peer sleeps, so a system call is being paid anyway).
+constexpr int kKeptBells = 32;
 
 // Cross-memory attach (FERRY_SHM_CMA, FERRY_SHM_CMA_THRESHOLD).
 struct CmaOptions {
@@ -64,27 +77,31 @@ class ShmTransport final : public Transport {
   // Creates this rank's segment under `name`, and its doorbell beside it
   // (before the peers attach).
   bool create(const std::string& name, std::string* error);
-  // Maps the segment of local peer `peer` (world rank), published as `name`.
+  // Maps the segment of local peer `peer` (world rank), created as `name`
+  // (done on first contact by the transport itself; tests call it).
   bool attach(int peer, const std::string& name, std::string* error);
-  // Removes our segment's and doorbell's names, once every local peer has attached.
+  // Removes our segment's and doorbell's names (when the transport ends:
+  // peers may make first contact until the finalize fence).
   void unlink();
+  // How many local peers' segments this rank has mapped.
+  size_t peers_mapped() const { return peers_mapped_; }
   // True if `peer` is a local peer this transport reaches.
   bool reaches(int peer) const;
   // For others that publish to local peers through shared memory of their
   // own (coll/shm): after storing what a peer may wait for, wakes each of
   // `peers` (world ranks, this host) that sleeps. One fence for all of
   // them (wakeup.h's handshake; the waiter re-checks after its heavy
-  // fence, through a progress source added after this transport's). No
-  // engine lock needed: it reads only what connect() fixed.
+  // fence, through a progress source added after this transport's). Takes
+  // the engine lock (the caller may not hold it): a peer not met yet is
+  // contacted here.
   void wake(const int* peers, size_t n);
 
   const char* name() const override { return "shm"; }
-  // Joining the job (shm_provider.cc): publish creates our segment and names
-  // it in our card, connect maps every local peer's, settled removes the
-  // names once all have mapped ours, so nothing outlives the job.
+  // Joining the job (shm_provider.cc): publish creates our segment (the
+  // fence that follows makes every segment exist before anyone maps one);
+  // connect has nothing to do: peers are mapped on first contact.
   bool publish(Exchange& exchange, std::string* error) override;
   bool connect(Exchange& exchange, std::string* error) override;
-  void settled() override { unlink(); }
   std::optional<Reach> reach(int peer) const override;
   const char* send(int peer, SendItem* item) override;
   int progress() override;
@@ -124,11 +141,28 @@ class ShmTransport final : public Transport {
   void probe_cma(size_t li);
   // A one-sided copy with process_vm_readv or _writev (cma::read, cma::write).
   Started copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, void*, size_t));
-  // Allocates our ring in peer `li`'s segment, once, before its first use.
+  // Allocates our ring's control block and first kBackStep of data in peer
+  // `li`'s segment, once, before its first use.
   bool back_ring(size_t li, std::string* error);
+  // Before writing a frame of `n` stream bytes to peer `li`: allocates the
+  // ring's data that far (and the line after), in kBackStep steps, while
+  // the first lap has not covered it all; the job ends if /dev/shm is full.
+  void cover(size_t li, size_t n);
+  // Maps peer `li`'s segment and opens its doorbell if not done yet (first
+  // contact); the segment's name is computed (shm_names).
+  bool contact(size_t li, std::string* error);
+  // contact(), or the job ends: a peer we cannot reach would hang.
+  void contact_or_fail(size_t li);
+  // FERRY_SHM_CMA=auto: times CMA against the ring once, on the first large
+  // message (cma_wins_).
+  void calibrate_cma(size_t li);
+  // Adds to senders_ the peers that have set their live word since the last
+  // look (one load when none has).
+  void find_new_senders();
 
   int my_rank_;
   int my_local_ = -1;
+  size_t rings_at_ = 0;  // where the rings start in a segment (after the live table)
   std::vector<int> local_peers_;
   std::vector<int> local_index_;  // by world rank, -1 if not on this host
   PacketHandler* handler_;
@@ -142,10 +176,21 @@ class ShmTransport final : public Transport {
   std::vector<Incoming> incoming_;   // by local index
   std::vector<uint8_t> to_check_;    // by local index: kWrote | kFreed since the last fence
   std::vector<size_t> check_list_;   // the local indices with to_check_ set
+  // What progress() and arm_wakeup() look at: the peers that write to us
+  // (their live word seen) and those we write to (ring backed), so that a
+  // poll costs what the rank's traffic needs, not a look at every rank of
+  // the host.
+  std::vector<size_t> senders_;
+  std::vector<size_t> receivers_;
+  uint32_t live_seen_ = 0;  // the live_count that senders_ reflects
   uint64_t queued_items_ = 0;
   std::string send_error_;  // what send() returned, kept alive for the caller
   bool all_asymmetric_ = true;  // every peer attached so far sleeps with membarrier (fence.h)
-  std::string segment_name_;    // made by publish()
+  std::string segment_name_;    // made by open()
+  std::string nspace_;          // peers' segment names are computed from it (open())
+  std::function<void(const std::string&)> fatal_;  // ends the job (open(); abort() without)
+  size_t peers_mapped_ = 0;
+  int bells_kept_ = 0;  // doorbells kept open, at most kKeptBells
 };
 
 }  // namespace ferry::transport::shm

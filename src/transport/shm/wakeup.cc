@@ -66,18 +66,28 @@ Bell::~Bell() {
 Bell& Bell::operator=(Bell&& other) noexcept {
   std::swap(word_, other.word_);
   std::swap(fd_, other.fd_);
+  std::swap(path_, other.path_);
   std::swap(asymmetric_, other.asymmetric_);
   return *this;
 }
 
-bool Bell::open(const std::string& path, WakeWord* word, std::string* error) {
-  // Read-write too: the pipe always has a reader, so a late byte to a rank
-  // that has exited neither blocks nor raises SIGPIPE.
-  fd_ = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd_ < 0) {
-    *error = "open " + path + ": " + std::strerror(errno);
-    return false;
+namespace {
+
+// Read-write too: the pipe always has a reader, so a late byte to a rank
+// that has exited neither blocks nor raises SIGPIPE.
+int open_pipe(const std::string& path) { return ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC); }
+
+}  // namespace
+
+bool Bell::open(const std::string& path, WakeWord* word, bool keep_open, std::string* error) {
+  if (keep_open) {
+    fd_ = open_pipe(path);
+    if (fd_ < 0) {
+      *error = "open " + path + ": " + std::strerror(errno);
+      return false;
+    }
   }
+  path_ = path;
   word_ = word;
   asymmetric_ = word->asymmetric != 0 && fence::enable_asymmetric();
   return true;
@@ -86,9 +96,11 @@ bool Bell::open(const std::string& path, WakeWord* word, std::string* error) {
 void Bell::ring() {
   if (word_->rung.exchange(1, std::memory_order_seq_cst) != 0) return;
   char one = 1;
+  int fd = fd_ >= 0 ? fd_ : open_pipe(path_);
   // EAGAIN: the pipe is full of bytes nobody drained yet; the owner wakes anyway.
-  ssize_t ignored = write(fd_, &one, 1);
+  ssize_t ignored = write(fd, &one, 1);
   (void)ignored;
+  if (fd != fd_ && fd >= 0) close(fd);
 }
 
 }  // namespace ferry::transport::shm

@@ -84,7 +84,11 @@ class Bell {
   Bell(Bell&& other) noexcept { *this = std::move(other); }
   Bell& operator=(Bell&& other) noexcept;
 
-  bool open(const std::string& path, WakeWord* word, std::string* error);
+  // With `keep_open`, the pipe stays open for every ring; without, each
+  // ring opens it, writes and closes it again (a rank keeps a bounded
+  // number of bells open, so that its descriptors do not grow with the
+  // job: a rank may have to wake every peer on the host).
+  bool open(const std::string& path, WakeWord* word, bool keep_open, std::string* error);
   // Whether fence::light() toward this owner may be a compiler barrier.
   bool asymmetric() const { return asymmetric_; }
   // Call after fence::light() that follows the store the owner waits for.
@@ -96,6 +100,7 @@ class Bell {
   void ring();
   WakeWord* word_ = nullptr;
   int fd_ = -1;
+  std::string path_;  // opened at each ring when fd_ is not kept
   bool asymmetric_ = false;
 };
 
