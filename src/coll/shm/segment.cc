@@ -70,8 +70,6 @@ bool eligible(Communicator* c) {
   return s->status == State::Status::kEligible || s->status == State::Status::kReady;
 }
 
-size_t capacity(Communicator* c) { return eligible(c) ? configured_cell_bytes() : 0; }
-
 void CommSegment::wake_others() { wake(others_.data(), others_.size()); }
 
 void CommSegment::wait_cell_free(uint64_t s) const {
@@ -96,6 +94,8 @@ void CommSegment::publish_and_leave(uint64_t s) {
 }
 
 void CommSegment::wait_arrived(int r, uint64_t s) const { wait_at_least(lines_[r].arrived, s); }
+
+void CommSegment::wait_recorded(int r, uint64_t s) const { wait_at_least(lines_[r].recorded[s % kSlots], 2 * s); }
 
 CommSegment* segment_for(Communicator* c) {
   State* st = state_of(c);

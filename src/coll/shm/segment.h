@@ -1,5 +1,6 @@
 // A communicator's shared-memory collective segment (coll/shm), made at
-// its first blocking collective that selects a shared-memory algorithm.
+// its first blocking collective that has a shared-memory algorithm,
+// whatever the call's size (coll/collectives.cc, segment_if_possible).
 //
 // Layout, for the communicator's n ranks (all on this host):
 //   n flag lines, one 64-byte line per rank, written only by that rank:
@@ -42,9 +43,13 @@ namespace ferry::coll::shm {
 struct alignas(64) FlagLine {
   std::atomic<uint64_t> arrived;
   std::atomic<uint64_t> left;
-  // Packed bytes in each of the rank's cells (written before `arrived`):
-  // a receiver whose count is smaller than the sender's finds out.
+  // What the rank passed to operation s, per slot (agreement.h): its
+  // bytes, and `recorded` = 2s, or 2s + 1 when it runs the operation by
+  // message. Written before `arrived` (writers) or after the first wait
+  // (readers), always once every rank has left s - kSlots, so that
+  // nobody still reads what operation s - kSlots recorded there.
   std::atomic<uint64_t> bytes[2];
+  std::atomic<uint64_t> recorded[2];
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags are shared between processes");
 
@@ -77,7 +82,20 @@ class CommSegment {
   size_t bytes_in(int r, uint64_t s) const {
     return lines_[r].bytes[s % kSlots].load(std::memory_order_relaxed);
   }
-  void set_bytes(uint64_t s, size_t bytes) { lines_[me_].bytes[s % kSlots].store(bytes, std::memory_order_relaxed); }
+  // Records my bytes of operation s, and whether I run it by message
+  // (agreement.h). A writer records before publish(); a reader once it has
+  // seen a writer of operation s arrive (which waited for wait_cell_free).
+  void record(uint64_t s, size_t bytes, bool by_message = false) {
+    lines_[me_].bytes[s % kSlots].store(bytes, std::memory_order_relaxed);
+    lines_[me_].recorded[s % kSlots].store(2 * s + (by_message ? 1 : 0), std::memory_order_release);
+  }
+  // Whether rank r recorded operation s as run by message (after
+  // wait_arrived(r, s) or wait_recorded(r, s)).
+  bool by_message(int r, uint64_t s) const {
+    return (lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) & 1) != 0;
+  }
+  // Waits until rank r has recorded operation s.
+  void wait_recorded(int r, uint64_t s) const;
 
  private:
   friend CommSegment* segment_for(Communicator* c);
@@ -98,8 +116,6 @@ class CommSegment {
 // with FERRY_COLL_SHM on, and no failed attempt to make its segment. Every
 // rank computes the same answer. Cheap after the first call (cached).
 bool eligible(Communicator* c);
-// Cell bytes every rank uses (FERRY_COLL_SHM_CELL), 0 if not eligible.
-size_t capacity(Communicator* c);
 
 // The segment, made now if it is not yet (collective: every rank of `c`
 // calls it at the same operation); nullptr if it could not be made, which
