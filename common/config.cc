@@ -123,6 +123,9 @@ constexpr std::array kSettings = {
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (two cells per rank); "
             "a collective whose data does not fit uses messages. The same on every rank"},
+    Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
+            "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
+            "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},
     Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination, shared_memory or auto"},
     Setting{"FERRY_BCAST_ALGORITHM", "auto",
             "Bcast algorithm: binomial, scatter_ring_allgather, pipelined_chain or auto"},

@@ -20,14 +20,19 @@
 //
 // Memory: n x (64 + kSlots x cell_bytes) bytes per communicator and host,
 // FERRY_COLL_SHM_CELL bytes per cell (default 16 KiB: 2 ranks 64 KiB,
-// 8 ranks 256 KiB), made only for communicators that use it.
+// 8 ranks 256 KiB), made only for communicators that use collectives, and
+// at most FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
+// communicators beyond it use messages (every rank of the communicator
+// learns it alike in the creation's allreduce).
 //
 // Creation (blocking, collective): rank 0 creates and sizes a named
 // segment, broadcasts its name, every rank maps it, an allreduce agrees
 // that all did (else nobody uses it and the communicator keeps the
 // message-based algorithms), and rank 0 removes the name: nothing outlives
 // the job in /dev/shm. Both steps use the message-based algorithms (the
-// segment is not ready yet). Freed with the communicator (unmapped).
+// segment is not ready yet). Freed with the communicator (unmapped, its
+// room under the cap given back) at MPI_Comm_free, once no request refers
+// to it.
 #pragma once
 
 #include <atomic>
