@@ -15,7 +15,6 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "mpi.h"
-#include "progress/progress.h"
 
 namespace ferry::coll::shm {
 namespace {
@@ -69,12 +68,11 @@ bool enabled() {
 State* state_of(Communicator* c) {
   if (!c->coll_state) {
     auto s = std::make_shared<State>();
-    // Not under MPI_THREAD_MULTIPLE yet: tests/mpi/comm/comm_threads.c (each
-    // thread creating communicators from its own parent) hangs with shared
-    // memory and has not been understood; the thread level is the same on
-    // every rank of the programs that ask for it.
-    bool all_here = !c->inter && c->size >= 2 && c->fixed_collective_tag < 0 && enabled() && installed() &&
-                    !progress::threads_enabled;
+    // Under MPI_THREAD_MULTIPLE too: threads may run collectives on
+    // different communicators at once (each has its own segment, numbering
+    // and State; MPI-4.0 §11.6.2 forbids concurrent calls on the same one),
+    // and their waits share the engine as host.cc's Recheck explains.
+    bool all_here = !c->inter && c->size >= 2 && c->fixed_collective_tag < 0 && enabled() && installed();
     for (int r = 0; all_here && r < c->size; ++r) all_here = shares_memory(c->world_rank(r));
     s->status = all_here ? State::Status::kEligible : State::Status::kIneligible;
     c->coll_state = s;
