@@ -10,17 +10,21 @@
 namespace ferry::coll::shm {
 namespace {
 
-// Blocks of the other ranks into recvbuf, in rank order.
-Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
+// Blocks of the other ranks into recvbuf, in rank order. `recorded`: I
+// have recorded operation s already (allgather: before publishing).
+Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype,
+            bool recorded) {
   Err first;
   const size_t want = recvtype->bytes(recvcount);
-  bool recorded = false;
   for (int r = 0; r < seg.size(); ++r) {
     if (r == seg.rank()) continue;
     seg.wait_arrived(r, s);
     // A gather's root writes no cell: it records once a writer has arrived
-    // (segment.h, record()); allgather's ranks recorded before publishing.
-    if (!recorded) seg.record(s, want), recorded = true;
+    // (segment.h, record()).
+    if (!recorded) {
+      seg.record(s, want);
+      recorded = true;
+    }
     Err e = check(seg, r, s, want);
     if (e.ok())
       e = from_cell(seg.cell(r, s), want,
@@ -53,7 +57,7 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
     return e;
   }
   Err e = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  Err rest = collect(seg, s, recvbuf, recvcount, recvtype);
+  Err rest = collect(seg, s, recvbuf, recvcount, recvtype, false);
   seg.leave(s);
   return e.ok() ? std::move(rest) : std::move(e);
 }
@@ -72,7 +76,7 @@ Err allgather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const 
   seg.record(s, t->bytes(n));
   seg.publish(s);
   Err own = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  Err rest = collect(seg, s, recvbuf, recvcount, recvtype);
+  Err rest = collect(seg, s, recvbuf, recvcount, recvtype, true);
   seg.leave(s);
   if (!e.ok()) return e;
   return own.ok() ? std::move(rest) : std::move(own);
