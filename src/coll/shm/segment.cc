@@ -70,8 +70,9 @@ State* state_of(Communicator* c) {
     auto s = std::make_shared<State>();
     // Under MPI_THREAD_MULTIPLE too: threads may run collectives on
     // different communicators at once (each has its own segment, numbering
-    // and State; MPI-4.0 §11.6.2 forbids concurrent calls on the same one),
-    // and their waits share the engine as host.cc's Recheck explains.
+    // and State; on one communicator the program must order its threads'
+    // collective calls, MPI-3.1 §12.4.2), and their waits share the engine
+    // as host.cc's Recheck explains.
     bool all_here = !c->inter && c->size >= 2 && c->fixed_collective_tag < 0 && enabled() && installed();
     for (int r = 0; all_here && r < c->size; ++r) all_here = shares_memory(c->world_rank(r));
     s->status = all_here ? State::Status::kEligible : State::Status::kIneligible;
