@@ -120,16 +120,15 @@ constexpr std::array kSettings = {
     Setting{"FERRY_COLL_MAX_SEGMENTS", "2",
             "Most segments the allreduce ring cuts one rank's block into (0: no limit); a larger block gets "
             "segments larger than FERRY_COLL_SEGMENT_SIZE; the same on every rank"},
-    // Off until two known faults are fixed: ranks whose counts disagree across
-    // the cell size wait for each other forever (messages on one side, the
-    // segment on the other) instead of failing, and mpi.comm_threads hung with
-    // it under MPI_THREAD_MULTIPLE (where it is now never used).
-    Setting{"FERRY_COLL_SHM", "off",
+    Setting{"FERRY_COLL_SHM", "on",
             "Shared-memory collectives among the ranks of a communicator that all share one host (coll/shm): on "
-            "or off (default off: experimental, see README \"Collectives\"); the same on every rank"},
+            "or off (README \"Collectives\"); the same on every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (two cells per rank); "
             "a collective whose data does not fit uses messages. The same on every rank"},
+    Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
+            "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
+            "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},
     Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination, shared_memory or auto"},
     Setting{"FERRY_BCAST_ALGORITHM", "auto",
             "Bcast algorithm: binomial, scatter_ring_allgather, pipelined_chain or auto"},

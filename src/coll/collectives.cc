@@ -34,6 +34,7 @@
 #include "coll/scatter/algorithms.h"
 #include "coll/schedule.h"
 #include "coll/select.h"
+#include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/segment.h"
 #include "coll/typed_buffer.h"
@@ -103,30 +104,47 @@ Err run(Communicator* c, Launch how, Build&& build) {
   }
 }
 
-// Whether coll/shm could run this call: blocking, and `cell_bytes` (what
-// one rank must put in its cell) fits. Host memory only: while a GPU driver
-// is loaded a rank may pass device buffers, which loads and stores cannot
-// touch, so the message-based algorithms (which know device memory) run.
-bool shared_fits(Communicator* c, Launch how, size_t cell_bytes) {
-  return how.form == Launch::Form::kBlocking && !device::enabled() && cell_bytes <= shm::capacity(c);
+// The communicator's shared-memory segment (coll/shm) if this call could
+// run there at some size: blocking, on an eligible communicator, and host
+// memory only (while a GPU driver is loaded a rank may pass device
+// buffers, which loads and stores cannot touch; the message-based
+// algorithms know device memory). Made at the first such call whatever its
+// size: nothing here depends on what a rank passes (MPI-3.1 §5.12: a
+// blocking collective never matches a nonblocking one), so every rank makes
+// it at the same call, even when an erroneous program's ranks disagree on
+// the sizes (shm/agreement.h). nullptr if it could not be made (every rank
+// learns that alike).
+shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
+  if (how.form != Launch::Form::kBlocking || device::enabled() || !shm::eligible(c)) return nullptr;
+  return shm::segment_for(c);
 }
 
-// select(), and where it chose shared memory, the segment in *seg (made at
-// the communicator's first such call). Should the segment fail to be made
-// (every rank learns it alike), the choice without shared memory.
-Err select_shared(Operation o, Query q, Communicator* c, Algorithm* a, shm::CommSegment** seg) {
+// select() for a call whose shared-memory form puts `cell_bytes` in each
+// writer's cell (`dense`: the data as it is, for the reductions), with the
+// segment in *seg where shared memory was chosen. The choice rests on
+// q.bytes, the bytes of the type signature, which MPI requires to agree
+// (never on counts or extents). Where the communicator has a segment and
+// messages were chosen, the ranks first check on the segment that none
+// chose shared memory and that their bytes agree (shm/agreement.h): an
+// erroneous program fails there instead of hanging.
+Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
+                  shm::CommSegment** seg) {
+  *seg = segment_if_possible(c, how);
+  q.shared_memory = *seg != nullptr && dense && cell_bytes <= (*seg)->cell_bytes();
   if (Err e = select(o, q, a)) return e;
-  if (*a != Algorithm::kSharedMemory) return {};
-  if ((*seg = shm::segment_for(c)) != nullptr) return {};
-  q.shared_memory = false;
-  return select(o, q, a);
+  if (*a == Algorithm::kSharedMemory || *seg == nullptr) return {};
+  shm::CommSegment* s = *seg;
+  *seg = nullptr;
+  // A barrier has no data to disagree on.
+  if (o == Operation::kBarrier) return {};
+  return shm::agree_on_messages(*s, q.bytes);
 }
 
-Err choose_data(Operation o, size_t bytes, Communicator* c, Algorithm* a, bool shared = false,
-                shm::CommSegment** seg = nullptr) {
-  Query q{bytes, c->size, true, shared};
-  if (!shared) return select(o, q, a);
-  return select_shared(o, q, c, a, seg);
+// `bytes`: what one rank sends (select.cc); `cell_bytes`: what a writer
+// puts in its cell on the shared-memory path.
+Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
+                shm::CommSegment** seg) {
+  return select_shared(o, Query{bytes, c->size, true}, cell_bytes, true, c, how, a, seg);
 }
 
 // --- Intercommunicators: the blocks of the remote group ----------------------------
@@ -168,7 +186,7 @@ Err run_barrier(Communicator* c, Launch how) {
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_barrier(s); });
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
-  if (Err e = choose_data(Operation::kBarrier, 0, c, &a, shared_fits(c, how, 0), &seg)) return e;
+  if (Err e = choose_data(Operation::kBarrier, 0, 0, c, how, &a, &seg)) return e;
   if (a == Algorithm::kSharedMemory) return shm::barrier(*seg), Err();
   if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
   return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });
@@ -180,7 +198,7 @@ Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
   const size_t bytes = type->bytes(count);
-  if (Err e = choose_data(Operation::kBcast, bytes, c, &a, shared_fits(c, how, bytes), &seg)) return e;
+  if (Err e = choose_data(Operation::kBcast, bytes, bytes, c, how, &a, &seg)) return e;
   if (a == Algorithm::kSharedMemory) return shm::bcast(*seg, buf, count, type, root);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
@@ -207,7 +225,7 @@ Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
     return std::move(*done);
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
-  if (Err e = choose_data(Operation::kGather, bytes, c, &a, shared_fits(c, how, bytes), &seg)) return e;
+  if (Err e = choose_data(Operation::kGather, bytes, bytes, c, how, &a, &seg)) return e;
   if (a == Algorithm::kSharedMemory)
     return shm::gather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   return run(c, how, [&](Schedule& s) {
@@ -247,8 +265,7 @@ Err run_scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
     return std::move(*done);
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
-  if (Err e = choose_data(Operation::kScatter, bytes, c, &a, shared_fits(c, how, bytes * static_cast<size_t>(c->size)),
-                          &seg))
+  if (Err e = choose_data(Operation::kScatter, bytes, bytes * static_cast<size_t>(c->size), c, how, &a, &seg))
     return e;
   if (a == Algorithm::kSharedMemory)
     return shm::scatter(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
@@ -289,7 +306,7 @@ Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
   const size_t block = recvtype->bytes(recvcount);
-  if (Err e = choose_data(Operation::kAllgather, block, c, &a, shared_fits(c, how, block), &seg)) return e;
+  if (Err e = choose_data(Operation::kAllgather, block, block, c, how, &a, &seg)) return e;
   if (a == Algorithm::kSharedMemory)
     return shm::allgather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(c, how, [&](Schedule& s) {
@@ -335,8 +352,7 @@ Err run_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
   const size_t block = recvtype->bytes(recvcount);
-  if (Err e = choose_data(Operation::kAlltoall, block, c, &a,
-                          shared_fits(c, how, block * static_cast<size_t>(c->size)), &seg))
+  if (Err e = choose_data(Operation::kAlltoall, block, block * static_cast<size_t>(c->size), c, how, &a, &seg))
     return e;
   if (a == Algorithm::kSharedMemory)
     return shm::alltoall(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
@@ -489,8 +505,7 @@ Err choose(Operation o, bool trivial, size_t bytes, const Op* op, Communicator* 
 // operation applies to them).
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg) {
-  const bool shared = type->contiguous && shared_fits(c, how, bytes);
-  return select_shared(o, Query{bytes, c->size, op->commutative, shared}, c, a, seg);
+  return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, type->contiguous, c, how, a, seg);
 }
 
 // Runs a reduction's schedule as `how` says.

@@ -157,8 +157,21 @@ struct Rule {
 constexpr std::array kRules = {
     // Shared memory (coll/shm) first, wherever Query::shared_memory says it
     // can run (blocking calls, one host, data that fits a cell): no
-    // message at all. Bounds measured with scripts/bench's sweep on 2 and 4
-    // ranks (docs/performance.md); above them the message-based rows below.
+    // message at all. Measured with tests/bench/coll_sweep.c, FERRY_COLL_SHM
+    // on vs off, 8 B-16 KiB, min of 5 runs, t_avg in us (docs/performance.md,
+    // 2026-11-29): on 2 ranks shared memory wins every collective at every
+    // size to 8 KiB (bcast 8 B 0.13 vs 0.36, allreduce 0.30 vs 1.09, 4 KiB
+    // bcast 0.35 vs 4.98); at 16 KiB bcast, scatter and allreduce still win
+    // and reduce, gather, allgather, alltoall lose by up to 1.5x on the min
+    // but win or tie on the median (noise at this load: 2-5x). On 4 ranks
+    // (oversubscribed on 2 cores) messages won small rooted calls (reduce,
+    // gather to 4 KiB, bcast and scatter to 64 B: 0.4-1.5 us vs ~5) because
+    // eager senders run ahead without bound while a cell's two slots bound
+    // them; but on a communicator with a segment the message path first
+    // agrees with the others on the segment (shm/agreement.h), which takes
+    // that run-ahead away: forced to binomial there, reduce, gather and bcast
+    // took 13-1400 us against shared memory's 5-12. So no row stops below
+    // the cell; above it the message-based rows below.
     Rule{Operation::kBarrier,    kAny,      2, Algorithm::kSharedMemory},
     Rule{Operation::kBcast,      kAny,      2, Algorithm::kSharedMemory},
     Rule{Operation::kGather,     kAny,      2, Algorithm::kSharedMemory},

@@ -2,6 +2,7 @@
 // and raises its flag; every other rank waits for that flag and unpacks.
 // The root leaves at once, and may run one operation ahead of its slowest
 // reader (two slots, segment.h).
+#include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
 
@@ -12,14 +13,15 @@ Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, in
   if (seg.rank() == root) {
     seg.wait_cell_free(s);
     Err e = to_cell(buf, count, type, seg.cell(root, s));
-    seg.set_bytes(s, type->bytes(count));
+    seg.record(s, type->bytes(count));
     seg.publish_and_leave(s);
     return e;
   }
   seg.wait_arrived(root, s);
-  const size_t got = seg.bytes_in(root, s), want = type->bytes(count);
-  Err e = check_bytes(root, got, want);
-  if (e.ok()) e = from_cell(seg.cell(root, s), got, buf, count, type);
+  const size_t want = type->bytes(count);
+  seg.record(s, want);
+  Err e = check(seg, root, s, want);
+  if (e.ok()) e = from_cell(seg.cell(root, s), want, buf, count, type);
   seg.leave(s);
   return e;
 }

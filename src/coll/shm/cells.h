@@ -29,16 +29,4 @@ inline Err from_cell(const char* cell, size_t bytes, void* buf, MPI_Count count,
   return copy_typed(cell, static_cast<MPI_Count>(bytes), *packed_bytes(), buf, count, *type);
 }
 
-// Every rank computes its byte counts from arguments MPI requires to agree;
-// another rank's data of a different size means they did not. Reported as
-// a message of that size would be (coll/schedule.cc): more than expected
-// is MPI_ERR_TRUNCATE, less is MPI_ERR_OTHER.
-inline Err check_bytes(int from, size_t got, size_t want) {
-  if (got == want) return {};
-  return fail(got > want ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
-              "collective data from rank %d has %zu bytes, expected %zu (do all ranks pass the same counts, types and "
-              "root?)",
-              from, got, want);
-}
-
 }  // namespace ferry::coll::shm

@@ -2,6 +2,7 @@
 // block into its own cell and raises its flag; the root (gather) or every
 // rank (allgather) unpacks each block as its flag comes up, its own block
 // copied straight from the send buffer.
+#include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
 #include "coll/typed_buffer.h"
@@ -9,15 +10,24 @@
 namespace ferry::coll::shm {
 namespace {
 
-// Blocks of the other ranks into recvbuf, in rank order.
-Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
+// Blocks of the other ranks into recvbuf, in rank order. `recorded`: I
+// have recorded operation s already (allgather: before publishing).
+Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype,
+            bool recorded) {
   Err first;
+  const size_t want = recvtype->bytes(recvcount);
   for (int r = 0; r < seg.size(); ++r) {
     if (r == seg.rank()) continue;
     seg.wait_arrived(r, s);
-    Err e = check_bytes(r, seg.bytes_in(r, s), recvtype->bytes(recvcount));
+    // A gather's root writes no cell: it records once a writer has arrived
+    // (segment.h, record()).
+    if (!recorded) {
+      seg.record(s, want);
+      recorded = true;
+    }
+    Err e = check(seg, r, s, want);
     if (e.ok())
-      e = from_cell(seg.cell(r, s), seg.bytes_in(r, s),
+      e = from_cell(seg.cell(r, s), want,
                     element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype), recvcount,
                     recvtype);
     if (!e.ok() && first.ok()) first = std::move(e);
@@ -42,12 +52,12 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
   if (seg.rank() != root) {
     seg.wait_cell_free(s);
     Err e = to_cell(sendbuf, sendcount, sendtype, seg.cell(seg.rank(), s));
-    seg.set_bytes(s, sendtype->bytes(sendcount));
+    seg.record(s, sendtype->bytes(sendcount));
     seg.publish_and_leave(s);
     return e;
   }
   Err e = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  Err rest = collect(seg, s, recvbuf, recvcount, recvtype);
+  Err rest = collect(seg, s, recvbuf, recvcount, recvtype, false);
   seg.leave(s);
   return e.ok() ? std::move(rest) : std::move(e);
 }
@@ -63,10 +73,10 @@ Err allgather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const 
   MPI_Count n = in_place ? recvcount : sendcount;
   const Datatype* t = in_place ? recvtype : sendtype;
   Err e = to_cell(mine, n, t, seg.cell(seg.rank(), s));
-  seg.set_bytes(s, t->bytes(n));
+  seg.record(s, t->bytes(n));
   seg.publish(s);
   Err own = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  Err rest = collect(seg, s, recvbuf, recvcount, recvtype);
+  Err rest = collect(seg, s, recvbuf, recvcount, recvtype, true);
   seg.leave(s);
   if (!e.ok()) return e;
   return own.ok() ? std::move(rest) : std::move(own);

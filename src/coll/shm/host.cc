@@ -11,15 +11,28 @@ transport::shm::ShmTransport* transport_ = nullptr;
 int me_ = -1;
 Waiter* waiters_ = nullptr;  // engine lock held
 
-// Polls nothing; only refuses a sleep while a flag a thread waits on has
-// already been reached (arm_wakeup runs after the shm transport's, which
-// fenced).
+// Polls nothing; runs after the shm transport's arm_wakeup, which fenced,
+// so a flag stored before a peer saw us asleep is visible here.
+//
+// Only the sleeping thread's own flag refuses the sleep. Another thread's
+// flag that has been reached is announced instead (progress::note_event),
+// and the sleep goes ahead: it lets go of the engine lock, which wakes the
+// parked owner of that flag (progress.h, "Threads") and lets it take the
+// lock. Refusing the sleep for it instead kept the lock held: the sleeper
+// went round wait_until again, found the same flag, refused again, and the
+// parked thread, woken but unable to take the lock back, never ran
+// (tests/mpi/comm/comm_threads.c hung so under MPI_THREAD_MULTIPLE, one
+// thread in an allreduce on one communicator, another waiting on another).
 class Recheck final : public progress::Source {
  public:
   int progress() override { return 0; }
   bool arm_wakeup() override {
-    for (Waiter* w = waiters_; w != nullptr; w = w->next)
-      if (w->word->load(std::memory_order_acquire) >= w->target) return false;
+    const void* me = this_thread();
+    for (Waiter* w = waiters_; w != nullptr; w = w->next) {
+      if (w->word->load(std::memory_order_acquire) < w->target) continue;
+      if (w->thread == me) return false;
+      progress::note_event();
+    }
     return true;
   }
 };
@@ -47,6 +60,11 @@ bool shares_memory(int peer) { return peer == me_ || (transport_ != nullptr && t
 
 void wake(const int* peers, size_t n) {
   if (transport_ != nullptr) transport_->wake(peers, n);
+}
+
+const void* this_thread() {
+  static thread_local char mark;
+  return &mark;
 }
 
 void add_waiter(Waiter* w) {

@@ -46,8 +46,11 @@ void wake(const int* peers, size_t n);
 struct Waiter {
   const std::atomic<uint64_t>* word;
   uint64_t target;
+  const void* thread;  // this_thread() of the waiting thread
   Waiter* next = nullptr;
 };
+// Tells the calling thread from the others (the address of a thread_local).
+const void* this_thread();
 void add_waiter(Waiter* w);
 void remove_waiter(Waiter* w);
 

@@ -6,6 +6,7 @@
 // same bits everywhere.
 #include <cstring>
 
+#include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
 
@@ -18,11 +19,11 @@ Err combine(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count count, const 
   const int last = seg.size() - 1;
   const size_t bytes = type->bytes(count);
   seg.wait_arrived(last, s);
-  Err e = check_bytes(last, seg.bytes_in(last, s), bytes);
+  Err e = check(seg, last, s, bytes);
   std::memcpy(recvbuf, seg.cell(last, s), bytes);
   for (int r = last - 1; r >= 0; --r) {
     seg.wait_arrived(r, s);
-    if (Err mismatch = check_bytes(r, seg.bytes_in(r, s), bytes)) {
+    if (Err mismatch = check(seg, r, s, bytes)) {
       if (e.ok()) e = std::move(mismatch);
       continue;
     }
@@ -36,7 +37,7 @@ void contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* r
                 const Datatype* type) {
   seg.wait_cell_free(s);
   std::memcpy(seg.cell(seg.rank(), s), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, type->bytes(count));
-  seg.set_bytes(s, type->bytes(count));
+  seg.record(s, type->bytes(count));
 }
 
 }  // namespace

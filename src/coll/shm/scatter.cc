@@ -2,6 +2,7 @@
 // per rank back to back: the root (scatter) or every rank (alltoall) packs
 // its blocks and raises its flag; each rank unpacks its own block out of
 // each sender's cell as its flag comes up.
+#include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
 #include "coll/typed_buffer.h"
@@ -17,14 +18,14 @@ Err pack_blocks(CommSegment& seg, uint64_t s, const void* sendbuf, MPI_Count sen
     if (Err e = to_cell(element(sendbuf, static_cast<size_t>(r) * static_cast<size_t>(sendcount), sendtype), sendcount,
                         sendtype, cell + static_cast<size_t>(r) * block))
       return e;
-  seg.set_bytes(s, block);
+  seg.record(s, block);
   return {};
 }
 
 // My block out of rank `from`'s cell.
 Err my_block(CommSegment& seg, uint64_t s, int from, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
-  const size_t block = seg.bytes_in(from, s);
-  if (Err e = check_bytes(from, block, recvtype->bytes(recvcount))) return e;
+  const size_t block = recvtype->bytes(recvcount);
+  if (Err e = check(seg, from, s, block)) return e;
   return from_cell(seg.cell(from, s) + static_cast<size_t>(seg.rank()) * block, block, recvbuf, recvcount, recvtype);
 }
 
@@ -44,6 +45,7 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
     return e;
   }
   seg.wait_arrived(root, s);
+  seg.record(s, recvtype->bytes(recvcount));
   Err e = my_block(seg, s, root, recvbuf, recvcount, recvtype);
   seg.leave(s);
   return e;

@@ -15,15 +15,40 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "mpi.h"
-#include "progress/progress.h"
 
 namespace ferry::coll::shm {
 namespace {
 
-// The coll layer's state of one communicator (Communicator::coll_state).
+// Segments this process maps now, against FERRY_COLL_SHM_SEGMENTS: a
+// program that makes thousands of communicators must not map thousands of
+// segments (each n x 2 cells, in /dev/shm's memory until freed).
+std::atomic<int64_t> mapped_{0};
+
+int64_t most_segments() {
+  static const int64_t most = std::max<int64_t>(0, config::integer("FERRY_COLL_SHM_SEGMENTS"));
+  return most;
+}
+
+// Takes one of the segments allowed, if one is left.
+bool take_room() {
+  int64_t n = mapped_.load(std::memory_order_relaxed);
+  while (n < most_segments())
+    if (mapped_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) return true;
+  return false;
+}
+
+// The coll layer's state of one communicator (Communicator::coll_state),
+// destroyed with it: the segment is unmapped (transport::shm::Segment) and
+// its room given back when the communicator goes (MPI_Comm_free, once its
+// pending operations are done).
 struct State {
   enum class Status : uint8_t { kIneligible, kEligible, kMaking, kReady } status = Status::kIneligible;
+  bool holds_room = false;
   CommSegment segment;
+
+  ~State() {
+    if (holds_room) mapped_.fetch_sub(1, std::memory_order_relaxed);
+  }
 };
 
 size_t configured_cell_bytes() {
@@ -43,12 +68,12 @@ bool enabled() {
 State* state_of(Communicator* c) {
   if (!c->coll_state) {
     auto s = std::make_shared<State>();
-    // Not under MPI_THREAD_MULTIPLE yet: tests/mpi/comm/comm_threads.c (each
-    // thread creating communicators from its own parent) hangs with shared
-    // memory and has not been understood; the thread level is the same on
-    // every rank of the programs that ask for it.
-    bool all_here = !c->inter && c->size >= 2 && c->fixed_collective_tag < 0 && enabled() && installed() &&
-                    !progress::threads_enabled;
+    // Under MPI_THREAD_MULTIPLE too: threads may run collectives on
+    // different communicators at once (each has its own segment, numbering
+    // and State; on one communicator the program must order its threads'
+    // collective calls, MPI-3.1 §12.4.2), and their waits share the engine
+    // as host.cc's Recheck explains.
+    bool all_here = !c->inter && c->size >= 2 && c->fixed_collective_tag < 0 && enabled() && installed();
     for (int r = 0; all_here && r < c->size; ++r) all_here = shares_memory(c->world_rank(r));
     s->status = all_here ? State::Status::kEligible : State::Status::kIneligible;
     c->coll_state = s;
@@ -69,8 +94,6 @@ bool eligible(Communicator* c) {
   State* s = state_of(c);
   return s->status == State::Status::kEligible || s->status == State::Status::kReady;
 }
-
-size_t capacity(Communicator* c) { return eligible(c) ? configured_cell_bytes() : 0; }
 
 void CommSegment::wake_others() { wake(others_.data(), others_.size()); }
 
@@ -97,6 +120,8 @@ void CommSegment::publish_and_leave(uint64_t s) {
 
 void CommSegment::wait_arrived(int r, uint64_t s) const { wait_at_least(lines_[r].arrived, s); }
 
+void CommSegment::wait_recorded(int r, uint64_t s) const { wait_at_least(lines_[r].recorded[s % kSlots], 2 * s); }
+
 CommSegment* segment_for(Communicator* c) {
   State* st = state_of(c);
   if (st->status == State::Status::kReady) [[likely]] return &st->segment;
@@ -113,7 +138,12 @@ CommSegment* segment_for(Communicator* c) {
 
   char name[64] = {};
   std::string error;
-  if (c->rank == 0) {
+  // Every rank must have room; the allreduce below tells all of them if
+  // one has not (the count differs between processes: each has its own
+  // communicators).
+  st->holds_room = take_room();
+  if (!st->holds_room) error = "FERRY_COLL_SHM_SEGMENTS segments are mapped already";
+  if (c->rank == 0 && st->holds_room) {
     std::string made = segment_name();
     if (seg.memory_.create(made, bytes, &error) && seg.memory_.back(0, bytes, &error)) {
       seg.memory_.done_backing();
@@ -122,7 +152,7 @@ CommSegment* segment_for(Communicator* c) {
   }
   const Datatype* chars = find_datatype(MPI_CHAR);
   Err e = bcast(name, sizeof name, chars, 0, c);
-  int ok = !e && name[0] != 0;
+  int ok = !e && name[0] != 0 && st->holds_room;
   if (ok && c->rank != 0) ok = seg.memory_.attach(name, bytes, &error);
   int all = 0;
   if (!e) e = allreduce(&ok, &all, 1, find_datatype(MPI_INT), find_op(MPI_MIN), c);
@@ -132,6 +162,8 @@ CommSegment* segment_for(Communicator* c) {
       debug::print("no shared-memory collectives on this communicator: %s",
                    e ? e.message().c_str() : error.empty() ? "a rank could not map the segment" : error.c_str());
     seg.memory_ = transport::shm::Segment();
+    if (st->holds_room) mapped_.fetch_sub(1, std::memory_order_relaxed);
+    st->holds_room = false;
     st->status = State::Status::kIneligible;
     return nullptr;
   }

@@ -1,5 +1,6 @@
 // A communicator's shared-memory collective segment (coll/shm), made at
-// its first blocking collective that selects a shared-memory algorithm.
+// its first blocking collective that has a shared-memory algorithm,
+// whatever the call's size (coll/collectives.cc, segment_if_possible).
 //
 // Layout, for the communicator's n ranks (all on this host):
 //   n flag lines, one 64-byte line per rank, written only by that rank:
@@ -19,14 +20,19 @@
 //
 // Memory: n x (64 + kSlots x cell_bytes) bytes per communicator and host,
 // FERRY_COLL_SHM_CELL bytes per cell (default 16 KiB: 2 ranks 64 KiB,
-// 8 ranks 256 KiB), made only for communicators that use it.
+// 8 ranks 256 KiB), made only for communicators that use collectives, and
+// at most FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
+// communicators beyond it use messages (every rank of the communicator
+// learns it alike in the creation's allreduce).
 //
 // Creation (blocking, collective): rank 0 creates and sizes a named
 // segment, broadcasts its name, every rank maps it, an allreduce agrees
 // that all did (else nobody uses it and the communicator keeps the
 // message-based algorithms), and rank 0 removes the name: nothing outlives
 // the job in /dev/shm. Both steps use the message-based algorithms (the
-// segment is not ready yet). Freed with the communicator (unmapped).
+// segment is not ready yet). Freed with the communicator (unmapped, its
+// room under the cap given back) at MPI_Comm_free, once no request refers
+// to it.
 #pragma once
 
 #include <atomic>
@@ -42,9 +48,13 @@ namespace ferry::coll::shm {
 struct alignas(64) FlagLine {
   std::atomic<uint64_t> arrived;
   std::atomic<uint64_t> left;
-  // Packed bytes in each of the rank's cells (written before `arrived`):
-  // a receiver whose count is smaller than the sender's finds out.
+  // What the rank passed to operation s, per slot (agreement.h): its
+  // bytes, and `recorded` = 2s, or 2s + 1 when it runs the operation by
+  // message. Written before `arrived` (writers) or after the first wait
+  // (readers), always once every rank has left s - kSlots, so that
+  // nobody still reads what operation s - kSlots recorded there.
   std::atomic<uint64_t> bytes[2];
+  std::atomic<uint64_t> recorded[2];
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags are shared between processes");
 
@@ -77,7 +87,20 @@ class CommSegment {
   size_t bytes_in(int r, uint64_t s) const {
     return lines_[r].bytes[s % kSlots].load(std::memory_order_relaxed);
   }
-  void set_bytes(uint64_t s, size_t bytes) { lines_[me_].bytes[s % kSlots].store(bytes, std::memory_order_relaxed); }
+  // Records my bytes of operation s, and whether I run it by message
+  // (agreement.h). A writer records before publish(); a reader once it has
+  // seen a writer of operation s arrive (which waited for wait_cell_free).
+  void record(uint64_t s, size_t bytes, bool by_message = false) {
+    lines_[me_].bytes[s % kSlots].store(bytes, std::memory_order_relaxed);
+    lines_[me_].recorded[s % kSlots].store(2 * s + (by_message ? 1 : 0), std::memory_order_release);
+  }
+  // Whether rank r recorded operation s as run by message (after
+  // wait_arrived(r, s) or wait_recorded(r, s)).
+  bool by_message(int r, uint64_t s) const {
+    return (lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) & 1) != 0;
+  }
+  // Waits until rank r has recorded operation s.
+  void wait_recorded(int r, uint64_t s) const;
 
  private:
   friend CommSegment* segment_for(Communicator* c);
@@ -98,8 +121,6 @@ class CommSegment {
 // with FERRY_COLL_SHM on, and no failed attempt to make its segment. Every
 // rank computes the same answer. Cheap after the first call (cached).
 bool eligible(Communicator* c);
-// Cell bytes every rank uses (FERRY_COLL_SHM_CELL), 0 if not eligible.
-size_t capacity(Communicator* c);
 
 // The segment, made now if it is not yet (collective: every rank of `c`
 // calls it at the same operation); nullptr if it could not be made, which

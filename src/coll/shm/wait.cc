@@ -28,7 +28,7 @@ void wait_slow(const std::atomic<uint64_t>& word, uint64_t target) {
     }
   }
   progress::Lock lock;
-  Waiter w{&word, target};
+  Waiter w{&word, target, this_thread()};
   add_waiter(&w);
   progress::wait_until(lock, [&] { return word.load(std::memory_order_acquire) >= target; });
   remove_waiter(&w);

@@ -1,0 +1,52 @@
+#include "coll/shm/agreement.h"
+
+#include "mpi.h"
+
+namespace ferry::coll::shm {
+namespace {
+
+Err mismatch(int r, size_t got, bool got_by_message, size_t want, bool want_by_message) {
+  const char* path[] = {"shared memory", "messages"};
+  if (got != want)
+    return fail(got > want ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+                "rank %d passed %zu bytes (through %s), this rank %zu (through %s): do all ranks pass the same "
+                "counts, types and root?",
+                r, got, path[got_by_message], want, path[want_by_message]);
+  return fail(MPI_ERR_OTHER,
+              "rank %d runs this call through %s, this rank through %s, with the same %zu bytes: do all ranks pass "
+              "the same datatypes?",
+              r, path[got_by_message], path[want_by_message], want);
+}
+
+}  // namespace
+
+Err check(const CommSegment& seg, int r, uint64_t s, size_t want) {
+  const bool theirs = seg.by_message(r, s);
+  const size_t got = seg.bytes_in(r, s);
+  if (!theirs && got == want) [[likely]] return {};
+  return mismatch(r, got, theirs, want, false);
+}
+
+Err agree_on_messages(CommSegment& seg, size_t bytes) {
+  const uint64_t s = seg.next();
+  // Phase 1: record "by message" where shared-memory ranks will look (my
+  // line's slot of s, free once everyone has left s - kSlots) and raise my
+  // flag: a rank that waits for my cell sees the record and fails.
+  seg.wait_cell_free(s);
+  seg.record(s, bytes, true);
+  seg.publish(s);
+  // Phase 2: everyone's record of s. Nobody can record s + kSlots in the
+  // same slot before I leave s, so what I read is theirs of s.
+  Err first;
+  for (int r = 0; r < seg.size(); ++r) {
+    if (r == seg.rank()) continue;
+    seg.wait_recorded(r, s);
+    const bool theirs = seg.by_message(r, s);
+    const size_t got = seg.bytes_in(r, s);
+    if ((!theirs || got != bytes) && first.ok()) first = mismatch(r, got, theirs, bytes, true);
+  }
+  seg.leave(s);
+  return first;
+}
+
+}  // namespace ferry::coll::shm

@@ -1,0 +1,49 @@
+// How the ranks of a communicator with a shared-memory segment (coll/shm)
+// find out that they did not pass the same sizes to a collective, instead
+// of waiting for each other forever.
+//
+// Every rank chooses between shared memory and messages from the bytes of
+// its type signature for the call (select.cc), which MPI requires to agree
+// (MPI-4.0 §6.1: "the type signatures ... must be equal"; bcast, reduce:
+// the same on every rank). In a legal program they all choose alike. In an
+// erroneous one, ranks whose data fits a cell run the call through memory
+// while the others send messages, and each side waits on the other. So:
+//
+// - A rank on the shared-memory path checks what each rank it reads from
+//   recorded for the operation (segment.h, FlagLine): a rank that runs it
+//   by message, or passed other bytes, fails the call (check()).
+// - A rank on the message path, on a communicator with a segment, first
+//   takes part in the operation's numbering anyway: it records its bytes
+//   as "by message", raises its flag (so shared-memory ranks waiting on it
+//   see the record), and waits for every rank's record of the operation.
+//   Only if all run it by message with the same bytes does it go on to
+//   send (agree_on_messages()); otherwise it fails before any message.
+//
+// Cost: nothing on the shared-memory path but a store and a load of words
+// in lines already touched; on the message path (data above the cell) one
+// flag round among the communicator's ranks, n-1 loads, before data that
+// takes microseconds to move. Every rank takes the same operation number
+// either way, and no rank fails after taking a collective tag, so the
+// communicator stays in step after the error (MPI_ERRORS_RETURN).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/error.h"
+#include "coll/shm/segment.h"
+
+namespace ferry::coll::shm {
+
+// What rank r recorded for operation s against my `want` bytes on the
+// shared-memory path; call after wait_arrived(r, s) or wait_recorded(r, s).
+// Other bytes: MPI_ERR_TRUNCATE if more (as a message would be), else
+// MPI_ERR_OTHER; the same bytes by message: MPI_ERR_OTHER.
+Err check(const CommSegment& seg, int r, uint64_t s, size_t want);
+
+// The message path's side (see above), for a call of `bytes` per rank
+// (what select.cc's Query holds). Returns with the operation finished on
+// the segment; an error means the ranks disagree and no message was sent.
+Err agree_on_messages(CommSegment& seg, size_t bytes);
+
+}  // namespace ferry::coll::shm
