@@ -120,9 +120,10 @@ constexpr std::array kSettings = {
     Setting{"FERRY_COLL_MAX_SEGMENTS", "2",
             "Most segments the allreduce ring cuts one rank's block into (0: no limit); a larger block gets "
             "segments larger than FERRY_COLL_SEGMENT_SIZE; the same on every rank"},
-    Setting{"FERRY_COLL_SHM", "on",
-            "Shared-memory collectives among the ranks of a communicator that all share one host (coll/shm): on "
-            "or off (README \"Collectives\"); the same on every rank"},
+    Setting{"FERRY_COLL_SHM", "auto",
+            "Shared-memory collectives among the ranks of a communicator that all share one host (coll/shm): on, "
+            "off, or auto (on unless the host's ranks outnumber its cores; README \"Collectives\"); the same on "
+            "every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (two cells per rank); "
             "a collective whose data does not fit uses messages. The same on every rank"},
