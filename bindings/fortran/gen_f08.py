@@ -107,12 +107,18 @@ class Unsupported(Exception):
     pass
 
 
+# Large-count forms that keep their _c in mpi_f08 (MPI-4.0 §19.2): they differ from the default form
+# only in the interface of a procedure argument, which a generic cannot tell apart (Fortran 2008
+# 12.4.3.4.5): MPI_Op_create_c is a generic of its own, whose specific is MPI_Op_create_c_f08.
+OWN_GENERIC = {"MPI_Op_create_c", "MPI_Register_datarep_c"}
+
+
 def base_name(fn):
     """('send', large, mpix) for MPI_Send_c."""
     name = fn.name
     mpix = name.startswith("MPIX_")
     rest = name[5:] if mpix else name[4:]
-    large = rest.endswith("_c") and fn.fortran == "f08"
+    large = rest.endswith("_c") and fn.fortran == "f08" and name not in OWN_GENERIC
     if large:
         rest = rest[:-2]
     return rest, large, mpix
@@ -344,12 +350,12 @@ def f08_functions(functions):
             for p in params_of(fn):
                 dummy(fn, p)
             procedure(fn, False)
-            if fn.fortran == "f08" and fn.name not in F08_MANUAL:
+            if fn.fortran == "f08" and fn.name not in F08_MANUAL and fn.name not in gen_f77.F08_C_BY_HAND:
                 gen_f77.Binding(fn).text()  # the C binding it calls must exist
         except (Unsupported, gen_f77.Unsupported) as e:
             skipped.append((fn, str(e)))
             continue
-        default = by_name.get(fn.name[:-2]) if fn.fortran == "f08" else None
+        default = by_name.get(fn.name[:-2]) if fn.fortran == "f08" and fn.name not in OWN_GENERIC else None
         if default and signature(default) == signature(fn):
             # One generic cannot hold both (MPI_Aint, MPI_Offset and MPI_Count are all 8 bytes); as
             # in MPICH, the default form serves (MPI-4.0 §19.2).

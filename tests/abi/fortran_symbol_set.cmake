@@ -4,9 +4,12 @@
 # (MPICH's Fortran library also carries a few C functions and objects that Ferry keeps in libmpi),
 # except those matching a pattern of tests/abi/fortran_symbols_not_yet.txt; every pattern there must
 # still match a missing name (so the list only shrinks), and libmpifort must export no name MPICH's
-# does not (a misspelt binding would not link any program). Prints the names on failure.
+# does not (a misspelt binding would not link any program), but for the patterns of BEYOND (MPI-4.0
+# routines MPICH 4.0's mpi_f08 lacks; each must match a name libmpifort exports). Prints the names on
+# failure.
 #   cmake -DFERRY_FORTRAN=<libmpifort.so.12> -DFERRY_C=<libmpi.so.12> -DMPICH=<libmpichfort.so.12>
-#         -DNOT_YET=<fortran_symbols_not_yet.txt>[,<more lists>] -DNM=<nm> -P fortran_symbol_set.cmake
+#         -DNOT_YET=<fortran_symbols_not_yet.txt>[,<more lists>] [-DBEYOND=<fortran_symbols_beyond_mpich.txt>]
+#         -DNM=<nm> -P fortran_symbol_set.cmake
 cmake_minimum_required(VERSION 3.25)
 
 function(exported_names library out)
@@ -31,17 +34,28 @@ exported_names(${FERRY_C} c)
 exported_names(${MPICH} mpich)
 
 # Patterns: one a line, * for any run of characters; '#' starts a comment.
-set(patterns "")
-foreach(file IN LISTS NOT_YET)
-  file(STRINGS ${file} lines)
-  foreach(line IN LISTS lines)
-    string(REGEX REPLACE "#.*" "" line "${line}")
-    string(STRIP "${line}" line)
-    if(line)
-      list(APPEND patterns "${line}")
-    endif()
+function(read_patterns files out)
+  set(patterns "")
+  foreach(file IN LISTS files)
+    file(STRINGS ${file} lines)
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "#.*" "" line "${line}")
+      string(STRIP "${line}" line)
+      if(line)
+        list(APPEND patterns "${line}")
+      endif()
+    endforeach()
   endforeach()
-endforeach()
+  set(${out} ${patterns} PARENT_SCOPE)
+endfunction()
+read_patterns("${NOT_YET}" patterns)
+set(beyond_patterns "")
+if(BEYOND)
+  if(NOT EXISTS ${BEYOND})
+    message(FATAL_ERROR "${BEYOND} does not exist")
+  endif()
+  read_patterns("${BEYOND}" beyond_patterns)
+endif()
 
 set(missing "")
 set(matched_patterns "")
@@ -71,9 +85,25 @@ foreach(pattern IN LISTS patterns)
   endif()
 endforeach()
 set(extra "")
+set(matched_beyond "")
 foreach(name IN LISTS fortran)
   if(NOT name IN_LIST mpich)
-    list(APPEND extra ${name})
+    set(listed OFF)
+    foreach(pattern IN LISTS beyond_patterns)
+      string(REPLACE "*" "[A-Za-z0-9_]*" regex "${pattern}")
+      if(name MATCHES "^${regex}$")
+        set(listed ON)
+        list(APPEND matched_beyond "${pattern}")
+      endif()
+    endforeach()
+    if(NOT listed)
+      list(APPEND extra ${name})
+    endif()
+  endif()
+endforeach()
+foreach(pattern IN LISTS beyond_patterns)
+  if(NOT pattern IN_LIST matched_beyond)
+    list(APPEND stale "${pattern}")
   endif()
 endforeach()
 
@@ -86,7 +116,8 @@ if(missing)
 endif()
 if(stale)
   list(JOIN stale " " text)
-  string(APPEND problems "patterns of ${NOT_YET} that match no missing name any more (take them out): ${text}\n")
+  string(APPEND problems "patterns of ${NOT_YET} ${BEYOND} that match no missing (or, for ${BEYOND}, no "
+         "extra) name any more (take them out): ${text}\n")
 endif()
 if(extra)
   list(LENGTH extra n)
