@@ -147,8 +147,11 @@ TEST(ShmFirstContactTest, ANameAKilledJobLeftIsReplaced) {
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   ASSERT_GE(fd, 0);
   close(fd);
+  // ... and its doorbell: a Slurm job requeued keeps its PMIx namespace, and
+  // nobody removed the killed run's files (slurm.requeue_restores).
+  ASSERT_EQ(mkfifo(shm_names::doorbell_path(name).c_str(), 0600), 0);
   Received sink;
-  auto t = join(nspace, 0, 2, &sink);  // publish() creates the segment: must not fail with "File exists"
+  auto t = join(nspace, 0, 2, &sink);  // publish() creates both: must not fail with "File exists"
   EXPECT_GT(t->segment_bytes(), 0u);
 }
 

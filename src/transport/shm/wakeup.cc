@@ -18,7 +18,12 @@ Doorbell::~Doorbell() {
 }
 
 bool Doorbell::create(const std::string& path, WakeWord* word, std::string* error) {
-  if (mkfifo(path.c_str(), 0600) != 0) {
+  int made = mkfifo(path.c_str(), 0600);
+  // The path is made from the job's name and the rank (shm_names), like the
+  // segment's: one that exists was left by a killed run of the same job (a
+  // Slurm job requeued keeps its PMIx namespace). Ours to replace.
+  if (made != 0 && errno == EEXIST && ::unlink(path.c_str()) == 0) made = mkfifo(path.c_str(), 0600);
+  if (made != 0) {
     *error = "mkfifo " + path + ": " + std::strerror(errno);
     return false;
   }
