@@ -37,6 +37,7 @@
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/segment.h"
+#include "base/revocation.h"
 #include "coll/typed_buffer.h"
 #include "device/device.h"
 
@@ -116,6 +117,10 @@ Err run(Communicator* c, Launch how, Build&& build) {
 // learns that alike).
 shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
   if (how.form != Launch::Form::kBlocking || device::enabled() || !shm::eligible(c)) return nullptr;
+  // A revoked communicator's collectives must fail with MPIX_ERR_REVOKED at
+  // every member (p2p/revoke.h): the message path refuses at its first send
+  // or receive, where flags in shared memory would wait for ranks that left.
+  if (revocation::is_revoked(c->context)) [[unlikely]] return nullptr;
   return shm::segment_for(c);
 }
 
