@@ -189,4 +189,19 @@ std::vector<int> called_functions(const Job& job) {
   return out;
 }
 
+CallTotals call_totals(const Job& job, int function) {
+  CallTotals t;
+  for (const RankCounts& r : job.ranks) {
+    const layout::Call& c = r.calls[size_t(function)];
+    t.count += c.count;
+    t.nanos += c.ticks;
+    t.bytes += c.bytes;
+    for (int b = 0; b < layout::kBuckets; ++b) t.sizes[b] += c.sizes[b];
+    t.count_per_rank.push_back(c.count);
+    t.bytes_per_rank.push_back(c.bytes);
+    t.seconds_per_rank.push_back(double(c.ticks) * 1e-9);
+  }
+  return t;
+}
+
 }  // namespace ferry::launcher::profile

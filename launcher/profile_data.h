@@ -66,4 +66,13 @@ double seconds_in(const Job& job, const RankCounts& r, const Kind* kind);
 // The functions some rank called, the most time first.
 std::vector<int> called_functions(const Job& job);
 
+// One function's counts summed over the ranks, and each rank's.
+struct CallTotals {
+  uint64_t count = 0, nanos = 0, bytes = 0;
+  uint64_t sizes[layout::kBuckets] = {};  // message-size histogram
+  std::vector<uint64_t> count_per_rank, bytes_per_rank;
+  std::vector<double> seconds_per_rank;
+};
+CallTotals call_totals(const Job& job, int function);
+
 }  // namespace ferry::launcher::profile

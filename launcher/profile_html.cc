@@ -277,16 +277,9 @@ std::string html(const Job& job) {
     << table_head({"call", "calls", "total time", "mean time", "bytes", "min rank", "median rank", "max rank"});
   std::vector<int> called = called_functions(job);
   for (int f : called) {
-    uint64_t count = 0, nanos = 0, bytes = 0;
-    std::vector<double> times;
-    for (const RankCounts& r : job.ranks) {
-      const layout::Call& c = r.calls[size_t(f)];
-      count += c.count;
-      nanos += c.ticks;
-      bytes += c.bytes;
-      times.push_back(double(c.ticks) * 1e-9);
-    }
-    Spread sp = spread(times);
+    CallTotals t = call_totals(job, f);
+    uint64_t count = t.count, nanos = t.nanos, bytes = t.bytes;
+    Spread sp = spread(t.seconds_per_rank);
     double total = double(nanos) * 1e-9, mean = count ? total / double(count) : 0;
     // Calls that only read local state are counted, not timed (src/profile: two clock reads would cost more).
     auto timed = [&](double v) { return nanos == 0 ? std::string("not timed") : seconds_text(v); };
@@ -304,14 +297,9 @@ std::string html(const Job& job) {
 
   o << "<h2>Message sizes per call</h2><div class=\"hists\">";
   for (int f : called) {
-    uint64_t buckets[layout::kBuckets] = {};
-    bool data = false;
-    for (const RankCounts& r : job.ranks)
-      for (int b = 0; b < layout::kBuckets; ++b) {
-        buckets[b] += r.calls[size_t(f)].sizes[b];
-        data |= b > 0 && r.calls[size_t(f)].sizes[b] > 0;
-      }
-    if (data) o << "<div><b>" << escape(job.call_names[size_t(f)]) << "</b><br>" << histogram(buckets) << "</div>";
+    CallTotals t = call_totals(job, f);
+    bool data = std::any_of(t.sizes + 1, t.sizes + layout::kBuckets, [](uint64_t n) { return n > 0; });
+    if (data) o << "<div><b>" << escape(job.call_names[size_t(f)]) << "</b><br>" << histogram(t.sizes) << "</div>";
   }
   o << "</div>\n";
 

@@ -75,28 +75,16 @@ std::string json(const Job& job) {
   o << "\"calls\": [\n";
   bool first = true;
   for (int f : called_functions(job)) {
-    uint64_t count = 0, nanos = 0, bytes = 0;
-    uint64_t buckets[layout::kBuckets] = {};
-    std::vector<uint64_t> counts, rank_bytes;
-    std::vector<double> times;
-    for (const RankCounts& r : job.ranks) {
-      const layout::Call& c = r.calls[size_t(f)];
-      count += c.count;
-      nanos += c.ticks;
-      bytes += c.bytes;
-      for (int b = 0; b < layout::kBuckets; ++b) buckets[b] += c.sizes[b];
-      counts.push_back(c.count);
-      rank_bytes.push_back(c.bytes);
-      times.push_back(double(c.ticks) * 1e-9);
-    }
-    Spread s = spread(times);
-    o << (first ? "" : ",\n") << " {\"name\": " << quoted(job.call_names[size_t(f)]) << ", \"count\": " << count
-      << ", \"time_s\": " << number(double(nanos) * 1e-9) << ", \"bytes\": " << bytes
+    CallTotals t = call_totals(job, f);
+    Spread s = spread(t.seconds_per_rank);
+    o << (first ? "" : ",\n") << " {\"name\": " << quoted(job.call_names[size_t(f)]) << ", \"count\": " << t.count
+      << ", \"time_s\": " << number(double(t.nanos) * 1e-9) << ", \"bytes\": " << t.bytes
       << ", \"time_s_min\": " << number(s.min) << ", \"time_s_median\": " << number(s.median)
-      << ", \"time_s_max\": " << number(s.max) << ",\n  \"count_per_rank\": " << list(counts, [](uint64_t x) { return number(x); })
-      << ", \"bytes_per_rank\": " << list(rank_bytes, [](uint64_t x) { return number(x); })
-      << ", \"time_s_per_rank\": " << list(times, [](double x) { return number(x); }) << ",\n  \"sizes\": " << sizes(buckets)
-      << "}";
+      << ", \"time_s_max\": " << number(s.max)
+      << ",\n  \"count_per_rank\": " << list(t.count_per_rank, [](uint64_t x) { return number(x); })
+      << ", \"bytes_per_rank\": " << list(t.bytes_per_rank, [](uint64_t x) { return number(x); })
+      << ", \"time_s_per_rank\": " << list(t.seconds_per_rank, [](double x) { return number(x); })
+      << ",\n  \"sizes\": " << sizes(t.sizes) << "}";
     first = false;
   }
   o << "\n],\n";
