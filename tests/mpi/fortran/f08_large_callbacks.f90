@@ -29,6 +29,19 @@ contains
     b = max(a, b)
   end subroutine
 
+  ! What both conversion functions check: a large count, its position within the n INTEGERs of the
+  ! user buffer, and the datatype of the view (counted in conversions_wrong, refused as MPI_ERR_TYPE).
+  integer function conversion_arguments(datatype, count, position)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: position
+    conversion_arguments = MPI_SUCCESS
+    if (count < 1 .or. count > n .or. position < 0 .or. position + count > n .or. datatype /= MPI_INTEGER) then
+      conversions_wrong = conversions_wrong + 1
+      conversion_arguments = MPI_ERR_TYPE
+    end if
+  end function
+
   ! The "f08_large_xor" representation: INTEGERs XORed with extra_state in the file.
   subroutine xor_write_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
     type(c_ptr), value :: userbuf, filebuf
@@ -39,12 +52,8 @@ contains
     integer :: ierror
     integer, pointer :: user(:), file(:)
     writes = writes + 1
-    ierror = MPI_SUCCESS
-    if (count < 1 .or. count > n .or. position < 0 .or. position + count > n .or. datatype /= MPI_INTEGER) then
-      conversions_wrong = conversions_wrong + 1
-      ierror = MPI_ERR_TYPE
-      return
-    end if
+    ierror = conversion_arguments(datatype, count, position)
+    if (ierror /= MPI_SUCCESS) return
     call c_f_pointer(userbuf, user, [position + count])
     call c_f_pointer(filebuf, file, [count])
     file = ieor(user(position + 1:position + count), int(extra_state))
@@ -59,12 +68,8 @@ contains
     integer :: ierror
     integer, pointer :: user(:), file(:)
     reads = reads + 1
-    ierror = MPI_SUCCESS
-    if (count < 1 .or. count > n .or. position < 0 .or. position + count > n .or. datatype /= MPI_INTEGER) then
-      conversions_wrong = conversions_wrong + 1
-      ierror = MPI_ERR_TYPE
-      return
-    end if
+    ierror = conversion_arguments(datatype, count, position)
+    if (ierror /= MPI_SUCCESS) return
     call c_f_pointer(userbuf, user, [position + count])
     call c_f_pointer(filebuf, file, [count])
     user(position + 1:position + count) = ieor(file, int(extra_state))
