@@ -173,17 +173,18 @@ def untimed(f):
 
 def profile(functions):
     """FERRY_PROFILE's QMPI tool (src/profile/counters.h): a wrapper per function that times the
-    implementation and counts the call, its bytes and, for sends, the destination."""
+    implementation (every call, or a sample of a short function's: counters.h Sampling) and counts the call, its bytes and, for sends, the destination."""
     qmpi = [f for f in intercepted(functions) if not any(p.kind == "varargs" for p in f.params)]
     io = [f for f in functions if f.qmpi < 0 and profiled_io(f)]
     io_base = max(f.qmpi for f in functions) + 1
     out = ["// Generated from src/api/mpi_api.txt by bindings/gen_qmpi.py profile: FERRY_PROFILE's wrappers.",
            "// Each times the implementation (ferry_impl_X: the profile is the last tool, so nothing comes",
-           "// between) and counts into src/profile/counters.h. Attached by api/qmpi.cc only when",
+           "// between; every call or a sample, counters.h Sampling) and counts into src/profile/counters.h. Attached by api/qmpi.cc only when",
            "// FERRY_PROFILE is set; the MPI-IO ones are reached through profile::io_enabled.",
            '#include "api/qmpi.h"',
            '#include "base/communicator.h"',
            '#include "base/datatype.h"',
+           '#include "base/handles.h"',
            '#include "profile/counters.h"',
            '#include "profile/files.h"',
            "",
@@ -195,8 +196,12 @@ def profile(functions):
             "namespace {",
             "",
             "// Bytes of `count` elements of `type`; 0 for a handle that is not a datatype (the call fails).",
+            "// A predefined type's handle carries its size in bits 8-15 (MPICH's ABI, base/handles.h): no lookup.",
             "int64_t type_bytes(MPI_Count count, MPI_Datatype type) {",
-            "  const Datatype* t = count > 0 ? find_datatype(type) : nullptr;",
+            "  if (count <= 0) return 0;",
+            "  if (handle::kind_of(type) == handle::kKindBuiltin && handle::object_of(type) == handle::Object::kDatatype)",
+            "    return int64_t((uint32_t(type) >> 8) & 0xff) * int64_t(count);",
+            "  const Datatype* t = find_datatype(type);",
             "  return t != nullptr ? int64_t(t->size) * int64_t(count) : 0;",
             "}",
             "",
@@ -220,18 +225,20 @@ def profile(functions):
         is_send = param(f, "dest") is not None and not f.name.endswith("_init")
         out.append(f"{f.returns} {f.name}({params}) {{")
         if untimed(f):
-            out += [f"  note_call({f.qmpi}, 0, {bytes_expression(f)});",
+            out += [f"  note_call({f.qmpi}, {bytes_expression(f)});",
                     f"  return ferry_impl_{f.name}({args});", "}"]
             continue
         if f.name == "MPI_Finalize":
             out.append("  finishing();")
         out += [f"  int64_t bytes_ = {bytes_expression(f)};",
-                "  uint64_t start_ = now();",
+                f"  bool timed_ = timing_due({f.qmpi});",
+                "  uint64_t start_ = timed_ ? now() : 0;",
                 f"  auto result_ = ferry_impl_{f.name}({args});",
-                "  uint64_t ticks_ = now() - start_;"]
+                "  uint64_t end_ = timed_ ? now() : 0;"]
         if f.name in ("MPI_Init", "MPI_Init_thread"):
             out.append("  start(kNames, kNumCalls);")
-        out.append(f"  note_call({f.qmpi}, ticks_, bytes_);")
+        out += [f"  note_call({f.qmpi}, bytes_);",
+                f"  if (timed_) note_time({f.qmpi}, end_ - start_);"]
         if is_send:
             out.append("  note_message(world_peer(comm, dest), uint64_t(bytes_));")
         if f.name == "MPI_Finalize":
@@ -249,7 +256,8 @@ def profile(functions):
                 "  uint64_t start_ = now();",
                 f"  auto result_ = ferry_impl_{f.name}({args});",
                 "  uint64_t ticks_ = now() - start_;",
-                f"  note_call({index}, ticks_, bytes_);"]
+                f"  note_call({index}, bytes_);",
+                f"  note_time({index}, ticks_);  // I/O calls are timed every time: they are long"]
         if f.name == "MPI_File_open":
             out.append("  if (result_ == MPI_SUCCESS) files::opened(*fh, filename, ticks_);")
         elif f.name == "MPI_File_close":

@@ -22,7 +22,7 @@
 namespace ferry::profile_layout {
 
 constexpr uint64_t kMagic = 0x314c4946524f5250ull;  // "PROFIL1" little-endian
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 
 // Message and access sizes in log2 buckets: bucket 0 holds 0 bytes, bucket b (1..kBuckets-2)
 // holds [2^(b-1), 2^b), the last everything from 2^(kBuckets-2) up.
@@ -43,9 +43,12 @@ enum State : uint32_t { kRunning = 0, kFinalized = 1 };
 
 // One MPI function's counts. `bytes`: count x datatype size of the call's (send) buffer argument
 // as the program passed it (a receive's posted size, a collective's per-call contribution).
-// Times are in ticks of the rank's clock (Header::ticks_per_second; src/profile/clock.h).
+// Times are in ticks of the rank's clock (Header::ticks_per_second; src/profile/clock.h), summed
+// over the `timed` calls of the `count` (short calls are sampled, src/profile/counters.h): the
+// function's time is ticks x count / timed.
 struct Call {
   uint64_t count;
+  uint64_t timed;
   uint64_t ticks;
   uint64_t bytes;
   uint64_t sizes[kBuckets];

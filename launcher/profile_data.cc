@@ -43,7 +43,9 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   // Times to nanoseconds: each rank's clock has its own rate (src/profile/clock.h).
   double ns_per_tick = h.ticks_per_second > 0 ? 1e9 / h.ticks_per_second : 1;
   r.calls = array_at<layout::Call>(bytes, h.calls_offset, h.num_calls);
-  for (layout::Call& c : r.calls) c.ticks = uint64_t(double(c.ticks) * ns_per_tick);
+  // A sampled function's time is estimated from its timed calls (common/profile_layout.h).
+  for (layout::Call& c : r.calls)
+    c.ticks = c.timed > 0 ? uint64_t(double(c.ticks) * ns_per_tick * double(c.count) / double(c.timed)) : 0;
   r.peer_bytes = array_at<uint64_t>(bytes, h.peer_bytes_offset, size_t(size));
   r.peer_messages = array_at<uint64_t>(bytes, h.peer_messages_offset, size_t(size));
   for (int p = 0; p < size; ++p)
@@ -170,7 +172,10 @@ double seconds_in(const Job& job, const RankCounts& r, const Kind* kind) {
     if (name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize") continue;
     if (kind == nullptr || kind_of(name) == *kind) nanos += r.calls[f].ticks;
   }
-  return double(nanos) * 1e-9;
+  // Sampled times are estimates (common/profile_layout.h): a rank that waits nearly all the time
+  // could come out a little above its wall time, which it cannot have spent.
+  double seconds = double(nanos) * 1e-9;
+  return r.wall_s > 0 ? std::min(seconds, r.wall_s) : seconds;
 }
 
 std::vector<int> called_functions(const Job& job) {
@@ -194,6 +199,7 @@ CallTotals call_totals(const Job& job, int function) {
   for (const RankCounts& r : job.ranks) {
     const layout::Call& c = r.calls[size_t(function)];
     t.count += c.count;
+    t.timed += c.timed;
     t.nanos += c.ticks;
     t.bytes += c.bytes;
     for (int b = 0; b < layout::kBuckets; ++b) t.sizes[b] += c.sizes[b];

@@ -69,6 +69,8 @@ std::vector<int> called_functions(const Job& job);
 // One function's counts summed over the ranks, and each rank's.
 struct CallTotals {
   uint64_t count = 0, nanos = 0, bytes = 0;
+  uint64_t timed = 0;  // calls timed; below count, the times are estimates from these
+
   uint64_t sizes[layout::kBuckets] = {};  // message-size histogram
   std::vector<uint64_t> count_per_rank, bytes_per_rank;
   std::vector<double> seconds_per_rank;

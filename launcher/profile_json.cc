@@ -78,7 +78,7 @@ std::string json(const Job& job) {
     CallTotals t = call_totals(job, f);
     Spread s = spread(t.seconds_per_rank);
     o << (first ? "" : ",\n") << " {\"name\": " << quoted(job.call_names[size_t(f)]) << ", \"count\": " << t.count
-      << ", \"time_s\": " << number(double(t.nanos) * 1e-9) << ", \"bytes\": " << t.bytes
+      << ", \"timed\": " << t.timed << ", \"time_s\": " << number(double(t.nanos) * 1e-9) << ", \"bytes\": " << t.bytes
       << ", \"time_s_min\": " << number(s.min) << ", \"time_s_median\": " << number(s.median)
       << ", \"time_s_max\": " << number(s.max)
       << ",\n  \"count_per_rank\": " << list(t.count_per_rank, [](uint64_t x) { return number(x); })

@@ -85,6 +85,7 @@ char* map_file(const std::string& dir, const std::string& nspace, int rank, uint
 }  // namespace
 
 Where where = {early_calls, nullptr, nullptr, 0};
+Sampling sampling;
 bool io_enabled = false;
 
 namespace {
@@ -93,6 +94,7 @@ double ticks_per_second = 1e9;
 
 void attach() {
   ticks_per_second = clock::calibrate();
+  sampling.long_ticks = uint64_t(5e-6 * ticks_per_second);  // 5 us: see Sampling
   io_enabled = true;
 }
 

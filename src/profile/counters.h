@@ -3,8 +3,8 @@
 //
 // Cost: nothing at all when FERRY_PROFILE is unset, because the wrappers are a QMPI tool that is
 // then never attached (api/qmpi.cc): the entry points see an empty slot, as without any tool.
-// When it is set, a call pays two clock reads and a handful of adds into memory that is already
-// there: no lock, no allocation, no system call. The counters sit in a shared mapping of a file
+// When it is set, a call pays a handful of adds into memory that is already there (no lock, no
+// allocation, no system call) and, when it is timed, two clock reads (see Sampling below). The counters sit in a shared mapping of a file
 // (common/profile_layout.h) from MPI_Init on, so what a rank counted survives its crash; before
 // MPI_Init (and for calls that come before it, MPI_Init itself included) they go to a static area
 // that start() copies into the mapping.
@@ -34,6 +34,9 @@ struct Where {
 };
 extern Where where;
 
+// The number of functions counted: QMPI's plus the MPI-IO ones (set by the generated wrappers).
+constexpr int kMaxCalls = 1024;
+
 inline uint64_t now() { return clock::ticks(); }
 
 inline void add(uint64_t& counter, uint64_t amount) {
@@ -43,16 +46,59 @@ inline void add(uint64_t& counter, uint64_t amount) {
     counter += amount;
 }
 
-// A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions) that took
-// `ticks`; `bytes` < 0 when the call moves no data (no size histogram entry).
-inline void note_call(int index, uint64_t ticks, int64_t bytes) {
+// A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions); `bytes` < 0
+// when the call moves no data (no size histogram entry). Every call is counted, timed or not.
+inline void note_call(int index, int64_t bytes) {
   layout::Call& c = where.calls[index];
   add(c.count, 1);
-  add(c.ticks, ticks);
   if (bytes >= 0) {
     add(c.bytes, uint64_t(bytes));
     add(c.sizes[layout::bucket(uint64_t(bytes))], 1);
   }
+}
+
+// Sampling: which calls are timed. Two reads of the TSC cost 15-100 ns in this project's VMs (a few
+// on bare metal), which is 6-13% of an 8-byte ping-pong if every MPI_Send and MPI_Recv is timed. So
+// a function is timed on every call only while its calls are long next to that (mean of its timed
+// calls >= long_ticks, 5 us: at most ~2% added), and its first kWarmup calls, which learn that
+// mean; shorter ones are timed on one call in kSampleGap on average, at gaps drawn at random so
+// that a program's own period (every other receive waiting for a late partner) cannot line up
+// with the sampling. The report estimates a function's time as ticks x count / timed: exact where
+// every call was timed, an unbiased estimate elsewhere (common/profile_layout.h).
+struct Sampling {
+  static constexpr uint64_t kWarmup = 32;
+  static constexpr uint32_t kSampleGap = 16;
+  uint32_t skip[kMaxCalls] = {};  // untimed calls of each function before its next timed one
+  uint64_t long_ticks = 0;        // set by attach(), from the clock's rate
+  uint32_t random = 0x9e3779b9u;  // xorshift32 state: gaps, not security
+};
+extern Sampling sampling;
+
+// Whether this call of function `index` is to be timed (then: now() around it, note_time after).
+inline bool timing_due(int index) {
+  std::atomic_ref<uint32_t> skip(sampling.skip[index]);  // threads may race here: a lost update
+  uint32_t left = skip.load(std::memory_order_relaxed);  // only moves a sample by a call
+  if (left == 0) return true;
+  skip.store(left - 1, std::memory_order_relaxed);
+  return false;
+}
+
+// The time of a timed call of function `index`, and when to time it next.
+inline void note_time(int index, uint64_t ticks) {
+  layout::Call& c = where.calls[index];
+  add(c.timed, 1);
+  add(c.ticks, ticks);
+  uint64_t timed = std::atomic_ref<uint64_t>(c.timed).load(std::memory_order_relaxed);
+  uint64_t total = std::atomic_ref<uint64_t>(c.ticks).load(std::memory_order_relaxed);
+  uint32_t skip = 0;
+  if (timed >= Sampling::kWarmup && total < sampling.long_ticks * timed) {
+    std::atomic_ref<uint32_t> state(sampling.random);
+    uint32_t x = state.load(std::memory_order_relaxed);
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    state.store(x, std::memory_order_relaxed);
+    skip = x % (2 * Sampling::kSampleGap - 1);  // 0 .. 2 gap - 2 skipped: one call in kSampleGap timed
+  }
+  std::atomic_ref<uint32_t>(sampling.skip[index]).store(skip, std::memory_order_relaxed);
 }
 
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).
@@ -65,9 +111,6 @@ inline void note_message(int peer, uint64_t bytes) {
 // Set when the profile tool is attached: the generated MPI_File_ entry points then go through
 // the profile's wrappers (MPI-IO is outside QMPI, as in MPICH).
 extern bool io_enabled;
-
-// The number of functions counted: QMPI's plus the MPI-IO ones (set by the generated wrappers).
-constexpr int kMaxCalls = 1024;
 
 // The profile tool's attachment (the process's first MPI call): chooses the clock.
 void attach();

@@ -25,6 +25,8 @@ ALLTOALLS, ALLTOALL_INTS = 5, 16
 ALLREDUCES = 7
 BIG_MESSAGES, BIG_BYTES = 3, 65536
 WRITE_ROUNDS, BLOCK, TAIL = 4, 4096, 100
+SHORT_PROBES, LONG_BARRIERS = 20000, 40
+WARMUP = 32  # calls of each function timed before sampling may start (src/profile/counters.h)
 RANKS = 4
 
 
@@ -120,6 +122,20 @@ def verify_numbers(directory, data):
     sizes = f.get("sizes", [0] * 40)
     expect("access sizes (BLOCK)", sizes[bucket(BLOCK)], n * (WRITE_ROUNDS + 1))
     expect("access sizes (TAIL)", sizes[bucket(TAIL)], 2)
+
+    # Sampling: the short MPI_Iprobe calls are counted every time but timed on a sample; the long
+    # barriers of the ranks that wait for rank 0 are timed every time (rank 0's may be sampled).
+    probe, barrier = calls["MPI_Iprobe"], calls["MPI_Barrier"]
+    expect("MPI_Iprobe count", probe["count"], n * SHORT_PROBES)
+    if not (n * WARMUP <= probe["timed"] <= probe["count"] // 2):
+        failures.append(f"MPI_Iprobe: {probe['timed']} of {probe['count']} calls timed, expected a sample "
+                        f"(at least {n * WARMUP}, at most half)")
+    expect("MPI_Barrier count", barrier["count"], n * LONG_BARRIERS)
+    if barrier["timed"] < (n - 1) * LONG_BARRIERS:
+        failures.append(f"MPI_Barrier: {barrier['timed']} of {barrier['count']} calls timed, expected every call "
+                        f"of the {n - 1} waiting ranks")
+    if probe["time_s"] <= 0:
+        failures.append("MPI_Iprobe: no estimated time")
 
     # Times: every rank spent some, and no more than its wall time.
     for r in report["rank_facts"]:

@@ -8,12 +8,16 @@
  * one double; rank 0 also sends BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
  * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
  * independent writes of TAIL bytes (MPI_File_write_at), one collective read of BLOCK bytes.
+ * Last, for the profile's sampling of short calls (src/profile/counters.h): SHORT_PROBES
+ * MPI_Iprobe that find nothing, then LONG_BARRIERS MPI_Barrier that rank 0 enters BARRIER_WAIT_US
+ * late each, so the other ranks' barriers are long (every one timed).
  * With "crash", rank 1 dies (SIGKILL) after the ring, so the report must be partial. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RING_MESSAGES 10
 #define RING_BYTES 1000
@@ -25,6 +29,9 @@
 #define WRITE_ROUNDS 4
 #define BLOCK 4096
 #define TAIL 100
+#define SHORT_PROBES 20000
+#define LONG_BARRIERS 40
+#define BARRIER_WAIT_US 6000
 
 static void fail(int rank, const char* what) {
   printf("known_traffic: rank %d: FAILED: %s\n", rank, what);
@@ -85,6 +92,16 @@ int main(int argc, char** argv) {
   MPI_File_read_at_all(fh, (MPI_Offset)rank * BLOCK, block, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
   if (block[0] != 'a' + rank % 26) fail(rank, "read back the wrong block");
   MPI_File_close(&fh);
+
+  int found = 0;
+  for (int i = 0; i < SHORT_PROBES; ++i) {
+    MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &found, MPI_STATUS_IGNORE);
+    if (found) fail(rank, "MPI_Iprobe found a message nobody sent");
+  }
+  for (int i = 0; i < LONG_BARRIERS; ++i) {
+    if (rank == 0 && size > 1) usleep(BARRIER_WAIT_US);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   free(send);
   free(recv);
   if (rank == 0) printf("known_traffic: OK\n");

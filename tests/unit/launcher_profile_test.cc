@@ -18,13 +18,16 @@ using namespace ferry::launcher::profile;
 namespace fs = std::filesystem;
 
 // A rank's file as src/profile/counters.cc lays it out: two functions, "MPI_Send" (index 0) with
-// `sends` calls of 1 s each at a 2 GHz clock, and `to_peer1` bytes sent to rank 1.
-std::vector<char> rank_file(int rank, int size, bool finalized, uint64_t sends, uint64_t to_peer1) {
+// `sends` calls of which `timed` (all by default) were timed, at 1 s each at a 2 GHz clock, and
+// `to_peer1` bytes sent to rank 1.
+std::vector<char> rank_file(int rank, int size, bool finalized, uint64_t sends, uint64_t to_peer1,
+                            uint64_t timed = UINT64_MAX) {
+  if (timed == UINT64_MAX) timed = sends;
   layout::Header h = layout::layout(2, size);
   h.rank = rank;
   h.state = finalized ? layout::kFinalized : layout::kRunning;
   h.start_ns = 1'000'000'000;
-  h.end_ns = finalized ? 3'000'000'000 : 0;
+  h.end_ns = finalized ? 5'000'000'000 : 0;
   h.ticks_per_second = 2e9;
   std::strcpy(h.host, "node7");
   std::vector<char> bytes(h.total_bytes);
@@ -33,7 +36,8 @@ std::vector<char> rank_file(int rank, int size, bool finalized, uint64_t sends, 
   std::strcpy(bytes.data() + h.names_offset + layout::kNameBytes, "MPI_Allreduce");
   layout::Call send{};
   send.count = sends;
-  send.ticks = sends * 2'000'000'000ull;
+  send.timed = timed;
+  send.ticks = timed * 2'000'000'000ull;
   send.bytes = to_peer1;
   std::memcpy(bytes.data() + h.calls_offset, &send, sizeof send);
   std::memcpy(bytes.data() + h.peer_bytes_offset + 8, &to_peer1, 8);
@@ -66,13 +70,28 @@ TEST_F(ProfileFiles, WholeFilesMakeACompleteReport) {
   EXPECT_EQ(job.ranks[0].calls[0].ticks, 3'000'000'000u);  // ticks at 2 GHz, read as nanoseconds
   EXPECT_EQ(job.ranks[0].peer_bytes[1], 300u);
   EXPECT_EQ(job.ranks[0].host, "node7");
-  EXPECT_DOUBLE_EQ(job.ranks[0].wall_s, 2.0);
+  EXPECT_DOUBLE_EQ(job.ranks[0].wall_s, 4.0);
   Kind all_p2p = Kind::kPointToPoint;
   EXPECT_DOUBLE_EQ(seconds_in(job, job.ranks[0], &all_p2p), 3.0);
   std::string text = json(job);
   EXPECT_NE(text.find("\"partial\": false"), std::string::npos);
   EXPECT_NE(text.find("\"p2p_bytes\": [\n  [0,300],\n  [0,0]]"), std::string::npos) << text;
   EXPECT_NE(html(job).find("<svg"), std::string::npos);
+}
+
+// A short function is timed on a sample of its calls (src/profile/counters.h Sampling): its time is
+// the timed calls' scaled to all, and the JSON says how many were timed.
+TEST_F(ProfileFiles, SampledTimesAreScaledToEveryCall) {
+  write(0, rank_file(0, 2, true, 64, 640, 4));
+  write(1, rank_file(1, 2, true, 0, 0));
+  Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+  EXPECT_EQ(job.ranks[0].calls[0].count, 64u);
+  EXPECT_EQ(job.ranks[0].calls[0].ticks, 64'000'000'000u);  // 4 timed calls of 1 s stand for 64
+  std::string text = json(job);
+  EXPECT_NE(text.find("\"count\": 64, \"timed\": 4, \"time_s\": 64"), std::string::npos) << text;
+  EXPECT_NE(html(job).find("~64"), std::string::npos);
+  // An estimate above the rank's wall time (4 s) is held to it.
+  EXPECT_DOUBLE_EQ(seconds_in(job, job.ranks[0], nullptr), 4.0);
 }
 
 TEST_F(ProfileFiles, AnUnfinishedRankMakesItPartialAndKeepsItsCounts) {
