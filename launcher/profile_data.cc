@@ -65,28 +65,43 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   return true;
 }
 
-// The last attempt's namespace that left files: a restart's <first>.r<k> (the highest k), else the
-// first. Spawned jobs' files (<first>.<id>) are not the job's.
-std::string last_attempt(const std::string& dir, const std::string& first, int* attempt) {
-  *attempt = 0;
-  std::error_code e;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, e)) {
-    std::string name = entry.path().filename().string();
-    const std::string tail = ".rank.0";
-    if (name.size() <= first.size() + tail.size() || name.rfind(first + ".r", 0) != 0 ||
-        name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
-      continue;
-    std::string k = name.substr(first.size() + 2, name.size() - tail.size() - first.size() - 2);
-    if (!k.empty() && k.find_first_not_of("0123456789") == std::string::npos) *attempt = std::max(*attempt, std::stoi(k));
-  }
-  return *attempt > 0 ? first + ".r" + std::to_string(*attempt) : first;
+// Attempt k's namespace (main.cc's plan_for): the first job's, then <first>.r<k>.
+std::string attempt_nspace(const std::string& first, int attempt) {
+  return attempt > 0 ? first + ".r" + std::to_string(attempt) : first;
 }
 
 }  // namespace
 
-Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns) {
+std::vector<int> attempts(const std::string& dir, const std::string& first) {
+  // Spawned jobs' files (<first>.<id>) are not the job's.
+  std::vector<int> out;
+  std::error_code e;
+  const std::string tail = ".rank.0";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, e)) {
+    std::string name = entry.path().filename().string();
+    if (name == first + tail) {
+      out.push_back(0);
+      continue;
+    }
+    if (name.size() <= first.size() + tail.size() || name.rfind(first + ".r", 0) != 0 ||
+        name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    std::string k = name.substr(first.size() + 2, name.size() - tail.size() - first.size() - 2);
+    if (!k.empty() && k.size() < 9 && k.find_first_not_of("0123456789") == std::string::npos) out.push_back(std::stoi(k));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns,
+             int attempt) {
   Job job;
-  std::string nspace = last_attempt(dir, first_nspace, &job.attempt);
+  if (attempt == kLastAttempt) {
+    std::vector<int> all = attempts(dir, first_nspace);
+    attempt = all.empty() ? 0 : all.back();
+  }
+  job.attempt = attempt;
+  std::string nspace = attempt_nspace(first_nspace, attempt);
   job.size = size;
   job.exit_status = exit_status;
   job.partial = exit_status != 0;

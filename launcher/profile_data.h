@@ -33,18 +33,24 @@ struct Job {
   int size = 0;
   bool partial = false;  // a rank's file is missing or unfinished, or the job failed
   int exit_status = 0;
-  int attempt = 0;       // the attempt counted (the last one): 0, then FERRY_RESTART_COUNT
+  int attempt = 0;       // the attempt counted: 0, then FERRY_RESTART_COUNT
+  bool restarted = false;  // an attempt that failed and mpirun restarted (its exit status is not kept)
+  std::vector<std::string> other_reports;  // the other attempts' reports (file names), for links
   std::vector<std::string> call_names;  // [function], "" for none
   std::vector<std::string> coll_operations, coll_algorithms;  // [slot]
   std::vector<RankCounts> ranks;
   std::vector<std::pair<std::string, std::string>> settings;  // FERRY_* that differ from the default
 };
 
-// Reads <dir>/<nspace>.rank.<r> for r in [0, size), `nspace` being the last attempt's:
-// `first_nspace` (ferry.<mpirun's pid>) or, after restarts, <first_nspace>.r<k> for the highest k
-// present. `end_ns` (CLOCK_REALTIME) closes the wall time of the ranks that never reached
-// MPI_Finalize.
-Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns);
+// Reads <dir>/<nspace>.rank.<r> for r in [0, size), `nspace` being attempt `attempt`'s:
+// `first_nspace` (ferry.<mpirun's pid>) for 0, <first_nspace>.r<k> for restart k; the last one
+// present when `attempt` is kLastAttempt. `end_ns` (CLOCK_REALTIME) closes the wall time of the
+// ranks that never reached MPI_Finalize.
+constexpr int kLastAttempt = -1;
+Job read_job(const std::string& dir, const std::string& first_nspace, int size, int exit_status, int64_t end_ns,
+             int attempt = kLastAttempt);
+// The attempts (0, then each restart's k) whose rank 0 left a file in `dir`, in order.
+std::vector<int> attempts(const std::string& dir, const std::string& first_nspace);
 
 // For a directory filled without mpirun (ferry_profile_report): the PMIx namespaces whose rank 0
 // left a file, and a job's size as its rank 0's file says (0 if unreadable).

@@ -227,16 +227,26 @@ std::string html(const Job& job) {
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Ferry profile: " << job.size
     << " ranks</title><style>" << kStyle << "</style></head><body>\n";
   o << "<h1>Ferry profile: " << job.size << " ranks</h1>\n";
-  if (job.partial)
+  if (job.restarted)
+    o << "<p class=\"partial\"><b>Partial report of attempt " << job.attempt
+      << ".</b> This attempt failed and mpirun restarted the job (--max-restarts): what its ranks counted until they "
+         "stopped is shown.</p>\n";
+  else if (job.partial)
     o << "<p class=\"partial\"><b>Partial report.</b> The job ended with status " << job.exit_status
       << " or some rank did not reach the end of MPI_Finalize: what those ranks counted until they stopped is shown.</p>\n";
+  if (!job.other_reports.empty()) {
+    o << "<p>Other attempts of this job (--max-restarts):";
+    for (const std::string& r : job.other_reports) o << " <a href=\"" << escape(r) << "\">" << escape(r) << "</a>";
+    o << "</p>\n";
+  }
 
   // The job's facts.
   std::map<std::string, std::vector<int>> hosts;
   for (const RankCounts& r : job.ranks)
     if (r.found) hosts[r.host].push_back(r.rank);
   o << "<h2>Job</h2><table><tbody><tr><td>ranks</td><td>" << job.size << "</td></tr><tr><td>hosts</td><td>"
-    << hosts.size() << "</td></tr><tr><td>exit status</td><td>" << job.exit_status << "</td></tr>";
+    << hosts.size() << "</td></tr><tr><td>exit status</td><td>"
+    << (job.restarted ? std::string("failed, restarted") : std::to_string(job.exit_status)) << "</td></tr>";
   if (job.attempt > 0) o << "<tr><td>attempt (FERRY_RESTART_COUNT)</td><td>" << job.attempt << "</td></tr>";
   o << "</tbody></table>\n";
   o << table_head({"host", "ranks", "ranks on it"});

@@ -51,8 +51,10 @@ std::string json(const Job& job) {
   std::ostringstream o;
   o << "{\n\"format\": \"ferry-profile-1\",\n";
   o << "\"partial\": " << (job.partial ? "true" : "false") << ",\n";
-  o << "\"exit_status\": " << job.exit_status << ",\n";
+  o << "\"exit_status\": " << (job.restarted ? std::string("null") : std::to_string(job.exit_status)) << ",\n";
   o << "\"attempt\": " << job.attempt << ",\n";
+  o << "\"restarted\": " << (job.restarted ? "true" : "false") << ",\n";
+  o << "\"other_reports\": " << list(job.other_reports, [](const std::string& x) { return quoted(x); }) << ",\n";
   o << "\"ranks\": " << job.size << ",\n";
   o << "\"settings\": {";
   for (size_t i = 0; i < job.settings.size(); ++i)

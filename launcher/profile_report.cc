@@ -55,19 +55,59 @@ bool check_writable(const std::string& report, std::string* why) {
   return try_open(report, why) && try_open(json_path(report), why);
 }
 
-bool write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
-                  int exit_status) {
-  timespec now;
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  Job job = read_job(dir, first_nspace, size, exit_status, int64_t(now.tv_sec) * 1000000000 + now.tv_nsec);
+std::string attempt_path(const std::string& report, int attempt) {
+  const std::string ext = ".html";
+  std::string tag = ".attempt" + std::to_string(attempt);
+  if (report.size() > ext.size() && report.compare(report.size() - ext.size(), ext.size(), ext) == 0)
+    return report.substr(0, report.size() - ext.size()) + tag + ext;
+  return report + tag;
+}
+
+namespace {
+
+bool write_both(const std::string& report, const Job& job) {
   if (!write_file(json_path(report), json(job)) || !write_file(report, html(job))) {
     std::fprintf(stderr, "%s: FERRY_PROFILE: cannot write %s: %s\n", program_invocation_short_name, report.c_str(),
                  std::strerror(errno));
     return false;
   }
-  std::fprintf(stderr, "%s: FERRY_PROFILE: %sreport written to %s and %s\n", program_invocation_short_name,
-               job.partial ? "partial " : "", report.c_str(), json_path(report).c_str());
   return true;
+}
+
+std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+}  // namespace
+
+bool write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
+                  int exit_status) {
+  timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  int64_t now_ns = int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
+  // Under --max-restarts every attempt's ranks counted into files of their own namespace: the last
+  // attempt is the report, each earlier one (which failed) a report of its own beside it.
+  std::vector<int> all = attempts(dir, first_nspace);
+  int last = all.empty() ? 0 : all.back();
+  std::vector<std::string> names;
+  for (int a : all) names.push_back(file_name(a == last ? report : attempt_path(report, a)));
+  bool written = true;
+  for (size_t i = 0; i + 1 < all.size(); ++i) {
+    Job earlier = read_job(dir, first_nspace, size, 1, now_ns, all[i]);
+    earlier.restarted = earlier.partial = true;
+    for (size_t j = 0; j < all.size(); ++j)
+      if (j != i) earlier.other_reports.push_back(names[j]);
+    written = write_both(attempt_path(report, all[i]), earlier) && written;
+  }
+  Job job = read_job(dir, first_nspace, size, exit_status, now_ns, last);
+  names.pop_back();
+  job.other_reports = names;
+  if (!write_both(report, job)) return false;
+  std::fprintf(stderr, "%s: FERRY_PROFILE: %sreport written to %s and %s", program_invocation_short_name,
+               job.partial ? "partial " : "", report.c_str(), json_path(report).c_str());
+  if (all.size() > 1)
+    std::fprintf(stderr, " (attempt %d; the %zu earlier attempts' beside it, %s...)", last, all.size() - 1,
+                 attempt_path(report, all[0]).c_str());
+  std::fprintf(stderr, "\n");
+  return written;
 }
 
 std::vector<FileSummary> files(const Job& job) {

@@ -15,12 +15,15 @@ std::string report_path();
 // The JSON's path: the report's with .json for its .html (report.html -> report.json), else with
 // .json added.
 std::string json_path(const std::string& report);
+// Attempt k's report under --max-restarts: report.html -> report.attempt<k>.html.
+std::string attempt_path(const std::string& report, int attempt);
 
 // Whether both files can be written (without leaving a file that was not there); else one line.
 bool check_writable(const std::string& report, std::string* why);
 
 // Reads the ranks' files in `dir` (profile_data.h's read_job) and writes both files, with one line
-// on stderr either way; false if they could not be written.
+// on stderr either way; false if they could not be written. After restarts, `report` is the last
+// attempt's and each earlier attempt k gets its own (attempt_path) beside it.
 bool write_report(const std::string& report, const std::string& dir, const std::string& first_nspace, int size,
                   int exit_status);
 

@@ -5,6 +5,8 @@
   check_report.py MPIRUN PROGRAM shared_dir  the same with FERRY_PROFILE_DIR given (several hosts)
   check_report.py MPIRUN PROGRAM partial   rank 1 dies: the report is marked partial and keeps
                                            what every rank counted before
+  check_report.py MPIRUN PROGRAM restarts  --max-restarts 1, rank 1 dying in the first attempt: one
+                                           report per attempt
   check_report.py MPIRUN PROGRAM unwritable  a path that cannot be written: one line, non-zero exit,
                                              and the program never starts
   check_report.py MPIRUN PROGRAM singleton TOOL  without mpirun (as under srun): the rank counts into
@@ -174,6 +176,36 @@ def check_partial(mpirun, program, directory):
         failures.append("report.html does not say it is partial")
 
 
+def check_restarts(mpirun, program, directory):
+    """--max-restarts 1, the first attempt losing rank 1: report.html is the second attempt's, whole;
+    report.attempt0.html (and .json) the first's, partial, each linking to the other."""
+    html = os.path.join(directory, "report.html")
+    data = os.path.join(directory, "data.bin")
+    env = dict(os.environ, FERRY_PROFILE=html)
+    done = subprocess.run([mpirun, "--max-restarts", "1", "-n", str(RANKS), program, data, "crash-first"],
+                          cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the restarted job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    verify_numbers(directory, data)
+    last = json.load(open(os.path.join(directory, "report.json")))
+    expect("attempt", last["attempt"], 1)
+    expect("other_reports", last["other_reports"], ["report.attempt0.html"])
+    path = os.path.join(directory, "report.attempt0.json")
+    if not os.path.exists(path):
+        failures.append(f"no report of the first attempt: {os.listdir(directory)}; {done.stderr}")
+        return
+    first = json.load(open(path))
+    expect("first attempt: attempt", first["attempt"], 0)
+    expect("first attempt: partial", first["partial"], True)
+    expect("first attempt: restarted", first["restarted"], True)
+    expect("first attempt: other_reports", first["other_reports"], ["report.html"])
+    expect("first attempt: p2p_messages[1][2]", first["p2p_messages"][1][2], RING_MESSAGES)
+    expect("first attempt: MPI_Alltoall", "MPI_Alltoall" in calls_by_name(first), False)
+    if "restarted the job" not in open(os.path.join(directory, "report.attempt0.html")).read():
+        failures.append("report.attempt0.html does not say the attempt was restarted")
+
+
 def check_unwritable(mpirun, program, directory):
     marker = os.path.join(directory, "started")
     bad = os.path.join(directory, "no-such-dir", "report.html")
@@ -239,7 +271,7 @@ def check_singleton(tool, program, directory):
 
 
 def main(argv):
-    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "unwritable": 4, "singleton": 5, "srun": 6}
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "unwritable": 4, "singleton": 5, "srun": 6}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -251,7 +283,7 @@ def main(argv):
             check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
         else:
             {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
-             "unwritable": check_unwritable}[case](
+             "restarts": check_restarts, "unwritable": check_unwritable}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")

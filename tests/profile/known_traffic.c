@@ -1,7 +1,7 @@
 /* A program whose communication and I/O are known exactly, for FERRY_PROFILE's report
  * (tests/profile/check_report.py computes what report.json must say from the same numbers).
  *
- *   known_traffic FILE [crash]
+ *   known_traffic FILE [crash|crash-first]
  *
  * Every rank: a ring of RING_MESSAGES sends of RING_BYTES to the right (MPI_Isend, MPI_Recv,
  * MPI_Wait); ALLTOALLS MPI_Alltoall of ALLTOALL_INTS ints per peer; ALLREDUCES MPI_Allreduce of
@@ -11,7 +11,9 @@
  * Last, for the profile's sampling of short calls (src/profile/counters.h): SHORT_PROBES
  * MPI_Iprobe that find nothing, then LONG_BARRIERS MPI_Barrier that rank 0 enters BARRIER_WAIT_US
  * late each, so the other ranks' barriers are long (every one timed).
- * With "crash", rank 1 dies (SIGKILL) after the ring, so the report must be partial. */
+ * With "crash", rank 1 dies (SIGKILL) after the ring, so the report must be partial; with
+ * "crash-first", only in the first attempt under mpirun --max-restarts (FERRY_RESTART_COUNT unset
+ * or 0). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,7 +46,7 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 2) fail(rank, "usage: known_traffic FILE [crash]");
+  if (argc < 2) fail(rank, "usage: known_traffic FILE [crash|crash-first]");
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
 
   char out[RING_BYTES], in[RING_BYTES];
@@ -56,7 +58,9 @@ int main(int argc, char** argv) {
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     if (in[0] != (char)left) fail(rank, "ring message has the wrong contents");
   }
-  if (argc > 2 && strcmp(argv[2], "crash") == 0) {
+  const char* restart = getenv("FERRY_RESTART_COUNT");
+  int first_attempt = restart == NULL || strcmp(restart, "0") == 0;
+  if (argc > 2 && (strcmp(argv[2], "crash") == 0 || (strcmp(argv[2], "crash-first") == 0 && first_attempt))) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) raise(SIGKILL);
     MPI_Barrier(MPI_COMM_WORLD);  /* never returns: the job ends */

@@ -131,6 +131,11 @@ TEST_F(ProfileFiles, TheLastAttemptIsReportedNotASpawnedJob) {
   EXPECT_EQ(job.attempt, 2);
   EXPECT_FALSE(job.partial);
   EXPECT_EQ(job.ranks[0].calls[0].count, 2u);
+  // Each attempt can be read too (report.attempt<k>.html).
+  EXPECT_EQ(attempts(dir_, "ferry.1"), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(read_job(dir_, "ferry.1", 1, 1, 5'000'000'000, 1).ranks[0].calls[0].count, 7u);
+  EXPECT_TRUE(read_job(dir_, "ferry.1", 1, 1, 5'000'000'000, 0).partial);
+  EXPECT_EQ(attempt_path("/a/report.html", 1), "/a/report.attempt1.html");
 }
 
 TEST(ProfileReport, JsonGoesBesideTheHtml) {
