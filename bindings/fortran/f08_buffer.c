@@ -13,7 +13,12 @@
  * call gets one element of a new datatype that picks the first count elements of the section at
  * their addresses (an hindexed block), so nonblocking calls write straight into the section. The
  * binding frees that datatype after the call (a pending operation keeps what it needs, MPI-4.0
- * §5.1.10). A section elsewhere (a buffer of the v/w collectives, a reduction, MPI_Pack) is an
+ * §5.1.10). A section that no datatype can describe (a buffer of the v/w collectives, whose
+ * displacements count elements of the contiguous array the section stands for; a reduction's two
+ * buffers, which share one datatype; MPI_Pack's packed buffer) is copied for blocking calls, which
+ * are done with it when they return: into a contiguous buffer before the call and, for buffers the
+ * call writes, back after it (ferry_f08_copy_in/_out) -- the "as if contiguous" of MPI-4.0
+ * §19.1.12. Elsewhere (nonblocking and persistent calls, which outlive the binding) it is an
  * MPI_ERR_BUFFER, raised on MPI_COMM_WORLD, so that the default handler stops the program rather
  * than send the wrong bytes.
  */
@@ -21,6 +26,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fortran_binding.h"
 
@@ -106,4 +112,50 @@ void ferry_f08_buffer_end(MPI_Fint *datatype, MPI_Fint *new_datatype) {
   if (*new_datatype == *datatype) return;
   MPI_Datatype section = (MPI_Datatype)*new_datatype;
   MPI_Type_free(&section);
+}
+
+/* Walks the section's elements in Fortran's order (first index fastest), copying each between its
+ * place in the section and the next elem_len bytes of `packed`. */
+static void walk_section(CFI_cdesc_t *buffer, char *packed, int to_packed) {
+  size_t length = buffer->elem_len;
+  CFI_index_t elements = 1;
+  for (int d = 0; d < buffer->rank; d++) elements *= buffer->dim[d].extent;
+  CFI_index_t index[CFI_MAX_RANK] = {0};
+  for (CFI_index_t i = 0; i < elements; i++, packed += length) {
+    char *element = buffer->base_addr;
+    for (int d = 0; d < buffer->rank; d++) element += index[d] * buffer->dim[d].sm;
+    if (to_packed)
+      memcpy(packed, element, length);
+    else
+      memcpy(element, packed, length);
+    for (int d = 0; d < buffer->rank && ++index[d] == buffer->dim[d].extent; d++) index[d] = 0;
+  }
+}
+
+/* A blocking call's buffer: its address, or for a noncontiguous section a contiguous copy of it
+ * (*copy: that copy, for ferry_f08_copy_out; 0 when there is none). */
+intptr_t ferry_f08_copy_in(CFI_cdesc_t *buffer, intptr_t *copy, MPI_Fint *ierr) {
+  int noncontiguous;
+  intptr_t address = address_of(buffer, &noncontiguous);
+  *copy = 0;
+  if (!noncontiguous) return address;
+  size_t bytes = buffer->elem_len;
+  for (int d = 0; d < buffer->rank; d++) bytes *= (size_t)buffer->dim[d].extent;
+  char *packed = malloc(bytes > 0 ? bytes : 1);
+  if (packed == NULL) {
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    *ierr = MPI_ERR_NO_MEM;
+    return 0;
+  }
+  walk_section(buffer, packed, 1);
+  *copy = (intptr_t)packed;
+  return *copy;
+}
+
+/* After the call: a buffer the call wrote (`back`) goes from the copy to the section; the copy goes. */
+void ferry_f08_copy_out(CFI_cdesc_t *buffer, intptr_t *copy, MPI_Fint back) {
+  if (*copy == 0) return;
+  if (back) walk_section(buffer, (char *)*copy, 0);
+  free((void *)*copy);
+  *copy = 0;
 }

@@ -224,7 +224,10 @@ def described_buffer(params, i):
     """(count, datatype) when the buffer params[i] is followed by its own scalar count and datatype
     (buf, count, datatype: point-to-point, one-sided, file, the rooted collectives' send and receive
     sides), else None: such a buffer may be a noncontiguous array section, since its layout can go
-    into the datatype (f08_buffer.c)."""
+    into the datatype (f08_buffer.c). Not when a buffer comes just before it (a reduction's sendbuf,
+    recvbuf, count, datatype): the two share the count and datatype, so neither can be described."""
+    if i > 0 and params[i - 1].kind == "buffer":
+        return None
     rest = params[i + 1:i + 3]
     if (len(rest) == 2 and rest[0].kind == "integer" and not rest[0].array and rest[0].direction == "in"
             and rest[1].kind == "handle" and rest[1].handle == "datatype" and not rest[1].array):
@@ -232,8 +235,39 @@ def described_buffer(params, i):
     return None
 
 
+# Blocking calls that are done with their buffers when they return: a noncontiguous section that no
+# datatype can describe (the v/w collectives' buffers, a reduction's, MPI_Pack's packed buffer) is
+# copied into a contiguous one for the call and back after it (f08_buffer.c), which is what MPI-4.0
+# §19.1.12 asks ("as if" the section were contiguous). Nonblocking and persistent calls, one-sided
+# calls and attached buffers outlive the call: a section there is MPI_ERR_BUFFER.
+COPIED_SECTIONS = {
+    "MPI_Allgather", "MPI_Allgatherv", "MPI_Allreduce", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw",
+    "MPI_Bcast", "MPI_Exscan", "MPI_Gather", "MPI_Gatherv", "MPI_Reduce", "MPI_Reduce_local",
+    "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Scatter", "MPI_Scatterv",
+    "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv",
+    "MPI_Neighbor_alltoallw", "MPI_Pack", "MPI_Unpack", "MPI_Pack_external", "MPI_Unpack_external",
+}
+
+
+def copies_sections(fn):
+    return fn.name.removesuffix("_c") in COPIED_SECTIONS
+
+
 ADDRESS_INTERFACES = [
     "INTERFACE",
+    "  FUNCTION ferry_f08_copy_in(buffer, copy, ierr) BIND(C, NAME='ferry_f08_copy_in') RESULT(address)",
+    "    IMPORT :: C_INTPTR_T, C_INT",
+    "    TYPE(*), DIMENSION(..) :: buffer",
+    "    INTEGER(C_INTPTR_T) :: copy",
+    "    INTEGER(C_INT) :: ierr",
+    "    INTEGER(C_INTPTR_T) :: address",
+    "  END FUNCTION",
+    "  SUBROUTINE ferry_f08_copy_out(buffer, copy, back) BIND(C, NAME='ferry_f08_copy_out')",
+    "    IMPORT :: C_INTPTR_T, C_INT",
+    "    TYPE(*), DIMENSION(..) :: buffer",
+    "    INTEGER(C_INTPTR_T) :: copy",
+    "    INTEGER(C_INT), VALUE :: back",
+    "  END SUBROUTINE",
     "  FUNCTION ferry_f08_address(buffer, ierr) BIND(C, NAME='ferry_f08_address') RESULT(address)",
     "    IMPORT :: C_INTPTR_T, C_INT",
     "    TYPE(*), DIMENSION(..) :: buffer",
@@ -283,6 +317,11 @@ def call(fn, params):
                 replaced[datatype.name] = f"{p.name}_datatype"
                 post.append(f"IF ({p.name}_datatype /= {datatype.name}%MPI_VAL) "
                             f"CALL ferry_f08_buffer_end({datatype.name}%MPI_VAL, {p.name}_datatype)")
+            elif p.kind == "buffer" and copies_sections(fn):
+                decls.append(f"INTEGER(C_INTPTR_T) :: {p.name}_copy")
+                pre.append(f"{p.name}_address = ferry_f08_copy_in({p.name}, {p.name}_copy, ierr)")
+                back = 0 if p.direction == "in" else 1
+                post.append(f"CALL ferry_f08_copy_out({p.name}, {p.name}_copy, {back})")
             else:
                 pre.append(f"{p.name}_address = ferry_f08_address({p.name}, ierr)")
             args.append(f"%VAL({p.name}_address)")
