@@ -149,10 +149,17 @@ def param(f, name, direction="in"):
 
 def bytes_expression(f):
     """count x datatype size of the call's (send) buffer argument, or -1 when it moves no data."""
-    for count, datatype in (("count", "datatype"), ("sendcount", "sendtype")):
+    for count, datatype in (("count", "datatype"), ("sendcount", "sendtype"), ("origin_count", "origin_datatype")):
         if param(f, count) and param(f, datatype) and param(f, datatype).kind == "handle":
             return f"type_bytes({count}, {datatype})"
+    if one_sided(f) and param(f, "datatype"):  # MPI_Fetch_and_op, MPI_Compare_and_swap: one element
+        return "type_bytes(1, datatype)"
     return "-1"
+
+
+def one_sided(f):
+    """An RMA communication call (Put, Get, Accumulate, ...): it names a target rank of a window."""
+    return param(f, "target_rank") is not None and param(f, "win") is not None
 
 
 # Calls that only read local state and never wait: FERRY_PROFILE counts them but does not time
@@ -185,6 +192,8 @@ def profile(functions):
            '#include "base/communicator.h"',
            '#include "base/datatype.h"',
            '#include "base/handles.h"',
+           '#include "base/request.h"',
+           '#include "rma/window.h"',
            '#include "profile/counters.h"',
            '#include "profile/files.h"',
            "",
@@ -203,6 +212,21 @@ def profile(functions):
             "    return int64_t((uint32_t(type) >> 8) & 0xff) * int64_t(count);",
             "  const Datatype* t = find_datatype(type);",
             "  return t != nullptr ? int64_t(t->size) * int64_t(count) : 0;",
+            "}",
+            "",
+            "// A persistent send's message, at its start (MPI_Start, MPI_Startall): counted as sends are.",
+            "void note_started(MPI_Request handle) {",
+            "  const Request* r = requests::find(handle);",
+            "  if (r == nullptr || r->kind != Request::Kind::kSend || !r->persistent || r->partitioned != nullptr ||",
+            "      r->comm == nullptr || r->peer < 0 || r->peer >= r->comm->peer_count())",
+            "    return;",
+            "  note_message(r->comm->world_rank(r->peer), r->bytes);",
+            "}",
+            "",
+            "// The world rank of rank `rank` of `win`'s group, or -1.",
+            "int window_peer(MPI_Win win, int rank) {",
+            "  const rma::Window* w = rank >= 0 ? rma::windows::find(win) : nullptr;",
+            "  return w != nullptr && rank < w->comm->size ? w->comm->world_rank(rank) : -1;",
             "}",
             "",
             "// The world rank of point-to-point rank `rank` of `comm`, or -1.",
@@ -241,6 +265,13 @@ def profile(functions):
                 f"  if (timed_) note_time({f.qmpi}, end_ - start_);"]
         if is_send:
             out.append("  note_message(world_peer(comm, dest), uint64_t(bytes_));")
+        if one_sided(f):
+            out.append("  if (result_ == MPI_SUCCESS) note_one_sided(window_peer(win, target_rank), uint64_t(bytes_));")
+        if f.name == "MPI_Start":
+            out.append("  if (result_ == MPI_SUCCESS) note_started(*request);")
+        if f.name == "MPI_Startall":
+            out.append("  if (result_ == MPI_SUCCESS)")
+            out.append("    for (int i = 0; i < count; ++i) note_started(array_of_requests[i]);")
         if f.name == "MPI_Finalize":
             out.append("  finished();")
         out += ["  return result_;", "}"]

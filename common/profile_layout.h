@@ -80,7 +80,9 @@ struct Header {
   uint64_t names_offset;      // char[num_calls][kNameBytes]
   uint64_t calls_offset;      // Call[num_calls]
   uint64_t peer_bytes_offset;     // uint64_t[size]: point-to-point bytes sent to each world rank
-  uint64_t peer_messages_offset;  // uint64_t[size]: messages sent to each
+  uint64_t peer_messages_offset;  // uint64_t[size]: messages sent to each (persistent sends at each start)
+  uint64_t peer_rma_bytes_offset;  // uint64_t[size]: one-sided bytes to each target (put, get, accumulate, ...)
+  uint64_t peer_rma_ops_offset;    // uint64_t[size]: one-sided operations on each
   uint64_t transports_offset;     // char[size][kTransportBytes]: the transport that reaches each
   uint64_t files_offset;          // File[kMaxFiles]
   uint64_t coll_names_offset;     // char[2][kCollSlots][kNameBytes]: operations, then algorithms
@@ -104,6 +106,10 @@ inline Header layout(uint32_t num_calls, int32_t size) {
   h.peer_bytes_offset = at;
   at = align(at + uint64_t(size) * 8);
   h.peer_messages_offset = at;
+  at = align(at + uint64_t(size) * 8);
+  h.peer_rma_bytes_offset = at;
+  at = align(at + uint64_t(size) * 8);
+  h.peer_rma_ops_offset = at;
   at = align(at + uint64_t(size) * 8);
   h.transports_offset = at;
   at = align(at + uint64_t(size) * kTransportBytes);

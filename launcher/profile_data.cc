@@ -48,6 +48,8 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
     c.ticks = c.timed > 0 ? uint64_t(double(c.ticks) * ns_per_tick * double(c.count) / double(c.timed)) : 0;
   r.peer_bytes = array_at<uint64_t>(bytes, h.peer_bytes_offset, size_t(size));
   r.peer_messages = array_at<uint64_t>(bytes, h.peer_messages_offset, size_t(size));
+  r.peer_rma_bytes = array_at<uint64_t>(bytes, h.peer_rma_bytes_offset, size_t(size));
+  r.peer_rma_ops = array_at<uint64_t>(bytes, h.peer_rma_ops_offset, size_t(size));
   for (int p = 0; p < size; ++p)
     r.transports.push_back(
         text_at(bytes.data() + h.transports_offset + size_t(p) * layout::kTransportBytes, layout::kTransportBytes));
@@ -117,6 +119,8 @@ Job read_job(const std::string& dir, const std::string& first_nspace, int size, 
     rc.calls.resize(job.call_names.size());
     rc.peer_bytes.resize(size_t(size));
     rc.peer_messages.resize(size_t(size));
+    rc.peer_rma_bytes.resize(size_t(size));
+    rc.peer_rma_ops.resize(size_t(size));
     rc.transports.resize(size_t(size));
     rc.coll.resize(size_t(layout::kCollSlots) * layout::kCollSlots * layout::kBuckets);
   }

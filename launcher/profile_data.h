@@ -24,6 +24,7 @@ struct RankCounts {
   std::vector<layout::Call> calls;               // [function]; `ticks` converted to nanoseconds
 
   std::vector<uint64_t> peer_bytes, peer_messages;  // [world rank]
+  std::vector<uint64_t> peer_rma_bytes, peer_rma_ops;  // [world rank]: one-sided, on each target
   std::vector<std::string> transports;           // [world rank]
   std::vector<layout::File> files;               // `ticks` converted to nanoseconds
   std::vector<uint64_t> coll;                    // [op][algorithm][bucket]

@@ -303,10 +303,19 @@ std::string html(const Job& job) {
   o << "</tbody></table>\n";
 
   // Point to point.
-  o << "<h2>Point-to-point traffic</h2><p class=\"note\">Messages a rank started sending (blocking and nonblocking "
-       "sends; persistent sends and one-sided operations are not counted here).</p>"
+  o << "<h2>Point-to-point traffic</h2><p class=\"note\">Messages a rank started sending (blocking, nonblocking "
+       "and persistent sends, the last at each MPI_Start).</p>"
     << "<h3>Bytes sent</h3>" << heat_map(job, &RankCounts::peer_bytes, true) << "<h3>Messages sent</h3>"
     << heat_map(job, &RankCounts::peer_messages, false) << "\n";
+  bool one_sided = std::any_of(job.ranks.begin(), job.ranks.end(), [](const RankCounts& r) {
+    return std::any_of(r.peer_rma_ops.begin(), r.peer_rma_ops.end(), [](uint64_t n) { return n > 0; });
+  });
+  if (one_sided)
+    o << "<h2>One-sided traffic</h2><p class=\"note\">Put, Get, Accumulate, Get_accumulate, Fetch_and_op and "
+         "Compare_and_swap (and their request forms) by origin (rows) and target (columns); bytes are the "
+         "origin's side.</p><h3>Bytes</h3>"
+      << heat_map(job, &RankCounts::peer_rma_bytes, true) << "<h3>Operations</h3>"
+      << heat_map(job, &RankCounts::peer_rma_ops, false) << "\n";
 
   o << "<h2>Message sizes per call</h2><div class=\"hists\">";
   for (int f : called) {

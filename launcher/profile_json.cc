@@ -99,6 +99,8 @@ std::string json(const Job& job) {
   };
   o << "\"p2p_bytes\": " << matrix(&RankCounts::peer_bytes) << ",\n";
   o << "\"p2p_messages\": " << matrix(&RankCounts::peer_messages) << ",\n";
+  o << "\"rma_bytes\": " << matrix(&RankCounts::peer_rma_bytes) << ",\n";
+  o << "\"rma_operations\": " << matrix(&RankCounts::peer_rma_ops) << ",\n";
   o << "\"transports\": [";
   for (const RankCounts& r : job.ranks) o << (r.rank ? ",\n  " : "\n  ") << list(r.transports, quoted);
   o << "],\n";

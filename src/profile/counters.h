@@ -30,6 +30,8 @@ struct Where {
   layout::Call* calls = nullptr;
   uint64_t* peer_bytes = nullptr;     // nullptr until start(): no world yet
   uint64_t* peer_messages = nullptr;
+  uint64_t* peer_rma_bytes = nullptr;
+  uint64_t* peer_rma_ops = nullptr;
   int world_size = 0;
 };
 extern Where where;
@@ -106,6 +108,13 @@ inline void note_message(int peer, uint64_t bytes) {
   if (peer < 0 || peer >= where.world_size) return;  // MPI_PROC_NULL, or a peer of another job
   add(where.peer_bytes[peer], bytes);
   add(where.peer_messages[peer], 1);
+}
+
+// A one-sided operation moving `bytes` (the origin's side) on world rank `peer`'s window memory.
+inline void note_one_sided(int peer, uint64_t bytes) {
+  if (peer < 0 || peer >= where.world_size) return;  // MPI_PROC_NULL
+  add(where.peer_rma_bytes[peer], bytes);
+  add(where.peer_rma_ops[peer], 1);
 }
 
 // Set when the profile tool is attached: the generated MPI_File_ entry points then go through

@@ -5,7 +5,10 @@
  *
  * Every rank: a ring of RING_MESSAGES sends of RING_BYTES to the right (MPI_Isend, MPI_Recv,
  * MPI_Wait); ALLTOALLS MPI_Alltoall of ALLTOALL_INTS ints per peer; ALLREDUCES MPI_Allreduce of
- * one double; rank 0 also sends BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
+ * one double; PERSISTENT_ROUNDS starts of a persistent send of PERSISTENT_BYTES to the right
+ * (MPI_Send_init, MPI_Start and MPI_Startall in turn); RMA_PUTS MPI_Put of RMA_PUT_INTS ints on
+ * the right neighbour's window and one MPI_Fetch_and_op of an int on rank 0's; rank 0 also sends
+ * BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
  * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
  * independent writes of TAIL bytes (MPI_File_write_at), one collective read of BLOCK bytes.
  * Last, for the profile's sampling of short calls (src/profile/counters.h): SHORT_PROBES
@@ -26,6 +29,10 @@
 #define ALLTOALLS 5
 #define ALLTOALL_INTS 16
 #define ALLREDUCES 7
+#define PERSISTENT_ROUNDS 6
+#define PERSISTENT_BYTES 512
+#define RMA_PUTS 5
+#define RMA_PUT_INTS 32
 #define BIG_MESSAGES 3
 #define BIG_BYTES 65536
 #define WRITE_ROUNDS 4
@@ -76,6 +83,40 @@ int main(int argc, char** argv) {
   double one = 1, sum = 0;
   for (int i = 0; i < ALLREDUCES; ++i) MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   if (sum != size) fail(rank, "allreduce sum");
+
+  char pout[PERSISTENT_BYTES], pin[PERSISTENT_BYTES];
+  MPI_Request persistent[2];
+  MPI_Send_init(pout, PERSISTENT_BYTES, MPI_BYTE, right, 50, MPI_COMM_WORLD, &persistent[0]);
+  MPI_Recv_init(pin, PERSISTENT_BYTES, MPI_BYTE, left, 50, MPI_COMM_WORLD, &persistent[1]);
+  for (int i = 0; i < PERSISTENT_ROUNDS; ++i) {
+    memset(pout, i + 1, sizeof pout);
+    if (i % 2 == 0) {
+      MPI_Start(&persistent[0]);
+      MPI_Start(&persistent[1]);
+    } else {
+      MPI_Startall(2, persistent);
+    }
+    MPI_Waitall(2, persistent, MPI_STATUSES_IGNORE);
+    if (pin[0] != (char)(i + 1)) fail(rank, "persistent message has the wrong contents");
+  }
+  MPI_Request_free(&persistent[0]);
+  MPI_Request_free(&persistent[1]);
+
+  int* window_memory;
+  MPI_Win win;
+  MPI_Win_allocate(sizeof(int) * (RMA_PUT_INTS + 1), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &window_memory, &win);
+  for (int i = 0; i <= RMA_PUT_INTS; ++i) window_memory[i] = -1;
+  int origin[RMA_PUT_INTS];
+  for (int i = 0; i < RMA_PUT_INTS; ++i) origin[i] = rank;
+  MPI_Win_fence(0, win);
+  for (int i = 0; i < RMA_PUTS; ++i) MPI_Put(origin, RMA_PUT_INTS, MPI_INT, right, 0, RMA_PUT_INTS, MPI_INT, win);
+  MPI_Win_fence(0, win);
+  if (window_memory[0] != left || window_memory[RMA_PUT_INTS - 1] != left) fail(rank, "MPI_Put delivered the wrong ints");
+  int increment = 1, before;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+  MPI_Fetch_and_op(&increment, &before, MPI_INT, 0, RMA_PUT_INTS, MPI_SUM, win);
+  MPI_Win_unlock(0, win);
+  MPI_Win_free(&win);
 
   static char big[BIG_BYTES];
   for (int i = 0; i < BIG_MESSAGES && size > 1; ++i) {
