@@ -254,12 +254,14 @@ def profile(functions):
             continue
         if f.name == "MPI_Finalize":
             out.append("  finishing();")
+        if f.name == "MPI_Session_finalize":
+            out.append("  session_finishing();")
         out += [f"  int64_t bytes_ = {bytes_expression(f)};",
                 f"  bool timed_ = timing_due({f.qmpi});",
                 "  uint64_t start_ = timed_ ? now() : 0;",
                 f"  auto result_ = ferry_impl_{f.name}({args});",
                 "  uint64_t end_ = timed_ ? now() : 0;"]
-        if f.name in ("MPI_Init", "MPI_Init_thread"):
+        if f.name in ("MPI_Init", "MPI_Init_thread", "MPI_Session_init"):
             out.append("  start(kNames, kNumCalls);")
         out += [f"  note_call({f.qmpi}, bytes_);",
                 f"  if (timed_) note_time({f.qmpi}, end_ - start_);"]
@@ -274,6 +276,8 @@ def profile(functions):
             out.append("    for (int i = 0; i < count; ++i) note_started(array_of_requests[i]);")
         if f.name == "MPI_Finalize":
             out.append("  finished();")
+        if f.name == "MPI_Session_finalize":
+            out.append("  session_finished();")
         out += ["  return result_;", "}"]
     out += ["", "}  // namespace", "", "namespace io {", ""]
     for i, f in enumerate(io):

@@ -185,10 +185,12 @@ Spread spread(std::vector<double> values) {
 double seconds_in(const Job& job, const RankCounts& r, const Kind* kind) {
   uint64_t nanos = 0;
   for (size_t f = 0; f < r.calls.size(); ++f) {
-    // MPI_Init and MPI_Finalize start and end the wall time; the time inside them is start-up and
+    // MPI_Init and MPI_Finalize (or a session's) start and end the wall time; the time inside them is start-up and
     // tear-down, not the program's communication.
     const std::string& name = job.call_names[f];
-    if (name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize") continue;
+    if (name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize" || name == "MPI_Session_init" ||
+        name == "MPI_Session_finalize")
+      continue;
     if (kind == nullptr || kind_of(name) == *kind) nanos += r.calls[f].ticks;
   }
   // Sampled times are estimates (common/profile_layout.h): a rank that waits nearly all the time

@@ -99,7 +99,12 @@ void attach() {
 }
 
 void start(const char* const* names, int num_calls) {
-  if (mapping != nullptr || !runtime::initialized()) return;
+  if (!runtime::active()) return;
+  if (mapping != nullptr) {
+    // A session opened again after the last one closed: the rank is running again.
+    std::atomic_ref<uint32_t>(header().state).store(layout::kRunning, std::memory_order_release);
+    return;
+  }
   const pmi::Job& job = runtime::job();
   std::string dir = config::value("FERRY_PROFILE_DIR");
   if (dir.empty()) {
@@ -161,6 +166,14 @@ void finishing() {
 void finished() {
   if (mapping == nullptr) return;
   std::atomic_ref<uint32_t>(header().state).store(layout::kFinalized, std::memory_order_release);
+}
+
+void session_finishing() {
+  if (!runtime::initialized()) finishing();
+}
+
+void session_finished() {
+  if (!runtime::initialized()) finished();
 }
 
 }  // namespace ferry::profile

@@ -124,7 +124,7 @@ extern bool io_enabled;
 // The profile tool's attachment (the process's first MPI call): chooses the clock.
 void attach();
 
-// MPI_Init's (or MPI_Init_thread's) return: maps this rank's file in FERRY_PROFILE_DIR, moves the
+// MPI_Init's (or MPI_Init_thread's, or MPI_Session_init's) return: maps this rank's file in FERRY_PROFILE_DIR, moves the
 // counts so far into it, installs the collective choice table and writes the job's facts.
 // `names[i]` names function i, for the report. Prints one line and counts on in memory only if
 // the file cannot be made.
@@ -134,5 +134,10 @@ void start(const char* const* names, int num_calls);
 void finishing();
 // MPI_Finalize's return: marks the file complete.
 void finished();
+// The same around MPI_Session_finalize, for a program that uses sessions only (a program that
+// called MPI_Init finishes at MPI_Finalize). A session opened after it marks the file running
+// again (start()).
+void session_finishing();
+void session_finished();
 
 }  // namespace ferry::profile

@@ -7,6 +7,7 @@
                                            what every rank counted before
   check_report.py MPIRUN PROGRAM restarts  --max-restarts 1, rank 1 dying in the first attempt: one
                                            report per attempt
+  check_report.py MPIRUN SESSION_PROGRAM sessions  session_traffic.c: sessions only, no MPI_Init
   check_report.py MPIRUN PROGRAM unwritable  a path that cannot be written: one line, non-zero exit,
                                              and the program never starts
   check_report.py MPIRUN PROGRAM singleton TOOL  without mpirun (as under srun): the rank counts into
@@ -219,6 +220,29 @@ def check_restarts(mpirun, program, directory):
         failures.append("report.attempt0.html does not say the attempt was restarted")
 
 
+SESSION_RING, SESSION_BYTES = 9, 300  # session_traffic.c's
+
+
+def check_sessions(mpirun, program, directory):
+    """session_traffic: MPI sessions only, never MPI_Init: counted from MPI_Session_init, finished
+    at MPI_Session_finalize."""
+    html = os.path.join(directory, "report.html")
+    done = run(mpirun, program, directory, {"FERRY_PROFILE": html}, [])
+    if done.returncode != 0:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    report = json.load(open(os.path.join(directory, "report.json")))
+    n = RANKS
+    expect("partial", report["partial"], False)
+    expect("ranks that finished", sum(r["finalized"] for r in report["rank_facts"]), n)
+    for s in range(n):
+        expect(f"p2p_messages[{s}][{(s + 1) % n}]", report["p2p_messages"][s][(s + 1) % n], SESSION_RING)
+        expect(f"p2p_bytes[{s}][{(s + 1) % n}]", report["p2p_bytes"][s][(s + 1) % n], SESSION_RING * SESSION_BYTES)
+    calls = calls_by_name(report)
+    expect("MPI_Session_init count", calls.get("MPI_Session_init", {}).get("count"), n)
+    expect("MPI_Sendrecv count", calls.get("MPI_Sendrecv", {}).get("count"), n * SESSION_RING)
+
+
 def check_unwritable(mpirun, program, directory):
     marker = os.path.join(directory, "started")
     bad = os.path.join(directory, "no-such-dir", "report.html")
@@ -285,7 +309,7 @@ def check_singleton(tool, program, directory):
 
 
 def main(argv):
-    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "unwritable": 4, "singleton": 5, "srun": 6}
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "unwritable": 4, "singleton": 5, "srun": 6}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -297,7 +321,7 @@ def main(argv):
             check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
         else:
             {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
-             "restarts": check_restarts, "unwritable": check_unwritable}[case](
+             "restarts": check_restarts, "sessions": check_sessions, "unwritable": check_unwritable}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")
