@@ -36,7 +36,8 @@ struct Job {
   int exit_status = 0;
   int attempt = 0;       // the attempt counted: 0, then FERRY_RESTART_COUNT
   bool restarted = false;  // an attempt that failed and mpirun restarted (its exit status is not kept)
-  std::vector<std::string> other_reports;  // the other attempts' reports (file names), for links
+  std::vector<std::string> other_reports;  // the other attempts' and spawned jobs' reports (file names)
+  int spawned_id = 0;    // > 0: a job the first one spawned (MPI_Comm_spawn), its PMIx namespace's last part
   std::vector<std::string> call_names;  // [function], "" for none
   std::vector<std::string> coll_operations, coll_algorithms;  // [slot]
   std::vector<RankCounts> ranks;

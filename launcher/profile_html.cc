@@ -227,6 +227,9 @@ std::string html(const Job& job) {
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Ferry profile: " << job.size
     << " ranks</title><style>" << kStyle << "</style></head><body>\n";
   o << "<h1>Ferry profile: " << job.size << " ranks</h1>\n";
+  if (job.spawned_id > 0)
+    o << "<p>A job spawned by the one of the report linked below (MPI_Comm_spawn; its namespace's number "
+      << job.spawned_id << ").</p>\n";
   if (job.restarted)
     o << "<p class=\"partial\"><b>Partial report of attempt " << job.attempt
       << ".</b> This attempt failed and mpirun restarted the job (--max-restarts): what its ranks counted until they "

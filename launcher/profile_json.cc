@@ -54,6 +54,7 @@ std::string json(const Job& job) {
   o << "\"exit_status\": " << (job.restarted ? std::string("null") : std::to_string(job.exit_status)) << ",\n";
   o << "\"attempt\": " << job.attempt << ",\n";
   o << "\"restarted\": " << (job.restarted ? "true" : "false") << ",\n";
+  o << "\"spawned_id\": " << job.spawned_id << ",\n";
   o << "\"other_reports\": " << list(job.other_reports, [](const std::string& x) { return quoted(x); }) << ",\n";
   o << "\"ranks\": " << job.size << ",\n";
   o << "\"settings\": {";

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -55,13 +56,23 @@ bool check_writable(const std::string& report, std::string* why) {
   return try_open(report, why) && try_open(json_path(report), why);
 }
 
-std::string attempt_path(const std::string& report, int attempt) {
+namespace {
+
+// report.html -> report<tag>.html; another name gets the tag at its end.
+std::string tagged(const std::string& report, const std::string& tag) {
   const std::string ext = ".html";
-  std::string tag = ".attempt" + std::to_string(attempt);
   if (report.size() > ext.size() && report.compare(report.size() - ext.size(), ext.size(), ext) == 0)
     return report.substr(0, report.size() - ext.size()) + tag + ext;
   return report + tag;
 }
+
+}  // namespace
+
+std::string attempt_path(const std::string& report, int attempt) {
+  return tagged(report, ".attempt" + std::to_string(attempt));
+}
+
+std::string spawn_path(const std::string& report, int id) { return tagged(report, ".spawn" + std::to_string(id)); }
 
 namespace {
 
@@ -100,12 +111,33 @@ bool write_report(const std::string& report, const std::string& dir, const std::
   Job job = read_job(dir, first_nspace, size, exit_status, now_ns, last);
   names.pop_back();
   job.other_reports = names;
+  // The jobs the last attempt spawned (namespaces <its namespace>.<k>, pmix_host.cc), one report
+  // each, linked from the job's.
+  const std::string parent = last > 0 ? first_nspace + ".r" + std::to_string(last) : first_nspace;
+  std::vector<std::pair<int, std::string>> spawned;
+  for (const std::string& nspace : jobs_in(dir)) {
+    if (nspace.size() <= parent.size() + 1 || nspace.compare(0, parent.size() + 1, parent + ".") != 0) continue;
+    std::string id = nspace.substr(parent.size() + 1);
+    if (id.size() < 9 && id.find_first_not_of("0123456789") == std::string::npos)
+      spawned.emplace_back(std::stoi(id), nspace);
+  }
+  std::sort(spawned.begin(), spawned.end());
+  for (auto& [id, nspace] : spawned) {
+    Job child = read_job(dir, nspace, job_size(dir, nspace), 0, now_ns, 0);
+    child.spawned_id = id;
+    child.other_reports.push_back(file_name(report));
+    written = write_both(spawn_path(report, id), child) && written;
+    job.other_reports.push_back(file_name(spawn_path(report, id)));
+  }
   if (!write_both(report, job)) return false;
   std::fprintf(stderr, "%s: FERRY_PROFILE: %sreport written to %s and %s", program_invocation_short_name,
                job.partial ? "partial " : "", report.c_str(), json_path(report).c_str());
   if (all.size() > 1)
     std::fprintf(stderr, " (attempt %d; the %zu earlier attempts' beside it, %s...)", last, all.size() - 1,
                  attempt_path(report, all[0]).c_str());
+  if (!spawned.empty())
+    std::fprintf(stderr, " (and the %zu jobs it spawned: %s...)", spawned.size(),
+                 spawn_path(report, spawned[0].first).c_str());
   std::fprintf(stderr, "\n");
   return written;
 }

@@ -15,8 +15,10 @@ std::string report_path();
 // The JSON's path: the report's with .json for its .html (report.html -> report.json), else with
 // .json added.
 std::string json_path(const std::string& report);
-// Attempt k's report under --max-restarts: report.html -> report.attempt<k>.html.
+// Attempt k's report under --max-restarts: report.html -> report.attempt<k>.html; the report of
+// the job's spawned job k (its namespace <job's>.<k>): report.spawn<k>.html.
 std::string attempt_path(const std::string& report, int attempt);
+std::string spawn_path(const std::string& report, int id);
 
 // Whether both files can be written (without leaving a file that was not there); else one line.
 bool check_writable(const std::string& report, std::string* why);

@@ -8,6 +8,7 @@
   check_report.py MPIRUN PROGRAM restarts  --max-restarts 1, rank 1 dying in the first attempt: one
                                            report per attempt
   check_report.py MPIRUN SESSION_PROGRAM sessions  session_traffic.c: sessions only, no MPI_Init
+  check_report.py MPIRUN SPAWN_PROGRAM spawn      spawn_traffic.c: a report per spawned job
   check_report.py MPIRUN PROGRAM unwritable  a path that cannot be written: one line, non-zero exit,
                                              and the program never starts
   check_report.py MPIRUN PROGRAM singleton TOOL  without mpirun (as under srun): the rank counts into
@@ -243,6 +244,36 @@ def check_sessions(mpirun, program, directory):
     expect("MPI_Sendrecv count", calls.get("MPI_Sendrecv", {}).get("count"), n * SESSION_RING)
 
 
+SPAWN_CHILDREN, SPAWN_RING, SPAWN_BYTES = 2, 7, 200  # spawn_traffic.c's
+
+
+def check_spawn(mpirun, program, directory):
+    """spawn_traffic: the job spawns one of SPAWN_CHILDREN ranks, which gets its own report
+    (report.spawn1.html and .json), linked from the job's and back."""
+    html = os.path.join(directory, "report.html")
+    done = run(mpirun, program, directory, {"FERRY_PROFILE": html}, [])
+    if done.returncode != 0:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    report = json.load(open(os.path.join(directory, "report.json")))
+    expect("other_reports", report["other_reports"], ["report.spawn1.html"])
+    path = os.path.join(directory, "report.spawn1.json")
+    if not os.path.exists(path):
+        failures.append(f"no report of the spawned job: {os.listdir(directory)}; {done.stderr}")
+        return
+    child = json.load(open(path))
+    expect("spawned: ranks", child["ranks"], SPAWN_CHILDREN)
+    expect("spawned: spawned_id", child["spawned_id"], 1)
+    expect("spawned: partial", child["partial"], False)
+    expect("spawned: other_reports", child["other_reports"], ["report.html"])
+    for s in range(SPAWN_CHILDREN):
+        d = (s + 1) % SPAWN_CHILDREN
+        expect(f"spawned: p2p_messages[{s}][{d}]", child["p2p_messages"][s][d], SPAWN_RING)
+        expect(f"spawned: p2p_bytes[{s}][{d}]", child["p2p_bytes"][s][d], SPAWN_RING * SPAWN_BYTES)
+    expect("spawned: MPI_Comm_spawn", "MPI_Comm_spawn" in calls_by_name(child), False)
+    expect("parent: MPI_Comm_spawn count", calls_by_name(report)["MPI_Comm_spawn"]["count"], RANKS)
+
+
 def check_unwritable(mpirun, program, directory):
     marker = os.path.join(directory, "started")
     bad = os.path.join(directory, "no-such-dir", "report.html")
@@ -309,7 +340,7 @@ def check_singleton(tool, program, directory):
 
 
 def main(argv):
-    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "unwritable": 4, "singleton": 5, "srun": 6}
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4, "singleton": 5, "srun": 6}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -321,7 +352,8 @@ def main(argv):
             check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
         else:
             {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
-             "restarts": check_restarts, "sessions": check_sessions, "unwritable": check_unwritable}[case](
+             "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
+             "unwritable": check_unwritable}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")

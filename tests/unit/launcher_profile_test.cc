@@ -141,6 +141,8 @@ TEST_F(ProfileFiles, TheLastAttemptIsReportedNotASpawnedJob) {
 TEST(ProfileReport, JsonGoesBesideTheHtml) {
   EXPECT_EQ(json_path("/a/report.html"), "/a/report.json");
   EXPECT_EQ(json_path("/a/job7"), "/a/job7.json");
+  EXPECT_EQ(spawn_path("/a/report.html", 3), "/a/report.spawn3.html");
+  EXPECT_EQ(spawn_path("/a/job7", 3), "/a/job7.spawn3");
 }
 
 TEST(ProfileReport, CallsAreSortedIntoKinds) {
