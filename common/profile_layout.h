@@ -63,6 +63,8 @@ struct File {
   uint64_t collective_accesses, independent_accesses;
   uint64_t ticks;                                  // in every MPI_File_ call on it, open and close too
   uint64_t sizes[kBuckets];                        // access sizes, reads and writes
+  uint64_t aggregations;                           // two-phase collective accesses it aggregated
+  uint64_t aggregated_bytes;                       // moved to or from the file as their aggregator
 };
 
 struct Header {

@@ -118,6 +118,15 @@ std::string stacked_bars(const std::vector<Series>& series, double full, const s
 }
 
 // A rank-by-rank heat map of `matrix[sender][receiver]`.
+// "ranks 0 4 (12.0 MiB)": who aggregated the file's two-phase accesses and what they moved.
+std::string aggregator_text(const FileSummary& f) {
+  if (f.aggregators.empty()) return "none";
+  std::string ranks;
+  for (int r : f.aggregators) ranks += (ranks.empty() ? "" : " ") + std::to_string(r);
+  return (f.aggregators.size() == 1 ? "rank " : "ranks ") + ranks + " (" +
+         bytes_text(double(f.total.aggregated_bytes)) + ")";
+}
+
 std::string heat_map(const Job& job, std::vector<uint64_t> RankCounts::*field, bool as_bytes) {
   int n = job.size;
   int c = std::max(4, std::min(32, 480 / std::max(1, n)));
@@ -369,7 +378,8 @@ std::string html(const Job& job) {
   o << "<h2>MPI-IO</h2>";
   if (fs.empty()) o << "<p>No file was opened with MPI_File_open.</p>";
   else {
-    o << table_head({"file", "opens", "read", "written", "reads", "writes", "collective", "independent", "time (all ranks)"});
+    o << table_head({"file", "opens", "read", "written", "reads", "writes", "collective", "independent",
+                     "aggregators (two-phase)", "time (all ranks)"});
     for (const FileSummary& f : fs)
       o << "<tr>" << cell(f.name) << cell(double(f.total.opens), std::to_string(f.total.opens))
         << cell(double(f.total.bytes_read), bytes_text(double(f.total.bytes_read)))
@@ -377,6 +387,7 @@ std::string html(const Job& job) {
         << cell(double(f.total.reads), std::to_string(f.total.reads)) << cell(double(f.total.writes), std::to_string(f.total.writes))
         << cell(double(f.total.collective_accesses), std::to_string(f.total.collective_accesses))
         << cell(double(f.total.independent_accesses), std::to_string(f.total.independent_accesses))
+        << cell(double(f.aggregators.size()), aggregator_text(f))
         << cell(double(f.total.ticks) * 1e-9, seconds_text(double(f.total.ticks) * 1e-9)) << "</tr>";
     o << "</tbody></table><div class=\"hists\">";
     for (const FileSummary& f : fs)

@@ -135,6 +135,9 @@ std::string json(const Job& job) {
       << ", \"collective_accesses\": " << f.total.collective_accesses
       << ", \"independent_accesses\": " << f.total.independent_accesses
       << ", \"time_s\": " << number(double(f.total.ticks) * 1e-9) << ", \"sizes\": " << sizes(f.total.sizes)
+      << ",\n  \"aggregators\": " << list(f.aggregators, [](int x) { return std::to_string(x); })
+      << ", \"aggregated_accesses\": " << f.total.aggregations
+      << ", \"aggregated_bytes\": " << f.total.aggregated_bytes
       << ",\n  \"time_s_per_rank\": " << list(f.seconds_per_rank, [](double x) { return number(x); }) << "}";
     first = false;
   }

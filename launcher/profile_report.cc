@@ -162,6 +162,10 @@ std::vector<FileSummary> files(const Job& job) {
       s->total.collective_accesses += f.collective_accesses;
       s->total.independent_accesses += f.independent_accesses;
       s->total.ticks += f.ticks;
+      s->total.aggregations += f.aggregations;
+      s->total.aggregated_bytes += f.aggregated_bytes;
+      if (f.aggregations > 0 && std::find(s->aggregators.begin(), s->aggregators.end(), r.rank) == s->aggregators.end())
+        s->aggregators.push_back(r.rank);
       for (int b = 0; b < layout::kBuckets; ++b) s->total.sizes[b] += f.sizes[b];
       s->seconds_per_rank[size_t(r.rank)] += double(f.ticks) * 1e-9;
     }

@@ -34,6 +34,7 @@ struct FileSummary {
   std::string name;
   layout::File total{};
   std::vector<double> seconds_per_rank;
+  std::vector<int> aggregators;  // ranks that aggregated two-phase collective accesses to it
 };
 std::vector<FileSummary> files(const Job& job);
 

@@ -264,6 +264,10 @@ Err collective_access(File& f, Direction direction, uint64_t position, const Buf
   AggregatorReport report;
   Err local = writing ? write_two_phase(f, plan, access, buffer, &report, detour)
                       : read_two_phase(f, plan, access, buffer, &report, detour);
+  if (plan.my_domain >= 0) {
+    f.aggregations.fetch_add(1, std::memory_order_relaxed);
+    f.aggregated_bytes.fetch_add(report.bytes, std::memory_order_relaxed);
+  }
 
   // The end: the same outcome everywhere, and what each aggregator did.
   int64_t mine_out[kOutcomeWords] = {local ? 1 : 0, static_cast<int64_t>(report.bytes),

@@ -70,6 +70,10 @@ struct File {
   std::atomic<int> collectives_started{0};
   CollectiveQueue* collective_queue = nullptr;
   SplitCollective split;
+  // Two-phase collective accesses in which this process was an aggregator, and the bytes it moved
+  // to or from the file in them (FERRY_PROFILE's MPI-IO table; io/collective.cc).
+  std::atomic<uint64_t> aggregations{0};
+  std::atomic<uint64_t> aggregated_bytes{0};
 
   bool readable() const { return (amode & MPI_MODE_WRONLY) == 0; }
   bool writable() const { return (amode & MPI_MODE_RDONLY) == 0; }

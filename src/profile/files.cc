@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "io/file.h"
 #include "profile/counters.h"
 
 namespace ferry::profile::files {
@@ -20,6 +21,7 @@ constexpr int kOpen = 256;
 struct OpenFile {
   MPI_File fh;
   layout::File* slot;
+  uint64_t aggregations, aggregated_bytes;  // io::File's, when last added to the slot
 };
 OpenFile open_files[kOpen];
 
@@ -47,7 +49,7 @@ void opened(MPI_File fh, const char* name, uint64_t ticks) {
   add(s->ticks, ticks);
   for (OpenFile& o : open_files)
     if (o.slot == nullptr) {
-      o = {fh, s};
+      o = {fh, s, 0, 0};
       return;
     }
 }
@@ -65,6 +67,18 @@ void note_access(MPI_File fh, bool write, bool collective, uint64_t bytes, uint6
   add(collective ? s->collective_accesses : s->independent_accesses, 1);
   add(s->ticks, ticks);
   add(s->sizes[layout::bucket(bytes)], 1);
+  if (!collective) return;
+  // Whether the call made this process an aggregator (io/collective.cc counts per open file).
+  const io::File* f = io::files::find(fh);
+  if (f == nullptr) return;
+  for (OpenFile& o : open_files)
+    if (o.slot == s && o.fh == fh) {
+      uint64_t n = f->aggregations.load(std::memory_order_relaxed);
+      uint64_t b = f->aggregated_bytes.load(std::memory_order_relaxed);
+      add(s->aggregations, n - o.aggregations);
+      add(s->aggregated_bytes, b - o.aggregated_bytes);
+      o.aggregations = n, o.aggregated_bytes = b;
+    }
 }
 
 void note_time(MPI_File fh, uint64_t ticks) {

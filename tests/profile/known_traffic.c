@@ -10,7 +10,8 @@
  * the right neighbour's window and one MPI_Fetch_and_op of an int on rank 0's; rank 0 also sends
  * BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
  * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
- * independent writes of TAIL bytes (MPI_File_write_at), one collective read of BLOCK bytes.
+ * independent writes of TAIL bytes (MPI_File_write_at), one collective read of BLOCK bytes; the
+ * collective writes with romio_cb_write=enable (through aggregators), the read without.
  * Last, for the profile's sampling of short calls (src/profile/counters.h): SHORT_PROBES
  * MPI_Iprobe that find nothing, then LONG_BARRIERS MPI_Barrier that rank 0 enters BARRIER_WAIT_US
  * late each, so the other ranks' barriers are long (every one timed).
@@ -124,9 +125,14 @@ int main(int argc, char** argv) {
     if (rank == size - 1) MPI_Recv(big, BIG_BYTES / 8, MPI_DOUBLE, 0, 100 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
 
+  /* Collective buffering for the writes (two-phase, through aggregators), not for the read. */
   MPI_File fh;
-  if (MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+  MPI_Info hints;
+  MPI_Info_create(&hints);
+  MPI_Info_set(hints, "romio_cb_write", "enable");
+  if (MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, hints, &fh) != MPI_SUCCESS)
     fail(rank, "MPI_File_open");
+  MPI_Info_free(&hints);
   char block[BLOCK];
   memset(block, 'a' + rank % 26, sizeof block);
   for (int i = 0; i < WRITE_ROUNDS; ++i)
