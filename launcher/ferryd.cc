@@ -21,11 +21,11 @@
 
 #include "common/config.h"
 #include "common/debug.h"
-#include "daemon_link.h"
-#include "daemon_start.h"
-#include "job_plan.h"
-#include "node_daemon.h"
-#include "wire.h"
+#include "launcher/job_plan.h"
+#include "launcher/start/daemon_start.h"
+#include "launcher/tree/daemon_link.h"
+#include "launcher/tree/node_daemon.h"
+#include "launcher/tree/wire.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "job.h"
+#include "launcher/job.h"
 
 #include <unistd.h>
 
@@ -11,22 +11,22 @@
 #include <stdexcept>
 #include <vector>
 
-#include "clock.h"
 #include "common/config.h"
 #include "common/debug.h"
-#include "daemon_start.h"
-#include "daemon_tree.h"
-#include "event_loop.h"
-#include "exit_status.h"
-#include "local_ranks.h"
-#include "node_setup.h"
-#include "output_forwarding.h"
-#include "rank_environment.h"
-#include "request_service.h"
-#include "spawned_fences.h"
-#include "spawned_jobs.h"
-#include "stdin_relay.h"
-#include "stdin_forwarding.h"
+#include "launcher/clock.h"
+#include "launcher/event_loop.h"
+#include "launcher/pmix/request_service.h"
+#include "launcher/ranks/exit_status.h"
+#include "launcher/ranks/local_ranks.h"
+#include "launcher/ranks/node_setup.h"
+#include "launcher/ranks/output_forwarding.h"
+#include "launcher/ranks/rank_environment.h"
+#include "launcher/ranks/stdin_forwarding.h"
+#include "launcher/ranks/stdin_relay.h"
+#include "launcher/spawned/spawned_fences.h"
+#include "launcher/spawned/spawned_jobs.h"
+#include "launcher/start/daemon_start.h"
+#include "launcher/tree/daemon_tree.h"
 
 extern char** environ;
 

@@ -1,8 +1,8 @@
-#include "job_plan.h"
+#include "launcher/job_plan.h"
 
 #include <cstdint>
 
-#include "wire.h"
+#include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
 namespace {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "launch_policy.h"
-#include "training_environment.h"
+#include "launcher/hosts/launch_policy.h"
+#include "launcher/ranks/training_environment.h"
 
 namespace ferry::launcher {
 

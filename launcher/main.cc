@@ -24,16 +24,16 @@ extern char** environ;
 
 #include "common/config.h"
 #include "common/debug.h"
-#include "job.h"
-#include "job_info.h"
-#include "job_plan.h"
-#include "node_setup.h"
-#include "options.h"
-#include "pmix_host.h"
-#include "profile_report.h"
-#include "remote_start.h"
-#include "restarts.h"
-#include "spawn.h"
+#include "launcher/job.h"
+#include "launcher/job_plan.h"
+#include "launcher/options.h"
+#include "launcher/pmix/job_info.h"
+#include "launcher/pmix/pmix_host.h"
+#include "launcher/profile/profile_report.h"
+#include "launcher/ranks/node_setup.h"
+#include "launcher/ranks/spawn.h"
+#include "launcher/restart/restarts.h"
+#include "launcher/start/remote_start.h"
 
 namespace {
 

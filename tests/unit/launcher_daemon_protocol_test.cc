@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "launcher/clock.h"
-#include "launcher/daemon_link.h"
-#include "launcher/daemon_start.h"
-#include "launcher/daemon_tree.h"
 #include "launcher/job_plan.h"
-#include "launcher/wire.h"
+#include "launcher/start/daemon_start.h"
+#include "launcher/tree/daemon_link.h"
+#include "launcher/tree/daemon_tree.h"
+#include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
 namespace {
