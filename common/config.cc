@@ -102,7 +102,7 @@ constexpr std::array kSettings = {
     // Launcher (mpirun and its node daemons).
     Setting{"FERRY_LAUNCH_FANOUT", "32",
             "Children per process in the tree of node daemons (mpirun at the root): how many hosts any one "
-            "of them talks to"},
+            "of them starts and talks to"},
     Setting{"FERRY_LAUNCH_TIMEOUT", "30",
             "Seconds mpirun allows to reach a host and start its node daemon (ssh connect, authentication, start)"},
     // Collective algorithms (src/coll/select.cc): "auto" uses the selection table.

@@ -1,5 +1,6 @@
-// ferryd, the node daemon: mpirun starts one on every other host of a job
-// (through ssh or a launch agent) as
+// ferryd, the node daemon: one runs on every other host of a job, so
+// that mpirun starts the daemons at the top of the daemon tree, and every
+// daemon those below it (through ssh or a launch agent), each as
 //   ferryd --position P --parent ADDR[,ADDR...] --port PORT
 // with the job plan on stdin ("<bytes>\n<plan>", the job secret inside, so
 // that it never shows in a process listing). It connects to its parent in
@@ -152,5 +153,7 @@ int main(int argc, char** argv) {
     redirect_to_null(2);
     diagnostics[0] = -1;
   }
-  run_node_daemon(plan, position, parent_fd, listen_fd, diagnostics[0]);
+  std::string listen_addresses;
+  for (const std::string& a : addresses) listen_addresses += (listen_addresses.empty() ? "" : ",") + a;
+  run_node_daemon(plan, position, parent_fd, listen_fd, listen_addresses, listen_port, diagnostics[0]);
 }

@@ -1,7 +1,8 @@
 // Everything a node daemon needs to run its part of a job, decided once by
 // mpirun and sent to every daemon when it starts (on its stdin, with the
 // job secret): the nodes and their ranks, the program, the environment
-// additions, the binding policy, and the shape of the daemon tree.
+// additions, the binding policy, the shape of the daemon tree and how a
+// daemon starts its own children in it.
 #pragma once
 
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "launcher/hosts/launch_policy.h"
 #include "launcher/ranks/training_environment.h"
+#include "launcher/start/remote_start.h"
 
 namespace ferry::launcher {
 
@@ -28,6 +30,9 @@ struct JobPlan {
   std::vector<PlanNode> nodes;  // PMIx node ids are indexes here
   int fanout = 32;              // children per daemon (and of mpirun)
   int num_daemons = 0;          // tree positions 1..num_daemons
+  // How every daemon starts its children: mpirun's --launch-agent,
+  // --accept-new-host-keys and FERRY_LAUNCH_TIMEOUT (daemon_start.h).
+  RemoteStartOptions remote_start;
   std::string program_path;
   std::vector<std::string> program_args;  // argv, program first
   // Set in every remote rank on top of the daemon's own environment:

@@ -178,6 +178,16 @@ void plan_training(const Options& options, int attempt, JobPlan& plan, int local
   said = true;
 }
 
+// The launch agent as the daemons run it too, from wherever they are: a
+// program named by a relative path ("./agent.sh") gets mpirun's directory.
+std::string absolute_agent(const std::string& agent) {
+  size_t start = agent.find_first_not_of(" \t");
+  if (start == std::string::npos || agent[start] == '/') return agent;
+  size_t end = agent.find_first_of(" \t", start);
+  if (agent.substr(start, end - start).find('/') == std::string::npos) return agent;  // found through PATH
+  return agent.substr(0, start) + current_directory() + "/" + agent.substr(start);
+}
+
 // The plan every node works from: mpirun's host (if it runs ranks) is
 // position 0 in the daemon tree, the other hosts 1, 2, ... in host order.
 JobPlan make_plan(const Options& options, int attempt, const std::string& nspace, const std::string& secret,
@@ -202,6 +212,9 @@ JobPlan make_plan(const Options& options, int attempt, const std::string& nspace
     }
     plan.nodes.push_back(std::move(node));
   }
+  plan.remote_start.launch_agent = absolute_agent(options.launch_agent);
+  plan.remote_start.accept_new_host_keys = options.accept_new_host_keys;
+  plan.remote_start.timeout_ms = int(ferry::config::integer("FERRY_LAUNCH_TIMEOUT")) * 1000;
   plan.program_path = options.program_path;
   plan.program_args = options.program_args;
   plan.environment = remote_environment(options);

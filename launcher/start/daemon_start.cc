@@ -2,35 +2,29 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
-#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
 
-#include "common/config.h"
 #include "common/debug.h"
 #include "launcher/clock.h"
-#include "launcher/tree/daemon_link.h"
 
 namespace ferry::launcher {
 namespace {
 
-// ssh connections in flight at once: enough to hide the round trips of
-// each start, few enough not to look like an attack to sshd's MaxStartups
-// (10 by default, beyond which it drops connections at random).
-constexpr int kMaxParallelStarts = 8;
-
-std::string join(const std::vector<std::string>& parts, char sep) {
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : std::string(1, sep)) + parts[i];
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : sep) + parts[i];
   return out;
 }
 
 // ferryd sits next to mpirun, at the same path on every host (as Open
 // MPI's orted does: one installation on a shared or identical file system).
+// In a daemon, /proc/self/exe is ferryd itself: the same folder.
 std::string daemon_path() {
   char self[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
@@ -42,7 +36,7 @@ std::string daemon_path() {
 }  // namespace
 
 std::string ready_line(int port, const std::vector<std::string>& addresses) {
-  return "ferryd ready " + std::to_string(port) + " " + join(addresses, ',');
+  return "ferryd ready " + std::to_string(port) + " " + join(addresses, ",");
 }
 
 bool parse_ready_line(const std::string& line, int* port, std::string* addresses) {
@@ -52,46 +46,58 @@ bool parse_ready_line(const std::string& line, int* port, std::string* addresses
   return !in.fail() && word1 == "ferryd" && word2 == "ready" && *port > 0 && !addresses->empty();
 }
 
-std::string start_node_daemons(const JobPlan& plan, int port, const RemoteStartOptions& options,
-                               std::string* failed_host) {
+std::vector<std::string> tree_path(const JobPlan& plan, int position) {
+  std::vector<std::string> path;
+  for (int p = tree_parent(position, plan.fanout); p > 0; p = tree_parent(p, plan.fanout)) {
+    int node = plan.node_at(p);
+    path.push_back(node >= 0 ? plan.nodes[size_t(node)].host : "?");
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::string start_failure_message(const JobPlan& plan, const StartFailure& failure) {
+  std::vector<std::string> path = tree_path(plan, failure.position);
+  if (path.empty()) return failure.error;
+  int node = plan.node_at(failure.position);
+  std::string host = node >= 0 ? plan.nodes[size_t(node)].host : "?";
+  std::string why = failure.error;
+  if (std::string prefix = "mpirun: " + host + ": "; why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+  else if (why.rfind("mpirun: ", 0) == 0) why.erase(0, 8);  // "mpirun: h7 (10.0.0.7:22): ..." keeps its address
+  return "mpirun: could not start ferryd on " + host + " (via " + join(path, ", ") + "): " + why;
+}
+
+std::optional<StartFailure> start_children(const JobPlan& plan, int position, const std::string& addresses,
+                                           int port) {
   const std::string ferryd = daemon_path();
   const std::string plan_bytes = encode_plan(plan);
   const std::string stdin_data = std::to_string(plan_bytes.size()) + "\n" + plan_bytes;
+  const std::vector<int> children = tree_children(position, plan.fanout, plan.num_daemons);
   double t0 = monotonic_ms();
 
   std::mutex mutex;
-  std::condition_variable changed;
-  // Where each position's children connect: mpirun's own addresses for
-  // its children, a daemon's (from its ready line) for its own.
-  std::vector<std::string> listen_at(size_t(plan.num_daemons) + 1);
-  listen_at[0] = join(reachable_addresses(), ',') + " " + std::to_string(port);
-  std::deque<int> ready = {};
-  for (int c : tree_children(0, plan.fanout, plan.num_daemons)) ready.push_back(c);
-  int in_flight = 0, started = 0;
-  std::string first_error;
+  std::deque<int> waiting(children.begin(), children.end());
+  int started = 0;
+  std::optional<StartFailure> first_failure;
 
   auto worker = [&]() {
-    std::unique_lock lock(mutex);
     for (;;) {
-      changed.wait(lock, [&] { return !ready.empty() || in_flight == 0 || !first_error.empty(); });
-      if (!first_error.empty() || ready.empty()) return;
-      int position = ready.front();
-      ready.pop_front();
-      ++in_flight;
-      const PlanNode& node = plan.nodes[size_t(plan.node_at(position))];
-      const std::string& parent = listen_at[size_t(tree_parent(position, plan.fanout))];
-      std::string parent_addresses = parent.substr(0, parent.find(' '));
-      std::string parent_port = parent.substr(parent.find(' ') + 1);
-      lock.unlock();
-
+      int child;
+      {
+        std::lock_guard lock(mutex);
+        if (first_failure || waiting.empty()) return;
+        child = waiting.front();
+        waiting.pop_front();
+      }
+      const PlanNode& node = plan.nodes[size_t(plan.node_at(child))];
       RemoteCommand command;
       command.host = node.host;
       command.origin = node.host;
-      command.argv = {ferryd, "--position", std::to_string(position), "--parent", parent_addresses, "--port",
-                      parent_port};
+      command.argv = {ferryd, "--position", std::to_string(child), "--parent", addresses, "--port",
+                      std::to_string(port)};
       command.stdin_data = stdin_data;
-      FERRY_DEBUG(kLaunch, "starting the daemon on %s (position %d)", node.host.c_str(), position);
-      RemoteStartResult result = start_remote(command, options);
+      FERRY_DEBUG(kLaunch, "starting the daemon on %s (position %d)", node.host.c_str(), child);
+      RemoteStartResult result = start_remote(command, plan.remote_start);
       int child_port = 0;
       std::string child_addresses;
       if (result.ok && !parse_ready_line(result.first_line, &child_port, &child_addresses)) {
@@ -99,33 +105,19 @@ std::string start_node_daemons(const JobPlan& plan, int port, const RemoteStartO
         result.error = "mpirun: " + node.host + ": the node daemon said \"" + result.first_line +
                        "\" instead of being ready (is " + ferryd + " of this Ferry build there?)";
       }
-
-      lock.lock();
-      --in_flight;
-      if (!result.ok) {
-        if (first_error.empty()) {
-          first_error = result.error;
-          if (failed_host != nullptr) *failed_host = node.host;
-        }
-      } else {
-        ++started;
-        listen_at[size_t(position)] = child_addresses + " " + std::to_string(child_port);
-        for (int c : tree_children(position, plan.fanout, plan.num_daemons)) ready.push_back(c);
-      }
-      changed.notify_all();
+      std::lock_guard lock(mutex);
+      if (result.ok) ++started;
+      else if (!first_failure) first_failure = StartFailure{child, result.error};
     }
   };
 
-  int workers = std::min(kMaxParallelStarts, plan.num_daemons);
+  int workers = std::min(kMaxParallelStarts, int(children.size()));
   std::vector<std::thread> threads;
   for (int i = 0; i < workers; ++i) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
-  if (first_error.empty() && started != plan.num_daemons)
-    first_error = "mpirun: started only " + std::to_string(started) + " of " + std::to_string(plan.num_daemons) +
-                  " node daemons";
-  FERRY_DEBUG(kLaunch, "%d node daemons started in %.1f ms%s", started, monotonic_ms() - t0,
-              first_error.empty() ? "" : " (then one failed)");
-  return first_error;
+  FERRY_DEBUG(kLaunch, "started %d of %zu child daemons in %.1f ms%s", started, children.size(),
+              monotonic_ms() - t0, first_failure ? " (then one failed)" : "");
+  return first_failure;
 }
 
 }  // namespace ferry::launcher

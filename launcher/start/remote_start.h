@@ -5,7 +5,8 @@
 //
 // Used to start node daemons: the daemon reads its secret from stdin, prints
 // one line once it is reachable, and detaches, so the command ends and the
-// connection closes. Blocking; mpirun runs several at once on threads.
+// connection closes. Blocking; mpirun and each daemon run several at once
+// on threads (daemon_start.h).
 #pragma once
 
 #include <string>

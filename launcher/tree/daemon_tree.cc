@@ -130,6 +130,14 @@ void DaemonTree::on_frame(int slot, wire::Type type, std::string_view body) {
     contribute(sequence, data);
     return;
   }
+  if (type == wire::Type::kSubtreeUp) {
+    wire::Decoder d(body);
+    subtree_daemons_ += int(d.u32());
+    subtree_depth_ = std::max(subtree_depth_, int(d.u32()));
+    ++subtree_reports_;
+    report_subtree_if_up();
+    return;
+  }
   // Anything else from below goes on up unchanged.
   if (position_ == 0) {
     deliver_(type, body);
@@ -222,6 +230,15 @@ void DaemonTree::release_fence(uint64_t sequence, const std::string& all_data) {
 void DaemonTree::fail_fences() {
   for (auto& [sequence, reply] : local_replies_) PmixHost::complete_fence(reply, "", false);
   local_replies_.clear();
+}
+
+void DaemonTree::report_subtree_if_up() {
+  if (subtree_reported_ || subtree_reports_ < int(expected_children_.size())) return;
+  subtree_reported_ = true;
+  int daemons = subtree_daemons_ + (position_ == 0 ? 0 : 1);
+  int depth = subtree_depth_ + (position_ == 0 ? 0 : 1);
+  std::string frame = wire::Encoder(wire::Type::kSubtreeUp).u32(uint32_t(daemons)).u32(uint32_t(depth)).finish();
+  send_up(frame);
 }
 
 int DaemonTree::connected_children() const {

@@ -55,6 +55,12 @@ class DaemonTree {
   // The job is ending: local fences waiting for data fail.
   void fail_fences();
 
+  // Says kSubtreeUp upwards once every daemon below this position is up
+  // (each child said so): a daemon calls it once it is up itself, a leaf
+  // so reports at once. At mpirun, delivered once the whole tree is up,
+  // with the number of daemons and the tree's depth.
+  void report_subtree_if_up();
+
   // Children that said hello and have not gone.
   int connected_children() const;
   // Flushes queued output to the children, blocking up to `timeout_ms`
@@ -98,6 +104,9 @@ class DaemonTree {
   uint64_t local_fences_ = 0;
   std::map<uint64_t, Fence> fences_;
   std::map<uint64_t, FenceReply> local_replies_;
+  // kSubtreeUp from the children so far: daemons below, deepest branch.
+  int subtree_reports_ = 0, subtree_daemons_ = 0, subtree_depth_ = 0;
+  bool subtree_reported_ = false;
 };
 
 }  // namespace ferry::launcher

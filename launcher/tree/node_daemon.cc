@@ -24,6 +24,7 @@
 #include "launcher/ranks/spawn.h"
 #include "launcher/spawned/daemon_spawned_jobs.h"
 #include "launcher/spawned/spawned_fences.h"
+#include "launcher/start/daemon_start.h"
 #include "launcher/tree/daemon_tree.h"
 
 extern char** environ;
@@ -42,9 +43,12 @@ constexpr uint32_t kDaemonItself = 0xffffffffu;
 
 class NodeDaemon {
  public:
-  NodeDaemon(const JobPlan& plan, int position, int parent_fd, int listen_fd, int diagnostics_fd)
+  NodeDaemon(const JobPlan& plan, int position, int parent_fd, int listen_fd, const std::string& listen_addresses,
+             int listen_port, int diagnostics_fd)
       : plan_(plan),
         position_(position),
+        listen_addresses_(listen_addresses),
+        listen_port_(listen_port),
         node_(plan.node_at(position)),
         here_(plan.nodes[size_t(node_)]),
         parent_(parent_fd) {
@@ -106,6 +110,7 @@ class NodeDaemon {
 
  private:
   void start() {
+    start_children_here();
     // MASTER_PORT (chosen by mpirun on its own host, training_environment.h)
     // must be free here, where rank 0 will bind it: held until the ranks start.
     int master_port = -1;
@@ -173,6 +178,22 @@ class NodeDaemon {
         return;
       }
     }
+  }
+
+  // The daemons below this one, before anything else here: the tree's
+  // start is what the whole job waits for. Blocking, before the event loop
+  // first runs: the loop reaps every child process (waitpid(-1)), and a
+  // launch agent's exit status belongs to its start. Meanwhile what comes
+  // from the parent and the children waits in their sockets.
+  void start_children_here() {
+    if (std::optional<StartFailure> failed = start_children(plan_, position_, listen_addresses_, listen_port_)) {
+      tree_->send_up(wire::Encoder(wire::Type::kStartFailed)
+                         .u32(uint32_t(failed->position))
+                         .str(failed->error)
+                         .finish());
+      return;
+    }
+    tree_->report_subtree_if_up();
   }
 
   // mpirun counts every rank of a started daemon as running until told of
@@ -423,6 +444,8 @@ class NodeDaemon {
 
   const JobPlan& plan_;
   int position_;
+  std::string listen_addresses_;  // where this daemon's children connect
+  int listen_port_;
   int node_;
   const PlanNode& here_;
   DaemonLink parent_;
@@ -444,8 +467,9 @@ class NodeDaemon {
 
 }  // namespace
 
-void run_node_daemon(const JobPlan& plan, int position, int parent_fd, int listen_fd, int diagnostics_fd) {
-  static NodeDaemon daemon(plan, position, parent_fd, listen_fd, diagnostics_fd);
+void run_node_daemon(const JobPlan& plan, int position, int parent_fd, int listen_fd,
+                     const std::string& listen_addresses, int listen_port, int diagnostics_fd) {
+  static NodeDaemon daemon(plan, position, parent_fd, listen_fd, listen_addresses, listen_port, diagnostics_fd);
   daemon.run();
 }
 

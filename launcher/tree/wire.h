@@ -20,6 +20,8 @@ enum class Type : uint8_t {
   kFenceData,     // sequence, the subtree's concatenated PMIx fence data
   kNodeLost,      // position, reason: a daemon's link closed
   kError,         // exit status, message: the daemon cannot go on
+  kStartFailed,   // position, error: a daemon could not start its child there
+  kSubtreeUp,     // daemons, depth: every daemon of a subtree is up (to mpirun: all)
   // Both ways (forwarded_requests.h): a PMIx request that a daemon's server
   // cannot answer alone goes up to mpirun, or from mpirun down to the host
   // that can (a direct modex); its answer goes back to the server that asked.
