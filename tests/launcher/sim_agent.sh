@@ -1,0 +1,15 @@
+#!/bin/sh
+# A launch agent for simulated hosts (tree_cases.sh, tests/bench/tree_start.sh):
+# called as `sim_agent.sh HOST COMMAND` like `ssh HOST COMMAND`, it runs
+# COMMAND on this machine, so that hosts sim1..simN, each a name mpirun and
+# the daemons take for another host, are all this one: one ferryd per name,
+# each starting its own children through this agent again.
+# SIM_FAIL_HOSTS (space-separated names): refused as ssh refuses a host.
+host=$1
+shift
+case " ${SIM_FAIL_HOSTS:-} " in
+  *" $host "*)
+    echo "ssh: connect to host $host port 22: Connection refused" >&2
+    exit 255 ;;
+esac
+exec sh -c "$1"
