@@ -30,6 +30,7 @@ extern char** environ;
 #include "launcher/pmix/job_info.h"
 #include "launcher/pmix/pmix_host.h"
 #include "launcher/profile/profile_report.h"
+#include "launcher/ranks/file_limit.h"
 #include "launcher/ranks/node_setup.h"
 #include "launcher/ranks/spawn.h"
 #include "launcher/restart/restarts.h"
@@ -52,24 +53,14 @@ void ensure_standard_fds() {
     }
 }
 
-// mpirun keeps two pipes per rank and PMIx one socket per connected rank.
-// Raises the soft limit on open files when the job needs more (the ranks
-// get the original back: a huge limit slows programs that close every
-// possible fd), or refuses the job before starting anything.
-std::string fit_file_limit(int num_ranks, std::optional<rlimit>* original) {
-  rlimit lim;
-  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return "";
-  rlim_t needed = rlim_t(num_ranks) * 4 + 64;
-  if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= needed) return "";
-  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < needed)
-    return "mpirun: " + std::to_string(num_ranks) + " ranks need about " + std::to_string(needed) +
-           " open files, but the limit (ulimit -Hn) is " + std::to_string(lim.rlim_max);
-  *original = lim;
-  rlimit raised = lim;
-  raised.rlim_cur = needed;
-  if (::setrlimit(RLIMIT_NOFILE, &raised) != 0)
-    return "mpirun: cannot raise the open files limit to " + std::to_string(needed);
-  return "";
+// The ranks mpirun may start on its own host: those placed here, or, when a
+// restart may move ranks here from hosts left out, all of them.
+int ranks_here_at_most(const Options& options) {
+  if (options.fault.max_restarts > 0) return options.num_ranks;
+  int here = 0;
+  for (const PlacedNode& node : options.placement.nodes)
+    if (node.local) here += int(node.ranks.size());
+  return here;
 }
 
 std::string host_name() {
@@ -266,7 +257,8 @@ int main(int argc, char** argv) {
   }
   RankDefaults defaults;
   defaults.inherited_fds = inherited_fds;
-  if (std::string problem = fit_file_limit(options.num_ranks, &defaults.file_limit); !problem.empty()) {
+  if (std::string problem = fit_file_limit("mpirun", ranks_here_at_most(options), launch_fanout(), &defaults.file_limit);
+      !problem.empty()) {
     std::fprintf(stderr, "%s\n", problem.c_str());
     return 1;
   }

@@ -19,6 +19,7 @@
 #include "launcher/job.h"
 #include "launcher/pmix/pmix_host.h"
 #include "launcher/pmix/request_service.h"
+#include "launcher/ranks/file_limit.h"
 #include "launcher/ranks/local_ranks.h"
 #include "launcher/ranks/node_setup.h"
 #include "launcher/ranks/spawn.h"
@@ -111,6 +112,11 @@ class NodeDaemon {
  private:
   void start() {
     start_children_here();
+    // Like mpirun for its host: hundreds of ranks here need more open files
+    // than the usual soft limit.
+    if (std::string problem = fit_file_limit("ferryd", int(here_.ranks.size()), plan_.fanout + 1, &defaults_.file_limit);
+        !problem.empty())
+      throw std::runtime_error(problem);
     // MASTER_PORT (chosen by mpirun on its own host, training_environment.h)
     // must be free here, where rank 0 will bind it: held until the ranks start.
     int master_port = -1;

@@ -163,6 +163,22 @@ SCRIPT
   expect_nothing_left
 }
 
+# A host whose logins get a soft limit of 128 open files (as a site may set)
+# and 100 ranks: its ferryd raises its own limit for them, as mpirun does
+# for its host, instead of failing at the 40th rank's pipe.
+case_many_ranks_low_limit() {
+  printf 'sim1 slots=100\n' >"$WORK/hosts"
+  printf '#!/bin/sh\nulimit -Sn 128\nexec %s "$@"\n' "$AGENT" >"$WORK/agent128"
+  chmod +x "$WORK/agent128"
+  write_rank_script
+  FERRY_DEBUG=launch timeout 60 "$MPIRUN" --hostfile "$WORK/hosts" --launch-agent "$WORK/agent128" --bind-to none \
+    --no-torch-env -n 100 "$WORK/rank.sh" >"$WORK/out" 2>"$WORK/err" </dev/null
+  STATUS=$?
+  [ "$STATUS" -eq 0 ] || fail "exit status $STATUS"
+  [ "$(grep -c '^ran [0-9]*$' "$WORK/out")" -eq 100 ] || fail "not every rank ran"
+  expect_nothing_left
+}
+
 case_name=$1
 shift
 "case_$case_name" "$@"
