@@ -100,7 +100,7 @@ constexpr std::array kSettings = {
             "Seconds MPI_Comm_connect waits for an MPI_Comm_accept on its port, and MPI_Comm_spawn for the "
             "spawned processes' MPI_Init, before failing (MPI_ERR_PORT, MPI_ERR_SPAWN)"},
     // Launcher (mpirun and its node daemons).
-    Setting{"FERRY_LAUNCH_FANOUT", "32",
+    Setting{"FERRY_LAUNCH_FANOUT", "8",
             "Children per process in the tree of node daemons (mpirun at the root): how many hosts any one "
             "of them starts and talks to"},
     Setting{"FERRY_LAUNCH_TIMEOUT", "30",

@@ -28,7 +28,7 @@ struct JobPlan {
   int num_ranks = 0;
   int universe_size = 0;        // the allocation's slots (PMIX_UNIV_SIZE)
   std::vector<PlanNode> nodes;  // PMIx node ids are indexes here
-  int fanout = 32;              // children per daemon (and of mpirun)
+  int fanout = 8;               // children per daemon (and of mpirun)
   int num_daemons = 0;          // tree positions 1..num_daemons
   // How every daemon starts its children: mpirun's --launch-agent,
   // --accept-new-host-keys and FERRY_LAUNCH_TIMEOUT (daemon_start.h).

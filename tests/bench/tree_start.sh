@@ -5,7 +5,8 @@
 # client that does PMIx_Init, a fence and PMIx_Finalize
 # (tests/launcher/pmix_client_probe bench).
 #   tree_start.sh MPIRUN PROBE [HOSTS...]        (default 3 8 16 32 64 128 256)
-# Environment: FANOUTS (default "32 2"), REPS (default 1).
+# Environment: FANOUTS (default "32 2"), REPS (default 1), SIM_DELAY (seconds
+# the agent waits per start, as ssh's round trips would take; default 0).
 # Prints one row per run: hosts, fan-out, tree depth, ms until mpirun heard
 # that every daemon was up (FERRY_DEBUG=launch), ms for the whole mpirun,
 # and the load average at the start.

@@ -5,8 +5,11 @@
 # the daemons take for another host, are all this one: one ferryd per name,
 # each starting its own children through this agent again.
 # SIM_FAIL_HOSTS (space-separated names): refused as ssh refuses a host.
+# SIM_DELAY (seconds): waited before the command runs, standing in for
+# ssh's connection and authentication (about 0.25 s per hop on the test bed).
 host=$1
 shift
+[ -n "${SIM_DELAY:-}" ] && sleep "$SIM_DELAY"
 case " ${SIM_FAIL_HOSTS:-} " in
   *" $host "*)
     echo "ssh: connect to host $host port 22: Connection refused" >&2
