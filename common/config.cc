@@ -105,6 +105,9 @@ constexpr std::array kSettings = {
             "of them starts and talks to"},
     Setting{"FERRY_LAUNCH_TIMEOUT", "30",
             "Seconds mpirun allows to reach a host and start its node daemon (ssh connect, authentication, start)"},
+    Setting{"FERRY_DIRECT_MODEX_RANKS", "16384",
+            "From this many ranks on (across hosts), a rank's contact card is fetched from its host when a "
+            "peer first needs it, instead of every card reaching every host in MPI_Init's fence (0: never)"},
     // Collective algorithms (src/coll/select.cc): "auto" uses the selection table.
     Setting{"FERRY_ALLREDUCE_ALGORITHM", "auto",
             "Allreduce algorithm: ring, tree, recursive_doubling, rabenseifner or auto"},

@@ -208,6 +208,8 @@ class Job {
     tree_ = std::make_unique<DaemonTree>(
         loop_.epoll_fd(), kDaemonListen, kDaemonLink, plan_, 0, listen_fd, local_node_ >= 0,
         [this](wire::Type type, std::string_view body) { from_daemons(type, body); });
+    if (plan_.direct_modex)
+      FERRY_DEBUG(kLaunch, "%d ranks: contact cards by direct modex (FERRY_DIRECT_MODEX_RANKS)", plan_.num_ranks);
     std::string addresses;
     for (const std::string& a : reachable_addresses()) addresses += (addresses.empty() ? "" : ",") + a;
     if (std::optional<StartFailure> failed = start_children(plan_, 0, addresses, port)) {

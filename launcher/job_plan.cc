@@ -30,7 +30,7 @@ std::string encode_plan(const JobPlan& plan) {
   }
   e.u32(uint32_t(plan.fanout)).u32(uint32_t(plan.num_daemons)).str(plan.program_path);
   e.str(plan.remote_start.launch_agent).u8(plan.remote_start.accept_new_host_keys ? 1 : 0);
-  e.u32(uint32_t(plan.remote_start.timeout_ms));
+  e.u32(uint32_t(plan.remote_start.timeout_ms)).u8(plan.direct_modex ? 1 : 0);
   e.u32(uint32_t(plan.program_args.size()));
   for (const std::string& a : plan.program_args) e.str(a);
   e.u32(uint32_t(plan.environment.size()));
@@ -74,6 +74,7 @@ bool decode_plan(const std::string& data, JobPlan* plan) {
   plan->remote_start.launch_agent = d.str();
   plan->remote_start.accept_new_host_keys = d.u8() != 0;
   plan->remote_start.timeout_ms = int(d.u32());
+  plan->direct_modex = d.u8() != 0;
   uint32_t num_args = d.u32();
   if (!d.ok() || num_args > 1u << 20) return false;
   plan->program_args.resize(num_args);

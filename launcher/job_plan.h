@@ -33,6 +33,10 @@ struct JobPlan {
   // How every daemon starts its children: mpirun's --launch-agent,
   // --accept-new-host-keys and FERRY_LAUNCH_TIMEOUT (daemon_start.h).
   RemoteStartOptions remote_start;
+  // Fences of the job carry no data: a rank's card is fetched from its
+  // host when first asked for (PMIx direct modex through the tree), from
+  // FERRY_DIRECT_MODEX_RANKS ranks on.
+  bool direct_modex = false;
   std::string program_path;
   std::vector<std::string> program_args;  // argv, program first
   // Set in every remote rank on top of the daemon's own environment:

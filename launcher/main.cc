@@ -206,6 +206,8 @@ JobPlan make_plan(const Options& options, int attempt, const std::string& nspace
   plan.remote_start.launch_agent = absolute_agent(options.launch_agent);
   plan.remote_start.accept_new_host_keys = options.accept_new_host_keys;
   plan.remote_start.timeout_ms = int(ferry::config::integer("FERRY_LAUNCH_TIMEOUT")) * 1000;
+  const long direct_modex_from = ferry::config::integer("FERRY_DIRECT_MODEX_RANKS");
+  plan.direct_modex = plan.num_daemons > 0 && direct_modex_from > 0 && plan.num_ranks >= direct_modex_from;
   plan.program_path = options.program_path;
   plan.program_args = options.program_args;
   plan.environment = remote_environment(options);

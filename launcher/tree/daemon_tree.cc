@@ -201,6 +201,9 @@ void DaemonTree::send_toward(int position, const std::string& frame) {
 
 void DaemonTree::local_fence(std::string data, FenceReply reply) {
   uint64_t sequence = local_fences_++;
+  // Direct modex: the host's own server keeps its ranks' data, and the other
+  // hosts ask for it when a rank first needs it (request_service.cc).
+  if (plan_.direct_modex) data.clear();
   local_replies_[sequence] = reply;
   contribute(sequence, data);
 }

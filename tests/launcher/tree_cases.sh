@@ -179,6 +179,35 @@ case_many_ranks_low_limit() {
   expect_nothing_left
 }
 
+# direct_modex SWITCH: 16 ranks on 8 hosts run every collective with
+# FERRY_DIRECT_MODEX_RANKS=SWITCH. At or below 16 the fences carry no data
+# and the cards come by direct modex through the tree; above, all-gathered.
+case_direct_modex() {
+  local switch=$1
+  : "${EVERY_COLLECTIVE:?EVERY_COLLECTIVE must name tests/mpi/acceptance/every_collective}"
+  : >"$WORK/hosts"
+  for i in $(seq 1 8); do echo "sim$i slots=2" >>"$WORK/hosts"; done
+  FERRY_DIRECT_MODEX_RANKS=$switch run 2 -n 16 "$EVERY_COLLECTIVE"
+  [ "$STATUS" -eq 0 ] || fail "exit status $STATUS"
+  grep -q "every_collective: OK on 16 ranks" "$WORK/out" || fail "no OK line"
+  local fences with_data asked
+  fences=$(grep -c "fence across hosts completed" "$WORK/err")
+  with_data=$(grep "fence across hosts completed" "$WORK/err" | grep -vc "(0 bytes of collected data)")
+  asked=$(grep -c "direct modex for " "$WORK/err")
+  [ "$fences" -gt 0 ] || fail "no fence across hosts"
+  if [ "$switch" -le 16 ]; then
+    grep -q "mpirun: 16 ranks: contact cards by direct modex" "$WORK/err" || fail "no line saying direct modex"
+    [ "$with_data" -eq 0 ] || fail "$with_data fences carried data"
+    [ "$asked" -gt 0 ] || fail "no card was fetched by direct modex"
+  else
+    # MPI_Init's fence collects the cards; MPI_Finalize's collects nothing.
+    [ "$with_data" -gt 0 ] || fail "no fence carried the cards below the switch"
+    [ "$asked" -eq 0 ] || fail "$asked direct modex requests below the switch"
+  fi
+  echo "switch $switch: $fences fences across hosts, $with_data with data, $asked direct modex requests"
+  expect_nothing_left
+}
+
 case_name=$1
 shift
 "case_$case_name" "$@"

@@ -311,6 +311,20 @@ case $case_name in
       { show; fail "no line saying the tree of depth 2 is up"; }
     expect_nothing_left "$HELLO"
     ;;
+  direct_modex_deep_tree)
+    # Cards fetched on first contact through a chain mpirun -> h1 -> h2 ->
+    # h3 (FERRY_DIRECT_MODEX_RANKS=1): every collective across the hosts,
+    # with fences that carry no data.
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    FERRY_DIRECT_MODEX_RANKS=1 FERRY_LAUNCH_FANOUT=1 FERRY_DEBUG=launch run_mpirun --hostfile "$work/hosts" -n 6 \
+      "$EVERY_COLLECTIVE"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "every_collective: OK on 6 ranks" "$work/out" || { show; fail "no OK line"; }
+    grep -q "direct modex for .* at position 3" "$work/err" || { show; fail "no card fetched from h3"; }
+    ! grep "fence across hosts completed" "$work/err" | grep -vq "(0 bytes of collected data)" ||
+      { show; fail "a fence carried data"; }
+    expect_nothing_left "$EVERY_COLLECTIVE"
+    ;;
   daemon_tree_deep_start_fails)
     # mpirun -> h1 -> h2 -> h1-closed-port (~/.ssh/config: h1's address,
     # port 2222, where nothing listens): h2's daemon cannot start it;

@@ -296,6 +296,7 @@ JobPlan sample_plan() {
   plan.training = {true, "10.1.2.3", 29511, 2, 3, "ferry.4242", 3};
   plan.hold_master_port = true;
   plan.remote_start = {"/opt/site/bin/agent --zone 'a b'", true, 45000};
+  plan.direct_modex = true;
   return plan;
 }
 
@@ -336,6 +337,7 @@ TEST(JobPlan, EveryFieldRoundTrips) {
   EXPECT_EQ(out.remote_start.launch_agent, in.remote_start.launch_agent);
   EXPECT_TRUE(out.remote_start.accept_new_host_keys);
   EXPECT_EQ(out.remote_start.timeout_ms, 45000);
+  EXPECT_TRUE(out.direct_modex);
   EXPECT_EQ(out.node_at(2), 2);
   EXPECT_EQ(out.node_at(3), -1);
 }
@@ -760,6 +762,40 @@ TEST_F(Tree, MpirunReleasesAFenceOnceEveryNodeContributed) {
   EXPECT_EQ(second.data.size(), 3u);
   EXPECT_EQ(std::string(second.data).substr(2), "0");
   EXPECT_EQ(local.calls, 1);
+}
+
+// Direct modex: a host's data stays with its server; the fence still waits
+// for every host, and releases with nothing.
+TEST_F(Tree, UnderDirectModexAFenceCarriesNoData) {
+  plan_.direct_modex = true;
+  make_tree(1, true);  // position 1: children 3 and 4
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+  DaemonLink parent(fds[0]);
+  DaemonLink above(fds[1]);
+  tree_->set_parent(&parent);
+  std::vector<Frame> up;
+  DaemonLink* three = connect_child();
+  DaemonLink* four = connect_child();
+  three->send(hello(3, "right-secret"));
+  four->send(hello(4, "right-secret"));
+  ASSERT_TRUE(pump([&] { return tree_->connected_children() == 2; }));
+  FenceOutcome local;
+  tree_->local_fence("this host's cards", {record_fence, &local});
+  three->send(wire::Encoder(Type::kFenceData).u64(0).str("").finish());
+  four->send(wire::Encoder(Type::kFenceData).u64(0).str("").finish());
+  ASSERT_TRUE(pump([&] {
+    parent.on_writable();
+    above.on_readable([&](Type t, std::string_view b) { up.push_back({t, std::string(b)}); });
+    return !up.empty();
+  }));
+  EXPECT_EQ(up[0].type, Type::kFenceData);
+  wire::Decoder d(up[0].body);
+  EXPECT_EQ(d.u64(), 0u);
+  EXPECT_EQ(d.str(), "");
+  tree_->release_fence(0, "");
+  EXPECT_EQ(local.calls, 1);
+  EXPECT_EQ(local.status, PMIX_SUCCESS);
 }
 
 TEST_F(Tree, FailedFencesAnswerTheirRanks) {
