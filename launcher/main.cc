@@ -259,7 +259,8 @@ int main(int argc, char** argv) {
   }
   RankDefaults defaults;
   defaults.inherited_fds = inherited_fds;
-  if (std::string problem = fit_file_limit("mpirun", ranks_here_at_most(options), launch_fanout(), &defaults.file_limit);
+  if (std::string problem =
+          fit_file_limit("mpirun", ranks_here_at_most(options), launch_fanout(), &defaults.file_limit);
       !problem.empty()) {
     std::fprintf(stderr, "%s\n", problem.c_str());
     return 1;

@@ -13,7 +13,8 @@ std::string fit_file_limit(const std::string& who, int ranks, int links, std::op
   *original = lim;
   rlimit raised = lim;
   raised.rlim_cur = needed;
-  if (::setrlimit(RLIMIT_NOFILE, &raised) != 0) return who + ": cannot raise the open files limit to " + std::to_string(needed);
+  if (::setrlimit(RLIMIT_NOFILE, &raised) != 0)
+    return who + ": cannot raise the open files limit to " + std::to_string(needed);
   return "";
 }
 

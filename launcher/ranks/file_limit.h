@@ -14,7 +14,7 @@ namespace ferry::launcher {
 // Raises the soft limit when `ranks` ranks and `links` tree links need more
 // (the ranks get the original back in `original`: a huge limit slows
 // programs that close every possible fd). Returns "" or the one line that
-// says why the job cannot run ("<who>: 600 ranks need about 2,500 open
+// says why the job cannot run ("ferryd: 600 ranks need about 2473 open
 // files, but the limit (ulimit -Hn) is 2048").
 std::string fit_file_limit(const std::string& who, int ranks, int links, std::optional<rlimit>* original);
 

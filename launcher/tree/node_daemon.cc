@@ -114,7 +114,8 @@ class NodeDaemon {
     start_children_here();
     // Like mpirun for its host: hundreds of ranks here need more open files
     // than the usual soft limit.
-    if (std::string problem = fit_file_limit("ferryd", int(here_.ranks.size()), plan_.fanout + 1, &defaults_.file_limit);
+    if (std::string problem =
+            fit_file_limit("ferryd", int(here_.ranks.size()), plan_.fanout + 1, &defaults_.file_limit);
         !problem.empty())
       throw std::runtime_error(problem);
     // MASTER_PORT (chosen by mpirun on its own host, training_environment.h)
