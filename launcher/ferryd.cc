@@ -5,7 +5,8 @@
 // with the job plan on stdin ("<bytes>\n<plan>", the job secret inside, so
 // that it never shows in a process listing). It connects to its parent in
 // the daemon tree and says hello with the secret, prints its ready line
-// (where its own children can reach it), and detaches: the command that
+// (that it is up, and where its own children reach it: the addresses it
+// passes them itself), and detaches: the command that
 // started it ends, and the daemon lives on until the job ends (see
 // node_daemon.h). Anything that goes wrong before the ready line is printed
 // on stderr, for mpirun to quote.
