@@ -100,11 +100,14 @@ constexpr std::array kSettings = {
             "Seconds MPI_Comm_connect waits for an MPI_Comm_accept on its port, and MPI_Comm_spawn for the "
             "spawned processes' MPI_Init, before failing (MPI_ERR_PORT, MPI_ERR_SPAWN)"},
     // Launcher (mpirun and its node daemons).
-    Setting{"FERRY_LAUNCH_FANOUT", "32",
+    Setting{"FERRY_LAUNCH_FANOUT", "8",
             "Children per process in the tree of node daemons (mpirun at the root): how many hosts any one "
-            "of them talks to"},
+            "of them starts and talks to"},
     Setting{"FERRY_LAUNCH_TIMEOUT", "30",
             "Seconds mpirun allows to reach a host and start its node daemon (ssh connect, authentication, start)"},
+    Setting{"FERRY_DIRECT_MODEX_RANKS", "16384",
+            "From this many ranks on (across hosts), a rank's contact card is fetched from its host when a "
+            "peer first needs it, instead of every card reaching every host in MPI_Init's fence (0: never)"},
     // Collective algorithms (src/coll/select.cc): "auto" uses the selection table.
     Setting{"FERRY_ALLREDUCE_ALGORITHM", "auto",
             "Allreduce algorithm: ring, tree, recursive_doubling, rabenseifner or auto"},

@@ -1,4 +1,4 @@
-#include "event_loop.h"
+#include "launcher/event_loop.h"
 
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>

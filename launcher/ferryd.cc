@@ -1,10 +1,12 @@
-// ferryd, the node daemon: mpirun starts one on every other host of a job
-// (through ssh or a launch agent) as
+// ferryd, the node daemon: one runs on every other host of a job, so
+// that mpirun starts the daemons at the top of the daemon tree, and every
+// daemon those below it (through ssh or a launch agent), each as
 //   ferryd --position P --parent ADDR[,ADDR...] --port PORT
 // with the job plan on stdin ("<bytes>\n<plan>", the job secret inside, so
 // that it never shows in a process listing). It connects to its parent in
 // the daemon tree and says hello with the secret, prints its ready line
-// (where its own children can reach it), and detaches: the command that
+// (that it is up, and where its own children reach it: the addresses it
+// passes them itself), and detaches: the command that
 // started it ends, and the daemon lives on until the job ends (see
 // node_daemon.h). Anything that goes wrong before the ready line is printed
 // on stderr, for mpirun to quote.
@@ -21,11 +23,11 @@
 
 #include "common/config.h"
 #include "common/debug.h"
-#include "daemon_link.h"
-#include "daemon_start.h"
-#include "job_plan.h"
-#include "node_daemon.h"
-#include "wire.h"
+#include "launcher/job_plan.h"
+#include "launcher/start/daemon_start.h"
+#include "launcher/tree/daemon_link.h"
+#include "launcher/tree/node_daemon.h"
+#include "launcher/tree/wire.h"
 
 namespace {
 
@@ -152,5 +154,7 @@ int main(int argc, char** argv) {
     redirect_to_null(2);
     diagnostics[0] = -1;
   }
-  run_node_daemon(plan, position, parent_fd, listen_fd, diagnostics[0]);
+  std::string listen_addresses;
+  for (const std::string& a : addresses) listen_addresses += (listen_addresses.empty() ? "" : ",") + a;
+  run_node_daemon(plan, position, parent_fd, listen_fd, listen_addresses, listen_port, diagnostics[0]);
 }

@@ -1,4 +1,4 @@
-#include "job.h"
+#include "launcher/job.h"
 
 #include <unistd.h>
 
@@ -11,22 +11,22 @@
 #include <stdexcept>
 #include <vector>
 
-#include "clock.h"
 #include "common/config.h"
 #include "common/debug.h"
-#include "daemon_start.h"
-#include "daemon_tree.h"
-#include "event_loop.h"
-#include "exit_status.h"
-#include "local_ranks.h"
-#include "node_setup.h"
-#include "output_forwarding.h"
-#include "rank_environment.h"
-#include "request_service.h"
-#include "spawned_fences.h"
-#include "spawned_jobs.h"
-#include "stdin_relay.h"
-#include "stdin_forwarding.h"
+#include "launcher/clock.h"
+#include "launcher/event_loop.h"
+#include "launcher/pmix/request_service.h"
+#include "launcher/ranks/exit_status.h"
+#include "launcher/ranks/local_ranks.h"
+#include "launcher/ranks/node_setup.h"
+#include "launcher/ranks/output_forwarding.h"
+#include "launcher/ranks/rank_environment.h"
+#include "launcher/ranks/stdin_forwarding.h"
+#include "launcher/ranks/stdin_relay.h"
+#include "launcher/spawned/spawned_fences.h"
+#include "launcher/spawned/spawned_jobs.h"
+#include "launcher/start/daemon_start.h"
+#include "launcher/tree/daemon_tree.h"
 
 extern char** environ;
 
@@ -198,32 +198,56 @@ class Job {
 
   // ---- Starting -----------------------------------------------------------
 
+  // mpirun starts its own children in the daemon tree; each of them starts
+  // its own (node_daemon.cc), and so on down. A failure below them arrives
+  // as kStartFailed.
   void start_daemons() {
     int port = 0;
     int listen_fd = listen_for_daemons(&port);
+    daemons_start_ms_ = monotonic_ms();
     tree_ = std::make_unique<DaemonTree>(
         loop_.epoll_fd(), kDaemonListen, kDaemonLink, plan_, 0, listen_fd, local_node_ >= 0,
         [this](wire::Type type, std::string_view body) { from_daemons(type, body); });
-    RemoteStartOptions remote;
-    remote.launch_agent = options_.launch_agent;
-    remote.accept_new_host_keys = options_.accept_new_host_keys;
-    remote.timeout_ms = int(config::integer("FERRY_LAUNCH_TIMEOUT")) * 1000;
-    std::string failed_host;
-    std::string error = start_node_daemons(plan_, port, remote, &failed_host);
-    if (!error.empty()) {
-      if (!failed_host.empty()) {
-        std::string why = error;
-        if (std::string prefix = "mpirun: " + failed_host + ": "; why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
-        unreachable_ = LostHost{failed_host, "cannot start its node daemon: " + why};
-      }
-      fail({error, 1}, -1, kFinal);
+    if (plan_.direct_modex)
+      FERRY_DEBUG(kLaunch, "%d ranks: contact cards by direct modex (FERRY_DIRECT_MODEX_RANKS)", plan_.num_ranks);
+    std::string addresses;
+    for (const std::string& a : reachable_addresses()) addresses += (addresses.empty() ? "" : ",") + a;
+    if (std::optional<StartFailure> failed = start_children(plan_, 0, addresses, port)) {
+      start_failed(*failed);
       return;
     }
     // Their ranks are running from now on, as far as mpirun knows: each
-    // daemon reports every exit.
+    // daemon reports every exit, and a daemon that cannot be started
+    // further down takes its subtree's ranks out again (start_failed).
     for (const PlanNode& node : plan_.nodes)
       if (node.position > 0)
         for (int r : node.ranks) set_running(r, true);
+  }
+
+  // A daemon could not be started, by mpirun or by the daemon above it:
+  // the job ends, and a restart leaves its host out (restarts.h).
+  void start_failed(const StartFailure& failed) {
+    int node = plan_.node_at(failed.position);
+    std::string host = node >= 0 ? plan_.nodes[size_t(node)].host : "?";
+    std::string why = failed.error;
+    if (std::string prefix = "mpirun: " + host + ": "; why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+    forget_subtree(failed.position);
+    if (!unreachable_) unreachable_ = LostHost{host, "cannot start its node daemon: " + why};
+    fail({start_failure_message(plan_, failed), 1}, -1, kFinal);
+  }
+
+  // Ranks of the daemon at `position` and below are not running (any more):
+  // nobody will report their exits.
+  void forget_subtree(int position) {
+    std::vector<int> lost = {position};
+    for (size_t i = 0; i < lost.size(); ++i)
+      for (int c : tree_children(lost[i], plan_.fanout, plan_.num_daemons)) lost.push_back(c);
+    for (int p : lost) {
+      int n = plan_.node_at(p);
+      if (n >= 0)
+        for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
+      spawned_->remote_lost(p);
+    }
   }
 
   // MASTER_PORT (chosen by mpirun, training_environment.h) stays bound here
@@ -403,6 +427,20 @@ class Job {
         fail(rank_abort_failure(r, code, host_of(r)), r);
         break;
       }
+      case wire::Type::kStartFailed: {
+        int position = int(d.u32());
+        std::string error = d.str();
+        if (!d.ok() || plan_.node_at(position) < 0) break;
+        start_failed({position, error});
+        break;
+      }
+      case wire::Type::kSubtreeUp: {
+        int daemons = int(d.u32());
+        int depth = int(d.u32());
+        FERRY_DEBUG(kLaunch, "all %d node daemons up in %.1f ms (tree depth %d, fan-out %d)", daemons,
+                    monotonic_ms() - daemons_start_ms_, depth, plan_.fanout);
+        break;
+      }
       case wire::Type::kNodeLost: {
         int position = int(d.u32());
         std::string reason = d.str();
@@ -474,15 +512,7 @@ class Job {
   void node_lost(int position, const std::string& reason) {
     int node = plan_.node_at(position);
     std::string host = node >= 0 ? plan_.nodes[size_t(node)].host : "?";
-    std::vector<int> lost = {position};
-    for (size_t i = 0; i < lost.size(); ++i)
-      for (int c : tree_children(lost[i], plan_.fanout, plan_.num_daemons)) lost.push_back(c);
-    for (int p : lost) {
-      int n = plan_.node_at(p);
-      if (n >= 0)
-        for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
-      spawned_->remote_lost(p);
-    }
+    forget_subtree(position);
     if (phase_ == Phase::kRunning) lost_hosts_.push_back({host, "its node daemon was lost (" + reason + ")"});
     fail({"mpirun: lost the node daemon on " + host + " (" + reason + "); its ranks are gone", 1});
   }
@@ -659,6 +689,7 @@ class Job {
   double failed_ms_ = 0;
   std::vector<LostHost> lost_hosts_;
   std::optional<LostHost> unreachable_;
+  double daemons_start_ms_ = 0;  // when mpirun began to start its children
 };
 
 }  // namespace

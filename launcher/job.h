@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "job_plan.h"
-#include "options.h"
-#include "pmix_host.h"
+#include "launcher/job_plan.h"
+#include "launcher/options.h"
+#include "launcher/pmix/pmix_host.h"
 
 namespace ferry::launcher {
 

@@ -1,15 +1,15 @@
-#include "job_plan.h"
+#include "launcher/job_plan.h"
 
 #include <cstdint>
 
-#include "wire.h"
+#include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
 namespace {
 
 // Identifies a plan of this layout: a daemon of another build refuses it
 // instead of misreading it.
-constexpr uint32_t kPlanMagic = 0x46504c32;  // "FPL2"
+constexpr uint32_t kPlanMagic = 0x46504c33;  // "FPL3"
 
 }  // namespace
 
@@ -29,6 +29,8 @@ std::string encode_plan(const JobPlan& plan) {
     for (int r : n.ranks) e.u32(uint32_t(r));
   }
   e.u32(uint32_t(plan.fanout)).u32(uint32_t(plan.num_daemons)).str(plan.program_path);
+  e.str(plan.remote_start.launch_agent).u8(plan.remote_start.accept_new_host_keys ? 1 : 0);
+  e.u32(uint32_t(plan.remote_start.timeout_ms)).u8(plan.direct_modex ? 1 : 0);
   e.u32(uint32_t(plan.program_args.size()));
   for (const std::string& a : plan.program_args) e.str(a);
   e.u32(uint32_t(plan.environment.size()));
@@ -69,6 +71,10 @@ bool decode_plan(const std::string& data, JobPlan* plan) {
   plan->fanout = int(d.u32());
   plan->num_daemons = int(d.u32());
   plan->program_path = d.str();
+  plan->remote_start.launch_agent = d.str();
+  plan->remote_start.accept_new_host_keys = d.u8() != 0;
+  plan->remote_start.timeout_ms = int(d.u32());
+  plan->direct_modex = d.u8() != 0;
   uint32_t num_args = d.u32();
   if (!d.ok() || num_args > 1u << 20) return false;
   plan->program_args.resize(num_args);

@@ -1,15 +1,17 @@
 // Everything a node daemon needs to run its part of a job, decided once by
 // mpirun and sent to every daemon when it starts (on its stdin, with the
 // job secret): the nodes and their ranks, the program, the environment
-// additions, the binding policy, and the shape of the daemon tree.
+// additions, the binding policy, the shape of the daemon tree and how a
+// daemon starts its own children in it.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "launch_policy.h"
-#include "training_environment.h"
+#include "launcher/hosts/launch_policy.h"
+#include "launcher/ranks/training_environment.h"
+#include "launcher/start/remote_start.h"
 
 namespace ferry::launcher {
 
@@ -26,8 +28,15 @@ struct JobPlan {
   int num_ranks = 0;
   int universe_size = 0;        // the allocation's slots (PMIX_UNIV_SIZE)
   std::vector<PlanNode> nodes;  // PMIx node ids are indexes here
-  int fanout = 32;              // children per daemon (and of mpirun)
+  int fanout = 8;               // children per daemon (and of mpirun)
   int num_daemons = 0;          // tree positions 1..num_daemons
+  // How every daemon starts its children: mpirun's --launch-agent,
+  // --accept-new-host-keys and FERRY_LAUNCH_TIMEOUT (daemon_start.h).
+  RemoteStartOptions remote_start;
+  // Fences of the job carry no data: a rank's card is fetched from its
+  // host when first asked for (PMIx direct modex through the tree), from
+  // FERRY_DIRECT_MODEX_RANKS ranks on.
+  bool direct_modex = false;
   std::string program_path;
   std::vector<std::string> program_args;  // argv, program first
   // Set in every remote rank on top of the daemon's own environment:

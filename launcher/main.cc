@@ -24,16 +24,17 @@ extern char** environ;
 
 #include "common/config.h"
 #include "common/debug.h"
-#include "job.h"
-#include "job_info.h"
-#include "job_plan.h"
-#include "node_setup.h"
-#include "options.h"
-#include "pmix_host.h"
-#include "profile_report.h"
-#include "remote_start.h"
-#include "restarts.h"
-#include "spawn.h"
+#include "launcher/job.h"
+#include "launcher/job_plan.h"
+#include "launcher/options.h"
+#include "launcher/pmix/job_info.h"
+#include "launcher/pmix/pmix_host.h"
+#include "launcher/profile/profile_report.h"
+#include "launcher/ranks/file_limit.h"
+#include "launcher/ranks/node_setup.h"
+#include "launcher/ranks/spawn.h"
+#include "launcher/restart/restarts.h"
+#include "launcher/start/remote_start.h"
 
 namespace {
 
@@ -52,24 +53,14 @@ void ensure_standard_fds() {
     }
 }
 
-// mpirun keeps two pipes per rank and PMIx one socket per connected rank.
-// Raises the soft limit on open files when the job needs more (the ranks
-// get the original back: a huge limit slows programs that close every
-// possible fd), or refuses the job before starting anything.
-std::string fit_file_limit(int num_ranks, std::optional<rlimit>* original) {
-  rlimit lim;
-  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return "";
-  rlim_t needed = rlim_t(num_ranks) * 4 + 64;
-  if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= needed) return "";
-  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < needed)
-    return "mpirun: " + std::to_string(num_ranks) + " ranks need about " + std::to_string(needed) +
-           " open files, but the limit (ulimit -Hn) is " + std::to_string(lim.rlim_max);
-  *original = lim;
-  rlimit raised = lim;
-  raised.rlim_cur = needed;
-  if (::setrlimit(RLIMIT_NOFILE, &raised) != 0)
-    return "mpirun: cannot raise the open files limit to " + std::to_string(needed);
-  return "";
+// The ranks mpirun may start on its own host: those placed here, or, when a
+// restart may move ranks here from hosts left out, all of them.
+int ranks_here_at_most(const Options& options) {
+  if (options.fault.max_restarts > 0) return options.num_ranks;
+  int here = 0;
+  for (const PlacedNode& node : options.placement.nodes)
+    if (node.local) here += int(node.ranks.size());
+  return here;
 }
 
 std::string host_name() {
@@ -178,6 +169,16 @@ void plan_training(const Options& options, int attempt, JobPlan& plan, int local
   said = true;
 }
 
+// The launch agent as the daemons run it too, from wherever they are: a
+// program named by a relative path ("./agent.sh") gets mpirun's directory.
+std::string absolute_agent(const std::string& agent) {
+  size_t start = agent.find_first_not_of(" \t");
+  if (start == std::string::npos || agent[start] == '/') return agent;
+  size_t end = agent.find_first_of(" \t", start);
+  if (agent.substr(start, end - start).find('/') == std::string::npos) return agent;  // found through PATH
+  return agent.substr(0, start) + current_directory() + "/" + agent.substr(start);
+}
+
 // The plan every node works from: mpirun's host (if it runs ranks) is
 // position 0 in the daemon tree, the other hosts 1, 2, ... in host order.
 JobPlan make_plan(const Options& options, int attempt, const std::string& nspace, const std::string& secret,
@@ -202,6 +203,11 @@ JobPlan make_plan(const Options& options, int attempt, const std::string& nspace
     }
     plan.nodes.push_back(std::move(node));
   }
+  plan.remote_start.launch_agent = absolute_agent(options.launch_agent);
+  plan.remote_start.accept_new_host_keys = options.accept_new_host_keys;
+  plan.remote_start.timeout_ms = int(ferry::config::integer("FERRY_LAUNCH_TIMEOUT")) * 1000;
+  const long direct_modex_from = ferry::config::integer("FERRY_DIRECT_MODEX_RANKS");
+  plan.direct_modex = plan.num_daemons > 0 && direct_modex_from > 0 && plan.num_ranks >= direct_modex_from;
   plan.program_path = options.program_path;
   plan.program_args = options.program_args;
   plan.environment = remote_environment(options);
@@ -253,7 +259,9 @@ int main(int argc, char** argv) {
   }
   RankDefaults defaults;
   defaults.inherited_fds = inherited_fds;
-  if (std::string problem = fit_file_limit(options.num_ranks, &defaults.file_limit); !problem.empty()) {
+  if (std::string problem =
+          fit_file_limit("mpirun", ranks_here_at_most(options), launch_fanout(), &defaults.file_limit);
+      !problem.empty()) {
     std::fprintf(stderr, "%s\n", problem.c_str());
     return 1;
   }

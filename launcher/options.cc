@@ -1,4 +1,4 @@
-#include "options.h"
+#include "launcher/options.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <charconv>
 #include <memory>
 
-#include "host_selection.h"
+#include "launcher/hosts/host_selection.h"
 
 #ifndef FERRY_VERSION_STRING
 #define FERRY_VERSION_STRING "unknown"

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/hostfile.h"
-#include "fault_options.h"
-#include "launch_policy.h"
-#include "placement.h"
+#include "launcher/hosts/launch_policy.h"
+#include "launcher/hosts/placement.h"
+#include "launcher/restart/fault_options.h"
 
 namespace ferry::launcher {
 

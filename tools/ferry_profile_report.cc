@@ -1,7 +1,7 @@
 // ferry_profile_report: FERRY_PROFILE's report for a job that mpirun did not start (srun, or any
 // launcher with a PMIx server of its own), from the counter files its ranks left in
 // FERRY_PROFILE_DIR (a directory every rank can write: on several hosts, a shared one). mpirun
-// writes the same report by itself (launcher/profile_report.h); this is the same code run by hand.
+// writes the same report by itself (launcher/profile/profile_report.h); this is the same code run by hand.
 //
 //   ferry_profile_report DIR REPORT.html [JOB]
 //
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "launcher/profile_data.h"
-#include "launcher/profile_report.h"
+#include "launcher/profile/profile_data.h"
+#include "launcher/profile/profile_report.h"
 
 int main(int argc, char** argv) {
   using namespace ferry::launcher::profile;

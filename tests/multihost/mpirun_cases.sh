@@ -284,11 +284,59 @@ case $case_name in
     ;;
   daemon_tree_chain)
     # One child per daemon: mpirun -> h1 -> h2 -> h3, so messages and
-    # fences pass through two daemons on their way.
+    # fences pass through two daemons on their way, and each daemon starts
+    # the next over ssh from its own host.
     write_hosts "h1 slots=1\nh2 slots=1\nh3 slots=1\n"
-    FERRY_LAUNCH_FANOUT=1 run_mpirun --hostfile "$work/hosts" -n 3 "$EVERY_COLLECTIVE"
+    FERRY_LAUNCH_FANOUT=1 FERRY_DEBUG=launch run_mpirun --hostfile "$work/hosts" -n 3 "$EVERY_COLLECTIVE"
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     grep -q "every_collective: OK on 3 ranks" "$work/out" || { show; fail "no OK line"; }
+    grep -q "INFO mpirun: starting the daemon on h1 (position 1)$" "$work/err" || { show; fail "h1 not started by mpirun"; }
+    grep -q "INFO ferryd h1: starting the daemon on h2 (position 2)$" "$work/err" || { show; fail "h2 not started by h1"; }
+    grep -q "INFO ferryd h2: starting the daemon on h3 (position 3)$" "$work/err" || { show; fail "h3 not started by h2"; }
+    grep -q "mpirun: all 3 node daemons up in [0-9.]* ms (tree depth 3, fan-out 1)" "$work/err" ||
+      { show; fail "no line saying the tree of depth 3 is up"; }
+    expect_nothing_left "$EVERY_COLLECTIVE"
+    ;;
+  daemon_tree_fanout_2)
+    # mpirun starts h1 and h2, h1 starts h3: a tree of depth 2 with ranks on
+    # every level, output and exits from all of them.
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    FERRY_LAUNCH_FANOUT=2 FERRY_DEBUG=launch run_mpirun --hostfile "$work/hosts" -n 6 "$HELLO"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    for r in 0 1 2 3 4 5; do
+      grep -q "Hello from rank $r of 6 on h$((r / 2 + 1))" "$work/out" || { show; fail "no hello from rank $r"; }
+    done
+    grep -q "INFO ferryd h1: starting the daemon on h3 (position 3)$" "$work/err" || { show; fail "h3 not started by h1"; }
+    grep -q "mpirun: all 3 node daemons up in [0-9.]* ms (tree depth 2, fan-out 2)" "$work/err" ||
+      { show; fail "no line saying the tree of depth 2 is up"; }
+    expect_nothing_left "$HELLO"
+    ;;
+  direct_modex_deep_tree)
+    # Cards fetched on first contact through a chain mpirun -> h1 -> h2 ->
+    # h3 (FERRY_DIRECT_MODEX_RANKS=1): every collective across the hosts,
+    # with fences that carry no data.
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    FERRY_DIRECT_MODEX_RANKS=1 FERRY_LAUNCH_FANOUT=1 FERRY_DEBUG=launch run_mpirun --hostfile "$work/hosts" -n 6 \
+      "$EVERY_COLLECTIVE"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "every_collective: OK on 6 ranks" "$work/out" || { show; fail "no OK line"; }
+    grep -q "direct modex for .* at position 3" "$work/err" || { show; fail "no card fetched from h3"; }
+    ! grep "fence across hosts completed" "$work/err" | grep -vq "(0 bytes of collected data)" ||
+      { show; fail "a fence carried data"; }
+    expect_nothing_left "$EVERY_COLLECTIVE"
+    ;;
+  daemon_tree_deep_start_fails)
+    # mpirun -> h1 -> h2 -> h1-closed-port (~/.ssh/config: h1's address,
+    # port 2222, where nothing listens): h2's daemon cannot start it;
+    # mpirun names the host with the daemons it was to come through and
+    # ends the ranks already running on h1 and h2.
+    write_hosts "h1 slots=1\nh2 slots=1\nh1-closed-port slots=1\n"
+    FERRY_LAUNCH_FANOUT=1 run_mpirun --hostfile "$work/hosts" -n 3 "$SLEEPER" 60
+    [[ $status -ne 0 ]] || { show; fail "mpirun exited 0"; }
+    grep -q "^mpirun: could not start ferryd on h1-closed-port (via h1, h2): .*2222.*refused" "$work/err" ||
+      { show; fail "no line naming the host with its path"; }
+    (($(echo "$seconds < 8" | bc))) || { show; fail "took $seconds s"; }
+    expect_nothing_left "$SLEEPER"
     ;;
   report_bindings)
     write_hosts "h1 slots=2\nh2 slots=2\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cases of start_remote (launcher/remote_start.h) against the test hosts of
+# Cases of start_remote (launcher/start/remote_start.h) against the test hosts of
 # hosts.sh, through remote_start_probe: remote_start_cases.sh CASE.
 # Needs HOSTS_SH, TESTBED (the fixture's directory) and PROBE in the
 # environment; exits 77 when the test bed is not up (no root, no namespaces).

@@ -1,4 +1,4 @@
-// remote_start_probe: runs start_remote (launcher/remote_start.h) the way
+// remote_start_probe: runs start_remote (launcher/start/remote_start.h) the way
 // mpirun does, for remote_start_cases.sh.
 //
 //   remote_start_probe [--agent CMD] [--accept-new] [--timeout-ms N]
@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "launcher/remote_start.h"
+#include "launcher/start/remote_start.h"
 
 using ferry::launcher::RemoteCommand;
 using ferry::launcher::RemoteStartOptions;

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "base/datatype.h"
-#include "base/type_constructors.h"
 #include "base/communicator.h"
+#include "base/datatype.h"
 #include "base/op.h"
+#include "base/type_constructors.h"
 #include "coll/collectives.h"
 #include "coll/device_buffers.h"
 #include "coll/device_collectives.h"

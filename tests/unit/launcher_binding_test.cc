@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "launcher/binding.h"
-#include "launcher/binding_report.h"
-#include "launcher/spawn.h"
+#include "launcher/ranks/binding.h"
+#include "launcher/ranks/binding_report.h"
+#include "launcher/ranks/spawn.h"
 
 namespace ferry::launcher {
 namespace {

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "launcher/clock.h"
-#include "launcher/daemon_link.h"
-#include "launcher/daemon_start.h"
-#include "launcher/daemon_tree.h"
 #include "launcher/job_plan.h"
-#include "launcher/wire.h"
+#include "launcher/start/daemon_start.h"
+#include "launcher/tree/daemon_link.h"
+#include "launcher/tree/daemon_tree.h"
+#include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
 namespace {
@@ -295,6 +295,8 @@ JobPlan sample_plan() {
   plan.report_bindings = true;
   plan.training = {true, "10.1.2.3", 29511, 2, 3, "ferry.4242", 3};
   plan.hold_master_port = true;
+  plan.remote_start = {"/opt/site/bin/agent --zone 'a b'", true, 45000};
+  plan.direct_modex = true;
   return plan;
 }
 
@@ -331,6 +333,11 @@ TEST(JobPlan, EveryFieldRoundTrips) {
   EXPECT_EQ(out.training.run_id, in.training.run_id);
   EXPECT_EQ(out.training.num_hosts, in.training.num_hosts);
   EXPECT_TRUE(out.hold_master_port);
+  // What a daemon needs to start its own children as mpirun started it.
+  EXPECT_EQ(out.remote_start.launch_agent, in.remote_start.launch_agent);
+  EXPECT_TRUE(out.remote_start.accept_new_host_keys);
+  EXPECT_EQ(out.remote_start.timeout_ms, 45000);
+  EXPECT_TRUE(out.direct_modex);
   EXPECT_EQ(out.node_at(2), 2);
   EXPECT_EQ(out.node_at(3), -1);
 }
@@ -445,6 +452,39 @@ TEST(DaemonTreeShape, AHugeFanoutDoesNotOverflow) {
   // position * fanout is past INT_MAX: no children, not a wrapped range.
   EXPECT_TRUE(tree_children(3, 1 << 30, 1000).empty());
   EXPECT_EQ(tree_children(0, 1 << 30, 3), (std::vector<int>{1, 2, 3}));
+}
+
+// ---- Who started whom -------------------------------------------------------------
+
+// 6 daemons, fan-out 2: mpirun starts n1 and n2, n1 starts n3 and n4, n2
+// starts n5 and n6.
+JobPlan tree_plan() {
+  JobPlan plan;
+  plan.fanout = 2;
+  plan.num_daemons = 6;
+  plan.nodes.push_back({"here", {0}, 0, false});
+  for (int p = 1; p <= 6; ++p) plan.nodes.push_back({"n" + std::to_string(p), {p}, p, false});
+  return plan;
+}
+
+TEST(TreeStart, APathNamesTheDaemonsAboveFromTheTop) {
+  JobPlan plan = tree_plan();
+  EXPECT_TRUE(tree_path(plan, 1).empty());  // mpirun's own child
+  EXPECT_EQ(tree_path(plan, 5), (std::vector<std::string>{"n2"}));
+  plan.fanout = 1;  // a chain: here -> n1 -> n2 -> ... -> n6
+  EXPECT_EQ(tree_path(plan, 4), (std::vector<std::string>{"n1", "n2", "n3"}));
+}
+
+TEST(TreeStart, AFailureBelowMpirunIsNamedWithItsPath) {
+  JobPlan plan = tree_plan();
+  // mpirun's own child: the error as start_remote words it.
+  EXPECT_EQ(start_failure_message(plan, {2, "mpirun: n2: unknown host name"}), "mpirun: n2: unknown host name");
+  EXPECT_EQ(start_failure_message(plan, {6, "mpirun: n6: launch agent sh exited with status 255: refused"}),
+            "mpirun: could not start ferryd on n6 (via n2): launch agent sh exited with status 255: refused");
+  // An error of the connection keeps its address.
+  plan.fanout = 1;
+  EXPECT_EQ(start_failure_message(plan, {3, "mpirun: n3 (10.0.0.3:22): connection refused"}),
+            "mpirun: could not start ferryd on n3 (via n1, n2): n3 (10.0.0.3:22): connection refused");
 }
 
 // ---- The ready line ----------------------------------------------------------------
@@ -724,6 +764,40 @@ TEST_F(Tree, MpirunReleasesAFenceOnceEveryNodeContributed) {
   EXPECT_EQ(local.calls, 1);
 }
 
+// Direct modex: a host's data stays with its server; the fence still waits
+// for every host, and releases with nothing.
+TEST_F(Tree, UnderDirectModexAFenceCarriesNoData) {
+  plan_.direct_modex = true;
+  make_tree(1, true);  // position 1: children 3 and 4
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+  DaemonLink parent(fds[0]);
+  DaemonLink above(fds[1]);
+  tree_->set_parent(&parent);
+  std::vector<Frame> up;
+  DaemonLink* three = connect_child();
+  DaemonLink* four = connect_child();
+  three->send(hello(3, "right-secret"));
+  four->send(hello(4, "right-secret"));
+  ASSERT_TRUE(pump([&] { return tree_->connected_children() == 2; }));
+  FenceOutcome local;
+  tree_->local_fence("this host's cards", {record_fence, &local});
+  three->send(wire::Encoder(Type::kFenceData).u64(0).str("").finish());
+  four->send(wire::Encoder(Type::kFenceData).u64(0).str("").finish());
+  ASSERT_TRUE(pump([&] {
+    parent.on_writable();
+    above.on_readable([&](Type t, std::string_view b) { up.push_back({t, std::string(b)}); });
+    return !up.empty();
+  }));
+  EXPECT_EQ(up[0].type, Type::kFenceData);
+  wire::Decoder d(up[0].body);
+  EXPECT_EQ(d.u64(), 0u);
+  EXPECT_EQ(d.str(), "");
+  tree_->release_fence(0, "");
+  EXPECT_EQ(local.calls, 1);
+  EXPECT_EQ(local.status, PMIX_SUCCESS);
+}
+
 TEST_F(Tree, FailedFencesAnswerTheirRanks) {
   make_tree(0, true);
   FenceOutcome outcome;
@@ -784,6 +858,64 @@ TEST_F(Tree, ADaemonSendsItsSubtreesFenceDataAndOutputUp) {
   tree_->release_fence(0, "everyone");
   EXPECT_EQ(local.calls, 1);
   EXPECT_EQ(local.data, "everyone");
+}
+
+// Each daemon says its subtree is up once every child did; mpirun hears
+// once, with the number of daemons and the depth.
+TEST_F(Tree, ADaemonSaysItsSubtreeIsUpOnceEveryChildDid) {
+  make_tree(1, true);  // position 1: children 3 and 4
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+  DaemonLink parent(fds[0]);
+  DaemonLink above(fds[1]);
+  tree_->set_parent(&parent);
+  std::vector<Frame> up;
+  auto read_up = [&] {
+    parent.on_writable();
+    above.on_readable([&](Type t, std::string_view b) { up.push_back({t, std::string(b)}); });
+  };
+  tree_->report_subtree_if_up();  // up itself, its children not yet
+  DaemonLink* three = connect_child();
+  DaemonLink* four = connect_child();
+  three->send(hello(3, "right-secret"));
+  four->send(hello(4, "right-secret"));
+  three->send(wire::Encoder(Type::kSubtreeUp).u32(1).u32(1).finish());
+  ASSERT_TRUE(pump([&] { return tree_->connected_children() == 2; }));
+  settle();
+  read_up();
+  EXPECT_TRUE(up.empty()) << "reported before child 4 was up";
+  four->send(wire::Encoder(Type::kSubtreeUp).u32(3).u32(2).finish());  // 4 and two below it
+  ASSERT_TRUE(pump([&] {
+    read_up();
+    return !up.empty();
+  }));
+  ASSERT_EQ(up.size(), 1u);
+  EXPECT_EQ(up[0].type, Type::kSubtreeUp);
+  wire::Decoder d(up[0].body);
+  EXPECT_EQ(d.u32(), 5u);  // itself, 3, 4 and the two below 4
+  EXPECT_EQ(d.u32(), 3u);  // 1 -> 4 -> below
+  tree_->report_subtree_if_up();
+  settle();
+  read_up();
+  EXPECT_EQ(up.size(), 1u) << "said twice";
+}
+
+TEST_F(Tree, MpirunHearsOnceTheWholeTreeIsUp) {
+  make_tree(0, false);  // children 1 and 2
+  DaemonLink* one = connect_child();
+  DaemonLink* two = connect_child();
+  one->send(hello(1, "right-secret"));
+  two->send(hello(2, "right-secret"));
+  one->send(wire::Encoder(Type::kSubtreeUp).u32(3).u32(2).finish());
+  ASSERT_TRUE(pump([&] { return tree_->connected_children() == 2; }));
+  settle();
+  EXPECT_TRUE(delivered_.empty());
+  two->send(wire::Encoder(Type::kSubtreeUp).u32(3).u32(2).finish());
+  ASSERT_TRUE(pump([&] { return !delivered_.empty(); }));
+  EXPECT_EQ(delivered_[0].type, Type::kSubtreeUp);
+  wire::Decoder d(delivered_[0].body);
+  EXPECT_EQ(d.u32(), 6u);
+  EXPECT_EQ(d.u32(), 2u);
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "launcher/rank_environment.h"
-#include "launcher/training_environment.h"
+#include "launcher/ranks/rank_environment.h"
+#include "launcher/ranks/training_environment.h"
 
 namespace ferry::launcher {
 namespace {

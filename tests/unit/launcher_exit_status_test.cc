@@ -3,7 +3,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "launcher/exit_status.h"
+#include "launcher/ranks/exit_status.h"
 
 namespace ferry::launcher {
 namespace {

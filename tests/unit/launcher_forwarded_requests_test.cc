@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "launcher/daemon_spawned_jobs.h"
-#include "launcher/forwarded_requests.h"
-#include "launcher/pmix_host.h"
-#include "launcher/wire.h"
+#include "launcher/pmix/forwarded_requests.h"
+#include "launcher/pmix/pmix_host.h"
+#include "launcher/spawned/daemon_spawned_jobs.h"
+#include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "launcher/output_forwarding.h"
+#include "launcher/ranks/output_forwarding.h"
 
 namespace ferry::launcher {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/placement.h"
+#include "launcher/hosts/placement.h"
 
 namespace ferry::launcher {
 namespace {

@@ -1,4 +1,4 @@
-// FERRY_PROFILE's launcher side (launcher/profile_data.h, profile_report.h): reading the ranks'
+// FERRY_PROFILE's launcher side (launcher/profile/profile_data.h, profile_report.h): reading the ranks'
 // counter files, whole, torn or missing, and the report's paths and call kinds.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <vector>
 
-#include "launcher/profile_data.h"
-#include "launcher/profile_report.h"
+#include "launcher/profile/profile_data.h"
+#include "launcher/profile/profile_report.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/slurm_allocation.h"
+#include "launcher/hosts/slurm_allocation.h"
 
 namespace ferry::launcher {
 namespace {

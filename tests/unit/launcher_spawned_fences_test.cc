@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "launcher/spawned_fences.h"
-#include "launcher/wire.h"
+#include "launcher/spawned/spawned_fences.h"
+#include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
 namespace {
