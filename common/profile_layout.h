@@ -1,6 +1,6 @@
 // FERRY_PROFILE: the layout of one rank's counter file, the contract between the rank that
 // counts (src/profile/) and the launcher that reads every rank's file and writes the report
-// (launcher/profile_*.cc).
+// (launcher/profile/profile_*.cc).
 //
 // Why a file and not a message at MPI_Finalize: the counters live in a shared mapping of a file in
 // the job's session directory from MPI_Init on, so a rank that crashes, is killed or never reaches

@@ -101,7 +101,7 @@ std::vector<int> parse_rank_list(std::string_view list) {
 // ---- Values of the ranks on this host, fetched for all of them at once ----
 //
 // Under a server with PMIx's hash data store (mpirun's choice, see
-// launcher/pmix_host.cc) every PMIx_Get of a peer's value is a round trip to
+// launcher/pmix/pmix_host.cc) every PMIx_Get of a peer's value is a round trip to
 // the server, and the runtime reads one key of every local peer in a row
 // right after a fence (the shared-memory names). One after another, each of
 // those round trips waits for the server's thread and then for this rank's

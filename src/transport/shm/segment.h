@@ -4,7 +4,7 @@
 // (common/shm_names.h), and a peer maps it on first contact, which may come
 // at any time in the job: the owner removes the name when its transport
 // ends (after MPI_Finalize's fence), and the launcher removes what a killed
-// job left (launcher/local_ranks.cc).
+// job left (launcher/ranks/local_ranks.cc).
 //
 // Memory is backed by the ranges that will be used (back()), not all at
 // once: a rank's segment holds a ring for every local peer, and most pairs
