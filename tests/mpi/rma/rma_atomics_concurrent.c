@@ -1,11 +1,11 @@
 /* Fetch-and-op and compare-and-swap from every rank at once on rank 0's
  * memory (MPI-4.0 §12.3.4-5: each is atomic), the calls that Ferry does on
  * one host as one CPU atomic in the entry point (rma/direct.h):
- *   - tickets: every rank takes K tickets with MPI_Fetch_and_op(MPI_SUM, 1)
- *     on one counter of each of long, int, unsigned char (BXOR-free sum on
- *     a byte wraps) and double (no CPU add: a compare-and-swap loop); the
- *     old values of long, int and double together must be 0 .. size*K-1 once
- *     each, and the counters end at size*K;
+ *   - tickets: every rank takes T tickets in a tight loop with
+ *     MPI_Fetch_and_op(MPI_SUM, 1) on a long, then K more on one counter of
+ *     each of long, int, unsigned char (a sum on a byte wraps) and double
+ *     (no CPU add: a compare-and-swap loop); each counter's old values must
+ *     be 0, 1, 2, ... once each, and the counters end at their totals;
  *   - a lock made of MPI_Compare_and_swap guards an increment made of
  *     MPI_Get, MPI_Put and MPI_Win_flush: no increment is lost, so the
  *     get, the put and the flush are ordered with the atomics around them;
@@ -14,7 +14,7 @@
 #define TEST_NAME "rma_atomics_concurrent"
 #include "../mpitest.h"
 
-enum { K = 2000 };
+enum { T = 10000, K = 2000 };
 
 struct target {
   long ticket_long;
@@ -47,8 +47,13 @@ int main(int argc, char **argv) {
   if (rank == 0) memset(mem, 0, sizeof *mem);
   MPI_Barrier(MPI_COMM_WORLD);
 
-  long *olds = mt_malloc(3 * K * sizeof(long));
+  long *olds = mt_malloc((T + 3 * K) * sizeof(long));
   CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int t = 0; t < T; ++t) {
+    long one = 1;
+    CHECK_MPI(MPI_Fetch_and_op(&one, &olds[3 * K + t], MPI_LONG, 0, AT(ticket_long), MPI_SUM, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+  }
   for (int k = 0; k < K; ++k) {
     long one = 1, old = -1;
     int one_i = 1, old_i = -1;
@@ -89,25 +94,32 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_unlock_all(win));
   MPI_Barrier(MPI_COMM_WORLD);
 
-  long *all = rank == 0 ? mt_malloc((size_t)size * 3 * K * sizeof(long)) : NULL;
+  long *all = rank == 0 ? mt_malloc((size_t)size * (T + 3 * K) * sizeof(long)) : NULL;
   long *befores = rank == 0 ? mt_malloc((size_t)size * sizeof(long)) : NULL;
-  MPI_Gather(olds, 3 * K, MPI_LONG, all, 3 * K, MPI_LONG, 0, MPI_COMM_WORLD);
+  MPI_Gather(olds, T + 3 * K, MPI_LONG, all, T + 3 * K, MPI_LONG, 0, MPI_COMM_WORLD);
   MPI_Gather(&before, 1, MPI_LONG, befores, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    long n = (long)size * K;
+    long n = (long)size * K, nt = (long)size * (T + K), per = T + 3 * K;
     for (int kind = 0; kind < 3; ++kind) {
-      long *tickets = mt_malloc((size_t)n * sizeof(long));
-      for (long i = 0; i < n; ++i) tickets[i] = all[3 * i + kind];
-      qsort(tickets, (size_t)n, sizeof(long), cmp_long);
-      for (long i = 0; i < n; ++i)
+      long count = kind == 0 ? nt : n;
+      long *tickets = mt_malloc((size_t)count * sizeof(long)), at = 0;
+      for (int r = 0; r < size; ++r) {
+        const long *mine = all + (size_t)r * per;
+        for (int k = 0; k < K; ++k) tickets[at++] = mine[3 * k + kind];
+        if (kind == 0)
+          for (int t = 0; t < T; ++t) tickets[at++] = mine[3 * K + t];
+      }
+      qsort(tickets, (size_t)count, sizeof(long), cmp_long);
+      for (long i = 0; i < count; ++i)
         CHECK(tickets[i] == i, "%s tickets: sorted ticket %ld is %ld (a fetch-and-op was not atomic)",
               kind == 0 ? "long" : kind == 1 ? "int" : "double", i, tickets[i]);
       free(tickets);
     }
     long last = -1;
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-    CHECK(mem->ticket_long == n && mem->ticket_int == n && mem->ticket_double == (double)n,
-          "counters %ld %d %g, expected %ld", mem->ticket_long, mem->ticket_int, mem->ticket_double, n);
+    CHECK(mem->ticket_long == nt && mem->ticket_int == n && mem->ticket_double == (double)n,
+          "counters %ld %d %g, expected %ld %ld %ld", mem->ticket_long, mem->ticket_int, mem->ticket_double, nt, n,
+          n);
     CHECK(mem->ticket_byte == (unsigned char)n, "byte counter %u, expected %u", mem->ticket_byte,
           (unsigned)(unsigned char)n);
     CHECK(mem->guarded == n, "the guarded counter is %ld, expected %ld (an increment under the lock was lost)",
