@@ -27,7 +27,7 @@ constexpr uint64_t kExclusive = uint64_t{1} << 63;
 // side by side, and a large accumulate holds one stripe at a time, so two
 // origins summing into one large array follow each other block by block
 // instead of one waiting for the other's whole operation.
-constexpr unsigned kStripeShift = 15;  // 32 KiB blocks: two atomics per 32 KiB of a large accumulate
+constexpr unsigned kStripeShift = 18;  // 256 KiB blocks: two atomics per 256 KiB of a large accumulate
 constexpr uint64_t kStripeBytes = uint64_t{1} << kStripeShift;
 constexpr unsigned kStripes = 64;      // a set of stripes is one 64-bit mask
 using StripeMask = uint64_t;

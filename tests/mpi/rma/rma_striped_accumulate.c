@@ -1,6 +1,6 @@
 /* Accumulates stay element-wise atomic (MPI-4.0 §12.7.1) with Ferry's
- * accumulate lock striped by target address (rma/control.h: 32 KiB
- * blocks, 64 stripes, so a 3 MiB array uses every stripe more than once):
+ * accumulate lock striped by target address (rma/control.h: 256 KiB
+ * blocks, 64 stripes; the 3 MiB array crosses 12 block borders):
  *   - rank 1 adds 1.0 to all M doubles of rank 0's array in one
  *     MPI_Accumulate, again and again; the array starts 4 bytes into the
  *     window (disp_unit 1), so doubles straddle every block border;
@@ -15,7 +15,7 @@
 #define TEST_NAME "rma_striped_accumulate"
 #include "../mpitest.h"
 
-enum { M = 3 << 17 /* 3 MiB of doubles */, OFFSET = 4, BLOCK = 1024, BORDER = 32768 };
+enum { M = 3 << 17 /* 3 MiB of doubles */, OFFSET = 4, BLOCK = 1024, BORDER = 262144 };
 
 /* The k-th single-element target: an element at or next to a border. */
 static int near_border(int rank, int k) {
