@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "base/info.h"
 #include "mpi.h"
+#include "runtime/runtime.h"
 
 #define FERRY_PRAGMA(text) _Pragma(#text)
 // After the definition of PMPI_X: gives it the hidden twin ferry_impl_MPI_X,
@@ -60,8 +61,15 @@ class Call {
 
   // Each check returns false (and records the error) when the argument is
   // bad, or when an earlier check already failed.
-  bool initialized();
-  Communicator* comm(MPI_Comm handle);  // also checks initialization
+  // The checks every call makes are inline for the case that passes (a
+  // trivial call such as MPI_Comm_rank is little more than they), and out
+  // of line (call.cc) for the one that fails.
+  bool initialized() { return (ok() && runtime::active()) || initialized_or_failed(); }
+  Communicator* comm(MPI_Comm handle) {  // also checks initialization
+    if (ok() && runtime::active()) [[likely]]
+      if (Communicator* c = communicators::find(handle)) return comm_ = c;
+    return comm_or_failed(handle);
+  }
   // The same, for calls that do not take intercommunicators yet
   // (collectives, most constructors): MPI_ERR_COMM on one.
   Communicator* intracomm(MPI_Comm handle);
@@ -94,7 +102,9 @@ class Call {
   bool bytes(const void* buf, MPI_Count bytes, const char* argument = "buffer");
   bool rank(int rank, const Communicator& c, RankUse use, const char* argument);
   bool tag(int tag, bool allow_any);
-  bool not_null(const void* pointer, const char* argument);
+  bool not_null(const void* pointer, const char* argument) {
+    return (pointer != nullptr && ok()) || null_or_failed(argument);
+  }
   bool fail(int mpi_class, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
   bool fail(Err e);
   // Hands over the recorded error (success if none) and forgets it: for
@@ -129,6 +139,10 @@ class Call {
   void forget_win() { win_ = nullptr; }
 
  private:
+  bool initialized_or_failed();
+  Communicator* comm_or_failed(MPI_Comm handle);
+  bool null_or_failed(const char* argument);
+
   const char* name_;
   Communicator* comm_ = nullptr;  // nullptr: MPI_COMM_WORLD's handler
   bool file_call_ = false;        // errors go to file_'s handler (nullptr: MPI_FILE_NULL's)

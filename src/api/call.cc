@@ -12,7 +12,7 @@
 
 namespace ferry::api {
 
-bool Call::initialized() {
+bool Call::initialized_or_failed() {
   if (!ok()) return false;
   // The world model or a session (MPI-4.0 §11.4) holds the runtime.
   if (runtime::active()) return true;
@@ -24,7 +24,7 @@ bool Call::initialized() {
   runtime::abort_job(MPI_ERR_OTHER, std::string(name_) + ": MPI is not initialized");
 }
 
-Communicator* Call::comm(MPI_Comm handle) {
+Communicator* Call::comm_or_failed(MPI_Comm handle) {
   if (!initialized()) return nullptr;
   Communicator* c = communicators::find(handle);
   if (c == nullptr) {
@@ -190,10 +190,9 @@ rma::Window* Call::win(MPI_Win handle) {
   return w;
 }
 
-bool Call::not_null(const void* pointer, const char* argument) {
+bool Call::null_or_failed(const char* argument) {
   if (!ok()) return false;
-  if (pointer == nullptr) return fail(MPI_ERR_ARG, "%s is NULL", argument);
-  return true;
+  return fail(MPI_ERR_ARG, "%s is NULL", argument);
 }
 
 bool Call::fail(int mpi_class, const char* fmt, ...) {

@@ -1,9 +1,12 @@
 // One-sided communication calls (MPI-4.0 §12.3): put, get, the
 // accumulates, fetch-and-op, compare-and-swap, their request forms and
 // their large-count (_c) forms. Each checks its arguments and describes
-// the operation for rma::start (rma/operation.h).
+// the operation for rma::start (rma/operation.h). The common one-host
+// cases are done first by rma/direct.h, which falls back here (and so to
+// these checks and their errors) for anything else.
 #include "api/api.h"
 #include "base/op.h"
+#include "rma/direct.h"
 #include "rma/operation.h"
 
 using namespace ferry;
@@ -105,24 +108,28 @@ int accumulate(const char* name, Side origin, Side result, int target, MPI_Aint 
 
 }  // namespace
 
-#define FERRY_PUT_GET(Name, COUNT, put, req_param, req_arg)                                                       \
+#define FERRY_PUT_GET(Name, COUNT, put, fast, req_param, req_arg)                                                       \
   extern "C" int PMPI_##Name(std::conditional_t<put, const void*, void*> origin_addr, COUNT origin_count,          \
                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,                 \
                              COUNT target_count, MPI_Datatype target_datatype, MPI_Win win req_param) {           \
+    if (fast && rma::direct::copy(put, const_cast<void*>(static_cast<const void*>(origin_addr)), origin_count,  \
+                                    origin_datatype, target_rank, target_disp, target_count, target_datatype,    \
+                                    win))                                                                         \
+      return MPI_SUCCESS;                                                                                         \
     return put_or_get("MPI_" #Name, put, {origin_addr, origin_count, origin_datatype}, target_rank, target_disp, \
                       {nullptr, target_count, target_datatype}, win, req_arg);                                    \
   }                                                                                                              \
   FERRY_ENTRY(Name)
 
 #define FERRY_COMMA ,
-FERRY_PUT_GET(Put, int, true, , nullptr)
-FERRY_PUT_GET(Put_c, MPI_Count, true, , nullptr)
-FERRY_PUT_GET(Get, int, false, , nullptr)
-FERRY_PUT_GET(Get_c, MPI_Count, false, , nullptr)
-FERRY_PUT_GET(Rput, int, true, FERRY_COMMA MPI_Request* request, request)
-FERRY_PUT_GET(Rput_c, MPI_Count, true, FERRY_COMMA MPI_Request* request, request)
-FERRY_PUT_GET(Rget, int, false, FERRY_COMMA MPI_Request* request, request)
-FERRY_PUT_GET(Rget_c, MPI_Count, false, FERRY_COMMA MPI_Request* request, request)
+FERRY_PUT_GET(Put, int, true, true, , nullptr)
+FERRY_PUT_GET(Put_c, MPI_Count, true, true, , nullptr)
+FERRY_PUT_GET(Get, int, false, true, , nullptr)
+FERRY_PUT_GET(Get_c, MPI_Count, false, true, , nullptr)
+FERRY_PUT_GET(Rput, int, true, false, FERRY_COMMA MPI_Request* request, request)
+FERRY_PUT_GET(Rput_c, MPI_Count, true, false, FERRY_COMMA MPI_Request* request, request)
+FERRY_PUT_GET(Rget, int, false, false, FERRY_COMMA MPI_Request* request, request)
+FERRY_PUT_GET(Rget_c, MPI_Count, false, false, FERRY_COMMA MPI_Request* request, request)
 
 #define FERRY_ACCUMULATE(Name, COUNT, req_param, req_arg)                                                         \
   extern "C" int PMPI_##Name(const void* origin_addr, COUNT origin_count, MPI_Datatype origin_datatype,          \
@@ -157,6 +164,8 @@ FERRY_GET_ACCUMULATE(Rget_accumulate_c, MPI_Count, FERRY_COMMA MPI_Request* requ
 
 extern "C" int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                                  MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  if (rma::direct::fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win))
+    return MPI_SUCCESS;
   return accumulate("MPI_Fetch_and_op", {origin_addr, 1, datatype}, {result_addr, 1, datatype}, target_rank,
                     target_disp, {nullptr, 1, datatype}, op, win, nullptr, true);
 }
@@ -164,6 +173,8 @@ FERRY_ENTRY(Fetch_and_op)
 
 extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
                                      MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  if (rma::direct::compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win))
+    return MPI_SUCCESS;
   api::Call call("MPI_Compare_and_swap");
   rma::Window* w = call.win(win);
   if (w == nullptr) return call.raise();

@@ -3,6 +3,7 @@
 // The API checks ranks and groups; the epochs' rules live in rma/epochs.h.
 #include "api/api.h"
 #include "base/group.h"
+#include "rma/direct.h"
 #include "rma/epochs.h"
 
 using namespace ferry;
@@ -123,10 +124,16 @@ int flush_every(const char* name, MPI_Win win) {
 
 }  // namespace
 
-extern "C" int PMPI_Win_flush(int rank, MPI_Win win) { return flush_one("MPI_Win_flush", rank, win); }
+extern "C" int PMPI_Win_flush(int rank, MPI_Win win) {
+  if (rma::direct::flush(rank, win)) return MPI_SUCCESS;
+  return flush_one("MPI_Win_flush", rank, win);
+}
 FERRY_ENTRY(Win_flush)
 
-extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) { return flush_one("MPI_Win_flush_local", rank, win); }
+extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) {
+  if (rma::direct::flush(rank, win)) return MPI_SUCCESS;
+  return flush_one("MPI_Win_flush_local", rank, win);
+}
 FERRY_ENTRY(Win_flush_local)
 
 extern "C" int PMPI_Win_flush_all(MPI_Win win) { return flush_every("MPI_Win_flush_all", win); }

@@ -1,5 +1,6 @@
 #include "rma/apply.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -141,30 +142,53 @@ Err apply(const Access& a, const TargetOp& op, std::span<const Run> runs, const 
   uint64_t total = 0;
   for (const Run& r : runs) total += r.bytes;
   // A few elements: CPU atomics, element by element, under the shared
-  // accumulate lock. Many: one pass of the reduction kernel under the
-  // exclusive lock, far faster than a compare-and-swap loop per element
-  // (MPICH's large_acc_flush_local sums 37 GiB of MPI_CHAR: minutes one byte
-  // at a time). An exclusive passive-target lock holder is alone on the
-  // target, so it takes the kernel path too.
+  // accumulate lock of their stripes. Many: one pass of the reduction kernel
+  // per piece under the piece's stripes held exclusive, far faster than a
+  // compare-and-swap loop per element (MPICH's large_acc_flush_local sums
+  // 37 GiB of MPI_CHAR: minutes one byte at a time). An exclusive
+  // passive-target lock holder is alone on the target, so it takes the
+  // kernel path too.
   if (atomics && !op.exclusive && total <= kAtomicElements * op.basic_size) {
-    if (a.slot != nullptr) lock_accumulate_shared(*a.slot);
+    StripeMask stripes = 0;
+    for (const Run& r : runs)
+      if (r.bytes > 0) stripes |= stripes_of(r.address, r.bytes);
+    if (a.slot != nullptr) lock_accumulate_shared(*a.slot, stripes);
     for (const Run& r : runs) {
       atomic_run(a.at(r.address), op, in + at, result != nullptr ? result + at : nullptr, compare, r.bytes, kernel);
       at += r.bytes;
     }
-    if (a.slot != nullptr) unlock_accumulate_shared(*a.slot);
+    if (a.slot != nullptr) unlock_accumulate_shared(*a.slot, stripes);
     return {};
   }
+  // Pieces end at a stripe's border, or at the end of the element that
+  // crosses it (then the piece holds both stripes): element-wise atomicity
+  // needs each element under all its stripes, not the whole operation
+  // under one lock. Pieces in the same stripes keep them.
   std::vector<char> scratch;
-  if (a.slot != nullptr) lock_accumulate(*a.slot);
+  StripeMask held = 0;
   Err failed;
   for (const Run& r : runs) {
-    failed = locked_run(a, r.address, op, in + at, result != nullptr ? result + at : nullptr, compare, r.bytes,
-                        kernel, scratch);
+    for (uint64_t done = 0; done < r.bytes && failed.ok();) {
+      uint64_t address = r.address + done;
+      uint64_t piece = r.bytes - done;
+      if (a.slot != nullptr) {
+        uint64_t to_border = kStripeBytes - (address & (kStripeBytes - 1));
+        if (to_border < piece) piece = std::min(piece, (to_border + op.basic_size - 1) / op.basic_size * op.basic_size);
+        StripeMask need = stripes_of(address, piece);
+        if (need != held) {
+          if (held != 0) unlock_accumulate(*a.slot, held);
+          lock_accumulate(*a.slot, need);
+          held = need;
+        }
+      }
+      failed = locked_run(a, address, op, in + at + done, result != nullptr ? result + at + done : nullptr, compare,
+                          piece, kernel, scratch);
+      done += piece;
+    }
     if (failed) break;
     at += r.bytes;
   }
-  if (a.slot != nullptr) unlock_accumulate(*a.slot);
+  if (held != 0) unlock_accumulate(*a.slot, held);
   return failed;
 }
 

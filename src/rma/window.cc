@@ -39,16 +39,11 @@ bool attached(const std::vector<Region>& regions, uint64_t address, uint64_t byt
 }  // namespace ferry::rma
 
 namespace ferry::rma::windows {
-namespace {
 
+namespace detail {
 handle::Table<Window> live;
-
-}  // namespace
-
-Window* find(MPI_Win h) {
-  if (!handle::is_dynamic(h, handle::Object::kWindow)) return nullptr;
-  return live.get(handle::index_of(h));
 }
+using detail::live;
 
 bool add(Window* w) {
   uint32_t index = live.add(w);

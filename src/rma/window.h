@@ -37,6 +37,7 @@
 
 #include "base/communicator.h"
 #include "base/error.h"
+#include "base/handles.h"
 #include "base/info.h"
 #include "mpi.h"
 #include "rma/alloc_mem.h"
@@ -133,8 +134,17 @@ bool same_host_direct();
 
 namespace windows {
 
+namespace detail {
+extern handle::Table<Window> live;  // window.cc; read inline by find()
+}
+
 // The window behind a handle, or nullptr (MPI_WIN_NULL, freed or invalid).
-Window* find(MPI_Win handle);
+// Inline: every window call asks, and the fast path (rma/direct.h) twice
+// per put and flush.
+inline Window* find(MPI_Win h) {
+  if (!handle::is_dynamic(h, handle::Object::kWindow)) return nullptr;
+  return detail::live.get(handle::index_of(h));
+}
 // Registers a new window and gives it its handle; false when the table is full.
 bool add(Window* w);
 void remove(Window* w);

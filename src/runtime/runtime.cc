@@ -29,6 +29,11 @@
 #include "transport/shm/shm_transport.h"
 
 namespace ferry::runtime {
+
+namespace detail {
+bool up = false;
+}
+
 namespace {
 
 // The runtime (PMIx, transports, the matching engine) is started by the
@@ -37,7 +42,6 @@ namespace {
 struct State {
   bool initialized = false;  // the world model: between MPI_Init and MPI_Finalize
   bool finalized = false;    // MPI_Finalize was called
-  bool up = false;           // the runtime is started
   bool stopped = false;      // ... and was shut down again (it cannot restart)
   bool stop_at_exit = false; // an atexit handler stops it (sessions only)
   int holds = 0;             // the world model (one) and the open sessions
@@ -261,11 +265,11 @@ Err start(int requested_thread_level, int* provided) {
   phases.mark("device");
   if (Err e = setup_transports(phases)) return e;
   communicators::create_predefined(state.job.rank, state.job.size);
-  state.up = true;
+  detail::up = true;
   // A spawned job's MPI_Init is collective with its parents' MPI_Comm_spawn
   // (MPI-3.1 §10.3.2): it connects to them before returning.
   if (Err e = connect_to_parent()) {
-    state.up = false;
+    detail::up = false;
     return e;
   }
   phases.mark("communicators");
@@ -293,7 +297,7 @@ Err stop() {
   // No rank closes its connections while another may still read from them.
   Err e = pmi::fence(false);
   phases.mark("fence");
-  state.up = false;
+  detail::up = false;
   state.stopped = true;
   progress::remove_all_sources();
   coll::shm::uninstall();
@@ -314,7 +318,7 @@ Err stop() {
 // goes down as the process exits. A process that exits with a session open
 // skips this, as one that never calls MPI_Finalize does.
 void stop_at_exit() {
-  if (state.up && state.holds == 0) (void)stop();
+  if (detail::up && state.holds == 0) (void)stop();
 }
 
 }  // namespace
@@ -324,7 +328,7 @@ Err init(int requested_thread_level, int* provided) {
   if (state.initialized || state.finalized)
     return fail(MPI_ERR_OTHER, "MPI is already %s", state.finalized ? "finalized" : "initialized");
   if (state.stopped) return fail(MPI_ERR_OTHER, "the runtime was already shut down in this process");
-  if (!state.up) {
+  if (!detail::up) {
     if (Err e = start(requested_thread_level, provided)) return e;
   } else {
     *provided = raise_level(requested_thread_level);
@@ -352,7 +356,7 @@ Err open_session(int requested_thread_level, int* provided) {
   std::lock_guard<std::mutex> lock(holds_mutex);
   if (state.stopped)
     return fail(MPI_ERR_OTHER, "the runtime of this process was shut down by MPI_Finalize and cannot start again");
-  if (!state.up) {
+  if (!detail::up) {
     if (Err e = start(requested_thread_level, provided)) return e;
   } else {
     *provided = raise_level(requested_thread_level);
@@ -367,13 +371,12 @@ Err open_session(int requested_thread_level, int* provided) {
 
 Err close_session() {
   std::lock_guard<std::mutex> lock(holds_mutex);
-  if (state.holds <= 0 || !state.up) return fail(MPI_ERR_SESSION, "no session is open");
+  if (state.holds <= 0 || !detail::up) return fail(MPI_ERR_SESSION, "no session is open");
   // After MPI_Finalize nothing else will take the runtime down.
   if (--state.holds == 0 && state.finalized) return stop();
   return {};
 }
 
-bool active() { return state.up; }
 bool initialized() { return state.initialized; }
 bool finalized() { return state.finalized; }
 int thread_level() { return state.thread_level; }

@@ -21,7 +21,11 @@ Err finalize();
 Err open_session(int requested_thread_level, int* provided);
 Err close_session();
 
-bool active();       // the runtime is up: the world model or a session holds it
+namespace detail {
+extern bool up;  // runtime.cc's state; read inline: every MPI call asks (api::Call::initialized)
+}
+// The runtime is up: the world model or a session holds it.
+inline bool active() { return detail::up; }
 bool initialized();  // MPI_Init has returned and MPI_Finalize has not been called
 bool finalized();
 int thread_level();
