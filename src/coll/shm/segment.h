@@ -1,6 +1,6 @@
 // A communicator's shared-memory collective segment (coll/shm), made at
 // its first blocking collective that has a shared-memory algorithm,
-// whatever the call's size (coll/collectives.cc, segment_if_possible).
+// whatever the call's size (coll/choose.cc, segment_if_possible).
 //
 // Layout, for the communicator's n ranks (all on this host):
 //   n flag lines, one 64-byte line per rank, written only by that rank:
