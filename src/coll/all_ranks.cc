@@ -31,7 +31,7 @@ Err run_barrier(Communicator* c, Launch how) {
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
   if (Err e = choose_data(Operation::kBarrier, 0, 0, c, how, &a, &seg)) return e;
-  if (a == Algorithm::kSharedMemory) return shm::barrier(*seg), Err();
+  if (a == Algorithm::kSharedMemory) return shm::barrier(*seg);
   if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
   return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });
 }

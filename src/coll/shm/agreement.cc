@@ -32,7 +32,7 @@ Err agree_on_messages(CommSegment& seg, size_t bytes) {
   // Phase 1: record "by message" where shared-memory ranks will look (my
   // line's slot of s, free once everyone has left s - kSlots) and raise my
   // flag: a rank that waits for my cell sees the record and fails.
-  seg.wait_cell_free(s);
+  if (Err e = seg.wait_cell_free(s)) return e;
   seg.record(s, bytes, true);
   seg.publish(s);
   // Phase 2: everyone's record of s. Nobody can record s + kSlots in the
@@ -40,7 +40,7 @@ Err agree_on_messages(CommSegment& seg, size_t bytes) {
   Err first;
   for (int r = 0; r < seg.size(); ++r) {
     if (r == seg.rank()) continue;
-    seg.wait_recorded(r, s);
+    if (Err e = seg.wait_recorded(r, s)) return e;
     const bool theirs = seg.by_message(r, s);
     const size_t got = seg.bytes_in(r, s);
     if ((!theirs || got != bytes) && first.ok()) first = mismatch(r, got, theirs, bytes, true);

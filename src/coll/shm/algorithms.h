@@ -13,6 +13,10 @@
 // operation n-1 times on every rank that needs the result (allreduce: every
 // rank, in rank order, so every rank gets the same bits and
 // non-commutative operations are applied as MPI-3.1 §5.9.1 requires).
+//
+// A call whose wait ends because the communicator was revoked (wait.h)
+// returns MPIX_ERR_REVOKED at once, its flags left as they are: no later
+// collective on the communicator uses the segment.
 #pragma once
 
 #include "base/datatype.h"
@@ -22,7 +26,7 @@
 
 namespace ferry::coll::shm {
 
-void barrier(CommSegment& seg);
+Err barrier(CommSegment& seg);
 Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root);
 Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
            MPI_Count recvcount, const Datatype* recvtype, int root);

@@ -18,11 +18,11 @@ namespace {
 Err combine(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op) {
   const int last = seg.size() - 1;
   const size_t bytes = type->bytes(count);
-  seg.wait_arrived(last, s);
+  if (Err w = seg.wait_arrived(last, s)) return w;
   Err e = check(seg, last, s, bytes);
   std::memcpy(recvbuf, seg.cell(last, s), bytes);
   for (int r = last - 1; r >= 0; --r) {
-    seg.wait_arrived(r, s);
+    if (Err w = seg.wait_arrived(r, s)) return w;
     if (Err mismatch = check(seg, r, s, bytes)) {
       if (e.ok()) e = std::move(mismatch);
       continue;
@@ -33,11 +33,12 @@ Err combine(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count count, const 
 }
 
 // My input into my cell: sendbuf, or recvbuf in place.
-void contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* recvbuf, MPI_Count count,
-                const Datatype* type) {
-  seg.wait_cell_free(s);
+Err contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* recvbuf, MPI_Count count,
+               const Datatype* type) {
+  if (Err e = seg.wait_cell_free(s)) return e;
   std::memcpy(seg.cell(seg.rank(), s), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, type->bytes(count));
   seg.record(s, type->bytes(count));
+  return {};
 }
 
 }  // namespace
@@ -45,7 +46,7 @@ void contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* r
 Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
            int root) {
   const uint64_t s = seg.next();
-  contribute(seg, s, sendbuf, recvbuf, count, type);
+  if (Err e = contribute(seg, s, sendbuf, recvbuf, count, type)) return e;
   if (seg.rank() != root) {
     seg.publish_and_leave(s);
     return {};
@@ -59,7 +60,7 @@ Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count
 Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
               const Op* op) {
   const uint64_t s = seg.next();
-  contribute(seg, s, sendbuf, recvbuf, count, type);
+  if (Err e = contribute(seg, s, sendbuf, recvbuf, count, type)) return e;
   seg.publish(s);
   Err e = combine(seg, s, recvbuf, count, type, op);
   seg.leave(s);

@@ -1,5 +1,6 @@
 #include "coll/shm/wait.h"
 
+#include "base/revocation.h"
 #include "coll/shm/host.h"
 #include "progress/progress.h"
 
@@ -20,18 +21,23 @@ constexpr int kSpins = 256;
 
 }  // namespace
 
-void wait_slow(const std::atomic<uint64_t>& word, uint64_t target) {
+bool wait_slow(const std::atomic<uint64_t>& word, uint64_t target, uint32_t context) {
   if (progress::wait_policy() != progress::WaitPolicy::kBlock) {
     for (int i = 0; i < kSpins; ++i) {
       cpu_relax();
-      if (word.load(std::memory_order_acquire) >= target) return;
+      if (word.load(std::memory_order_acquire) >= target) return true;
     }
   }
   progress::Lock lock;
   Waiter w{&word, target, this_thread()};
   add_waiter(&w);
-  progress::wait_until(lock, [&] { return word.load(std::memory_order_acquire) >= target; });
+  bool reached = false;
+  progress::wait_until(lock, [&] {
+    reached = word.load(std::memory_order_acquire) >= target;
+    return reached || revocation::is_revoked(context);
+  });
   remove_waiter(&w);
+  return reached;
 }
 
 }  // namespace ferry::coll::shm
