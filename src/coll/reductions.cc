@@ -104,7 +104,7 @@ Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, CountArra
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose(o, total == 0 || c->size == 1, total * type->size, op, c, &a)) return e;
+  if (Err e = choose(o, total == 0 || c->size == 1, total * type->size, op, c, how, &a)) return e;
   return run_reduction(c, how, op, [&](Schedule& s) {
     build_reduce_scatter(s, a, sendbuf, recvbuf, recvcounts, total, type, op);
   });
@@ -128,7 +128,7 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
     return std::move(*done);
   Algorithm a{};
   if (Err e = choose(exclusive ? Operation::kExscan : Operation::kScan, count == 0 || c->size == 1,
-                     type->bytes(count), op, c, &a))
+                     type->bytes(count), op, c, how, &a))
     return e;
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_scan(s, sendbuf, recvbuf, count, type, op, exclusive); });

@@ -141,7 +141,10 @@ void CommSegment::publish_and_leave(uint64_t s) {
 
 Err CommSegment::wait_arrived(int r, uint64_t s) const { return wait(lines_[r].arrived, s); }
 
-Err CommSegment::wait_recorded(int r, uint64_t s) const { return wait(lines_[r].recorded[s % kSlots], 2 * s); }
+Err CommSegment::wait_recorded_or_arrived(int r, uint64_t s) const {
+  if (wait_either(lines_[r].recorded[s % kSlots], 2 * s, lines_[r].arrived, s, context_)) [[likely]] return {};
+  return p2p::revoke::refusal();
+}
 
 CommSegment* segment_for(Communicator* c) {
   State* st = state_of(c);

@@ -100,12 +100,19 @@ class CommSegment {
     lines_[me_].recorded[s % kSlots].store(2 * s + (by_message ? 1 : 0), std::memory_order_release);
   }
   // Whether rank r recorded operation s as run by message (after
-  // wait_arrived(r, s) or wait_recorded(r, s)).
+  // wait_arrived(r, s) or wait_recorded_or_arrived(r, s), and has_record).
   bool by_message(int r, uint64_t s) const {
     return (lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) & 1) != 0;
   }
-  // Waits until rank r has recorded operation s.
-  [[nodiscard]] Err wait_recorded(int r, uint64_t s) const;
+  // Waits until rank r has recorded operation s, or raised its arrival
+  // flag to s (without a record if it had nothing to move, agreement.h).
+  [[nodiscard]] Err wait_recorded_or_arrived(int r, uint64_t s) const;
+  // Whether rank r recorded operation s (after one of the waits above). A
+  // rank overwrites its record of s only at s + kSlots, once every rank
+  // has left s, so a smaller value is an older operation's.
+  bool has_record(int r, uint64_t s) const {
+    return lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) >= 2 * s;
+  }
 
  private:
   friend CommSegment* segment_for(Communicator* c);

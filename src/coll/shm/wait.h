@@ -32,4 +32,8 @@ namespace ferry::coll::shm {
   return wait_slow(word, target, context);
 }
 
+// Until either word reaches its target (the same, for two flags at once).
+[[nodiscard]] bool wait_either(const std::atomic<uint64_t>& a, uint64_t a_target, const std::atomic<uint64_t>& b,
+                               uint64_t b_target, uint32_t context);
+
 }  // namespace ferry::coll::shm
