@@ -45,12 +45,6 @@ Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, L
   return select_shared(o, Query{bytes, c->size, true}, cell_bytes, true, c, how, a, seg);
 }
 
-Err choose(Operation o, bool trivial, size_t bytes, const Op* op, Communicator* c, Launch how, Algorithm* a) {
-  if (trivial) return {};
-  shm::CommSegment* unused = nullptr;
-  return select_shared(o, Query{bytes, c->size, op->commutative}, 0, false, c, how, a, &unused);
-}
-
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg) {
   return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, type->contiguous, c, how, a, seg);

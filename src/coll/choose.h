@@ -40,16 +40,9 @@ Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communica
 Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                 shm::CommSegment** seg);
 
-// A reduction that coll/shm never runs (reduce_scatter, scans), of `bytes`
-// per rank; nothing to choose when `trivial` (no elements, one rank). On a
-// communicator with a segment the ranks still agree on their bytes there
-// first (select_shared), as every call that may finish at once for lack of
-// data must (at_once.h).
-Err choose(Operation o, bool trivial, size_t bytes, const Op* op, Communicator* c, Launch how, Algorithm* a);
-
-// Reduce and allreduce, which coll/shm may run when the data is one dense
-// run (the cells hold the bytes as they are, and the operation applies to
-// them).
+// The reductions, which coll/shm may run when the data is one dense run
+// (the cells hold the bytes as they are, and the operation applies to
+// them); `bytes` is one rank's whole input (reduce_scatter: all blocks).
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg);
 

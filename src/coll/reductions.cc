@@ -104,7 +104,12 @@ Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, CountArra
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose(o, total == 0 || c->size == 1, total * type->size, op, c, how, &a)) return e;
+  shm::CommSegment* seg = nullptr;
+  // Nothing to choose for a call with nothing to combine (persistent, GPU).
+  if (total != 0 && c->size > 1)
+    if (Err e = choose_reduction(o, total * type->size, type, op, c, how, &a, &seg)) return e;
+  if (a == Algorithm::kSharedMemory)
+    return shm::reduce_scatter(*seg, sendbuf, recvbuf, recvcounts, static_cast<MPI_Count>(total), type, op);
   return run_reduction(c, how, op, [&](Schedule& s) {
     build_reduce_scatter(s, a, sendbuf, recvbuf, recvcounts, total, type, op);
   });
@@ -127,9 +132,12 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
       }))
     return std::move(*done);
   Algorithm a{};
-  if (Err e = choose(exclusive ? Operation::kExscan : Operation::kScan, count == 0 || c->size == 1,
-                     type->bytes(count), op, c, how, &a))
-    return e;
+  shm::CommSegment* seg = nullptr;
+  if (count != 0 && c->size > 1)
+    if (Err e = choose_reduction(exclusive ? Operation::kExscan : Operation::kScan, type->bytes(count), type, op, c,
+                                 how, &a, &seg))
+      return e;
+  if (a == Algorithm::kSharedMemory) return shm::scan(*seg, sendbuf, recvbuf, count, type, op, exclusive);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_scan(s, sendbuf, recvbuf, count, type, op, exclusive); });
 }

@@ -2,13 +2,14 @@
 // share one host (coll/shm, segment.h): data moves by loads and stores
 // through each rank's cell and flags, with no message. Chosen by the
 // selection table (select.cc, algorithm "shared_memory") for blocking
-// calls whose data fits a cell; the nonblocking and persistent forms keep
-// the message-based algorithms.
+// calls whose data fits a cell (reduce_scatter: a rank's whole input);
+// the nonblocking and persistent forms keep the message-based algorithms.
 //
 // Cost, for n ranks and b bytes: one flag store per rank, and each rank
 // waits on the flags of the ranks whose cells it reads (all of them for
-// barrier, allreduce, allgather, alltoall; the root's for bcast and
-// scatter; the root waits on all for reduce and gather). Data: one copy
+// barrier, allreduce, allgather, alltoall, reduce_scatter; the root's for
+// bcast and scatter; the root waits on all for reduce and gather; rank r
+// on ranks 0..r for scan). Data: one copy
 // into the writer's cell, one out of it per reader; reductions apply the
 // operation n-1 times on every rank that needs the result (allreduce: every
 // rank, in rank order, so every rank gets the same bits and
@@ -22,6 +23,7 @@
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/op.h"
+#include "coll/count_array.h"
 #include "coll/shm/segment.h"
 
 namespace ferry::coll::shm {
@@ -41,5 +43,12 @@ Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count
            int root);
 Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
               const Op* op);
+// Scan (rank r: ranks 0..r) or exscan (0..r-1; nothing on rank 0).
+Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+         bool exclusive);
+// Reduce_scatter(_block): every cell holds a rank's `total` elements; rank
+// r combines its block (recvcounts[r] elements after those of ranks < r).
+Err reduce_scatter(CommSegment& seg, const void* sendbuf, void* recvbuf, CountArray recvcounts, MPI_Count total,
+                   const Datatype* type, const Op* op);
 
 }  // namespace ferry::coll::shm

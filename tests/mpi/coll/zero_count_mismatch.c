@@ -61,6 +61,7 @@ static int must_fail(int op, int r, int mine, int others) {
     case kBcast:
     case kScatter: return r != 0;              /* the root only writes */
     case kReduce: case kGather: return r == 0; /* only the root reads */
+    case kScan: case kExscan: return r != 0;   /* rank r reads ranks 0..r */
     default: return 1;
   }
 }
