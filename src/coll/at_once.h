@@ -11,6 +11,17 @@
 // collective tags stay in step. The v and w forms, whose counts only the
 // root (or each pair) knows, finish at once only on one rank.
 //
+// A blocking call with no data on a communicator of several ranks that
+// may use shared-memory collectives (coll/shm) still takes the
+// operation's number on its segment and raises its flags there, without
+// waiting for anyone (shm/agreement.h, record_nothing): in an erroneous
+// program whose other ranks pass data, a rank that waits on this one, or
+// agrees on messages, learns that it passed 0 bytes and fails instead of
+// waiting for ever. It costs two stores and the wake-up check of any
+// flag. The segment is made at the communicator's first blocking
+// collective of any size, this one included (choose.cc), so that every
+// rank makes it at the same call: that first call waits for every rank.
+//
 // Nonblocking forms get a request that is already complete. Persistent
 // forms keep their (empty) schedule: they are built once, and each start
 // costs nothing. Arguments were checked by the API before this point, so
@@ -32,6 +43,10 @@ Request* completed_request(Communicator* c, const Err& e);
 // Prints "<operation> on <n> ranks: at once (<why>)" under FERRY_DEBUG=coll.
 void note_at_once(const char* operation, const Communicator* c, const char* why);
 
+// A blocking call with no data on several ranks: its 0 bytes on the
+// communicator's segment, if it has one (see above).
+void record_no_data(Communicator* c, Launch how);
+
 // Finishes the call now when `trivial` holds: runs `work` (the local copy,
 // returning Err) and answers as `how` says; nothing when the call must run
 // its schedule. GPU buffers keep the schedule, whose copies know the
@@ -40,6 +55,7 @@ template <typename Work>
 std::optional<Err> at_once(const char* operation, Communicator* c, Launch how, bool trivial, Work&& work) {
   if (!trivial || c->inter || how.form == Launch::Form::kPersistent || device::enabled()) return std::nullopt;
   note_at_once(operation, c, c->size == 1 ? "one rank" : "no data");
+  if (c->size > 1 && how.form == Launch::Form::kBlocking) record_no_data(c, how);
   Err e = work();
   if (how.form == Launch::Form::kNonblocking) {
     *how.request = completed_request(c, e);

@@ -48,7 +48,7 @@ enum class Algorithm : uint8_t {
   kScatterRingAllgather, // bcast
   kPipelinedChain,       // bcast
   kBruck,                // allgather, alltoall
-  kSharedMemory,         // barrier, bcast, gather, scatter, allgather, alltoall, reduce, allreduce (coll/shm)
+  kSharedMemory,         // every operation but the v and w forms (coll/shm)
 };
 
 // What the choice depends on. Every rank of a call must get the same answer,

@@ -36,10 +36,24 @@
 namespace ferry::coll::shm {
 
 // What rank r recorded for operation s against my `want` bytes on the
-// shared-memory path; call after wait_arrived(r, s) or wait_recorded(r, s).
+// shared-memory path; call after wait_arrived(r, s). No record of s (a rank
+// with nothing to move) is 0 bytes.
 // Other bytes: MPI_ERR_TRUNCATE if more (as a message would be), else
 // MPI_ERR_OTHER; the same bytes by message: MPI_ERR_OTHER.
 Err check(const CommSegment& seg, int r, uint64_t s, size_t want);
+
+// - A rank with no data at all (coll/at_once.h: 0 bytes, 0 elements) on a
+//   communicator with a segment takes the operation's number too, and
+//   raises its flags (arrived and left) without a record and without
+//   waiting for anyone: a flag of s without a record of s means "0 bytes"
+//   to whoever reads it (check(), agree_on_messages()), and since it writes
+//   no record it never overwrites one that a slower rank may still read.
+//   Every operation that can finish at once for lack of data has, on the
+//   ranks with data, a shared-memory algorithm or the agreement above
+//   (choose.h), so all ranks number alike; in an erroneous program those
+//   that read from this rank, or agree on messages, fail. A rank whose own
+//   part needs nothing from the others (this one, a bcast's root) returns.
+void record_nothing(CommSegment& seg);
 
 // The message path's side (see above), for a call of `bytes` per rank
 // (what select.cc's Query holds). Returns with the operation finished on

@@ -2,27 +2,33 @@
 // share one host (coll/shm, segment.h): data moves by loads and stores
 // through each rank's cell and flags, with no message. Chosen by the
 // selection table (select.cc, algorithm "shared_memory") for blocking
-// calls whose data fits a cell; the nonblocking and persistent forms keep
-// the message-based algorithms.
+// calls whose data fits a cell (reduce_scatter: a rank's whole input);
+// the nonblocking and persistent forms keep the message-based algorithms.
 //
 // Cost, for n ranks and b bytes: one flag store per rank, and each rank
 // waits on the flags of the ranks whose cells it reads (all of them for
-// barrier, allreduce, allgather, alltoall; the root's for bcast and
-// scatter; the root waits on all for reduce and gather). Data: one copy
+// barrier, allreduce, allgather, alltoall, reduce_scatter; the root's for
+// bcast and scatter; the root waits on all for reduce and gather; rank r
+// on ranks 0..r for scan). Data: one copy
 // into the writer's cell, one out of it per reader; reductions apply the
 // operation n-1 times on every rank that needs the result (allreduce: every
 // rank, in rank order, so every rank gets the same bits and
 // non-commutative operations are applied as MPI-3.1 §5.9.1 requires).
+//
+// A call whose wait ends because the communicator was revoked (wait.h)
+// returns MPIX_ERR_REVOKED at once, its flags left as they are: no later
+// collective on the communicator uses the segment.
 #pragma once
 
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/op.h"
+#include "coll/count_array.h"
 #include "coll/shm/segment.h"
 
 namespace ferry::coll::shm {
 
-void barrier(CommSegment& seg);
+Err barrier(CommSegment& seg);
 Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root);
 Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
            MPI_Count recvcount, const Datatype* recvtype, int root);
@@ -37,5 +43,12 @@ Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count
            int root);
 Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
               const Op* op);
+// Scan (rank r: ranks 0..r) or exscan (0..r-1; nothing on rank 0).
+Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+         bool exclusive);
+// Reduce_scatter(_block): every cell holds a rank's `total` elements; rank
+// r combines its block (recvcounts[r] elements after those of ranks < r).
+Err reduce_scatter(CommSegment& seg, const void* sendbuf, void* recvbuf, CountArray recvcounts, MPI_Count total,
+                   const Datatype* type, const Op* op);
 
 }  // namespace ferry::coll::shm

@@ -5,12 +5,14 @@
 
 namespace ferry::coll::shm {
 
-void barrier(CommSegment& seg) {
+Err barrier(CommSegment& seg) {
   const uint64_t s = seg.next();
   // A barrier reads no cell, so arriving is also leaving (segment.h).
   seg.publish_and_leave(s);
   for (int r = 0; r < seg.size(); ++r)
-    if (r != seg.rank()) seg.wait_arrived(r, s);
+    if (r != seg.rank())
+      if (Err e = seg.wait_arrived(r, s)) return e;
+  return {};
 }
 
 }  // namespace ferry::coll::shm

@@ -11,13 +11,13 @@ namespace ferry::coll::shm {
 Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root) {
   const uint64_t s = seg.next();
   if (seg.rank() == root) {
-    seg.wait_cell_free(s);
+    if (Err e = seg.wait_cell_free(s)) return e;
     Err e = to_cell(buf, count, type, seg.cell(root, s));
     seg.record(s, type->bytes(count));
     seg.publish_and_leave(s);
     return e;
   }
-  seg.wait_arrived(root, s);
+  if (Err e = seg.wait_arrived(root, s)) return e;
   const size_t want = type->bytes(count);
   seg.record(s, want);
   Err e = check(seg, root, s, want);

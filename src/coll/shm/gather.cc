@@ -18,7 +18,7 @@ Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, co
   const size_t want = recvtype->bytes(recvcount);
   for (int r = 0; r < seg.size(); ++r) {
     if (r == seg.rank()) continue;
-    seg.wait_arrived(r, s);
+    if (Err e = seg.wait_arrived(r, s)) return e;
     // A gather's root writes no cell: it records once a writer has arrived
     // (segment.h, record()).
     if (!recorded) {
@@ -50,7 +50,7 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
            MPI_Count recvcount, const Datatype* recvtype, int root) {
   const uint64_t s = seg.next();
   if (seg.rank() != root) {
-    seg.wait_cell_free(s);
+    if (Err e = seg.wait_cell_free(s)) return e;
     Err e = to_cell(sendbuf, sendcount, sendtype, seg.cell(seg.rank(), s));
     seg.record(s, sendtype->bytes(sendcount));
     seg.publish_and_leave(s);
@@ -65,7 +65,7 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
 Err allgather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
               MPI_Count recvcount, const Datatype* recvtype) {
   const uint64_t s = seg.next();
-  seg.wait_cell_free(s);
+  if (Err e = seg.wait_cell_free(s)) return e;
   // In place, my block is already in recvbuf (MPI-3.1 §5.7).
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const void* mine =

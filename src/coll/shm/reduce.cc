@@ -1,9 +1,12 @@
-// Reduce and allreduce through every rank's cell: each rank copies its
-// input into its cell and raises its flag; the root (reduce) or every rank
-// (allreduce) combines the cells in rank order into its receive buffer,
-// x0 op (x1 op (... op x(n-1))), as each flag comes up. Every rank
-// combines the same operands in the same order, so allreduce leaves the
-// same bits everywhere.
+// Reductions through every rank's cell: each rank copies its input into
+// its cell and raises its flag; then whoever needs a result combines the
+// cells in rank order into its receive buffer, x0 op (x1 op (... op xk)),
+// as each flag comes up: the root over all (reduce), every rank over all
+// (allreduce: the same operands in the same order everywhere, so the same
+// bits), rank r over ranks 0..r (scan) or 0..r-1 (exscan), rank r over
+// block r of every cell (reduce_scatter: each cell holds a rank's whole
+// input). Non-commutative operations are applied in rank order, as MPI-3.1
+// §5.9.1 requires.
 #include <cstring>
 
 #include "coll/shm/agreement.h"
@@ -13,31 +16,34 @@
 namespace ferry::coll::shm {
 namespace {
 
-// A rank whose count differs from ours (erroneous) fails the call here,
-// and its cell is left out, after every flag has been waited for.
-Err combine(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op) {
-  const int last = seg.size() - 1;
+// Cells 0..last, `count` elements from byte `offset` of each, into
+// recvbuf; each writer recorded `recorded` bytes. A rank whose count
+// differs from ours (erroneous) fails the call here, and its cell is left
+// out, after every flag has been waited for.
+Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t recorded, void* recvbuf, MPI_Count count,
+            const Datatype* type, const Op* op) {
   const size_t bytes = type->bytes(count);
-  seg.wait_arrived(last, s);
-  Err e = check(seg, last, s, bytes);
-  std::memcpy(recvbuf, seg.cell(last, s), bytes);
+  if (Err w = seg.wait_arrived(last, s)) return w;
+  Err e = check(seg, last, s, recorded);
+  if (bytes != 0) std::memcpy(recvbuf, seg.cell(last, s) + offset, bytes);
   for (int r = last - 1; r >= 0; --r) {
-    seg.wait_arrived(r, s);
-    if (Err mismatch = check(seg, r, s, bytes)) {
+    if (Err w = seg.wait_arrived(r, s)) return w;
+    if (Err mismatch = check(seg, r, s, recorded)) {
       if (e.ok()) e = std::move(mismatch);
       continue;
     }
-    apply(*op, seg.cell(r, s), recvbuf, count, *type);
+    if (bytes != 0) apply(*op, seg.cell(r, s) + offset, recvbuf, count, *type);
   }
   return e;
 }
 
 // My input into my cell: sendbuf, or recvbuf in place.
-void contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* recvbuf, MPI_Count count,
-                const Datatype* type) {
-  seg.wait_cell_free(s);
+Err contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* recvbuf, MPI_Count count,
+               const Datatype* type) {
+  if (Err e = seg.wait_cell_free(s)) return e;
   std::memcpy(seg.cell(seg.rank(), s), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, type->bytes(count));
   seg.record(s, type->bytes(count));
+  return {};
 }
 
 }  // namespace
@@ -45,13 +51,13 @@ void contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* r
 Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
            int root) {
   const uint64_t s = seg.next();
-  contribute(seg, s, sendbuf, recvbuf, count, type);
+  if (Err e = contribute(seg, s, sendbuf, recvbuf, count, type)) return e;
   if (seg.rank() != root) {
     seg.publish_and_leave(s);
     return {};
   }
   seg.publish(s);
-  Err e = combine(seg, s, recvbuf, count, type, op);
+  Err e = combine(seg, s, seg.size() - 1, 0, type->bytes(count), recvbuf, count, type, op);
   seg.leave(s);
   return e;
 }
@@ -59,9 +65,36 @@ Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count
 Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
               const Op* op) {
   const uint64_t s = seg.next();
-  contribute(seg, s, sendbuf, recvbuf, count, type);
+  if (Err e = contribute(seg, s, sendbuf, recvbuf, count, type)) return e;
   seg.publish(s);
-  Err e = combine(seg, s, recvbuf, count, type, op);
+  Err e = combine(seg, s, seg.size() - 1, 0, type->bytes(count), recvbuf, count, type, op);
+  seg.leave(s);
+  return e;
+}
+
+Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+         bool exclusive) {
+  const uint64_t s = seg.next();
+  if (Err e = contribute(seg, s, sendbuf, recvbuf, count, type)) return e;
+  seg.publish(s);
+  // Exscan: rank 0's result is undefined (MPI-3.1 §5.11.2), nothing to combine.
+  const int last = exclusive ? seg.rank() - 1 : seg.rank();
+  Err e = last >= 0 ? combine(seg, s, last, 0, type->bytes(count), recvbuf, count, type, op) : Err();
+  seg.leave(s);
+  return e;
+}
+
+Err reduce_scatter(CommSegment& seg, const void* sendbuf, void* recvbuf, CountArray recvcounts, MPI_Count total,
+                   const Datatype* type, const Op* op) {
+  const uint64_t s = seg.next();
+  // In place, the input is in recvbuf (MPI-3.1 §5.10.1); it is in my cell
+  // before my block of the result overwrites it.
+  if (Err e = contribute(seg, s, sendbuf, recvbuf, total, type)) return e;
+  seg.publish(s);
+  MPI_Count before = 0;
+  for (int r = 0; r < seg.rank(); ++r) before += recvcounts[r];
+  Err e = combine(seg, s, seg.size() - 1, type->bytes(before), type->bytes(total), recvbuf, recvcounts[seg.rank()],
+                  type, op);
   seg.leave(s);
   return e;
 }

@@ -35,7 +35,7 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
             MPI_Count recvcount, const Datatype* recvtype, int root) {
   const uint64_t s = seg.next();
   if (seg.rank() == root) {
-    seg.wait_cell_free(s);
+    if (Err e = seg.wait_cell_free(s)) return e;
     Err e = pack_blocks(seg, s, sendbuf, sendcount, sendtype);
     seg.publish_and_leave(s);
     // In place, the root's block stays where it is (MPI-3.1 §5.6).
@@ -44,7 +44,7 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
                      *sendtype, recvbuf, recvcount, *recvtype);
     return e;
   }
-  seg.wait_arrived(root, s);
+  if (Err e = seg.wait_arrived(root, s)) return e;
   seg.record(s, recvtype->bytes(recvcount));
   Err e = my_block(seg, s, root, recvbuf, recvcount, recvtype);
   seg.leave(s);
@@ -54,7 +54,7 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
 Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
              MPI_Count recvcount, const Datatype* recvtype) {
   const uint64_t s = seg.next();
-  seg.wait_cell_free(s);
+  if (Err e = seg.wait_cell_free(s)) return e;
   // In place, the blocks to send are recvbuf's, read before any is replaced.
   const bool in_place = sendbuf == MPI_IN_PLACE;
   Err e = in_place ? pack_blocks(seg, s, recvbuf, recvcount, recvtype) : pack_blocks(seg, s, sendbuf, sendcount, sendtype);
@@ -66,7 +66,7 @@ Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const D
                    *sendtype, mine, recvcount, *recvtype);
   for (int r = 0; r < seg.size(); ++r) {
     if (r == me) continue;
-    seg.wait_arrived(r, s);
+    if (Err w = seg.wait_arrived(r, s)) return w;
     Err b = my_block(seg, s, r, element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype),
                      recvcount, recvtype);
     if (!b.ok() && e.ok()) e = std::move(b);

@@ -15,6 +15,7 @@
 #include "coll/shm/wait.h"
 #include "common/config.h"
 #include "common/debug.h"
+#include "p2p/revoke.h"
 #include "mpi.h"
 
 namespace ferry::coll::shm {
@@ -110,9 +111,16 @@ bool eligible(Communicator* c) {
 
 void CommSegment::wake_others() { wake(others_.data(), others_.size()); }
 
-void CommSegment::wait_cell_free(uint64_t s) const {
-  if (s <= kSlots) return;
-  for (int r = 0; r < n_; ++r) wait_at_least(lines_[r].left, s - kSlots);
+Err CommSegment::wait(const std::atomic<uint64_t>& word, uint64_t target) const {
+  if (wait_at_least(word, target, context_)) [[likely]] return {};
+  return p2p::revoke::refusal();
+}
+
+Err CommSegment::wait_cell_free(uint64_t s) const {
+  if (s <= kSlots) return {};
+  for (int r = 0; r < n_; ++r)
+    if (Err e = wait(lines_[r].left, s - kSlots)) return e;
+  return {};
 }
 
 void CommSegment::publish(uint64_t s) {
@@ -131,9 +139,12 @@ void CommSegment::publish_and_leave(uint64_t s) {
   wake_others();
 }
 
-void CommSegment::wait_arrived(int r, uint64_t s) const { wait_at_least(lines_[r].arrived, s); }
+Err CommSegment::wait_arrived(int r, uint64_t s) const { return wait(lines_[r].arrived, s); }
 
-void CommSegment::wait_recorded(int r, uint64_t s) const { wait_at_least(lines_[r].recorded[s % kSlots], 2 * s); }
+Err CommSegment::wait_recorded_or_arrived(int r, uint64_t s) const {
+  if (wait_either(lines_[r].recorded[s % kSlots], 2 * s, lines_[r].arrived, s, context_)) [[likely]] return {};
+  return p2p::revoke::refusal();
+}
 
 CommSegment* segment_for(Communicator* c) {
   State* st = state_of(c);
@@ -145,6 +156,7 @@ CommSegment* segment_for(Communicator* c) {
   CommSegment& seg = st->segment;
   seg.n_ = c->size;
   seg.me_ = c->rank;
+  seg.context_ = c->context;
   seg.cell_bytes_ = configured_cell_bytes();
   const size_t lines = static_cast<size_t>(seg.n_) * sizeof(FlagLine);
   const size_t bytes = lines + static_cast<size_t>(seg.n_) * CommSegment::kSlots * seg.cell_bytes_;

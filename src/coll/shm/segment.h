@@ -1,6 +1,6 @@
 // A communicator's shared-memory collective segment (coll/shm), made at
 // its first blocking collective that has a shared-memory algorithm,
-// whatever the call's size (coll/collectives.cc, segment_if_possible).
+// whatever the call's size (coll/choose.cc, segment_if_possible).
 //
 // Layout, for the communicator's n ranks (all on this host):
 //   n flag lines, one 64-byte line per rank, written only by that rank:
@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "base/communicator.h"
+#include "base/error.h"
 #include "transport/shm/segment.h"
 
 namespace ferry::coll::shm {
@@ -73,8 +74,12 @@ class CommSegment {
     return cells_ + (static_cast<size_t>(r) * kSlots + s % kSlots) * cell_bytes_;
   }
 
+  // The waits below fail only when the communicator is revoked while they
+  // wait (MPIX_ERR_REVOKED, wait.h); the operation then ends there, and no
+  // later collective on the communicator uses the segment (choose.cc).
+  //
   // Before writing my cell of operation s: nobody reads slot s % kSlots any more.
-  void wait_cell_free(uint64_t s) const;
+  [[nodiscard]] Err wait_cell_free(uint64_t s) const;
   // My input of operation s is in my cell: tell the others.
   void publish(uint64_t s);
   // I am done with operation s (read what I needed).
@@ -82,7 +87,7 @@ class CommSegment {
   // Both at once (a rank that only writes, such as a bcast's root).
   void publish_and_leave(uint64_t s);
   // Waits until rank r's input of operation s is there.
-  void wait_arrived(int r, uint64_t s) const;
+  [[nodiscard]] Err wait_arrived(int r, uint64_t s) const;
   // Bytes rank r put in its cell of operation s (after wait_arrived).
   size_t bytes_in(int r, uint64_t s) const {
     return lines_[r].bytes[s % kSlots].load(std::memory_order_relaxed);
@@ -95,16 +100,24 @@ class CommSegment {
     lines_[me_].recorded[s % kSlots].store(2 * s + (by_message ? 1 : 0), std::memory_order_release);
   }
   // Whether rank r recorded operation s as run by message (after
-  // wait_arrived(r, s) or wait_recorded(r, s)).
+  // wait_arrived(r, s) or wait_recorded_or_arrived(r, s), and has_record).
   bool by_message(int r, uint64_t s) const {
     return (lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) & 1) != 0;
   }
-  // Waits until rank r has recorded operation s.
-  void wait_recorded(int r, uint64_t s) const;
+  // Waits until rank r has recorded operation s, or raised its arrival
+  // flag to s (without a record if it had nothing to move, agreement.h).
+  [[nodiscard]] Err wait_recorded_or_arrived(int r, uint64_t s) const;
+  // Whether rank r recorded operation s (after one of the waits above). A
+  // rank overwrites its record of s only at s + kSlots, once every rank
+  // has left s, so a smaller value is an older operation's.
+  bool has_record(int r, uint64_t s) const {
+    return lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) >= 2 * s;
+  }
 
  private:
   friend CommSegment* segment_for(Communicator* c);
   void wake_others();
+  Err wait(const std::atomic<uint64_t>& word, uint64_t target) const;
 
   transport::shm::Segment memory_;
   FlagLine* lines_ = nullptr;
@@ -113,6 +126,7 @@ class CommSegment {
   int n_ = 0;
   int me_ = 0;
   uint64_t sequence_ = 0;
+  uint32_t context_ = 0;  // the communicator's, to notice its revocation while waiting
   std::vector<int> others_;  // world ranks of the other members, to wake
 };
 

@@ -8,6 +8,14 @@
 // moving, yields the core between polls when ranks outnumber cores, and
 // sleeps in the kernel after FERRY_SPIN_US / FERRY_YIELD_US, woken by the
 // rank that stores the flag (host.h).
+//
+// A wait also ends when the communicator is revoked (MPIX_Comm_revoke, by
+// this rank's other thread or by a member whose kRevoke packet the engine
+// receives while we wait, p2p/revoke.h): the member we wait for may have
+// revoked instead of calling the collective, and its flag would never come
+// (the message path ends the same way, its receives failed by the
+// revocation). One relaxed load per engine pass until some communicator
+// was ever revoked (base/revocation.h).
 #pragma once
 
 #include <atomic>
@@ -15,11 +23,17 @@
 
 namespace ferry::coll::shm {
 
-void wait_slow(const std::atomic<uint64_t>& word, uint64_t target);
+// False if the communicator whose point-to-point context is `context` was
+// revoked before `word` reached `target`.
+[[nodiscard]] bool wait_slow(const std::atomic<uint64_t>& word, uint64_t target, uint32_t context);
 
-inline void wait_at_least(const std::atomic<uint64_t>& word, uint64_t target) {
-  if (word.load(std::memory_order_acquire) >= target) [[likely]] return;
-  wait_slow(word, target);
+[[nodiscard]] inline bool wait_at_least(const std::atomic<uint64_t>& word, uint64_t target, uint32_t context) {
+  if (word.load(std::memory_order_acquire) >= target) [[likely]] return true;
+  return wait_slow(word, target, context);
 }
+
+// Until either word reaches its target (the same, for two flags at once).
+[[nodiscard]] bool wait_either(const std::atomic<uint64_t>& a, uint64_t a_target, const std::atomic<uint64_t>& b,
+                               uint64_t b_target, uint32_t context);
 
 }  // namespace ferry::coll::shm

@@ -8,6 +8,9 @@
  *   after hearing from all of them. A call that waited for rank 0 would
  *   never tell it (the test gives up after 10 s). The nonblocking forms
  *   must be complete at their first MPI_Test (in Ferry; MPICH's Ibcast is not).
+ *   A barrier comes first: a communicator's first blocking collective, of
+ *   any size, makes its shared-memory segment (coll/shm) at every rank and
+ *   so waits for all of them; the empty calls after it never wait.
  * - Arguments: a count of 0 does not hide a bad root, datatype, op or
  *   request (MPI_ERRORS_RETURN on a duplicate of MPI_COMM_WORLD).
  * - One rank (MPI_COMM_SELF): every collective copies the input where the
@@ -69,6 +72,7 @@ static void empty_calls_do_not_wait(void) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size < 2) return;
+  MPI_Barrier(MPI_COMM_WORLD);
   for (int which = 0; which < NCALLS; which++) {
     for (int nonblocking = 0; nonblocking < 2; nonblocking++) {
       int token = which;

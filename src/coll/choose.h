@@ -1,0 +1,49 @@
+// Choosing a collective call's algorithm where coll/shm may run it: the
+// entry points (rooted.cc, all_ranks.cc, reductions.cc) ask here before
+// they build a schedule, so that shared memory or messages is decided in
+// one place, alike on every rank.
+//
+// The choice rests on the bytes of the type signature (select.cc's Query),
+// which MPI requires to agree, never on counts or extents; where the
+// communicator has a shared-memory segment and messages were chosen, the
+// ranks first check on the segment that none chose shared memory and that
+// their bytes agree (shm/agreement.h), so that an erroneous program fails
+// there instead of hanging. The algorithm is chosen before any schedule is
+// built, so that an unknown FERRY_<OPERATION>_ALGORITHM fails the call on
+// every rank alike before any rank takes a collective tag.
+#pragma once
+
+#include <cstddef>
+
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/op.h"
+#include "coll/collectives.h"
+#include "coll/select.h"
+#include "coll/shm/segment.h"
+
+namespace ferry::coll {
+
+// The communicator's shared-memory segment (coll/shm) if this call could
+// run there at some size; nullptr if not (see choose.cc).
+shm::CommSegment* segment_if_possible(Communicator* c, Launch how);
+
+// select() for a call whose shared-memory form puts `cell_bytes` in each
+// writer's cell (`dense`: the data as it is, for the reductions), with the
+// segment in *seg where shared memory was chosen (nullptr otherwise).
+Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
+                  shm::CommSegment** seg);
+
+// Data movement and barrier. `bytes`: what one rank sends (select.cc);
+// `cell_bytes`: what a writer puts in its cell on the shared-memory path.
+Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
+                shm::CommSegment** seg);
+
+// The reductions, which coll/shm may run when the data is one dense run
+// (the cells hold the bytes as they are, and the operation applies to
+// them); `bytes` is one rank's whole input (reduce_scatter: all blocks).
+Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
+                     Algorithm* a, shm::CommSegment** seg);
+
+}  // namespace ferry::coll

@@ -1,0 +1,123 @@
+/*
+ * A rank that passes 0 bytes to a collective while the others pass data
+ * (erroneous: MPI-4.0 §6.1 wants equal type signatures) must not hang any
+ * rank. A call with nothing to move returns at once where it may (MPI-3.1
+ * §5.1, coll/at_once.h), but on a communicator with a shared-memory segment
+ * (coll/shm) it still takes the operation's number and records its 0 bytes
+ * there, so a rank that waits on it fails, naming the call, the rank and
+ * both sizes (coll/shm/agreement.h), with MPI_ERR_OTHER (or MPI_ERR_TRUNCATE
+ * where it passed more).
+ *
+ * Rank 0 passes one count, the others another, for each of bcast, reduce,
+ * allreduce, gather, scatter, allgather, alltoall, reduce_scatter_block,
+ * scan and exscan (root 0): 0 and a count that fits a cell, and 0 and one
+ * that does not (messages). Where a rank that passed data receives from a
+ * rank that passed 0 (the data ranks read their cells, or agree on messages
+ * first), it must fail; a rank whose own part needs nothing from the others
+ * (a rank of 0 bytes, a bcast's root) may return at once and succeed. The
+ * communicator must stay in step: its next bcast and allreduce run. Before
+ * the fix the ranks with data waited for ever. Ferry only.
+ */
+#define TEST_NAME "zero_count_mismatch"
+#include <string.h>
+
+#include "../mpitest.h"
+
+#define SMALL 100
+#define BIG 5000
+
+static int rank, size;
+static int *sbuf, *rbuf;
+
+enum { kBcast, kReduce, kAllreduce, kGather, kScatter, kAllgather, kAlltoall, kReduceScatterBlock, kScan, kExscan, kOps };
+static const char *const names[kOps] = {"MPI_Bcast",   "MPI_Reduce",    "MPI_Allreduce", "MPI_Gather",
+                                        "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",  "MPI_Reduce_scatter_block",
+                                        "MPI_Scan",    "MPI_Exscan"};
+
+static int call(int op, int n, MPI_Comm comm) {
+  switch (op) {
+    case kBcast: return MPI_Bcast(sbuf, n, MPI_INT, 0, comm);
+    case kReduce: return MPI_Reduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, 0, comm);
+    case kAllreduce: return MPI_Allreduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
+    case kGather: return MPI_Gather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, 0, comm);
+    case kScatter: return MPI_Scatter(sbuf, n, MPI_INT, rbuf, n, MPI_INT, 0, comm);
+    case kAllgather: return MPI_Allgather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, comm);
+    case kAlltoall: return MPI_Alltoall(sbuf, n, MPI_INT, rbuf, n, MPI_INT, comm);
+    case kReduceScatterBlock: return MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
+    case kScan: return MPI_Scan(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
+    default: return MPI_Exscan(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
+  }
+}
+
+/* Whether rank `r`, having passed data, reads what a rank of 0 bytes
+ * should have sent (so that it would wait for it): rank 0 passes `mine`,
+ * the others `others`. */
+static int must_fail(int op, int r, int mine, int others) {
+  const int n = r == 0 ? mine : others;
+  if (n == 0) return 0;
+  /* Data too big for a cell (16 KiB): every rank with data agrees on messages first. */
+  if (n == BIG) return 1;
+  switch (op) {
+    case kBcast:
+    case kScatter: return r != 0;              /* the root only writes */
+    case kReduce: case kGather: return r == 0; /* only the root reads */
+    case kScan: case kExscan: return r != 0;   /* rank r reads ranks 0..r */
+    default: return 1;
+  }
+}
+
+static void disagree(MPI_Comm comm, int op, int mine, int others, const char *what) {
+  const int n = rank == 0 ? mine : others;
+  int rc = call(op, n, comm);
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int cls = -1, len = 0;
+    MPI_Error_class(rc, &cls);
+    msg[0] = 0;
+    MPI_Error_string(rc, msg, &len);
+    CHECK(cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_OTHER, "%s, %s: error class %d (\"%s\")", names[op], what, cls,
+          msg);
+    CHECK(strstr(msg, "passed 0 bytes") != NULL, "%s, %s: the message \"%s\" does not name the 0 bytes", names[op],
+          what, msg);
+#ifdef FERRY_CHECK_ERROR_STRINGS
+    CHECK(strstr(msg, names[op]) != NULL, "%s, %s: the message \"%s\" does not name the call", names[op], what, msg);
+#endif
+  } else {
+    CHECK(!must_fail(op, rank, mine, others), "%s, %s: rank %d passed %d ints and did not fail", names[op], what, rank,
+          n);
+  }
+  /* Still in step: a correct bcast and allreduce on the same communicator. */
+  for (int i = 0; i < 16; i++) sbuf[i] = rank == 0 ? op * 1000 + i : -1;
+  CHECK(MPI_Bcast(sbuf, 16, MPI_INT, 0, comm) == MPI_SUCCESS, "%s, %s: the next bcast failed", names[op], what);
+  for (int i = 0; i < 16; i++)
+    CHECK(sbuf[i] == op * 1000 + i, "%s, %s: next bcast [%d] = %d", names[op], what, i, sbuf[i]);
+  int one = 1, sum = 0;
+  CHECK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && sum == size,
+        "%s, %s: the next allreduce failed (sum %d)", names[op], what, sum);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  sbuf = mt_malloc(sizeof(int) * (size_t)BIG * (size_t)size);
+  rbuf = mt_malloc(sizeof(int) * (size_t)BIG * (size_t)size);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  if (size >= 2 && mt_is_ferry()) {
+    for (int op = 0; op < kOps; op++) {
+      for (int i = 0; i < BIG * size; i++) sbuf[i] = i;
+      disagree(comm, op, 0, SMALL, "rank 0 passes 0, the others 100 ints");
+      disagree(comm, op, SMALL, 0, "rank 0 passes 100 ints, the others 0");
+      disagree(comm, op, 0, BIG, "rank 0 passes 0, the others 5000 ints");
+      disagree(comm, op, BIG, 0, "rank 0 passes 5000 ints, the others 0");
+    }
+  }
+  MPI_Comm_free(&comm);
+  free(sbuf);
+  free(rbuf);
+  mt_pass();
+  MPI_Finalize();
+  return 0;
+}
