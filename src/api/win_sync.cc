@@ -119,6 +119,9 @@ int flush_every(const char* name, MPI_Win win) {
   api::Call call(name);
   rma::Window* w = call.win(win);
   if (w == nullptr) return call.raise();
+  // Only within a passive-target epoch (MPI-4.0 §12.5.4), as MPI_Win_flush and MPICH.
+  if (w->epochs.locks_held == 0 && !w->epochs.lock_all && !w->epochs.fence)
+    return call.result(fail(MPI_ERR_RMA_SYNC, "no passive-target epoch (MPI_Win_lock, MPI_Win_lock_all) is open"));
   return call.result(rma::flush_all(*w));
 }
 

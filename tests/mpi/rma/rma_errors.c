@@ -35,7 +35,10 @@ int main(int argc, char **argv) {
   expect(MPI_Win_lock(999, 0, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock", "bad lock type");
   expect(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete", "complete without start");
   expect(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait", "wait without post");
+  expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "flush_all outside an epoch");
+  expect(MPI_Win_flush_local_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local_all", "flush_local_all outside an epoch");
   MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+  CHECK(MPI_Win_flush_all(win) == MPI_SUCCESS, "flush_all with a lock held failed");
   expect(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "second lock on one target");
   expect(MPI_Put(&v, 1, MPI_INT, 0, 4, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put past the window");
   expect(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK, "MPI_Put", "bad target rank");
