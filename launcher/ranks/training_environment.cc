@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <random>
 
 namespace ferry::launcher {
 namespace {
@@ -118,7 +120,38 @@ std::string choose_master_addr(const std::string& rank0_host, const std::string&
   return address;
 }
 
+namespace {
+
+// The kernel's range for ports it hands to outgoing connections and to bind(0): 32768-60999 by
+// default (/proc/sys/net/ipv4/ip_local_port_range).
+void ephemeral_range(int* low, int* high) {
+  *low = 32768, *high = 60999;
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int l = 0, h = 0;
+  if (in >> l >> h && l > 1024 && h >= l) *low = l, *high = h;
+}
+
+}  // namespace
+
 int pick_free_port(std::string* error) {
+  // Below the ephemeral range: a port the kernel hands out may already be, or soon become, the
+  // local end of some outgoing connection on rank 0's host (its daemon's own connection back, on
+  // a host other than mpirun's), and then rank 0 could not bind it. Ports below that range are
+  // taken only by listeners that ask for them. A few random tries, then the kernel's choice.
+  int low = 0, high = 0;
+  ephemeral_range(&low, &high);
+  std::random_device seed;
+  std::minstd_rand pick(seed());
+  const int first = 20000;
+  for (int attempt = 0; attempt < 32 && low - first > 100; ++attempt) {
+    int port = first + int(pick() % unsigned(low - first));
+    std::string ignored;
+    int fd = hold_port(port, &ignored);
+    if (fd >= 0) {
+      ::close(fd);
+      return port;
+    }
+  }
   int fd = hold_port(0, error);
   if (fd < 0) return 0;
   sockaddr_storage self{};

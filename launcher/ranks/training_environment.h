@@ -56,8 +56,10 @@ bool is_training_variable(std::string_view name);
 // the name does not resolve.
 std::string choose_master_addr(const std::string& rank0_host, const std::string& other_host, std::string* error);
 
-// A port that is free on this host now (bound to port 0 and released).
-// 0 with `error` set when none can be had.
+// A port that is free on this host now (bound and released), below the
+// kernel's ephemeral range where it can (so that no host's outgoing
+// connection holds it), else the kernel's choice. 0 with `error` set when
+// none can be had.
 int pick_free_port(std::string* error);
 
 // Binds `port` on every address of this host (IPv6 dual stack, else IPv4),

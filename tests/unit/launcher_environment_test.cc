@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "launcher/ranks/rank_environment.h"
 #include "launcher/ranks/training_environment.h"
 
@@ -115,6 +117,20 @@ TEST(TrainingEnvironment, AHeldPortIsRefusedToOthers) {
   int again = hold_port(port, &error);  // free once released
   EXPECT_GE(again, 0) << error;
   if (again >= 0) ::close(again);
+}
+
+// MASTER_PORT below the ephemeral range, where no outgoing connection on rank 0's host can hold it
+// (a CI run failed once when ferryd's own connection back took the port mpirun had picked).
+TEST(TrainingEnvironment, PickedPortsAreBelowTheEphemeralRange) {
+  int low = 32768, high = 60999;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
+  for (int i = 0; i < 20; ++i) {
+    std::string error;
+    int port = pick_free_port(&error);
+    ASSERT_GT(port, 0) << error;
+    EXPECT_GE(port, 20000);
+    EXPECT_LT(port, low);
+  }
 }
 
 TEST(TrainingEnvironment, NamesAreTorchruns) {
