@@ -196,6 +196,25 @@ def check_partial(mpirun, program, directory):
         failures.append("report.html does not say it is partial")
 
 
+def profiled_job(mpirun, program, directory, args):
+    """Runs PROGRAM with FERRY_PROFILE=report.html in `directory`: report.json, or None (a failure
+    noted) when the job failed."""
+    done = run(mpirun, program, directory, {"FERRY_PROFILE": os.path.join(directory, "report.html")}, args)
+    if done.returncode != 0:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return None
+    return json.load(open(os.path.join(directory, "report.json")))
+
+
+def report_beside(directory, name, what):
+    """Another report the job wrote beside report.json (an attempt's, a spawned job's), or None."""
+    path = os.path.join(directory, name)
+    if not os.path.exists(path):
+        failures.append(f"no report of {what}: {os.listdir(directory)}")
+        return None
+    return json.load(open(path))
+
+
 def check_restarts(mpirun, program, directory):
     """--max-restarts 1, the first attempt losing rank 1: report.html is the second attempt's, whole;
     report.attempt0.html (and .json) the first's, partial, each linking to the other."""
@@ -211,11 +230,9 @@ def check_restarts(mpirun, program, directory):
     last = json.load(open(os.path.join(directory, "report.json")))
     expect("attempt", last["attempt"], 1)
     expect("other_reports", last["other_reports"], ["report.attempt0.html"])
-    path = os.path.join(directory, "report.attempt0.json")
-    if not os.path.exists(path):
-        failures.append(f"no report of the first attempt: {os.listdir(directory)}; {done.stderr}")
+    first = report_beside(directory, "report.attempt0.json", "the first attempt")
+    if first is None:
         return
-    first = json.load(open(path))
     expect("first attempt: attempt", first["attempt"], 0)
     expect("first attempt: partial", first["partial"], True)
     expect("first attempt: restarted", first["restarted"], True)
@@ -232,12 +249,9 @@ SESSION_RING, SESSION_BYTES = 9, 300  # session_traffic.c's
 def check_sessions(mpirun, program, directory):
     """session_traffic: MPI sessions only, never MPI_Init: counted from MPI_Session_init, finished
     at MPI_Session_finalize."""
-    html = os.path.join(directory, "report.html")
-    done = run(mpirun, program, directory, {"FERRY_PROFILE": html}, [])
-    if done.returncode != 0:
-        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+    report = profiled_job(mpirun, program, directory, [])
+    if report is None:
         return
-    report = json.load(open(os.path.join(directory, "report.json")))
     n = RANKS
     expect("partial", report["partial"], False)
     expect("ranks that finished", sum(r["finalized"] for r in report["rank_facts"]), n)
@@ -255,18 +269,13 @@ SPAWN_CHILDREN, SPAWN_RING, SPAWN_BYTES = 2, 7, 200  # spawn_traffic.c's
 def check_spawn(mpirun, program, directory):
     """spawn_traffic: the job spawns one of SPAWN_CHILDREN ranks, which gets its own report
     (report.spawn1.html and .json), linked from the job's and back."""
-    html = os.path.join(directory, "report.html")
-    done = run(mpirun, program, directory, {"FERRY_PROFILE": html}, [])
-    if done.returncode != 0:
-        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+    report = profiled_job(mpirun, program, directory, [])
+    if report is None:
         return
-    report = json.load(open(os.path.join(directory, "report.json")))
     expect("other_reports", report["other_reports"], ["report.spawn1.html"])
-    path = os.path.join(directory, "report.spawn1.json")
-    if not os.path.exists(path):
-        failures.append(f"no report of the spawned job: {os.listdir(directory)}; {done.stderr}")
+    child = report_beside(directory, "report.spawn1.json", "the spawned job")
+    if child is None:
         return
-    child = json.load(open(path))
     expect("spawned: ranks", child["ranks"], SPAWN_CHILDREN)
     expect("spawned: spawned_id", child["spawned_id"], 1)
     expect("spawned: partial", child["partial"], False)
