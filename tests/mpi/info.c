@@ -13,20 +13,6 @@
 
 static int rank, size;
 
-static void expect_error(int rc, int want_class, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = -1;
-  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
-  MPI_Error_class(rc, &cls);
-  msg[0] = '\0';
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: %s returned error class %d (\"%s\"), expected %d", what, call, cls, msg,
-        want_class);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
-}
-
 static void expect_value(MPI_Info info, const char *key, const char *want) {
   char value[MPI_MAX_INFO_VAL + 1];
   int flag = -1, len = -1;
@@ -120,25 +106,25 @@ static void bad_calls(void) {
 
   /* MPI_ERR_INFO is the class of an invalid info argument; MPICH says MPI_ERR_ARG. */
   int null_class = mt_is_ferry() ? MPI_ERR_INFO : MPI_ERR_ARG;
-  expect_error(MPI_Info_set(MPI_INFO_NULL, "a", "b"), null_class, "MPI_Info_set", "MPI_INFO_NULL");
-  expect_error(MPI_Info_get(MPI_INFO_NULL, "a", 7, value, &flag), null_class, "MPI_Info_get", "MPI_INFO_NULL");
-  expect_error(MPI_Info_get_nkeys(MPI_INFO_NULL, &nkeys), null_class, "MPI_Info_get_nkeys", "MPI_INFO_NULL");
+  mt_expect_error(MPI_Info_set(MPI_INFO_NULL, "a", "b"), null_class, "MPI_Info_set", "MPI_INFO_NULL");
+  mt_expect_error(MPI_Info_get(MPI_INFO_NULL, "a", 7, value, &flag), null_class, "MPI_Info_get", "MPI_INFO_NULL");
+  mt_expect_error(MPI_Info_get_nkeys(MPI_INFO_NULL, &nkeys), null_class, "MPI_Info_get_nkeys", "MPI_INFO_NULL");
 
   CHECK_MPI(MPI_Info_create(&info));
   CHECK_MPI(MPI_Info_set(info, "present", "yes"));
-  expect_error(MPI_Info_set(info, long_key, "x"), MPI_ERR_INFO_KEY, "MPI_Info_set", "a key over MPI_MAX_INFO_KEY");
-  expect_error(MPI_Info_set(info, "k", long_value), MPI_ERR_INFO_VALUE, "MPI_Info_set",
+  mt_expect_error(MPI_Info_set(info, long_key, "x"), MPI_ERR_INFO_KEY, "MPI_Info_set", "a key over MPI_MAX_INFO_KEY");
+  mt_expect_error(MPI_Info_set(info, "k", long_value), MPI_ERR_INFO_VALUE, "MPI_Info_set",
                "a value over MPI_MAX_INFO_VAL");
-  expect_error(MPI_Info_set(info, "", "x"), MPI_ERR_INFO_KEY, "MPI_Info_set", "an empty key");
-  expect_error(MPI_Info_delete(info, "absent"), MPI_ERR_INFO_NOKEY, "MPI_Info_delete", "a missing key");
-  expect_error(MPI_Info_get_nthkey(info, 1, key), MPI_ERR_ARG, "MPI_Info_get_nthkey", "n = nkeys");
-  expect_error(MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG, "MPI_Info_get_nthkey", "n = -1");
+  mt_expect_error(MPI_Info_set(info, "", "x"), MPI_ERR_INFO_KEY, "MPI_Info_set", "an empty key");
+  mt_expect_error(MPI_Info_delete(info, "absent"), MPI_ERR_INFO_NOKEY, "MPI_Info_delete", "a missing key");
+  mt_expect_error(MPI_Info_get_nthkey(info, 1, key), MPI_ERR_ARG, "MPI_Info_get_nthkey", "n = nkeys");
+  mt_expect_error(MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG, "MPI_Info_get_nthkey", "n = -1");
   if (mt_is_ferry()) {
     /* Where MPICH is more lenient or reports another class. */
-    expect_error(MPI_Info_get(info, "present", -1, value, &flag), MPI_ERR_ARG, "MPI_Info_get", "valuelen -1");
-    expect_error(MPI_Info_set(MPI_INFO_ENV, "a", "b"), MPI_ERR_INFO, "MPI_Info_set", "modifying MPI_INFO_ENV");
+    mt_expect_error(MPI_Info_get(info, "present", -1, value, &flag), MPI_ERR_ARG, "MPI_Info_get", "valuelen -1");
+    mt_expect_error(MPI_Info_set(MPI_INFO_ENV, "a", "b"), MPI_ERR_INFO, "MPI_Info_set", "modifying MPI_INFO_ENV");
     MPI_Info env = MPI_INFO_ENV;
-    expect_error(MPI_Info_free(&env), MPI_ERR_INFO, "MPI_Info_free", "freeing MPI_INFO_ENV");
+    mt_expect_error(MPI_Info_free(&env), MPI_ERR_INFO, "MPI_Info_free", "freeing MPI_INFO_ENV");
   }
   /* Nothing was changed by the failed calls. */
   const char *const one[] = {"present"};

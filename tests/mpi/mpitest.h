@@ -133,6 +133,32 @@ static inline int mt_is_ferry(void) {
   return ferry;
 }
 
+/* An MPI call that must fail: `rc` is not MPI_SUCCESS, its error class is
+ * `want_class`, its message names `call` (Ferry's wording rule; the
+ * validation against MPICH builds without FERRY_CHECK_ERROR_STRINGS, since
+ * MPICH's texts do not always name the call) and, on Ferry, contains
+ * `words` unless that is NULL. `what` names the case in the failure line. */
+static inline void mt_expect_error_saying(int rc, int want_class, const char *call, const char *words,
+                                          const char *what) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int cls = -1, len = 0;
+  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
+  MPI_Error_class(rc, &cls);
+  msg[0] = '\0';
+  MPI_Error_string(rc, msg, &len);
+  CHECK(cls == want_class, "%s: %s returned error class %d (\"%s\"), expected %d", what, call, cls, msg,
+        want_class);
+#ifdef FERRY_CHECK_ERROR_STRINGS
+  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
+#endif
+  if (words != NULL && mt_is_ferry())
+    CHECK(strstr(msg, words) != NULL, "%s: the message \"%s\" does not say \"%s\"", what, msg, words);
+}
+
+static inline void mt_expect_error(int rc, int want_class, const char *call, const char *what) {
+  mt_expect_error_saying(rc, want_class, call, NULL, what);
+}
+
 /* Data patterns: byte i of a message is a hash of (seed, i), and the seed is
  * built from whatever identifies the message (sender, tag, sequence number),
  * so a wrong sender, a reordered message, a shifted offset or a stale buffer

@@ -20,20 +20,6 @@
 #define TEST_NAME "bcast_errors"
 #include "../mpitest.h"
 
-static void expect_error(int rc, int want_class, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = -1;
-  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
-  MPI_Error_class(rc, &cls);
-  msg[0] = '\0';
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: %s returned error class %d (\"%s\"), expected %d", what, call, cls, msg,
-        want_class);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
-}
-
 int main(int argc, char **argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
@@ -54,71 +40,71 @@ int main(int argc, char **argv) {
   }
 
   /* Everywhere. */
-  expect_error(MPI_Bcast(buf, 1, MPI_INT, size, comm), MPI_ERR_ROOT, "MPI_Bcast", "root = size");
-  expect_error(MPI_Bcast(buf, 1, MPI_INT, -1, comm), MPI_ERR_ROOT, "MPI_Bcast", "root = -1");
-  expect_error(MPI_Ibcast(buf, 1, MPI_INT, size + 3, comm, &req), MPI_ERR_ROOT, "MPI_Ibcast", "root = size + 3");
-  expect_error(MPI_Bcast(buf, -1, MPI_INT, 0, comm), MPI_ERR_COUNT, "MPI_Bcast", "count = -1");
-  expect_error(MPI_Bcast(buf, 1, MPI_DATATYPE_NULL, 0, comm), MPI_ERR_TYPE, "MPI_Bcast", "MPI_DATATYPE_NULL");
-  expect_error(MPI_Bcast(NULL, 4, MPI_INT, 0, comm), MPI_ERR_BUFFER, "MPI_Bcast", "NULL buffer");
+  mt_expect_error(MPI_Bcast(buf, 1, MPI_INT, size, comm), MPI_ERR_ROOT, "MPI_Bcast", "root = size");
+  mt_expect_error(MPI_Bcast(buf, 1, MPI_INT, -1, comm), MPI_ERR_ROOT, "MPI_Bcast", "root = -1");
+  mt_expect_error(MPI_Ibcast(buf, 1, MPI_INT, size + 3, comm, &req), MPI_ERR_ROOT, "MPI_Ibcast", "root = size + 3");
+  mt_expect_error(MPI_Bcast(buf, -1, MPI_INT, 0, comm), MPI_ERR_COUNT, "MPI_Bcast", "count = -1");
+  mt_expect_error(MPI_Bcast(buf, 1, MPI_DATATYPE_NULL, 0, comm), MPI_ERR_TYPE, "MPI_Bcast", "MPI_DATATYPE_NULL");
+  mt_expect_error(MPI_Bcast(NULL, 4, MPI_INT, 0, comm), MPI_ERR_BUFFER, "MPI_Bcast", "NULL buffer");
   if (ferry)
-    expect_error(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, comm), MPI_ERR_ARG, "MPI_Bcast", "MPI_IN_PLACE");
-  expect_error(MPI_Gather(buf, 1, MPI_INT, buf2, 1, MPI_INT, -4, comm), MPI_ERR_ROOT, "MPI_Gather", "root = -4");
-  expect_error(MPI_Scatter(buf, 1, MPI_INT, buf2, 1, MPI_INT, size, comm), MPI_ERR_ROOT, "MPI_Scatter",
+    mt_expect_error(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, comm), MPI_ERR_ARG, "MPI_Bcast", "MPI_IN_PLACE");
+  mt_expect_error(MPI_Gather(buf, 1, MPI_INT, buf2, 1, MPI_INT, -4, comm), MPI_ERR_ROOT, "MPI_Gather", "root = -4");
+  mt_expect_error(MPI_Scatter(buf, 1, MPI_INT, buf2, 1, MPI_INT, size, comm), MPI_ERR_ROOT, "MPI_Scatter",
                "root = size");
-  expect_error(MPI_Igatherv(buf, 1, MPI_INT, buf2, counts, displs, MPI_INT, size, comm, &req), MPI_ERR_ROOT,
+  mt_expect_error(MPI_Igatherv(buf, 1, MPI_INT, buf2, counts, displs, MPI_INT, size, comm, &req), MPI_ERR_ROOT,
                "MPI_Igatherv", "root = size");
-  expect_error(MPI_Allgather(buf, -2, MPI_INT, buf2, 1, MPI_INT, comm), MPI_ERR_COUNT, "MPI_Allgather",
+  mt_expect_error(MPI_Allgather(buf, -2, MPI_INT, buf2, 1, MPI_INT, comm), MPI_ERR_COUNT, "MPI_Allgather",
                "sendcount = -2");
-  expect_error(MPI_Allgather(buf, 1, MPI_INT, buf2, 1, MPI_DATATYPE_NULL, comm), MPI_ERR_TYPE, "MPI_Allgather",
+  mt_expect_error(MPI_Allgather(buf, 1, MPI_INT, buf2, 1, MPI_DATATYPE_NULL, comm), MPI_ERR_TYPE, "MPI_Allgather",
                "recvtype = MPI_DATATYPE_NULL");
   if (ferry)
-    expect_error(MPI_Allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, comm), MPI_ERR_BUFFER, "MPI_Allgather",
+    mt_expect_error(MPI_Allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, comm), MPI_ERR_BUFFER, "MPI_Allgather",
                  "sendbuf == recvbuf");
-  expect_error(MPI_Iallgather(buf, 1, MPI_INT, NULL, 1, MPI_INT, comm, &req), MPI_ERR_BUFFER, "MPI_Iallgather",
+  mt_expect_error(MPI_Iallgather(buf, 1, MPI_INT, NULL, 1, MPI_INT, comm, &req), MPI_ERR_BUFFER, "MPI_Iallgather",
                "recvbuf NULL");
   if (ferry) {
-    expect_error(MPI_Allgather(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm), MPI_ERR_ARG, "MPI_Allgather",
+    mt_expect_error(MPI_Allgather(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm), MPI_ERR_ARG, "MPI_Allgather",
                  "recvbuf MPI_IN_PLACE");
-    expect_error(MPI_Allgatherv(buf, 1, MPI_INT, buf2, NULL, displs, MPI_INT, comm), MPI_ERR_ARG,
+    mt_expect_error(MPI_Allgatherv(buf, 1, MPI_INT, buf2, NULL, displs, MPI_INT, comm), MPI_ERR_ARG,
                  "MPI_Allgatherv", "recvcounts NULL");
-    expect_error(MPI_Alltoallv(buf, counts, NULL, MPI_INT, buf2, counts, displs, MPI_INT, comm), MPI_ERR_ARG,
+    mt_expect_error(MPI_Alltoallv(buf, counts, NULL, MPI_INT, buf2, counts, displs, MPI_INT, comm), MPI_ERR_ARG,
                  "MPI_Alltoallv", "sdispls NULL");
   }
   counts[size - 1] = -1;
-  expect_error(MPI_Allgatherv(buf, 1, MPI_INT, buf2, counts, displs, MPI_INT, comm), MPI_ERR_COUNT,
+  mt_expect_error(MPI_Allgatherv(buf, 1, MPI_INT, buf2, counts, displs, MPI_INT, comm), MPI_ERR_COUNT,
                "MPI_Allgatherv", "recvcounts[size-1] = -1");
-  expect_error(MPI_Alltoallv(buf, counts, displs, MPI_INT, buf2, counts, displs, MPI_INT, comm), MPI_ERR_COUNT,
+  mt_expect_error(MPI_Alltoallv(buf, counts, displs, MPI_INT, buf2, counts, displs, MPI_INT, comm), MPI_ERR_COUNT,
                "MPI_Alltoallv", "counts[size-1] = -1");
   counts[size - 1] = 1;
   if (ferry)
-    expect_error(MPI_Alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, comm), MPI_ERR_BUFFER, "MPI_Alltoall",
+    mt_expect_error(MPI_Alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, comm), MPI_ERR_BUFFER, "MPI_Alltoall",
                  "sendbuf == recvbuf");
-  expect_error(MPI_Ialltoall(buf, 1, MPI_INT, buf2, -1, MPI_INT, comm, &req), MPI_ERR_COUNT, "MPI_Ialltoall",
+  mt_expect_error(MPI_Ialltoall(buf, 1, MPI_INT, buf2, -1, MPI_INT, comm, &req), MPI_ERR_COUNT, "MPI_Ialltoall",
                "recvcount = -1");
   types[0] = MPI_DATATYPE_NULL;
-  expect_error(MPI_Alltoallw(buf, counts, displs, types, buf2, counts, displs, types, comm), MPI_ERR_TYPE,
+  mt_expect_error(MPI_Alltoallw(buf, counts, displs, types, buf2, counts, displs, types, comm), MPI_ERR_TYPE,
                "MPI_Alltoallw", "sendtypes[0] = MPI_DATATYPE_NULL");
   types[0] = MPI_INT;
 
   /* Root-only arguments: the root makes the call alone. */
   if (rank == 0) {
-    expect_error(MPI_Gather(buf, 1, MPI_INT, buf2, -1, MPI_INT, 0, comm), MPI_ERR_COUNT, "MPI_Gather",
+    mt_expect_error(MPI_Gather(buf, 1, MPI_INT, buf2, -1, MPI_INT, 0, comm), MPI_ERR_COUNT, "MPI_Gather",
                  "recvcount = -1 at the root");
     if (ferry)
-      expect_error(MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, comm), MPI_ERR_BUFFER, "MPI_Gather",
+      mt_expect_error(MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, comm), MPI_ERR_BUFFER, "MPI_Gather",
                    "sendbuf == recvbuf at the root");
-    expect_error(MPI_Scatter(buf, 1, MPI_DATATYPE_NULL, buf2, 1, MPI_INT, 0, comm), MPI_ERR_TYPE, "MPI_Scatter",
+    mt_expect_error(MPI_Scatter(buf, 1, MPI_DATATYPE_NULL, buf2, 1, MPI_INT, 0, comm), MPI_ERR_TYPE, "MPI_Scatter",
                  "sendtype = MPI_DATATYPE_NULL at the root");
     counts[0] = -2;
-    expect_error(MPI_Scatterv(buf, counts, displs, MPI_INT, buf2, 1, MPI_INT, 0, comm), MPI_ERR_COUNT,
+    mt_expect_error(MPI_Scatterv(buf, counts, displs, MPI_INT, buf2, 1, MPI_INT, 0, comm), MPI_ERR_COUNT,
                  "MPI_Scatterv", "sendcounts[0] = -2 at the root");
     counts[0] = 1;
   }
   /* Non-root-only arguments: a non-root makes the call alone. */
   if (rank == 1 && ferry) {
-    expect_error(MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, NULL, 0, MPI_INT, 0, comm), MPI_ERR_ARG, "MPI_Gather",
+    mt_expect_error(MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, NULL, 0, MPI_INT, 0, comm), MPI_ERR_ARG, "MPI_Gather",
                  "sendbuf MPI_IN_PLACE at a non-root");
-    expect_error(MPI_Iscatter(NULL, 0, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, comm, &req), MPI_ERR_ARG,
+    mt_expect_error(MPI_Iscatter(NULL, 0, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, comm, &req), MPI_ERR_ARG,
                  "MPI_Iscatter", "recvbuf MPI_IN_PLACE at a non-root");
   }
 
@@ -139,9 +125,9 @@ int main(int argc, char **argv) {
       if (rank == 0) {
         CHECK(rc == MPI_SUCCESS, "mismatched MPI_Bcast failed at the root (form %d)", form);
       } else if (form == 0) {
-        expect_error(rc, MPI_ERR_TRUNCATE, "MPI_Bcast", "10 ints broadcast, 5 expected");
+        mt_expect_error(rc, MPI_ERR_TRUNCATE, "MPI_Bcast", "10 ints broadcast, 5 expected");
       } else if (ferry) {
-        expect_error(rc, MPI_ERR_OTHER, "MPI_Bcast", "5 ints broadcast, 10 expected");
+        mt_expect_error(rc, MPI_ERR_OTHER, "MPI_Bcast", "5 ints broadcast, 10 expected");
       }
     }
     /* And the pair still works. */

@@ -255,17 +255,7 @@ static void reductions_bottom(void) {
 }
 
 static void expect_buffer_error(int rc, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = 0;
-  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
-  MPI_Error_class(rc, &cls);
-  msg[0] = '\0';
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == MPI_ERR_BUFFER, "%s: %s returned error class %d (\"%s\"), expected MPI_ERR_BUFFER", what, call, cls,
-        msg);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
+  mt_expect_error(rc, MPI_ERR_BUFFER, call, what);
 }
 
 /* Data at address 0 is still an error. */

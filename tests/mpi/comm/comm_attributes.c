@@ -41,18 +41,6 @@ static int counting_delete(MPI_Comm comm, int keyval, void *value, void *extra) 
   return MPI_SUCCESS;
 }
 
-static void expect_error(int rc, int want_class, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = 0;
-  CHECK(rc != MPI_SUCCESS, "%s: %s succeeded, expected an error", what, call);
-  MPI_Error_class(rc, &cls);
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: error class %d, expected %d (%s)", what, cls, want_class, msg);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
-}
-
 static int *get(MPI_Comm comm, int keyval, int *flag) {
   int *v = NULL;
   CHECK_MPI(MPI_Comm_get_attr(comm, keyval, &v, flag));
@@ -135,12 +123,12 @@ static void failing_copy(void) {
   MPI_Comm_set_attr(base, k, &values[0]);
   copy_fails = 1;
   int rc = MPI_Comm_dup(base, &copy);
-  expect_error(rc, MPI_ERR_OTHER, "MPI_Comm_dup", "a copy callback that fails");
+  mt_expect_error(rc, MPI_ERR_OTHER, "MPI_Comm_dup", "a copy callback that fails");
   CHECK(copy == MPI_COMM_NULL, "a failed MPI_Comm_dup must set newcomm to MPI_COMM_NULL");
   copy = MPI_COMM_WORLD;
   rc = MPI_Comm_dup_with_info(base, MPI_INFO_NULL, &copy);
   copy_fails = 0;
-  expect_error(rc, MPI_ERR_OTHER, "MPI_Comm_dup_with_info", "a copy callback that fails");
+  mt_expect_error(rc, MPI_ERR_OTHER, "MPI_Comm_dup_with_info", "a copy callback that fails");
   CHECK(copy == MPI_COMM_NULL, "a failed MPI_Comm_dup_with_info must set newcomm to MPI_COMM_NULL");
   /* The communicator still works afterwards. */
   CHECK(get(base, k, &flag) == &values[0] && flag, "the original keeps its attribute after a failed dup");
@@ -215,7 +203,7 @@ static void datatype_attributes(void) {
   CHECK(!flag, "an attribute of MPI_INT must not show on MPI_DOUBLE");
   /* A datatype keyval is not a communicator keyval. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  expect_error(MPI_Comm_set_attr(MPI_COMM_WORLD, k, &values[0]), MPI_ERR_KEYVAL, "MPI_Comm_set_attr",
+  mt_expect_error(MPI_Comm_set_attr(MPI_COMM_WORLD, k, &values[0]), MPI_ERR_KEYVAL, "MPI_Comm_set_attr",
                "datatype keyval on a communicator");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_Type_delete_attr(MPI_INT, k);
@@ -236,15 +224,15 @@ static void predefined_and_errors(void) {
   MPI_Comm_free(&dup);
 
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  expect_error(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &values[0]), MPI_ERR_KEYVAL, "MPI_Comm_set_attr",
+  mt_expect_error(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &values[0]), MPI_ERR_KEYVAL, "MPI_Comm_set_attr",
                "setting MPI_TAG_UB");
-  expect_error(MPI_Comm_delete_attr(MPI_COMM_WORLD, MPI_TAG_UB), MPI_ERR_KEYVAL, "MPI_Comm_delete_attr",
+  mt_expect_error(MPI_Comm_delete_attr(MPI_COMM_WORLD, MPI_TAG_UB), MPI_ERR_KEYVAL, "MPI_Comm_delete_attr",
                "deleting MPI_TAG_UB");
-  expect_error(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, &v, &flag), MPI_ERR_KEYVAL,
+  mt_expect_error(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, &v, &flag), MPI_ERR_KEYVAL,
                "MPI_Comm_get_attr", "MPI_KEYVAL_INVALID");
   k = MPI_TAG_UB;
-  expect_error(MPI_Comm_free_keyval(&k), MPI_ERR_KEYVAL, "MPI_Comm_free_keyval", "freeing MPI_TAG_UB");
-  expect_error(MPI_Comm_set_attr(MPI_COMM_NULL, MPI_TAG_UB, &values[0]), MPI_ERR_COMM, "MPI_Comm_set_attr",
+  mt_expect_error(MPI_Comm_free_keyval(&k), MPI_ERR_KEYVAL, "MPI_Comm_free_keyval", "freeing MPI_TAG_UB");
+  mt_expect_error(MPI_Comm_set_attr(MPI_COMM_NULL, MPI_TAG_UB, &values[0]), MPI_ERR_COMM, "MPI_Comm_set_attr",
                "MPI_COMM_NULL");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }

@@ -12,18 +12,6 @@
 
 static int rank, size;
 
-static void expect_error(int rc, int want_class, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = 0;
-  CHECK(rc != MPI_SUCCESS, "%s: %s succeeded, expected an error", what, call);
-  MPI_Error_class(rc, &cls);
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: error class %d, expected %d (%s)", what, cls, want_class, msg);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
-}
-
 /* The world ranks of a communicator's members, in its rank order. */
 static void members_of(MPI_Comm c, int *world) {
   MPI_Group g, wg;
@@ -204,7 +192,7 @@ static void inheritance_names_info(void) {
   /* ...so an error on the split returns instead of aborting. */
   int x = 0;
   int rc = MPI_Send(&x, 1, MPI_INT, size + 3, 0, split);
-  expect_error(rc, MPI_ERR_RANK, "MPI_Send", "send to a bad rank on an inherited MPI_ERRORS_RETURN");
+  mt_expect_error(rc, MPI_ERR_RANK, "MPI_Send", "send to a bad rank on an inherited MPI_ERRORS_RETURN");
 
   char name[MPI_MAX_OBJECT_NAME];
   int len = -1;
@@ -278,25 +266,25 @@ static void bad_arguments(void) {
   MPI_Comm c;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   int bad_rank[1] = {size};
-  expect_error(MPI_Group_incl(world, 1, bad_rank, &g), MPI_ERR_RANK, "MPI_Group_incl", "rank = size");
+  mt_expect_error(MPI_Group_incl(world, 1, bad_rank, &g), MPI_ERR_RANK, "MPI_Group_incl", "rank = size");
   int twice[2] = {0, 0};
-  expect_error(MPI_Group_excl(world, 2, twice, &g), MPI_ERR_RANK, "MPI_Group_excl", "a rank twice");
+  mt_expect_error(MPI_Group_excl(world, 2, twice, &g), MPI_ERR_RANK, "MPI_Group_excl", "a rank twice");
   int zero_stride[1][3] = {{0, 0, 0}};
-  expect_error(MPI_Group_range_incl(world, 1, zero_stride, &g), MPI_ERR_ARG, "MPI_Group_range_incl", "stride 0");
-  expect_error(MPI_Group_size(MPI_GROUP_NULL, &bad_rank[0]), MPI_ERR_GROUP, "MPI_Group_size", "MPI_GROUP_NULL");
+  mt_expect_error(MPI_Group_range_incl(world, 1, zero_stride, &g), MPI_ERR_ARG, "MPI_Group_range_incl", "stride 0");
+  mt_expect_error(MPI_Group_size(MPI_GROUP_NULL, &bad_rank[0]), MPI_ERR_GROUP, "MPI_Group_size", "MPI_GROUP_NULL");
   g = MPI_GROUP_NULL;
-  expect_error(MPI_Group_free(&g), MPI_ERR_GROUP, "MPI_Group_free", "freeing MPI_GROUP_NULL");
+  mt_expect_error(MPI_Group_free(&g), MPI_ERR_GROUP, "MPI_Group_free", "freeing MPI_GROUP_NULL");
   c = MPI_COMM_WORLD;
-  expect_error(MPI_Comm_free(&c), MPI_ERR_COMM, "MPI_Comm_free", "freeing MPI_COMM_WORLD");
+  mt_expect_error(MPI_Comm_free(&c), MPI_ERR_COMM, "MPI_Comm_free", "freeing MPI_COMM_WORLD");
   c = MPI_COMM_NULL;
-  expect_error(MPI_Comm_free(&c), MPI_ERR_COMM, "MPI_Comm_free", "freeing MPI_COMM_NULL");
-  expect_error(MPI_Comm_dup(MPI_COMM_NULL, &c), MPI_ERR_COMM, "MPI_Comm_dup", "dup of MPI_COMM_NULL");
-  expect_error(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &c), MPI_ERR_ARG, "MPI_Comm_split", "colour -5");
-  expect_error(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_NULL, &c), MPI_ERR_GROUP, "MPI_Comm_create",
+  mt_expect_error(MPI_Comm_free(&c), MPI_ERR_COMM, "MPI_Comm_free", "freeing MPI_COMM_NULL");
+  mt_expect_error(MPI_Comm_dup(MPI_COMM_NULL, &c), MPI_ERR_COMM, "MPI_Comm_dup", "dup of MPI_COMM_NULL");
+  mt_expect_error(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &c), MPI_ERR_ARG, "MPI_Comm_split", "colour -5");
+  mt_expect_error(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_NULL, &c), MPI_ERR_GROUP, "MPI_Comm_create",
                "MPI_GROUP_NULL");
-  expect_error(MPI_Comm_create_group(MPI_COMM_WORLD, world, -3, &c), MPI_ERR_TAG, "MPI_Comm_create_group",
+  mt_expect_error(MPI_Comm_create_group(MPI_COMM_WORLD, world, -3, &c), MPI_ERR_TAG, "MPI_Comm_create_group",
                "tag -3");
-  expect_error(MPI_Comm_set_name(MPI_COMM_WORLD, NULL), MPI_ERR_ARG, "MPI_Comm_set_name", "NULL name");
+  mt_expect_error(MPI_Comm_set_name(MPI_COMM_WORLD, NULL), MPI_ERR_ARG, "MPI_Comm_set_name", "NULL name");
   /* A group that is not part of the communicator: a half of the world
    * with more than one rank, given to MPI_COMM_SELF (local, so no rank
    * waits for another). */
@@ -309,7 +297,7 @@ static void bad_arguments(void) {
     MPI_Comm_group(half, &half_group);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     if (half_size > 1)
-      expect_error(MPI_Comm_create(MPI_COMM_SELF, half_group, &c), MPI_ERR_GROUP, "MPI_Comm_create",
+      mt_expect_error(MPI_Comm_create(MPI_COMM_SELF, half_group, &c), MPI_ERR_GROUP, "MPI_Comm_create",
                    "a group that is not a subgroup of the communicator");
     MPI_Group_free(&half_group);
     MPI_Comm_free(&half);

@@ -8,16 +8,6 @@
 #define TEST_NAME "comm_mpi4_info"
 #include "../mpitest.h"
 
-static void expect_error(int rc, int expected_class, const char *needle, const char *what) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0, cls = 0;
-  CHECK(rc != MPI_SUCCESS, "%s: succeeded", what);
-  MPI_Error_class(rc, &cls);
-  MPI_Error_string(rc, text, &len);
-  CHECK(cls == expected_class, "%s: class %d, expected %d (%s)", what, cls, expected_class, text);
-  if (mt_is_ferry()) CHECK(strstr(text, needle) != NULL, "%s: \"%s\" does not name %s", what, text, needle);
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -56,12 +46,12 @@ int main(int argc, char **argv) {
   /* Wildcards break the assertions. */
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   int buf;
-  expect_error(MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 5, dup, MPI_STATUS_IGNORE), MPI_ERR_RANK,
+  mt_expect_error(MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 5, dup, MPI_STATUS_IGNORE), MPI_ERR_RANK,
                "mpi_assert_no_any_source", "MPI_Recv(MPI_ANY_SOURCE)");
-  expect_error(MPI_Irecv(&buf, 1, MPI_INT, left, MPI_ANY_TAG, dup, &req), MPI_ERR_TAG, "mpi_assert_no_any_tag",
+  mt_expect_error(MPI_Irecv(&buf, 1, MPI_INT, left, MPI_ANY_TAG, dup, &req), MPI_ERR_TAG, "mpi_assert_no_any_tag",
                "MPI_Irecv(MPI_ANY_TAG)");
   int probe_flag;
-  expect_error(MPI_Iprobe(MPI_ANY_SOURCE, 5, dup, &probe_flag, MPI_STATUS_IGNORE), MPI_ERR_RANK,
+  mt_expect_error(MPI_Iprobe(MPI_ANY_SOURCE, 5, dup, &probe_flag, MPI_STATUS_IGNORE), MPI_ERR_RANK,
                "mpi_assert_no_any_source", "MPI_Iprobe(MPI_ANY_SOURCE)");
   /* Withdrawing the assertion with MPI_Comm_set_info allows them again. */
   MPI_Info_create(&hints);

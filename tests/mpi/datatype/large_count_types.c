@@ -31,19 +31,6 @@
 
 static int rank, size;
 
-static void expect_error(int rc, int want_class, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = -1;
-  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
-  MPI_Error_class(rc, &cls);
-  msg[0] = '\0';
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: %s returned error class %d (\"%s\"), expected %d", what, call, cls, msg, want_class);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
-}
-
 static void check_size_extent(MPI_Datatype t, MPI_Count size_want, MPI_Count lb_want, MPI_Count extent_want,
                               const char *what) {
   MPI_Count s = -1, lb = -1, extent = -1, tlb = -1, textent = -1;
@@ -131,7 +118,7 @@ static void check_contents(MPI_Datatype t, int combiner, int ni, const int *ints
     if (c != MPI_COMBINER_NAMED) MPI_Type_free(&got_types[i]);
   }
   int n, a, d, c;
-  expect_error(MPI_Type_get_envelope(t, &n, &a, &d, &c), MPI_ERR_OTHER, "MPI_Type_get_envelope", what);
+  mt_expect_error(MPI_Type_get_envelope(t, &n, &a, &d, &c), MPI_ERR_OTHER, "MPI_Type_get_envelope", what);
 }
 
 /* Packs `t` (count 1) over 0..255 and compares with the int form's packing. */
@@ -267,9 +254,9 @@ static void packing(void) {
   pos = 0;
   /* Ferry-only: MPICH 4.0 does not check outsize. */
   if (mt_is_ferry())
-    expect_error(MPI_Pack_c(in, 10, MPI_DOUBLE, buf, 40, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Pack_c",
+    mt_expect_error(MPI_Pack_c(in, 10, MPI_DOUBLE, buf, 40, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Pack_c",
                  "80 bytes into 40");
-  expect_error(MPI_Pack_c(in, -1, MPI_DOUBLE, buf, 40, &pos, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Pack_c",
+  mt_expect_error(MPI_Pack_c(in, -1, MPI_DOUBLE, buf, 40, &pos, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Pack_c",
                "incount -1");
 }
 
@@ -308,8 +295,8 @@ static void reductions(void) {
   for (int i = 0; i < 100; i++) inout[i] = 1000 + i;
   CHECK_MPI(MPI_Reduce_local_c(in, inout, 100, MPI_LONG, MPI_SUM));
   CHECK(inout[50] == 50 + 1050, "MPI_Reduce_local_c with MPI_SUM: inout[50] is %ld", inout[50]);
-  expect_error(MPI_Reduce_local_c(in, inout, -3, MPI_LONG, MPI_SUM), MPI_ERR_COUNT, "MPI_Reduce_local_c", "count -3");
-  expect_error(MPI_Op_create_c(NULL, 1, &op), MPI_ERR_ARG, "MPI_Op_create_c", "user_fn NULL");
+  mt_expect_error(MPI_Reduce_local_c(in, inout, -3, MPI_LONG, MPI_SUM), MPI_ERR_COUNT, "MPI_Reduce_local_c", "count -3");
+  mt_expect_error(MPI_Op_create_c(NULL, 1, &op), MPI_ERR_ARG, "MPI_Op_create_c", "user_fn NULL");
 }
 
 /* Each large-count point-to-point call once, between neighbours. */
@@ -416,16 +403,16 @@ static void point_to_point(void) {
   EXPECT_FROM_LEFT("MPI_Imrecv_c");
 
   /* Bad counts name the _c call. */
-  expect_error(MPI_Send_c(out, -1, MPI_INT, right, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send_c", "count -1");
-  expect_error(MPI_Irecv_c(in, -5, MPI_INT, left, 0, MPI_COMM_WORLD, &r[0]), MPI_ERR_COUNT, "MPI_Irecv_c",
+  mt_expect_error(MPI_Send_c(out, -1, MPI_INT, right, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send_c", "count -1");
+  mt_expect_error(MPI_Irecv_c(in, -5, MPI_INT, left, 0, MPI_COMM_WORLD, &r[0]), MPI_ERR_COUNT, "MPI_Irecv_c",
                "count -5");
   /* A count whose bytes pass 2^63 cannot be sent (Ferry-only: MPICH does not check). */
   if (mt_is_ferry())
-    expect_error(MPI_Send_c(out, (MPI_Count)1 << 62, MPI_INT, right, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send_c",
+    mt_expect_error(MPI_Send_c(out, (MPI_Count)1 << 62, MPI_INT, right, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send_c",
                  "2^62 ints");
-  expect_error(MPI_Type_contiguous_c(-1, MPI_INT, &(MPI_Datatype){0}), MPI_ERR_COUNT, "MPI_Type_contiguous_c",
+  mt_expect_error(MPI_Type_contiguous_c(-1, MPI_INT, &(MPI_Datatype){0}), MPI_ERR_COUNT, "MPI_Type_contiguous_c",
                "count -1");
-  expect_error(MPI_Type_vector_c(2, -1, 1, MPI_INT, &(MPI_Datatype){0}), MPI_ERR_COUNT, "MPI_Type_vector_c",
+  mt_expect_error(MPI_Type_vector_c(2, -1, 1, MPI_INT, &(MPI_Datatype){0}), MPI_ERR_COUNT, "MPI_Type_vector_c",
                "blocklength -1");
 }
 

@@ -10,19 +10,6 @@
 #define TEST_NAME "type_errors"
 #include "mpitest.h"
 
-static void expect_error(int rc, int want_class, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = -1;
-  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
-  MPI_Error_class(rc, &cls);
-  msg[0] = '\0';
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: %s returned error class %d (\"%s\"), expected %d", what, call, cls, msg, want_class);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
-}
-
 /* Ferry's messages also name the offending argument. */
 static void expect_words(int rc, const char *words, const char *what) {
   char msg[MPI_MAX_ERROR_STRING];
@@ -35,46 +22,46 @@ static void expect_words(int rc, const char *words, const char *what) {
 static void bad_constructors(void) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   int rc;
-  expect_error(MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT, "MPI_Type_contiguous", "count -1");
-  expect_error(MPI_Type_vector(-2, 1, 1, MPI_INT, &t), MPI_ERR_COUNT, "MPI_Type_vector", "count -2");
-  expect_error(MPI_Type_vector(2, -1, 1, MPI_INT, &t), MPI_ERR_COUNT, "MPI_Type_vector", "blocklength -1");
+  mt_expect_error(MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT, "MPI_Type_contiguous", "count -1");
+  mt_expect_error(MPI_Type_vector(-2, 1, 1, MPI_INT, &t), MPI_ERR_COUNT, "MPI_Type_vector", "count -2");
+  mt_expect_error(MPI_Type_vector(2, -1, 1, MPI_INT, &t), MPI_ERR_COUNT, "MPI_Type_vector", "blocklength -1");
   rc = MPI_Type_vector(2, 1, 1, MPI_DATATYPE_NULL, &t);
-  expect_error(rc, MPI_ERR_TYPE, "MPI_Type_vector", "oldtype MPI_DATATYPE_NULL");
+  mt_expect_error(rc, MPI_ERR_TYPE, "MPI_Type_vector", "oldtype MPI_DATATYPE_NULL");
   expect_words(rc, "oldtype", "oldtype MPI_DATATYPE_NULL");
   rc = MPI_Type_indexed(2, (int[]){1, -1}, (int[]){0, 4}, MPI_INT, &t);
-  expect_error(rc, MPI_ERR_COUNT, "MPI_Type_indexed", "a negative block length");
+  mt_expect_error(rc, MPI_ERR_COUNT, "MPI_Type_indexed", "a negative block length");
   expect_words(rc, "array_of_blocklengths[1]", "a negative block length");
-  expect_error(MPI_Type_create_hindexed(1, (int[]){-4}, (MPI_Aint[]){0}, MPI_INT, &t), MPI_ERR_COUNT,
+  mt_expect_error(MPI_Type_create_hindexed(1, (int[]){-4}, (MPI_Aint[]){0}, MPI_INT, &t), MPI_ERR_COUNT,
                "MPI_Type_create_hindexed", "a negative block length");
-  expect_error(MPI_Type_create_indexed_block(2, -1, (int[]){0, 4}, MPI_INT, &t), MPI_ERR_COUNT,
+  mt_expect_error(MPI_Type_create_indexed_block(2, -1, (int[]){0, 4}, MPI_INT, &t), MPI_ERR_COUNT,
                "MPI_Type_create_indexed_block", "blocklength -1");
   rc = MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 4}, (MPI_Datatype[]){MPI_INT, MPI_DATATYPE_NULL}, &t);
-  expect_error(rc, MPI_ERR_TYPE, "MPI_Type_create_struct", "a null member type");
+  mt_expect_error(rc, MPI_ERR_TYPE, "MPI_Type_create_struct", "a null member type");
   expect_words(rc, "array_of_types[1]", "a null member type");
-  expect_error(MPI_Type_create_struct(1, (int[]){-1}, (MPI_Aint[]){0}, (MPI_Datatype[]){MPI_INT}, &t), MPI_ERR_COUNT,
+  mt_expect_error(MPI_Type_create_struct(1, (int[]){-1}, (MPI_Aint[]){0}, (MPI_Datatype[]){MPI_INT}, &t), MPI_ERR_COUNT,
                "MPI_Type_create_struct", "a negative block length");
-  expect_error(MPI_Type_create_subarray(2, (int[]){4, 4}, (int[]){2, 2}, (int[]){0, 0}, 99, MPI_INT, &t), MPI_ERR_ARG,
+  mt_expect_error(MPI_Type_create_subarray(2, (int[]){4, 4}, (int[]){2, 2}, (int[]){0, 0}, 99, MPI_INT, &t), MPI_ERR_ARG,
                "MPI_Type_create_subarray", "order 99");
-  expect_error(MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 8, &t), MPI_ERR_TYPE, "MPI_Type_create_resized",
+  mt_expect_error(MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 8, &t), MPI_ERR_TYPE, "MPI_Type_create_resized",
                "oldtype MPI_DATATYPE_NULL");
-  expect_error(MPI_Type_dup(MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE, "MPI_Type_dup", "MPI_DATATYPE_NULL");
+  mt_expect_error(MPI_Type_dup(MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE, "MPI_Type_dup", "MPI_DATATYPE_NULL");
   CHECK(t == MPI_DATATYPE_NULL, "a failed constructor wrote newtype");
 
   if (mt_is_ferry()) {
     /* MPICH 4.0 does not check these (or crashes). */
     rc = MPI_Type_create_subarray(2, (int[]){4, 4}, (int[]){2, 2}, (int[]){3, 0}, MPI_ORDER_C, MPI_INT, &t);
-    expect_error(rc, MPI_ERR_ARG, "MPI_Type_create_subarray", "a start past the array");
+    mt_expect_error(rc, MPI_ERR_ARG, "MPI_Type_create_subarray", "a start past the array");
     expect_words(rc, "array_of_starts[0]", "a start past the array");
     rc = MPI_Type_create_darray(4, 0, 2, (int[]){8, 8}, (int[]){MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK},
                                 (int[]){MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, (int[]){2, 3},
                                 MPI_ORDER_C, MPI_INT, &t);
-    expect_error(rc, MPI_ERR_ARG, "MPI_Type_create_darray", "a process grid of 6 for 4 processes");
+    mt_expect_error(rc, MPI_ERR_ARG, "MPI_Type_create_darray", "a process grid of 6 for 4 processes");
     rc = MPI_Type_create_darray(2, 0, 1, (int[]){8}, (int[]){MPI_DISTRIBUTE_BLOCK}, (int[]){2}, (int[]){2},
                                 MPI_ORDER_C, MPI_INT, &t);
-    expect_error(rc, MPI_ERR_ARG, "MPI_Type_create_darray", "blocks too small for the array");
+    mt_expect_error(rc, MPI_ERR_ARG, "MPI_Type_create_darray", "blocks too small for the array");
     expect_words(rc, "array_of_dargs[0]", "blocks too small for the array");
-    expect_error(MPI_Type_vector(1, 1, 1, MPI_INT, NULL), MPI_ERR_ARG, "MPI_Type_vector", "newtype NULL");
-    expect_error(MPI_Type_commit(NULL), MPI_ERR_ARG, "MPI_Type_commit", "NULL");
+    mt_expect_error(MPI_Type_vector(1, 1, 1, MPI_INT, NULL), MPI_ERR_ARG, "MPI_Type_vector", "newtype NULL");
+    mt_expect_error(MPI_Type_commit(NULL), MPI_ERR_ARG, "MPI_Type_commit", "NULL");
   }
 }
 
@@ -84,37 +71,37 @@ static void bad_uses(int right, int left) {
   char packed[64];
   MPI_Status st;
 
-  expect_error(MPI_Type_commit(&null), MPI_ERR_TYPE, "MPI_Type_commit", "MPI_DATATYPE_NULL");
-  expect_error(MPI_Type_free(&null), MPI_ERR_TYPE, "MPI_Type_free", "MPI_DATATYPE_NULL");
+  mt_expect_error(MPI_Type_commit(&null), MPI_ERR_TYPE, "MPI_Type_commit", "MPI_DATATYPE_NULL");
+  mt_expect_error(MPI_Type_free(&null), MPI_ERR_TYPE, "MPI_Type_free", "MPI_DATATYPE_NULL");
   rc = MPI_Type_free(&predefined);
-  expect_error(rc, MPI_ERR_TYPE, "MPI_Type_free", "MPI_INT");
+  mt_expect_error(rc, MPI_ERR_TYPE, "MPI_Type_free", "MPI_INT");
   CHECK(predefined == MPI_INT, "MPI_Type_free of MPI_INT changed the handle");
   MPI_Aint addresses[1];
-  expect_error(MPI_Type_get_contents(MPI_INT, 1, 1, 1, buf, addresses, &t), MPI_ERR_TYPE, "MPI_Type_get_contents",
+  mt_expect_error(MPI_Type_get_contents(MPI_INT, 1, 1, 1, buf, addresses, &t), MPI_ERR_TYPE, "MPI_Type_get_contents",
                "a predefined type");
 
   /* Uncommitted types cannot be communicated or packed. */
   MPI_Type_vector(2, 1, 2, MPI_INT, &t);
   rc = MPI_Send(buf, 1, t, right, 0, MPI_COMM_WORLD);
-  expect_error(rc, MPI_ERR_TYPE, "MPI_Send", "an uncommitted type");
+  mt_expect_error(rc, MPI_ERR_TYPE, "MPI_Send", "an uncommitted type");
   expect_words(rc, "not committed", "an uncommitted type");
-  expect_error(MPI_Recv(buf, 1, t, left, 0, MPI_COMM_WORLD, &st), MPI_ERR_TYPE, "MPI_Recv", "an uncommitted type");
-  expect_error(MPI_Pack(buf, 1, t, packed, sizeof packed, &position, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Pack",
+  mt_expect_error(MPI_Recv(buf, 1, t, left, 0, MPI_COMM_WORLD, &st), MPI_ERR_TYPE, "MPI_Recv", "an uncommitted type");
+  mt_expect_error(MPI_Pack(buf, 1, t, packed, sizeof packed, &position, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Pack",
                "an uncommitted type");
   MPI_Type_commit(&t);
   if (mt_is_ferry()) {
     /* MPICH 4.0 packs what fits and returns MPI_SUCCESS here. */
     position = 60;
-    expect_error(MPI_Pack(buf, 1, t, packed, sizeof packed, &position, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Pack",
+    mt_expect_error(MPI_Pack(buf, 1, t, packed, sizeof packed, &position, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Pack",
                  "8 bytes into the last 4");
     CHECK(position == 60, "a failed MPI_Pack moved the position to %d", position);
     position = 0;
-    expect_error(MPI_Unpack(packed, 4, &position, buf, 1, t, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Unpack",
+    mt_expect_error(MPI_Unpack(packed, 4, &position, buf, 1, t, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Unpack",
                  "8 bytes out of 4");
     int ints[1];
     MPI_Datatype types[1];
     rc = MPI_Type_get_contents(t, 1, 0, 1, ints, NULL, types);
-    expect_error(rc, MPI_ERR_ARG, "MPI_Type_get_contents", "max_integers too small");
+    mt_expect_error(rc, MPI_ERR_ARG, "MPI_Type_get_contents", "max_integers too small");
     expect_words(rc, "max_integers", "max_integers too small");
   }
   MPI_Type_free(&t);

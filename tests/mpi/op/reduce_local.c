@@ -18,20 +18,6 @@
 
 #define N 1003 /* more than a vector block, with a tail */
 
-static void expect_error(int rc, int want_class, const char *call, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = -1;
-  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
-  MPI_Error_class(rc, &cls);
-  msg[0] = '\0';
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: %s returned error class %d (\"%s\"), expected %d", what, call, cls, msg,
-        want_class);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-#endif
-}
-
 static void integers(void) {
   static int in[N], inout[N];
   for (int i = 0; i < N; i++) {
@@ -132,8 +118,8 @@ static void derived_types(void) {
 /* MPI_REPLACE and MPI_NO_OP are for one-sided accumulate only (MPI-3.1 §11.3.4). */
 static void replace_and_no_op(void) {
   long in[2] = {-5, 6}, inout[2] = {1, 2};
-  expect_error(MPI_Reduce_local(in, inout, 2, MPI_LONG, MPI_NO_OP), MPI_ERR_OP, "MPI_Reduce_local", "MPI_NO_OP");
-  expect_error(MPI_Reduce_local(in, inout, 2, MPI_LONG, MPI_REPLACE), MPI_ERR_OP, "MPI_Reduce_local",
+  mt_expect_error(MPI_Reduce_local(in, inout, 2, MPI_LONG, MPI_NO_OP), MPI_ERR_OP, "MPI_Reduce_local", "MPI_NO_OP");
+  mt_expect_error(MPI_Reduce_local(in, inout, 2, MPI_LONG, MPI_REPLACE), MPI_ERR_OP, "MPI_Reduce_local",
                "MPI_REPLACE");
   CHECK(inout[0] == 1 && inout[1] == 2, "a refused reduction changed inoutbuf to %ld %ld", inout[0], inout[1]);
 }
@@ -194,17 +180,17 @@ static void bad_calls(void) {
     float value;
     int index;
   } fi = {0, 0}, fi2 = {0, 0};
-  expect_error(MPI_Reduce_local(&fi, &fi2, 1, MPI_FLOAT_INT, MPI_SUM), MPI_ERR_OP, "MPI_Reduce_local",
+  mt_expect_error(MPI_Reduce_local(&fi, &fi2, 1, MPI_FLOAT_INT, MPI_SUM), MPI_ERR_OP, "MPI_Reduce_local",
                "MPI_SUM on MPI_FLOAT_INT");
-  expect_error(MPI_Reduce_local(i2, i2 + 2, 2, MPI_INT, MPI_MAXLOC), MPI_ERR_OP, "MPI_Reduce_local",
+  mt_expect_error(MPI_Reduce_local(i2, i2 + 2, 2, MPI_INT, MPI_MAXLOC), MPI_ERR_OP, "MPI_Reduce_local",
                "MPI_MAXLOC on MPI_INT");
-  expect_error(MPI_Reduce_local(f, f + 1, 1, MPI_FLOAT, MPI_BAND), MPI_ERR_OP, "MPI_Reduce_local",
+  mt_expect_error(MPI_Reduce_local(f, f + 1, 1, MPI_FLOAT, MPI_BAND), MPI_ERR_OP, "MPI_Reduce_local",
                "MPI_BAND on MPI_FLOAT");
-  expect_error(MPI_Reduce_local(f, f + 1, 1, MPI_FLOAT, MPI_OP_NULL), MPI_ERR_OP, "MPI_Reduce_local",
+  mt_expect_error(MPI_Reduce_local(f, f + 1, 1, MPI_FLOAT, MPI_OP_NULL), MPI_ERR_OP, "MPI_Reduce_local",
                "MPI_OP_NULL");
 
   MPI_Op sum = MPI_SUM;
-  expect_error(MPI_Op_free(&sum), MPI_ERR_OP, "MPI_Op_free", "freeing MPI_SUM");
+  mt_expect_error(MPI_Op_free(&sum), MPI_ERR_OP, "MPI_Op_free", "freeing MPI_SUM");
   MPI_Op op = MPI_OP_NULL;
   CHECK_MPI(MPI_Op_create(shift_and_add, 1, &op));
   MPI_Op stale = op;
@@ -214,19 +200,19 @@ static void bad_calls(void) {
      * count, calls MPI_DATATYPE_NULL an op error, does not check freed
      * handles); Ferry reports them. */
     int commute = -1;
-    expect_error(MPI_Reduce_local(f, f + 1, -1, MPI_FLOAT, MPI_SUM), MPI_ERR_COUNT, "MPI_Reduce_local",
+    mt_expect_error(MPI_Reduce_local(f, f + 1, -1, MPI_FLOAT, MPI_SUM), MPI_ERR_COUNT, "MPI_Reduce_local",
                  "count -1");
-    expect_error(MPI_Reduce_local(f, f + 1, 1, MPI_DATATYPE_NULL, MPI_SUM), MPI_ERR_TYPE, "MPI_Reduce_local",
+    mt_expect_error(MPI_Reduce_local(f, f + 1, 1, MPI_DATATYPE_NULL, MPI_SUM), MPI_ERR_TYPE, "MPI_Reduce_local",
                  "MPI_DATATYPE_NULL");
     MPI_Datatype uncommitted;
     CHECK_MPI(MPI_Type_contiguous(2, MPI_FLOAT, &uncommitted));
-    expect_error(MPI_Reduce_local(f, f, 1, uncommitted, MPI_SUM), MPI_ERR_TYPE, "MPI_Reduce_local",
+    mt_expect_error(MPI_Reduce_local(f, f, 1, uncommitted, MPI_SUM), MPI_ERR_TYPE, "MPI_Reduce_local",
                  "an uncommitted datatype");
     CHECK_MPI(MPI_Type_free(&uncommitted));
-    expect_error(MPI_Op_free(&stale), MPI_ERR_OP, "MPI_Op_free", "freeing a freed op");
-    expect_error(MPI_Op_commutative(MPI_OP_NULL, &commute), MPI_ERR_OP, "MPI_Op_commutative", "MPI_OP_NULL");
-    expect_error(MPI_Op_create(NULL, 1, &op), MPI_ERR_ARG, "MPI_Op_create", "a NULL function");
-    expect_error(MPI_Reduce_local(MPI_IN_PLACE, f, 1, MPI_FLOAT, MPI_SUM), MPI_ERR_BUFFER, "MPI_Reduce_local",
+    mt_expect_error(MPI_Op_free(&stale), MPI_ERR_OP, "MPI_Op_free", "freeing a freed op");
+    mt_expect_error(MPI_Op_commutative(MPI_OP_NULL, &commute), MPI_ERR_OP, "MPI_Op_commutative", "MPI_OP_NULL");
+    mt_expect_error(MPI_Op_create(NULL, 1, &op), MPI_ERR_ARG, "MPI_Op_create", "a NULL function");
+    mt_expect_error(MPI_Reduce_local(MPI_IN_PLACE, f, 1, MPI_FLOAT, MPI_SUM), MPI_ERR_BUFFER, "MPI_Reduce_local",
                  "MPI_IN_PLACE");
   }
   /* The library still works after the errors. */

@@ -11,58 +11,42 @@
 #define TEST_NAME "part_errors"
 #include "mpitest.h"
 
-static void expect_error(int rc, int want_class, const char *call, const char *needle, const char *what) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int cls = -1, len = 0;
-  CHECK(rc != MPI_SUCCESS, "%s: %s returned MPI_SUCCESS", what, call);
-  MPI_Error_class(rc, &cls);
-  MPI_Error_string(rc, msg, &len);
-  CHECK(cls == want_class, "%s: %s returned class %d (\"%s\"), expected %d", what, call, cls, msg, want_class);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-  CHECK(strstr(msg, call) != NULL, "%s: the message \"%s\" does not name %s", what, msg, call);
-  if (needle != NULL)
-    CHECK(strstr(msg, needle) != NULL, "%s: the message \"%s\" does not mention %s", what, msg, needle);
-#else
-  (void)needle;
-#endif
-}
-
 static void bad_arguments(int rank, int size) {
   int buf[64] = {0};
   MPI_Request req = MPI_REQUEST_NULL, rreq = MPI_REQUEST_NULL;
   int peer = (rank + 1) % size;
-  expect_error(MPI_Psend_init(buf, -1, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_ARG,
+  mt_expect_error_saying(MPI_Psend_init(buf, -1, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_ARG,
                "MPI_Psend_init", "partitions", "negative partitions");
-  expect_error(MPI_Psend_init(buf, 4, -1, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_COUNT,
+  mt_expect_error_saying(MPI_Psend_init(buf, 4, -1, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_COUNT,
                "MPI_Psend_init", "count", "negative count");
-  expect_error(MPI_Psend_init(buf, 4, 4, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_RANK,
+  mt_expect_error_saying(MPI_Psend_init(buf, 4, 4, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_RANK,
                "MPI_Psend_init", "rank", "dest = size");
-  expect_error(MPI_Precv_init(buf, 4, 4, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+  mt_expect_error_saying(MPI_Precv_init(buf, 4, 4, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
                MPI_ERR_RANK, "MPI_Precv_init", "source", "MPI_ANY_SOURCE");
-  expect_error(MPI_Precv_init(buf, 4, 4, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+  mt_expect_error_saying(MPI_Precv_init(buf, 4, 4, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
                MPI_ERR_TAG, "MPI_Precv_init", NULL, "MPI_ANY_TAG");
-  expect_error(MPI_Psend_init(buf, 4, 4, MPI_DATATYPE_NULL, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+  mt_expect_error_saying(MPI_Psend_init(buf, 4, 4, MPI_DATATYPE_NULL, peer, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
                MPI_ERR_TYPE, "MPI_Psend_init", NULL, "MPI_DATATYPE_NULL");
-  expect_error(MPI_Psend_init(buf, 4, 4, MPI_INT, peer, 0, MPI_COMM_NULL, MPI_INFO_NULL, &req), MPI_ERR_COMM,
+  mt_expect_error_saying(MPI_Psend_init(buf, 4, 4, MPI_INT, peer, 0, MPI_COMM_NULL, MPI_INFO_NULL, &req), MPI_ERR_COMM,
                "MPI_Psend_init", NULL, "MPI_COMM_NULL");
 
   /* A request that is started never: Pready says it is inactive. */
   CHECK_MPI(MPI_Psend_init(buf, 4, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
-  expect_error(MPI_Pready(0, req), MPI_ERR_REQUEST, "MPI_Pready", "not active", "Pready before MPI_Start");
+  mt_expect_error_saying(MPI_Pready(0, req), MPI_ERR_REQUEST, "MPI_Pready", "not active", "Pready before MPI_Start");
   CHECK_MPI(MPI_Start(&req));
-  expect_error(MPI_Pready(4, req), MPI_ERR_ARG, "MPI_Pready", "partition 4", "partition = partitions");
-  expect_error(MPI_Pready(-1, req), MPI_ERR_ARG, "MPI_Pready", "partition -1", "partition = -1");
-  expect_error(MPI_Pready_range(2, 1, req), MPI_ERR_ARG, "MPI_Pready_range", "partition_low", "low > high");
-  expect_error(MPI_Pready_range(0, 9, req), MPI_ERR_ARG, "MPI_Pready_range", "partition_high 9", "high too big");
+  mt_expect_error_saying(MPI_Pready(4, req), MPI_ERR_ARG, "MPI_Pready", "partition 4", "partition = partitions");
+  mt_expect_error_saying(MPI_Pready(-1, req), MPI_ERR_ARG, "MPI_Pready", "partition -1", "partition = -1");
+  mt_expect_error_saying(MPI_Pready_range(2, 1, req), MPI_ERR_ARG, "MPI_Pready_range", "partition_low", "low > high");
+  mt_expect_error_saying(MPI_Pready_range(0, 9, req), MPI_ERR_ARG, "MPI_Pready_range", "partition_high 9", "high too big");
   int list[3] = {0, 7, 1};
-  expect_error(MPI_Pready_list(3, list, req), MPI_ERR_ARG, "MPI_Pready_list", "array_of_partitions[1]",
+  mt_expect_error_saying(MPI_Pready_list(3, list, req), MPI_ERR_ARG, "MPI_Pready_list", "array_of_partitions[1]",
                "list entry out of range");
-  expect_error(MPI_Pready_list(2, NULL, req), MPI_ERR_ARG, "MPI_Pready_list", "array_of_partitions", "NULL list");
+  mt_expect_error_saying(MPI_Pready_list(2, NULL, req), MPI_ERR_ARG, "MPI_Pready_list", "array_of_partitions", "NULL list");
   CHECK_MPI(MPI_Pready(1, req));
-  expect_error(MPI_Pready(1, req), MPI_ERR_ARG, "MPI_Pready", "already ready", "Pready twice");
-  expect_error(MPI_Pready(0, MPI_REQUEST_NULL), MPI_ERR_REQUEST, "MPI_Pready", NULL, "MPI_REQUEST_NULL");
+  mt_expect_error_saying(MPI_Pready(1, req), MPI_ERR_ARG, "MPI_Pready", "already ready", "Pready twice");
+  mt_expect_error_saying(MPI_Pready(0, MPI_REQUEST_NULL), MPI_ERR_REQUEST, "MPI_Pready", NULL, "MPI_REQUEST_NULL");
   int flag = 0;
-  expect_error(MPI_Parrived(req, 0, &flag), MPI_ERR_REQUEST, "MPI_Parrived", "receive", "Parrived on a send");
+  mt_expect_error_saying(MPI_Parrived(req, 0, &flag), MPI_ERR_REQUEST, "MPI_Parrived", "receive", "Parrived on a send");
   CHECK_MPI(MPI_Pready_range(2, 3, req));
   CHECK_MPI(MPI_Pready(0, req));
   MPI_Status st;
@@ -71,10 +55,10 @@ static void bad_arguments(int rank, int size) {
 
   /* Pready on a receive, Parrived out of range; MPI_PROC_NULL receive. */
   CHECK_MPI(MPI_Precv_init(buf, 4, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &rreq));
-  expect_error(MPI_Parrived(rreq, 0, &flag), MPI_ERR_REQUEST, "MPI_Parrived", "not active", "Parrived inactive");
+  mt_expect_error_saying(MPI_Parrived(rreq, 0, &flag), MPI_ERR_REQUEST, "MPI_Parrived", "not active", "Parrived inactive");
   CHECK_MPI(MPI_Start(&rreq));
-  expect_error(MPI_Pready(0, rreq), MPI_ERR_REQUEST, "MPI_Pready", "partitioned send", "Pready on a receive");
-  expect_error(MPI_Parrived(rreq, 4, &flag), MPI_ERR_ARG, "MPI_Parrived", "partition 4", "Parrived range");
+  mt_expect_error_saying(MPI_Pready(0, rreq), MPI_ERR_REQUEST, "MPI_Pready", "partitioned send", "Pready on a receive");
+  mt_expect_error_saying(MPI_Parrived(rreq, 4, &flag), MPI_ERR_ARG, "MPI_Parrived", "partition 4", "Parrived range");
   flag = 0;
   CHECK_MPI(MPI_Parrived(rreq, 3, &flag));
   CHECK(flag, "MPI_PROC_NULL receive: partition 3 not arrived");
@@ -85,7 +69,7 @@ static void bad_arguments(int rank, int size) {
   CHECK(flag, "MPI_Parrived(MPI_REQUEST_NULL) gave flag 0");
   /* MPI_Start while active */
   CHECK_MPI(MPI_Start(&req));
-  expect_error(MPI_Start(&req), MPI_ERR_REQUEST, "MPI_Start", NULL, "MPI_Start of an active request");
+  mt_expect_error_saying(MPI_Start(&req), MPI_ERR_REQUEST, "MPI_Start", NULL, "MPI_Start of an active request");
   CHECK_MPI(MPI_Pready_range(0, 3, req));
   CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
   CHECK_MPI(MPI_Request_free(&req));
@@ -115,11 +99,11 @@ static void with_partner(int rank, int peer) {
     CHECK_MPI(MPI_Psend_init(sbuf, 8, 8, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     CHECK_MPI(MPI_Start(&req));
     CHECK_MPI(MPI_Pready_range(0, 7, req));
-    expect_error(MPI_Wait(&req, &st), MPI_ERR_TRUNCATE, "MPI_Wait", NULL, "sender of a too large message");
+    mt_expect_error_saying(MPI_Wait(&req, &st), MPI_ERR_TRUNCATE, "MPI_Wait", NULL, "sender of a too large message");
   } else {
     CHECK_MPI(MPI_Precv_init(rbuf, 8, 4, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
     CHECK_MPI(MPI_Start(&req));
-    expect_error(MPI_Wait(&req, &st), MPI_ERR_TRUNCATE, "MPI_Wait", NULL, "receiver of a too large message");
+    mt_expect_error_saying(MPI_Wait(&req, &st), MPI_ERR_TRUNCATE, "MPI_Wait", NULL, "receiver of a too large message");
   }
   CHECK_MPI(MPI_Request_free(&req));
 

@@ -7,16 +7,6 @@
 #define TEST_NAME "rma_direct_errors"
 #include "../mpitest.h"
 
-static void expect(int rc, int cls, const char *call, const char *what) {
-  int got;
-  MPI_Error_class(rc, &got);
-  CHECK(got == cls, "%s: error class %d, expected %d", what, got, cls);
-  char text[MPI_MAX_ERROR_STRING];
-  int len;
-  MPI_Error_string(rc, text, &len);
-  if (mt_is_ferry()) CHECK(strstr(text, call) != NULL, "%s: message '%s' does not name %s", what, text, call);
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -38,56 +28,56 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&two_longs);
 
   /* No epoch yet. */
-  expect(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put, no epoch");
-  expect(MPI_Get(&r, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Get", "get, no epoch");
-  expect(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put, no epoch");
+  mt_expect_error(MPI_Get(&r, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Get", "get, no epoch");
+  mt_expect_error(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC, "MPI_Fetch_and_op",
          "fetch_and_op, no epoch");
-  expect(MPI_Compare_and_swap(&v, &c, &r, MPI_LONG, target, 0, win), MPI_ERR_RMA_SYNC, "MPI_Compare_and_swap",
+  mt_expect_error(MPI_Compare_and_swap(&v, &c, &r, MPI_LONG, target, 0, win), MPI_ERR_RMA_SYNC, "MPI_Compare_and_swap",
          "compare_and_swap, no epoch");
-  expect(MPI_Win_flush(target, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush, no epoch");
+  mt_expect_error(MPI_Win_flush(target, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush, no epoch");
 
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
   /* Put and Get. */
-  expect(MPI_Put(&v, 1, MPI_LONG, size, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "put, bad rank");
-  expect(MPI_Put(&v, 1, MPI_LONG, -7, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "put, negative rank");
-  expect(MPI_Put(&v, 1, MPI_LONG, target, -1, 1, MPI_LONG, win), MPI_ERR_DISP, "MPI_Put", "put, negative disp");
-  expect(MPI_Put(&v, 1, MPI_LONG, target, 4, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put, past the end");
-  expect(MPI_Put(&v, 2, MPI_LONG, target, 3, 2, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put, across the end");
-  expect(MPI_Put(&v, -1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_COUNT, "MPI_Put", "put, origin count");
-  expect(MPI_Put(&v, 1, MPI_LONG, target, 0, -1, MPI_LONG, win), MPI_ERR_COUNT, "MPI_Put", "put, target count");
-  expect(MPI_Put(NULL, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_BUFFER, "MPI_Put", "put, NULL buffer");
-  expect(MPI_Put(&v, 1, MPI_DATATYPE_NULL, target, 0, 1, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "put, null type");
-  expect(MPI_Put(&v, 1, uncommitted, target, 0, 2, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "put, uncommitted");
-  expect(MPI_Put(&v, 1, MPI_LONG, target, 0, 2, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "put, sizes differ");
-  expect(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Put", "put, null win");
-  expect(MPI_Get(&r, 1, MPI_LONG, target, 4, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Get", "get, past the end");
-  expect(MPI_Get(NULL, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_BUFFER, "MPI_Get", "get, NULL buffer");
-  expect(MPI_Get(&r, 1, MPI_LONG, size + 3, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Get", "get, bad rank");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, size, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "put, bad rank");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, -7, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "put, negative rank");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, -1, 1, MPI_LONG, win), MPI_ERR_DISP, "MPI_Put", "put, negative disp");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 4, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put, past the end");
+  mt_expect_error(MPI_Put(&v, 2, MPI_LONG, target, 3, 2, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put, across the end");
+  mt_expect_error(MPI_Put(&v, -1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_COUNT, "MPI_Put", "put, origin count");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 0, -1, MPI_LONG, win), MPI_ERR_COUNT, "MPI_Put", "put, target count");
+  mt_expect_error(MPI_Put(NULL, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_BUFFER, "MPI_Put", "put, NULL buffer");
+  mt_expect_error(MPI_Put(&v, 1, MPI_DATATYPE_NULL, target, 0, 1, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "put, null type");
+  mt_expect_error(MPI_Put(&v, 1, uncommitted, target, 0, 2, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "put, uncommitted");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 0, 2, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "put, sizes differ");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Put", "put, null win");
+  mt_expect_error(MPI_Get(&r, 1, MPI_LONG, target, 4, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Get", "get, past the end");
+  mt_expect_error(MPI_Get(NULL, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_BUFFER, "MPI_Get", "get, NULL buffer");
+  mt_expect_error(MPI_Get(&r, 1, MPI_LONG, size + 3, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Get", "get, bad rank");
   /* Fetch_and_op and Compare_and_swap. */
-  expect(MPI_Fetch_and_op(&v, &r, MPI_BYTE, target, 0, MPI_SUM, win), MPI_ERR_OP, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Fetch_and_op(&v, &r, MPI_BYTE, target, 0, MPI_SUM, win), MPI_ERR_OP, "MPI_Fetch_and_op",
          "fetch_and_op, sum of bytes");
-  expect(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 0, MPI_OP_NULL, win), MPI_ERR_OP, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 0, MPI_OP_NULL, win), MPI_ERR_OP, "MPI_Fetch_and_op",
          "fetch_and_op, null op");
-  expect(MPI_Fetch_and_op(&v, NULL, MPI_LONG, target, 0, MPI_SUM, win), MPI_ERR_BUFFER, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Fetch_and_op(&v, NULL, MPI_LONG, target, 0, MPI_SUM, win), MPI_ERR_BUFFER, "MPI_Fetch_and_op",
          "fetch_and_op, NULL result");
-  expect(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 4, MPI_SUM, win), MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 4, MPI_SUM, win), MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op",
          "fetch_and_op, past the end");
-  expect(MPI_Fetch_and_op(&v, &r, MPI_LONG, size, 0, MPI_SUM, win), MPI_ERR_RANK, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Fetch_and_op(&v, &r, MPI_LONG, size, 0, MPI_SUM, win), MPI_ERR_RANK, "MPI_Fetch_and_op",
          "fetch_and_op, bad rank");
-  expect(MPI_Fetch_and_op(&v, &r, MPI_DATATYPE_NULL, target, 0, MPI_SUM, win), MPI_ERR_TYPE, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Fetch_and_op(&v, &r, MPI_DATATYPE_NULL, target, 0, MPI_SUM, win), MPI_ERR_TYPE, "MPI_Fetch_and_op",
          "fetch_and_op, null type");
-  expect(MPI_Compare_and_swap(&v, &c, &r, two_longs, target, 0, win), MPI_ERR_TYPE, "MPI_Compare_and_swap",
+  mt_expect_error(MPI_Compare_and_swap(&v, &c, &r, two_longs, target, 0, win), MPI_ERR_TYPE, "MPI_Compare_and_swap",
          "compare_and_swap, derived type");
-  expect(MPI_Compare_and_swap(&v, NULL, &r, MPI_LONG, target, 0, win), MPI_ERR_ARG, "MPI_Compare_and_swap",
+  mt_expect_error(MPI_Compare_and_swap(&v, NULL, &r, MPI_LONG, target, 0, win), MPI_ERR_ARG, "MPI_Compare_and_swap",
          "compare_and_swap, NULL compare");
-  expect(MPI_Compare_and_swap(&v, &c, &r, MPI_LONG, target, -2, win), MPI_ERR_DISP, "MPI_Compare_and_swap",
+  mt_expect_error(MPI_Compare_and_swap(&v, &c, &r, MPI_LONG, target, -2, win), MPI_ERR_DISP, "MPI_Compare_and_swap",
          "compare_and_swap, negative disp");
-  expect(MPI_Win_flush(size, win), MPI_ERR_RANK, "MPI_Win_flush", "flush, bad rank");
+  mt_expect_error(MPI_Win_flush(size, win), MPI_ERR_RANK, "MPI_Win_flush", "flush, bad rank");
   if (size > 1) {
     int other = (target + 1) % size;  /* locked by nobody here */
     if (other != target) {
-      expect(MPI_Put(&v, 1, MPI_LONG, other, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put, unlocked rank");
-      expect(MPI_Win_flush(other, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush, unlocked rank");
+      mt_expect_error(MPI_Put(&v, 1, MPI_LONG, other, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put, unlocked rank");
+      mt_expect_error(MPI_Win_flush(other, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush, unlocked rank");
     }
   }
   /* And the good calls still work (the target's element 1 is its own). */
@@ -98,13 +88,13 @@ int main(int argc, char **argv) {
   CHECK(r == 5, "got %ld after putting 5", r);
   CHECK_MPI(MPI_Win_unlock(target, win));
   /* After the epoch: erroneous again. */
-  expect(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put after unlock");
-  expect(MPI_Win_flush(target, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush after unlock");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put after unlock");
+  mt_expect_error(MPI_Win_flush(target, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush after unlock");
   /* A fence epoch, then one that NOSUCCEED closes. */
   CHECK_MPI(MPI_Win_fence(0, win));
-  expect(MPI_Put(&v, 1, MPI_LONG, target, 9, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put in fence, range");
+  mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 9, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put in fence, range");
   CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
-  expect(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC, "MPI_Fetch_and_op",
+  mt_expect_error(MPI_Fetch_and_op(&v, &r, MPI_LONG, target, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC, "MPI_Fetch_and_op",
          "fetch_and_op after the last fence");
   MPI_Type_free(&uncommitted);
   MPI_Type_free(&two_longs);

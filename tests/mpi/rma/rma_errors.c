@@ -10,16 +10,6 @@ static void on_error(MPI_Win *win, int *code, ...) {
   ++handler_calls;
 }
 
-static void expect(int rc, int cls, const char *call, const char *what) {
-  int got;
-  MPI_Error_class(rc, &got);
-  CHECK(got == cls, "%s: error class %d, expected %d", what, got, cls);
-  char text[MPI_MAX_ERROR_STRING];
-  int len;
-  MPI_Error_string(rc, text, &len);
-  if (mt_is_ferry()) CHECK(strstr(text, call) != NULL, "%s: message '%s' does not name %s", what, text, call);
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -30,22 +20,22 @@ int main(int argc, char **argv) {
   MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   int v = 1;
-  expect(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put outside an epoch");
-  expect(MPI_Win_unlock(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "unlock without lock");
-  expect(MPI_Win_lock(999, 0, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock", "bad lock type");
-  expect(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete", "complete without start");
-  expect(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait", "wait without post");
-  expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "flush_all outside an epoch");
-  expect(MPI_Win_flush_local_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local_all", "flush_local_all outside an epoch");
+  mt_expect_error(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put outside an epoch");
+  mt_expect_error(MPI_Win_unlock(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "unlock without lock");
+  mt_expect_error(MPI_Win_lock(999, 0, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock", "bad lock type");
+  mt_expect_error(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete", "complete without start");
+  mt_expect_error(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait", "wait without post");
+  mt_expect_error(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "flush_all outside an epoch");
+  mt_expect_error(MPI_Win_flush_local_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local_all", "flush_local_all outside an epoch");
   MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
   CHECK(MPI_Win_flush_all(win) == MPI_SUCCESS, "flush_all with a lock held failed");
-  expect(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "second lock on one target");
-  expect(MPI_Put(&v, 1, MPI_INT, 0, 4, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put past the window");
-  expect(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK, "MPI_Put", "bad target rank");
-  expect(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP, "MPI_Accumulate", "null op");
-  expect(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free", "free with a lock held");
+  mt_expect_error(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "second lock on one target");
+  mt_expect_error(MPI_Put(&v, 1, MPI_INT, 0, 4, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put past the window");
+  mt_expect_error(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK, "MPI_Put", "bad target rank");
+  mt_expect_error(MPI_Accumulate(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP, "MPI_Accumulate", "null op");
+  mt_expect_error(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free", "free with a lock held");
   MPI_Win_unlock(0, win);
-  expect(MPI_Win_fence(-1, win), MPI_ERR_ASSERT, "MPI_Win_fence", "bad assert");
+  mt_expect_error(MPI_Win_fence(-1, win), MPI_ERR_ASSERT, "MPI_Win_fence", "bad assert");
   /* A user's handler is called with the window. */
   MPI_Errhandler eh;
   MPI_Win_create_errhandler(on_error, &eh);
