@@ -19,8 +19,6 @@
  * the fix the ranks with data waited for ever. Ferry only.
  */
 #define TEST_NAME "zero_count_mismatch"
-#include <string.h>
-
 #include "../mpitest.h"
 
 #define SMALL 100
@@ -29,25 +27,7 @@
 static int rank, size;
 static int *sbuf, *rbuf;
 
-enum { kBcast, kReduce, kAllreduce, kGather, kScatter, kAllgather, kAlltoall, kReduceScatterBlock, kScan, kExscan, kOps };
-static const char *const names[kOps] = {"MPI_Bcast",   "MPI_Reduce",    "MPI_Allreduce", "MPI_Gather",
-                                        "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",  "MPI_Reduce_scatter_block",
-                                        "MPI_Scan",    "MPI_Exscan"};
-
-static int call(int op, int n, MPI_Comm comm) {
-  switch (op) {
-    case kBcast: return MPI_Bcast(sbuf, n, MPI_INT, 0, comm);
-    case kReduce: return MPI_Reduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, 0, comm);
-    case kAllreduce: return MPI_Allreduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
-    case kGather: return MPI_Gather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, 0, comm);
-    case kScatter: return MPI_Scatter(sbuf, n, MPI_INT, rbuf, n, MPI_INT, 0, comm);
-    case kAllgather: return MPI_Allgather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, comm);
-    case kAlltoall: return MPI_Alltoall(sbuf, n, MPI_INT, rbuf, n, MPI_INT, comm);
-    case kReduceScatterBlock: return MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
-    case kScan: return MPI_Scan(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
-    default: return MPI_Exscan(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
-  }
-}
+#include "count_mismatch.h"
 
 /* Whether rank `r`, having passed data, reads what a rank of 0 bytes
  * should have sent (so that it would wait for it): rank 0 passes `mine`,
@@ -70,30 +50,12 @@ static void disagree(MPI_Comm comm, int op, int mine, int others, const char *wh
   const int n = rank == 0 ? mine : others;
   int rc = call(op, n, comm);
   if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int cls = -1, len = 0;
-    MPI_Error_class(rc, &cls);
-    msg[0] = 0;
-    MPI_Error_string(rc, msg, &len);
-    CHECK(cls == MPI_ERR_TRUNCATE || cls == MPI_ERR_OTHER, "%s, %s: error class %d (\"%s\")", names[op], what, cls,
-          msg);
-    CHECK(strstr(msg, "passed 0 bytes") != NULL, "%s, %s: the message \"%s\" does not name the 0 bytes", names[op],
-          what, msg);
-#ifdef FERRY_CHECK_ERROR_STRINGS
-    CHECK(strstr(msg, names[op]) != NULL, "%s, %s: the message \"%s\" does not name the call", names[op], what, msg);
-#endif
+    check_mismatch_error(rc, op, "passed 0 bytes", what);
   } else {
     CHECK(!must_fail(op, rank, mine, others), "%s, %s: rank %d passed %d ints and did not fail", names[op], what, rank,
           n);
   }
-  /* Still in step: a correct bcast and allreduce on the same communicator. */
-  for (int i = 0; i < 16; i++) sbuf[i] = rank == 0 ? op * 1000 + i : -1;
-  CHECK(MPI_Bcast(sbuf, 16, MPI_INT, 0, comm) == MPI_SUCCESS, "%s, %s: the next bcast failed", names[op], what);
-  for (int i = 0; i < 16; i++)
-    CHECK(sbuf[i] == op * 1000 + i, "%s, %s: next bcast [%d] = %d", names[op], what, i, sbuf[i]);
-  int one = 1, sum = 0;
-  CHECK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && sum == size,
-        "%s, %s: the next allreduce failed (sum %d)", names[op], what, sum);
+  check_still_in_step(comm, op, what);
 }
 
 int main(int argc, char **argv) {
