@@ -64,17 +64,6 @@ void free_copy(void* p) { std::free(p); }
 
 std::string body_of(wire::Encoder& e) { return e.finish().substr(wire::kFrameHeader); }
 
-void put_strings(wire::Encoder& e, const std::vector<std::string>& v) {
-  e.u32(uint32_t(v.size()));
-  for (const std::string& s : v) e.str(s);
-}
-
-std::vector<std::string> get_strings(wire::Decoder& d) {
-  std::vector<std::string> v(std::min<uint32_t>(d.u32(), 1u << 16));
-  for (std::string& s : v) s = d.str();
-  return v;
-}
-
 }  // namespace
 
 std::string encode_request(const Request& r) {
@@ -180,10 +169,10 @@ std::string encode_spawn(const SpawnParse& parsed) {
   e.str(parsed.problem).i32(parsed.status).str(r.parent_nspace).i32(r.parent_rank).u32(uint32_t(r.apps.size()));
   for (const SpawnApp& a : r.apps) {
     e.str(a.cmd);
-    put_strings(e, a.argv);
-    put_strings(e, a.env);
+    e.strings(a.argv);
+    e.strings(a.env);
     e.str(a.wdir).str(a.search_path);
-    put_strings(e, a.hosts);
+    e.strings(a.hosts);
     e.str(a.hostfile).i32(a.maxprocs);
   }
   return body_of(e);
@@ -200,11 +189,11 @@ bool decode_spawn(std::string_view payload, SpawnParse* parsed) {
   for (uint32_t i = 0; i < napps && d.ok(); ++i) {
     SpawnApp a;
     a.cmd = d.str();
-    a.argv = get_strings(d);
-    a.env = get_strings(d);
+    a.argv = d.strings();
+    a.env = d.strings();
     a.wdir = d.str();
     a.search_path = d.str();
-    a.hosts = get_strings(d);
+    a.hosts = d.strings();
     a.hostfile = d.str();
     a.maxprocs = d.i32();
     r.apps.push_back(std::move(a));

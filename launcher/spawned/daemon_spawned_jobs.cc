@@ -6,20 +6,6 @@
 #include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
-namespace {
-
-void put_strings(wire::Encoder& e, const std::vector<std::string>& v) {
-  e.u32(uint32_t(v.size()));
-  for (const std::string& s : v) e.str(s);
-}
-
-std::vector<std::string> get_strings(wire::Decoder& d) {
-  std::vector<std::string> v(std::min<uint32_t>(d.u32(), 1u << 16));
-  for (std::string& s : v) s = d.str();
-  return v;
-}
-
-}  // namespace
 
 std::string encode_remote_spawn(const RemoteSpawn& spawn) {
   const SpawnedJobSetup& s = spawn.setup;
@@ -37,8 +23,8 @@ std::string encode_remote_spawn(const RemoteSpawn& spawn) {
   e.u32(uint32_t(s.apps.size()));
   for (const SpawnApp& a : s.apps) {
     e.str(a.cmd);
-    put_strings(e, a.argv);
-    put_strings(e, a.env);
+    e.strings(a.argv);
+    e.strings(a.env);
     e.str(a.wdir).str(a.search_path).i32(a.maxprocs);
   }
   return e.finish();
@@ -79,8 +65,8 @@ bool decode_remote_spawn(std::string_view body, RemoteSpawn* spawn) {
   for (uint32_t i = 0; i < napps && d.ok(); ++i) {
     SpawnApp a;
     a.cmd = d.str();
-    a.argv = get_strings(d);
-    a.env = get_strings(d);
+    a.argv = d.strings();
+    a.env = d.strings();
     a.wdir = d.str();
     a.search_path = d.str();
     a.maxprocs = d.i32();

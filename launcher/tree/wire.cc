@@ -38,6 +38,12 @@ Encoder& Encoder::str(std::string_view v) {
   return *this;
 }
 
+Encoder& Encoder::strings(const std::vector<std::string>& v) {
+  u32(uint32_t(v.size()));
+  for (const std::string& s : v) str(s);
+  return *this;
+}
+
 Encoder& Encoder::raw(std::string_view v) {
   frame_.append(v);
   return *this;
@@ -86,6 +92,19 @@ std::string Decoder::str() {
   }
   std::string v(rest_.substr(0, n));
   rest_.remove_prefix(n);
+  return v;
+}
+
+std::vector<std::string> Decoder::strings() {
+  uint32_t n = u32();
+  // Each string takes at least its 4-byte length: a count the rest cannot
+  // hold is a corrupt frame, refused before anything is allocated for it.
+  if (!ok_ || n > rest_.size() / 4) {
+    ok_ = false;
+    return {};
+  }
+  std::vector<std::string> v(n);
+  for (std::string& s : v) s = str();
   return v;
 }
 

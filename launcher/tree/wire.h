@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ferry::launcher::wire {
 
@@ -57,6 +58,7 @@ class Encoder {
   Encoder& i32(int32_t v) { return u32(uint32_t(v)); }
   Encoder& u64(uint64_t v);
   Encoder& str(std::string_view v);
+  Encoder& strings(const std::vector<std::string>& v);  // a count, then each str
   Encoder& raw(std::string_view v);  // bytes as they are (a body passed on)
   // The whole frame, length header filled in; the encoder is spent. By
   // value, so that `const std::string& f = Encoder(...).finish()` cannot
@@ -77,6 +79,7 @@ class Decoder {
   int32_t i32() { return int32_t(u32()); }
   uint64_t u64();
   std::string str();
+  std::vector<std::string> strings();
   bool ok() const { return ok_; }
 
  private:

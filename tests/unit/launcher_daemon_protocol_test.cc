@@ -81,6 +81,20 @@ TEST(Wire, EveryFieldRoundTrips) {
   EXPECT_FALSE(d.ok());
 }
 
+TEST(Wire, StringListsRoundTripAndACountPastTheBodyIsRefused) {
+  const std::vector<std::string> argv{"./app", "", "--n=3"};
+  const std::string body = body_of(wire::Encoder(Type::kOutput).strings(argv).strings({}).finish());
+  wire::Decoder d(body);
+  EXPECT_EQ(d.strings(), argv);
+  EXPECT_TRUE(d.strings().empty());
+  EXPECT_TRUE(d.ok());
+  // A count of 2^30 strings in a body of 4 bytes: refused before any is made.
+  const std::string corrupt = body_of(wire::Encoder(Type::kOutput).u32(1u << 30).finish());
+  wire::Decoder c(corrupt);
+  EXPECT_TRUE(c.strings().empty());
+  EXPECT_FALSE(c.ok());
+}
+
 TEST(Wire, EveryTruncationOfABodyIsDetected) {
   std::string body = body_of(wire::Encoder(Type::kRankExited).u32(5).u64(99).str("hello").finish());
   for (size_t cut = 0; cut < body.size(); ++cut) {
