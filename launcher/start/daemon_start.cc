@@ -1,9 +1,12 @@
 #include "launcher/start/daemon_start.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <sstream>
@@ -32,6 +35,16 @@ std::string daemon_path() {
   std::string path(self, size_t(n));
   return path.substr(0, path.rfind('/') + 1) + "ferryd";
 }
+
+// Whether the peer of `fd` has closed its end (or the socket failed): a
+// daemon's parent that is gone.
+bool hung_up(int fd) {
+  pollfd p = {fd, POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+// How often a daemon starting its children looks at its parent's link.
+constexpr auto kParentCheck = std::chrono::milliseconds(100);
 
 }  // namespace
 
@@ -68,7 +81,7 @@ std::string start_failure_message(const JobPlan& plan, const StartFailure& failu
 }
 
 std::optional<StartFailure> start_children(const JobPlan& plan, int position, const std::string& addresses,
-                                           int port) {
+                                           int port, const ParentWatch& parent) {
   const std::string ferryd = daemon_path();
   const std::string plan_bytes = encode_plan(plan);
   const std::string stdin_data = std::to_string(plan_bytes.size()) + "\n" + plan_bytes;
@@ -79,8 +92,10 @@ std::optional<StartFailure> start_children(const JobPlan& plan, int position, co
   std::deque<int> waiting(children.begin(), children.end());
   int started = 0;
   std::optional<StartFailure> first_failure;
+  int workers_done = 0;
+  std::condition_variable worker_done;
 
-  auto worker = [&]() {
+  auto start_some = [&]() {
     for (;;) {
       int child;
       {
@@ -111,9 +126,27 @@ std::optional<StartFailure> start_children(const JobPlan& plan, int position, co
     }
   };
 
+  auto worker = [&]() {
+    start_some();
+    std::lock_guard lock(mutex);
+    ++workers_done;
+    worker_done.notify_one();
+  };
+
   int workers = std::min(kMaxParallelStarts, int(children.size()));
   std::vector<std::thread> threads;
   for (int i = 0; i < workers; ++i) threads.emplace_back(worker);
+  {
+    std::unique_lock lock(mutex);
+    while (workers_done < workers) {
+      worker_done.wait_for(lock, kParentCheck);
+      if (workers_done < workers && parent.fd >= 0 && hung_up(parent.fd)) {
+        FERRY_DEBUG(kLaunch, "the parent went while %d of %zu child daemons were started; ending", started,
+                    children.size());
+        parent.gone();  // does not return: the starts in flight end with this process
+      }
+    }
+  }
   for (std::thread& t : threads) t.join();
   FERRY_DEBUG(kLaunch, "started %d of %zu child daemons in %.1f ms%s", started, children.size(),
               monotonic_ms() - t0, first_failure ? " (then one failed)" : "");

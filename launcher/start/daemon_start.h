@@ -5,6 +5,7 @@
 // rather than hosts / kMaxParallelStarts.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,15 @@ struct StartFailure {
   std::string error;  // one line, "mpirun: <host>: ..."
 };
 
+// A daemon's link to its parent, watched while the daemon starts its
+// children: when the parent goes (mpirun killed, its host lost), `gone` is
+// called and must not return (the daemon ends), instead of the daemon
+// starting the rest of its subtree for nobody for up to the start timeout.
+struct ParentWatch {
+  int fd = -1;  // -1: mpirun, which has no parent
+  std::function<void()> gone;
+};
+
 // Starts a daemon at every child of `position` (mpirun: 0), each told to
 // connect back to `addresses` (comma-separated) and `port`, where this
 // process listens. Blocks until every child has started and connected (so
@@ -33,7 +43,7 @@ struct StartFailure {
 // first failure; after one, no further child is started. A daemon started
 // already ends by itself once its parent goes.
 std::optional<StartFailure> start_children(const JobPlan& plan, int position, const std::string& addresses,
-                                           int port);
+                                           int port, const ParentWatch& parent = {});
 
 // What mpirun says about a daemon that could not be started: for one of
 // its own children, the error as it is ("mpirun: node2: ..."); deeper, with

@@ -191,9 +191,12 @@ class NodeDaemon {
   // start is what the whole job waits for. Blocking, before the event loop
   // first runs: the loop reaps every child process (waitpid(-1)), and a
   // launch agent's exit status belongs to its start. Meanwhile what comes
-  // from the parent and the children waits in their sockets.
+  // from the parent and the children waits in their sockets, but the
+  // parent's going ends this daemon at once (ParentWatch).
   void start_children_here() {
-    if (std::optional<StartFailure> failed = start_children(plan_, position_, listen_addresses_, listen_port_)) {
+    ParentWatch parent{parent_.fd(), [this] { finish(1); }};
+    if (std::optional<StartFailure> failed =
+            start_children(plan_, position_, listen_addresses_, listen_port_, parent)) {
       tree_->send_up(wire::Encoder(wire::Type::kStartFailed)
                          .u32(uint32_t(failed->position))
                          .str(failed->error)

@@ -147,6 +147,35 @@ case_interrupt_deep() {
   expect_nothing_left
 }
 
+# mpirun is killed (SIGKILL: no word to the daemons) while the chain
+# mpirun -> sim1 -> sim2 -> sim3 is starting, each start taking 3 s: sim1's
+# daemon, waiting on sim2's start, sees its parent's link close and ends at
+# once, instead of finishing the start (and sim2 its own) for nobody; the
+# daemon started late for sim2 finds no parent to connect to and ends too.
+case_killed_mid_start() {
+  local i
+  hosts 4
+  SIM_DELAY=3 FERRY_LAUNCH_FANOUT=1 timeout 60 "$MPIRUN" --hostfile "$WORK/hosts" --launch-agent "$AGENT" \
+    --bind-to none --no-torch-env -n 4 sleep "$MARK" >"$WORK/out" 2>"$WORK/err" </dev/null &
+  local job=$!
+  for i in $(seq 1 100); do
+    [ -n "$(our_daemons)" ] && break
+    sleep 0.1
+  done
+  [ -n "$(our_daemons)" ] || { kill $job; fail "sim1's daemon did not start"; }
+  sleep 0.3  # sim1's daemon is in its start of sim2 now (3 s)
+  local mpirun_pid
+  mpirun_pid=$(pgrep -P $job -x mpirun)  # timeout(1) would not pass SIGKILL on
+  [ -n "$mpirun_pid" ] || { kill $job; fail "no mpirun under timeout(1)"; }
+  kill -KILL "$mpirun_pid"
+  wait $job 2>/dev/null
+  sleep 1
+  [ -z "$(our_daemons)" ] || fail "1 s after mpirun was killed, daemons still run: $(our_daemons | tr '\n' ' ')"
+  sleep 4  # the agent's start of sim2 has run its ferryd by now
+  [ -z "$(our_daemons)" ] || fail "5 s after mpirun was killed, daemons still run: $(our_daemons | tr '\n' ' ')"
+  ! pgrep -f "sleep $MARK" >/dev/null || fail "ranks left: $(pgrep -f "sleep $MARK" | tr '\n' ' ')"
+}
+
 # A rank at the bottom of the tree fails: its exit comes up three links,
 # mpirun names it and ends the rest.
 case_deep_rank_fails() {
