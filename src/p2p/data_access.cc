@@ -16,6 +16,21 @@ namespace {
 
 Err device_failure(const std::string& what) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", what.c_str()); }
 
+// Copies between the request's GPU buffer and host memory (a staging
+// buffer, the packed bytes), on the stream of the buffer's context as
+// locate() found it: no pointer is asked about again. A request described
+// without locate() (memory set by hand) is asked about here.
+std::optional<std::string> copy(const Request* r, void* dst, const void* src, size_t n) {
+  if (r->device.memory != device::Memory::kDevice) return device::staging::copy(dst, src, n);
+  return device::staging::copy(r->device, dst, src, n);
+}
+std::optional<std::string> copy_2d(const Request* r, void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                                   size_t width, size_t rows) {
+  if (r->device.memory != device::Memory::kDevice)
+    return device::staging::copy_2d(dst, dst_pitch, src, src_pitch, width, rows);
+  return device::staging::copy_2d(r->device, dst, dst_pitch, src, src_pitch, width, rows);
+}
+
 // The bytes that packed bytes [offset, offset + n) occupy in the buffer,
 // relative to its address: from the first run's first byte to the last
 // one's end (a walk of the layout's runs, on the host, touching no data).
@@ -48,14 +63,14 @@ Err through_host_span(const Request* r, uint64_t offset, uint64_t n, bool write_
   char* device_span = static_cast<char*>(r->buffer) + s.begin;
   auto* host = static_cast<char*>(std::malloc(bytes));
   Err e;
-  if (auto error = device::staging::copy(host, device_span, bytes)) e = device_failure(*error);
+  if (auto error = copy(r, host, device_span, bytes)) e = device_failure(*error);
   if (!e) {
     // The host copy stands in for the buffer: the same offsets from a base
     // `s.begin` bytes before it (only bytes inside the span are touched).
     void* base = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(host) - static_cast<uintptr_t>(s.begin));
     host_part(base);
     if (write_back)
-      if (auto error = device::staging::copy(device_span, host, bytes)) e = device_failure(*error);
+      if (auto error = copy(r, device_span, host, bytes)) e = device_failure(*error);
   }
   std::free(host);
   return e;
@@ -87,7 +102,7 @@ Err copy_rows(const Request* r, const Rows& v, uint64_t offset, uint64_t n, char
   uint64_t p = offset, end = offset + n;
   char* h = packed;
   auto one_run = [&](uint64_t k) -> std::optional<std::string> {
-    auto e = pack ? device::staging::copy(h, at(p), k) : device::staging::copy(at(p), h, k);
+    auto e = pack ? copy(r, h, at(p), k) : copy(r, at(p), h, k);
     p += k;
     h += k;
     return e;
@@ -96,8 +111,7 @@ Err copy_rows(const Request* r, const Rows& v, uint64_t offset, uint64_t n, char
     if (auto e = one_run(std::min(end - p, v.width - p % v.width))) return device_failure(*e);
   if (uint64_t rows = (end - p) / v.width; rows > 0) {
     auto width = static_cast<size_t>(v.width), pitch = static_cast<size_t>(v.pitch);
-    auto e = pack ? device::staging::copy_2d(h, width, at(p), pitch, width, rows)
-                  : device::staging::copy_2d(at(p), pitch, h, width, width, rows);
+    auto e = pack ? copy_2d(r, h, width, at(p), pitch, width, rows) : copy_2d(r, at(p), pitch, h, width, width, rows);
     if (e) return device_failure(*e);
     p += rows * v.width;
     h += rows * v.width;
@@ -117,7 +131,7 @@ Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out) {
     return {};
   }
   if (r->datatype->contiguous) {
-    if (auto error = device::staging::copy(out, static_cast<const char*>(r->buffer) + offset, n))
+    if (auto error = copy(r, out, static_cast<const char*>(r->buffer) + offset, n))
       return device_failure(*error);
     return {};
   }
@@ -134,7 +148,7 @@ Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in) {
     return {};
   }
   if (r->datatype->contiguous) {
-    if (auto error = device::staging::copy(static_cast<char*>(r->buffer) + offset, in, n))
+    if (auto error = copy(r, static_cast<char*>(r->buffer) + offset, in, n))
       return device_failure(*error);
     return {};
   }
@@ -148,7 +162,7 @@ namespace {
 Request describe_data(const void* buf, MPI_Count count, const Datatype* t) {
   Request r;
   r.buffer = const_cast<void*>(buf);
-  r.memory = memory_kind(buf);
+  locate(&r);
   r.count = count;
   r.datatype = t;
   return r;
@@ -157,20 +171,31 @@ Request describe_data(const void* buf, MPI_Count count, const Datatype* t) {
 
 Err pack_into(const void* buf, MPI_Count count, const Datatype* t, uint64_t bytes, void* out) {
   Request r = describe_data(buf, count, t);
-  if (memory_kind(out) != transport::MemoryKind::kDevice) return pack_part(&r, 0, bytes, out);
+  Request packed_side = describe_data(out, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE));
+  if (!on_device(&packed_side)) return pack_part(&r, 0, bytes, out);
   // The packed bytes go to the GPU: packed on the host, then one copy.
   std::vector<char> packed(bytes);
   if (Err e = pack_part(&r, 0, bytes, packed.data())) return e;
-  if (auto error = device::staging::copy(out, packed.data(), bytes)) return device_failure(*error);
+  if (auto error = copy(&packed_side, out, packed.data(), bytes)) return device_failure(*error);
   return {};
 }
 
 Err unpack_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, const Datatype* t) {
   Request r = describe_data(buf, count, t);
-  if (memory_kind(in) != transport::MemoryKind::kDevice) return unpack_part(&r, 0, bytes, in);
+  Request packed_side = describe_data(in, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE));
+  if (!on_device(&packed_side)) return unpack_part(&r, 0, bytes, in);
   std::vector<char> packed(bytes);
-  if (auto error = device::staging::copy(packed.data(), in, bytes)) return device_failure(*error);
+  if (auto error = copy(&packed_side, packed.data(), in, bytes)) return device_failure(*error);
   return unpack_part(&r, 0, bytes, packed.data());
+}
+
+void locate(Request* r) {
+  r->device = device::PointerInfo{};
+  r->memory = transport::MemoryKind::kHost;
+  if (!device::enabled()) return;
+  r->device = device::describe(r->buffer);
+  // Managed memory is host memory to a transport: the host may touch it.
+  if (r->device.memory == device::Memory::kDevice) r->memory = transport::MemoryKind::kDevice;
 }
 
 transport::MemoryKind memory_kind(const void* buffer) {

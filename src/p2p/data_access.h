@@ -43,5 +43,9 @@ Err unpack_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, cons
 
 // Where `buffer` lives, for a request's `memory` field.
 transport::MemoryKind memory_kind(const void* buffer);
+// Sets r->memory and r->device for r->buffer with one question to the
+// memory-type cache: every later copy of the request's data (each chunk's)
+// uses that answer and asks nothing again (README "GPU buffers").
+void locate(Request* r);
 
 }  // namespace ferry::p2p
