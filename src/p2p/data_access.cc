@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/external32.h"
 #include "base/type_layout.h"
 #include "base/type_pack.h"
 #include "device/device.h"
@@ -187,6 +188,48 @@ Err unpack_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, cons
   std::vector<char> packed(bytes);
   if (auto error = copy(&packed_side, packed.data(), in, bytes)) return device_failure(*error);
   return unpack_part(&r, 0, bytes, packed.data());
+}
+
+Err pack_external_into(const void* buf, MPI_Count count, const Datatype* t, uint64_t bytes, void* out) {
+  if (bytes == 0) return {};
+  Request r = describe_data(buf, count, t);
+  Request packed_side = describe_data(out, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE));
+  auto n = static_cast<uint64_t>(count);
+  std::vector<char> staged;  // the external32 bytes, on their way to the GPU
+  void* host_out = out;
+  if (on_device(&packed_side)) {
+    staged.resize(bytes);
+    host_out = staged.data();
+  }
+  if (!on_device(&r)) {
+    type::external32::pack(*t, buf, n, host_out);
+  } else if (Err e = through_host_span(&r, 0, type::packed_bytes(*t, n), false,
+                                       [&](void* base) { type::external32::pack(*t, base, n, host_out); })) {
+    return e;
+  }
+  if (on_device(&packed_side))
+    if (auto error = copy(&packed_side, out, staged.data(), bytes)) return device_failure(*error);
+  return {};
+}
+
+Err unpack_external_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, const Datatype* t) {
+  if (bytes == 0) return {};
+  Request r = describe_data(buf, count, t);
+  Request packed_side = describe_data(in, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE));
+  auto n = static_cast<uint64_t>(count);
+  std::vector<char> staged;  // the external32 bytes, off the GPU
+  const void* host_in = in;
+  if (on_device(&packed_side)) {
+    staged.resize(bytes);
+    if (auto error = copy(&packed_side, staged.data(), in, bytes)) return device_failure(*error);
+    host_in = staged.data();
+  }
+  if (!on_device(&r)) {
+    type::external32::unpack(*t, buf, n, host_in);
+    return {};
+  }
+  return through_host_span(&r, 0, type::packed_bytes(*t, n), true,
+                           [&](void* base) { type::external32::unpack(*t, base, n, host_in); });
 }
 
 void locate(Request* r) {

@@ -41,6 +41,15 @@ Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in);
 Err pack_into(const void* buf, MPI_Count count, const Datatype* t, uint64_t bytes, void* out);
 Err unpack_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, const Datatype* t);
 
+// MPI_Pack_external and MPI_Unpack_external (MPI-3.1 §4.3): the same in
+// external32 (base/external32.h), `bytes` of its form, either buffer on the
+// host or the GPU. The conversion runs on the host: GPU data is staged as
+// the span of its elements (copied in; for an unpack, written back with the
+// bytes between the elements as they were), GPU packed bytes as one copy.
+// A failed copy is MPI_ERR_OTHER naming the CUDA call.
+Err pack_external_into(const void* buf, MPI_Count count, const Datatype* t, uint64_t bytes, void* out);
+Err unpack_external_from(const void* in, uint64_t bytes, void* buf, MPI_Count count, const Datatype* t);
+
 // Where `buffer` lives, for a request's `memory` field.
 transport::MemoryKind memory_kind(const void* buffer);
 // Sets r->memory and r->device for r->buffer with one question to the
