@@ -17,6 +17,9 @@
 #include <optional>
 #include <string>
 
+#include "device/device.h"
+#include "device/kernels/pack_abi.h"
+
 namespace ferry::device::kernels {
 
 enum class Element : uint8_t { kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
@@ -38,6 +41,21 @@ bool supports(Element element, Reduction op);
 // that sees an error may ask again and stage through the host instead.
 std::optional<std::string> reduce(void* dst, const void* const* srcs, int n, size_t count, Element element,
                                   Reduction op);
+
+// Pack kernels (kernels/pack.cu, pack_abi.h): the blocks of one chunk of a
+// non-contiguous datatype on the GPU, flattened by the caller, moved by one
+// launch. Whether they can run here (the kernels are built into libmpi, or
+// the test model is installed, and the module loads).
+bool supports_pack();
+// Gathers `n` blocks (offsets from `base`, GPU memory in the allocation
+// `where` describes; their packed offsets end at `packed_bytes`) into
+// `packed` (host or GPU memory), or (!gather) scatters `packed` into them.
+// The block list and, for a host `packed`, the packed bytes go through a
+// GPU scratch buffer (staging::take_device): one copy of the list, one
+// launch, one copy of the bytes, on the stream of `where`'s context, then a
+// wait. An error is the failed call's text.
+std::optional<std::string> pack_blocks(const PointerInfo& where, void* base, const PackBlock* blocks, size_t n,
+                                       uint64_t packed_bytes, void* packed, bool packed_on_device, bool gather);
 
 // Forgets loaded modules and past failures (device::install and unload):
 // the driver frees the modules with their contexts.

@@ -194,8 +194,9 @@ void give(void* p, size_t n) {
   free_buffer(p, pinned);
 }
 
-void* take_device(const void* near, size_t n, std::string* error) {
-  PointerInfo where = describe(near);
+void* take_device(const void* near, size_t n, std::string* error) { return take_device(describe(near), n, error); }
+
+void* take_device(const PointerInfo& where, size_t n, std::string* error) {
   std::lock_guard<std::mutex> hold(pool.lock);
   // The smallest free buffer of the same context that is large enough.
   auto best = pool.device_free.end();

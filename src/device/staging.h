@@ -77,6 +77,8 @@ void give(void* p, size_t n);
 // device), at most kKeptDevice of them; nullptr with `*error` set if the
 // driver has no memory to give.
 void* take_device(const void* near, size_t n, std::string* error);
+// The same in the context of the allocation `where` describes (asking nothing).
+void* take_device(const PointerInfo& where, size_t n, std::string* error);
 void give_device(void* p, size_t n);
 constexpr size_t kKeptDevice = 4;
 

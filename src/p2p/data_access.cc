@@ -10,6 +10,7 @@
 #include "base/type_layout.h"
 #include "base/type_pack.h"
 #include "device/device.h"
+#include "device/kernels.h"
 #include "device/staging.h"
 
 namespace ferry::p2p {
@@ -122,6 +123,34 @@ Err copy_rows(const Request* r, const Rows& v, uint64_t offset, uint64_t n, char
   return {};
 }
 
+// Packed bytes [offset, offset + n) of any other non-contiguous type on the
+// GPU, by the pack kernels (device/kernels.h): the layout's runs for that
+// part, flattened on the host into a block list (adjacent runs merged),
+// moved by one launch. Nothing of the data passes through the host but the
+// packed bytes themselves.
+Err pack_blocks(const Request* r, uint64_t offset, uint64_t n, void* packed, bool gather) {
+  constexpr uint64_t kOrigin = uint64_t(1) << 62;  // as span_of: negative offsets stay positive
+  struct Blocks final : type::RunVisitor {
+    std::vector<device::kernels::PackBlock> list;
+    uint64_t packed = 0;
+    void run(uint64_t address, uint64_t bytes) override {
+      auto at = static_cast<long long>(address - kOrigin);
+      if (!list.empty() && list.back().offset + static_cast<long long>(list.back().bytes) == at) {
+        list.back().bytes += bytes;
+      } else {
+        list.push_back(device::kernels::PackBlock{at, packed, bytes});
+      }
+      packed += bytes;
+    }
+  } blocks;
+  type::for_each_run(*r->datatype, kOrigin, static_cast<uint64_t>(r->count), offset, n, blocks);
+  device::PointerInfo where = r->device.memory == device::Memory::kDevice ? r->device : device::describe(r->buffer);
+  if (auto error = device::kernels::pack_blocks(where, r->buffer, blocks.list.data(), blocks.list.size(), n, packed,
+                                                false, gather))
+    return device_failure(*error);
+  return {};
+}
+
 }  // namespace
 
 Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out) {
@@ -137,6 +166,12 @@ Err pack_part(const Request* r, uint64_t offset, uint64_t n, void* out) {
     return {};
   }
   if (std::optional<Rows> v = rows_of(r)) return copy_rows(r, *v, offset, n, static_cast<char*>(out), true);
+  if (device::kernels::supports_pack()) {
+    // A module this GPU refuses turns the kernels off (device/kernels.h);
+    // nothing has moved then, so the part goes through the host instead.
+    Err e = pack_blocks(r, offset, n, out, true);
+    if (!e || device::kernels::supports_pack()) return e;
+  }
   return through_host_span(r, offset, n, false,
                            [&](void* base) { type::pack(*r->datatype, base, count, offset, n, out); });
 }
@@ -155,6 +190,10 @@ Err unpack_part(const Request* r, uint64_t offset, uint64_t n, const void* in) {
   }
   if (std::optional<Rows> v = rows_of(r))
     return copy_rows(r, *v, offset, n, static_cast<char*>(const_cast<void*>(in)), false);
+  if (device::kernels::supports_pack()) {
+    Err e = pack_blocks(r, offset, n, const_cast<void*>(in), false);
+    if (!e || device::kernels::supports_pack()) return e;
+  }
   return through_host_span(r, offset, n, true,
                            [&](void* base) { type::unpack(*r->datatype, base, count, offset, n, in); });
 }

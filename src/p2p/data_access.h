@@ -5,11 +5,12 @@
 // through the device table (cuMemcpyAsync, then a wait); a strided vector
 // (one element of a type that is one run repeated by one loop) is packed
 // and unpacked by the GPU's copy engine, one cuMemcpy2DAsync per chunk;
-// other non-contiguous data is copied in the span of the bytes that a part
-// of the packed stream covers, packed or unpacked on the host, and
-// (receive) copied back. That moves each span once, never one element at a
-// time; a pack kernel for the general case is not written yet (README "GPU
-// buffers"). Writing a span back also rewrites the gaps between the
+// other non-contiguous data by the pack kernels (device/kernels.h
+// pack_blocks): the blocks a part of the packed stream covers, flattened
+// from the layout on the host, moved by one launch. Without the kernels, it
+// is copied in the span of the bytes that part covers, packed or unpacked
+// on the host, and (receive) copied back: each span once, never one element
+// at a time. Writing a span back also rewrites the gaps between the
 // elements with the values they had when it was read: a program must not
 // change those bytes on the GPU while the receive is in progress.
 #pragma once
