@@ -1,4 +1,5 @@
-# The GPU reduction kernels (src/device/kernels/reduce.cu): built into libmpi
+# The GPU kernels (src/device/kernels/reduce.cu, the reductions, and pack.cu,
+# the pack kernels of non-contiguous datatypes): built into libmpi
 # when nvcc is at hand, absent otherwise, and libmpi never links libcuda or
 # libcudart either way (the driver is opened at run time, FERRY_CUDA).
 #

@@ -1,5 +1,7 @@
 // Reductions on GPU memory, run by GPU kernels: dst = src0 op src1 op ...,
-// element by element, without the data leaving the GPU.
+// element by element, without the data leaving the GPU; and the pack
+// kernels that gather and scatter the blocks of a non-contiguous datatype
+// (pack_blocks, below).
 //
 // The kernels (device/kernels/reduce.cu) are compiled by nvcc when the
 // build finds it (cmake/FerryCudaKernels.cmake) and embedded in libmpi as a
