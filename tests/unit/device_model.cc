@@ -278,9 +278,11 @@ int synchronize_legacy(void*, int) {
 struct Event {
   int polls_left = 0;
   int failing = 0;
+  bool running = false;  // counted in `running` until a query says it is done
 };
 int event_polls = 0;
 int failing_event = 0;
+int running = 0;  // events recorded whose polls are not over
 
 int event_create(void*, void** event) {
   ++counted.events_made;
@@ -290,7 +292,10 @@ int event_create(void*, void** event) {
 
 int event_record(void* event, void*) {
   auto* e = static_cast<Event*>(event);
+  if (e->running) --running;  // recorded again before a query saw it done
   e->polls_left = event_polls;
+  e->running = event_polls > 0;
+  if (e->running) ++running;
   e->failing = failing_event;
   failing_event = 0;
   return 0;
@@ -303,11 +308,16 @@ int event_query(void* event) {
     --e->polls_left;
     return kNotReady;
   }
+  if (e->running) {
+    e->running = false;
+    --running;
+  }
   return e->failing;
 }
 
 int event_destroy(void* event) {
   ++counted.events_destroyed;
+  if (static_cast<Event*>(event)->running) --running;
   delete static_cast<Event*>(event);
   return 0;
 }
@@ -390,6 +400,7 @@ void fail_next_copy(int code) { failing_copy = code; }
 void fail_next_module_load(int code) { failing_module_load = code; }
 void fail_next_launch(int code) { failing_launch = code; }
 void set_event_polls(int n) { event_polls = n; }
+int copies_running() { return running; }
 void fail_next_event(int code) { failing_event = code; }
 
 }  // namespace ferry::device::model
