@@ -8,8 +8,8 @@
 #                             and runs them; exits non-zero if any fails
 #
 # 0. gpu_reduce_kernels (tests/gpu/reduce_kernels.cc), where the bundled
-#    build had nvcc: every GPU reduction kernel against the host path, and
-#    the bandwidth of a large sum.
+#    build had nvcc: every GPU reduction kernel against the host path, the
+#    pack kernels (issue 33) against memcpy, and the bandwidth of a large sum.
 # 1. gpu_p2p at 2 ranks over shared memory, then over TCP: every size class,
 #    both directions, host/pinned/device/managed pairings, a buffer allocated
 #    before MPI_Init, a kernel on the legacy default stream writing the send
