@@ -272,8 +272,8 @@ Err unpack_external_from(const void* in, uint64_t bytes, void* buf, MPI_Count co
 }
 
 void locate(Request* r) {
-  r->device = device::PointerInfo{};
   r->memory = transport::MemoryKind::kHost;
+  // r->device is read only for GPU memory: host programs pay one branch.
   if (!device::enabled()) return;
   r->device = device::describe(r->buffer);
   // Managed memory is host memory to a transport: the host may touch it.
