@@ -102,14 +102,6 @@ int pack_size(const char* name, MPI_Count incount, MPI_Datatype datatype, MPI_Co
   return MPI_SUCCESS;
 }
 
-// The external32 conversion runs on the host: GPU buffers are refused
-// (README "GPU buffers") rather than read from the host.
-bool host_only(api::Call& call, const void* a, const void* b) {
-  if (p2p::memory_kind(a) != transport::MemoryKind::kDevice && p2p::memory_kind(b) != transport::MemoryKind::kDevice)
-    return true;
-  return call.fail(MPI_ERR_BUFFER, "GPU buffers are not supported with external32 yet (README \"GPU buffers\")");
-}
-
 int pack_external(const char* name, const char* datarep, const void* inbuf, MPI_Count incount,
                   MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) {
   api::Call call(name);
@@ -125,9 +117,10 @@ int pack_external(const char* name, const char* datarep, const void* inbuf, MPI_
               "left after position %lld", static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(room), static_cast<long long>(outsize),
               static_cast<long long>(*position));
-  if (!call.bytes(outbuf, static_cast<MPI_Count>(bytes), "outbuf") || !host_only(call, inbuf, outbuf))
-    return call.raise();
-  type::external32::pack(*t, inbuf, static_cast<uint64_t>(incount), static_cast<char*>(outbuf) + *position);
+  if (!call.bytes(outbuf, static_cast<MPI_Count>(bytes), "outbuf")) return call.raise();
+  // Either buffer may be GPU memory (README "GPU buffers").
+  if (Err e = p2p::pack_external_into(inbuf, incount, t, bytes, static_cast<char*>(outbuf) + *position))
+    return call.result(std::move(e));
   *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }
@@ -147,10 +140,9 @@ int unpack_external(const char* name, const char* datarep, const void* inbuf, MP
               "position %lld of %lld", static_cast<long long>(outcount), static_cast<unsigned long long>(bytes),
               static_cast<unsigned long long>(left), static_cast<long long>(*position),
               static_cast<long long>(insize));
-  if (!call.bytes(inbuf, static_cast<MPI_Count>(bytes), "inbuf") || !host_only(call, inbuf, outbuf))
-    return call.raise();
-  type::external32::unpack(*t, outbuf, static_cast<uint64_t>(outcount),
-                           static_cast<const char*>(inbuf) + *position);
+  if (!call.bytes(inbuf, static_cast<MPI_Count>(bytes), "inbuf")) return call.raise();
+  if (Err e = p2p::unpack_external_from(static_cast<const char*>(inbuf) + *position, bytes, outbuf, outcount, t))
+    return call.result(std::move(e));
   *position += static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "device/device.h"
 #include "progress/progress.h"
 #include "mpi.h"
 #include "transport/transport.h"
@@ -72,6 +73,10 @@ struct Request {
   Communicator* comm = nullptr;
   void* buffer = nullptr;
   transport::MemoryKind memory = transport::MemoryKind::kHost;  // where `buffer` lives
+  // GPU memory: what the driver said of `buffer` (its context, for the
+  // copies' stream), asked once when the request is described
+  // (p2p/data_access.h `locate`) and carried to every chunk's copy.
+  device::PointerInfo device;
   MPI_Count count = 0;  // 64 bits: the large-count (_c) calls pass theirs whole
   const Datatype* datatype = nullptr;
   size_t bytes = 0;  // send: message size; receive: buffer capacity

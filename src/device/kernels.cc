@@ -1,5 +1,6 @@
 #include "device/kernels.h"
 
+#include <algorithm>
 #include <atomic>
 #include <iterator>
 #include <map>
@@ -7,6 +8,7 @@
 
 #include "common/debug.h"
 #include "device/device.h"
+#include "device/kernels/pack_abi.h"
 #include "device/kernels/reduce_abi.h"
 #include "device/staging.h"
 
@@ -63,6 +65,8 @@ bool defined(Element element, Reduction op) {
 struct Module {
   void* module = nullptr;  // nullptr: loading failed
   void* functions[kReductions][kElements] = {};
+  void* gather = nullptr;   // ferry_pack_gather
+  void* scatter = nullptr;  // ferry_pack_scatter
 };
 
 struct State {
@@ -95,13 +99,12 @@ bool loadable_locked() {
   return state.loadable == 1;
 }
 
-// The kernel for (element, op) in the context of the allocation `info`
-// describes, loading the module there the first time.
-void* function_for(const PointerInfo& info, Element element, Reduction op, std::string* error) {
+// The module loaded in the context of the allocation `info` describes
+// (loaded the first time); nullptr with `*error` set. Lock held.
+Module* module_for(const PointerInfo& info, std::string* error) {
   const void* key = info.context != nullptr ? info.context : reinterpret_cast<const void*>(uintptr_t(info.device + 1));
-  std::lock_guard<std::mutex> hold(state.lock);
   if (!loadable_locked()) {
-    *error = "GPU reduction kernels: not available in this libmpi or driver";
+    *error = "GPU kernels: not available in this libmpi or driver";
     return nullptr;
   }
   auto [it, fresh] = state.modules.try_emplace(key);
@@ -120,6 +123,28 @@ void* function_for(const PointerInfo& info, Element element, Reduction op, std::
     *error = "cuModuleLoadData: failed earlier in this context";
     return nullptr;
   }
+  return &m;
+}
+
+// A kernel of that module by name, looked up once into `*slot`. Lock held.
+void* function_named(Module& m, const char* name, void** slot, std::string* error) {
+  if (*slot == nullptr) {
+    if (int code = installed->module_function(m.module, name, slot); code != 0) {
+      *slot = nullptr;
+      *error = error_text("cuModuleGetFunction", code) + " (" + name + ")";
+      return nullptr;
+    }
+  }
+  return *slot;
+}
+
+// The kernel for (element, op) in the context of the allocation `info`
+// describes, loading the module there the first time.
+void* function_for(const PointerInfo& info, Element element, Reduction op, std::string* error) {
+  std::lock_guard<std::mutex> hold(state.lock);
+  Module* found = module_for(info, error);
+  if (found == nullptr) return nullptr;
+  Module& m = *found;
   void*& function = m.functions[static_cast<int>(op)][static_cast<int>(element)];
   if (function == nullptr) {
     std::string name = std::string("ferry_reduce_") + kReductionNames[static_cast<int>(op)] + "_" +
@@ -169,6 +194,58 @@ std::optional<std::string> reduce(void* dst, const void* const* srcs, int n, siz
     return error_text("cuLaunchKernel", code);
   if (int code = installed->stream_synchronize(stream); code != 0) return error_text("cuStreamSynchronize", code);
   return std::nullopt;
+}
+
+bool supports_pack() {
+  if (installed == nullptr || failed) return false;
+  std::lock_guard<std::mutex> hold(state.lock);
+  return loadable_locked();
+}
+
+std::optional<std::string> pack_blocks(const PointerInfo& where, void* base, const PackBlock* blocks, size_t n,
+                                       uint64_t packed_bytes, void* packed, bool packed_on_device, bool gather) {
+  if (n == 0) return std::nullopt;
+  if (installed == nullptr) return "GPU pack: no device interface";
+  std::string error;
+  void* function = nullptr;
+  {
+    std::lock_guard<std::mutex> hold(state.lock);
+    Module* m = module_for(where, &error);
+    if (m == nullptr) return error;
+    function = gather ? function_named(*m, "ferry_pack_gather", &m->gather, &error)
+                      : function_named(*m, "ferry_pack_scatter", &m->scatter, &error);
+  }
+  if (function == nullptr) return error;
+  void* stream = staging::stream_for(where, &error);
+  if (stream == nullptr) return error;
+
+  // One GPU scratch buffer: the packed bytes (unless they are on the GPU
+  // already), then the block list, 16-byte aligned.
+  size_t list_bytes = n * sizeof(PackBlock);
+  size_t dense_bytes = packed_on_device ? 0 : (static_cast<size_t>(packed_bytes) + 15) / 16 * 16;
+  char* scratch = static_cast<char*>(staging::take_device(where, dense_bytes + list_bytes, &error));
+  if (scratch == nullptr) return error;
+  void* dense = packed_on_device ? packed : scratch;
+  auto* list = reinterpret_cast<PackBlock*>(scratch + dense_bytes);
+  std::optional<std::string> failure = staging::copy(where, list, blocks, list_bytes);
+  if (!failure && !gather && !packed_on_device) failure = staging::copy(where, dense, packed, packed_bytes);
+  if (!failure) {
+    // cuLaunchKernel's parameters: one pointer to each of the kernel's
+    // (void* to, const void* from, const PackBlock* blocks, unsigned long long n).
+    void* to = gather ? dense : base;
+    const void* from = gather ? static_cast<const void*>(base) : dense;
+    unsigned long long count = n;
+    void* args[] = {&to, &from, &list, &count};
+    size_t warps_per_block = kPackThreads / kPackWarp;
+    size_t grid = std::min<size_t>((n + warps_per_block - 1) / warps_per_block, kMaxBlocks);
+    if (int code = installed->launch(function, static_cast<unsigned>(grid), kPackThreads, args, stream); code != 0)
+      failure = error_text("cuLaunchKernel", code);
+  }
+  if (!failure && gather && !packed_on_device) failure = staging::copy(where, packed, dense, packed_bytes);
+  if (!failure)
+    if (int code = installed->stream_synchronize(stream); code != 0) failure = error_text("cuStreamSynchronize", code);
+  staging::give_device(scratch, dense_bytes + list_bytes);
+  return failure;
 }
 
 void reset() {

@@ -1,5 +1,7 @@
 // Reductions on GPU memory, run by GPU kernels: dst = src0 op src1 op ...,
-// element by element, without the data leaving the GPU.
+// element by element, without the data leaving the GPU; and the pack
+// kernels that gather and scatter the blocks of a non-contiguous datatype
+// (pack_blocks, below).
 //
 // The kernels (device/kernels/reduce.cu) are compiled by nvcc when the
 // build finds it (cmake/FerryCudaKernels.cmake) and embedded in libmpi as a
@@ -16,6 +18,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "device/device.h"
+#include "device/kernels/pack_abi.h"
 
 namespace ferry::device::kernels {
 
@@ -38,6 +43,21 @@ bool supports(Element element, Reduction op);
 // that sees an error may ask again and stage through the host instead.
 std::optional<std::string> reduce(void* dst, const void* const* srcs, int n, size_t count, Element element,
                                   Reduction op);
+
+// Pack kernels (kernels/pack.cu, pack_abi.h): the blocks of one chunk of a
+// non-contiguous datatype on the GPU, flattened by the caller, moved by one
+// launch. Whether they can run here (the kernels are built into libmpi, or
+// the test model is installed, and the module loads).
+bool supports_pack();
+// Gathers `n` blocks (offsets from `base`, GPU memory in the allocation
+// `where` describes; their packed offsets end at `packed_bytes`) into
+// `packed` (host or GPU memory), or (!gather) scatters `packed` into them.
+// The block list and, for a host `packed`, the packed bytes go through a
+// GPU scratch buffer (staging::take_device): one copy of the list, one
+// launch, one copy of the bytes, on the stream of `where`'s context, then a
+// wait. An error is the failed call's text.
+std::optional<std::string> pack_blocks(const PointerInfo& where, void* base, const PackBlock* blocks, size_t n,
+                                       uint64_t packed_bytes, void* packed, bool packed_on_device, bool gather);
 
 // Forgets loaded modules and past failures (device::install and unload):
 // the driver frees the modules with their contexts.

@@ -72,11 +72,20 @@ void* stream_for(const PointerInfo& info, std::string* error) {
   return stream;
 }
 
-std::optional<std::string> copy(void* dst, const void* src, size_t n) {
-  if (n == 0) return std::nullopt;
+PointerInfo side_of(void* dst, const void* src) {
   // The device side's context carries the copy (the source's, if both are).
   PointerInfo side = describe(src);
   if (side.memory == Memory::kHost) side = describe(dst);
+  return side;
+}
+
+std::optional<std::string> copy(void* dst, const void* src, size_t n) {
+  if (n == 0) return std::nullopt;
+  return copy(side_of(dst, src), dst, src, n);
+}
+
+std::optional<std::string> copy(const PointerInfo& side, void* dst, const void* src, size_t n) {
+  if (n == 0) return std::nullopt;
   std::string error;
   void* stream = stream_for(side, &error);
   if (stream == nullptr) return error;
@@ -88,8 +97,12 @@ std::optional<std::string> copy(void* dst, const void* src, size_t n) {
 std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
                                    size_t rows) {
   if (rows == 0 || width == 0) return std::nullopt;
-  PointerInfo side = describe(src);
-  if (side.memory == Memory::kHost) side = describe(dst);
+  return copy_2d(side_of(dst, src), dst, dst_pitch, src, src_pitch, width, rows);
+}
+
+std::optional<std::string> copy_2d(const PointerInfo& side, void* dst, size_t dst_pitch, const void* src,
+                                   size_t src_pitch, size_t width, size_t rows) {
+  if (rows == 0 || width == 0) return std::nullopt;
   std::string error;
   void* stream = stream_for(side, &error);
   if (stream == nullptr) return error;
@@ -100,8 +113,11 @@ std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src,
 }
 
 std::optional<std::string> copy_start(void* dst, const void* src, size_t n, PendingCopy* pending) {
-  PointerInfo side = describe(src);
-  if (side.memory == Memory::kHost) side = describe(dst);
+  return copy_start(side_of(dst, src), dst, src, n, pending);
+}
+
+std::optional<std::string> copy_start(const PointerInfo& side, void* dst, const void* src, size_t n,
+                                      PendingCopy* pending) {
   std::string error;
   void* stream = stream_for(side, &error);
   if (stream == nullptr) return error;
@@ -178,8 +194,9 @@ void give(void* p, size_t n) {
   free_buffer(p, pinned);
 }
 
-void* take_device(const void* near, size_t n, std::string* error) {
-  PointerInfo where = describe(near);
+void* take_device(const void* near, size_t n, std::string* error) { return take_device(describe(near), n, error); }
+
+void* take_device(const PointerInfo& where, size_t n, std::string* error) {
   std::lock_guard<std::mutex> hold(pool.lock);
   // The smallest free buffer of the same context that is large enough.
   auto best = pool.device_free.end();

@@ -43,6 +43,22 @@ struct PendingCopy {
   void* stream = nullptr;
 };
 std::optional<std::string> copy_start(void* dst, const void* src, size_t n, PendingCopy* pending);
+
+// The same three for a caller that already knows the GPU side of the copy:
+// `side` is what describe() said of the GPU pointer (the source's, if both
+// are), and neither pointer is asked about again. A request asks about its
+// buffer once and carries the answer (p2p/data_access.h `locate`), so the
+// chunks of a message cost no cuPointerGetAttributes each, and the pinned
+// staging buffers (from take(), host memory by construction) none at all.
+std::optional<std::string> copy(const PointerInfo& side, void* dst, const void* src, size_t n);
+std::optional<std::string> copy_2d(const PointerInfo& side, void* dst, size_t dst_pitch, const void* src,
+                                   size_t src_pitch, size_t width, size_t rows);
+std::optional<std::string> copy_start(const PointerInfo& side, void* dst, const void* src, size_t n,
+                                      PendingCopy* pending);
+// The GPU side of a copy between `dst` and `src`: the source's description
+// if it is on the GPU, else the destination's (one or two lookups).
+PointerInfo side_of(void* dst, const void* src);
+
 bool copy_finished(PendingCopy* pending, std::optional<std::string>* error);
 
 // The stream of the allocation `info` describes (its context's, made on
@@ -61,6 +77,8 @@ void give(void* p, size_t n);
 // device), at most kKeptDevice of them; nullptr with `*error` set if the
 // driver has no memory to give.
 void* take_device(const void* near, size_t n, std::string* error);
+// The same in the context of the allocation `where` describes (asking nothing).
+void* take_device(const PointerInfo& where, size_t n, std::string* error);
 void give_device(void* p, size_t n);
 constexpr size_t kKeptDevice = 4;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "base/datatype.h"
@@ -21,7 +23,9 @@ struct PackStream {
     SendItem item;
     char* buffer = nullptr;  // nullptr: sent straight from the user's buffer
     PackStream* stream = nullptr;
-    bool busy = false;       // the transport holds it
+    bool busy = false;       // the transport holds it, or its copy from the GPU runs
+    bool copying = false;    // GPU data: its copy into `buffer` is under way
+    device::staging::PendingCopy copy;
   };
 
   Request* request = nullptr;
@@ -34,6 +38,11 @@ struct PackStream {
   bool pumping = false;       // send: pump() is on the stack
   bool broken = false;        // send: the transport refused a chunk
   const char* source = nullptr;  // send: the data, when it is one contiguous run already
+  // Send of GPU data in one run: copied chunk by chunk ahead of the
+  // transport (pump_device); the chunk whose copy was started and that the
+  // transport does not hold yet.
+  const char* device_run = nullptr;
+  Chunk* prefetched = nullptr;
   Chunk chunks[2];
   char* bounce = nullptr;     // eager send: the packed message; receive: one chunk
   bool bounce_cached = false;  // the bounce buffer came from the chunk cache
@@ -116,6 +125,81 @@ Err send_next(PackStream* st, PackStream::Chunk& c) {
   return e;
 }
 
+// GPU data in one run. The copy of the next chunk off the GPU is started as
+// soon as the chunk before it has been handed to the transport, and waited
+// for only when the transport has nothing left to send: so while one chunk
+// is on the wire (a TCP socket drained by progress, a NIC), the GPU's copy
+// engine fills the other buffer, and progress runs meanwhile instead of
+// waiting in cuStreamSynchronize. A copy that fails fails the send, and the
+// chunk still goes, as in send_next.
+Err gpu_failure(const std::string& what) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", what.c_str()); }
+
+// Starts the copy of the next chunk into `c`, which the stream then holds.
+void start_copy(PackStream* st, PackStream::Chunk& c) {
+  Request* s = st->request;
+  uint64_t n = std::min(kChunkBytes, st->total - st->next);
+  c.item.header = s->packet.header;  // the rendezvous request: source, tag, context, sender cookie
+  c.item.header.type = PacketType::kRendezvousData;
+  c.item.header.flags = 0;
+  c.item.header.payload_bytes = n;
+  c.item.header.offset = st->next;
+  c.item.header.receiver_cookie = st->receiver_cookie;
+  if (c.buffer == nullptr && n > 0) c.buffer = take_chunk(st);
+  c.item.payload = c.buffer;
+  c.item.on_sent = chunk_sent;
+  c.busy = true;
+  c.copying = false;
+  if (n > 0) {
+    if (auto error = device::staging::copy_start(s->device, c.buffer, st->device_run + st->next, n, &c.copy)) {
+      if (s->error == MPI_SUCCESS) set_error(s, gpu_failure(*error));
+    } else {
+      c.copying = true;
+    }
+  }
+  st->next += n;
+  st->started = true;
+  st->prefetched = &c;
+}
+
+// Whether the copy into `c` has finished; `wait`: polls until it has.
+bool copy_done(PackStream* st, PackStream::Chunk& c, bool wait) {
+  while (c.copying) {
+    std::optional<std::string> error;
+    if (device::staging::copy_finished(&c.copy, &error)) {
+      c.copying = false;
+      if (error && st->request->error == MPI_SUCCESS) set_error(st->request, gpu_failure(*error));
+      break;
+    }
+    if (!wait) return false;
+  }
+  return true;
+}
+
+void pump_device(PackStream* st) {
+  while (!st->broken) {
+    if (st->prefetched == nullptr) {
+      bool data_left = st->next < st->total || !st->started;
+      PackStream::Chunk* free = nullptr;
+      for (PackStream::Chunk& c : st->chunks)
+        if (!c.busy) free = &c;
+      if (!data_left || free == nullptr) break;
+      start_copy(st, *free);
+    }
+    PackStream::Chunk& c = *st->prefetched;
+    // With a chunk on the wire, its completion brings us back here: the
+    // copy runs on meanwhile. With none, the copy is all there is to wait for.
+    if (!copy_done(st, c, st->in_flight == 0)) break;
+    st->prefetched = nullptr;
+    ++st->in_flight;
+    if (Err e = send_packet(st->world_peer, &c.item)) {
+      c.busy = false;
+      --st->in_flight;
+      set_error(st->request, e);
+      st->broken = true;
+    }
+  }
+}
+
 // Keeps both chunks in flight until the data has gone; ends the send once
 // the transport is done with the last one. A transport may finish a chunk
 // inside send(): that chunk_sent() finds the pump running and leaves the
@@ -124,7 +208,8 @@ void pump(PackStream* st) {
   if (st->pumping) return;
   st->pumping = true;
   Request* s = st->request;
-  bool more = true;
+  bool more = st->device_run == nullptr;
+  if (st->device_run != nullptr) pump_device(st);
   while (more && !st->broken) {
     more = false;
     for (PackStream::Chunk& c : st->chunks) {
@@ -140,7 +225,7 @@ void pump(PackStream* st) {
     }
   }
   st->pumping = false;
-  bool done = st->next == st->total || st->broken;
+  bool done = (st->next == st->total && st->prefetched == nullptr) || st->broken;
   if (done && st->in_flight == 0) {
     end_stream(s);
     complete(s);
@@ -188,6 +273,7 @@ void send_chunks(Request* s, int world_peer, uint64_t bytes, uint64_t receiver_c
                 static_cast<unsigned long long>(bytes), world_peer, static_cast<unsigned long long>(kChunkBytes));
   // Host data in one run goes straight from the user's buffer.
   if (!on_device(s)) st->source = type::dense_run(*s->datatype, s->buffer, static_cast<uint64_t>(s->count));
+  else if (s->datatype->contiguous) st->device_run = static_cast<const char*>(s->buffer);
   for (PackStream::Chunk& c : st->chunks) c.stream = st;
   s->stream = st;
   pump(st);
@@ -231,6 +317,9 @@ void end_stream(Request* r) {
   if (st == nullptr) return;
   r->stream = nullptr;
   if (st->pinned) {
+    // A copy still under way (a send the transport broke off) ends before
+    // its buffer goes back to the pool.
+    for (PackStream::Chunk& c : st->chunks) copy_done(st, c, true);
     for (PackStream::Chunk& c : st->chunks) device::staging::give(c.buffer, kChunkBytes);
     if (st->bounce_cached) device::staging::give(st->bounce, kChunkBytes);
     else std::free(st->bounce);

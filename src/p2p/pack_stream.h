@@ -21,9 +21,11 @@
 //
 // GPU buffers take the same paths as non-contiguous ones (p2p/data_access.h
 // `streamed`): each chunk is copied between the GPU and a pinned staging
-// buffer as it is packed or unpacked, so while one chunk is on the wire the
-// next is being copied (two in flight), and no transport ever sees GPU
-// memory.
+// buffer as it is packed or unpacked, and no transport ever sees GPU
+// memory. A contiguous GPU send starts the next chunk's copy (an event
+// behind it) when the chunk before is handed to the transport and waits for
+// it only when the transport holds nothing else, so while one chunk is on
+// the wire the next is being copied and progress goes on.
 #pragma once
 
 #include <cstdint>

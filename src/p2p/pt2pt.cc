@@ -27,8 +27,9 @@ void describe(Request* r, Request::Kind kind, void* buffer, MPI_Count count, con
   r->kind = kind;
   r->comm = c;
   r->buffer = buffer;
-  // One load and a branch unless a GPU driver is loaded (device/device.h).
-  r->memory = p2p::memory_kind(buffer);
+  // One load and a branch unless a GPU driver is loaded (device/device.h);
+  // the answer travels with the request to every copy of its data.
+  p2p::locate(r);
   r->count = count;
   r->datatype = t;
   datatypes::retain(t);  // dropped when the request goes back to the pool

@@ -4,7 +4,9 @@
  * device buffer allocated before MPI_Init; a send buffer written by a kernel
  * on the legacy default stream just before MPI_Send, without a
  * synchronization; a buffer on another GPU than the current one (when there
- * are two); and a strided vector type on device memory. Run at 2 ranks. */
+ * are two); a strided vector type on device memory; an indexed type on
+ * device memory, many chunks, packed by the GPU pack kernels (issue 33); and
+ * MPI_Pack_external from and into device memory. Run at 2 ranks. */
 #define TEST_NAME "gpu_p2p"
 #include "gpu_test.h"
 
@@ -93,6 +95,70 @@ int main(int argc, char** argv) {
     cudaFree(d);
     free(h);
     MPI_Type_free(&vec);
+  }
+
+  /* An indexed type on device memory (blocks of 3, 1, 7 and 2 doubles in
+   * every 16), 4 MiB of data: the pack kernels, one launch per chunk. */
+  {
+    const int blocks = 4 * 16384;
+    int* lengths = (int*)malloc(sizeof(int) * blocks);
+    int* displs = (int*)malloc(sizeof(int) * blocks);
+    static const int kLengths[] = {3, 1, 7, 2};
+    for (int b = 0; b < blocks; b++) lengths[b] = kLengths[b % 4], displs[b] = 16 * b;
+    MPI_Datatype indexed;
+    MPI_Type_indexed(blocks, lengths, displs, MPI_DOUBLE, &indexed);
+    MPI_Type_commit(&indexed);
+    const int span = 16 * blocks;
+    double* h = (double*)malloc(sizeof(double) * span);
+    double* d = NULL;
+    CHECK_CUDA(cudaMalloc(&d, sizeof(double) * span));
+    for (int i = 0; i < span; i++) h[i] = rank == 0 ? i + 0.5 : -1.0;
+    CHECK_CUDA(cudaMemcpy(d, h, sizeof(double) * span, cudaMemcpyHostToDevice));
+    if (rank == 0) CHECK_MPI(MPI_Send(d, 1, indexed, 1, 5, MPI_COMM_WORLD));
+    else CHECK_MPI(MPI_Recv(d, 1, indexed, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    if (rank == 1) {
+      CHECK_CUDA(cudaMemcpy(h, d, sizeof(double) * span, cudaMemcpyDeviceToHost));
+      for (int i = 0; i < span; i++) {
+        int b = i / 16, in_block = i % 16 < kLengths[b % 4];
+        CHECK(h[i] == (in_block ? i + 0.5 : -1.0), "indexed on device: double %d is %g", i, h[i]);
+      }
+    }
+    cudaFree(d);
+    free(h);
+    free(lengths);
+    free(displs);
+    MPI_Type_free(&indexed);
+  }
+
+  /* MPI_Pack_external of device ints into device memory, and back. */
+  {
+    const int n = 1000;
+    int* h = (int*)malloc(sizeof(int) * n);
+    for (int i = 0; i < n; i++) h[i] = i * 65537;
+    int *d = NULL, *back = NULL;
+    unsigned char* packed = NULL;
+    CHECK_CUDA(cudaMalloc(&d, sizeof(int) * n));
+    CHECK_CUDA(cudaMalloc(&back, sizeof(int) * n));
+    CHECK_CUDA(cudaMalloc(&packed, 4 * n));
+    CHECK_CUDA(cudaMemcpy(d, h, sizeof(int) * n, cudaMemcpyHostToDevice));
+    MPI_Aint position = 0;
+    CHECK_MPI(MPI_Pack_external("external32", d, n, MPI_INT, packed, 4 * n, &position));
+    CHECK(position == 4 * n, "MPI_Pack_external position %ld", (long)position);
+    unsigned char* bytes = (unsigned char*)malloc(4 * n);
+    CHECK_CUDA(cudaMemcpy(bytes, packed, 4 * n, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+      unsigned v = (unsigned)h[i];
+      CHECK(bytes[4 * i] == (v >> 24) && bytes[4 * i + 3] == (v & 0xff), "MPI_Pack_external: int %d not big-endian", i);
+    }
+    position = 0;
+    CHECK_MPI(MPI_Unpack_external("external32", packed, 4 * n, &position, back, n, MPI_INT));
+    CHECK_CUDA(cudaMemcpy(h, back, sizeof(int) * n, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) CHECK(h[i] == i * 65537, "MPI_Unpack_external into device memory: int %d is %d", i, h[i]);
+    cudaFree(d);
+    cudaFree(back);
+    cudaFree(packed);
+    free(bytes);
+    free(h);
   }
 
   /* MPI_Pack and MPI_Unpack of a vector on the GPU into a GPU buffer. */

@@ -2,7 +2,11 @@
 // against the host path's element functions (base/reduce_kernels.h), with
 // 1, 2, 3 and 8 inputs, counts that do and do not fill 16-byte packs,
 // pointers that are and are not 16-byte aligned (the vector and element
-// paths), in place and not; then the bandwidth of a large sum.
+// paths), in place and not; then the bandwidth of a large sum. Then the
+// pack kernels (kernels/pack.cu through kernels::pack_blocks): block lists
+// of small, odd-sized, large and merged blocks gathered from and scattered
+// into GPU memory, to host and GPU packed buffers, against memcpy; the
+// bytes between the blocks untouched.
 //
 // Built by CMake as gpu_reduce_kernels when the kernels are
 // (cmake/FerryCudaKernels.cmake). It links the device layer and
@@ -146,6 +150,64 @@ void resolve(void* library, F* slot, const char* name) {
   }
 }
 
+// One block list against the host: gather from a GPU buffer of `span`
+// bytes into host and GPU packed bytes, then scatter them into a buffer of
+// 0xee bytes, whose gaps must stay 0xee.
+void check_pack(const char* name, size_t span, const std::vector<PackBlock>& blocks) {
+  uint64_t total = 0;
+  for (const PackBlock& b : blocks) total += b.bytes;
+  std::vector<unsigned char> data(span), want(total), expected(span, 0xee);
+  for (size_t i = 0; i < span; ++i) data[i] = static_cast<unsigned char>(i * 13 + 7);
+  for (const PackBlock& b : blocks) {
+    std::memcpy(want.data() + b.packed, data.data() + b.offset, b.bytes);
+    std::memcpy(expected.data() + b.offset, data.data() + b.offset, b.bytes);
+  }
+  unsigned long long src = 0, dst = 0, packed = 0;
+  cuda.mem_alloc(&src, span);
+  cuda.mem_alloc(&dst, span);
+  cuda.mem_alloc(&packed, total);
+  cuda.htod(src, data.data(), span);
+  PointerInfo where = describe(reinterpret_cast<void*>(src));
+  for (bool packed_on_gpu : {false, true}) {
+    ++checks;
+    std::vector<unsigned char> host_packed(total), got(span, 0xee);
+    void* out = packed_on_gpu ? reinterpret_cast<void*>(packed) : host_packed.data();
+    auto e = pack_blocks(where, reinterpret_cast<void*>(src), blocks.data(), blocks.size(), total, out, packed_on_gpu,
+                         true);
+    if (!e && packed_on_gpu) cuda.dtoh(host_packed.data(), packed, total);
+    cuda.htod(dst, got.data(), span);
+    if (!e)
+      e = pack_blocks(where, reinterpret_cast<void*>(dst), blocks.data(), blocks.size(), total, out, packed_on_gpu,
+                      false);
+    if (!e) cuda.dtoh(got.data(), dst, span);
+    if (e || host_packed != want || got != expected) {
+      std::printf("FAILED: pack %s, packed bytes on the %s: %s\n", name, packed_on_gpu ? "GPU" : "host",
+                  e ? e->c_str() : host_packed != want ? "gathered bytes differ" : "scattered bytes differ");
+      ++failures;
+    }
+  }
+  cuda.mem_free(src);
+  cuda.mem_free(dst);
+  cuda.mem_free(packed);
+}
+
+void check_packs() {
+  std::vector<PackBlock> small, odd, large;
+  uint64_t at = 0;
+  for (long long b = 0; b < 100000; ++b, at += 8) small.push_back(PackBlock{16 * b, at, 8});  // every other double
+  at = 0;
+  for (long long b = 0; b < 5000; ++b) {  // 1 to 37 bytes at odd offsets
+    unsigned long long n = 1 + static_cast<unsigned long long>(b) % 37;
+    odd.push_back(PackBlock{53 * b + 3, at, n});
+    at += n;
+  }
+  at = 0;
+  for (long long b = 0; b < 7; ++b, at += 1 << 20) large.push_back(PackBlock{(3 << 20) * b + 5, at, 1 << 20});
+  check_pack("small", 16 * 100000, small);
+  check_pack("odd", 53 * 5000 + 64, odd);
+  check_pack("large", (3 << 20) * 7, large);
+}
+
 }  // namespace
 
 int main() {
@@ -199,6 +261,12 @@ int main() {
   if (supports(Element::kFloat, Reduction::kBxor)) {
     std::printf("FAILED: supports() admits bxor on float\n");
     ++failures;
+  }
+  if (!supports_pack()) {
+    std::printf("FAILED: supports_pack() is false with the kernels built in\n");
+    ++failures;
+  } else {
+    check_packs();
   }
   std::printf("gpu-reduce: %d checks, %d failed\n", checks, failures);
 

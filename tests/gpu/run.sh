@@ -8,8 +8,8 @@
 #                             and runs them; exits non-zero if any fails
 #
 # 0. gpu_reduce_kernels (tests/gpu/reduce_kernels.cc), where the bundled
-#    build had nvcc: every GPU reduction kernel against the host path, and
-#    the bandwidth of a large sum.
+#    build had nvcc: every GPU reduction kernel against the host path, the
+#    pack kernels (issue 33) against memcpy, and the bandwidth of a large sum.
 # 1. gpu_p2p at 2 ranks over shared memory, then over TCP: every size class,
 #    both directions, host/pinned/device/managed pairings, a buffer allocated
 #    before MPI_Init, a kernel on the legacy default stream writing the send
@@ -24,7 +24,10 @@
 #    buffers, and the host rows again with FERRY_CUDA=off (host programs
 #    must lose nothing to FERRY_CUDA=auto).
 # 4. Steps 1 and 3 again under CUDA MPS, where the machine has it.
-# 5. mpi4py with CuPy arrays: Allreduce and Sendrecv on device arrays.
+# 5. mpi4py with CuPy arrays at 2, 3 and 4 ranks: Allreduce, Sendrecv and
+#    Bcast on device arrays; an indexed type and a subarray on device arrays
+#    (the pack kernels of issue 33); MPI_Pack_external to and from device
+#    memory. The TCP transport at 2 ranks too (chunks staged across hosts).
 #
 # GPU_STEP_TIMEOUT (seconds, default 300) bounds each step.
 set -uo pipefail
@@ -114,7 +117,11 @@ else
 fi
 
 if python3 -c 'import mpi4py, cupy' 2>/dev/null; then
-  step mpi4py_cupy env FERRY_CUDA=on "${mpirun[@]}" -n 2 python3 "$root/tests/gpu/mpi4py_cupy.py"
+  for n in 2 3 4; do
+    step "mpi4py_cupy_np$n" env FERRY_CUDA=on "${mpirun[@]}" -n "$n" python3 "$root/tests/gpu/mpi4py_cupy.py"
+  done
+  step mpi4py_cupy_tcp env FERRY_CUDA=on FERRY_TRANSPORTS=tcp "${mpirun[@]}" -n 2 python3 \
+    "$root/tests/gpu/mpi4py_cupy.py"
 else
   echo "== mpi4py_cupy: SKIPPED (python3 cannot import mpi4py and cupy)"
 fi

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/reduce_kernels.h"
+#include "device/kernels/pack_abi.h"
 #include "device/kernels/reduce_abi.h"
 
 namespace ferry::device::model {
@@ -170,12 +171,40 @@ void host_reduce(void** args) {
   for (auto [base, a] : opened) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_NONE);
 }
 
+// The pack kernels (pack_abi.h): (void* to, const void* from, const
+// PackBlock* blocks, unsigned long long n), the block list read from
+// "device" memory as the GPU reads it, every allocation opened.
+template <bool kGather>
+void host_pack(void** args) {
+  auto* to = static_cast<char*>(*static_cast<void**>(args[0]));
+  const auto* from = static_cast<const char*>(*static_cast<const void**>(args[1]));
+  const auto* blocks = *static_cast<const kernels::PackBlock**>(args[2]);
+  auto n = *static_cast<unsigned long long*>(args[3]);
+  uintptr_t list_base = 0;
+  if (const Allocation* a = find(blocks, &list_base); a == nullptr || a->managed) std::abort();  // must be GPU memory
+  std::set<std::pair<uintptr_t, const Allocation*>> opened;
+  for (const void* p : {static_cast<const void*>(to), static_cast<const void*>(from),
+                        static_cast<const void*>(blocks)}) {
+    uintptr_t base = 0;
+    if (const Allocation* a = find(p, &base); a != nullptr && !a->managed) opened.insert({base, a});
+  }
+  for (auto [base, a] : opened) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_READ | PROT_WRITE);
+  for (unsigned long long b = 0; b < n; ++b) {
+    const kernels::PackBlock& k = blocks[b];
+    if (kGather) std::memcpy(to + k.packed, from + k.offset, k.bytes);
+    else std::memcpy(to + k.offset, from + k.packed, k.bytes);
+  }
+  for (auto [base, a] : opened) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_NONE);
+}
+
 const std::map<std::string, HostKernel>& host_kernels() {
   using namespace ferry::reduce;
   static const std::map<std::string, HostKernel> table = {
 #define FERRY_MODEL_KERNEL(op, Operation, type, T) {"ferry_reduce_" #op "_" #type, host_reduce<T, Operation>},
       FERRY_REDUCE_KERNELS(FERRY_MODEL_KERNEL)
 #undef FERRY_MODEL_KERNEL
+      {"ferry_pack_gather", host_pack<true>},
+      {"ferry_pack_scatter", host_pack<false>},
   };
   return table;
 }
@@ -249,9 +278,11 @@ int synchronize_legacy(void*, int) {
 struct Event {
   int polls_left = 0;
   int failing = 0;
+  bool running = false;  // counted in `running` until a query says it is done
 };
 int event_polls = 0;
 int failing_event = 0;
+int running = 0;  // events recorded whose polls are not over
 
 int event_create(void*, void** event) {
   ++counted.events_made;
@@ -261,7 +292,10 @@ int event_create(void*, void** event) {
 
 int event_record(void* event, void*) {
   auto* e = static_cast<Event*>(event);
+  if (e->running) --running;  // recorded again before a query saw it done
   e->polls_left = event_polls;
+  e->running = event_polls > 0;
+  if (e->running) ++running;
   e->failing = failing_event;
   failing_event = 0;
   return 0;
@@ -274,11 +308,16 @@ int event_query(void* event) {
     --e->polls_left;
     return kNotReady;
   }
+  if (e->running) {
+    e->running = false;
+    --running;
+  }
   return e->failing;
 }
 
 int event_destroy(void* event) {
   ++counted.events_destroyed;
+  if (static_cast<Event*>(event)->running) --running;
   delete static_cast<Event*>(event);
   return 0;
 }
@@ -361,6 +400,7 @@ void fail_next_copy(int code) { failing_copy = code; }
 void fail_next_module_load(int code) { failing_module_load = code; }
 void fail_next_launch(int code) { failing_launch = code; }
 void set_event_polls(int n) { event_polls = n; }
+int copies_running() { return running; }
 void fail_next_event(int code) { failing_event = code; }
 
 }  // namespace ferry::device::model

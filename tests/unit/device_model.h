@@ -58,6 +58,8 @@ void fail_next_launch(int code);
 // Copies finish at once, but an event recorded from now on answers
 // kNotReady to its first n queries (default 0), as a running copy would.
 void set_event_polls(int n);
+// Events recorded that still answer kNotReady: copies "running" now.
+int copies_running();
 // The next event recorded reports this error (CUDA_ERROR_ILLEGAL_ADDRESS is
 // 700) once its polls are over: the copy before it failed.
 void fail_next_event(int code);

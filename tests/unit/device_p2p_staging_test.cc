@@ -144,7 +144,7 @@ class DeviceStagingTest : public ::testing::TestWithParam<Case> {
     r->kind = kind;
     r->comm = &comm_;
     r->buffer = buf;
-    r->memory = memory_kind(buf);  // as pt2pt's describe does
+    locate(r);  // as pt2pt's describe does
     r->count = count;
     r->datatype = t;
     datatypes::retain(t);
