@@ -15,6 +15,9 @@
                                              FERRY_PROFILE_DIR, TOOL (ferry_profile_report) writes the report
   check_report.py MPIRUN PROGRAM srun TOOL CLUSTER  the numbers under srun --mpi=pmix on tests/slurm's
                                              cluster in CLUSTER, the report by TOOL (exit 77 without it)
+  check_report.py MPIRUN PROGRAM hosts HOSTS_SH TESTBED  6 ranks, 2 on each host of tests/multihost's
+                                             bed, no FERRY_PROFILE_DIR: the remote ranks' files come
+                                             through the node daemons (FERRY_LAUNCH_FANOUT as set)
 Prints "<case>: OK" or the first difference, and exits non-zero on one.
 """
 import json
@@ -34,6 +37,7 @@ WRITE_ROUNDS, BLOCK, TAIL = 4, 4096, 100
 SHORT_PROBES, LONG_BARRIERS = 20000, 40
 WARMUP = 32  # calls of each function timed before sampling may start (src/profile/counters.h)
 RANKS = 4
+RANKS_PER_HOST = RANKS  # the hosts case: 2 ranks per host, consecutive ranks together
 
 
 def bucket(n):
@@ -124,7 +128,8 @@ def verify_numbers(directory, data):
             failures.append(f"{operation} algorithm choices: {choices.get(operation)}, expected at least {calls_made}")
     for r, row in enumerate(report["transports"]):
         for p, t in enumerate(row):
-            expect(f"transport {r}->{p}", t, "self" if r == p else "shm")
+            same_host = r // RANKS_PER_HOST == p // RANKS_PER_HOST
+            expect(f"transport {r}->{p}", t, "self" if r == p else "shm" if same_host else "tcp")
 
     # MPI-IO, per file.
     files = {f["file"]: f for f in report["io"]}
@@ -139,7 +144,7 @@ def verify_numbers(directory, data):
     expect("opens", f.get("opens"), n)
     # Two-phase: the interleaved collective writes go through aggregators (one per host by default),
     # which move every byte of them; the contiguous collective read goes direct.
-    expect("aggregators", len(f.get("aggregators", [])), 1)
+    expect("aggregators", len(f.get("aggregators", [])), (n + RANKS_PER_HOST - 1) // RANKS_PER_HOST)
     expect("aggregated_bytes", f.get("aggregated_bytes"), n * WRITE_ROUNDS * BLOCK)
     sizes = f.get("sizes", [0] * 40)
     expect("access sizes (BLOCK)", sizes[bucket(BLOCK)], n * (WRITE_ROUNDS + 1))
@@ -353,8 +358,53 @@ def check_singleton(tool, program, directory):
     expect("bytes_read", f.get("bytes_read"), BLOCK)
 
 
+def check_hosts(mpirun, program, directory, hosts_sh, testbed):
+    """6 ranks on the three hosts h1..h3 of tests/multihost/hosts.sh, mpirun on the launcher host
+    (no rank of its own), no FERRY_PROFILE_DIR: each host's ranks count into their node daemon's
+    session directory, the daemons send the files up their tree, and the report has every number.
+    The hosts share one file system, so the ranks' directories are checked too: one per host, none
+    left after the job (each went with its daemon), so the numbers can only have come through the
+    daemons."""
+    global RANKS, RANKS_PER_HOST
+    RANKS, RANKS_PER_HOST = 6, 2
+    check = subprocess.run(["bash", hosts_sh, "check", testbed], capture_output=True, text=True)
+    if check.returncode != 0:
+        print(f"check_report hosts: SKIPPED: the test bed is not up ({check.stderr.strip()})")
+        sys.exit(77)
+    html = os.path.join(directory, "report.html")
+    data = os.path.join(directory, "data.bin")
+    env = dict(os.environ, FERRY_PROFILE=html, FERRY_DEBUG="launch")
+    env.pop("FERRY_PROFILE_DIR", None)
+    done = subprocess.run(["bash", hosts_sh, "run", testbed, "--", mpirun, "--hostfile",
+                           os.path.join(testbed, "hostfile"), "-n", str(RANKS), program, data, "show-dir"],
+                          cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    verify_numbers(directory, data)
+    dirs = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("known_traffic: rank ") and " counts in " in line:
+            words = line.split()
+            dirs[int(words[2])] = (words[4], line.split(" counts in ", 1)[1])
+    expect("ranks that said where they count", sorted(dirs), list(range(RANKS)))
+    for host in ("h1", "h2", "h3"):
+        here = {d for h, d in dirs.values() if h == host}
+        elsewhere = {d for h, d in dirs.values() if h != host}
+        if len(here) != 1 or here & elsewhere:
+            failures.append(f"the ranks on {host} count in {here}, expected one directory of their own "
+                            f"(the other hosts': {elsewhere})")
+        for d in here:
+            if os.path.exists(d):
+                failures.append(f"{host}'s counter directory {d} outlived its daemon")
+        if not any(f"came from {host} (position" in line for line in done.stderr.splitlines()):
+            failures.append(f"mpirun did not say the counter files of {host} came through the daemon tree: "
+                            f"{done.stderr}")
+
+
 def main(argv):
-    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4, "singleton": 5, "srun": 6}
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
+             "singleton": 5, "srun": 6, "hosts": 6}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -364,6 +414,8 @@ def main(argv):
             check_singleton(os.path.abspath(argv[4]), os.path.abspath(program), directory)
         elif case == "srun":
             check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
+        elif case == "hosts":
+            check_hosts(os.path.abspath(mpirun), os.path.abspath(program), directory, argv[4], argv[5])
         else:
             {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
