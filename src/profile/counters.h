@@ -33,6 +33,7 @@ struct Where {
   uint64_t* peer_rma_bytes = nullptr;
   uint64_t* peer_rma_ops = nullptr;
   int world_size = 0;
+  uint64_t* coll_table = nullptr;  // the collective choices, as installed in coll (choice_counters.h)
 };
 extern Where where;
 
@@ -101,6 +102,14 @@ inline void note_time(int index, uint64_t ticks) {
     skip = x % (2 * Sampling::kSampleGap - 1);  // 0 .. 2 gap - 2 skipped: one call in kSampleGap timed
   }
   std::atomic_ref<uint32_t>(sampling.skip[index]).store(skip, std::memory_order_relaxed);
+}
+
+// `ticks` of a measured call of function `index` spent waiting for a late partner
+// (src/profile/late_partners.h).
+inline void note_wait(int index, uint64_t ticks) {
+  layout::Call& c = where.calls[index];
+  add(c.wait_ticks, ticks);
+  add(c.waits, 1);
 }
 
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).

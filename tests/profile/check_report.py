@@ -15,6 +15,8 @@
                                              FERRY_PROFILE_DIR, TOOL (ferry_profile_report) writes the report
   check_report.py MPIRUN PROGRAM srun TOOL CLUSTER  the numbers under srun --mpi=pmix on tests/slurm's
                                              cluster in CLUSTER, the report by TOOL (exit 77 without it)
+  check_report.py MPIRUN LATE_PROGRAM late_partners  late_partners.c: rank 0 arrives LATE_MS late,
+                                             the others' wait for it is in the report
   check_report.py MPIRUN PROGRAM hosts HOSTS_SH TESTBED  6 ranks, 2 on each host of tests/multihost's
                                              bed, no FERRY_PROFILE_DIR: the remote ranks' files come
                                              through the node daemons (FERRY_LAUNCH_FANOUT as set)
@@ -402,9 +404,53 @@ def check_hosts(mpirun, program, directory, hosts_sh, testbed):
                             f"{done.stderr}")
 
 
+LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
+
+
+def check_late_partners(mpirun, program, directory):
+    """late_partners: rank 0 sleeps LATE_MS before each of LATE_ROUNDS barriers, allreduces, sends to
+    rank 1 (in MPI_Recv) and sends to rank 2 (in MPI_Wait): the report says the others waited about
+    LATE_ROUNDS x LATE_MS in each of those calls, and rank 0 next to nothing."""
+    report = profiled_job(mpirun, program, directory, [])
+    if report is None:
+        return
+    calls = calls_by_name(report)
+    late = LATE_ROUNDS * LATE_MS / 1000
+    # A waiting rank waits the whole sleep, less what rank 0 spent between calls before it slept
+    # again, plus a scheduler's delays on a loaded machine; rank 0 waits for nobody.
+    low, high, none = 0.9 * late, 1.6 * late, 0.1 * late
+
+    def waits(call, ranks, lo, hi):
+        per_rank = calls.get(call, {}).get("wait_s_per_rank", [0] * RANKS)
+        for r in ranks:
+            if not lo <= per_rank[r] <= hi:
+                failures.append(f"{call} wait of rank {r}: {per_rank[r]:.4f} s, expected within [{lo:.3f}, {hi:.3f}]")
+
+    waits("MPI_Barrier", range(1, RANKS), low, high + late)  # the last barrier too: rank 0 sent ROUNDS late
+    waits("MPI_Barrier", [0], 0, none)
+    waits("MPI_Allreduce", range(1, RANKS), low, high)
+    waits("MPI_Allreduce", [0], 0, none)
+    waits("MPI_Recv", [1], low, high)
+    waits("MPI_Wait", [2], low, high)
+    for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait"):
+        c = calls.get(call, {})
+        for r, (t, w) in enumerate(zip(c.get("time_s_per_rank", []), c.get("wait_s_per_rank", []))):
+            if w > t * 1.05 + 1e-4:
+                failures.append(f"{call} rank {r}: waited {w} s of {t} s in the call")
+    waited = [f.get("late_wait_s", -1) for f in report["rank_facts"]]
+    if not 0 <= waited[0] <= 2 * none:
+        failures.append(f"rank 0 (the late one) waited {waited[0]} s in all")
+    for r in range(1, RANKS):
+        if not waited[r] >= 2 * low:
+            failures.append(f"rank {r} waited {waited[r]} s in all, expected at least {2 * low}")
+    # The profile's own barrier before each allreduce is not a choice of the program's.
+    barrier_choices = sum(c["calls"] for c in report["collective_choices"] if c["operation"] == "barrier")
+    expect("barrier choices", barrier_choices, RANKS * (LATE_ROUNDS + 1))
+
+
 def main(argv):
     cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
-             "singleton": 5, "srun": 6, "hosts": 6}
+             "singleton": 5, "srun": 6, "hosts": 6, "late_partners": 4}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -419,7 +465,7 @@ def main(argv):
         else:
             {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
-             "unwritable": check_unwritable}[case](
+             "unwritable": check_unwritable, "late_partners": check_late_partners}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")
