@@ -94,6 +94,27 @@ TEST_F(ProfileFiles, SampledTimesAreScaledToEveryCall) {
   EXPECT_DOUBLE_EQ(seconds_in(job, job.ranks[0], nullptr), 4.0);
 }
 
+// The late-partner wait (src/profile/late_partners.h) of a sampled function is scaled as its time is.
+TEST_F(ProfileFiles, WaitsAreScaledToEveryCall) {
+  std::vector<char> bytes = rank_file(0, 2, true, 8, 0);
+  layout::Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  layout::Call send;
+  std::memcpy(&send, bytes.data() + h.calls_offset, sizeof send);
+  send.waits = 2;
+  send.wait_ticks = 1'000'000'000;  // 0.5 s over 2 calls measured, at 2 GHz
+  std::memcpy(bytes.data() + h.calls_offset, &send, sizeof send);
+  write(0, bytes);
+  write(1, rank_file(1, 2, true, 0, 0));
+  Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+  EXPECT_EQ(job.ranks[0].calls[0].wait_ticks, 2'000'000'000u);  // 2 measured calls stand for 8
+  EXPECT_DOUBLE_EQ(waiting_in(job, job.ranks[0]), 2.0);
+  EXPECT_DOUBLE_EQ(waiting_in(job, job.ranks[1]), 0.0);
+  std::string text = json(job);
+  EXPECT_NE(text.find("\"wait_s\": 2,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"late_wait_s\": 2}"), std::string::npos) << text;
+}
+
 TEST_F(ProfileFiles, AnUnfinishedRankMakesItPartialAndKeepsItsCounts) {
   write(0, rank_file(0, 2, true, 1, 10));
   write(1, rank_file(1, 2, false, 4, 0));
