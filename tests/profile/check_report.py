@@ -417,8 +417,10 @@ def check_late_partners(mpirun, program, directory):
     calls = calls_by_name(report)
     late = LATE_ROUNDS * LATE_MS / 1000
     # A waiting rank waits the whole sleep, less what rank 0 spent between calls before it slept
-    # again, plus a scheduler's delays on a loaded machine; rank 0 waits for nobody.
-    low, high, none = 0.9 * late, 1.6 * late, 0.1 * late
+    # again, plus a scheduler's delays on a loaded machine; rank 0 waits for nobody, but each of its
+    # calls still takes a barrier's latency, which with 4 ranks on 2 busy cores (waits that sleep
+    # in the kernel) can be a few ms.
+    low, high, none = 0.9 * late, 1.6 * late, 0.25 * late
 
     def waits(call, ranks, lo, hi):
         per_rank = calls.get(call, {}).get("wait_s_per_rank", [0] * RANKS)
