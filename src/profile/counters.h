@@ -42,21 +42,24 @@ constexpr int kMaxCalls = 1024;
 
 inline uint64_t now() { return clock::ticks(); }
 
-inline void add(uint64_t& counter, uint64_t amount) {
-  if (progress::threads_enabled)
+// `atomic`: progress::threads_enabled, read once by the caller for all its adds.
+inline void add(uint64_t& counter, uint64_t amount, bool atomic) {
+  if (atomic)
     std::atomic_ref<uint64_t>(counter).fetch_add(amount, std::memory_order_relaxed);
   else
     counter += amount;
 }
+inline void add(uint64_t& counter, uint64_t amount) { add(counter, amount, progress::threads_enabled); }
 
 // A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions); `bytes` < 0
 // when the call moves no data (no size histogram entry). Every call is counted, timed or not.
 inline void note_call(int index, int64_t bytes) {
   layout::Call& c = where.calls[index];
-  add(c.count, 1);
+  bool atomic = progress::threads_enabled;
+  add(c.count, 1, atomic);
   if (bytes >= 0) {
-    add(c.bytes, uint64_t(bytes));
-    add(c.sizes[layout::bucket(uint64_t(bytes))], 1);
+    add(c.bytes, uint64_t(bytes), atomic);
+    add(c.sizes[layout::bucket(uint64_t(bytes))], 1, atomic);
   }
 }
 
@@ -116,8 +119,9 @@ inline void note_wait(int index, uint64_t ticks) {
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).
 inline void note_message(int peer, uint64_t bytes) {
   if (peer < 0 || peer >= where.world_size) return;  // MPI_PROC_NULL, or a peer of another job
-  add(where.peer_bytes[peer], bytes);
-  add(where.peer_messages[peer], 1);
+  bool atomic = progress::threads_enabled;
+  add(where.peer_bytes[peer], bytes, atomic);
+  add(where.peer_messages[peer], 1, atomic);
 }
 
 // A one-sided operation moving `bytes` (the origin's side) on world rank `peer`'s window memory.
