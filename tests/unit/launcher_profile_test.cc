@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "launcher/profile/profile_data.h"
@@ -157,6 +158,19 @@ TEST_F(ProfileFiles, TheLastAttemptIsReportedNotASpawnedJob) {
   EXPECT_EQ(read_job(dir_, "ferry.1", 1, 1, 5'000'000'000, 1).ranks[0].calls[0].count, 7u);
   EXPECT_TRUE(read_job(dir_, "ferry.1", 1, 1, 5'000'000'000, 0).partial);
   EXPECT_EQ(attempt_path("/a/report.html", 1), "/a/report.attempt1.html");
+}
+
+// A job whose rank 0 left no file (the program never called MPI_Init): mpirun still writes a
+// report, partial, with every rank missing (it used to crash on the empty list of attempts).
+TEST_F(ProfileFiles, NoFileAtAllStillMakesAPartialReport) {
+  std::string report = dir_ + "/report.html";
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(write_report(report, dir_, "ferry.1", 2, 0));
+  ::testing::internal::GetCapturedStderr();
+  std::ifstream in(dir_ + "/report.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"partial\": true"), std::string::npos) << text;
+  EXPECT_TRUE(fs::exists(report));
 }
 
 TEST(ProfileReport, JsonGoesBesideTheHtml) {
