@@ -366,7 +366,7 @@ def check_hosts(mpirun, program, directory, hosts_sh, testbed):
     session directory, the daemons send the files up their tree, and the report has every number.
     The hosts share one file system, so the ranks' directories are checked too: one per host, none
     left after the job (each went with its daemon), so the numbers can only have come through the
-    daemons."""
+    daemons. Then a failed job (rank 1 killed): partial, with every rank's counts."""
     global RANKS, RANKS_PER_HOST
     RANKS, RANKS_PER_HOST = 6, 2
     check = subprocess.run(["bash", hosts_sh, "check", testbed], capture_output=True, text=True)
@@ -402,6 +402,19 @@ def check_hosts(mpirun, program, directory, hosts_sh, testbed):
         if not any(f"came from {host} (position" in line for line in done.stderr.splitlines()):
             failures.append(f"mpirun did not say the counter files of {host} came through the daemon tree: "
                             f"{done.stderr}")
+    # A failed job (rank 1, on h1, killed after the ring): the daemons still send what every rank
+    # counted, the killed one's too, and the report is partial.
+    done = subprocess.run(["bash", hosts_sh, "run", testbed, "--", mpirun, "--hostfile",
+                           os.path.join(testbed, "hostfile"), "-n", str(RANKS), program, data, "crash"],
+                          cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode == 0:
+        failures.append("the job with a killed rank succeeded")
+    report = json.load(open(os.path.join(directory, "report.json")))
+    expect("failed job: partial", report["partial"], True)
+    expect("failed job: rank 1 finalized", report["rank_facts"][1]["finalized"], False)
+    for s in range(RANKS):
+        expect(f"failed job: p2p_messages[{s}][{(s + 1) % RANKS}]", report["p2p_messages"][s][(s + 1) % RANKS],
+               RING_MESSAGES)
 
 
 LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
