@@ -366,7 +366,8 @@ def check_hosts(mpirun, program, directory, hosts_sh, testbed):
     session directory, the daemons send the files up their tree, and the report has every number.
     The hosts share one file system, so the ranks' directories are checked too: one per host, none
     left after the job (each went with its daemon), so the numbers can only have come through the
-    daemons. Then a failed job (rank 1 killed): partial, with every rank's counts."""
+    daemons. Then a failed job (rank 1 killed): partial, with every rank's counts; and the user's
+    FERRY_PROFILE_DIR: used by every host's ranks, nothing sent."""
     global RANKS, RANKS_PER_HOST
     RANKS, RANKS_PER_HOST = 6, 2
     check = subprocess.run(["bash", hosts_sh, "check", testbed], capture_output=True, text=True)
@@ -415,6 +416,23 @@ def check_hosts(mpirun, program, directory, hosts_sh, testbed):
     for s in range(RANKS):
         expect(f"failed job: p2p_messages[{s}][{(s + 1) % RANKS}]", report["p2p_messages"][s][(s + 1) % RANKS],
                RING_MESSAGES)
+    # The user's FERRY_PROFILE_DIR, shared by the hosts: every rank counts there, the files stay, and
+    # the daemons send nothing.
+    shared = os.path.join(directory, "shared")
+    os.mkdir(shared)
+    done = subprocess.run(["bash", hosts_sh, "run", testbed, "--", mpirun, "--hostfile",
+                           os.path.join(testbed, "hostfile"), "-n", str(RANKS), program, data],
+                          cwd=directory, env=dict(env, FERRY_PROFILE_DIR=shared), capture_output=True, text=True,
+                          timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the job with FERRY_PROFILE_DIR failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    verify_numbers(directory, data)
+    left = sorted(f for f in os.listdir(shared) if ".rank." in f)
+    if len(left) != RANKS:
+        failures.append(f"expected {RANKS} counter files in FERRY_PROFILE_DIR, found {left}")
+    if "counter files sent up" in done.stderr or "came from" in done.stderr:
+        failures.append(f"counter files went through the daemons although FERRY_PROFILE_DIR was given: {done.stderr}")
 
 
 LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
