@@ -173,8 +173,7 @@ class NodeDaemon {
       }
     local_.emplace(loop_.epoll_fd(), kRankStdout, kRankStderr, std::move(setup), defaults_,
                    [this](int index, int stream) { return &sinks_[2 * size_t(index) + size_t(stream - 1)]; });
-    count_profile_here();
-    Environment base = base_environment(environ, {});
+    Environment base = base_environment(environ, count_profile_here());
     int rank0_stdin = open_rank0_stdin();
     if (master_port >= 0) ::close(master_port);  // rank 0 binds it now
     for (int i = 0; i < local_->size(); ++i) {
@@ -209,14 +208,15 @@ class NodeDaemon {
   // FERRY_PROFILE without a shared directory: this host's ranks count into
   // the daemon's session directory (on this host's disk, removed with the
   // daemon), whose files go to mpirun once they have ended
-  // (counter_forwarding.h). The ranks' environment is the daemon's own.
-  void count_profile_here() {
-    if (plan_.profile_collect_dir.empty()) return;
+  // (counter_forwarding.h). Returns what the ranks' environment gets on top
+  // of the daemon's (not setenv: the PMIx server's threads run already).
+  std::vector<std::pair<std::string, std::string>> count_profile_here() {
+    if (plan_.profile_collect_dir.empty()) return {};
     std::string dir = server_->session_dir().path() + "/profile";
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
       throw std::runtime_error("FERRY_PROFILE: cannot make " + dir + ": " + std::strerror(errno));
-    ::setenv("FERRY_PROFILE_DIR", dir.c_str(), 1);
     profile_dir_ = dir;
+    return {{"FERRY_PROFILE_DIR", dir}};
   }
 
   // Once every rank here has ended (or never started), their counter files
