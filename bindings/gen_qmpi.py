@@ -178,6 +178,59 @@ def untimed(f):
                for u in UNTIMED)
 
 
+# Blocking collectives that the profile runs a barrier before, to measure how long each rank waited
+# for the last one to arrive (src/profile/late_partners.h); their _c forms too.
+SYNCHRONIZED_COLLECTIVES = {
+    "MPI_Bcast", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv",
+    "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter",
+    "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan", "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv",
+    "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw"}
+# Calls that only wait for others: all their time is waiting.
+ALL_WAITING = {"MPI_Barrier", "MPI_Probe", "MPI_Mprobe"}
+
+
+def late_partner_wrapper(f):
+    """The body of the wrappers that measure the late-partner wait (src/profile/late_partners.h), or None."""
+    args = arguments(f)
+    base = f.name[:-2] if f.name.endswith("_c") else f.name
+    head = [f"  int64_t bytes_ = {bytes_expression(f)};"]
+    tail = [f"  note_call({f.qmpi}, bytes_);"]
+    if base in SYNCHRONIZED_COLLECTIVES:
+        # Every call, on every rank alike (the barrier must be), so every call is timed too.
+        return head + ["  uint64_t start_ = now();",
+                       "  bool synchronized_ = late_partners::synchronize(comm);",
+                       "  uint64_t everyone_ = now();",
+                       f"  auto result_ = ferry_impl_{f.name}({args});",
+                       "  uint64_t end_ = now();"] + tail + [
+                       f"  note_time({f.qmpi}, end_ - start_);",
+                       f"  if (synchronized_) note_wait({f.qmpi}, everyone_ - start_);",
+                       "  return result_;"]
+    timed = [f"  bool timed_ = timing_due({f.qmpi});", "  uint64_t start_ = timed_ ? now() : 0;"]
+    after = ["  uint64_t end_ = timed_ ? now() : 0;"] + tail + [f"  if (timed_) note_time({f.qmpi}, end_ - start_);"]
+    if base in ALL_WAITING:
+        return head + timed + [f"  auto result_ = ferry_impl_{f.name}({args});"] + after + [
+            f"  if (timed_) note_wait({f.qmpi}, end_ - start_);", "  return result_;"]
+    if base == "MPI_Recv":
+        # MPI_Recv is MPI_Irecv and MPI_Wait (MPI-4.0 §3.7.3); split, its wait ends at the match.
+        return head + timed + [
+            "  int result_;",
+            "  if (timed_ && late_partners::can_split_receive(comm, source)) {",
+            "    MPI_Request request_;",
+            f"    result_ = ferry_impl_{f.name.replace('Recv', 'Irecv')}(buf, count, datatype, source, tag, comm, &request_);",
+            "    if (result_ == MPI_SUCCESS) {",
+            f"      note_wait({f.qmpi}, late_partners::wait_for_match(request_));",
+            "      result_ = ferry_impl_MPI_Wait(&request_, status);",
+            "    }",
+            "  } else {",
+            f"    result_ = ferry_impl_{f.name}({args});",
+            "  }"] + after + ["  return result_;"]
+    if f.name == "MPI_Wait":
+        return head + timed + [
+            f"  if (timed_ && request != nullptr) note_wait({f.qmpi}, late_partners::wait_for_match(*request));",
+            f"  auto result_ = ferry_impl_{f.name}({args});"] + after + ["  return result_;"]
+    return None
+
+
 def profile(functions):
     """FERRY_PROFILE's QMPI tool (src/profile/counters.h): a wrapper per function that times the
     implementation (every call, or a sample of a short function's: counters.h Sampling) and counts the call, its bytes and, for sends, the destination."""
@@ -196,6 +249,7 @@ def profile(functions):
            '#include "rma/window.h"',
            '#include "profile/counters.h"',
            '#include "profile/files.h"',
+           '#include "profile/late_partners.h"',
            "",
            'extern "C" {']
     for f in qmpi + io:
@@ -204,14 +258,20 @@ def profile(functions):
             "namespace ferry::profile {",
             "namespace {",
             "",
+            "// Bytes of `count` elements of a type that is not predefined; 0 for a handle that is not a datatype.",
+            "__attribute__((noinline)) int64_t derived_type_bytes(MPI_Count count, MPI_Datatype type) {",
+            "  const Datatype* t = find_datatype(type);",
+            "  return t != nullptr ? int64_t(t->size) * int64_t(count) : 0;",
+            "}",
+            "",
             "// Bytes of `count` elements of `type`; 0 for a handle that is not a datatype (the call fails).",
-            "// A predefined type's handle carries its size in bits 8-15 (MPICH's ABI, base/handles.h): no lookup.",
-            "int64_t type_bytes(MPI_Count count, MPI_Datatype type) {",
+            "// A predefined type's handle carries its size in bits 8-15 (MPICH's ABI, base/handles.h): no lookup,",
+            "// and inline in every wrapper (a call here was a tenth of the profile's cost per MPI_Send).",
+            "inline __attribute__((always_inline)) int64_t type_bytes(MPI_Count count, MPI_Datatype type) {",
             "  if (count <= 0) return 0;",
             "  if (handle::kind_of(type) == handle::kKindBuiltin && handle::object_of(type) == handle::Object::kDatatype)",
             "    return int64_t((uint32_t(type) >> 8) & 0xff) * int64_t(count);",
-            "  const Datatype* t = find_datatype(type);",
-            "  return t != nullptr ? int64_t(t->size) * int64_t(count) : 0;",
+            "  return derived_type_bytes(count, type);",
             "}",
             "",
             "// A persistent send's message, at its start (MPI_Start, MPI_Startall): counted as sends are.",
@@ -229,8 +289,8 @@ def profile(functions):
             "  return w != nullptr && rank < w->comm->size ? w->comm->world_rank(rank) : -1;",
             "}",
             "",
-            "// The world rank of point-to-point rank `rank` of `comm`, or -1.",
-            "int world_peer(MPI_Comm comm, int rank) {",
+            "// The world rank of point-to-point rank `rank` of `comm`, or -1 (inline: every send asks).",
+            "inline __attribute__((always_inline)) int world_peer(MPI_Comm comm, int rank) {",
             "  Communicator* c = rank >= 0 ? communicators::find(comm) : nullptr;",
             "  return c != nullptr && rank < c->peer_count() ? c->world_rank(rank) : -1;",
             "}",
@@ -251,6 +311,9 @@ def profile(functions):
         if untimed(f):
             out += [f"  note_call({f.qmpi}, {bytes_expression(f)});",
                     f"  return ferry_impl_{f.name}({args});", "}"]
+            continue
+        if (body := late_partner_wrapper(f)) is not None:
+            out += body + ["}"]
             continue
         if f.name == "MPI_Finalize":
             out.append("  finishing();")

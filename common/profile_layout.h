@@ -22,7 +22,7 @@
 namespace ferry::profile_layout {
 
 constexpr uint64_t kMagic = 0x314c4946524f5250ull;  // "PROFIL1" little-endian
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 
 // Message and access sizes in log2 buckets: bucket 0 holds 0 bytes, bucket b (1..kBuckets-2)
 // holds [2^(b-1), 2^b), the last everything from 2^(kBuckets-2) up.
@@ -46,12 +46,17 @@ enum State : uint32_t { kRunning = 0, kFinalized = 1 };
 // Times are in ticks of the rank's clock (Header::ticks_per_second; src/profile/clock.h), summed
 // over the `timed` calls of the `count` (short calls are sampled, src/profile/counters.h): the
 // function's time is ticks x count / timed.
+// `wait_ticks`: of those ticks, the part spent waiting for a late partner (src/profile/late_partners.h
+// says what is measured for which call), summed over the `waits` calls it was measured on: the
+// function's wait is wait_ticks x count / waits.
 struct Call {
   uint64_t count;
   uint64_t timed;
   uint64_t ticks;
   uint64_t bytes;
   uint64_t sizes[kBuckets];
+  uint64_t wait_ticks;
+  uint64_t waits;
 };
 
 // One MPI-IO file (by the name given to MPI_File_open), as Darshan's MPI-IO module counts.

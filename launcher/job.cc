@@ -16,6 +16,7 @@
 #include "launcher/clock.h"
 #include "launcher/event_loop.h"
 #include "launcher/pmix/request_service.h"
+#include "launcher/profile/counter_forwarding.h"
 #include "launcher/ranks/exit_status.h"
 #include "launcher/ranks/local_ranks.h"
 #include "launcher/ranks/node_setup.h"
@@ -44,6 +45,10 @@ constexpr int kInterruptGraceMs = 1000;
 // ends. A daemon that says nothing by then is given up on: mpirun exits,
 // and the daemon, losing its link, kills its ranks itself.
 constexpr int kRemoteKillWaitMs = 5000;
+// FERRY_PROFILE: after the last rank ended, how long mpirun waits for the
+// next piece of the daemons' counter files before it writes the report
+// without the rest (marked partial). Counted again at every piece.
+constexpr int kProfileWaitMs = 10000;
 
 // What an event is about: its kind in the loop (see event_loop.h).
 enum Source : uint8_t {
@@ -140,11 +145,16 @@ class Job {
     // start of each attempt.
     if (options_.fault.checkpoint_interval_ms > 0)
       loop_.every(options_.fault.checkpoint_interval_ms, [this] { checkpoint_due("--checkpoint-interval"); });
-    // Spawned jobs are part of the job: it ends with the last of them.
-    while (running_ > 0 || spawned_->running() > 0) {
+    // Spawned jobs are part of the job: it ends with the last of them,
+    // and once the daemons have sent their ranks' counter files.
+    while (running_ > 0 || spawned_->running() > 0 || awaiting_profile()) {
       if (!loop_.run_once()) throw std::runtime_error(std::string("epoll_wait: ") + strerror(errno));
       if ((stdout_.broken || stderr_.broken) && !failure_)
         fail({"", 128 + SIGPIPE}, -1, kFinal);  // like a pipeline member whose reader left
+      if (awaiting_profile() && !profile_timer_armed_ && running_ == 0 && spawned_->running() == 0) {
+        profile_timer_armed_ = true;
+        loop_.arm_timer(kProfileWaitMs);
+      }
     }
     // Whatever a rank left behind in its process group goes with the job.
     if (local_) local_->kill_leftovers();
@@ -222,6 +232,30 @@ class Job {
     for (const PlanNode& node : plan_.nodes)
       if (node.position > 0)
         for (int r : node.ranks) set_running(r, true);
+    // FERRY_PROFILE without a shared directory: each daemon with ranks
+    // sends their counter files once they have ended.
+    if (!plan_.profile_collect_dir.empty()) {
+      std::vector<int> positions;
+      for (const PlanNode& node : plan_.nodes)
+        if (node.position > 0 && !node.ranks.empty()) positions.push_back(node.position);
+      profile_files_.emplace(plan_.profile_collect_dir, plan_.nspace, std::move(positions));
+    }
+  }
+
+  bool awaiting_profile() const { return profile_files_ && !profile_files_->waiting_for().empty(); }
+
+  // Nothing more comes from the daemons that have not sent their counter
+  // files: the report is written without them (and says it is partial).
+  void give_up_on_profile() {
+    std::string hosts;
+    for (int position : profile_files_->waiting_for()) {
+      int node = plan_.node_at(position);
+      hosts += (hosts.empty() ? "" : ", ") + (node >= 0 ? plan_.nodes[size_t(node)].host : "?");
+    }
+    std::string line = "mpirun: FERRY_PROFILE: the counter files of the ranks on " + hosts + " did not come within " +
+                       std::to_string(kProfileWaitMs / 1000) + " s; the report goes without them\n";
+    write_all(stderr_, line.data(), line.size());
+    profile_files_.reset();
   }
 
   // A daemon could not be started, by mpirun or by the daemon above it:
@@ -247,6 +281,7 @@ class Job {
       if (n >= 0)
         for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
       spawned_->remote_lost(p);
+      if (profile_files_) profile_files_->forget(p);
     }
   }
 
@@ -494,6 +529,20 @@ class Job {
         fail({message, status}, -1, kFinal);
         break;
       }
+      case wire::Type::kProfileChunk:
+        if (!profile_files_) break;
+        profile_files_->on_piece(body);
+        if (profile_timer_armed_) loop_.arm_timer(kProfileWaitMs);
+        break;
+      case wire::Type::kProfileDone: {
+        uint32_t files = 0;
+        int position = profile_files_ ? profile_files_->on_done(body, &files) : -1;
+        int node = position > 0 ? plan_.node_at(position) : -1;
+        if (node >= 0)
+          FERRY_DEBUG(kLaunch, "FERRY_PROFILE: %u counter files of %zu ranks came from %s (position %d)", files,
+                      plan_.nodes[size_t(node)].ranks.size(), plan_.nodes[size_t(node)].host.c_str(), position);
+        break;
+      }
       default:
         break;
     }
@@ -575,6 +624,11 @@ class Job {
   }
 
   void on_timer() {
+    if (running_ == 0 && spawned_->running() == 0) {
+      // Every rank has ended: only the daemons' counter files were awaited.
+      if (awaiting_profile()) give_up_on_profile();
+      return;
+    }
     if (phase_ == Phase::kRunning) {
       fail({"mpirun: the job ran past its time limit of " + std::to_string(options_.timeout_s) +
                 " s (--timeout or MPIEXEC_TIMEOUT); ending it",
@@ -587,6 +641,7 @@ class Job {
       FERRY_DEBUG(kLaunch, "giving up on %d ranks on unresponsive hosts", running_);
       for (int r = 0; r < plan_.num_ranks; ++r) set_running(r, false);
       spawned_->remote_lost(-1);
+      if (awaiting_profile()) give_up_on_profile();
       return;
     }
     kill_all();
@@ -690,6 +745,10 @@ class Job {
   std::vector<LostHost> lost_hosts_;
   std::optional<LostHost> unreachable_;
   double daemons_start_ms_ = 0;  // when mpirun began to start its children
+  // FERRY_PROFILE: the daemons' counter files, written where the report reads
+  // (absent when they are not sent, or once given up on).
+  std::optional<profile::CounterFileReceiver> profile_files_;
+  bool profile_timer_armed_ = false;
 };
 
 }  // namespace

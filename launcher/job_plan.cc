@@ -40,6 +40,7 @@ std::string encode_plan(const JobPlan& plan) {
   const TrainingJob& t = plan.training;
   e.u8(t.enabled ? 1 : 0).str(t.master_addr).u32(uint32_t(t.master_port)).u32(uint32_t(t.restart_count));
   e.u32(uint32_t(t.max_restarts)).str(t.run_id).u32(uint32_t(t.num_hosts)).u8(plan.hold_master_port ? 1 : 0);
+  e.str(plan.profile_collect_dir);
   return e.finish().substr(wire::kFrameHeader);
 }
 
@@ -101,6 +102,7 @@ bool decode_plan(const std::string& data, JobPlan* plan) {
   t.run_id = d.str();
   t.num_hosts = int(d.u32());
   plan->hold_master_port = d.u8() != 0;
+  plan->profile_collect_dir = d.str();
   return d.ok() && plan->fanout > 0;
 }
 

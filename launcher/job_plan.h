@@ -52,6 +52,12 @@ struct JobPlan {
   // MASTER_PORT was chosen by mpirun: rank 0's host holds it from its start
   // until its ranks start, and says so if it was taken meanwhile.
   bool hold_master_port = false;
+  // FERRY_PROFILE without the user's FERRY_PROFILE_DIR: mpirun's directory
+  // of counter files (its session directory's, on its own disk). Each
+  // daemon's ranks count into the daemon's own session directory instead,
+  // and the daemon sends their files up the tree to mpirun, which writes
+  // them here, when its ranks have ended. Empty: nothing is sent.
+  std::string profile_collect_dir;
 
   // The node whose daemon sits at `position`, or -1.
   int node_at(int position) const;

@@ -272,10 +272,13 @@ int main(int argc, char** argv) {
     // Each attempt is a job of its own to PMIx: ferry.<pid> first, then
     // ferry.<pid>.r1, ... (a restarted rank must never meet the state of
     // its failed predecessor in the server).
+    std::string profile_collect_dir;  // FERRY_PROFILE: where the daemons send their ranks' counter files
     PlanMaker plan_for = [&](const Options& o, int attempt, int* local_node) {
       std::string nspace = "ferry." + std::to_string(::getpid());
       if (attempt > 0) nspace += ".r" + std::to_string(attempt);
-      return make_plan(o, attempt, nspace, secret, local_node);
+      JobPlan plan = make_plan(o, attempt, nspace, secret, local_node);
+      plan.profile_collect_dir = profile_collect_dir;
+      return plan;
     };
     int local_node = -1;
     const JobPlan first = plan_for(options, 0, &local_node);
@@ -284,14 +287,16 @@ int main(int argc, char** argv) {
     Options run_options = options;
     std::string profile_dir;  // where the ranks keep their counter files (FERRY_PROFILE)
     if (!profile_report.empty()) {
-      // The user's FERRY_PROFILE_DIR when given: a directory every host sees, for ranks on other hosts
-      // (it keeps the files). Else the session directory: private to this mpirun, on this host's local
-      // disk, removed with it; ranks on other hosts then count nothing.
+      // The user's FERRY_PROFILE_DIR when given: a directory every host sees (it keeps the files). Else
+      // the session directory: private to this mpirun, on this host's local disk, removed with it; the
+      // ranks of other hosts count into their node daemon's session directory, and each daemon sends
+      // their files here when they have ended (launcher/profile/counter_forwarding.h).
       profile_dir = ferry::config::value("FERRY_PROFILE_DIR");
       if (profile_dir.empty()) {
         profile_dir = server.session_dir().path() + "/profile";
         if (::mkdir(profile_dir.c_str(), 0700) != 0) throw std::runtime_error("cannot make " + profile_dir);
         run_options.environment.emplace_back("FERRY_PROFILE_DIR", profile_dir);
+        profile_collect_dir = profile_dir;
       }
     }
     int status = run_with_restarts(run_options, server, defaults, plan_for);

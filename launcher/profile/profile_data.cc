@@ -44,8 +44,10 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   double ns_per_tick = h.ticks_per_second > 0 ? 1e9 / h.ticks_per_second : 1;
   r.calls = array_at<layout::Call>(bytes, h.calls_offset, h.num_calls);
   // A sampled function's time is estimated from its timed calls (common/profile_layout.h).
-  for (layout::Call& c : r.calls)
+  for (layout::Call& c : r.calls) {
     c.ticks = c.timed > 0 ? uint64_t(double(c.ticks) * ns_per_tick * double(c.count) / double(c.timed)) : 0;
+    c.wait_ticks = c.waits > 0 ? uint64_t(double(c.wait_ticks) * ns_per_tick * double(c.count) / double(c.waits)) : 0;
+  }
   r.peer_bytes = array_at<uint64_t>(bytes, h.peer_bytes_offset, size_t(size));
   r.peer_messages = array_at<uint64_t>(bytes, h.peer_messages_offset, size_t(size));
   r.peer_rma_bytes = array_at<uint64_t>(bytes, h.peer_rma_bytes_offset, size_t(size));
@@ -199,6 +201,19 @@ double seconds_in(const Job& job, const RankCounts& r, const Kind* kind) {
   return r.wall_s > 0 ? std::min(seconds, r.wall_s) : seconds;
 }
 
+double waiting_in(const Job& job, const RankCounts& r) {
+  uint64_t nanos = 0;
+  for (size_t f = 0; f < r.calls.size(); ++f) {
+    const std::string& name = job.call_names[f];
+    if (name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize" || name == "MPI_Session_init" ||
+        name == "MPI_Session_finalize")
+      continue;
+    nanos += r.calls[f].wait_ticks;
+  }
+  double seconds = double(nanos) * 1e-9;
+  return r.wall_s > 0 ? std::min(seconds, r.wall_s) : seconds;
+}
+
 std::vector<int> called_functions(const Job& job) {
   std::vector<std::pair<uint64_t, int>> order;
   for (size_t f = 0; f < job.call_names.size(); ++f) {
@@ -222,11 +237,13 @@ CallTotals call_totals(const Job& job, int function) {
     t.count += c.count;
     t.timed += c.timed;
     t.nanos += c.ticks;
+    t.wait_nanos += c.wait_ticks;
     t.bytes += c.bytes;
     for (int b = 0; b < layout::kBuckets; ++b) t.sizes[b] += c.sizes[b];
     t.count_per_rank.push_back(c.count);
     t.bytes_per_rank.push_back(c.bytes);
     t.seconds_per_rank.push_back(double(c.ticks) * 1e-9);
+    t.wait_seconds_per_rank.push_back(double(c.wait_ticks) * 1e-9);
   }
   return t;
 }

@@ -21,7 +21,7 @@ struct RankCounts {
   int restart_count = 0;
   std::string host, binding;
   double wall_s = 0;  // MPI_Init's return to MPI_Finalize (or to the job's end, for a rank that died)
-  std::vector<layout::Call> calls;               // [function]; `ticks` converted to nanoseconds
+  std::vector<layout::Call> calls;               // [function]; `ticks`, `wait_ticks` converted to nanoseconds
 
   std::vector<uint64_t> peer_bytes, peer_messages;  // [world rank]
   std::vector<uint64_t> peer_rma_bytes, peer_rma_ops;  // [world rank]: one-sided, on each target
@@ -71,17 +71,22 @@ Spread spread(std::vector<double> values);
 // Seconds rank r spent in calls of `kind` (all calls if kind is nullptr).
 double seconds_in(const Job& job, const RankCounts& r, const Kind* kind);
 
+// Seconds rank r waited for late partners (src/profile/late_partners.h says what is measured).
+double waiting_in(const Job& job, const RankCounts& r);
+
 // The functions some rank called, the most time first.
 std::vector<int> called_functions(const Job& job);
 
 // One function's counts summed over the ranks, and each rank's.
 struct CallTotals {
   uint64_t count = 0, nanos = 0, bytes = 0;
+  uint64_t wait_nanos = 0;  // of nanos, waiting for late partners
   uint64_t timed = 0;  // calls timed; below count, the times are estimates from these
 
   uint64_t sizes[layout::kBuckets] = {};  // message-size histogram
   std::vector<uint64_t> count_per_rank, bytes_per_rank;
   std::vector<double> seconds_per_rank;
+  std::vector<double> wait_seconds_per_rank;
 };
 CallTotals call_totals(const Job& job, int function);
 

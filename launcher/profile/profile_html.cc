@@ -292,13 +292,22 @@ std::string html(const Job& job) {
        "Time in collectives and blocking receives is mostly waiting for late partners: uneven bars are load "
        "imbalance.</p>"
     << stacked_bars({s_coll, s_recv, s_io, s_other}, 100, "%") << "\n";
+  Series s_wait{"waiting for late partners", "#b07aa1", {}};
+  for (const RankCounts& r : job.ranks) s_wait.values.push_back(100 * waiting_in(job, r) / (r.wall_s > 0 ? r.wall_s : 1));
+  o << "<h2>Waiting for late partners, per rank</h2>"
+    << "<p class=\"note\">Of the time above, the share a rank spent waiting for another to arrive: in a blocking "
+       "collective, from its entry until every rank had entered (a barrier the profile runs first); in MPI_Recv and "
+       "MPI_Wait, until its message arrived; all of MPI_Barrier and MPI_Probe. The rank others wait for has the "
+       "shortest bar.</p>"
+    << stacked_bars({s_wait}, 100, "%") << "\n";
 
   // Per call.
   o << "<h2>MPI calls</h2><p class=\"note\">Bytes: count × datatype size of the call's (send) buffer as passed. "
        "Min/median/max: each rank's total time in the call. "
        "Times marked ~ are estimates: a function whose calls are short (under 5 µs on average) is timed on "
-       "one call in 16 at random, as reading the clock around every call would cost more than 3% of them.</p>"
-    << table_head({"call", "calls", "total time", "mean time", "bytes", "min rank", "median rank", "max rank"});
+       "one call in 64 at random, as reading the clock around every call would cost more than 3% of them.</p>"
+    << table_head({"call", "calls", "total time", "waiting", "mean time", "bytes", "min rank", "median rank",
+                   "max rank"});
   std::vector<int> called = called_functions(job);
   for (int f : called) {
     CallTotals t = call_totals(job, f);
@@ -309,7 +318,9 @@ std::string html(const Job& job) {
     const char* estimate = t.timed < count ? "~" : "";
     auto timed = [&](double v) { return nanos == 0 ? std::string("not timed") : estimate + seconds_text(v); };
     o << "<tr>" << cell(job.call_names[size_t(f)]) << cell(double(count), std::to_string(count))
-      << cell(total, timed(total)) << cell(mean, timed(mean)) << cell(double(bytes), bytes_text(double(bytes)))
+      << cell(total, timed(total))
+      << cell(double(t.wait_nanos) * 1e-9, t.wait_nanos == 0 ? std::string("") : estimate + seconds_text(double(t.wait_nanos) * 1e-9))
+      << cell(mean, timed(mean)) << cell(double(bytes), bytes_text(double(bytes)))
       << cell(sp.min, timed(sp.min)) << cell(sp.median, timed(sp.median)) << cell(sp.max, timed(sp.max)) << "</tr>";
   }
   o << "</tbody></table>\n";

@@ -71,7 +71,8 @@ std::string json(const Job& job) {
       << ", \"mpi_s\": " << number(seconds_in(job, r, nullptr))
       << ", \"collective_s\": " << number(seconds_in(job, r, &coll))
       << ", \"blocking_receive_s\": " << number(seconds_in(job, r, &recv))
-      << ", \"io_s\": " << number(seconds_in(job, r, &io)) << "}";
+      << ", \"io_s\": " << number(seconds_in(job, r, &io))
+      << ", \"late_wait_s\": " << number(waiting_in(job, r)) << "}";
   }
   o << "\n],\n";
 
@@ -83,10 +84,11 @@ std::string json(const Job& job) {
     o << (first ? "" : ",\n") << " {\"name\": " << quoted(job.call_names[size_t(f)]) << ", \"count\": " << t.count
       << ", \"timed\": " << t.timed << ", \"time_s\": " << number(double(t.nanos) * 1e-9) << ", \"bytes\": " << t.bytes
       << ", \"time_s_min\": " << number(s.min) << ", \"time_s_median\": " << number(s.median)
-      << ", \"time_s_max\": " << number(s.max)
+      << ", \"time_s_max\": " << number(s.max) << ", \"wait_s\": " << number(double(t.wait_nanos) * 1e-9)
       << ",\n  \"count_per_rank\": " << list(t.count_per_rank, [](uint64_t x) { return number(x); })
       << ", \"bytes_per_rank\": " << list(t.bytes_per_rank, [](uint64_t x) { return number(x); })
       << ", \"time_s_per_rank\": " << list(t.seconds_per_rank, [](double x) { return number(x); })
+      << ", \"wait_s_per_rank\": " << list(t.wait_seconds_per_rank, [](double x) { return number(x); })
       << ",\n  \"sizes\": " << sizes(t.sizes) << "}";
     first = false;
   }

@@ -97,7 +97,10 @@ bool write_report(const std::string& report, const std::string& dir, const std::
   // Under --max-restarts every attempt's ranks counted into files of their own namespace: the last
   // attempt is the report, each earlier one (which failed) a report of its own beside it.
   std::vector<int> all = attempts(dir, first_nspace);
-  int last = all.empty() ? 0 : all.back();
+  // No rank 0 left a file (a program that never called MPI_Init, or died before): a partial report
+  // of the first attempt whose ranks are all missing, rather than none.
+  if (all.empty()) all.push_back(0);
+  int last = all.back();
   std::vector<std::string> names;
   for (int a : all) names.push_back(file_name(a == last ? report : attempt_path(report, a)));
   bool written = true;

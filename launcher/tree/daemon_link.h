@@ -28,6 +28,9 @@ class DaemonLink {
   // Queues a whole frame (from wire::Encoder::finish()).
   void send(const std::string& frame);
   bool wants_write() const { return !output_.empty(); }
+  // Bytes queued here that the kernel has not taken yet (for senders that
+  // hold back while the link is busy).
+  size_t queued() const { return output_.size() - output_sent_; }
   // Returns false when the peer is gone.
   bool on_writable();
 

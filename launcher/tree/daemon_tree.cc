@@ -16,6 +16,12 @@
 namespace ferry::launcher {
 namespace {
 
+// A daemon reads its children only while its own link upwards holds less
+// than this: what comes from below (a subtree's output, its counter files
+// at the end of a profiled job) then waits in the children's sockets and
+// links, each bounded the same way, instead of piling up here.
+constexpr size_t kUpwardsHoldBytes = 1 << 20;
+
 // Compares without stopping at the first difference, so that the time
 // taken says nothing about how much of a guess was right.
 bool same_secret(std::string_view a, std::string_view b) {
@@ -163,10 +169,17 @@ void DaemonTree::lose(int slot, const std::string& reason) {
 void DaemonTree::update_interest(int slot) {
   auto it = links_.find(slot);
   if (it == links_.end()) return;
+  // EPOLLHUP and EPOLLERR come all the same: a child that goes is noticed.
+  bool hold = parent_ != nullptr && parent_->queued() >= kUpwardsHoldBytes;
   epoll_event ev = {};
-  ev.events = EPOLLIN | (it->second.link->wants_write() ? EPOLLOUT : 0u);
+  ev.events = (hold ? 0u : uint32_t(EPOLLIN)) | (it->second.link->wants_write() ? EPOLLOUT : 0u);
   ev.data.u64 = uint64_t(link_kind_) | uint64_t(slot) << 8;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.link->fd(), &ev);
+}
+
+void DaemonTree::parent_drained() {
+  if (parent_ == nullptr || parent_->queued() >= kUpwardsHoldBytes) return;
+  for (auto& [slot, child] : links_) update_interest(slot);
 }
 
 void DaemonTree::send_up(const std::string& frame) {

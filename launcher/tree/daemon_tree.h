@@ -42,6 +42,10 @@ class DaemonTree {
   void on_event(uint64_t data, uint32_t events);
 
   void send_up(const std::string& frame);    // to the parent, or deliver at mpirun
+  // The link to the parent has written what it held: children that were
+  // not read while it was full (update_interest) are read again. The
+  // owner calls it after the parent link's on_writable.
+  void parent_drained();
   void pass_down(const std::string& frame);  // to every child
   // To the child whose subtree holds `position` (a daemon below this one).
   void send_toward(int position, const std::string& frame);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +20,7 @@
 #include "launcher/job.h"
 #include "launcher/pmix/pmix_host.h"
 #include "launcher/pmix/request_service.h"
+#include "launcher/profile/counter_forwarding.h"
 #include "launcher/ranks/file_limit.h"
 #include "launcher/ranks/local_ranks.h"
 #include "launcher/ranks/node_setup.h"
@@ -171,7 +173,7 @@ class NodeDaemon {
       }
     local_.emplace(loop_.epoll_fd(), kRankStdout, kRankStderr, std::move(setup), defaults_,
                    [this](int index, int stream) { return &sinks_[2 * size_t(index) + size_t(stream - 1)]; });
-    Environment base = base_environment(environ, {});
+    Environment base = base_environment(environ, count_profile_here());
     int rank0_stdin = open_rank0_stdin();
     if (master_port >= 0) ::close(master_port);  // rank 0 binds it now
     for (int i = 0; i < local_->size(); ++i) {
@@ -206,6 +208,28 @@ class NodeDaemon {
     tree_->report_subtree_if_up();
   }
 
+  // FERRY_PROFILE without a shared directory: this host's ranks count into
+  // the daemon's session directory (on this host's disk, removed with the
+  // daemon), whose files go to mpirun once they have ended
+  // (counter_forwarding.h). Returns what the ranks' environment gets on top
+  // of the daemon's (not setenv: the PMIx server's threads run already).
+  std::vector<std::pair<std::string, std::string>> count_profile_here() {
+    if (plan_.profile_collect_dir.empty()) return {};
+    std::string dir = server_->session_dir().path() + "/profile";
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+      throw std::runtime_error("FERRY_PROFILE: cannot make " + dir + ": " + std::strerror(errno));
+    profile_dir_ = dir;
+    return {{"FERRY_PROFILE_DIR", dir}};
+  }
+
+  // Once every rank here has ended (or never started), their counter files
+  // go up; mpirun waits for them before it writes the report.
+  void send_profile_when_done() {
+    if (plan_.profile_collect_dir.empty() || profile_sender_ || (local_ && local_->running() > 0)) return;
+    profile_sender_.emplace(profile_dir_, plan_.nspace, here_.ranks, position_);
+    profile_sender_->pump(parent_);
+  }
+
   // mpirun counts every rank of a started daemon as running until told of
   // its exit. A rank that never ran is told of as one whose exec failed
   // (exit 127), after the kError that explains it; otherwise mpirun would
@@ -217,6 +241,7 @@ class NodeDaemon {
       tree_->send_up(
           wire::Encoder(wire::Type::kRankExited).u32(uint32_t(here_.ranks[i])).i32(0).i32(127 << 8).finish());
     }
+    send_profile_when_done();
   }
 
   // Rank 0 reads mpirun's stdin, which arrives as kStdin frames: through a
@@ -313,16 +338,22 @@ class NodeDaemon {
   void on_child_exit(pid_t pid, int status) {
     if (spawned_ && spawned_->reaped(pid, status)) return;
     if (!local_) return;
-    if (std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status))
+    if (std::optional<LocalRanks::Exit> exit = local_->reaped(pid, status)) {
       tree_->send_up(wire::Encoder(wire::Type::kRankExited)
                          .u32(uint32_t(exit->rank))
                          .i32(exit->pid)
                          .i32(exit->wait_status)
                          .finish());
+      send_profile_when_done();
+    }
   }
 
   void handle_parent(uint32_t events) {
-    if ((events & EPOLLOUT) && !parent_.on_writable()) finish(1);
+    if (events & EPOLLOUT) {
+      if (!parent_.on_writable()) finish(1);
+      if (profile_sender_) profile_sender_->pump(parent_);
+      tree_->parent_drained();
+    }
     if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
     bool alive = parent_.on_readable([&](wire::Type type, std::string_view body) {
       wire::Decoder d(body);
@@ -471,6 +502,8 @@ class NodeDaemon {
   std::optional<LineForwarder> diagnostics_;
   std::optional<LocalRanks> local_;
   std::optional<DaemonSpawnedJobs> spawned_;
+  std::string profile_dir_;  // where this host's ranks count (FERRY_PROFILE), or ""
+  std::optional<profile::CounterFileSender> profile_sender_;
   // Fences of spawned jobs on several hosts: this host's share goes up.
   SpawnedFences spawned_fences_{position_, [this](int, const std::string& frame) { tree_->send_up(frame); }};
 };

@@ -84,7 +84,7 @@ char* map_file(const std::string& dir, const std::string& nspace, int rank, uint
 
 }  // namespace
 
-Where where = {early_calls, nullptr, nullptr, nullptr, nullptr, 0};
+Where where = {early_calls, nullptr, nullptr, nullptr, nullptr, 0, nullptr};
 Sampling sampling;
 bool io_enabled = false;
 
@@ -147,9 +147,14 @@ void start(const char* const* names, int num_calls) {
   auto* calls = part<layout::Call>(h.calls_offset);
   std::memcpy(calls, early_calls, sizeof(layout::Call) * size_t(num_calls));
   files::move_to(part<layout::File>(h.files_offset), &header().num_files);
-  where = {calls,      part<uint64_t>(h.peer_bytes_offset),   part<uint64_t>(h.peer_messages_offset),
-           part<uint64_t>(h.peer_rma_bytes_offset), part<uint64_t>(h.peer_rma_ops_offset), job.size};
-  coll::set_profile_table(part<uint64_t>(h.coll_offset));
+  where = {calls,
+           part<uint64_t>(h.peer_bytes_offset),
+           part<uint64_t>(h.peer_messages_offset),
+           part<uint64_t>(h.peer_rma_bytes_offset),
+           part<uint64_t>(h.peer_rma_ops_offset),
+           job.size,
+           part<uint64_t>(h.coll_offset)};
+  coll::set_profile_table(where.coll_table);
 }
 
 void finishing() {

@@ -33,6 +33,7 @@ struct Where {
   uint64_t* peer_rma_bytes = nullptr;
   uint64_t* peer_rma_ops = nullptr;
   int world_size = 0;
+  uint64_t* coll_table = nullptr;  // the collective choices, as installed in coll (choice_counters.h)
 };
 extern Where where;
 
@@ -41,21 +42,24 @@ constexpr int kMaxCalls = 1024;
 
 inline uint64_t now() { return clock::ticks(); }
 
-inline void add(uint64_t& counter, uint64_t amount) {
-  if (progress::threads_enabled)
+// `atomic`: progress::threads_enabled, read once by the caller for all its adds.
+inline void add(uint64_t& counter, uint64_t amount, bool atomic) {
+  if (atomic)
     std::atomic_ref<uint64_t>(counter).fetch_add(amount, std::memory_order_relaxed);
   else
     counter += amount;
 }
+inline void add(uint64_t& counter, uint64_t amount) { add(counter, amount, progress::threads_enabled); }
 
 // A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions); `bytes` < 0
 // when the call moves no data (no size histogram entry). Every call is counted, timed or not.
 inline void note_call(int index, int64_t bytes) {
   layout::Call& c = where.calls[index];
-  add(c.count, 1);
+  bool atomic = progress::threads_enabled;
+  add(c.count, 1, atomic);
   if (bytes >= 0) {
-    add(c.bytes, uint64_t(bytes));
-    add(c.sizes[layout::bucket(uint64_t(bytes))], 1);
+    add(c.bytes, uint64_t(bytes), atomic);
+    add(c.sizes[layout::bucket(uint64_t(bytes))], 1, atomic);
   }
 }
 
@@ -63,13 +67,14 @@ inline void note_call(int index, int64_t bytes) {
 // on bare metal), which is 6-13% of an 8-byte ping-pong if every MPI_Send and MPI_Recv is timed. So
 // a function is timed on every call only while its calls are long next to that (mean of its timed
 // calls >= long_ticks, 5 us: at most ~2% added), and its first kWarmup calls, which learn that
-// mean; shorter ones are timed on one call in kSampleGap on average, at gaps drawn at random so
+// mean; shorter ones are timed on one call in kSampleGap on average (64: the two reads, about 35 ns
+// here, and the bookkeeping of a timed call then add under 1 ns per call), at gaps drawn at random so
 // that a program's own period (every other receive waiting for a late partner) cannot line up
 // with the sampling. The report estimates a function's time as ticks x count / timed: exact where
 // every call was timed, an unbiased estimate elsewhere (common/profile_layout.h).
 struct Sampling {
   static constexpr uint64_t kWarmup = 32;
-  static constexpr uint32_t kSampleGap = 16;
+  static constexpr uint32_t kSampleGap = 64;
   uint32_t skip[kMaxCalls] = {};  // untimed calls of each function before its next timed one
   uint64_t long_ticks = 0;        // set by attach(), from the clock's rate
   uint32_t random = 0x9e3779b9u;  // xorshift32 state: gaps, not security
@@ -103,11 +108,20 @@ inline void note_time(int index, uint64_t ticks) {
   std::atomic_ref<uint32_t>(sampling.skip[index]).store(skip, std::memory_order_relaxed);
 }
 
+// `ticks` of a measured call of function `index` spent waiting for a late partner
+// (src/profile/late_partners.h).
+inline void note_wait(int index, uint64_t ticks) {
+  layout::Call& c = where.calls[index];
+  add(c.wait_ticks, ticks);
+  add(c.waits, 1);
+}
+
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).
 inline void note_message(int peer, uint64_t bytes) {
   if (peer < 0 || peer >= where.world_size) return;  // MPI_PROC_NULL, or a peer of another job
-  add(where.peer_bytes[peer], bytes);
-  add(where.peer_messages[peer], 1);
+  bool atomic = progress::threads_enabled;
+  add(where.peer_bytes[peer], bytes, atomic);
+  add(where.peer_messages[peer], 1, atomic);
 }
 
 // A one-sided operation moving `bytes` (the origin's side) on world rank `peer`'s window memory.

@@ -5,7 +5,8 @@
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
-# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER.
+# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER, KNOWN_TRAFFIC,
+# PROFILE_CHECK (tests/profile/check_report.py).
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
 set -uo pipefail
@@ -667,6 +668,16 @@ EOF
     [[ -f $work/local-h1/epoch.5/MANIFEST && -f $work/local-h1/epoch.5/partner/rank.2/plate.bin ]] ||
       { show; ls -R "$work"; fail "h1's store did not go on after the restart"; }
     expect_nothing_left "$HEAT"
+    ;;
+  profile_through_daemons | profile_through_daemon_chain)
+    # FERRY_PROFILE without FERRY_PROFILE_DIR, 6 ranks on h1..h3: every
+    # number of known_traffic's report, the remote ranks' counter files
+    # carried to mpirun by their node daemons (tests/profile/check_report.py
+    # "hosts"); in a chain mpirun -> h1 -> h2 -> h3 too, where h3's files
+    # pass through two daemons.
+    [[ $case_name == profile_through_daemon_chain ]] && export FERRY_LAUNCH_FANOUT=1
+    python3 "$PROFILE_CHECK" "$MPIRUN" "$KNOWN_TRAFFIC" hosts "$HOSTS_SH" "$TESTBED" || fail "check_report.py hosts"
+    expect_nothing_left "$KNOWN_TRAFFIC"
     ;;
   *)
     fail "unknown case"

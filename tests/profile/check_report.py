@@ -15,6 +15,11 @@
                                              FERRY_PROFILE_DIR, TOOL (ferry_profile_report) writes the report
   check_report.py MPIRUN PROGRAM srun TOOL CLUSTER  the numbers under srun --mpi=pmix on tests/slurm's
                                              cluster in CLUSTER, the report by TOOL (exit 77 without it)
+  check_report.py MPIRUN LATE_PROGRAM late_partners  late_partners.c: rank 0 arrives LATE_MS late,
+                                             the others' wait for it is in the report
+  check_report.py MPIRUN PROGRAM hosts HOSTS_SH TESTBED  6 ranks, 2 on each host of tests/multihost's
+                                             bed, no FERRY_PROFILE_DIR: the remote ranks' files come
+                                             through the node daemons (FERRY_LAUNCH_FANOUT as set)
 Prints "<case>: OK" or the first difference, and exits non-zero on one.
 """
 import json
@@ -34,6 +39,7 @@ WRITE_ROUNDS, BLOCK, TAIL = 4, 4096, 100
 SHORT_PROBES, LONG_BARRIERS = 20000, 40
 WARMUP = 32  # calls of each function timed before sampling may start (src/profile/counters.h)
 RANKS = 4
+RANKS_PER_HOST = RANKS  # the hosts case: 2 ranks per host, consecutive ranks together
 
 
 def bucket(n):
@@ -124,7 +130,8 @@ def verify_numbers(directory, data):
             failures.append(f"{operation} algorithm choices: {choices.get(operation)}, expected at least {calls_made}")
     for r, row in enumerate(report["transports"]):
         for p, t in enumerate(row):
-            expect(f"transport {r}->{p}", t, "self" if r == p else "shm")
+            same_host = r // RANKS_PER_HOST == p // RANKS_PER_HOST
+            expect(f"transport {r}->{p}", t, "self" if r == p else "shm" if same_host else "tcp")
 
     # MPI-IO, per file.
     files = {f["file"]: f for f in report["io"]}
@@ -139,7 +146,7 @@ def verify_numbers(directory, data):
     expect("opens", f.get("opens"), n)
     # Two-phase: the interleaved collective writes go through aggregators (one per host by default),
     # which move every byte of them; the contiguous collective read goes direct.
-    expect("aggregators", len(f.get("aggregators", [])), 1)
+    expect("aggregators", len(f.get("aggregators", [])), (n + RANKS_PER_HOST - 1) // RANKS_PER_HOST)
     expect("aggregated_bytes", f.get("aggregated_bytes"), n * WRITE_ROUNDS * BLOCK)
     sizes = f.get("sizes", [0] * 40)
     expect("access sizes (BLOCK)", sizes[bucket(BLOCK)], n * (WRITE_ROUNDS + 1))
@@ -353,8 +360,130 @@ def check_singleton(tool, program, directory):
     expect("bytes_read", f.get("bytes_read"), BLOCK)
 
 
+def check_hosts(mpirun, program, directory, hosts_sh, testbed):
+    """6 ranks on the three hosts h1..h3 of tests/multihost/hosts.sh, mpirun on the launcher host
+    (no rank of its own), no FERRY_PROFILE_DIR: each host's ranks count into their node daemon's
+    session directory, the daemons send the files up their tree, and the report has every number.
+    The hosts share one file system, so the ranks' directories are checked too: one per host, none
+    left after the job (each went with its daemon), so the numbers can only have come through the
+    daemons. Then a failed job (rank 1 killed): partial, with every rank's counts; and the user's
+    FERRY_PROFILE_DIR: used by every host's ranks, nothing sent."""
+    global RANKS, RANKS_PER_HOST
+    RANKS, RANKS_PER_HOST = 6, 2
+    check = subprocess.run(["bash", hosts_sh, "check", testbed], capture_output=True, text=True)
+    if check.returncode != 0:
+        print(f"check_report hosts: SKIPPED: the test bed is not up ({check.stderr.strip()})")
+        sys.exit(77)
+    html = os.path.join(directory, "report.html")
+    data = os.path.join(directory, "data.bin")
+    env = dict(os.environ, FERRY_PROFILE=html, FERRY_DEBUG="launch")
+    env.pop("FERRY_PROFILE_DIR", None)
+    done = subprocess.run(["bash", hosts_sh, "run", testbed, "--", mpirun, "--hostfile",
+                           os.path.join(testbed, "hostfile"), "-n", str(RANKS), program, data, "show-dir"],
+                          cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    verify_numbers(directory, data)
+    dirs = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("known_traffic: rank ") and " counts in " in line:
+            words = line.split()
+            dirs[int(words[2])] = (words[4], line.split(" counts in ", 1)[1])
+    expect("ranks that said where they count", sorted(dirs), list(range(RANKS)))
+    for host in ("h1", "h2", "h3"):
+        here = {d for h, d in dirs.values() if h == host}
+        elsewhere = {d for h, d in dirs.values() if h != host}
+        if len(here) != 1 or here & elsewhere:
+            failures.append(f"the ranks on {host} count in {here}, expected one directory of their own "
+                            f"(the other hosts': {elsewhere})")
+        for d in here:
+            if os.path.exists(d):
+                failures.append(f"{host}'s counter directory {d} outlived its daemon")
+        if not any(f"came from {host} (position" in line for line in done.stderr.splitlines()):
+            failures.append(f"mpirun did not say the counter files of {host} came through the daemon tree: "
+                            f"{done.stderr}")
+    # A failed job (rank 1, on h1, killed after the ring): the daemons still send what every rank
+    # counted, the killed one's too, and the report is partial.
+    done = subprocess.run(["bash", hosts_sh, "run", testbed, "--", mpirun, "--hostfile",
+                           os.path.join(testbed, "hostfile"), "-n", str(RANKS), program, data, "crash"],
+                          cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode == 0:
+        failures.append("the job with a killed rank succeeded")
+    report = json.load(open(os.path.join(directory, "report.json")))
+    expect("failed job: partial", report["partial"], True)
+    expect("failed job: rank 1 finalized", report["rank_facts"][1]["finalized"], False)
+    for s in range(RANKS):
+        expect(f"failed job: p2p_messages[{s}][{(s + 1) % RANKS}]", report["p2p_messages"][s][(s + 1) % RANKS],
+               RING_MESSAGES)
+    # The user's FERRY_PROFILE_DIR, shared by the hosts: every rank counts there, the files stay, and
+    # the daemons send nothing.
+    shared = os.path.join(directory, "shared")
+    os.mkdir(shared)
+    done = subprocess.run(["bash", hosts_sh, "run", testbed, "--", mpirun, "--hostfile",
+                           os.path.join(testbed, "hostfile"), "-n", str(RANKS), program, data],
+                          cwd=directory, env=dict(env, FERRY_PROFILE_DIR=shared), capture_output=True, text=True,
+                          timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the job with FERRY_PROFILE_DIR failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    verify_numbers(directory, data)
+    left = sorted(f for f in os.listdir(shared) if ".rank." in f)
+    if len(left) != RANKS:
+        failures.append(f"expected {RANKS} counter files in FERRY_PROFILE_DIR, found {left}")
+    if "counter files sent up" in done.stderr or "came from" in done.stderr:
+        failures.append(f"counter files went through the daemons although FERRY_PROFILE_DIR was given: {done.stderr}")
+
+
+LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
+
+
+def check_late_partners(mpirun, program, directory):
+    """late_partners: rank 0 sleeps LATE_MS before each of LATE_ROUNDS barriers, allreduces, sends to
+    rank 1 (in MPI_Recv) and sends to rank 2 (in MPI_Wait): the report says the others waited about
+    LATE_ROUNDS x LATE_MS in each of those calls, and rank 0 next to nothing."""
+    report = profiled_job(mpirun, program, directory, [])
+    if report is None:
+        return
+    calls = calls_by_name(report)
+    late = LATE_ROUNDS * LATE_MS / 1000
+    # A waiting rank waits the whole sleep, less what rank 0 spent between calls before it slept
+    # again, plus a scheduler's delays on a loaded machine; rank 0 waits for nobody, but each of its
+    # calls still takes a barrier's latency, which with 4 ranks on 2 busy cores (waits that sleep
+    # in the kernel) can be a few ms.
+    low, high, none = 0.9 * late, 1.6 * late, 0.25 * late
+
+    def waits(call, ranks, lo, hi):
+        per_rank = calls.get(call, {}).get("wait_s_per_rank", [0] * RANKS)
+        for r in ranks:
+            if not lo <= per_rank[r] <= hi:
+                failures.append(f"{call} wait of rank {r}: {per_rank[r]:.4f} s, expected within [{lo:.3f}, {hi:.3f}]")
+
+    waits("MPI_Barrier", range(1, RANKS), low, high + late)  # the last barrier too: rank 0 sent ROUNDS late
+    waits("MPI_Barrier", [0], 0, none)
+    waits("MPI_Allreduce", range(1, RANKS), low, high)
+    waits("MPI_Allreduce", [0], 0, none)
+    waits("MPI_Recv", [1], low, high)
+    waits("MPI_Wait", [2], low, high)
+    for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait"):
+        c = calls.get(call, {})
+        for r, (t, w) in enumerate(zip(c.get("time_s_per_rank", []), c.get("wait_s_per_rank", []))):
+            if w > t * 1.05 + 1e-4:
+                failures.append(f"{call} rank {r}: waited {w} s of {t} s in the call")
+    waited = [f.get("late_wait_s", -1) for f in report["rank_facts"]]
+    if not 0 <= waited[0] <= 2 * none:
+        failures.append(f"rank 0 (the late one) waited {waited[0]} s in all")
+    for r in range(1, RANKS):
+        if not waited[r] >= 2 * low:
+            failures.append(f"rank {r} waited {waited[r]} s in all, expected at least {2 * low}")
+    # The profile's own barrier before each allreduce is not a choice of the program's.
+    barrier_choices = sum(c["calls"] for c in report["collective_choices"] if c["operation"] == "barrier")
+    expect("barrier choices", barrier_choices, RANKS * (LATE_ROUNDS + 1))
+
+
 def main(argv):
-    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4, "singleton": 5, "srun": 6}
+    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
+             "singleton": 5, "srun": 6, "hosts": 6, "late_partners": 4}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -364,10 +493,12 @@ def main(argv):
             check_singleton(os.path.abspath(argv[4]), os.path.abspath(program), directory)
         elif case == "srun":
             check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
+        elif case == "hosts":
+            check_hosts(os.path.abspath(mpirun), os.path.abspath(program), directory, argv[4], argv[5])
         else:
             {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
-             "unwritable": check_unwritable}[case](
+             "unwritable": check_unwritable, "late_partners": check_late_partners}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")

@@ -1,7 +1,7 @@
 /* A program whose communication and I/O are known exactly, for FERRY_PROFILE's report
  * (tests/profile/check_report.py computes what report.json must say from the same numbers).
  *
- *   known_traffic FILE [crash|crash-first]
+ *   known_traffic FILE [crash|crash-first|show-dir]
  *
  * Every rank: a ring of RING_MESSAGES sends of RING_BYTES to the right (MPI_Isend, MPI_Recv,
  * MPI_Wait); ALLTOALLS MPI_Alltoall of ALLTOALL_INTS ints per peer; ALLREDUCES MPI_Allreduce of
@@ -17,7 +17,8 @@
  * late each, so the other ranks' barriers are long (every one timed).
  * With "crash", rank 1 dies (SIGKILL) after the ring, so the report must be partial; with
  * "crash-first", only in the first attempt under mpirun --max-restarts (FERRY_RESTART_COUNT unset
- * or 0). */
+ * or 0). With "show-dir", each rank first prints where it counts:
+ * "known_traffic: rank R on HOST counts in DIR" (FERRY_PROFILE_DIR as the launcher set it). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,6 +57,13 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 2) fail(rank, "usage: known_traffic FILE [crash|crash-first]");
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  if (argc > 2 && strcmp(argv[2], "show-dir") == 0) {
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    const char* dir = getenv("FERRY_PROFILE_DIR");
+    printf("known_traffic: rank %d on %s counts in %s\n", rank, host, dir != NULL ? dir : "(unset)");
+    fflush(stdout);
+  }
 
   char out[RING_BYTES], in[RING_BYTES];
   memset(out, rank, sizeof out);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "launcher/profile/profile_data.h"
@@ -94,6 +95,27 @@ TEST_F(ProfileFiles, SampledTimesAreScaledToEveryCall) {
   EXPECT_DOUBLE_EQ(seconds_in(job, job.ranks[0], nullptr), 4.0);
 }
 
+// The late-partner wait (src/profile/late_partners.h) of a sampled function is scaled as its time is.
+TEST_F(ProfileFiles, WaitsAreScaledToEveryCall) {
+  std::vector<char> bytes = rank_file(0, 2, true, 8, 0);
+  layout::Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  layout::Call send;
+  std::memcpy(&send, bytes.data() + h.calls_offset, sizeof send);
+  send.waits = 2;
+  send.wait_ticks = 1'000'000'000;  // 0.5 s over 2 calls measured, at 2 GHz
+  std::memcpy(bytes.data() + h.calls_offset, &send, sizeof send);
+  write(0, bytes);
+  write(1, rank_file(1, 2, true, 0, 0));
+  Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+  EXPECT_EQ(job.ranks[0].calls[0].wait_ticks, 2'000'000'000u);  // 2 measured calls stand for 8
+  EXPECT_DOUBLE_EQ(waiting_in(job, job.ranks[0]), 2.0);
+  EXPECT_DOUBLE_EQ(waiting_in(job, job.ranks[1]), 0.0);
+  std::string text = json(job);
+  EXPECT_NE(text.find("\"wait_s\": 2,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"late_wait_s\": 2}"), std::string::npos) << text;
+}
+
 TEST_F(ProfileFiles, AnUnfinishedRankMakesItPartialAndKeepsItsCounts) {
   write(0, rank_file(0, 2, true, 1, 10));
   write(1, rank_file(1, 2, false, 4, 0));
@@ -136,6 +158,19 @@ TEST_F(ProfileFiles, TheLastAttemptIsReportedNotASpawnedJob) {
   EXPECT_EQ(read_job(dir_, "ferry.1", 1, 1, 5'000'000'000, 1).ranks[0].calls[0].count, 7u);
   EXPECT_TRUE(read_job(dir_, "ferry.1", 1, 1, 5'000'000'000, 0).partial);
   EXPECT_EQ(attempt_path("/a/report.html", 1), "/a/report.attempt1.html");
+}
+
+// A job whose rank 0 left no file (the program never called MPI_Init): mpirun still writes a
+// report, partial, with every rank missing (it used to crash on the empty list of attempts).
+TEST_F(ProfileFiles, NoFileAtAllStillMakesAPartialReport) {
+  std::string report = dir_ + "/report.html";
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(write_report(report, dir_, "ferry.1", 2, 0));
+  ::testing::internal::GetCapturedStderr();
+  std::ifstream in(dir_ + "/report.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"partial\": true"), std::string::npos) << text;
+  EXPECT_TRUE(fs::exists(report));
 }
 
 TEST(ProfileReport, JsonGoesBesideTheHtml) {

@@ -1,0 +1,40 @@
+// FERRY_PROFILE's late-partner wait: the part of a blocking call's time that a rank spent waiting
+// for another rank to get there (the imbalance), as opposed to moving data once both were there
+// (README "Profiling a job", "Waiting for late partners"). Measured by the profile's wrappers
+// (bindings/gen_qmpi.py `profile`), never when FERRY_PROFILE is unset:
+//
+// - Blocking collectives on an intracommunicator (MPI_Bcast ... MPI_Neighbor_alltoallw, their _c
+//   forms): the wrapper first runs a barrier on the communicator (synchronize below) and counts its
+//   time as the wait: from this rank's entry until every rank had entered, plus one barrier's
+//   latency. The collective itself then starts with everyone there. That barrier is the whole cost
+//   (every call, on every rank alike, as the barrier must be); its choice is not counted in the
+//   report's algorithm table. MPI_Barrier is all wait, MPI_Probe and MPI_Mprobe too (they return
+//   when the message arrives).
+// - MPI_Recv (a timed call: counters.h Sampling) runs as MPI_Irecv, then waits until a message is
+//   matched to it (its first packet arrived: wait_for_match), then MPI_Wait; the wait is the time
+//   from the call's start until the match, 0 when the message was there first.
+// - MPI_Wait (a timed call) on a receive not yet matched: the time until it is matched.
+// Waits under MPI_Waitall/any/some, MPI_Sendrecv and the nonblocking collectives are not measured.
+#pragma once
+
+#include <cstdint>
+
+#include "mpi.h"
+
+namespace ferry::profile::late_partners {
+
+// Ticks this rank waited until a message was matched to receive request `request` (0 when it is
+// not a started receive, or was matched already).
+uint64_t wait_for_match(MPI_Request request);
+
+// Runs a barrier on `comm` before a blocking collective: true when it ran (an intracommunicator;
+// false for an intercommunicator or a handle that is not a communicator, which the collective
+// itself then reports). Its errors are left for the collective to meet and report.
+bool synchronize(MPI_Comm comm);
+
+// Whether MPI_Recv(source, comm) may run as MPI_Irecv and MPI_Wait for the measurement: a valid
+// communicator and a source that receives (the call's other arguments are checked by MPI_Irecv
+// as MPI_Recv would check them).
+bool can_split_receive(MPI_Comm comm, int source);
+
+}  // namespace ferry::profile::late_partners

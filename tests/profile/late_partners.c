@@ -1,0 +1,60 @@
+/* A program where rank 0 arrives a known time late, for FERRY_PROFILE's late-partner wait
+ * (src/profile/late_partners.h; tests/profile/check_report.py "late_partners").
+ *
+ * ROUNDS times each, rank 0 sleeping LATE_MS first every time:
+ *   MPI_Barrier on every rank;
+ *   MPI_Allreduce of one int on every rank;
+ *   rank 0 sends to rank 1, which waits in MPI_Recv;
+ * then one MPI_Barrier, and ROUNDS times rank 0 sends to rank 2, which posted MPI_Irecv and waits
+ * in MPI_Wait. So the other ranks wait about ROUNDS x LATE_MS in each of MPI_Barrier and
+ * MPI_Allreduce, rank 1 in MPI_Recv, rank 2 in MPI_Wait, and rank 0 (the late one) nearly never. */
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#define ROUNDS 4
+#define LATE_MS 50
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 3) {
+    printf("late_partners: needs 3 ranks or more\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (int i = 0; i < ROUNDS; ++i) {
+    if (rank == 0) usleep(LATE_MS * 1000);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  int one = 1, sum = 0;
+  for (int i = 0; i < ROUNDS; ++i) {
+    if (rank == 0) usleep(LATE_MS * 1000);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  }
+  int value = 0;
+  for (int i = 0; i < ROUNDS; ++i) {
+    if (rank == 0) {
+      usleep(LATE_MS * 1000);
+      MPI_Send(&i, 1, MPI_INT, 1, i, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+      MPI_Recv(&value, 1, MPI_INT, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < ROUNDS; ++i) {
+    if (rank == 0) {
+      usleep(LATE_MS * 1000);
+      MPI_Send(&i, 1, MPI_INT, 2, i, MPI_COMM_WORLD);
+    } else if (rank == 2) {
+      MPI_Request r;
+      MPI_Irecv(&value, 1, MPI_INT, 0, i, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+  }
+  if (sum != size) printf("late_partners: FAILED: allreduce sum %d\n", sum);
+  MPI_Finalize();
+  if (rank == 0) printf("late_partners: done\n");
+  return 0;
+}
