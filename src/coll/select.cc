@@ -145,6 +145,14 @@ constexpr std::array kAlgorithms = {
     AlgorithmInfo{Operation::kReduceScatterBlock, Algorithm::kSharedMemory, "shared_memory", false},
     AlgorithmInfo{Operation::kScan, Algorithm::kSharedMemory, "shared_memory", false},
     AlgorithmInfo{Operation::kExscan, Algorithm::kSharedMemory, "shared_memory", false},
+    // Hierarchical reductions combine each host's ranks first, and a host's
+    // ranks need not be a contiguous range (MPI-3.1 §5.9.1 requires rank
+    // order for non-commutative operations): commutative only.
+    AlgorithmInfo{Operation::kAllreduce, Algorithm::kHierarchical, "hierarchical", true},
+    AlgorithmInfo{Operation::kReduce, Algorithm::kHierarchical, "hierarchical", true},
+    AlgorithmInfo{Operation::kBcast, Algorithm::kHierarchical, "hierarchical", false},
+    AlgorithmInfo{Operation::kBarrier, Algorithm::kHierarchical, "hierarchical", false},
+    AlgorithmInfo{Operation::kAllgather, Algorithm::kHierarchical, "hierarchical", false},
 };
 
 struct Rule {
@@ -190,6 +198,17 @@ constexpr std::array kRules = {
     Rule{Operation::kReduceScatterBlock, kAny, 2, Algorithm::kSharedMemory},
     Rule{Operation::kScan,       kAny,      2, Algorithm::kSharedMemory},
     Rule{Operation::kExscan,     kAny,      2, Algorithm::kSharedMemory},
+    // Across hosts, where Query::hierarchical says coll/hier can run the
+    // call (hier/algorithms.h): the ranks of each host meet in shared
+    // memory and only one leader per host sends, so a host link carries one
+    // message where the flat algorithms send one per rank. Bounds measured
+    // on the three-host test bed (docs/performance.md, "Hierarchical
+    // collectives").
+    Rule{Operation::kBarrier,    kAny,      3, Algorithm::kHierarchical},
+    Rule{Operation::kBcast,      kAny,      3, Algorithm::kHierarchical},
+    Rule{Operation::kReduce,     kAny,      3, Algorithm::kHierarchical},
+    Rule{Operation::kAllreduce,  kAny,      3, Algorithm::kHierarchical},
+    Rule{Operation::kAllgather,  kAny,      3, Algorithm::kHierarchical},
     // Allreduce. Small vectors: latency decides, and recursive doubling has
     // the fewest rounds (lg p); on up to 4 ranks its exchanges of the whole
     // vector stay ahead up to 512 KiB, on more ranks only to about 48 KiB.
@@ -342,6 +361,7 @@ Algorithm from_table(Operation op, const Query& q) {
     const AlgorithmInfo* i = info_of(op, r.algorithm);
     if (i->commutative_only && !q.commutative) continue;
     if (r.algorithm == Algorithm::kSharedMemory && !q.shared_memory) continue;
+    if (r.algorithm == Algorithm::kHierarchical && !q.hierarchical) continue;
     return r.algorithm;
   }
   // Unreachable while every operation ends with a catch-all row that suits
@@ -363,20 +383,28 @@ Err select(Operation op, const Query& q, Algorithm* out) {
   if (!o.error.empty()) return Err(MPI_ERR_ARG, o.error);
   const char* why = "";
   const bool can = o.set && (q.commutative || !info_of(op, o.algorithm)->commutative_only) &&
-                   (o.algorithm != Algorithm::kSharedMemory || q.shared_memory);
+                   (o.algorithm != Algorithm::kSharedMemory || q.shared_memory) &&
+                   (o.algorithm != Algorithm::kHierarchical || q.hierarchical);
+  const bool forced = q.hierarchical && q.hierarchical_forced && offers(op, Algorithm::kHierarchical) &&
+                      (q.commutative || !info_of(op, Algorithm::kHierarchical)->commutative_only);
   if (can) {
     *out = o.algorithm;
     why = " (set by ";
+  } else if (forced) {
+    *out = Algorithm::kHierarchical;
   } else {
     *out = from_table(op, q);
-    if (o.set) why = o.algorithm == Algorithm::kSharedMemory ? " (shared memory cannot run this call: ignoring "
-                                                             : " (non-commutative op: ignoring ";
+    if (o.set)
+      why = o.algorithm == Algorithm::kSharedMemory   ? " (shared memory cannot run this call: ignoring "
+            : o.algorithm == Algorithm::kHierarchical ? " (hierarchical cannot run this call: ignoring "
+                                                      : " (non-commutative op: ignoring ";
   }
   count_choice(op, *out, q);
   if (debug::on(debug::kColl)) {
     char size[32];
     format_bytes(q.bytes, size, sizeof size);
-    if (*why == 0) debug::print("%s %s on %d ranks: %s", name(op), size, q.ranks, name(*out));
+    if (forced && !can) debug::print("%s %s on %d ranks: %s (set by FERRY_COLL_HIER)", name(op), size, q.ranks, name(*out));
+    else if (*why == 0) debug::print("%s %s on %d ranks: %s", name(op), size, q.ranks, name(*out));
     else debug::print("%s %s on %d ranks: %s%s%s)", name(op), size, q.ranks, name(*out), why, info_of(op)->setting);
   }
   return {};
