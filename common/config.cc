@@ -135,9 +135,10 @@ constexpr std::array kSettings = {
             "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},
     Setting{"FERRY_COLL_HIER", "auto",
             "Hierarchical collectives on a communicator spanning hosts (coll/hier: within each host through shared "
-            "memory, among one leader per host by messages): auto (allreduce, reduce, bcast, barrier and allgather "
-            "where a host has 2 or more of its ranks and the data fits the table's bounds), on (wherever it can "
-            "run, whatever the size) or off; the same on every rank"},
+            "memory, among one leader per host by messages) where a host has 2 or more of the communicator's ranks: "
+            "auto (the selection table's rows: allreduce, barrier, allgather, bcast up to 16 KiB), on (allreduce, "
+            "reduce, bcast, barrier and allgather wherever it can run, whatever the size) or off; the same on every "
+            "rank"},
     Setting{"FERRY_COLL_TEST_RANKS_PER_HOST", "0",
             "Tests only: the collectives treat each N consecutive world ranks as one host (shared-memory and "
             "hierarchical collectives as across hosts); 0: the real hosts"},

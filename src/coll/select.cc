@@ -201,12 +201,20 @@ constexpr std::array kRules = {
     // Across hosts, where Query::hierarchical says coll/hier can run the
     // call (hier/algorithms.h): the ranks of each host meet in shared
     // memory and only one leader per host sends, so a host link carries one
-    // message where the flat algorithms send one per rank. Bounds measured
-    // on the three-host test bed (docs/performance.md, "Hierarchical
-    // collectives").
+    // message where the flat algorithms send one per rank. Measured on the
+    // three-host test bed (6 ranks, 2 per host, one 2-core machine under a
+    // load of 6-8; coll_sweep t_avg, min of 3 alternating runs,
+    // hierarchical / flat; docs/performance.md "Hierarchical collectives",
+    // 2026-11-29): allreduce 0.41-1.05 at 8 B-64 KiB but for two noisy
+    // sizes (16 B 1.99, 256 B 1.36), barrier 0.76, allgather 0.26-0.88 at
+    // every size; bcast 0.57-0.91 at most sizes to 16 KiB (noisy: 5.4 at
+    // 32 B) and 1.65-2.23 at 32-64 KiB; reduce lost at most sizes (0.58-6.3,
+    // median 2.2: the flat binomial's non-root ranks send eagerly and run
+    // ahead of the root without bound, where a host segment's two slots
+    // hold them), so reduce takes it only where FERRY_COLL_HIER=on or
+    // FERRY_REDUCE_ALGORITHM=hierarchical asks.
     Rule{Operation::kBarrier,    kAny,      3, Algorithm::kHierarchical},
-    Rule{Operation::kBcast,      kAny,      3, Algorithm::kHierarchical},
-    Rule{Operation::kReduce,     kAny,      3, Algorithm::kHierarchical},
+    Rule{Operation::kBcast,      16 * KiB,  3, Algorithm::kHierarchical},
     Rule{Operation::kAllreduce,  kAny,      3, Algorithm::kHierarchical},
     Rule{Operation::kAllgather,  kAny,      3, Algorithm::kHierarchical},
     // Allreduce. Small vectors: latency decides, and recursive doubling has

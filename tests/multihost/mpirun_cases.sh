@@ -285,9 +285,10 @@ case $case_name in
   hier_collectives)
     # Hierarchical collectives across real hosts (coll/hier): 2 ranks per
     # host meet through their host's segment, one per host sends. Every
-    # operation ran hierarchically (FERRY_DEBUG=coll), with right results.
+    # operation ran hierarchically (FERRY_DEBUG=coll; FERRY_COLL_HIER=on, so
+    # reduce too), with right results.
     write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
-    run_mpirun --hostfile "$work/hosts" -n 6 -x FERRY_DEBUG=coll "$HIER_COLLECTIVES"
+    run_mpirun --hostfile "$work/hosts" -n 6 -x FERRY_DEBUG=coll -x FERRY_COLL_HIER=on "$HIER_COLLECTIVES"
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     grep -q "hier_collectives: OK" "$work/out" || { show; fail "no OK line"; }
     for op in allreduce reduce bcast barrier allgather; do

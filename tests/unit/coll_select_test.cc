@@ -72,10 +72,16 @@ Algorithm pick_hier(Operation op, size_t bytes, int ranks, bool commutative, boo
 TEST(CollSelect, HierarchicalOnlyWhereTheQuerySaysItCanRun) {
   for (Operation op : {Operation::kAllreduce, Operation::kReduce, Operation::kBcast, Operation::kBarrier,
                        Operation::kAllgather}) {
-    EXPECT_EQ(pick_hier(op, 8, 6, true), Algorithm::kHierarchical) << name(op);
+    // FERRY_COLL_HIER=on: wherever it can run.
+    EXPECT_EQ(pick_hier(op, 8, 6, true, true), Algorithm::kHierarchical) << name(op);
     EXPECT_EQ(pick_hier(op, 64 << 10, 6, true, true), Algorithm::kHierarchical) << name(op);
     EXPECT_NE(pick(op, 8, 6, true), Algorithm::kHierarchical) << name(op);
   }
+  // auto: the table's rows (measured on the three-host bed).
+  for (Operation op : {Operation::kAllreduce, Operation::kBcast, Operation::kBarrier, Operation::kAllgather})
+    EXPECT_EQ(pick_hier(op, 8, 6, true), Algorithm::kHierarchical) << name(op);
+  EXPECT_NE(pick_hier(Operation::kBcast, 64 << 10, 6, true), Algorithm::kHierarchical);
+  EXPECT_NE(pick_hier(Operation::kReduce, 8, 6, true), Algorithm::kHierarchical);
   // Operations without a hierarchical form never get it.
   EXPECT_NE(pick_hier(Operation::kGather, 8, 6, true, true), Algorithm::kHierarchical);
   EXPECT_NE(pick_hier(Operation::kScan, 8, 6, true, true), Algorithm::kHierarchical);
