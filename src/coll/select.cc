@@ -411,7 +411,8 @@ Err select(Operation op, const Query& q, Algorithm* out) {
   if (debug::on(debug::kColl)) {
     char size[32];
     format_bytes(q.bytes, size, sizeof size);
-    if (forced && !can) debug::print("%s %s on %d ranks: %s (set by FERRY_COLL_HIER)", name(op), size, q.ranks, name(*out));
+    if (forced && !can)
+      debug::print("%s %s on %d ranks: %s (set by FERRY_COLL_HIER)", name(op), size, q.ranks, name(*out));
     else if (*why == 0) debug::print("%s %s on %d ranks: %s", name(op), size, q.ranks, name(*out));
     else debug::print("%s %s on %d ranks: %s%s%s)", name(op), size, q.ranks, name(*out), why, info_of(op)->setting);
   }

@@ -13,8 +13,10 @@ Err bcast(Hierarchy& h, Communicator* c, void* buf, MPI_Count count, const Datat
   const std::vector<int> reps = h.representatives(root);
   const int rep = reps[static_cast<size_t>(h.my_host)];
   Err e;
-  if (rep == h.me) e = leaders_bcast(Leaders{c, reps, h.my_host}, buf, count, type, h.host_of[static_cast<size_t>(root)]);
-  else take_tag(c);
+  if (rep == h.me)
+    e = leaders_bcast(Leaders{c, reps, h.my_host}, buf, count, type, h.host_of[static_cast<size_t>(root)]);
+  else
+    take_tag(c);
   // Phase 2: within each host, from its representative (which runs it even
   // if phase 1 failed, so that its host's ranks do not wait for ever).
   if (h.local) {
