@@ -110,8 +110,8 @@ constexpr std::array kSettings = {
             "peer first needs it, instead of every card reaching every host in MPI_Init's fence (0: never)"},
     // Collective algorithms (src/coll/select.cc): "auto" uses the selection table.
     Setting{"FERRY_ALLREDUCE_ALGORITHM", "auto",
-            "Allreduce algorithm: ring, tree, recursive_doubling, rabenseifner or auto"},
-    Setting{"FERRY_REDUCE_ALGORITHM", "auto", "Reduce algorithm: binomial, reduce_scatter_gather or auto"},
+            "Allreduce algorithm: ring, tree, recursive_doubling, rabenseifner, shared_memory, hierarchical or auto"},
+    Setting{"FERRY_REDUCE_ALGORITHM", "auto", "Reduce algorithm: binomial, reduce_scatter_gather, shared_memory, hierarchical or auto"},
     Setting{"FERRY_REDUCE_SCATTER_ALGORITHM", "auto",
             "Reduce_scatter algorithm: pairwise, recursive_halving or auto"},
     Setting{"FERRY_REDUCE_SCATTER_BLOCK_ALGORITHM", "auto",
@@ -133,12 +133,21 @@ constexpr std::array kSettings = {
     Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
             "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
             "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},
-    Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination, shared_memory or auto"},
+    Setting{"FERRY_COLL_HIER", "auto",
+            "Hierarchical collectives on a communicator spanning hosts (coll/hier: within each host through shared "
+            "memory, among one leader per host by messages) where a host has 2 or more of the communicator's ranks: "
+            "auto (the selection table's rows: allreduce, barrier, allgather, bcast up to 16 KiB), on (allreduce, "
+            "reduce, bcast, barrier and allgather wherever it can run, whatever the size) or off; the same on every "
+            "rank"},
+    Setting{"FERRY_COLL_TEST_RANKS_PER_HOST", "0",
+            "Tests only: the collectives treat each N consecutive world ranks as one host (shared-memory and "
+            "hierarchical collectives as across hosts); 0: the real hosts"},
+    Setting{"FERRY_BARRIER_ALGORITHM", "auto", "Barrier algorithm: dissemination, shared_memory, hierarchical or auto"},
     Setting{"FERRY_BCAST_ALGORITHM", "auto",
-            "Bcast algorithm: binomial, scatter_ring_allgather, pipelined_chain or auto"},
+            "Bcast algorithm: binomial, scatter_ring_allgather, pipelined_chain, shared_memory, hierarchical or auto"},
     Setting{"FERRY_GATHER_ALGORITHM", "auto", "Gather algorithm: binomial or auto"},
     Setting{"FERRY_SCATTER_ALGORITHM", "auto", "Scatter algorithm: binomial or auto"},
-    Setting{"FERRY_ALLGATHER_ALGORITHM", "auto", "Allgather algorithm: ring, recursive_doubling, bruck or auto"},
+    Setting{"FERRY_ALLGATHER_ALGORITHM", "auto", "Allgather algorithm: ring, recursive_doubling, bruck, shared_memory, hierarchical or auto"},
     Setting{"FERRY_ALLTOALL_ALGORITHM", "auto", "Alltoall algorithm: pairwise, bruck or auto"},
     // Checkpoint/restart (fault/): mpirun sets these for its ranks; a user may
     // set them by hand to run a program's hooks without mpirun's options.

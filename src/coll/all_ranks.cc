@@ -15,6 +15,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/inter/uniform_blocks.h"
 #include "coll/launch.h"
@@ -30,8 +31,10 @@ Err run_barrier(Communicator* c, Launch how) {
   if (c->inter) return run(c, how, [&](Schedule& s) { inter_barrier(s); });
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
-  if (Err e = choose_data(Operation::kBarrier, 0, 0, c, how, &a, &seg)) return e;
+  hier::Hierarchy* h = nullptr;
+  if (Err e = choose_data(Operation::kBarrier, 0, 0, c, how, &a, &seg, &h)) return e;
   if (a == Algorithm::kSharedMemory) return shm::barrier(*seg);
+  if (a == Algorithm::kHierarchical) return hier::barrier(*h, c);
   if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
   return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });
 }
@@ -51,9 +54,12 @@ Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
   const size_t block = recvtype->bytes(recvcount);
-  if (Err e = choose_data(Operation::kAllgather, block, block, c, how, &a, &seg)) return e;
+  hier::Hierarchy* h = nullptr;
+  if (Err e = choose_data(Operation::kAllgather, block, block, c, how, &a, &seg, &h)) return e;
   if (a == Algorithm::kSharedMemory)
     return shm::allgather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  if (a == Algorithm::kHierarchical)
+    return hier::allgather(*h, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kRecursiveDoubling:

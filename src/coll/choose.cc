@@ -28,10 +28,17 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
 }
 
 Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
-                  shm::CommSegment** seg) {
+                  shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits) {
   *seg = segment_if_possible(c, how);
   q.shared_memory = *seg != nullptr && dense && cell_bytes <= (*seg)->cell_bytes();
+  // Only a communicator without a segment of its own may span hosts; the
+  // hierarchy is made whatever this call's data, so that every rank makes
+  // it at the same call (hier_fits depends on what MPI requires to agree).
+  hier::Hierarchy* h = *seg == nullptr && hier != nullptr && hier_fits ? hier::hierarchy_for(c, how) : nullptr;
+  q.hierarchical = h != nullptr;
+  q.hierarchical_forced = h != nullptr && hier::forced();
   if (Err e = select(o, q, a)) return e;
+  if (hier != nullptr) *hier = *a == Algorithm::kHierarchical ? h : nullptr;
   if (*a == Algorithm::kSharedMemory || *seg == nullptr) return {};
   shm::CommSegment* s = *seg;
   *seg = nullptr;
@@ -41,13 +48,16 @@ Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communica
 }
 
 Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
-                shm::CommSegment** seg) {
-  return select_shared(o, Query{bytes, c->size, true}, cell_bytes, true, c, how, a, seg);
+                shm::CommSegment** seg, hier::Hierarchy** hier) {
+  return select_shared(o, Query{bytes, c->size, true}, cell_bytes, true, c, how, a, seg, hier);
 }
 
+// coll/hier's local phases combine pieces of whole elements in a cell.
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
-                     Algorithm* a, shm::CommSegment** seg) {
-  return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, type->contiguous, c, how, a, seg);
+                     Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier) {
+  const bool hier_fits = type->contiguous && type->size <= shm::configured_cell_bytes();
+  return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, type->contiguous, c, how, a, seg, hier,
+                       hier_fits);
 }
 
 }  // namespace ferry::coll

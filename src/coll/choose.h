@@ -20,6 +20,7 @@
 #include "base/error.h"
 #include "base/op.h"
 #include "coll/collectives.h"
+#include "coll/hier/structure.h"
 #include "coll/select.h"
 #include "coll/shm/segment.h"
 
@@ -32,18 +33,24 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how);
 // select() for a call whose shared-memory form puts `cell_bytes` in each
 // writer's cell (`dense`: the data as it is, for the reductions), with the
 // segment in *seg where shared memory was chosen (nullptr otherwise).
+//
+// `hier` non-null: the operation has a hierarchical form (coll/hier),
+// which may run this call where `hier_fits` (reductions: a contiguous
+// type whose elements fit a cell); *hier is the communicator's hierarchy
+// where that was chosen (nullptr otherwise). The communicator's first such
+// call makes the hierarchy (hier/structure.h).
 Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
-                  shm::CommSegment** seg);
+                  shm::CommSegment** seg, hier::Hierarchy** hier = nullptr, bool hier_fits = true);
 
 // Data movement and barrier. `bytes`: what one rank sends (select.cc);
 // `cell_bytes`: what a writer puts in its cell on the shared-memory path.
 Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
-                shm::CommSegment** seg);
+                shm::CommSegment** seg, hier::Hierarchy** hier = nullptr);
 
 // The reductions, which coll/shm may run when the data is one dense run
 // (the cells hold the bytes as they are, and the operation applies to
 // them); `bytes` is one rank's whole input (reduce_scatter: all blocks).
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
-                     Algorithm* a, shm::CommSegment** seg);
+                     Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier = nullptr);
 
 }  // namespace ferry::coll

@@ -18,6 +18,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/launch.h"
 #include "coll/shm/algorithms.h"
@@ -49,8 +50,10 @@ Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Data
     return std::move(*done);
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
-  if (Err e = choose_reduction(Operation::kAllreduce, type->bytes(count), type, op, c, how, &a, &seg)) return e;
+  hier::Hierarchy* h = nullptr;
+  if (Err e = choose_reduction(Operation::kAllreduce, type->bytes(count), type, op, c, how, &a, &seg, &h)) return e;
   if (a == Algorithm::kSharedMemory) return shm::allreduce(*seg, sendbuf, recvbuf, count, type, op);
+  if (a == Algorithm::kHierarchical) return hier::allreduce(*h, c, sendbuf, recvbuf, count, type, op);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_allreduce(s, a, sendbuf, recvbuf, count, type, op); });
 }
@@ -76,8 +79,10 @@ Err do_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatyp
     return std::move(*done);
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
-  if (Err e = choose_reduction(Operation::kReduce, type->bytes(count), type, op, c, how, &a, &seg)) return e;
+  hier::Hierarchy* h = nullptr;
+  if (Err e = choose_reduction(Operation::kReduce, type->bytes(count), type, op, c, how, &a, &seg, &h)) return e;
   if (a == Algorithm::kSharedMemory) return shm::reduce(*seg, sendbuf, recvbuf, count, type, op, root);
+  if (a == Algorithm::kHierarchical) return hier::reduce(*h, c, sendbuf, recvbuf, count, type, op, root);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_reduce(s, a, sendbuf, recvbuf, count, type, op, root); });
 }

@@ -13,6 +13,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/inter/uniform_blocks.h"
 #include "coll/launch.h"
@@ -28,8 +29,10 @@ Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
   const size_t bytes = type->bytes(count);
-  if (Err e = choose_data(Operation::kBcast, bytes, bytes, c, how, &a, &seg)) return e;
+  hier::Hierarchy* h = nullptr;
+  if (Err e = choose_data(Operation::kBcast, bytes, bytes, c, how, &a, &seg, &h)) return e;
   if (a == Algorithm::kSharedMemory) return shm::bcast(*seg, buf, count, type, root);
+  if (a == Algorithm::kHierarchical) return hier::bcast(*h, c, buf, count, type, root);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
       case Algorithm::kScatterRingAllgather: return bcast_scatter_ring_allgather(s, buf, count, type, root);

@@ -145,6 +145,14 @@ constexpr std::array kAlgorithms = {
     AlgorithmInfo{Operation::kReduceScatterBlock, Algorithm::kSharedMemory, "shared_memory", false},
     AlgorithmInfo{Operation::kScan, Algorithm::kSharedMemory, "shared_memory", false},
     AlgorithmInfo{Operation::kExscan, Algorithm::kSharedMemory, "shared_memory", false},
+    // Hierarchical reductions combine each host's ranks first, and a host's
+    // ranks need not be a contiguous range (MPI-3.1 §5.9.1 requires rank
+    // order for non-commutative operations): commutative only.
+    AlgorithmInfo{Operation::kAllreduce, Algorithm::kHierarchical, "hierarchical", true},
+    AlgorithmInfo{Operation::kReduce, Algorithm::kHierarchical, "hierarchical", true},
+    AlgorithmInfo{Operation::kBcast, Algorithm::kHierarchical, "hierarchical", false},
+    AlgorithmInfo{Operation::kBarrier, Algorithm::kHierarchical, "hierarchical", false},
+    AlgorithmInfo{Operation::kAllgather, Algorithm::kHierarchical, "hierarchical", false},
 };
 
 struct Rule {
@@ -190,6 +198,25 @@ constexpr std::array kRules = {
     Rule{Operation::kReduceScatterBlock, kAny, 2, Algorithm::kSharedMemory},
     Rule{Operation::kScan,       kAny,      2, Algorithm::kSharedMemory},
     Rule{Operation::kExscan,     kAny,      2, Algorithm::kSharedMemory},
+    // Across hosts, where Query::hierarchical says coll/hier can run the
+    // call (hier/algorithms.h): the ranks of each host meet in shared
+    // memory and only one leader per host sends, so a host link carries one
+    // message where the flat algorithms send one per rank. Measured on the
+    // three-host test bed (6 ranks, 2 per host, one 2-core machine under a
+    // load of 6-8; coll_sweep t_avg, min of 3 alternating runs,
+    // hierarchical / flat; docs/performance.md "Hierarchical collectives",
+    // 2026-11-29): allreduce 0.41-1.05 at 8 B-64 KiB but for two noisy
+    // sizes (16 B 1.99, 256 B 1.36), barrier 0.76, allgather 0.26-0.88 at
+    // every size; bcast 0.57-0.91 at most sizes to 16 KiB (noisy: 5.4 at
+    // 32 B) and 1.65-2.23 at 32-64 KiB; reduce lost at most sizes (0.58-6.3,
+    // median 2.2: the flat binomial's non-root ranks send eagerly and run
+    // ahead of the root without bound, where a host segment's two slots
+    // hold them), so reduce takes it only where FERRY_COLL_HIER=on or
+    // FERRY_REDUCE_ALGORITHM=hierarchical asks.
+    Rule{Operation::kBarrier,    kAny,      3, Algorithm::kHierarchical},
+    Rule{Operation::kBcast,      16 * KiB,  3, Algorithm::kHierarchical},
+    Rule{Operation::kAllreduce,  kAny,      3, Algorithm::kHierarchical},
+    Rule{Operation::kAllgather,  kAny,      3, Algorithm::kHierarchical},
     // Allreduce. Small vectors: latency decides, and recursive doubling has
     // the fewest rounds (lg p); on up to 4 ranks its exchanges of the whole
     // vector stay ahead up to 512 KiB, on more ranks only to about 48 KiB.
@@ -342,6 +369,7 @@ Algorithm from_table(Operation op, const Query& q) {
     const AlgorithmInfo* i = info_of(op, r.algorithm);
     if (i->commutative_only && !q.commutative) continue;
     if (r.algorithm == Algorithm::kSharedMemory && !q.shared_memory) continue;
+    if (r.algorithm == Algorithm::kHierarchical && !q.hierarchical) continue;
     return r.algorithm;
   }
   // Unreachable while every operation ends with a catch-all row that suits
@@ -363,20 +391,29 @@ Err select(Operation op, const Query& q, Algorithm* out) {
   if (!o.error.empty()) return Err(MPI_ERR_ARG, o.error);
   const char* why = "";
   const bool can = o.set && (q.commutative || !info_of(op, o.algorithm)->commutative_only) &&
-                   (o.algorithm != Algorithm::kSharedMemory || q.shared_memory);
+                   (o.algorithm != Algorithm::kSharedMemory || q.shared_memory) &&
+                   (o.algorithm != Algorithm::kHierarchical || q.hierarchical);
+  const bool forced = q.hierarchical && q.hierarchical_forced && offers(op, Algorithm::kHierarchical) &&
+                      (q.commutative || !info_of(op, Algorithm::kHierarchical)->commutative_only);
   if (can) {
     *out = o.algorithm;
     why = " (set by ";
+  } else if (forced) {
+    *out = Algorithm::kHierarchical;
   } else {
     *out = from_table(op, q);
-    if (o.set) why = o.algorithm == Algorithm::kSharedMemory ? " (shared memory cannot run this call: ignoring "
-                                                             : " (non-commutative op: ignoring ";
+    if (o.set)
+      why = o.algorithm == Algorithm::kSharedMemory   ? " (shared memory cannot run this call: ignoring "
+            : o.algorithm == Algorithm::kHierarchical ? " (hierarchical cannot run this call: ignoring "
+                                                      : " (non-commutative op: ignoring ";
   }
   count_choice(op, *out, q);
   if (debug::on(debug::kColl)) {
     char size[32];
     format_bytes(q.bytes, size, sizeof size);
-    if (*why == 0) debug::print("%s %s on %d ranks: %s", name(op), size, q.ranks, name(*out));
+    if (forced && !can)
+      debug::print("%s %s on %d ranks: %s (set by FERRY_COLL_HIER)", name(op), size, q.ranks, name(*out));
+    else if (*why == 0) debug::print("%s %s on %d ranks: %s", name(op), size, q.ranks, name(*out));
     else debug::print("%s %s on %d ranks: %s%s%s)", name(op), size, q.ranks, name(*out), why, info_of(op)->setting);
   }
   return {};

@@ -49,6 +49,7 @@ enum class Algorithm : uint8_t {
   kPipelinedChain,       // bcast
   kBruck,                // allgather, alltoall
   kSharedMemory,         // every operation but the v and w forms (coll/shm)
+  kHierarchical,         // allreduce, reduce, bcast, barrier, allgather across hosts (coll/hier)
 };
 
 // What the choice depends on. Every rank of a call must get the same answer,
@@ -62,6 +63,14 @@ struct Query {
   // (`bytes` <= what the caller worked out from the cell size). Every rank
   // computes the same answer.
   bool shared_memory = false;
+  // coll/hier may run this call: a blocking call on a communicator that
+  // spans hosts, one of them with 2 or more of its ranks, each host's with
+  // a shared-memory segment (hier/structure.h); reductions: commutative
+  // ops on contiguous types. `hierarchical_forced`: FERRY_COLL_HIER=on,
+  // which takes it whatever the table's bounds. Every rank computes the
+  // same answer.
+  bool hierarchical = false;
+  bool hierarchical_forced = false;
 };
 
 // The algorithm for one call: the override if FERRY_<OPERATION>_ALGORITHM

@@ -10,7 +10,8 @@
  * ring). Sizes are per rank: the message for bcast, pingpong, sendrecv,
  * reductions; one block for gather, scatter, allgather, alltoall (as IMB).
  *
- *   coll_sweep [--max BYTES] [--time SECONDS] [--only OP,OP...]
+ *   coll_sweep [--min BYTES] [--max BYTES] [--time SECONDS] [--only OP,OP...]
+ * (--min: the smallest size measured, default 0; Barrier always runs once).
  * prints "# op bytes t_avg_us" then one line per (op, size).
  */
 #include <mpi.h>
@@ -77,11 +78,12 @@ static double measure(call_fn fn, size_t bytes, double budget) {
 }
 
 int main(int argc, char **argv) {
-  size_t max = 4u << 20;
+  size_t max = 4u << 20, min = 0;
   double budget = 0.05;
   const char *only = NULL;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--max")) max = (size_t)strtoull(argv[i + 1], NULL, 0);
+    else if (!strcmp(argv[i], "--min")) min = (size_t)strtoull(argv[i + 1], NULL, 0);
     else if (!strcmp(argv[i], "--time")) budget = atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--only")) only = argv[i + 1];
   }
@@ -101,6 +103,7 @@ int main(int argc, char **argv) {
     }
     for (size_t b = 0; b <= max; b = b ? b * 2 : 1) {
       if (ops[o].fn == barrier && b > 0) break;
+      if (ops[o].fn != barrier && b < min) continue;
       double t = measure(ops[o].fn, b, budget);
       if (rank == 0) {
         printf("%s %zu %.3f\n", ops[o].name, b, t);

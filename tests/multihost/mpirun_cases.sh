@@ -6,7 +6,7 @@
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
 # SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER, KNOWN_TRAFFIC,
-# PROFILE_CHECK (tests/profile/check_report.py).
+# PROFILE_CHECK (tests/profile/check_report.py), HIER_COLLECTIVES.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
 set -uo pipefail
@@ -282,6 +282,22 @@ case $case_name in
     run_mpirun --hostfile "$work/hosts" -n 6 "$EVERY_COLLECTIVE"
     [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
     grep -q "every_collective: OK on 6 ranks" "$work/out" || { show; fail "no OK line"; }
+    ;;
+  hier_collectives)
+    # Hierarchical collectives across real hosts (coll/hier): 2 ranks per
+    # host meet through their host's segment, one per host sends. Every
+    # operation ran hierarchically (FERRY_DEBUG=coll; FERRY_COLL_HIER=on, so
+    # reduce too), with right results.
+    write_hosts "h1 slots=2\nh2 slots=2\nh3 slots=2\n"
+    run_mpirun --hostfile "$work/hosts" -n 6 -x FERRY_DEBUG=coll -x FERRY_COLL_HIER=on "$HIER_COLLECTIVES"
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "hier_collectives: OK" "$work/out" || { show; fail "no OK line"; }
+    for op in allreduce reduce bcast barrier allgather; do
+      grep -Eq "$op [0-9]+ [KMi]*B on 6 ranks: hierarchical" "$work/out" "$work/err" ||
+        { show | tail -40; fail "no hierarchical $op"; }
+    done
+    grep -q "hierarchical collectives: 3 hosts (ranks per host: 2 2 2)" "$work/out" "$work/err" ||
+      { show | tail -40; fail "no host structure line"; }
     ;;
   daemon_tree_chain)
     # One child per daemon: mpirun -> h1 -> h2 -> h3, so messages and

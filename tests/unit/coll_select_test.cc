@@ -59,6 +59,43 @@ TEST(CollSelect, EveryReductionHasItsOwnAlgorithms) {
   EXPECT_STREQ(name(Algorithm::kRabenseifner), "rabenseifner");
 }
 
+Algorithm pick_hier(Operation op, size_t bytes, int ranks, bool commutative, bool forced = false) {
+  Algorithm a{};
+  Query q{bytes, ranks, commutative};
+  q.hierarchical = true;
+  q.hierarchical_forced = forced;
+  Err e = select(op, q, &a);
+  EXPECT_TRUE(e.ok()) << e.message();
+  return a;
+}
+
+TEST(CollSelect, HierarchicalOnlyWhereTheQuerySaysItCanRun) {
+  for (Operation op : {Operation::kAllreduce, Operation::kReduce, Operation::kBcast, Operation::kBarrier,
+                       Operation::kAllgather}) {
+    // FERRY_COLL_HIER=on: wherever it can run.
+    EXPECT_EQ(pick_hier(op, 8, 6, true, true), Algorithm::kHierarchical) << name(op);
+    EXPECT_EQ(pick_hier(op, 64 << 10, 6, true, true), Algorithm::kHierarchical) << name(op);
+    EXPECT_NE(pick(op, 8, 6, true), Algorithm::kHierarchical) << name(op);
+  }
+  // auto: the table's rows (measured on the three-host bed).
+  for (Operation op : {Operation::kAllreduce, Operation::kBcast, Operation::kBarrier, Operation::kAllgather})
+    EXPECT_EQ(pick_hier(op, 8, 6, true), Algorithm::kHierarchical) << name(op);
+  EXPECT_NE(pick_hier(Operation::kBcast, 64 << 10, 6, true), Algorithm::kHierarchical);
+  EXPECT_NE(pick_hier(Operation::kReduce, 8, 6, true), Algorithm::kHierarchical);
+  // Operations without a hierarchical form never get it.
+  EXPECT_NE(pick_hier(Operation::kGather, 8, 6, true, true), Algorithm::kHierarchical);
+  EXPECT_NE(pick_hier(Operation::kScan, 8, 6, true, true), Algorithm::kHierarchical);
+}
+
+TEST(CollSelect, HierarchicalReductionsNeedACommutativeOp) {
+  // MPI-3.1 §5.9.1: the hosts' ranks are combined first, out of rank order.
+  for (bool forced : {false, true}) {
+    EXPECT_NE(pick_hier(Operation::kAllreduce, 8, 6, false, forced), Algorithm::kHierarchical);
+    EXPECT_NE(pick_hier(Operation::kReduce, 8, 6, false, forced), Algorithm::kHierarchical);
+  }
+  EXPECT_EQ(pick_hier(Operation::kBcast, 8, 6, false, true), Algorithm::kHierarchical);
+}
+
 TEST_F(CollSelectOverride, OverrideForcesTheAlgorithm) {
   EXPECT_EXIT(
       {
@@ -92,7 +129,7 @@ TEST_F(CollSelectOverride, UnknownOverrideNamesTheVariableAndTheChoices) {
         Algorithm a{};
         Err e = select(Operation::kReduce, Query{8, 4, true}, &a);
         bool ok = problem && problem->find("FERRY_REDUCE_ALGORITHM=fastest") != std::string::npos &&
-                  problem->find("binomial, reduce_scatter_gather, shared_memory, auto") != std::string::npos &&
+                  problem->find("binomial, reduce_scatter_gather, shared_memory, hierarchical, auto") != std::string::npos &&
                   e.mpi_class() == MPI_ERR_ARG && e.message() == *problem &&
                   select(Operation::kAllreduce, Query{8, 4, true}, &a).ok();
         std::exit(ok ? 0 : 1);
@@ -170,7 +207,7 @@ TEST_F(CollSelectOverride, UnknownBcastOverrideListsTheBcastAlgorithms) {
         setenv("FERRY_BCAST_ALGORITHM", "ring", 1);
         auto problem = validate_settings();
         bool ok = problem && problem->find("FERRY_BCAST_ALGORITHM=ring") != std::string::npos &&
-                  problem->find("binomial, scatter_ring_allgather, pipelined_chain, shared_memory, auto") != std::string::npos;
+                  problem->find("binomial, scatter_ring_allgather, pipelined_chain, shared_memory, hierarchical, auto") != std::string::npos;
         std::exit(ok ? 0 : 1);
       },
       testing::ExitedWithCode(0), "");

@@ -1,5 +1,6 @@
 #include "coll/shm/host.h"
 
+#include "common/config.h"
 #include "progress/progress.h"
 #include "progress/source.h"
 #include "transport/shm/shm_transport.h"
@@ -56,7 +57,17 @@ void uninstall() {
 
 bool installed() { return transport_ != nullptr; }
 
-bool shares_memory(int peer) { return peer == me_ || (transport_ != nullptr && transport_->reaches(peer)); }
+// FERRY_COLL_TEST_RANKS_PER_HOST splits this host into groups of world
+// ranks, so that tests on one machine run the collectives of a job across
+// hosts (coll/hier) and the checks that keep coll/shm to one host.
+static bool same_test_host(int peer) {
+  static const int64_t per_host = config::integer("FERRY_COLL_TEST_RANKS_PER_HOST");
+  return per_host <= 0 || peer / per_host == me_ / per_host;
+}
+
+bool shares_memory(int peer) {
+  return peer == me_ || (transport_ != nullptr && transport_->reaches(peer) && same_test_host(peer));
+}
 
 void wake(const int* peers, size_t n) {
   if (transport_ != nullptr) transport_->wake(peers, n);

@@ -10,7 +10,10 @@
 
 #include "base/op.h"
 #include "base/process.h"
+#include "coll/bcast/algorithms.h"
+#include "coll/allreduce/algorithms.h"
 #include "coll/collectives.h"
+#include "coll/schedule.h"
 #include "coll/shm/host.h"
 #include "coll/shm/wait.h"
 #include "common/config.h"
@@ -47,11 +50,14 @@ struct State {
   enum class Status : uint8_t { kIneligible, kEligible, kMaking, kReady } status = Status::kIneligible;
   bool holds_room = false;
   CommSegment segment;
+  std::shared_ptr<void> hierarchy;  // coll/hier's (hierarchy_slot)
 
   ~State() {
     if (holds_room) mapped_.fetch_sub(1, std::memory_order_relaxed);
   }
 };
+
+}  // namespace
 
 size_t configured_cell_bytes() {
   static const size_t bytes = [] {
@@ -62,6 +68,8 @@ size_t configured_cell_bytes() {
   return bytes;
 }
 
+namespace {
+
 // FERRY_COLL_SHM: on, off, or auto (the default): on unless this host's
 // ranks outnumber its cores. Flag-and-cell algorithms have every member
 // poll flags and wake the sleepers among the others, mapping their
@@ -70,6 +78,8 @@ size_t configured_cell_bytes() {
 // at 1,024 ranks on 2 cores a start-up barrier took 29-33 s instead of 14
 // (docs/performance.md). Every rank of a communicator here shares the host,
 // so all decide alike.
+}  // namespace
+
 bool enabled() {
   static const bool on = [] {
     std::string v = config::value("FERRY_COLL_SHM");
@@ -78,6 +88,8 @@ bool enabled() {
   }();
   return on;
 }
+
+namespace {
 
 State* state_of(Communicator* c) {
   if (!c->coll_state) {
@@ -200,6 +212,80 @@ CommSegment* segment_for(Communicator* c) {
   if (debug::on(debug::kColl))
     debug::print("shared-memory collective segment: %d ranks, %zu bytes (%s)", seg.n_, bytes, name);
   return &seg;
+}
+
+CommSegment::~CommSegment() {
+  if (holds_room_) mapped_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+std::shared_ptr<void>& hierarchy_slot(Communicator* c) { return state_of(c)->hierarchy; }
+
+bool segment_among(Communicator* c, const std::vector<int>& members, int my_index,
+                   std::unique_ptr<CommSegment>* out) {
+  auto seg = std::make_unique<CommSegment>();
+  const int n = static_cast<int>(members.size());
+  seg->n_ = n;
+  seg->me_ = my_index;
+  seg->context_ = c->context;
+  seg->cell_bytes_ = configured_cell_bytes();
+  const size_t lines = static_cast<size_t>(n) * sizeof(FlagLine);
+  const size_t bytes = lines + static_cast<size_t>(n) * CommSegment::kSlots * seg->cell_bytes_;
+
+  // Phase 1: the host's first member makes the segment and tells the
+  // others its name (a binomial bcast among the members, on c's collective
+  // context with one tag that every rank of c takes).
+  char name[64] = {};
+  std::string error;
+  int ok = 1;
+  if (n > 1) {
+    ok = enabled() && installed();
+    if (!ok) error = "FERRY_COLL_SHM is off on this host";
+    if (ok) seg->holds_room_ = take_room();
+    if (ok && !seg->holds_room_) {
+      ok = 0;
+      error = "FERRY_COLL_SHM_SEGMENTS segments are mapped already";
+    }
+    if (ok && my_index == 0) {
+      std::string made = segment_name();
+      if (seg->memory_.create(made, bytes, &error) && seg->memory_.back(0, bytes, &error)) {
+        seg->memory_.done_backing();
+        std::snprintf(name, sizeof name, "%s", made.c_str());
+      }
+    }
+  }
+  Schedule tell(c, members, my_index);
+  const Datatype* chars = find_datatype(MPI_CHAR);
+  if (n > 1) bcast_binomial(tell, name, sizeof name, chars, 0);
+  Err e = tell.run();
+  if (n > 1) {
+    ok = ok && !e && name[0] != 0;
+    if (ok && my_index != 0) ok = seg->memory_.attach(name, bytes, &error);
+  }
+  // Phase 2: every host's members agree, over all of c.
+  int all = 0;
+  {
+    Schedule agree(c);
+    allreduce_recursive_doubling(agree, &ok, &all, 1, find_datatype(MPI_INT), find_op(MPI_MIN));
+    Err a = agree.run();
+    if (a) all = 0;
+  }
+  if (n > 1 && my_index == 0) seg->memory_.unlink();
+  if (all == 0) {
+    if (debug::on(debug::kColl))
+      debug::print("no host segment for hierarchical collectives: %s",
+                   e ? e.message().c_str() : error.empty() ? "a rank of another host could not map its segment"
+                                                           : error.c_str());
+    return false;
+  }
+  if (n == 1) return true;
+  seg->lines_ = reinterpret_cast<FlagLine*>(seg->memory_.data());
+  seg->cells_ = seg->memory_.data() + lines;
+  for (int i = 0; i < n; ++i)
+    if (i != my_index) seg->others_.push_back(c->world_rank(members[static_cast<size_t>(i)]));
+  if (debug::on(debug::kColl))
+    debug::print("host collective segment: %d of %d ranks, %zu bytes (%s)", n, c->size, bytes, name);
+  *out = std::move(seg);
+  return true;
 }
 
 }  // namespace ferry::coll::shm

@@ -38,6 +38,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "base/communicator.h"
@@ -114,8 +115,15 @@ class CommSegment {
     return lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) >= 2 * s;
   }
 
+  CommSegment() = default;
+  ~CommSegment();
+  CommSegment(const CommSegment&) = delete;
+  CommSegment& operator=(const CommSegment&) = delete;
+
  private:
   friend CommSegment* segment_for(Communicator* c);
+  friend bool segment_among(Communicator* c, const std::vector<int>& members, int my_index,
+                            std::unique_ptr<CommSegment>* out);
   void wake_others();
   Err wait(const std::atomic<uint64_t>& word, uint64_t target) const;
 
@@ -128,6 +136,7 @@ class CommSegment {
   uint64_t sequence_ = 0;
   uint32_t context_ = 0;  // the communicator's, to notice its revocation while waiting
   std::vector<int> others_;  // world ranks of the other members, to wake
+  bool holds_room_ = false;  // a host segment's (segment_among): one of FERRY_COLL_SHM_SEGMENTS
 };
 
 // Whether `c` may use shared-memory collectives at all: an
@@ -140,5 +149,27 @@ bool eligible(Communicator* c);
 // calls it at the same operation); nullptr if it could not be made, which
 // every rank learns alike, and eligible() is false from then on.
 CommSegment* segment_for(Communicator* c);
+
+// FERRY_COLL_SHM_CELL, in whole cache lines: the same on every rank.
+size_t configured_cell_bytes();
+
+// FERRY_COLL_SHM on this host (auto: unless its ranks outnumber its cores).
+bool enabled();
+
+// A segment among `members` of `c` (ranks sharing this host, ascending; this
+// rank at `my_index`), for coll/hier's phases within one host of a
+// communicator that spans hosts. Collective over every rank of `c`, each
+// passing its own host's members: each host's first member creates the
+// segment and a binomial bcast among the members tells the others its name
+// (one collective tag for all), then an allreduce over `c` agrees that
+// every host's members mapped theirs (FERRY_COLL_SHM on, room under
+// FERRY_COLL_SHM_SEGMENTS). False on every rank alike if one did not; *out
+// stays empty on a host of one member, which needs none.
+bool segment_among(Communicator* c, const std::vector<int>& members, int my_index,
+                   std::unique_ptr<CommSegment>* out);
+
+// coll/hier's state of `c` (hier/structure.h), kept beside this layer's in
+// Communicator::coll_state and destroyed with it.
+std::shared_ptr<void>& hierarchy_slot(Communicator* c);
 
 }  // namespace ferry::coll::shm
