@@ -211,19 +211,11 @@ def late_partner_wrapper(f):
         return head + timed + [f"  auto result_ = ferry_impl_{f.name}({args});"] + after + [
             f"  if (timed_) note_wait({f.qmpi}, end_ - start_);", "  return result_;"]
     if base == "MPI_Recv":
-        # MPI_Recv is MPI_Irecv and MPI_Wait (MPI-4.0 §3.7.3); split, its wait ends at the match.
+        # Whole, so that its errors name MPI_Recv; the receive notes when its message was matched.
         return head + timed + [
-            "  int result_;",
-            "  if (timed_ && late_partners::can_split_receive(comm, source)) {",
-            "    MPI_Request request_;",
-            f"    result_ = ferry_impl_{f.name.replace('Recv', 'Irecv')}(buf, count, datatype, source, tag, comm, &request_);",
-            "    if (result_ == MPI_SUCCESS) {",
-            f"      note_wait({f.qmpi}, late_partners::wait_for_match(request_));",
-            "      result_ = ferry_impl_MPI_Wait(&request_, status);",
-            "    }",
-            "  } else {",
-            f"    result_ = ferry_impl_{f.name}({args});",
-            "  }"] + after + ["  return result_;"]
+            "  if (timed_) late_partners::begin_receive();",
+            f"  auto result_ = ferry_impl_{f.name}({args});",
+            f"  if (timed_) note_wait({f.qmpi}, late_partners::end_receive(start_));"] + after + ["  return result_;"]
     if f.name == "MPI_Wait":
         return head + timed + [
             f"  if (timed_ && request != nullptr) note_wait({f.qmpi}, late_partners::wait_for_match(*request));",

@@ -174,6 +174,10 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
   on_stack.track();
   Err e = launch(r);
+  if (recv_matched_hook != nullptr) {
+    progress::wait_until(lock, [r] { return r->matched || r->complete; });
+    recv_matched_hook();
+  }
   progress::wait_until(lock, [r] { return r->complete; });
   report_status(status, r->status);
   *code = r->error;

@@ -4,6 +4,7 @@
 #include "base/request.h"
 #include "coll/choice_counters.h"
 #include "coll/collectives.h"
+#include "p2p/pt2pt.h"
 #include "profile/counters.h"
 #include "progress/progress.h"
 
@@ -30,9 +31,19 @@ bool synchronize(MPI_Comm comm) {
   return true;
 }
 
-bool can_split_receive(MPI_Comm comm, int source) {
-  Communicator* c = communicators::find(comm);
-  return c != nullptr && source != MPI_PROC_NULL && (source == MPI_ANY_SOURCE || (source >= 0 && source < c->peer_count()));
+namespace {
+thread_local uint64_t matched_at = 0;
+void note_matched() { matched_at = now(); }
+}  // namespace
+
+void begin_receive() {
+  matched_at = 0;
+  pt2pt::recv_matched_hook = note_matched;
+}
+
+uint64_t end_receive(uint64_t start) {
+  pt2pt::recv_matched_hook = nullptr;
+  return matched_at > start ? matched_at - start : 0;
 }
 
 }  // namespace ferry::profile::late_partners

@@ -10,9 +10,9 @@
 //   (every call, on every rank alike, as the barrier must be); its choice is not counted in the
 //   report's algorithm table. MPI_Barrier is all wait, MPI_Probe and MPI_Mprobe too (they return
 //   when the message arrives).
-// - MPI_Recv (a timed call: counters.h Sampling) runs as MPI_Irecv, then waits until a message is
-//   matched to it (its first packet arrived: wait_for_match), then MPI_Wait; the wait is the time
-//   from the call's start until the match, 0 when the message was there first.
+// - MPI_Recv (a timed call: counters.h Sampling): the receive notes when a message was matched to
+//   it (its first packet arrived: begin_receive/end_receive); the wait is the time from the call's
+//   start until the match, about 0 when the message was there first.
 // - MPI_Wait (a timed call) on a receive not yet matched: the time until it is matched.
 // Waits under MPI_Waitall/any/some, MPI_Sendrecv and the nonblocking collectives are not measured.
 #pragma once
@@ -32,9 +32,11 @@ uint64_t wait_for_match(MPI_Request request);
 // itself then reports). Its errors are left for the collective to meet and report.
 bool synchronize(MPI_Comm comm);
 
-// Whether MPI_Recv(source, comm) may run as MPI_Irecv and MPI_Wait for the measurement: a valid
-// communicator and a source that receives (the call's other arguments are checked by MPI_Irecv
-// as MPI_Recv would check them).
-bool can_split_receive(MPI_Comm comm, int source);
+// Around a timed MPI_Recv: begin_receive asks the blocking receive to note when its message was
+// matched (pt2pt::recv_matched_hook); end_receive, after it, returns the ticks from `start` until
+// that match (0 when the receive ended without one). The receive itself runs whole, so its errors
+// name MPI_Recv.
+void begin_receive();
+uint64_t end_receive(uint64_t start);
 
 }  // namespace ferry::profile::late_partners
