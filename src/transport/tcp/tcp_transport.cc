@@ -148,6 +148,8 @@ int TcpTransport::open_connections() const {
   return n;
 }
 
+bool TcpTransport::sole_connection_watched() const { return sole_ != nullptr && sole_->watched; }
+
 TcpTransport::Connection& TcpTransport::add_connection(int fd, int peer, bool dialed) {
   size_t slot = 0;
   while (slot < connections_.size() && connections_[slot]) ++slot;
