@@ -139,10 +139,16 @@ extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) {
 }
 FERRY_ENTRY(Win_flush_local)
 
-extern "C" int PMPI_Win_flush_all(MPI_Win win) { return flush_every("MPI_Win_flush_all", win); }
+extern "C" int PMPI_Win_flush_all(MPI_Win win) {
+  if (rma::direct::flush_all(win)) return MPI_SUCCESS;
+  return flush_every("MPI_Win_flush_all", win);
+}
 FERRY_ENTRY(Win_flush_all)
 
-extern "C" int PMPI_Win_flush_local_all(MPI_Win win) { return flush_every("MPI_Win_flush_local_all", win); }
+extern "C" int PMPI_Win_flush_local_all(MPI_Win win) {
+  if (rma::direct::flush_all(win)) return MPI_SUCCESS;
+  return flush_every("MPI_Win_flush_local_all", win);
+}
 FERRY_ENTRY(Win_flush_local_all)
 
 extern "C" int PMPI_Win_sync(MPI_Win win) {

@@ -15,13 +15,15 @@ namespace {
 constexpr int kTagRequest = 1;
 constexpr int kTagReply = 2;
 
-enum : uint32_t { kLock = 100, kUnlock = 101 };
+enum : uint32_t { kLock = 100, kUnlock = 101, kSync = 102 };
 
 struct WireRequest {
   uint32_t kind;  // OpKind, kLock or kUnlock
   int32_t op;
   int32_t basic;
   uint32_t exclusive;
+  uint32_t epoch;  // the origin's fence epoch (Service::end_fence_epoch)
+  uint32_t silent;  // answer only with an error
   uint64_t id;
   uint64_t basic_size;
   uint64_t runs;
@@ -48,6 +50,11 @@ const Datatype& bytes_type() { return *find_datatype(MPI_BYTE); }
 // larger than the bytes allowed goes alone.
 constexpr uint64_t kMaxOperationsInFlight = 64;
 constexpr uint64_t kMaxBytesInFlight = uint64_t{16} << 20;
+// Silent operations (a fence epoch's puts and accumulates) in a row to one
+// target, at most: the next one is acknowledged, and its answer retires
+// them. Half the limits above, so that the acknowledged one always fits.
+constexpr uint64_t kSilentOperations = kMaxOperationsInFlight / 2;
+constexpr uint64_t kSilentBytes = kMaxBytesInFlight / 2;
 
 // The service as a progress task: it lives while the window does.
 class Task final : public progress::Task {
@@ -73,6 +80,7 @@ struct Service::Pending {
   uint64_t bytes;
   Request* request;
   uint64_t flight_bytes;  // sent and expected back (flow control)
+  bool awaited;           // a fence waits for its answer (data to bring, a request to complete)
   Err error;
 };
 
@@ -91,6 +99,9 @@ Service::Service(Window& w) : w_(w), alive_(std::make_shared<bool>(true)) {
   outstanding_.assign(static_cast<size_t>(w.comm->size), 0);
   in_flight_bytes_.assign(static_cast<size_t>(w.comm->size), 0);
   rung_at_.assign(static_cast<size_t>(w.comm->size), 0);
+  sent_in_epoch_.assign(static_cast<size_t>(w.comm->size), 0);
+  silent_.resize(static_cast<size_t>(w.comm->size));
+  blocked_.assign(static_cast<size_t>(w.comm->size), 0);
 }
 
 Service::~Service() { *alive_ = false; }
@@ -131,16 +142,30 @@ void Service::finish_sends() {
 
 Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, const char* data,
                   uint64_t data_bytes, const char* compare, void* result, MPI_Count result_count,
-                  const Datatype* result_type, uint64_t result_bytes, Request* request) {
+                  const Datatype* result_type, uint64_t result_bytes, Request* request, bool fence_epoch) {
   progress::Lock lock;
   size_t t = static_cast<size_t>(target);
   uint64_t flight = data_bytes + result_bytes;
+  auto room = [&] {
+    uint64_t n = outstanding_[t] + silent_[t].size();
+    return n == 0 || (n < kMaxOperationsInFlight && in_flight_bytes_[t] + flight <= kMaxBytesInFlight);
+  };
   progress::wait_until(lock, [&] {
-    return outstanding_[t] == 0 ||
-           (outstanding_[t] < kMaxOperationsInFlight && in_flight_bytes_[t] + flight <= kMaxBytesInFlight);
+    if (room()) return true;
+    // Only silent operations in the way: ask for their acknowledgement.
+    if (outstanding_[t] == 0 && !silent_[t].empty()) send_sync(target);
+    return false;
   });
-  WireRequest h{static_cast<uint32_t>(op.kind), op.op, op.basic, op.exclusive ? 1u : 0u, next_id_++,
-                op.basic_size, runs.size(), data_bytes, result_bytes};
+  bool counted = static_cast<uint32_t>(op.kind) != kLock && static_cast<uint32_t>(op.kind) != kUnlock &&
+                 static_cast<uint32_t>(op.kind) != kSync;
+  bool awaited = (result != nullptr && result_bytes > 0) || request != nullptr;
+  uint64_t silent_bytes = 0;
+  for (const Silent& q : silent_[t]) silent_bytes += q.bytes;
+  bool silent = fence_epoch && counted && !awaited && silent_[t].size() + 1 < kSilentOperations &&
+                silent_bytes + flight <= kSilentBytes;
+  WireRequest h{static_cast<uint32_t>(op.kind), op.op, op.basic, op.exclusive ? 1u : 0u, epoch_, silent ? 1u : 0u,
+                next_id_++, op.basic_size, runs.size(), data_bytes, result_bytes};
+  if (counted) ++sent_in_epoch_[t];
   uint64_t compare_bytes = op.kind == OpKind::kCompareAndSwap ? op.basic_size : 0;
   auto* out = new Outgoing;
   out->data.resize(sizeof h + runs.size() * sizeof(Run) + data_bytes + compare_bytes);
@@ -152,16 +177,34 @@ Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, 
   if (data_bytes > 0) std::memcpy(at, data, data_bytes);
   at += data_bytes;
   if (compare_bytes > 0) std::memcpy(at, compare, compare_bytes);
-  auto* p = new Pending{target, result, result_count, result_type, result_bytes, request, flight, Err()};
-  datatypes::retain(result_type);
-  pending_[h.id] = p;
-  ++outstanding_[t];
-  ++unanswered_;
   in_flight_bytes_[t] += flight;
+  if (silent) {
+    silent_[t].push_back({h.id, flight});
+  } else {
+    auto* p = new Pending{target, result, result_count, result_type, result_bytes, request, flight, awaited, Err()};
+    datatypes::retain(result_type);
+    pending_[h.id] = p;
+    ++outstanding_[t];
+    ++unanswered_;
+    if (awaited) ++awaited_;
+  }
   Err e = pt2pt::isend(pt2pt::Message{out->data.data(), static_cast<MPI_Count>(out->data.size()), &bytes_type()},
                        target, kTagRequest, w_.comm, Request::Mode::kStandard, &out->r);
   outgoing_.push_back(out);
   return e;
+}
+
+void Service::send_sync(int target) {
+  TargetOp op{static_cast<OpKind>(kSync)};
+  (void)send(target, op, {}, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr);
+}
+
+void Service::retire_silent(size_t target, uint64_t id) {
+  std::deque<Silent>& q = silent_[target];
+  while (!q.empty() && q.front().id < id) {
+    in_flight_bytes_[target] -= q.front().bytes;
+    q.pop_front();
+  }
 }
 
 Err Service::request_lock(int target, bool exclusive) {
@@ -178,12 +221,37 @@ Err Service::request_unlock(int target, bool exclusive) {
 
 Err Service::flush(int target) {
   progress::Lock lock;
+  for (size_t t = 0; t < silent_.size(); ++t)
+    if ((target < 0 || t == static_cast<size_t>(target)) && !silent_[t].empty()) send_sync(static_cast<int>(t));
   progress::wait_until(lock, [&] {
     if (target >= 0) return outstanding_[static_cast<size_t>(target)] == 0;
     for (uint64_t n : outstanding_)
       if (n != 0) return false;
     return true;
   });
+  Err e = std::move(first_error_);
+  first_error_ = Err();
+  return e;
+}
+
+std::vector<uint64_t> Service::sent_this_epoch() {
+  progress::Lock lock;
+  return sent_in_epoch_;
+}
+
+Err Service::end_fence_epoch(uint64_t expected) {
+  progress::Lock lock;
+  progress::wait_until(lock, [&] {
+    auto it = executed_.find(epoch_);
+    uint64_t done = it == executed_.end() ? 0 : it->second;
+    return done >= expected && awaited_ == 0;
+  });
+  executed_.erase(epoch_);
+  ++epoch_;
+  std::fill(sent_in_epoch_.begin(), sent_in_epoch_.end(), 0);
+  // Every target executed this epoch's silent operations before it left
+  // the fence; the next epoch's flow control starts afresh.
+  for (size_t t = 0; t < silent_.size(); ++t) retire_silent(t, ~uint64_t{0});
   Err e = std::move(first_error_);
   first_error_ = Err();
   return e;
@@ -227,9 +295,16 @@ void Service::handle_reply(Incoming& in) {
   WireReply h;
   std::memcpy(&h, in.data.data(), sizeof h);
   auto it = pending_.find(h.id);
-  if (it == pending_.end()) return;
+  if (it == pending_.end()) {
+    // A silent operation's error (or one retired by its fence already).
+    if (h.error_class != MPI_SUCCESS && first_error_.ok())
+      first_error_ = fail(h.error_class, "target rank %d: %s", in.source, h.message);
+    retire_silent(static_cast<size_t>(in.source), h.id + 1);
+    return;
+  }
   Pending* p = it->second;
   pending_.erase(it);
+  retire_silent(static_cast<size_t>(p->target), h.id);
   Err e;
   if (h.error_class != MPI_SUCCESS) e = fail(h.error_class, "target rank %d: %s", p->target, h.message);
   else if (p->bytes > 0 && p->result != nullptr)
@@ -240,6 +315,7 @@ void Service::handle_reply(Incoming& in) {
   datatypes::release(p->type);
   --outstanding_[static_cast<size_t>(p->target)];
   --unanswered_;
+  if (p->awaited) --awaited_;
   rung_at_[static_cast<size_t>(p->target)] = 0;
   in_flight_bytes_[static_cast<size_t>(p->target)] -= p->flight_bytes;
   delete p;
@@ -266,6 +342,12 @@ bool Service::try_grant(int origin, bool exclusive) {
   return exclusive ? try_lock_exclusive(*s) : try_lock_shared(*s);
 }
 
+uint32_t Service::epoch_of(const Incoming& in) {
+  WireRequest h;
+  std::memcpy(&h, in.data.data(), sizeof h);
+  return h.epoch;
+}
+
 void Service::handle(Incoming& in) {
   WireRequest h;
   std::memcpy(&h, in.data.data(), sizeof h);
@@ -276,6 +358,10 @@ void Service::handle(Incoming& in) {
       waiting_locks_.push_back({in.source, h.id});
       waiting_exclusive_.push_back(h.exclusive != 0);
     }
+    return;
+  }
+  if (h.kind == kSync) {
+    answer(in.source, h.id, {}, nullptr, 0);
     return;
   }
   Slot* mine = w_.targets[static_cast<size_t>(w_.rank())].slot;
@@ -315,7 +401,8 @@ void Service::handle(Incoming& in) {
   TargetOp op{static_cast<OpKind>(h.kind), h.op, h.basic, h.basic_size, h.exclusive != 0};
   std::vector<char> result(h.result_bytes);
   if (e.ok()) e = apply(a, op, runs, data, result.data(), compare);
-  answer(in.source, h.id, e, result.data(), result.size());
+  ++executed_[h.epoch];
+  if (h.silent == 0 || !e.ok()) answer(in.source, h.id, e, result.data(), result.size());
 }
 
 void Service::ring_overdue() {
@@ -333,14 +420,30 @@ bool Service::advance() {
   if (stopped_ || in_advance_) return stopped_;
   in_advance_ = true;
   receive_new();
-  // Requests in arrival order: a later one waits for an earlier one's data.
-  while (!incoming_.empty() && incoming_.front()->r->complete) {
-    Incoming* in = incoming_.front();
-    incoming_.pop_front();
+  // Each origin's requests in arrival order: a later one waits for an
+  // earlier one's data, and one of a fence epoch that this process has not
+  // reached yet waits until it has (a get of the next epoch must see what
+  // other origins put in this one; MPI-4.0 §12.5.1).
+  bool held = false;
+  for (auto it = incoming_.begin(); it != incoming_.end();) {
+    Incoming* in = *it;
+    size_t origin = static_cast<size_t>(in->source);
+    if (held && blocked_[origin]) {
+      ++it;
+      continue;
+    }
+    if (!in->r->complete || static_cast<int32_t>(epoch_of(*in) - epoch_) > 0) {
+      held = true;
+      blocked_[origin] = 1;
+      ++it;
+      continue;
+    }
+    it = incoming_.erase(it);
     requests::release(in->r);
     handle(*in);
     delete in;
   }
+  if (held) std::fill(blocked_.begin(), blocked_.end(), 0);
   // Replies in any order, once their data is in.
   for (size_t i = 0; i < replies_.size();) {
     Incoming* in = replies_[i];

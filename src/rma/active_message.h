@@ -19,6 +19,20 @@
 // target's doorbell, and the target's doorbell thread runs the engine
 // (rma/doorbell.h; README, "One-sided communication").
 //
+// A fence (rma/epochs.cc) waits for no acknowledgement: every request
+// carries the number of the origin's fence epoch, each target counts the
+// requests of the epoch it executed, and the fence's reduce-scatter of the
+// origins' counts tells it how many to expect (MPI-4.0 §12.5.1: the fence
+// completes the epoch's operations at the target, which its count
+// ensures). The origin waits only for the answers that bring data (gets,
+// fetching accumulates) or complete a request. So a put or accumulate of a
+// fence epoch goes unacknowledged ("silent": the target answers it only
+// with an error), but for one in every kSilentOperations (or
+// kSilentBytes), whose answer, since one origin's requests are executed in
+// order, also answers the silent ones before it: flow control still holds.
+// A flush that finds silent operations sends a sync request, answered
+// in turn, to learn that they are done.
+//
 // Requests from one origin are executed in the order they arrive (the
 // transports do not reorder one sender's messages, and the service finishes
 // each before it looks at the next), which gives the accumulate ordering
@@ -58,9 +72,11 @@ class Service {
   // answer arrives its packed data is unpacked into `result` (count
   // elements of type) and `request`, if any, completes. Waits first while
   // too much is unanswered at `target` (flow control, active_message.cc).
+  // `fence_epoch`: the origin is in a fence epoch, whose end needs no
+  // acknowledgement of an operation that brings nothing back (see above).
   Err send(int target, const TargetOp& op, const std::vector<Run>& runs, const char* data, uint64_t data_bytes,
            const char* compare, void* result, MPI_Count result_count, const Datatype* result_type,
-           uint64_t result_bytes, Request* request);
+           uint64_t result_bytes, Request* request, bool fence_epoch = false);
   // Asks `target` for its passive-target lock, or gives it back; flush()
   // waits for the answer (the grant, or the release: executed after every
   // operation this process sent the target before it).
@@ -69,6 +85,16 @@ class Service {
   // Blocks until every operation sent to `target` (or to anyone: -1) is
   // acknowledged.
   Err flush(int target);
+
+  // ---- Fence (engine lock taken inside) ----
+  // The requests this process sent each target (by window rank) in the
+  // current fence epoch.
+  std::vector<uint64_t> sent_this_epoch();
+  // Ends the fence epoch: waits until this process executed `expected`
+  // requests of the epoch (from all origins) and every answer that its own
+  // operations wait for has come, then starts the next epoch. Returns the
+  // first error a target reported since the last synchronization, if any.
+  Err end_fence_epoch(uint64_t expected);
 
   // One pass of the progress engine (engine lock taken inside): for calls
   // that complete without waiting, so that this process still serves
@@ -89,10 +115,17 @@ class Service {
   struct Outgoing;
   void receive_new();
   void handle(Incoming& in);
+  static uint32_t epoch_of(const Incoming& in);
   void answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes);
   bool try_grant(int origin, bool exclusive);
   void finish_sends();
   void handle_reply(Incoming& in);
+  // Engine lock held: asks `target` to answer once it executed what this
+  // process sent it (the silent operations' acknowledgement).
+  void send_sync(int target);
+  // Engine lock held: the silent operations to `target` sent before `id`
+  // are done (an answer to `id` came; ~0: all of them).
+  void retire_silent(size_t target, uint64_t id);
 
   Window& w_;
   bool running_ = false;
@@ -103,6 +136,7 @@ class Service {
   std::vector<uint64_t> in_flight_bytes_;            // per target: their data, both ways
   std::unordered_map<uint64_t, Pending*> pending_;   // by id
   std::deque<Incoming*> incoming_;                   // requests in arrival order
+  std::vector<uint8_t> blocked_;                     // per origin, during advance(): a request waits
   std::vector<Incoming*> replies_;                   // answers to this process's requests
   std::vector<Outgoing*> outgoing_;                  // sends in flight
   std::vector<std::pair<int, uint64_t>> waiting_locks_;  // (origin, id) of lock requests not yet granted
@@ -110,6 +144,15 @@ class Service {
   std::vector<doorbell::Bell> bells_;                // per target: its doorbell (length 0: none)
   std::vector<long long> rung_at_;                   // per target: when last rung since its last answer (0: not)
   uint64_t unanswered_ = 0;                          // the sum of outstanding_
+  uint64_t awaited_ = 0;                             // unanswered ones that bring data or complete a request
+  uint32_t epoch_ = 0;                               // fence epochs this process ended
+  std::vector<uint64_t> sent_in_epoch_;              // per target: requests sent in epoch_
+  std::unordered_map<uint32_t, uint64_t> executed_;  // by the origin's epoch: requests executed here
+  struct Silent {
+    uint64_t id;
+    uint64_t bytes;
+  };
+  std::vector<std::deque<Silent>> silent_;           // per target: silent operations, by id
   Err first_error_;
   std::shared_ptr<bool> alive_;
 };

@@ -1,6 +1,6 @@
 // The one-host fast path of the calls that dominate passive-target codes
-// (MPI_Put, MPI_Get, MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Win_flush)
-// in the case that covers most of them: a target whose window memory is
+// (MPI_Put, MPI_Get, MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Win_flush,
+// MPI_Win_flush_all) in the case that covers most of them: a target whose window memory is
 // mapped here (rma/window.h, Reach::kMapped), no service on the window, a
 // contiguous datatype, an access epoch of fence, lock or lock_all. Then a
 // put or get is a memcpy, a fetch-and-op or compare-and-swap one CPU
@@ -121,6 +121,20 @@ FERRY_DIRECT bool copy(bool to_target, void* origin, MPI_Count origin_count, MPI
 FERRY_DIRECT bool flush(int target, MPI_Win win) {
   Window* w = window(win);
   if (w == nullptr || reachable(*w, target) == nullptr) return false;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return true;
+}
+
+// MPI_Win_flush_all (and _local_all) on a window without a service: every
+// target is reached in memory (mapped, or by cross-memory attach), so each
+// operation completed in its call, whatever the target; the fence orders
+// them as flush's does. The epoch rule is flush_all's own (rma/epochs.h,
+// api/win_sync.cc): a lock, lock_all or fence epoch must be open.
+FERRY_DIRECT bool flush_all(MPI_Win win) {
+  Window* w = window(win);
+  if (w == nullptr || w->service != nullptr) return false;
+  const Epochs& e = w->epochs;
+  if (!e.fence && !e.lock_all && e.locks_held == 0) return false;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return true;
 }

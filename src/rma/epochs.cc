@@ -5,6 +5,7 @@
 #include <atomic>
 #include <algorithm>
 
+#include "base/op.h"
 #include "coll/collectives.h"
 #include "p2p/pt2pt.h"
 #include "rma/active_message.h"
@@ -62,6 +63,44 @@ void release_here(Window& w, int target, bool exclusive) {
   else unlock_shared(s);
 }
 
+// A fence on a window with active messages, without waiting for their
+// acknowledgements (rma/active_message.h):
+//   Phase 1: a reduce-scatter of the requests each origin sent each target
+//            in the epoch: every rank learns how many it must execute. Each
+//            rank's sum depends on every rank's count, so it also keeps
+//            everyone from the next epoch until all have arrived, as a
+//            barrier would. A second element of each block says whether
+//            any rank reaches another rank's memory itself (a host with
+//            several ranks): then, phase 3, a barrier, because such a rank
+//            may read a target's memory before that target has executed
+//            what others sent it.
+//   Phase 2: each rank waits until it executed that many requests of the
+//            epoch and its own gets and fetching operations are answered.
+// Cost: the reduce-scatter (2 ranks: one message each way) against a round
+// trip of acknowledgements and then a barrier. A dynamic window's target
+// checks the addresses, so its errors are waited for first (a full flush),
+// as before.
+Err counted_fence(Window& w) {
+  if (w.flavor == Flavor::kDynamic)
+    if (Err e = w.service->flush(-1)) return e;
+  std::vector<uint64_t> sent = w.service->sent_this_epoch();
+  bool reaches_others = false;
+  for (int t = 0; t < w.comm->size; ++t)
+    if (t != w.rank() && w.targets[static_cast<size_t>(t)].reach != Reach::kMessages) reaches_others = true;
+  std::vector<uint64_t> blocks(2 * sent.size());
+  for (size_t t = 0; t < sent.size(); ++t) {
+    blocks[2 * t] = sent[t];
+    blocks[2 * t + 1] = reaches_others ? 1 : 0;
+  }
+  uint64_t mine[2] = {0, 0};
+  if (Err e = coll::reduce_scatter_block(blocks.data(), mine, 2, find_datatype(MPI_UINT64_T), find_op(MPI_SUM),
+                                         w.comm))
+    return e;
+  if (Err e = w.service->end_fence_epoch(mine[0])) return e;
+  if (mine[1] != 0) return coll::barrier(w.comm);
+  return {};
+}
+
 bool valid_assert(int assert, int allowed) { return (assert & ~allowed) == 0; }
 
 Err bad_assert(const char* call, int assert) {
@@ -109,10 +148,14 @@ Err fence(Window& w, int assert) {
     return bad_assert("MPI_Win_fence", assert);
   if (w.epochs.started || w.epochs.posted || w.epochs.locks_held > 0 || w.epochs.lock_all)
     return fail(MPI_ERR_RMA_SYNC, "another synchronization epoch (start, post, lock) is still open");
-  if (Err e = flush_all(w)) return e;
-  // Every rank's operations of the epoch are done (each flushed its own
-  // before arriving), and nobody starts the next before all arrived.
-  if (Err e = coll::barrier(w.comm)) return e;
+  if (w.service == nullptr) {
+    // Every operation completed in its call (rma/direct.h): a barrier ends
+    // the epoch, and nobody starts the next before all arrived.
+    memory_fence();
+    if (Err e = coll::barrier(w.comm)) return e;
+  } else if (Err e = counted_fence(w)) {
+    return e;
+  }
   memory_fence();
   w.epochs.fence = (assert & MPI_MODE_NOSUCCEED) == 0;
   return {};

@@ -5,12 +5,13 @@
  * and other MPIs. Other ranks (and the target, for passive target) wait in
  * MPI_Barrier, as a target that does not take part would.
  *
- *   mpirun -n 2 rma --op put|get|fop|acc|fence|lock|lockput|memcpy [--win allocate|create]
+ *   mpirun -n 2 rma --op put|putall|get|fop|acc|fence|lock|lockput|memcpy [--win allocate|create]
  *                   [--min BYTES] [--max BYTES] [--iters N] [--time S]
  *
  * What one timed call is:
  *   put, get  MPI_Put / MPI_Get of BYTES bytes + MPI_Win_flush, inside one
  *             MPI_Win_lock(MPI_LOCK_SHARED) epoch on rank 1
+ *   putall    MPI_Put of BYTES bytes + MPI_Win_flush_all, in the same epoch
  *   fop       MPI_Fetch_and_op(MPI_SUM) of one long + MPI_Win_flush (BYTES ignored)
  *   acc       MPI_Accumulate(MPI_SUM) of BYTES/8 doubles + MPI_Win_flush
  *   fence     rank 0 puts BYTES bytes to rank 1, then every rank calls
@@ -36,10 +37,10 @@
  */
 #include "bench_common.h"
 
-enum op { OP_PUT, OP_GET, OP_FOP, OP_ACC, OP_FENCE, OP_LOCK, OP_LOCKPUT, OP_MEMCPY, OP_BAD };
+enum op { OP_PUT, OP_PUTALL, OP_GET, OP_FOP, OP_ACC, OP_FENCE, OP_LOCK, OP_LOCKPUT, OP_MEMCPY, OP_BAD };
 
 static enum op parse_op(const char *s) {
-  static const char *names[] = {"put", "get", "fop", "acc", "fence", "lock", "lockput", "memcpy"};
+  static const char *names[] = {"put", "putall", "get", "fop", "acc", "fence", "lock", "lockput", "memcpy"};
   for (int i = 0; i < OP_BAD; i++)
     if (!strcmp(s, names[i])) return (enum op)i;
   return OP_BAD;
@@ -52,6 +53,10 @@ static void one_call(enum op op, int rank, MPI_Win win, char *src, char *dst, lo
     case OP_PUT:
       MPI_Put(src, (int)bytes, MPI_BYTE, 1, 0, (int)bytes, MPI_BYTE, win);
       MPI_Win_flush(1, win);
+      break;
+    case OP_PUTALL:
+      MPI_Put(src, (int)bytes, MPI_BYTE, 1, 0, (int)bytes, MPI_BYTE, win);
+      MPI_Win_flush_all(win);
       break;
     case OP_GET:
       MPI_Get(dst, (int)bytes, MPI_BYTE, 1, 0, (int)bytes, MPI_BYTE, win);
@@ -101,7 +106,7 @@ int main(int argc, char **argv) {
   }
   if (op == OP_BAD || usage || size < 2) {
     if (rank == 0)
-      fprintf(stderr, "usage: mpirun -n 2 %s --op put|get|fop|acc|fence|lock|lockput|memcpy "
+      fprintf(stderr, "usage: mpirun -n 2 %s --op put|putall|get|fop|acc|fence|lock|lockput|memcpy "
               "[--win allocate|create] [--min B] [--max B] [--iters N] [--time S]\n", argv[0]);
     MPI_Finalize();
     return 2;
@@ -130,7 +135,7 @@ int main(int argc, char **argv) {
   for (long bytes = args.min_bytes; bytes <= args.max_bytes; bytes = bytes > 0 ? bytes * 2 : 1) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (timing) {
-      int passive = op == OP_PUT || op == OP_GET || op == OP_FOP || op == OP_ACC;
+      int passive = op == OP_PUT || op == OP_PUTALL || op == OP_GET || op == OP_FOP || op == OP_ACC;
       if (passive) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
       if (collective) MPI_Win_fence(0, win);
       double t0 = MPI_Wtime();

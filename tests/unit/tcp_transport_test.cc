@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "progress/progress.h"
 #include "transport/tcp/tcp_transport.h"
 
 namespace ferry::transport::tcp {
@@ -241,6 +242,30 @@ TEST_F(TcpTransportTest, ASleepingRankIsWokenByAPacketOnItsSoleConnection) {
   t0->disarm_wakeup(true);
   ASSERT_TRUE(progress_until({t0.get()}, [&] { return in0.complete() == 2; }));
   EXPECT_TRUE(in0.packets[1].data == second.payload);
+}
+
+// With the engine lock on (RMA's doorbell turns it on at any thread level)
+// but nobody asleep on the epoll set, the sole connection still leaves the
+// set while the engine polls: keeping it there costs every arriving segment
+// epoll callbacks. A thread asleep on the set keeps it there.
+TEST_F(TcpTransportTest, TheLockAloneDoesNotKeepTheSoleConnectionInTheEpollSet) {
+  Inbox in0, in1;
+  auto t0 = make(0, 2, &in0);
+  auto t1 = make(1, 2, &in1);
+  Outgoing first(1, 1, pattern(10, 1));
+  ASSERT_EQ(t1->send(0, &first.item), nullptr);
+  ASSERT_TRUE(progress_until({t0.get(), t1.get()}, [&] { return in0.complete() == 1; }));
+  bool threads = progress::threads_enabled, waits = progress::someone_waits;
+  progress::threads_enabled = true;
+  for (int i = 0; i < 100; ++i) t0->progress();
+  EXPECT_FALSE(t0->sole_connection_watched()) << "the engine lock kept the sole connection in the epoll set";
+  ASSERT_TRUE(t0->arm_wakeup());
+  progress::someone_waits = true;  // as while a thread sleeps on the set
+  for (int i = 0; i < 100; ++i) t0->progress();
+  EXPECT_TRUE(t0->sole_connection_watched()) << "a poll took the connection from under a sleeping thread";
+  t0->disarm_wakeup(true);
+  progress::someone_waits = waits;
+  progress::threads_enabled = threads;
 }
 
 TEST_F(TcpTransportTest, APeerThatClosesWithNothingQueuedIsNotAnErrorButLaterSendsFail) {

@@ -101,6 +101,9 @@ class TcpTransport final : public Transport {
   int refused_connections() const { return refused_; }
   // Sockets open to or from peers, the listener aside (for tests).
   int open_connections() const;
+  // Whether the connection progress() reads directly is in the epoll set
+  // now (for tests; false when there is none).
+  bool sole_connection_watched() const;
 
  private:
   struct Peer;

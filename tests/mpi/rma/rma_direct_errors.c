@@ -1,6 +1,6 @@
 /* Every bad argument of the calls that Ferry does in the entry point on one
  * host (rma/direct.h: MPI_Put, MPI_Get, MPI_Fetch_and_op,
- * MPI_Compare_and_swap, MPI_Win_flush) still gets its error class and a
+ * MPI_Compare_and_swap, MPI_Win_flush, MPI_Win_flush_all) still gets its error class and a
  * message naming the call, inside an epoch where the same call with good
  * arguments takes that path; and the good call right after still works.
  * Ferry's classes: MPICH, for one, does not check a put's target range. */
@@ -35,6 +35,9 @@ int main(int argc, char **argv) {
   mt_expect_error(MPI_Compare_and_swap(&v, &c, &r, MPI_LONG, target, 0, win), MPI_ERR_RMA_SYNC, "MPI_Compare_and_swap",
          "compare_and_swap, no epoch");
   mt_expect_error(MPI_Win_flush(target, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush, no epoch");
+  mt_expect_error(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "flush_all, no epoch");
+  mt_expect_error(MPI_Win_flush_local_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local_all", "flush_local_all, no epoch");
+  mt_expect_error(MPI_Win_flush_all(MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Win_flush_all", "flush_all, MPI_WIN_NULL");
 
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
   /* Put and Get. */
@@ -86,10 +89,16 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Get(&r, 1, MPI_LONG, target, 1, 1, MPI_LONG, win));
   CHECK_MPI(MPI_Win_flush(target, win));
   CHECK(r == 5, "got %ld after putting 5", r);
+  CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, target, 2, 1, MPI_LONG, win));
+  CHECK_MPI(MPI_Win_flush_all(win));
+  CHECK_MPI(MPI_Get(&r, 1, MPI_LONG, target, 2, 1, MPI_LONG, win));
+  CHECK_MPI(MPI_Win_flush_local_all(win));
+  CHECK(r == 5, "got %ld after putting 5 and flushing all", r);
   CHECK_MPI(MPI_Win_unlock(target, win));
   /* After the epoch: erroneous again. */
   mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put after unlock");
   mt_expect_error(MPI_Win_flush(target, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush after unlock");
+  mt_expect_error(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "flush_all after unlock");
   /* A fence epoch, then one that NOSUCCEED closes. */
   CHECK_MPI(MPI_Win_fence(0, win));
   mt_expect_error(MPI_Put(&v, 1, MPI_LONG, target, 9, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "put in fence, range");
