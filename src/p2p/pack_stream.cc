@@ -93,16 +93,24 @@ void eager_sent(SendItem* item) {
 
 void chunk_sent(SendItem* item);
 
-// Packs (or points at) the next chunk and queues it on `c`.
-Err send_next(PackStream* st, PackStream::Chunk& c) {
-  Request* s = st->request;
+// Addresses chunk `c` as the stream's next DATA packet (the rendezvous
+// request's source, tag, context and sender cookie; its offset and size) and
+// returns its size.
+uint64_t address_next_chunk(PackStream* st, PackStream::Chunk& c) {
   uint64_t n = std::min(kChunkBytes, st->total - st->next);
-  c.item.header = s->packet.header;  // the rendezvous request: source, tag, context, sender cookie
+  c.item.header = st->request->packet.header;
   c.item.header.type = PacketType::kRendezvousData;
   c.item.header.flags = 0;
   c.item.header.payload_bytes = n;
   c.item.header.offset = st->next;
   c.item.header.receiver_cookie = st->receiver_cookie;
+  return n;
+}
+
+// Packs (or points at) the next chunk and queues it on `c`.
+Err send_next(PackStream* st, PackStream::Chunk& c) {
+  Request* s = st->request;
+  uint64_t n = address_next_chunk(st, c);
   if (st->source != nullptr) {
     c.item.payload = st->source + st->next;
   } else {
@@ -137,13 +145,7 @@ Err gpu_failure(const std::string& what) { return fail(MPI_ERR_OTHER, "GPU buffe
 // Starts the copy of the next chunk into `c`, which the stream then holds.
 void start_copy(PackStream* st, PackStream::Chunk& c) {
   Request* s = st->request;
-  uint64_t n = std::min(kChunkBytes, st->total - st->next);
-  c.item.header = s->packet.header;  // the rendezvous request: source, tag, context, sender cookie
-  c.item.header.type = PacketType::kRendezvousData;
-  c.item.header.flags = 0;
-  c.item.header.payload_bytes = n;
-  c.item.header.offset = st->next;
-  c.item.header.receiver_cookie = st->receiver_cookie;
+  uint64_t n = address_next_chunk(st, c);
   if (c.buffer == nullptr && n > 0) c.buffer = take_chunk(st);
   c.item.payload = c.buffer;
   c.item.on_sent = chunk_sent;
