@@ -167,14 +167,7 @@ std::string encode_spawn(const SpawnParse& parsed) {
   const SpawnRequest& r = parsed.request;
   wire::Encoder e(wire::Type::kRequest);  // the type is dropped: a payload
   e.str(parsed.problem).i32(parsed.status).str(r.parent_nspace).i32(r.parent_rank).u32(uint32_t(r.apps.size()));
-  for (const SpawnApp& a : r.apps) {
-    e.str(a.cmd);
-    e.strings(a.argv);
-    e.strings(a.env);
-    e.str(a.wdir).str(a.search_path);
-    e.strings(a.hosts);
-    e.str(a.hostfile).i32(a.maxprocs);
-  }
+  for (const SpawnApp& a : r.apps) encode_app(e, a);
   return body_of(e);
 }
 
@@ -186,18 +179,7 @@ bool decode_spawn(std::string_view payload, SpawnParse* parsed) {
   r.parent_nspace = d.str();
   r.parent_rank = d.i32();
   uint32_t napps = std::min<uint32_t>(d.u32(), 1u << 12);
-  for (uint32_t i = 0; i < napps && d.ok(); ++i) {
-    SpawnApp a;
-    a.cmd = d.str();
-    a.argv = d.strings();
-    a.env = d.strings();
-    a.wdir = d.str();
-    a.search_path = d.str();
-    a.hosts = d.strings();
-    a.hostfile = d.str();
-    a.maxprocs = d.i32();
-    r.apps.push_back(std::move(a));
-  }
+  for (uint32_t i = 0; i < napps && d.ok(); ++i) r.apps.push_back(decode_app(d));
   return d.ok();
 }
 

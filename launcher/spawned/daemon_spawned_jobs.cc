@@ -21,12 +21,7 @@ std::string encode_remote_spawn(const RemoteSpawn& spawn) {
   e.u32(uint32_t(s.environment.size()));
   for (const auto& [name, value] : s.environment) e.str(name).str(value);
   e.u32(uint32_t(s.apps.size()));
-  for (const SpawnApp& a : s.apps) {
-    e.str(a.cmd);
-    e.strings(a.argv);
-    e.strings(a.env);
-    e.str(a.wdir).str(a.search_path).i32(a.maxprocs);
-  }
+  for (const SpawnApp& a : s.apps) encode_app(e, a);
   return e.finish();
 }
 
@@ -63,15 +58,8 @@ bool decode_remote_spawn(std::string_view body, RemoteSpawn* spawn) {
   }
   uint32_t napps = std::min<uint32_t>(d.u32(), 1u << 12);
   for (uint32_t i = 0; i < napps && d.ok(); ++i) {
-    SpawnApp a;
-    a.cmd = d.str();
-    a.argv = d.strings();
-    a.env = d.strings();
-    a.wdir = d.str();
-    a.search_path = d.str();
-    a.maxprocs = d.i32();
-    j.app_sizes.push_back(a.maxprocs);
-    s.apps.push_back(std::move(a));
+    s.apps.push_back(decode_app(d));
+    j.app_sizes.push_back(s.apps.back().maxprocs);
   }
   return d.ok();
 }

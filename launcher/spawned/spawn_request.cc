@@ -7,6 +7,7 @@
 #include "common/config.h"
 #include "common/hostfile.h"
 #include "launcher/options.h"
+#include "launcher/tree/wire.h"
 
 namespace ferry::launcher {
 namespace {
@@ -122,6 +123,24 @@ std::optional<SpawnRefusal> resolve_programs(std::vector<SpawnApp>& apps,
     if (app.cmd[0] != '/' && !app.wdir.empty()) app.cmd = app.wdir + "/" + app.cmd;  // a relative PATH entry
   }
   return std::nullopt;
+}
+
+void encode_app(wire::Encoder& e, const SpawnApp& a) {
+  e.str(a.cmd).strings(a.argv).strings(a.env).str(a.wdir).str(a.search_path).strings(a.hosts).str(a.hostfile);
+  e.i32(a.maxprocs);
+}
+
+SpawnApp decode_app(wire::Decoder& d) {
+  SpawnApp a;
+  a.cmd = d.str();
+  a.argv = d.strings();
+  a.env = d.strings();
+  a.wdir = d.str();
+  a.search_path = d.str();
+  a.hosts = d.strings();
+  a.hostfile = d.str();
+  a.maxprocs = d.i32();
+  return a;
 }
 
 }  // namespace ferry::launcher

@@ -26,6 +26,10 @@
 #include <vector>
 
 namespace ferry::launcher {
+namespace wire {
+class Encoder;
+class Decoder;
+}  // namespace wire
 
 struct SpawnApp {
   std::string cmd;                 // as given: a path or a name to search
@@ -37,6 +41,11 @@ struct SpawnApp {
   std::string hostfile;            // PMIX_HOSTFILE as given, for messages
   int maxprocs = 0;
 };
+
+// An app in the daemon tree's frames (the forwarded PMIx_Spawn, a spawned
+// job's start on a daemon): every field, in this order.
+void encode_app(wire::Encoder& e, const SpawnApp& a);
+SpawnApp decode_app(wire::Decoder& d);
 
 struct SpawnRequest {
   std::string parent_nspace;       // the process that called PMIx_Spawn
