@@ -33,6 +33,7 @@
 #include "p2p/engine.h"
 #include "p2p/pack_stream.h"
 #include "p2p/pt2pt.h"
+#include "one_rank_engine.h"
 #include "transport/self/self_transport.h"
 
 namespace ferry::p2p {
@@ -54,13 +55,8 @@ class PackKernelsTest : public ::testing::TestWithParam<Case> {
 
   void SetUp() override {
     device::install(device::model::ops());
-    init(0, 1);
-    self_ = std::make_unique<transport::SelfTransport>(0, packet_handler());
-    set_route(0, Route{self_.get(), transport::Reach{kEagerLimit, SIZE_MAX}});
-    comm_.handle = MPI_COMM_WORLD;
-    comm_.context = 0;
-    comm_.rank = 0;
-    comm_.size = 1;
+    self_ = p2p::start_one_rank_engine(kEagerLimit, &comm_,
+                                       [](auto* handler) { return std::make_unique<transport::SelfTransport>(0, handler); });
   }
   void TearDown() override {
     if (type_ != nullptr) datatypes::release(type_);

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/request.h"
 #include "mpi.h"
+#include "one_rank_engine.h"
 #include "transport/self/self_transport.h"
 #include "transport/tcp/tcp_transport.h"
 
@@ -67,13 +68,8 @@ class EngineTest : public ::testing::Test {
 
   void SetUp() override {
     baseline_ = requests::live();
-    init(0, 1);
-    self_ = std::make_unique<RecordingSelfTransport>(packet_handler());
-    set_route(0, Route{self_.get(), transport::Reach{kEagerLimit, SIZE_MAX}});
-    comm_.handle = MPI_COMM_WORLD;
-    comm_.context = 0;
-    comm_.rank = 0;
-    comm_.size = 1;
+    self_ = p2p::start_one_rank_engine(kEagerLimit, &comm_,
+                                       [](auto* handler) { return std::make_unique<RecordingSelfTransport>(handler); });
   }
 
   void TearDown() override {

@@ -19,6 +19,7 @@
 #include "base/type_constructors.h"
 #include "p2p/engine.h"
 #include "p2p/pack_stream.h"
+#include "one_rank_engine.h"
 #include "transport/self/self_transport.h"
 
 namespace ferry::p2p {
@@ -61,13 +62,8 @@ class PackStreamTest : public ::testing::TestWithParam<Case> {
   static constexpr size_t kEagerLimit = 4096;
 
   void SetUp() override {
-    init(0, 1);
-    self_ = std::make_unique<RecordingSelf>(packet_handler());
-    set_route(0, Route{self_.get(), transport::Reach{kEagerLimit, SIZE_MAX}});
-    comm_.handle = MPI_COMM_WORLD;
-    comm_.context = 0;
-    comm_.rank = 0;
-    comm_.size = 1;
+    self_ = p2p::start_one_rank_engine(kEagerLimit, &comm_,
+                                       [](auto* handler) { return std::make_unique<RecordingSelf>(handler); });
   }
   void TearDown() override {
     for (Request* r : held_) requests::release(r);
