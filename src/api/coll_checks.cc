@@ -8,15 +8,27 @@
 namespace ferry::api {
 namespace {
 
-// "<what><name>" (sendcount, recvtype, ...), the argument a message names.
-// Every collective call builds a few of these before anything fails, so
-// plain copies: snprintf cost more than a whole 0-byte collective.
-const char* argument_name(char (&out)[64], const char* what, const char* name) {
-  size_t a = strnlen(what, 40), b = strnlen(name, 20);
-  std::memcpy(out, what, a);
-  std::memcpy(out + a, name, b);
-  out[a + b] = 0;
-  return out;
+// The names of a buffer's three arguments ("sendcount", "sendtype",
+// "sendbuf"), which a message names if one is wrong. Every collective call
+// passes them before anything fails, so the prefixes the calls use ("",
+// "send", "recv") name string constants; others (none today) are copied
+// into `out`, three names of at most 64 bytes.
+struct TripleNames {
+  const char* count;
+  const char* type;
+  const char* buf;
+};
+
+TripleNames names_of(char (&out)[3][64], const char* what) {
+  static constexpr TripleNames kPlain{"count", "type", "buf"};
+  static constexpr TripleNames kSend{"sendcount", "sendtype", "sendbuf"};
+  static constexpr TripleNames kRecv{"recvcount", "recvtype", "recvbuf"};
+  if (what[0] == 0) return kPlain;
+  if (std::strcmp(what, "send") == 0) return kSend;
+  if (std::strcmp(what, "recv") == 0) return kRecv;
+  const char* suffix[3] = {"count", "type", "buf"};
+  for (int i = 0; i < 3; ++i) std::snprintf(out[i], sizeof out[i], "%s%s", what, suffix[i]);
+  return {out[0], out[1], out[2]};
 }
 
 }  // namespace
@@ -39,11 +51,12 @@ const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_D
     if (!in_place_allowed) check_not_in_place(call, buf, what);
     return nullptr;
   }
-  char argument[64];
-  if (!call.count(count, argument_name(argument, what, "count"))) return nullptr;
-  const Datatype* t = call.datatype(type, argument_name(argument, what, "type"));
-  if (t == nullptr || !call.movable(t, argument)) return nullptr;
-  if (!call.buffer(buf, count, t, argument_name(argument, what, "buf"))) return nullptr;
+  char spelled[3][64];
+  const TripleNames names = names_of(spelled, what);
+  if (!call.count(count, names.count)) return nullptr;
+  const Datatype* t = call.datatype(type, names.type);
+  if (t == nullptr || !call.movable(t, names.type)) return nullptr;
+  if (!call.buffer(buf, count, t, names.buf)) return nullptr;
   return t;
 }
 
@@ -55,9 +68,10 @@ const Datatype* check_v_triple(Call& call, const void* buf, coll::CountArray cou
     return nullptr;
   }
   if (!check_counts(call, counts, displs, n, what)) return nullptr;
-  char argument[64];
-  const Datatype* t = call.datatype(type, argument_name(argument, what, "type"));
-  if (t == nullptr || !call.movable(t, argument)) return nullptr;
+  char spelled[3][64];
+  const TripleNames names = names_of(spelled, what);
+  const Datatype* t = call.datatype(type, names.type);
+  if (t == nullptr || !call.movable(t, names.type)) return nullptr;
   // displs[i] extents, modulo 2^64 as addresses are.
   for (int i = 0; i < n; ++i) {
     auto bytes = static_cast<MPI_Aint>(static_cast<uint64_t>(displs[i]) * static_cast<uint64_t>(t->extent));
