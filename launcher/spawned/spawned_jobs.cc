@@ -188,18 +188,24 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::place(const SpawnRequest& reque
 // the host list, the processes running there hold theirs, more than the
 // free ones needs --oversubscribe and never passes max_slots. A job on
 // mpirun's host alone may always oversubscribe it.
-std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(const SpawnContext::DaemonHost* daemon, int wanted,
-                                                             int64_t used) const {
-  if (context_.hosts.empty()) return std::nullopt;
-  int64_t slots = 0, cap = 0;
+SpawnedJobs::HostSlots SpawnedJobs::slots_of(const SpawnContext::DaemonHost* daemon) const {
+  HostSlots total;
   bool capped = true;
   for (const hosts::HostEntry& h : context_.hosts) {
     bool match = daemon != nullptr ? h.name == daemon->name : is_this_host(h.name) || h.name == context_.hostname;
     if (!match) continue;
-    slots += std::max(0, h.slots);
-    if (h.max_slots > 0) cap += h.max_slots;
+    total.slots += std::max(0, h.slots);
+    if (h.max_slots > 0) total.cap += h.max_slots;
     else capped = false;
   }
+  if (!capped) total.cap = 0;
+  return total;
+}
+
+std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(const SpawnContext::DaemonHost* daemon, int wanted,
+                                                             int64_t used) const {
+  if (context_.hosts.empty()) return std::nullopt;
+  const auto [slots, cap] = slots_of(daemon);
   std::string host = daemon != nullptr ? "host '" + daemon->name + "'" : "mpirun's host";
   int64_t free = std::max<int64_t>(0, slots - used);
   if (wanted > free && !context_.oversubscribe)
@@ -207,7 +213,7 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(const SpawnContext:
                    count_text(wanted, "process", "processes") + " requested but " + host + " has " +
                        count_text(free, "free slot", "free slots") + " (" + count_text(slots, "slot", "slots") + ", " +
                        std::to_string(used) + " in use); add slots or use --oversubscribe"};
-  if (capped && cap > 0 && used + wanted > cap)
+  if (cap > 0 && used + wanted > cap)
     return Refusal{PMIX_ERR_JOB_INSUFFICIENT_RESOURCES,
                    count_text(wanted, "process", "processes") + " requested but " + host + " allows " +
                        std::to_string(cap) + " (max_slots) and " + std::to_string(used) + " run there"};
@@ -216,17 +222,9 @@ std::optional<SpawnedJobs::Refusal> SpawnedJobs::check_slots(const SpawnContext:
 
 int64_t SpawnedJobs::free_slots(const SpawnContext::DaemonHost* daemon, int64_t used) const {
   if (context_.hosts.empty()) return INT32_MAX;
-  int64_t slots = 0, cap = 0;
-  bool capped = true;
-  for (const hosts::HostEntry& h : context_.hosts) {
-    bool match = daemon != nullptr ? h.name == daemon->name : is_this_host(h.name) || h.name == context_.hostname;
-    if (!match) continue;
-    slots += std::max(0, h.slots);
-    if (h.max_slots > 0) cap += h.max_slots;
-    else capped = false;
-  }
+  const auto [slots, cap] = slots_of(daemon);
   int64_t free = std::max<int64_t>(0, slots - used);
-  if (capped && cap > 0) free = std::min(free, std::max<int64_t>(0, cap - used));
+  if (cap > 0) free = std::min(free, std::max<int64_t>(0, cap - used));
   return free;
 }
 

@@ -142,6 +142,13 @@ class SpawnedJobs {
 
   std::optional<Refusal> place(const SpawnRequest& request, int wanted, int slots_in_use,
                                std::vector<Target>* where) const;
+  // A host's slots in the host list: their sum, and the sum of max_slots
+  // when every entry for the host sets one (0 when any leaves it open).
+  struct HostSlots {
+    int64_t slots = 0;
+    int64_t cap = 0;
+  };
+  HostSlots slots_of(const SpawnContext::DaemonHost* daemon) const;
   int64_t free_slots(const SpawnContext::DaemonHost* daemon, int64_t used) const;
   // Whether `wanted` more processes fit on mpirun's host (`daemon` null)
   // or a daemon's, `used` slots being taken there.
