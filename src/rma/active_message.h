@@ -74,9 +74,11 @@ class Service {
   // too much is unanswered at `target` (flow control, active_message.cc).
   // `fence_epoch`: the origin is in a fence epoch, whose end needs no
   // acknowledgement of an operation that brings nothing back (see above).
+  // `packed`: the vector `data` points into, when it is a packed copy
+  // (kept while large data is sent apart from the request).
   Err send(int target, const TargetOp& op, const std::vector<Run>& runs, const char* data, uint64_t data_bytes,
            const char* compare, void* result, MPI_Count result_count, const Datatype* result_type,
-           uint64_t result_bytes, Request* request, bool fence_epoch = false);
+           uint64_t result_bytes, Request* request, bool fence_epoch = false, std::vector<char> packed = {});
   // Asks `target` for its passive-target lock, or gives it back; flush()
   // waits for the answer (the grant, or the release: executed after every
   // operation this process sent the target before it).
@@ -115,6 +117,13 @@ class Service {
   struct Outgoing;
   void receive_new();
   void handle(Incoming& in);
+  // Whether every run lies in this process's window memory (else
+  // MPI_ERR_RMA_RANGE).
+  Err check_runs(const std::vector<Run>& runs) const;
+  static std::vector<Run> runs_of(const Incoming& in);
+  // A request whose data comes apart: posts the data's receive (into the
+  // window, or in.payload) and returns true; false for any other.
+  bool receive_data_apart(Incoming& in);
   static uint32_t epoch_of(const Incoming& in);
   void answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes);
   bool try_grant(int origin, bool exclusive);

@@ -186,7 +186,7 @@ Err start(Window& w, const Operation& o, Request** request, const char* call) {
     }
     Err e = w.service->send(o.target, op, list, in, sends ? target_bytes : 0, static_cast<const char*>(o.compare),
                             receives ? result_buffer : nullptr, rcount, rt, receives ? target_bytes : 0, r,
-                            w.epochs.fence);
+                            w.epochs.fence, std::move(packed));
     if (request != nullptr) *request = r;
     return e;
   }
