@@ -14,7 +14,8 @@ namespace {
 
 constexpr int kTagRequest = 1;
 constexpr int kTagReply = 2;
-constexpr int kTagData = 3;  // a large request's data, apart from it
+constexpr int kTagData = 3;       // a large request's data, apart from it
+constexpr int kTagReplyData = 4;  // a large answer's data, apart from it
 
 // A request carrying this much data or more sends it as a message of its
 // own after the request (kTagData), straight from the origin's buffer when
@@ -23,7 +24,10 @@ constexpr int kTagData = 3;  // a large request's data, apart from it
 // buffer of the request's own: large data then crosses with the
 // transport's single copy (a rendezvous) instead of being copied into a
 // zeroed request buffer on both sides and out of it again (a TCP put of
-// 4 MiB spent more time in memset and memcpy than in the socket).
+// 4 MiB spent more time in memset and memcpy than in the socket). Large
+// answers likewise (kTagReplyData): a get of one run is sent from the
+// window itself, and the origin receives it into its result buffer when
+// that is dense.
 constexpr uint64_t kDataApartBytes = 64 * 1024;
 
 enum : uint32_t { kLock = 100, kUnlock = 101, kSync = 102 };
@@ -47,7 +51,7 @@ struct WireRequest {
 struct WireReply {
   uint64_t id;
   int32_t error_class;  // MPI_SUCCESS or the class of the target's error
-  int32_t reserved;
+  int32_t data_apart;   // the data follows as a kTagReplyData message
   uint64_t bytes;       // data that follows
   char message[200];
 };
@@ -327,8 +331,31 @@ void Service::receive_new() {
   }
 }
 
+bool Service::receive_reply_apart(Incoming& in) {
+  WireReply h;
+  std::memcpy(&h, in.data.data(), sizeof h);
+  if (h.data_apart == 0) return false;
+  // Into the result buffer when it is dense and takes all of it; else
+  // aside, to be unpacked (or dropped: an answer nobody waits for).
+  char* into = nullptr;
+  auto it = pending_.find(h.id);
+  if (it != pending_.end() && it->second->result != nullptr && it->second->bytes == h.bytes) {
+    const Pending& p = *it->second;
+    into = const_cast<char*>(type::dense_run(*p.type, p.result, static_cast<uint64_t>(p.count)));
+  }
+  in.direct = into != nullptr;
+  if (into == nullptr) {
+    in.payload.reset(new char[h.bytes]);
+    into = in.payload.get();
+  }
+  (void)pt2pt::irecv(into, static_cast<MPI_Count>(h.bytes), &bytes_type(), in.source, kTagReplyData, w_.comm,
+                     &in.data_r);
+  return true;
+}
+
 void Service::handle_reply(Incoming& in) {
   requests::release(in.r);
+  if (in.data_r != nullptr) requests::release(in.data_r);
   WireReply h;
   std::memcpy(&h, in.data.data(), sizeof h);
   auto it = pending_.find(h.id);
@@ -344,9 +371,9 @@ void Service::handle_reply(Incoming& in) {
   retire_silent(static_cast<size_t>(p->target), h.id);
   Err e;
   if (h.error_class != MPI_SUCCESS) e = fail(h.error_class, "target rank %d: %s", p->target, h.message);
-  else if (p->bytes > 0 && p->result != nullptr)
+  else if (p->bytes > 0 && p->result != nullptr && !in.direct)
     type::unpack(*p->type, p->result, static_cast<uint64_t>(p->count), 0, std::min<uint64_t>(p->bytes, h.bytes),
-                 in.data.data() + sizeof h);
+                 h.data_apart != 0 ? in.payload.get() : in.data.data() + sizeof h);
   if (!e.ok() && first_error_.ok()) first_error_ = Err(e.mpi_class(), e.message());
   if (p->request != nullptr) complete(p->request, e);
   datatypes::release(p->type);
@@ -358,18 +385,29 @@ void Service::handle_reply(Incoming& in) {
   delete p;
 }
 
-void Service::answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes) {
+void Service::answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes,
+                     std::vector<char> kept) {
   auto* out = new Outgoing;
   WireReply h{};
   h.id = id;
   h.error_class = e.ok() ? MPI_SUCCESS : e.mpi_class();
   if (!e.ok()) std::snprintf(h.message, sizeof h.message, "%s", e.message().c_str());
   h.bytes = e.ok() ? bytes : 0;
-  out->data.resize(sizeof h + h.bytes);
+  const bool apart = h.bytes >= kDataApartBytes;
+  h.data_apart = apart ? 1 : 0;
+  out->data.resize(sizeof h + (apart ? 0 : h.bytes));
   std::memcpy(out->data.data(), &h, sizeof h);
-  if (h.bytes > 0) std::memcpy(out->data.data() + sizeof h, data, h.bytes);
+  if (h.bytes > 0 && !apart) std::memcpy(out->data.data() + sizeof h, data, h.bytes);
   (void)pt2pt::isend(pt2pt::Message{out->data.data(), static_cast<MPI_Count>(out->data.size()), &bytes_type()},
                      origin, kTagReply, w_.comm, Request::Mode::kStandard, &out->r);
+  // From `kept` (the result vector) or the window itself: its memory may
+  // not change under a get until the origin's flush (MPI-4.0 §12.7,
+  // conflicting accesses are erroneous).
+  if (apart) {
+    out->packed = std::move(kept);
+    (void)pt2pt::isend(pt2pt::Message{data, static_cast<MPI_Count>(h.bytes), &bytes_type()}, origin,
+                       kTagReplyData, w_.comm, Request::Mode::kStandard, &out->data_r);
+  }
   outgoing_.push_back(out);
 }
 
@@ -474,11 +512,22 @@ void Service::handle(Incoming& in) {
   a.slot = mine;
   Err e = check_runs(runs);
   TargetOp op{static_cast<OpKind>(h.kind), h.op, h.basic, h.basic_size, h.exclusive != 0};
+  // A large get of one run answers from the window itself.
+  if (e.ok() && op.kind == OpKind::kGet && runs.size() == 1 && h.result_bytes >= kDataApartBytes &&
+      runs[0].bytes == h.result_bytes) {
+    ++executed_[h.epoch];
+    answer(in.source, h.id, e, reinterpret_cast<const char*>(runs[0].address), h.result_bytes);
+    return;
+  }
   std::vector<char> result(h.result_bytes);
   // A put received into the window is done already.
   if (e.ok() && !in.direct) e = apply(a, op, runs, data, result.data(), compare);
   ++executed_[h.epoch];
-  if (h.silent == 0 || !e.ok()) answer(in.source, h.id, e, result.data(), result.size());
+  if (h.silent == 0 || !e.ok()) {
+    const char* bytes = result.data();
+    const uint64_t n = result.size();
+    answer(in.source, h.id, e, bytes, n, std::move(result));
+  }
 }
 
 void Service::ring_overdue() {
@@ -526,10 +575,25 @@ bool Service::advance() {
     delete in;
   }
   if (held) std::fill(blocked_.begin(), blocked_.end(), 0);
-  // Replies in any order, once their data is in.
+  // Replies in any order, once their data is in; but one target's large
+  // answers post their data's receives in the order they were sent, as
+  // their data messages come (so a reply waits behind an earlier one of
+  // its target that is not in yet).
+  held = false;
   for (size_t i = 0; i < replies_.size();) {
     Incoming* in = replies_[i];
-    if (!in->r->complete) {
+    size_t target = static_cast<size_t>(in->source);
+    if (held && blocked_[target]) {
+      ++i;
+      continue;
+    }
+    bool ready = in->data_r != nullptr ? in->data_r->complete
+                                       : in->r->complete && !(receive_reply_apart(*in) && !in->data_r->complete);
+    if (!ready) {
+      if (in->data_r == nullptr) {  // its header is not in: later answers of its target wait
+        held = true;
+        blocked_[target] = 1;
+      }
       ++i;
       continue;
     }
@@ -537,6 +601,7 @@ bool Service::advance() {
     handle_reply(*in);
     delete in;
   }
+  if (held) std::fill(blocked_.begin(), blocked_.end(), 0);
   for (size_t i = 0; i < waiting_locks_.size();) {
     if (try_grant(waiting_locks_[i].first, waiting_exclusive_[i])) {
       answer(waiting_locks_[i].first, waiting_locks_[i].second, {}, nullptr, 0);

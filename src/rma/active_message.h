@@ -125,10 +125,16 @@ class Service {
   // window, or in.payload) and returns true; false for any other.
   bool receive_data_apart(Incoming& in);
   static uint32_t epoch_of(const Incoming& in);
-  void answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes);
+  // `kept`: the vector `data` points into, if any (kept while large data
+  // is sent apart from the answer).
+  void answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes,
+              std::vector<char> kept = {});
   bool try_grant(int origin, bool exclusive);
   void finish_sends();
   void handle_reply(Incoming& in);
+  // An answer whose data comes apart: posts the data's receive (into the
+  // result buffer, or in.payload) and returns true; false for any other.
+  bool receive_reply_apart(Incoming& in);
   // Engine lock held: asks `target` to answer once it executed what this
   // process sent it (the silent operations' acknowledgement).
   void send_sync(int target);

@@ -10,6 +10,10 @@
  *     applied), and a put just under the threshold between them;
  *   - accumulates (MPI_SUM, then MPI_REPLACE) and a get_accumulate of 256 KiB,
  *     whose result must be the memory as it was before;
+ *   - gets of 64 KiB and more (their answers' data apart too): four in a
+ *     row from one target before one flush (each must land in its own
+ *     buffer: the data messages are received in the order sent), one into
+ *     a strided result type, one from a strided target type;
  *   - in a fence epoch: 8 large puts to disjoint blocks, unacknowledged;
  *   - on a dynamic window, with --refused (every target reached by
  *     messages, whose service checks the range: FERRY_TRANSPORTS=tcp), a
@@ -114,6 +118,46 @@ static void passive(MPI_Win win, unsigned char *mem, int rank, int size) {
   free(src);
 }
 
+/* Large gets from the right neighbour's window, which holds pattern
+ * (6, right) in its first 2 * BIG bytes. */
+static void gets(MPI_Win win, unsigned char *mem, int rank, int size) {
+  int right = (rank + 1) % size;
+  const uint32_t seed = mt_seed(6, (uint32_t)right, 0);
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+  mt_fill(mem, 2 * BIG, mt_seed(6, (uint32_t)rank, 0));
+  MPI_Win_unlock(rank, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  unsigned char *want = mt_malloc(2 * BIG), *got = mt_malloc(2 * BIG);
+  mt_fill(want, 2 * BIG, seed);
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+  /* Four gets in a row: block k of the window into block 3 - k of got. */
+  memset(got, 0, BIG);
+  for (int k = 0; k < 4; ++k)
+    CHECK_MPI(MPI_Get(got + (3 - k) * MID, MID, MPI_BYTE, right, k * MID, MID, MPI_BYTE, win));
+  CHECK_MPI(MPI_Win_flush(right, win));
+  for (int k = 0; k < 4; ++k)
+    CHECK(memcmp(got + (3 - k) * MID, want + k * MID, MID) == 0, "get %d of four in a row landed wrong", k);
+  /* Into a strided result type: word w of the window into word 2w of got. */
+  MPI_Datatype every_other;
+  MPI_Type_vector(MID / 8, 1, 2, MPI_UINT64_T, &every_other);
+  MPI_Type_commit(&every_other);
+  memset(got, 0, 2 * MID);
+  CHECK_MPI(MPI_Get(got, 1, every_other, right, 0, MID, MPI_BYTE, win));
+  /* From a strided target type: word 2w of the window from BIG on. */
+  unsigned char *dense = mt_malloc(MID);
+  CHECK_MPI(MPI_Get(dense, MID, MPI_BYTE, right, BIG, 1, every_other, win));
+  MPI_Win_unlock(right, win);
+  for (size_t w = 0; w < MID / 8; ++w) {
+    CHECK(memcmp(got + 16 * w, want + 8 * w, 8) == 0, "get into a strided type: word %zu is wrong", w);
+    CHECK(memcmp(dense + 8 * w, want + BIG + 16 * w, 8) == 0, "get from a strided type: word %zu is wrong", w);
+  }
+  MPI_Type_free(&every_other);
+  free(dense);
+  free(got);
+  free(want);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* A fence epoch of BLOCKS large puts to disjoint blocks. */
 static void fence(MPI_Win win, unsigned char *mem, int rank, int size) {
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -172,6 +216,7 @@ int main(int argc, char **argv) {
   MPI_Win win;
   CHECK_MPI(MPI_Win_allocate(2 * BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   passive(win, mem, rank, size);
+  gets(win, mem, rank, size);
   fence(win, mem, rank, size);
   MPI_Win_free(&win);
   dynamic(rank, size, argc > 1 && strcmp(argv[1], "--refused") == 0);
