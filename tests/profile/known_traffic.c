@@ -6,7 +6,7 @@
  * Every rank: a ring of RING_MESSAGES sends of RING_BYTES to the right (MPI_Isend, MPI_Recv,
  * MPI_Wait); ALLTOALLS MPI_Alltoall of ALLTOALL_INTS ints per peer; ALLREDUCES MPI_Allreduce of
  * one double; PERSISTENT_ROUNDS starts of a persistent send of PERSISTENT_BYTES to the right
- * (MPI_Send_init, MPI_Start and MPI_Startall in turn); RMA_PUTS MPI_Put of RMA_PUT_INTS ints on
+ * (MPI_Send_init_c, MPI_Start and MPI_Startall in turn: a message at each start, none at the init); RMA_PUTS MPI_Put of RMA_PUT_INTS ints on
  * the right neighbour's window and one MPI_Fetch_and_op of an int on rank 0's; rank 0 also sends
  * BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
  * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
 
   char pout[PERSISTENT_BYTES], pin[PERSISTENT_BYTES];
   MPI_Request persistent[2];
-  MPI_Send_init(pout, PERSISTENT_BYTES, MPI_BYTE, right, 50, MPI_COMM_WORLD, &persistent[0]);
+  MPI_Send_init_c(pout, (MPI_Count)PERSISTENT_BYTES, MPI_BYTE, right, 50, MPI_COMM_WORLD, &persistent[0]);
   MPI_Recv_init(pin, PERSISTENT_BYTES, MPI_BYTE, left, 50, MPI_COMM_WORLD, &persistent[1]);
   for (int i = 0; i < PERSISTENT_ROUNDS; ++i) {
     memset(pout, i + 1, sizeof pout);
