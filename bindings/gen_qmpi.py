@@ -225,8 +225,9 @@ ALL_WAITING = {"MPI_Barrier", "MPI_Probe", "MPI_Mprobe"}
 
 def counted_first(f, timed_body):
     """(the wrapper's body, the function before it) for a wrapper that counts the call before it
-    runs (what is counted does not depend on its outcome), then jumps to the implementation (a
-    tail call: the wrapper keeps no frame around it), or on a timed call to timed_X, which runs
+    runs (what is counted does not depend on its outcome), then goes on to the implementation
+    with nothing left to do after it (a tail call, or the implementation's body inlined), or on a
+    timed call to timed_X, which runs
     `timed_body` (it has `start_`). Out of line, the timed path leaves the counting path nothing
     to save and restore."""
     args = arguments(f)
@@ -250,7 +251,8 @@ LIFE_CYCLE = ("MPI_Init", "MPI_Init_thread", "MPI_Session_init", "MPI_Finalize",
 
 
 def late_partner_wrapper(f):
-    """The body of the wrappers that measure the late-partner wait (src/profile/late_partners.h), or None."""
+    """The body of the wrappers that measure the late-partner wait (src/profile/late_partners.h): its
+    lines, or counted_first's (body, timed function) pair; None for the other functions."""
     args = arguments(f)
     base = f.name[:-2] if f.name.endswith("_c") else f.name
     if base in SYNCHRONIZED_COLLECTIVES:
