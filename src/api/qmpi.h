@@ -8,7 +8,8 @@
 // QMPI_Get_function: to the next instance that did, and past the last to the implementation.
 //
 // The generated MPI_X entry points (bindings/gen_qmpi.py) read their slot of `first`: nullptr when
-// no tool takes X (one load, then the implementation), else the cold path through first_tool().
+// no tool takes X (one load, then the implementation); FERRY_PROFILE's wrapper of X when it is the
+// only tool that takes X (a direct call of that wrapper); else the cold path through first_tool().
 #pragma once
 
 #include <atomic>
@@ -32,9 +33,13 @@ struct FirstTools {
 };
 extern FirstTools first;
 
-inline bool hooked(int function) {
-  return std::atomic_ref<Function>(first.function[function]).load(std::memory_order_relaxed) != nullptr;
+// Relaxed: a slot is set before the program's first MPI call returns (MPI_Init's, or any
+// call's that attaches the tools), and a thread calls MPI only after the program has ordered its
+// calls after that one.
+inline Function first_function(int function) {
+  return std::atomic_ref<Function>(first.function[function]).load(std::memory_order_relaxed);
 }
+inline bool hooked(int function) { return first_function(function) != nullptr; }
 
 // Attaches the tools if that is still to do, then answers the first tool for `function`.
 Hook first_tool(int function);

@@ -2,6 +2,9 @@
 """FERRY_PROFILE's report.json against a program whose traffic is known exactly (known_traffic.c).
 
   check_report.py MPIRUN PROGRAM numbers   N ranks, the whole job: every number the JSON must hold
+  check_report.py MPIRUN PROGRAM with_tool  the same with known_traffic's own QMPI tool "relay" before
+                                           the profile for three functions (the general dispatch there,
+                                           the direct call of the profile's wrappers elsewhere)
   check_report.py MPIRUN PROGRAM shared_dir  the same with FERRY_PROFILE_DIR given (several hosts)
   check_report.py MPIRUN PROGRAM partial   rank 1 dies: the report is marked partial and keeps
                                            what every rank counted before
@@ -73,6 +76,15 @@ def check_numbers(mpirun, program, directory, extra_env=None):
         failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
         return
     verify_numbers(directory, data)
+    return done
+
+
+def check_with_tool(mpirun, program, directory):
+    """known_traffic's "relay" tool takes MPI_Isend, MPI_Recv and MPI_Iprobe first and passes them on
+    to the profile (the program checks it saw every one); the profile counts all the same."""
+    done = check_numbers(mpirun, program, directory, {"MPIR_CVAR_QMPI_TOOL_LIST": "relay"})
+    if done is not None and "known_traffic: OK (through the relay tool)" not in done.stdout:
+        failures.append(f"the relay tool was not attached: {done.stdout}{done.stderr}")
 
 
 def verify_numbers(directory, data):
@@ -482,7 +494,7 @@ def check_late_partners(mpirun, program, directory):
 
 
 def main(argv):
-    cases = {"numbers": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
+    cases = {"numbers": 4, "with_tool": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
              "singleton": 5, "srun": 6, "hosts": 6, "late_partners": 4}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
@@ -496,7 +508,7 @@ def main(argv):
         elif case == "hosts":
             check_hosts(os.path.abspath(mpirun), os.path.abspath(program), directory, argv[4], argv[5])
         else:
-            {"numbers": check_numbers, "shared_dir": check_shared_dir, "partial": check_partial,
+            {"numbers": check_numbers, "with_tool": check_with_tool, "shared_dir": check_shared_dir, "partial": check_partial,
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
              "unwritable": check_unwritable, "late_partners": check_late_partners}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)

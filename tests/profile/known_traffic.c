@@ -6,7 +6,7 @@
  * Every rank: a ring of RING_MESSAGES sends of RING_BYTES to the right (MPI_Isend, MPI_Recv,
  * MPI_Wait); ALLTOALLS MPI_Alltoall of ALLTOALL_INTS ints per peer; ALLREDUCES MPI_Allreduce of
  * one double; PERSISTENT_ROUNDS starts of a persistent send of PERSISTENT_BYTES to the right
- * (MPI_Send_init, MPI_Start and MPI_Startall in turn); RMA_PUTS MPI_Put of RMA_PUT_INTS ints on
+ * (MPI_Send_init_c, MPI_Start and MPI_Startall in turn: a message at each start, none at the init); RMA_PUTS MPI_Put of RMA_PUT_INTS ints on
  * the right neighbour's window and one MPI_Fetch_and_op of an int on rank 0's; rank 0 also sends
  * BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
  * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
@@ -18,7 +18,13 @@
  * With "crash", rank 1 dies (SIGKILL) after the ring, so the report must be partial; with
  * "crash-first", only in the first attempt under mpirun --max-restarts (FERRY_RESTART_COUNT unset
  * or 0). With "show-dir", each rank first prints where it counts:
- * "known_traffic: rank R on HOST counts in DIR" (FERRY_PROFILE_DIR as the launcher set it). */
+ * "known_traffic: rank R on HOST counts in DIR" (FERRY_PROFILE_DIR as the launcher set it).
+ *
+ * The program also carries a QMPI tool, "relay", attached only when the tool list names it
+ * (MPIR_CVAR_QMPI_TOOL_LIST=relay): it takes MPI_Isend, MPI_Recv and MPI_Iprobe, counts them and
+ * passes them on. The profile then comes after it for those three (QMPI's general dispatch) and
+ * alone first for the rest (the entry points' direct call of its wrappers, api/qmpi.h): the
+ * report's numbers must be the same, and the tool must have seen each of its calls. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +55,43 @@ static void fail(int rank, const char* what) {
   fflush(stdout);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
+
+/* The "relay" tool: what it saw. */
+static int relay_attached, relay_isends, relay_recvs, relay_iprobes;
+
+static void (*relay_next(int tool_id, enum QMPI_Functions_enum function, int* next))(void) {
+  void (*f)(void) = NULL;
+  if (QMPI_Get_function(tool_id, function, &f, next) != MPI_SUCCESS || f == NULL) abort();
+  return f;
+}
+static int relay_isend(QMPI_Context context, int tool_id, const void* buf, int count, MPI_Datatype datatype, int dest,
+                       int tag, MPI_Comm comm, MPI_Request* request) {
+  ++relay_isends;
+  int next;
+  QMPI_Isend_t* f = (QMPI_Isend_t*)relay_next(tool_id, MPI_ISEND_T, &next);
+  return f(context, next, buf, count, datatype, dest, tag, comm, request);
+}
+static int relay_recv(QMPI_Context context, int tool_id, void* buf, int count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, MPI_Status* status) {
+  ++relay_recvs;
+  int next;
+  QMPI_Recv_t* f = (QMPI_Recv_t*)relay_next(tool_id, MPI_RECV_T, &next);
+  return f(context, next, buf, count, datatype, source, tag, comm, status);
+}
+static int relay_iprobe(QMPI_Context context, int tool_id, int source, int tag, MPI_Comm comm, int* flag,
+                        MPI_Status* status) {
+  ++relay_iprobes;
+  int next;
+  QMPI_Iprobe_t* f = (QMPI_Iprobe_t*)relay_next(tool_id, MPI_IPROBE_T, &next);
+  return f(context, next, source, tag, comm, flag, status);
+}
+static void relay_init(int tool_id) {
+  relay_attached = 1;
+  QMPI_Register_function(tool_id, MPI_ISEND_T, (void (*)(void))relay_isend);
+  QMPI_Register_function(tool_id, MPI_RECV_T, (void (*)(void))relay_recv);
+  QMPI_Register_function(tool_id, MPI_IPROBE_T, (void (*)(void))relay_iprobe);
+}
+__attribute__((constructor)) static void register_relay(void) { QMPI_Register_tool_name("relay", relay_init); }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -95,7 +138,7 @@ int main(int argc, char** argv) {
 
   char pout[PERSISTENT_BYTES], pin[PERSISTENT_BYTES];
   MPI_Request persistent[2];
-  MPI_Send_init(pout, PERSISTENT_BYTES, MPI_BYTE, right, 50, MPI_COMM_WORLD, &persistent[0]);
+  MPI_Send_init_c(pout, (MPI_Count)PERSISTENT_BYTES, MPI_BYTE, right, 50, MPI_COMM_WORLD, &persistent[0]);
   MPI_Recv_init(pin, PERSISTENT_BYTES, MPI_BYTE, left, 50, MPI_COMM_WORLD, &persistent[1]);
   for (int i = 0; i < PERSISTENT_ROUNDS; ++i) {
     memset(pout, i + 1, sizeof pout);
@@ -163,7 +206,16 @@ int main(int argc, char** argv) {
   }
   free(send);
   free(recv);
-  if (rank == 0) printf("known_traffic: OK\n");
+  if (relay_attached) {
+    int recvs = RING_MESSAGES + (rank == size - 1 && size > 1 ? BIG_MESSAGES : 0);
+    if (relay_isends != RING_MESSAGES || relay_recvs != recvs || relay_iprobes != SHORT_PROBES) {
+      char what[160];
+      snprintf(what, sizeof what, "the relay tool saw %d MPI_Isend, %d MPI_Recv, %d MPI_Iprobe; expected %d, %d, %d",
+               relay_isends, relay_recvs, relay_iprobes, RING_MESSAGES, recvs, SHORT_PROBES);
+      fail(rank, what);
+    }
+  }
+  if (rank == 0) printf("known_traffic: OK%s\n", relay_attached ? " (through the relay tool)" : "");
   MPI_Finalize();
   return 0;
 }
