@@ -1,6 +1,8 @@
 // Job (job_loop.h): the daemon tree's start and this host's ranks.
 #include "launcher/job_loop.h"
 
+#include <signal.h>
+
 extern char** environ;
 
 namespace ferry::launcher {
@@ -16,7 +18,24 @@ void Job::start_daemons() {
     FERRY_DEBUG(kLaunch, "%d ranks: contact cards by direct modex (FERRY_DIRECT_MODEX_RANKS)", plan_.num_ranks);
   std::string addresses;
   for (const std::string& a : reachable_addresses()) addresses += (addresses.empty() ? "" : ",") + a;
-  if (std::optional<StartFailure> failed = start_children(plan_, 0, addresses, port)) {
+  // SIGINT, SIGTERM or SIGHUP meanwhile (blocked in mpirun, read by the
+  // event loop's signalfd) ends the start at once, as in the loop: a batch
+  // system's SIGTERM to mpirun alone would otherwise wait for the starts.
+  int interrupted_by = 0;
+  auto interrupted = [&interrupted_by] {
+    sigset_t ending;
+    sigemptyset(&ending);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&ending, sig);
+    const timespec now = {0, 0};
+    interrupted_by = ::sigtimedwait(&ending, nullptr, &now);
+    return interrupted_by > 0;
+  };
+  if (std::optional<StartFailure> failed = start_children(plan_, 0, addresses, port, {-1, nullptr, interrupted})) {
+    if (failed->interrupted) {
+      record(interrupted_failure(interrupted_by), kFinal);
+      terminate(interrupted_by, kInterruptGraceMs);
+      return;
+    }
     start_failed(*failed);
     return;
   }

@@ -8,6 +8,7 @@
 #include <climits>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -81,76 +82,102 @@ std::string start_failure_message(const JobPlan& plan, const StartFailure& failu
 }
 
 std::optional<StartFailure> start_children(const JobPlan& plan, int position, const std::string& addresses,
-                                           int port, const ParentWatch& parent) {
-  const std::string ferryd = daemon_path();
-  const std::string plan_bytes = encode_plan(plan);
-  const std::string stdin_data = std::to_string(plan_bytes.size()) + "\n" + plan_bytes;
+                                           int port, const StartWatch& watch) {
   const std::vector<int> children = tree_children(position, plan.fanout, plan.num_daemons);
   double t0 = monotonic_ms();
 
-  std::mutex mutex;
-  std::deque<int> waiting(children.begin(), children.end());
-  int started = 0;
-  std::optional<StartFailure> first_failure;
-  int workers_done = 0;
-  std::condition_variable worker_done;
+  // What the starting threads share. Held by each of them too, so that an
+  // interrupted start can return while they finish the starts in flight.
+  struct Round {
+    std::string ferryd = daemon_path();
+    std::string stdin_data;
+    std::mutex mutex;
+    std::deque<int> waiting;
+    int started = 0;
+    std::optional<StartFailure> first_failure;
+    bool abandoned = false;  // interrupted: start no more
+    int workers_done = 0;
+    std::condition_variable worker_done;
+  };
+  auto round = std::make_shared<Round>();
+  const std::string plan_bytes = encode_plan(plan);
+  round->stdin_data = std::to_string(plan_bytes.size()) + "\n" + plan_bytes;
+  round->waiting.assign(children.begin(), children.end());
 
-  auto start_some = [&]() {
+  // Each thread starts children until none is left (or one failed). `plan`
+  // outlives the threads unless the start is abandoned, so they copy what
+  // they need of it first.
+  struct Child {
+    int position;
+    std::string host;
+  };
+  std::vector<Child> nodes;
+  for (int child : children) nodes.push_back({child, plan.nodes[size_t(plan.node_at(child))].host});
+  const RemoteStartOptions how = plan.remote_start;
+  const std::string parent_addresses = addresses;
+  auto worker = [round, nodes, how, parent_addresses, port]() {
     for (;;) {
       int child;
       {
-        std::lock_guard lock(mutex);
-        if (first_failure || waiting.empty()) return;
-        child = waiting.front();
-        waiting.pop_front();
+        std::lock_guard lock(round->mutex);
+        if (round->first_failure || round->abandoned || round->waiting.empty()) break;
+        child = round->waiting.front();
+        round->waiting.pop_front();
       }
-      const PlanNode& node = plan.nodes[size_t(plan.node_at(child))];
+      const std::string& host = std::find_if(nodes.begin(), nodes.end(), [&](const Child& c) {
+                                  return c.position == child;
+                                })->host;
       RemoteCommand command;
-      command.host = node.host;
-      command.origin = node.host;
-      command.argv = {ferryd, "--position", std::to_string(child), "--parent", addresses, "--port",
+      command.host = host;
+      command.origin = host;
+      command.argv = {round->ferryd, "--position", std::to_string(child), "--parent", parent_addresses, "--port",
                       std::to_string(port)};
-      command.stdin_data = stdin_data;
-      FERRY_DEBUG(kLaunch, "starting the daemon on %s (position %d)", node.host.c_str(), child);
-      RemoteStartResult result = start_remote(command, plan.remote_start);
+      command.stdin_data = round->stdin_data;
+      FERRY_DEBUG(kLaunch, "starting the daemon on %s (position %d)", host.c_str(), child);
+      RemoteStartResult result = start_remote(command, how);
       int child_port = 0;
       std::string child_addresses;
       if (result.ok && !parse_ready_line(result.first_line, &child_port, &child_addresses)) {
         result.ok = false;
-        result.error = "mpirun: " + node.host + ": the node daemon said \"" + result.first_line +
-                       "\" instead of being ready (is " + ferryd + " of this Ferry build there?)";
+        result.error = "mpirun: " + host + ": the node daemon said \"" + result.first_line +
+                       "\" instead of being ready (is " + round->ferryd + " of this Ferry build there?)";
       }
-      std::lock_guard lock(mutex);
-      if (result.ok) ++started;
-      else if (!first_failure) first_failure = StartFailure{child, result.error};
+      std::lock_guard lock(round->mutex);
+      if (result.ok) ++round->started;
+      else if (!round->first_failure) round->first_failure = StartFailure{child, result.error};
     }
-  };
-
-  auto worker = [&]() {
-    start_some();
-    std::lock_guard lock(mutex);
-    ++workers_done;
-    worker_done.notify_one();
+    std::lock_guard lock(round->mutex);
+    ++round->workers_done;
+    round->worker_done.notify_one();
   };
 
   int workers = std::min(kMaxParallelStarts, int(children.size()));
   std::vector<std::thread> threads;
   for (int i = 0; i < workers; ++i) threads.emplace_back(worker);
   {
-    std::unique_lock lock(mutex);
-    while (workers_done < workers) {
-      worker_done.wait_for(lock, kParentCheck);
-      if (workers_done < workers && parent.fd >= 0 && hung_up(parent.fd)) {
-        FERRY_DEBUG(kLaunch, "the parent went while %d of %zu child daemons were started; ending", started,
+    std::unique_lock lock(round->mutex);
+    while (round->workers_done < workers) {
+      round->worker_done.wait_for(lock, kParentCheck);
+      if (round->workers_done == workers) break;
+      if (watch.parent_fd >= 0 && hung_up(watch.parent_fd)) {
+        FERRY_DEBUG(kLaunch, "the parent went while %d of %zu child daemons were started; ending", round->started,
                     children.size());
-        parent.gone();  // does not return: the starts in flight end with this process
+        watch.parent_gone();  // does not return: the starts in flight end with this process
+      }
+      if (watch.interrupted && watch.interrupted()) {
+        FERRY_DEBUG(kLaunch, "interrupted while %d of %zu child daemons were started", round->started,
+                    children.size());
+        round->abandoned = true;
+        lock.unlock();
+        for (std::thread& t : threads) t.detach();
+        return StartFailure{0, "", true};
       }
     }
   }
   for (std::thread& t : threads) t.join();
-  FERRY_DEBUG(kLaunch, "started %d of %zu child daemons in %.1f ms%s", started, children.size(),
-              monotonic_ms() - t0, first_failure ? " (then one failed)" : "");
-  return first_failure;
+  FERRY_DEBUG(kLaunch, "started %d of %zu child daemons in %.1f ms%s", round->started, children.size(),
+              monotonic_ms() - t0, round->first_failure ? " (then one failed)" : "");
+  return round->first_failure;
 }
 
 }  // namespace ferry::launcher

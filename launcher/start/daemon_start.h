@@ -24,16 +24,23 @@ inline constexpr int kMaxParallelStarts = 8;
 
 struct StartFailure {
   int position = 0;
-  std::string error;  // one line, "mpirun: <host>: ..."
+  std::string error;         // one line, "mpirun: <host>: ..."
+  bool interrupted = false;  // StartWatch::interrupted said so: no daemon failed
 };
 
-// A daemon's link to its parent, watched while the daemon starts its
-// children: when the parent goes (mpirun killed, its host lost), `gone` is
-// called and must not return (the daemon ends), instead of the daemon
-// starting the rest of its subtree for nobody for up to the start timeout.
-struct ParentWatch {
-  int fd = -1;  // -1: mpirun, which has no parent
-  std::function<void()> gone;
+// What a process starting its children watches meanwhile (every 100 ms),
+// instead of blocking on the starts for up to the start timeout:
+// - a daemon, its link to its parent: when the parent goes (mpirun killed,
+//   its host lost), `parent_gone` is called and must not return (the
+//   daemon ends), rather than start the rest of its subtree for nobody;
+// - mpirun, `interrupted`: true when a signal asks it to end (SIGTERM to
+//   mpirun alone, as a batch system's scancel sends it); start_children
+//   then returns at once, leaving the starts in flight to end by
+//   themselves (a daemon they start finds nobody to connect to and ends).
+struct StartWatch {
+  int parent_fd = -1;  // -1: mpirun, which has no parent
+  std::function<void()> parent_gone;
+  std::function<bool()> interrupted;
 };
 
 // Starts a daemon at every child of `position` (mpirun: 0), each told to
@@ -43,7 +50,7 @@ struct ParentWatch {
 // first failure; after one, no further child is started. A daemon started
 // already ends by itself once its parent goes.
 std::optional<StartFailure> start_children(const JobPlan& plan, int position, const std::string& addresses,
-                                           int port, const ParentWatch& parent = {});
+                                           int port, const StartWatch& watch = {});
 
 // What mpirun says about a daemon that could not be started: for one of
 // its own children, the error as it is ("mpirun: node2: ..."); deeper, with

@@ -194,11 +194,11 @@ class NodeDaemon {
   // first runs: the loop reaps every child process (waitpid(-1)), and a
   // launch agent's exit status belongs to its start. Meanwhile what comes
   // from the parent and the children waits in their sockets, but the
-  // parent's going ends this daemon at once (ParentWatch).
+  // parent's going ends this daemon at once (StartWatch).
   void start_children_here() {
-    ParentWatch parent{parent_.fd(), [this] { finish(1); }};
+    StartWatch watch{parent_.fd(), [this] { finish(1); }, nullptr};
     if (std::optional<StartFailure> failed =
-            start_children(plan_, position_, listen_addresses_, listen_port_, parent)) {
+            start_children(plan_, position_, listen_addresses_, listen_port_, watch)) {
       tree_->send_up(wire::Encoder(wire::Type::kStartFailed)
                          .u32(uint32_t(failed->position))
                          .str(failed->error)

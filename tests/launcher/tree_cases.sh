@@ -176,6 +176,39 @@ case_killed_mid_start() {
   ! pgrep -f "sleep $MARK" >/dev/null || fail "ranks left: $(pgrep -f "sleep $MARK" | tr '\n' ' ')"
 }
 
+# SIGTERM to mpirun alone (as a batch system's scancel or a timeout(1)
+# sends it, not to its process group) while it waits 3 s on the start of
+# sim1's daemon: mpirun ends within a second with the signal's status and a
+# line saying why, rather than after the start; the daemon started late
+# finds nobody to connect to and ends too.
+case_term_mid_start() {
+  local i
+  hosts 4
+  SIM_DELAY=3 FERRY_LAUNCH_FANOUT=1 timeout 60 "$MPIRUN" --hostfile "$WORK/hosts" --launch-agent "$AGENT" \
+    --bind-to none --no-torch-env -n 4 sleep "$MARK" >"$WORK/out" 2>"$WORK/err" </dev/null &
+  local job=$!
+  local mpirun_pid=""
+  for i in $(seq 1 50); do
+    mpirun_pid=$(pgrep -P $job -x mpirun)
+    [ -n "$mpirun_pid" ] && pgrep -P "$mpirun_pid" >/dev/null && break
+    sleep 0.1
+  done
+  [ -n "$mpirun_pid" ] || { kill $job; fail "no mpirun under timeout(1)"; }
+  sleep 0.5  # mpirun is inside the 3 s start of sim1's daemon now
+  local start
+  start=$(now_ms)
+  kill -TERM "$mpirun_pid"
+  wait $job
+  STATUS=$?
+  ELAPSED=$(($(now_ms) - start))
+  [ "$STATUS" -eq 143 ] || fail "exit status $STATUS after SIGTERM, expected 143"
+  [ "$ELAPSED" -lt 1000 ] || fail "took $ELAPSED ms to end after SIGTERM (the start of sim1 takes 3 s)"
+  grep -q "^mpirun: received signal 15 (Terminated), ending the job$" "$WORK/err" || fail "no line saying why"
+  sleep 4  # the agent's start of sim1 has run its ferryd by now
+  [ -z "$(our_daemons)" ] || fail "4 s after mpirun ended, daemons still run: $(our_daemons | tr '\n' ' ')"
+  ! pgrep -f "sleep $MARK" >/dev/null || fail "ranks left: $(pgrep -f "sleep $MARK" | tr '\n' ' ')"
+}
+
 # A rank at the bottom of the tree fails: its exit comes up three links,
 # mpirun names it and ends the rest.
 case_deep_rank_fails() {
