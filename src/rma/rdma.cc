@@ -32,6 +32,7 @@ struct Card {
   transport::RemoteBuffer buffer;  // key_bytes 0: its memory is not exposed
   char transport[8];               // the transport the key belongs to
   uint8_t nic_atomics;             // its hint
+  uint8_t has_atomics;             // its NIC executes atomics on its memory
 };
 
 void finished(transport::OneSided* one, const char* error) {
@@ -147,6 +148,7 @@ Err setup(Window& w, const Info* hints) {
       if (t == nullptr || !t->expose_window({w.base}, static_cast<size_t>(w.size), &mine.buffer)) continue;
       s->exposed_on = t;
       s->mine = mine.buffer;
+      mine.has_atomics = t->has_atomics(-1) ? 1 : 0;
       std::strncpy(mine.transport, t->name(), sizeof mine.transport - 1);
       break;
     }
@@ -158,12 +160,14 @@ Err setup(Window& w, const Info* hints) {
     teardown(w);
     return e;
   }
-  // NIC atomics only if every rank asked: the promise is about locations,
-  // whichever origin updates them.
+  // NIC atomics only if every rank asked (the promise is about locations,
+  // whichever origin updates them) and every exposed window's NIC has them
+  // (its registration then allows remote atomics).
   bool all_atomics = true;
   int reached = 0;
   for (size_t r = 0; r < n; ++r) {
-    all_atomics = all_atomics && cards[r].nic_atomics != 0;
+    all_atomics = all_atomics && cards[r].nic_atomics != 0 &&
+                  (cards[r].buffer.key_bytes == 0 || cards[r].has_atomics != 0);
     if (w.targets[r].reach != Reach::kMessages || cards[r].buffer.key_bytes == 0) continue;
     transport::Transport* t = p2p::route_transport(w.comm->world_rank(static_cast<int>(r)));
     if (t == nullptr || std::strncmp(t->name(), cards[r].transport, sizeof cards[r].transport) != 0) continue;

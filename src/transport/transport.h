@@ -185,7 +185,7 @@ class Transport : public progress::Source {
     (void)local, (void)n, (void)remote;
     return false;
   }
-  // Whether start_atomic can work for `peer` (the NIC has atomics).
+  // Whether this side's NIC executes start_atomic toward `peer` (-1: any).
   virtual bool has_atomics(int peer) const {
     (void)peer;
     return false;

@@ -39,7 +39,9 @@ bool VerbsTransport::expose_window(const MemoryRef& local, size_t n, RemoteBuffe
 }
 
 bool VerbsTransport::has_atomics(int peer) const {
-  (void)peer;  // one device: every peer's NIC is assumed the same model as ours
+  // Ours; a target's own is in its window's card (rma/rdma.h), since its
+  // registration allows remote atomics only where its NIC has them.
+  (void)peer;
   return device_->atomics();
 }
 
