@@ -84,7 +84,9 @@ void release_here(Window& w, int target, bool exclusive) {
 Err counted_fence(Window& w) {
   // The epoch's requests through the NIC are in the target's memory before
   // this rank joins the reduce-scatter, which no target leaves before it.
-  if (Err e = rdma::wait(w, -1)) return e;
+  // A failure among them is returned after the fence's collectives, which
+  // the other ranks are in too.
+  Err nic = rdma::wait(w, -1);
   if (w.flavor == Flavor::kDynamic)
     if (Err e = w.service->flush(-1)) return e;
   std::vector<uint64_t> sent = w.service->sent_this_epoch();
@@ -101,8 +103,9 @@ Err counted_fence(Window& w) {
                                          w.comm))
     return e;
   if (Err e = w.service->end_fence_epoch(mine[0])) return e;
-  if (mine[1] != 0) return coll::barrier(w.comm);
-  return {};
+  if (mine[1] != 0)
+    if (Err e = coll::barrier(w.comm)) return e;
+  return nic;
 }
 
 bool valid_assert(int assert, int allowed) { return (assert & ~allowed) == 0; }
