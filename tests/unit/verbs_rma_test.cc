@@ -20,6 +20,8 @@
 #include "base/op.h"
 #include "mpi.h"
 #include "progress/progress.h"
+#include "rma/active_message.h"
+#include "rma/epochs.h"
 #include "rma/operation.h"
 #include "rma/rdma.h"
 #include "rma/window.h"
@@ -219,6 +221,9 @@ struct RmaJob : Job {
     s->via[1] = ranks[0].get();
     s->nic_atomics = true;  // every rank gave "ferry_nic_atomics" = "true"
     w.rdma = s;
+    // The flushes ask the service too; never started, it has nothing in
+    // flight (every operation here goes through the NIC).
+    w.service = std::make_shared<Service>(w);
     progress::add_source(ranks[0].get());  // the origin's engine; the target's is never run
   }
   ~RmaJob() { progress::remove_all_sources(); }
@@ -284,24 +289,24 @@ TEST(VerbsRdmaWindow, PutGetAndFetchAndOpGoThroughTheNicAndTheFlushWaitsForThem)
   int64_t values[16];
   for (int i = 0; i < 16; ++i) values[i] = -3 * i + (int64_t{1} << 40);
   ASSERT_TRUE(job.put(values, 16, MPI_INT64_T, 2).ok());  // disp 2: bytes 16..143
-  Err flushed = rdma::wait(job.w, 1);
+  Err flushed = flush(job.w, 1);  // MPI_Win_flush
   ASSERT_TRUE(flushed.ok()) << flushed.message();
   EXPECT_EQ(std::memcmp(job.target_memory + 2, values, sizeof values), 0);
   int64_t back[16] = {};
   ASSERT_TRUE(job.get(back, 16, MPI_INT64_T, 2).ok());
-  ASSERT_TRUE(rdma::wait(job.w, -1).ok());
+  ASSERT_TRUE(flush_all(job.w).ok());  // MPI_Win_flush_all
   EXPECT_EQ(std::memcmp(back, values, sizeof values), 0);
   // Small: inline, no registration of the origin's buffer.
   char small[5] = {'r', 'd', 'm', 'a', '!'};
   ASSERT_TRUE(job.put(small, 5, MPI_CHAR, 60).ok());
-  ASSERT_TRUE(rdma::wait(job.w, 1).ok());
+  ASSERT_TRUE(flush(job.w, 1).ok());
   EXPECT_EQ(std::memcmp(job.target_memory + 60, small, 5), 0);
 
   job.target_memory[50] = 100;
   int64_t add = -30, old_sum = 0, old_read = 0, old_replace = 0, old_cas = 0;
   ASSERT_TRUE(job.fetch_and_op(&add, &old_sum, MPI_SUM, 50).ok());
   ASSERT_TRUE(job.fetch_and_op(nullptr, &old_read, MPI_NO_OP, 50).ok());
-  ASSERT_TRUE(rdma::wait(job.w, 1).ok());
+  ASSERT_TRUE(flush(job.w, 1).ok());
   EXPECT_EQ(old_sum, 100);
   EXPECT_EQ(old_read, 70);
   int64_t seven = 7;
@@ -310,11 +315,11 @@ TEST(VerbsRdmaWindow, PutGetAndFetchAndOpGoThroughTheNicAndTheFlushWaitsForThem)
   EXPECT_EQ(job.target_memory[50], 7u);
   int64_t expect = 7, nine = 9, wrong = 8;
   ASSERT_TRUE(job.compare_and_swap(&nine, &expect, &old_cas, 50).ok());
-  ASSERT_TRUE(rdma::wait(job.w, 1).ok());
+  ASSERT_TRUE(flush(job.w, 1).ok());
   EXPECT_EQ(old_cas, 7);
   EXPECT_EQ(job.target_memory[50], 9u);
   ASSERT_TRUE(job.compare_and_swap(&seven, &wrong, &old_cas, 50).ok());
-  ASSERT_TRUE(rdma::wait(job.w, 1).ok());
+  ASSERT_TRUE(flush(job.w, 1).ok());
   EXPECT_EQ(old_cas, 9);
   EXPECT_EQ(job.target_memory[50], 9u) << "a compare that fails leaves the word";
 
@@ -371,7 +376,7 @@ TEST(VerbsRdmaWindow, ARefusedKeyIsAnErrorOfTheFlushNamingTheCallNotAHang) {
   job.w.rdma->remote[1].key[0] ^= 0x5a;  // planted: a key the target never gave
   int64_t values[16] = {1, 2, 3};
   ASSERT_TRUE(job.put(values, 16, MPI_INT64_T, 0).ok());  // started: the NIC finds out
-  Err e = rdma::wait(job.w, 1);
+  Err e = flush(job.w, 1);  // MPI_Win_flush returns it
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.mpi_class(), MPI_ERR_OTHER);
   EXPECT_NE(e.message().find("MPI_Put"), std::string::npos) << e.message();
@@ -389,7 +394,7 @@ TEST(VerbsRdmaWindow, ARefusedKeyIsAnErrorOfTheFlushNamingTheCallNotAHang) {
   o.target_count = 16;
   o.target_type = o.origin_type;
   EXPECT_FALSE(rdma::try_start(job.w, o, job.w.targets[1].base, false, &later));
-  EXPECT_TRUE(rdma::wait(job.w, -1).ok()) << "reported once";
+  EXPECT_TRUE(flush_all(job.w).ok()) << "reported once";
 }
 
 }  // namespace
