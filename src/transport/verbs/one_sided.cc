@@ -99,9 +99,11 @@ bool VerbsTransport::post_one_sided(Peer& p, OneSided* op) {
   if (local == nullptr) {
     const char* what = opcode == Opcode::kRead ? "cannot register the buffer an RDMA read fills"
                                                : "cannot register the buffer an RDMA write sends";
-    if (op->on_done) op->on_done(op, what);
-    if (!op->caller_reports) fail_peer(peer, p, "verbs: RDMA to rank " + std::to_string(peer) + ": " + error);
-    return true;  // the request failed alone: the queue goes on
+    bool caller_reports = op->caller_reports;
+    if (op->on_done) op->on_done(op, what);  // may free it
+    if (caller_reports) return true;  // the request failed alone: the queue goes on
+    fail_peer(peer, p, "verbs: RDMA to rank " + std::to_string(peer) + ": " + error);
+    return false;
   }
   // In pieces of at most kMaxOneRequest, only the last signaled (RC
   // completes a QP's requests in order).

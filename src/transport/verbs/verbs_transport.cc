@@ -184,6 +184,7 @@ void VerbsTransport::on_completion(const Completion& c) {
   for (const Posted& e : p.posted)
     if ((e.seq & 0xffffffffu) == (c.wr_id & 0xffffffffu)) op = e.one_sided;
   const char* what = "send to";
+  bool caller_reports = op != nullptr && op->caller_reports;  // retire may free the request
   if (op != nullptr) {
     auto code = static_cast<Opcode>(op->transport_op);
     what = code == Opcode::kRead ? "RDMA read from" : code == Opcode::kWrite ? "RDMA write to" : "RDMA atomic at";
@@ -195,7 +196,7 @@ void VerbsTransport::on_completion(const Completion& c) {
   retire(peer, p, c.wr_id & 0xffffffffu, cause_of(c.status));
   // A one-sided request's owner raises its failure as an MPI error; the
   // job goes on (the pair's later traffic fails: its QP is in error).
-  fail_peer(peer, p, message, op == nullptr || !op->caller_reports);  // once: later flushed completions find it failed
+  fail_peer(peer, p, message, !caller_reports);  // once: later flushed completions find it failed
 }
 
 int VerbsTransport::progress() {
