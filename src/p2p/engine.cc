@@ -403,6 +403,11 @@ const char* route_name(int world_peer) {
   return t != nullptr ? t->name() : nullptr;
 }
 
+Transport* route_transport(int world_peer) {
+  if (state == nullptr || world_peer < 0 || static_cast<size_t>(world_peer) >= state->routes.size()) return nullptr;
+  return state->routes[static_cast<size_t>(world_peer)].transport;
+}
+
 PacketHandler* packet_handler() { return &state->handler; }
 
 Err send_packet(int world_peer, SendItem* item) {

@@ -56,6 +56,9 @@ void set_route(int world_peer, Route route);
 // route (yet): for FERRY_PROFILE's report of who talked to whom over what.
 const char* route_name(int world_peer);
 PacketHandler* packet_handler();
+// The transport that reaches `world_peer`, or nullptr (no route yet): for
+// one-sided communication's direct use of a NIC (rma/rdma.h).
+Transport* route_transport(int world_peer);
 
 // Queues a packet on the route to `world_peer` (for the engine's own
 // parts, such as p2p/pack_stream.cc).

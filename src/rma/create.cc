@@ -22,6 +22,7 @@
 #include "rma/alloc_mem.h"
 #include "rma/doorbell.h"
 #include "rma/epochs.h"
+#include "rma/rdma.h"
 #include "runtime/comm_create.h"
 
 namespace ferry::rma {
@@ -306,6 +307,7 @@ Err build(Communicator* c, Flavor flavor, void* base, MPI_Aint size, int disp_un
         bells[static_cast<size_t>(r)] = doorbell::resolve(addresses[static_cast<size_t>(r)]);
     w->service->set_bells(std::move(bells));
     w->service->start();
+    if (Err e = rdma::setup(*w, hints)) return give_up(std::move(e));
   }
   if (!windows::add(w.get())) return give_up(fail(MPI_ERR_OTHER, "too many windows"));
   *out = w.release();
@@ -363,6 +365,7 @@ Err free_window(Window* w) {
   if (Err e = attributes::delete_all(attributes::Kind::kWin, w, w->handle)) return e;
   // Nobody's operations on this window are in flight after this.
   Err e = coll::barrier(w->comm);
+  rdma::teardown(*w);
   if (w->service != nullptr) w->service->stop();
   errhandlers::release(w->errhandler);
   windows::remove(w);

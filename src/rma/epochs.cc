@@ -9,6 +9,7 @@
 #include "coll/collectives.h"
 #include "p2p/pt2pt.h"
 #include "rma/active_message.h"
+#include "rma/rdma.h"
 
 namespace ferry::rma {
 namespace {
@@ -81,6 +82,11 @@ void release_here(Window& w, int target, bool exclusive) {
 // checks the addresses, so its errors are waited for first (a full flush),
 // as before.
 Err counted_fence(Window& w) {
+  // The epoch's requests through the NIC are in the target's memory before
+  // this rank joins the reduce-scatter, which no target leaves before it.
+  // A failure among them is returned after the fence's collectives, which
+  // the other ranks are in too.
+  Err nic = rdma::wait(w, -1);
   if (w.flavor == Flavor::kDynamic)
     if (Err e = w.service->flush(-1)) return e;
   std::vector<uint64_t> sent = w.service->sent_this_epoch();
@@ -97,8 +103,9 @@ Err counted_fence(Window& w) {
                                          w.comm))
     return e;
   if (Err e = w.service->end_fence_epoch(mine[0])) return e;
-  if (mine[1] != 0) return coll::barrier(w.comm);
-  return {};
+  if (mine[1] != 0)
+    if (Err e = coll::barrier(w.comm)) return e;
+  return nic;
 }
 
 bool valid_assert(int assert, int allowed) { return (assert & ~allowed) == 0; }
@@ -121,7 +128,9 @@ Err check_access(const Window& w, int target, const char* call) {
 
 Err flush(Window& w, int target) {
   if (w.targets[static_cast<size_t>(target)].reach == Reach::kMessages) {
+    Err nic = rdma::wait(w, target);
     if (Err e = w.service->flush(target)) return e;
+    if (!nic.ok()) return nic;
   } else if (w.service != nullptr) {
     w.service->poke();  // requests of others, as in rma::start
   }
@@ -130,8 +139,10 @@ Err flush(Window& w, int target) {
 }
 
 Err flush_all(Window& w) {
+  Err nic = rdma::wait(w, -1);
   if (w.service != nullptr)
     if (Err e = w.service->flush(-1)) return e;
+  if (!nic.ok()) return nic;
   memory_fence();
   return {};
 }
@@ -273,7 +284,9 @@ Err unlock(Window& w, int target) {
     // The unlock request goes behind the epoch's operations, and the
     // target's service executes one origin's requests in order: waiting for
     // every answer completes them and releases the lock in one round trip.
-    e = w.service->request_unlock(target, exclusive);
+    // Requests through the NIC complete first: the lock covers them.
+    e = rdma::wait(w, target);
+    if (Err sent = w.service->request_unlock(target, exclusive); e.ok()) e = std::move(sent);
     Err flushed = w.service->flush(target);
     if (e.ok()) e = std::move(flushed);
   } else {
@@ -316,7 +329,7 @@ Err unlock_all(Window& w) {
   // As in unlock: other hosts' unlock requests follow the operations, and
   // one flush waits for both.
   bool nocheck = w.epochs.lock_all_nocheck;
-  Err first;
+  Err first = rdma::wait(w, -1);  // before the locks go: they cover these requests
   if (!nocheck)
     for (int t = 0; t < w.comm->size; ++t)
       if (through_service(w, t))

@@ -8,6 +8,7 @@
 #include "device/device.h"
 #include "rma/active_message.h"
 #include "rma/epochs.h"
+#include "rma/rdma.h"
 
 namespace ferry::rma {
 namespace {
@@ -175,6 +176,10 @@ Err start(Window& w, const Operation& o, Request** request, const char* call) {
   }
 
   if (tg.reach == Reach::kMessages) {
+    // Through the NIC when the target's memory is registered with it and
+    // the operation is one it does (rma/rdma.h); the flush waits for it.
+    Err through_nic;
+    if (rdma::try_start(w, o, address, request != nullptr, &through_nic)) return through_nic;
     std::vector<Run> list(run_list.begin(), run_list.end());
     Request* r = nullptr;
     if (request != nullptr) {

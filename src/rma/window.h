@@ -14,7 +14,9 @@
 //     the origin alone.
 //   - kMessages: the target is on another host (or FERRY_RMA_SHM=off):
 //     active messages on the window's private communicator, executed by the
-//     target's service (rma/active_message.h).
+//     target's service (rma/active_message.h); where the transport reaches
+//     the target's memory (verbs), puts, gets and some atomics go through
+//     the NIC instead (rma/rdma.h).
 // Whatever the reach, an accumulate on a target's memory is applied the same
 // way by whoever applies it (rma/accumulate.h), so origins that reach one
 // target differently still see element-wise atomicity (MPI-4.0 §12.7.1).
@@ -47,6 +49,9 @@
 namespace ferry::rma {
 
 class Service;
+namespace rdma {
+struct State;
+}
 
 enum class Flavor { kCreate = MPI_WIN_FLAVOR_CREATE, kAllocate = MPI_WIN_FLAVOR_ALLOCATE,
                     kDynamic = MPI_WIN_FLAVOR_DYNAMIC, kShared = MPI_WIN_FLAVOR_SHARED };
@@ -122,6 +127,7 @@ struct Window {
   std::vector<char> private_memory; // kAllocate/kShared memory no other rank maps (owned)
   void* private_aligned = nullptr;
   std::shared_ptr<Service> service; // active messages, when some target needs them
+  std::shared_ptr<rdma::State> rdma; // targets reached through the NIC (with the service)
 
   int rank() const { return comm->rank; }
   int size_of_group() const { return comm->size; }

@@ -62,19 +62,33 @@ class PacketHandler {
   virtual void on_payload(int peer, const PacketHeader& header, const Destination& destination) = 0;
 };
 
+// What start_atomic does to the 8 bytes at a peer's exposed address (the
+// NIC's atomics: an RDMA fetch-and-add or compare-and-swap).
+enum class AtomicKind : uint8_t { kFetchAdd, kCompareSwap };
+
 // A one-sided copy between a local buffer and a peer's exposed one (read:
-// remote into local; write: local into remote), owned by the caller until
-// on_done. The single-copy rendezvous reads with it (p2p/engine.h); one-sided
-// communication will write with it too.
+// remote into local; write: local into remote), or an atomic on 8 bytes of
+// the peer's (the old value into local), owned by the caller until on_done.
+// The single-copy rendezvous reads with it (p2p/engine.h); one-sided
+// communication reads, writes and updates with it (rma/rdma.h).
 struct OneSided {
   int peer = -1;                 // world rank
   RemoteBuffer remote;           // as the peer's expose() described it
   MemoryRef local;
   size_t bytes = 0;
+  // start_atomic: what to do, with which operands (kFetchAdd: add `operand`;
+  // kCompareSwap: store `operand` where `compare` is found).
+  AtomicKind atomic = AtomicKind::kFetchAdd;
+  uint64_t operand = 0, compare = 0;
+  // A failure is the caller's to raise (one-sided communication turns it
+  // into an MPI error class): the transport reports it through on_done and
+  // does not end the job for it. False: a failure is fatal (rendezvous).
+  bool caller_reports = false;
   // Called once the copy has finished (error: nullptr) or failed (error:
   // static text); only for a start that returned kPending, from progress().
   void (*on_done)(OneSided* op, const char* error) = nullptr;
   OneSided* next = nullptr;      // transport-private queue link
+  uint8_t transport_op = 0;      // transport-private: which start it was
 };
 
 // What starting a one-sided copy did.
@@ -160,6 +174,25 @@ class Transport : public progress::Source {
     return Started::kUnsupported;
   }
   virtual Started start_write(OneSided* op) {
+    (void)op;
+    return Started::kUnsupported;
+  }
+  // One-sided communication's window memory (rma/rdma.h): exposed to every
+  // peer this transport reaches for remote writes, reads and (where the
+  // NIC has them) atomics, until conceal. False where a transport's peers
+  // reach memory only through messages (every transport but verbs).
+  virtual bool expose_window(const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+    (void)local, (void)n, (void)remote;
+    return false;
+  }
+  // Whether this side's NIC executes start_atomic toward `peer` (-1: any).
+  virtual bool has_atomics(int peer) const {
+    (void)peer;
+    return false;
+  }
+  // op->bytes == 8, op->local 8 bytes for the old value, op->remote.address
+  // 8-byte aligned.
+  virtual Started start_atomic(OneSided* op) {
     (void)op;
     return Started::kUnsupported;
   }

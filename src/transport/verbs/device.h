@@ -51,7 +51,9 @@ struct Address {
   uint8_t traffic_class = 0;
 };
 
-enum class Opcode : uint8_t { kSend, kRead, kWrite, kRecv };
+// kFetchAdd and kCompareSwap: the NIC's 8-byte atomics (IBV_WR_ATOMIC_*) on
+// naturally aligned remote memory; the old value lands in the local buffer.
+enum class Opcode : uint8_t { kSend, kRead, kWrite, kRecv, kFetchAdd, kCompareSwap };
 
 // Completion statuses the protocol tells apart (ibv_wc_status, reduced).
 enum class Status : uint8_t {
@@ -92,8 +94,10 @@ struct SendRequest {
   uint32_t lkey = 0;
   bool inline_data = false;  // IBV_SEND_INLINE: copied into the request, no lkey needed
   bool signaled = false;     // IBV_SEND_SIGNALED: a completion follows
-  uint64_t remote_address = 0;  // kRead, kWrite
+  uint64_t remote_address = 0;  // kRead, kWrite, the atomics
   uint32_t rkey = 0;
+  uint64_t compare_add = 0;  // kFetchAdd: the addend; kCompareSwap: the expected value
+  uint64_t swap = 0;         // kCompareSwap: the new value
 };
 
 // What moving a QP from INIT through RTR to RTS needs.
@@ -126,7 +130,11 @@ class Device {
   // Creates the PD, CQ with its channel, SRQ and UD QP on `port`.
   virtual bool setup(int port, const Resources& sizes, std::string* error) = 0;
   virtual int max_inline() const = 0;
+  // Whether the port's NIC executes kFetchAdd and kCompareSwap (after setup;
+  // ibv_device_attr.atomic_cap other than IBV_ATOMIC_NONE).
+  virtual bool atomics() const = 0;
 
+  // Registered for local write and remote read, write and atomics.
   virtual bool register_memory(void* address, size_t bytes, Region* region, std::string* error) = 0;
   virtual void deregister_memory(const Region& region) = 0;
 

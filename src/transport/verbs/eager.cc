@@ -117,13 +117,14 @@ bool VerbsTransport::post_frame(int peer, Peer& p, FrameKind kind, const void* p
 }
 
 // Frames as much of the peer's queue as credits, send buffers and the send
-// queue allow; posts waiting reads; returns credits nobody carried.
+// queue allow; posts waiting one-sided requests; returns credits nobody carried.
 void VerbsTransport::push(int peer, Peer& p) {
   if (p.state != Peer::State::kConnected) return;
-  while (!p.reads.empty() && p.posted.size() < kMaxPostedPerPeer) {
-    OneSided* op = p.reads.front();
-    p.reads.pop_front();
-    if (!post_read(p, op)) return;
+  while (!p.one_sided.empty() && p.posted.size() < kMaxPostedPerPeer) {
+    OneSided* op = p.one_sided.front();
+    if (atomic_op(*op) && free_send_slots_.empty()) break;  // its old value lands in a send buffer
+    p.one_sided.pop_front();
+    if (!post_one_sided(p, op)) return;
   }
   size_t first_room = buffer_bytes_ - sizeof(Frame) - sizeof(PacketHeader);
   size_t more_room = buffer_bytes_ - sizeof(Frame);

@@ -132,6 +132,17 @@ Status status_of(ibv_wc_status s) {
   }
 }
 
+Opcode opcode_of(ibv_wc_opcode o) {
+  switch (o) {
+    case IBV_WC_RECV: return Opcode::kRecv;
+    case IBV_WC_RDMA_READ: return Opcode::kRead;
+    case IBV_WC_RDMA_WRITE: return Opcode::kWrite;
+    case IBV_WC_FETCH_ADD: return Opcode::kFetchAdd;
+    case IBV_WC_COMP_SWAP: return Opcode::kCompareSwap;
+    default: return Opcode::kSend;
+  }
+}
+
 ibv_ah_attr ah_attr(const Address& a, int port) {
   ibv_ah_attr attr{};
   attr.dlid = a.lid;
@@ -218,6 +229,9 @@ class IbverbsDevice final : public Device {
     sizes_.srq_entries = std::min(sizes_.srq_entries, device.max_srq_wr > 0 ? device.max_srq_wr : sizes_.srq_entries);
     sizes_.send_queue_entries = std::min(sizes_.send_queue_entries, device.max_qp_wr);
     reads_in_flight_ = static_cast<uint8_t>(std::clamp(std::min(device.max_qp_rd_atom, device.max_qp_init_rd_atom), 1, 16));
+    // IBV_ATOMIC_HCA: atomic among the atomics through this NIC (what
+    // rma/rdma.h needs); IBV_ATOMIC_GLOB also with the CPU's.
+    atomics_ = device.atomic_cap != IBV_ATOMIC_NONE;
     if (!(pd_ = lib_->alloc_pd(context_))) return failed("ibv_alloc_pd");
     if (!(channel_ = lib_->create_comp_channel(context_))) return failed("ibv_create_comp_channel");
     fcntl(channel_->fd, F_SETFL, fcntl(channel_->fd, F_GETFL) | O_NONBLOCK);
@@ -254,9 +268,14 @@ class IbverbsDevice final : public Device {
   }
 
   int max_inline() const override { return granted_inline_; }
+  bool atomics() const override { return atomics_; }
 
   bool register_memory(void* address, size_t bytes, Region* region, std::string* error) override {
-    ibv_mr* mr = lib_->reg_mr(pd_, address, bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    // One-sided communication's window memory takes the NIC's atomics
+    // (rma/rdma.h); a NIC without them refuses the flag.
+    if (atomics_) access |= IBV_ACCESS_REMOTE_ATOMIC;
+    ibv_mr* mr = lib_->reg_mr(pd_, address, bytes, access);
     if (mr == nullptr) {
       *error = "ibv_reg_mr of " + std::to_string(bytes) + " bytes failed: " + std::strerror(errno);
       return false;
@@ -284,7 +303,7 @@ class IbverbsDevice final : public Device {
     ibv_qp_attr attr{};
     attr.qp_state = IBV_QPS_INIT;
     attr.port_num = static_cast<uint8_t>(port_);
-    attr.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    attr.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | (atomics_ ? IBV_ACCESS_REMOTE_ATOMIC : 0);
     if (lib_->modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
       *error = name_ + ": ibv_modify_qp(RC, INIT) failed: " + std::strerror(errno);
       lib_->destroy_qp(qp);
@@ -340,10 +359,22 @@ class IbverbsDevice final : public Device {
     wr.wr_id = r.wr_id;
     wr.sg_list = &sge;
     wr.num_sge = r.bytes > 0 ? 1 : 0;
-    wr.opcode = r.opcode == Opcode::kRead ? IBV_WR_RDMA_READ : r.opcode == Opcode::kWrite ? IBV_WR_RDMA_WRITE : IBV_WR_SEND;
     wr.send_flags = (r.inline_data ? unsigned{IBV_SEND_INLINE} : 0u) | (r.signaled ? unsigned{IBV_SEND_SIGNALED} : 0u);
-    wr.wr.rdma.remote_addr = r.remote_address;
-    wr.wr.rdma.rkey = r.rkey;
+    switch (r.opcode) {
+      case Opcode::kFetchAdd:
+      case Opcode::kCompareSwap:
+        wr.opcode = r.opcode == Opcode::kFetchAdd ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+        wr.wr.atomic.remote_addr = r.remote_address;
+        wr.wr.atomic.rkey = r.rkey;
+        wr.wr.atomic.compare_add = r.compare_add;
+        wr.wr.atomic.swap = r.swap;
+        break;
+      default:
+        wr.opcode = r.opcode == Opcode::kRead ? IBV_WR_RDMA_READ : r.opcode == Opcode::kWrite ? IBV_WR_RDMA_WRITE : IBV_WR_SEND;
+        wr.wr.rdma.remote_addr = r.remote_address;
+        wr.wr.rdma.rkey = r.rkey;
+        break;
+    }
     int rc = ibv_post_send(qps_[static_cast<size_t>(index)], &wr, &bad);
     if (rc != 0) *error = std::string("ibv_post_send failed: ") + std::strerror(rc);
     return rc == 0;
@@ -416,7 +447,7 @@ class IbverbsDevice final : public Device {
       Completion& c = out[n++];
       c.wr_id = wc[i].wr_id;
       c.status = status_of(wc[i].status);
-      c.opcode = wc[i].opcode == IBV_WC_RECV ? Opcode::kRecv : wc[i].opcode == IBV_WC_RDMA_READ ? Opcode::kRead : Opcode::kSend;
+      c.opcode = opcode_of(wc[i].opcode);
       c.bytes = wc[i].byte_len;
       c.qp_num = wc[i].qp_num;
     }
@@ -455,6 +486,7 @@ class IbverbsDevice final : public Device {
   Resources sizes_;
   int granted_inline_ = 0;
   uint8_t reads_in_flight_ = 16;
+  bool atomics_ = false;
   ibv_pd* pd_ = nullptr;
   ibv_comp_channel* channel_ = nullptr;
   ibv_cq* cq_ = nullptr;

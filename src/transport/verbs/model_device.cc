@@ -212,6 +212,26 @@ bool ModelDevice::pump_qp(Qp& q) {
       peer->srq_.pop_front();
       std::memcpy(rx.buffer, source, r.bytes);
       peer->complete(Completion{rx.wr_id, Status::kSuccess, Opcode::kRecv, r.bytes, remote->qpn});
+    } else if (r.opcode == Opcode::kFetchAdd || r.opcode == Opcode::kCompareSwap) {
+      // The responder checks the rkey and range, and that the 8 bytes are
+      // naturally aligned (hardware answers a misaligned atomic with an
+      // invalid request NAK); a device without atomics refuses them all.
+      const Registered* there = peer->find_region(r.rkey, true, reinterpret_cast<void*>(r.remote_address), 8);
+      if (there == nullptr || (r.remote_address & 7) != 0 || !peer->atomics_ || r.bytes != 8) {
+        fail_qp(q, there == nullptr ? Status::kRemoteAccess : Status::kOther);
+        peer->fail_qp(*remote, Status::kFlushed);
+        return true;
+      }
+      if (find_region(r.lkey, false, r.local, 8) == nullptr) {
+        fail_qp(q, Status::kLocalProtection);
+        return true;
+      }
+      auto* word = reinterpret_cast<uint64_t*>(r.remote_address);
+      uint64_t old = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+      if (r.opcode == Opcode::kFetchAdd) __atomic_store_n(word, old + r.compare_add, __ATOMIC_RELEASE);
+      else if (old == r.compare_add) __atomic_store_n(word, r.swap, __ATOMIC_RELEASE);
+      std::memcpy(const_cast<void*>(r.local), &old, sizeof old);
+      ++atomic_ops_;
     } else if (r.bytes > 0) {
       const Registered* there = peer->find_region(r.rkey, true, reinterpret_cast<void*>(r.remote_address), r.bytes);
       if (there == nullptr) {
@@ -219,13 +239,19 @@ bool ModelDevice::pump_qp(Qp& q) {
         peer->fail_qp(*remote, Status::kFlushed);
         return true;
       }
-      if (r.bytes > 0 && find_region(r.lkey, false, r.local, r.bytes) == nullptr) {
+      // Inline data was copied at post time: its lkey is never looked at.
+      if (!r.inline_data && find_region(r.lkey, false, r.local, r.bytes) == nullptr) {
         fail_qp(q, Status::kLocalProtection);
         return true;
       }
       void* remote_bytes = reinterpret_cast<void*>(r.remote_address);
-      if (r.opcode == Opcode::kRead) std::memcpy(const_cast<void*>(r.local), remote_bytes, r.bytes);
-      else std::memcpy(remote_bytes, source, r.bytes);
+      if (r.opcode == Opcode::kRead) {
+        std::memcpy(const_cast<void*>(r.local), remote_bytes, r.bytes);
+        ++rdma_reads_;
+      } else {
+        std::memcpy(remote_bytes, source, r.bytes);
+        ++rdma_writes_;
+      }
     }
     if (r.signaled) complete(Completion{r.wr_id, Status::kSuccess, r.opcode, r.bytes, q.qpn});
     q.queue.pop_front();

@@ -7,7 +7,9 @@
 // NAK would be and fail with kRnrRetryExceeded after `rnr_retry` tries (7:
 // forever, as on hardware); RDMA READ and WRITE check the rkey and range
 // against the target's registrations and fail with kRemoteAccess, putting
-// both QPs in the error state; a QP in error flushes every later request
+// both QPs in the error state; the 8-byte atomics (fetch-and-add,
+// compare-and-swap) check the same and natural alignment, on a device that
+// has them (set_atomics); a QP in error flushes every later request
 // (kFlushed, signaled or not); a peer that died or a port that went down
 // fails sends with kRetryExceeded, and so does a remote QP that stays short
 // of RTR (hardware drops such packets and retries); QPs must go INIT -> RTR/RTS before
@@ -61,6 +63,11 @@ class ModelDevice final : public Device {
   int rnr_naks() const { return rnr_naks_; }          // sends that found no receive buffer, retries included
   int unready_tries() const { return unready_tries_; } // requests that met a remote QP not yet in RTR
   int registrations() const { return registrations_; }
+  // RDMA requests this device's QPs completed as the requester.
+  uint64_t rdma_writes() const { return rdma_writes_; }
+  uint64_t rdma_reads() const { return rdma_reads_; }
+  uint64_t atomic_ops() const { return atomic_ops_; }
+  void set_atomics(bool on) { atomics_ = on; }  // a NIC without atomics (atomic_cap NONE)
   int live_regions() const { return static_cast<int>(regions_.size()); }
   int posted_receives() const { return static_cast<int>(srq_.size()); }
   bool qp_in_error(int qp) const { return qps_[static_cast<size_t>(qp)].state == QpState::kError; }
@@ -77,6 +84,7 @@ class ModelDevice final : public Device {
   bool query_gid(int port, int index, Gid* gid, GidKind* kind) override;
   bool setup(int port, const Resources& sizes, std::string* error) override;
   int max_inline() const override { return max_inline_; }
+  bool atomics() const override { return atomics_; }
   bool register_memory(void* address, size_t bytes, Region* region, std::string* error) override;
   void deregister_memory(const Region& region) override;
   int create_qp(uint32_t* qp_num, std::string* error) override;
@@ -139,6 +147,8 @@ class ModelDevice final : public Device {
   int rnr_naks_ = 0;
   int unready_tries_ = 0;
   int registrations_ = 0;
+  bool atomics_ = true;
+  uint64_t rdma_writes_ = 0, rdma_reads_ = 0, atomic_ops_ = 0;
   uint32_t next_key_ = 1;
   uint32_t datagram_qpn_ = 0;
   std::vector<Qp> qps_;

@@ -14,7 +14,6 @@
 namespace ferry::transport::verbs {
 namespace {
 
-constexpr size_t kMaxReadBytes = size_t{1} << 30;  // below the 2 GiB a request may carry
 constexpr uint8_t kKeyBytes = sizeof(uint32_t);  // the rkey
 
 }  // namespace
@@ -54,43 +53,10 @@ Started VerbsTransport::start_read(OneSided* op) {
       op->remote.key_bytes != kKeyBytes || (p.state != Peer::State::kConnected && p.state != Peer::State::kAccepted))
     return Started::kUnsupported;
   if (p.state == Peer::State::kAccepted) p.state = Peer::State::kConnected;  // its request came over the QP
-  p.reads.push_back(op);
+  op->transport_op = static_cast<uint8_t>(Opcode::kRead);
+  p.one_sided.push_back(op);
   push(op->peer, p);
   return Started::kPending;
-}
-
-bool VerbsTransport::post_read(Peer& p, OneSided* op) {
-  int peer = op->peer;
-  std::string error;
-  RegistrationCache::Entry* local = cache_->acquire(op->local.data, op->bytes, &error);
-  if (local == nullptr) {
-    if (op->on_done) op->on_done(op, "cannot register the receive buffer for RDMA READ");
-    fail_peer(peer, p, "verbs: RDMA read from rank " + std::to_string(peer) + ": " + error);
-    return false;
-  }
-  uint32_t rkey = 0;
-  std::memcpy(&rkey, op->remote.key, sizeof rkey);
-  for (size_t at = 0; at < op->bytes; at += kMaxReadBytes) {
-    bool last = at + kMaxReadBytes >= op->bytes;
-    SendRequest r;
-    r.opcode = Opcode::kRead;
-    r.local = static_cast<uint8_t*>(op->local.data) + at;
-    r.bytes = static_cast<uint32_t>(std::min(kMaxReadBytes, op->bytes - at));
-    r.lkey = local->region.lkey;
-    r.remote_address = op->remote.address + at;
-    r.rkey = rkey;
-    r.signaled = last;
-    Posted entry;
-    if (last) {
-      entry.read = op;
-      entry.local = local;
-    }
-    if (!post(peer, p, r, entry)) {
-      if (!last) cache_->release(local);
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace ferry::transport::verbs

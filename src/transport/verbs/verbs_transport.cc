@@ -139,21 +139,30 @@ void VerbsTransport::retire(int peer, Peer& p, uint64_t seq, const char* error) 
     Posted e = p.posted.front();
     p.posted.pop_front();
     --outstanding_;
+    // An atomic's old value came into its send buffer (one_sided.cc).
+    if (e.one_sided != nullptr && error == nullptr && atomic_op(*e.one_sided))
+      std::memcpy(e.one_sided->local.data, send_buffers_ + static_cast<size_t>(e.send_slot) * buffer_bytes_, 8);
     if (e.send_slot >= 0) free_send_slots_.push_back(e.send_slot);
     if (e.local != nullptr) cache_->release(e.local);
-    if (e.read != nullptr && e.read->on_done != nullptr) e.read->on_done(e.read, error);
+    if (e.one_sided != nullptr && e.one_sided->on_done != nullptr) e.one_sided->on_done(e.one_sided, error);
     if ((e.seq & 0xffffffffu) == seq) break;
   }
 }
 
-void VerbsTransport::fail_peer(int peer, Peer& p, const std::string& message) {
+void VerbsTransport::fail_peer(int peer, Peer& p, const std::string& message, bool fatal) {
   if (p.state == Peer::State::kFailed) return;
   if (p.state == Peer::State::kRequested) --connecting_;
   p.state = Peer::State::kFailed;
   for (SendItem* item = p.head; item != nullptr; item = item->next) --queued_items_;
   p.head = p.tail = nullptr;
+  // One-sided requests not yet posted fail too: their owners wait for them.
+  std::deque<OneSided*> waiting;
+  waiting.swap(p.one_sided);
+  for (OneSided* op : waiting)
+    if (op->on_done != nullptr) op->on_done(op, "the verbs connection to this rank failed");
   FERRY_DEBUG(kVerbs, "%s", message.c_str());
-  if (options_.fatal) options_.fatal(message);
+  (void)peer;
+  if (fatal && options_.fatal) options_.fatal(message);
 }
 
 void VerbsTransport::on_completion(const Completion& c) {
@@ -166,20 +175,28 @@ void VerbsTransport::on_completion(const Completion& c) {
   if (c.status == Status::kSuccess) {
     p.flush_posted = false;  // whatever completed retired the unsignaled requests before it
     retire(peer, p, c.wr_id & 0xffffffffu, nullptr);
-    if (!p.reads.empty() || p.head != nullptr) push(peer, p);
+    if (!p.one_sided.empty() || p.head != nullptr) push(peer, p);
     return;
   }
   // The QP is in the error state: this request failed, and every later one
   // comes back flushed. The first error names the cause.
-  bool read = false;
+  const OneSided* op = nullptr;
   for (const Posted& e : p.posted)
-    if ((e.seq & 0xffffffffu) == (c.wr_id & 0xffffffffu)) read = e.read != nullptr;
-  std::string message = "verbs: " + std::string(read ? "RDMA read from" : "send to") + " rank " +
-                        std::to_string(peer) + " failed: " + cause_of(c.status);
+    if ((e.seq & 0xffffffffu) == (c.wr_id & 0xffffffffu)) op = e.one_sided;
+  const char* what = "send to";
+  bool caller_reports = op != nullptr && op->caller_reports;  // retire may free the request
+  if (op != nullptr) {
+    auto code = static_cast<Opcode>(op->transport_op);
+    what = code == Opcode::kRead ? "RDMA read from" : code == Opcode::kWrite ? "RDMA write to" : "RDMA atomic at";
+  }
+  std::string message = "verbs: " + std::string(what) + " rank " + std::to_string(peer) + " failed: " +
+                        cause_of(c.status);
   if (c.status == Status::kFlushed)
     message = "verbs: the queue pair to rank " + std::to_string(peer) + " is in the error state (requests flushed)";
   retire(peer, p, c.wr_id & 0xffffffffu, cause_of(c.status));
-  fail_peer(peer, p, message);  // once: later flushed completions find it failed
+  // A one-sided request's owner raises its failure as an MPI error; the
+  // job goes on (the pair's later traffic fails: its QP is in error).
+  fail_peer(peer, p, message, !caller_reports);  // once: later flushed completions find it failed
 }
 
 int VerbsTransport::progress() {

@@ -18,6 +18,8 @@
 //   than WRITE: the receiver posts it when its buffer is matched, so no
 //   round trip carries the receiver's key back to the sender, and the sender
 //   has nothing to do but release its buffer on the done packet.
+// - One-sided communication (one_sided.cc): RDMA WRITE, READ and the NIC's
+//   atomics on window memory that the target exposed (rma/rdma.h).
 // - Registration (verbs/reg_cache.h) and memory hooks that keep it right.
 // - Errors: a failed completion names the peer and the cause and ends the
 //   job through JobLayout::fatal; a peer that stops answering fails with the
@@ -66,6 +68,9 @@ struct VerbsOptions {
   std::function<void(const std::string& message)> fatal;
 };
 
+// Whether a queued one-sided request is an atomic (one_sided.cc).
+bool atomic_op(const OneSided& op);
+
 class VerbsTransport final : public Transport {
  public:
   VerbsTransport(VerbsOptions options, std::unique_ptr<Device> device, PacketHandler* handler);
@@ -93,6 +98,11 @@ class VerbsTransport final : public Transport {
   bool expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) override;
   void conceal(const RemoteBuffer& remote) override;
   Started start_read(OneSided* op) override;
+  // one_sided.cc
+  Started start_write(OneSided* op) override;
+  bool expose_window(const MemoryRef& local, size_t n, RemoteBuffer* remote) override;
+  bool has_atomics(int peer) const override;
+  Started start_atomic(OneSided* op) override;
 
   // For tests and the benchmark.
   RegistrationCache& registrations() { return *cache_; }
@@ -116,7 +126,7 @@ class VerbsTransport final : public Transport {
   struct Posted {
     uint64_t seq = 0;
     int send_slot = -1;                          // send buffer to free
-    OneSided* read = nullptr;                    // the read this request finishes
+    OneSided* one_sided = nullptr;               // the one-sided request this finishes
     RegistrationCache::Entry* local = nullptr;   // its local registration
     bool signaled = false;
   };
@@ -143,7 +153,7 @@ class VerbsTransport final : public Transport {
     SendItem* tail = nullptr;
     uint64_t head_sent = 0;
     bool head_started = false;
-    std::deque<OneSided*> reads;  // waiting for send-queue room
+    std::deque<OneSided*> one_sided;  // reads, writes, atomics waiting for send-queue room
     // Posted requests, and how many since the last signaled one.
     std::deque<Posted> posted;
     uint64_t next_seq = 1;
@@ -175,13 +185,17 @@ class VerbsTransport final : public Transport {
   void flush_unsignaled(int peer, Peer& p);
   bool post_receive_buffers(int count, std::string* error);
 
-  // rendezvous.cc
-  bool post_read(Peer& p, OneSided* op);
+  // one_sided.cc
+  Started queue_one_sided(OneSided* op, Opcode opcode);
+  // False when the peer failed (fail_peer was called).
+  bool post_one_sided(Peer& p, OneSided* op);
 
   // verbs_transport.cc
   void on_completion(const Completion& c);
   void retire(int peer, Peer& p, uint64_t seq, const char* error);
-  void fail_peer(int peer, Peer& p, const std::string& message);
+  // `fatal`: the job ends (options_.fatal); false for a failure that a
+  // one-sided request's owner reports itself (OneSided::caller_reports).
+  void fail_peer(int peer, Peer& p, const std::string& message, bool fatal = true);
   bool post(int peer, Peer& p, SendRequest request, const Posted& posted);
 
   VerbsOptions options_;
