@@ -33,7 +33,9 @@ Err run_barrier(Communicator* c, Launch how) {
   shm::CommSegment* seg = nullptr;
   hier::Hierarchy* h = nullptr;
   if (Err e = choose_data(Operation::kBarrier, 0, 0, c, how, &a, &seg, &h)) return e;
-  if (a == Algorithm::kSharedMemory) return shm::barrier(*seg);
+  if (a == Algorithm::kSharedMemory)
+    return how.form == Launch::Form::kBlocking ? shm::barrier(*seg)
+                                               : start_shared(c, how, *seg, {shm::Call::Kind::kBarrier});
   if (a == Algorithm::kHierarchical) return hier::barrier(*h, c);
   if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
   return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });

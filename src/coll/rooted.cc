@@ -31,7 +31,10 @@ Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
   const size_t bytes = type->bytes(count);
   hier::Hierarchy* h = nullptr;
   if (Err e = choose_data(Operation::kBcast, bytes, bytes, c, how, &a, &seg, &h)) return e;
-  if (a == Algorithm::kSharedMemory) return shm::bcast(*seg, buf, count, type, root);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking) return shm::bcast(*seg, buf, count, type, root);
+    return start_shared(c, how, *seg, {shm::Call::Kind::kBcast, nullptr, buf, count, type, nullptr, root});
+  }
   if (a == Algorithm::kHierarchical) return hier::bcast(*h, c, buf, count, type, root);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
