@@ -36,7 +36,9 @@ void record_no_data(const char* operation, Communicator* c, Launch how) {
   // without a record and fails, where a rank of another operation would
   // take a number that its peers running it by message do not.
   const std::string_view o = operation;
-  if (o != "bcast" && o != "reduce" && o != "allreduce") return;
+  if (o != "bcast" && o != "reduce" && o != "allreduce" && o != "gather" && o != "scatter" && o != "allgather" &&
+      o != "alltoall")
+    return;
   if (shm::CommSegment* seg = segment_if_possible(c, how)) shm::start(*seg, shm::Call{}, nullptr, false);
 }
 

@@ -47,7 +47,9 @@ namespace {
 bool has_started_form(Operation o, Launch how) {
   if (how.form == Launch::Form::kBlocking) return true;
   if (how.form == Launch::Form::kPersistent) return false;
-  return o == Operation::kBarrier || o == Operation::kBcast || o == Operation::kReduce || o == Operation::kAllreduce;
+  return o == Operation::kBarrier || o == Operation::kBcast || o == Operation::kReduce || o == Operation::kAllreduce ||
+         o == Operation::kGather || o == Operation::kScatter || o == Operation::kAllgather ||
+         o == Operation::kAlltoall;
 }
 
 }  // namespace

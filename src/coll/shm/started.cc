@@ -11,6 +11,7 @@
 #include "base/revocation.h"
 #include "coll/shm/agreement.h"
 #include "coll/shm/cells.h"
+#include "coll/typed_buffer.h"
 #include "p2p/pt2pt.h"
 #include "p2p/revoke.h"
 #include "progress/progress.h"
@@ -163,6 +164,120 @@ bool reduction(CommSegment& seg, Started& o) {
   return true;
 }
 
+// The first error of two.
+void keep(Err& first, Err e) {
+  if (!e.ok() && first.ok()) first = std::move(e);
+}
+
+// Block r of a buffer of blocks of `count` elements of `type`.
+void* block_of(const void* buf, int r, MPI_Count count, const Datatype* type) {
+  return element(const_cast<void*>(buf), static_cast<size_t>(r) * static_cast<size_t>(count), type);
+}
+
+// My own block of a gather or allgather, unless it is in place.
+Err own_block(CommSegment& seg, const Call& c) {
+  if (c.sendbuf == MPI_IN_PLACE) return {};
+  return copy_typed(c.sendbuf, c.sendcount, *c.sendtype, block_of(c.recvbuf, seg.rank(), c.count, c.type), c.count,
+                    *c.type);
+}
+
+// Gather and allgather (gather.cc): each writer packs its block into its
+// cell; the root (every rank) unpacks each block as its flag comes up.
+bool gathering(CommSegment& seg, Started& o) {
+  const Call& c = o.call;
+  const bool all = c.kind == Call::Kind::kAllgather;
+  if (o.phase == 0) {
+    if (all || seg.rank() != c.root) {
+      if (!cell_free(seg, o)) return false;
+      // In place (allgather), my block is in recvbuf already (MPI-3.1 §5.7).
+      const bool in_place = c.sendbuf == MPI_IN_PLACE;
+      const void* mine = in_place ? block_of(c.recvbuf, seg.rank(), c.count, c.type) : c.sendbuf;
+      const MPI_Count n = in_place ? c.count : c.sendcount;
+      const Datatype* t = in_place ? c.type : c.sendtype;
+      o.error = to_cell(mine, n, t, seg.cell(seg.rank(), o.s));
+      seg.record(o.s, t->bytes(n));
+      if (!all) {
+        seg.publish_and_leave(o.s);
+        return true;
+      }
+      seg.publish(o.s);
+    }
+    keep(o.error, own_block(seg, c));
+    o.phase = 1;
+    o.next = 0;
+  }
+  for (; o.next < seg.size(); ++o.next) {
+    const int r = o.next;
+    if (r == seg.rank()) continue;
+    if (!reached(o, seg.line(r).arrived, o.s)) return false;
+    // (Only here: a gather's other ranks pass no receive type.)
+    const size_t want = c.type->bytes(c.count);
+    // A gather's root writes no cell: it records once a writer has arrived
+    // (segment.h, record()); it records again at each writer, harmlessly.
+    if (!all) seg.record(o.s, want);
+    Err e = check(seg, r, o.s, want);
+    if (e.ok()) e = from_cell(seg.cell(r, o.s), want, block_of(c.recvbuf, r, c.count, c.type), c.count, c.type);
+    keep(o.error, std::move(e));
+  }
+  seg.leave(o.s);
+  return true;
+}
+
+// All n blocks of the send side into my cell, back to back (scatter.cc).
+Err pack_blocks(CommSegment& seg, uint64_t s, const void* buf, MPI_Count count, const Datatype* type) {
+  const size_t block = type->bytes(count);
+  char* cell = seg.cell(seg.rank(), s);
+  for (int r = 0; r < seg.size(); ++r)
+    if (Err e = to_cell(block_of(buf, r, count, type), count, type, cell + static_cast<size_t>(r) * block)) return e;
+  seg.record(s, block);
+  return {};
+}
+
+// My block out of rank `from`'s cell.
+Err my_block(CommSegment& seg, uint64_t s, int from, void* recvbuf, MPI_Count count, const Datatype* type) {
+  const size_t block = type->bytes(count);
+  if (Err e = check(seg, from, s, block)) return e;
+  return from_cell(seg.cell(from, s) + static_cast<size_t>(seg.rank()) * block, block, recvbuf, count, type);
+}
+
+// Scatter and alltoall (scatter.cc): the root (every rank) packs a block
+// per rank into its cell; each rank unpacks its own block out of each.
+bool scattering(CommSegment& seg, Started& o) {
+  const Call& c = o.call;
+  const bool all = c.kind == Call::Kind::kAlltoall;
+  if (o.phase == 0) {
+    if (all || seg.rank() == c.root) {
+      if (!cell_free(seg, o)) return false;
+      // In place (alltoall), the blocks to send are recvbuf's, packed
+      // before any is replaced.
+      const bool in_place = all && c.sendbuf == MPI_IN_PLACE;
+      o.error = in_place ? pack_blocks(seg, o.s, c.recvbuf, c.count, c.type)
+                         : pack_blocks(seg, o.s, c.sendbuf, c.sendcount, c.sendtype);
+      // In place, the scatter root's block stays where it is (MPI-3.1 §5.6).
+      const bool own = all ? !in_place : c.recvbuf != MPI_IN_PLACE;
+      if (o.error.ok() && own)
+        o.error = copy_typed(block_of(c.sendbuf, seg.rank(), c.sendcount, c.sendtype), c.sendcount, *c.sendtype,
+                             all ? block_of(c.recvbuf, seg.rank(), c.count, c.type) : c.recvbuf, c.count, *c.type);
+      if (!all) {
+        seg.publish_and_leave(o.s);
+        return true;
+      }
+      seg.publish(o.s);
+    }
+    o.phase = 1;
+    o.next = 0;
+  }
+  for (; o.next < seg.size(); ++o.next) {
+    const int r = o.next;
+    if (r == seg.rank() || (!all && r != c.root)) continue;
+    if (!reached(o, seg.line(r).arrived, o.s)) return false;
+    if (!all) seg.record(o.s, c.type->bytes(c.count));
+    keep(o.error, my_block(seg, o.s, r, all ? block_of(c.recvbuf, r, c.count, c.type) : c.recvbuf, c.count, c.type));
+  }
+  seg.leave(o.s);
+  return true;
+}
+
 // Moves `o` as far as it goes now; true once this rank's part is done.
 bool step(CommSegment& seg, Started& o) {
   switch (o.call.kind) {
@@ -170,6 +285,10 @@ bool step(CommSegment& seg, Started& o) {
     case Call::Kind::kBcast: return bcast(seg, o);
     case Call::Kind::kReduce:
     case Call::Kind::kAllreduce: return reduction(seg, o);
+    case Call::Kind::kGather:
+    case Call::Kind::kAllgather: return gathering(seg, o);
+    case Call::Kind::kScatter:
+    case Call::Kind::kAlltoall: return scattering(seg, o);
     default:
       // No data (agreement.h, record_nothing): flags only, nobody waited for.
       seg.publish_and_leave(o.s);
@@ -180,6 +299,7 @@ bool step(CommSegment& seg, Started& o) {
 void release_holds(Started& o) {
   if (!o.holds) return;
   datatypes::release(o.call.type);
+  datatypes::release(o.call.sendtype);
   if (o.call.op != nullptr) ops::release(*o.call.op);
 }
 
@@ -229,6 +349,7 @@ void start(CommSegment& seg, const Call& call, Request* r, bool hold) {
   o.holds = hold;
   if (hold) {
     datatypes::retain(call.type);
+    datatypes::retain(call.sendtype);
     if (call.op != nullptr) ops::retain(*call.op);
   }
   if (q.count == 0) active_.push_back(&seg);

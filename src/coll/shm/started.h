@@ -1,6 +1,7 @@
 // Nonblocking collectives through a communicator's shared-memory segment
-// (coll/shm, segment.h): MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce and
-// MPI_Iallreduce move data that fits a cell by the same loads, stores and
+// (coll/shm, segment.h): MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce,
+// MPI_Iallreduce, MPI_Igather, MPI_Iscatter, MPI_Iallgather and
+// MPI_Ialltoall move data that fits a cell by the same loads, stores and
 // flags as the blocking calls (algorithms.h), advanced by the progress
 // engine instead of a wait.
 //
@@ -58,6 +59,10 @@ struct Call {
     kBcast,      // recvbuf is the buffer
     kReduce,
     kAllreduce,
+    kGather,     // count and type: the receive side's (sendcount, sendtype below)
+    kScatter,
+    kAllgather,
+    kAlltoall,
   } kind = Kind::kNothing;
   const void* sendbuf = nullptr;
   void* recvbuf = nullptr;
@@ -65,6 +70,8 @@ struct Call {
   const Datatype* type = nullptr;
   const Op* op = nullptr;
   int root = 0;
+  MPI_Count sendcount = 0;  // data movement: the send side
+  const Datatype* sendtype = nullptr;
 };
 
 // Starts `call` on `seg` as its next operation; `r` (nullptr: nobody
