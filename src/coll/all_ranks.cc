@@ -33,7 +33,9 @@ Err run_barrier(Communicator* c, Launch how) {
   shm::CommSegment* seg = nullptr;
   hier::Hierarchy* h = nullptr;
   if (Err e = choose_data(Operation::kBarrier, 0, 0, c, how, &a, &seg, &h)) return e;
-  if (a == Algorithm::kSharedMemory) return shm::barrier(*seg);
+  if (a == Algorithm::kSharedMemory)
+    return how.form == Launch::Form::kBlocking ? shm::barrier(*seg)
+                                               : start_shared(c, how, *seg, {shm::Call::Kind::kBarrier});
   if (a == Algorithm::kHierarchical) return hier::barrier(*h, c);
   if (how.form == Launch::Form::kBlocking) return barrier_dissemination_now(c);
   return run(c, how, [&](Schedule& s) { barrier_dissemination(s); });
@@ -56,8 +58,13 @@ Err run_allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* send
   const size_t block = recvtype->bytes(recvcount);
   hier::Hierarchy* h = nullptr;
   if (Err e = choose_data(Operation::kAllgather, block, block, c, how, &a, &seg, &h)) return e;
-  if (a == Algorithm::kSharedMemory)
-    return shm::allgather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking)
+      return shm::allgather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return start_shared(c, how, *seg,
+                        {shm::Call::Kind::kAllgather, sendbuf, recvbuf, recvcount, recvtype, nullptr, 0, sendcount,
+                         sendtype});
+  }
   if (a == Algorithm::kHierarchical)
     return hier::allgather(*h, c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   return run(c, how, [&](Schedule& s) {
@@ -105,8 +112,13 @@ Err run_alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendt
   const size_t block = recvtype->bytes(recvcount);
   if (Err e = choose_data(Operation::kAlltoall, block, block * static_cast<size_t>(c->size), c, how, &a, &seg))
     return e;
-  if (a == Algorithm::kSharedMemory)
-    return shm::alltoall(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking)
+      return shm::alltoall(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return start_shared(c, how, *seg,
+                        {shm::Call::Kind::kAlltoall, sendbuf, recvbuf, recvcount, recvtype, nullptr, 0, sendcount,
+                         sendtype});
+  }
   return run(c, how, [&](Schedule& s) {
     if (a == Algorithm::kBruck) return alltoall_bruck(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     alltoall_pairwise(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);

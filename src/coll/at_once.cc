@@ -1,7 +1,10 @@
 #include "coll/at_once.h"
 
+#include <string_view>
+
 #include "coll/choose.h"
 #include "coll/shm/agreement.h"
+#include "coll/shm/started.h"
 #include "common/debug.h"
 #include "p2p/pt2pt.h"
 #include "progress/progress.h"
@@ -23,8 +26,20 @@ void note_at_once(const char* operation, const Communicator* c, const char* why)
   if (debug::on(debug::kColl)) debug::print("%s on %d ranks: at once (%s)", operation, c->size, why);
 }
 
-void record_no_data(Communicator* c, Launch how) {
-  if (shm::CommSegment* seg = segment_if_possible(c, how)) shm::record_nothing(*seg);
+void record_no_data(const char* operation, Communicator* c, Launch how) {
+  if (how.form == Launch::Form::kBlocking) {
+    if (shm::CommSegment* seg = segment_if_possible(c, how)) shm::record_nothing(*seg);
+    return;
+  }
+  // Only the operations whose nonblocking form may take the segment
+  // (choose.cc): a rank that passes data there finds this one's flag
+  // without a record and fails, where a rank of another operation would
+  // take a number that its peers running it by message do not.
+  const std::string_view o = operation;
+  if (o != "bcast" && o != "reduce" && o != "allreduce" && o != "gather" && o != "scatter" && o != "allgather" &&
+      o != "alltoall")
+    return;
+  if (shm::CommSegment* seg = segment_if_possible(c, how)) shm::start(*seg, shm::Call{}, nullptr, false);
 }
 
 Err copy_own(const void* src, MPI_Count scount, const Datatype* stype, void* dst, MPI_Count rcount,

@@ -44,8 +44,11 @@ Request* completed_request(Communicator* c, const Err& e);
 void note_at_once(const char* operation, const Communicator* c, const char* why);
 
 // A blocking call with no data on several ranks: its 0 bytes on the
-// communicator's segment, if it has one (see above).
-void record_no_data(Communicator* c, Launch how);
+// communicator's segment, if it has one (see above). A nonblocking one
+// does the same where its operation has a nonblocking shared-memory form
+// (shm/started.h) and the segment is made, in its turn after the
+// operations this rank started before it.
+void record_no_data(const char* operation, Communicator* c, Launch how);
 
 // Finishes the call now when `trivial` holds: runs `work` (the local copy,
 // returning Err) and answers as `how` says; nothing when the call must run
@@ -55,7 +58,7 @@ template <typename Work>
 std::optional<Err> at_once(const char* operation, Communicator* c, Launch how, bool trivial, Work&& work) {
   if (!trivial || c->inter || how.form == Launch::Form::kPersistent || device::enabled()) return std::nullopt;
   note_at_once(operation, c, c->size == 1 ? "one rank" : "no data");
-  if (c->size > 1 && how.form == Launch::Form::kBlocking) record_no_data(c, how);
+  if (c->size > 1) record_no_data(operation, c, how);
   Err e = work();
   if (how.form == Launch::Form::kNonblocking) {
     *how.request = completed_request(c, e);

@@ -6,6 +6,7 @@
 
 #include "base/revocation.h"
 #include "coll/shm/agreement.h"
+#include "coll/shm/started.h"
 #include "device/device.h"
 
 namespace ferry::coll {
@@ -18,19 +19,47 @@ namespace ferry::coll {
 // nonblocking one), so every rank makes it at the same call, even when an
 // erroneous program's ranks disagree on the sizes (shm/agreement.h).
 // nullptr if it could not be made (every rank learns that alike).
+//
+// Nonblocking calls (shm/started.h) use the segment only
+// once a blocking call has made it: making it waits for every rank, which
+// a nonblocking call must not (MPI-3.1 §5.12). A blocking call first
+// finishes the operations this rank started on it (shm::settle), whose
+// flags come before its own.
 shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
-  if (how.form != Launch::Form::kBlocking || device::enabled() || !shm::eligible(c)) return nullptr;
+  if (device::enabled() || !shm::eligible(c)) return nullptr;
   // A revoked communicator's collectives must fail with MPIX_ERR_REVOKED at
   // every member (p2p/revoke.h): the message path refuses at its first send
   // or receive, where flags in shared memory would wait for ranks that left.
   if (revocation::is_revoked(c->context)) [[unlikely]] return nullptr;
-  return shm::segment_for(c);
+  if (how.form != Launch::Form::kBlocking) return shm::segment_if_made(c);
+  shm::CommSegment* seg = shm::segment_for(c);
+  if (seg != nullptr) shm::settle(*seg);
+  return seg;
 }
+
+namespace {
+
+// The operations whose nonblocking forms coll/shm runs (shm/started.h);
+// every blocking one has a shared-memory form. Persistent forms keep their
+// schedules: without the info key mpi_assert_strict_persistent_collective_ordering
+// their starts need not come in the same order on every rank (MPI-4.0
+// §6.13), and the segment numbers operations in the order they start.
+bool has_started_form(Operation o, Launch how) {
+  if (how.form == Launch::Form::kBlocking) return true;
+  if (how.form == Launch::Form::kPersistent) return false;
+  return o == Operation::kBarrier || o == Operation::kBcast || o == Operation::kReduce || o == Operation::kAllreduce ||
+         o == Operation::kGather || o == Operation::kScatter || o == Operation::kAllgather ||
+         o == Operation::kAlltoall;
+}
+
+}  // namespace
 
 Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
                   shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits) {
   *seg = segment_if_possible(c, how);
-  q.shared_memory = *seg != nullptr && dense && cell_bytes <= (*seg)->cell_bytes();
+  q.shared_memory = *seg != nullptr && dense && cell_bytes <= (*seg)->cell_bytes() && has_started_form(o, how);
+  if (how.form == Launch::Form::kNonblocking) q.prefix = "i";
+  if (how.form == Launch::Form::kPersistent) q.suffix = "_init";
   // Only a communicator without a segment of its own may span hosts; the
   // hierarchy is made whatever this call's data, so that every rank makes
   // it at the same call (hier_fits depends on what MPI requires to agree).
@@ -42,6 +71,9 @@ Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communica
   if (*a == Algorithm::kSharedMemory || *seg == nullptr) return {};
   shm::CommSegment* s = *seg;
   *seg = nullptr;
+  // A nonblocking or persistent call by messages leaves the segment alone
+  // (the agreement below waits for the others).
+  if (how.form != Launch::Form::kBlocking) return {};
   // A barrier has no data to disagree on.
   if (o == Operation::kBarrier) return {};
   return shm::agree_on_messages(*s, q.bytes);

@@ -21,6 +21,7 @@
 #include "coll/device_buffers.h"
 #include "coll/persistent.h"
 #include "coll/schedule.h"
+#include "coll/shm/started.h"
 
 namespace ferry::coll {
 
@@ -66,6 +67,13 @@ Err run_persistent(Communicator* c, Request** request, Build&& build) {
   auto s = std::make_unique<Schedule>(c);
   build_with_staging(*s, build);
   *request = make_persistent(std::move(s));
+  return {};
+}
+
+// A nonblocking call that the selection gave to shared memory (coll/shm):
+// started on the segment now (shm/started.h).
+inline Err start_shared(Communicator* c, Launch how, shm::CommSegment& seg, const shm::Call& call) {
+  *how.request = shm::start_nonblocking(c, seg, call);
   return {};
 }
 

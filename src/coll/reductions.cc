@@ -52,7 +52,10 @@ Err do_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Data
   shm::CommSegment* seg = nullptr;
   hier::Hierarchy* h = nullptr;
   if (Err e = choose_reduction(Operation::kAllreduce, type->bytes(count), type, op, c, how, &a, &seg, &h)) return e;
-  if (a == Algorithm::kSharedMemory) return shm::allreduce(*seg, sendbuf, recvbuf, count, type, op);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking) return shm::allreduce(*seg, sendbuf, recvbuf, count, type, op);
+    return start_shared(c, how, *seg, {shm::Call::Kind::kAllreduce, sendbuf, recvbuf, count, type, op});
+  }
   if (a == Algorithm::kHierarchical) return hier::allreduce(*h, c, sendbuf, recvbuf, count, type, op);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_allreduce(s, a, sendbuf, recvbuf, count, type, op); });
@@ -81,7 +84,10 @@ Err do_reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatyp
   shm::CommSegment* seg = nullptr;
   hier::Hierarchy* h = nullptr;
   if (Err e = choose_reduction(Operation::kReduce, type->bytes(count), type, op, c, how, &a, &seg, &h)) return e;
-  if (a == Algorithm::kSharedMemory) return shm::reduce(*seg, sendbuf, recvbuf, count, type, op, root);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking) return shm::reduce(*seg, sendbuf, recvbuf, count, type, op, root);
+    return start_shared(c, how, *seg, {shm::Call::Kind::kReduce, sendbuf, recvbuf, count, type, op, root});
+  }
   if (a == Algorithm::kHierarchical) return hier::reduce(*h, c, sendbuf, recvbuf, count, type, op, root);
   return run_reduction(c, how, op,
                        [&](Schedule& s) { build_reduce(s, a, sendbuf, recvbuf, count, type, op, root); });

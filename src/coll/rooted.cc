@@ -31,7 +31,10 @@ Err run_bcast(void* buf, MPI_Count count, const Datatype* type, int root, Commun
   const size_t bytes = type->bytes(count);
   hier::Hierarchy* h = nullptr;
   if (Err e = choose_data(Operation::kBcast, bytes, bytes, c, how, &a, &seg, &h)) return e;
-  if (a == Algorithm::kSharedMemory) return shm::bcast(*seg, buf, count, type, root);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking) return shm::bcast(*seg, buf, count, type, root);
+    return start_shared(c, how, *seg, {shm::Call::Kind::kBcast, nullptr, buf, count, type, nullptr, root});
+  }
   if (a == Algorithm::kHierarchical) return hier::bcast(*h, c, buf, count, type, root);
   return run(c, how, [&](Schedule& s) {
     switch (a) {
@@ -59,8 +62,13 @@ Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
   if (Err e = choose_data(Operation::kGather, bytes, bytes, c, how, &a, &seg)) return e;
-  if (a == Algorithm::kSharedMemory)
-    return shm::gather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking)
+      return shm::gather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    return start_shared(c, how, *seg,
+                        {shm::Call::Kind::kGather, sendbuf, recvbuf, recvcount, recvtype, nullptr, root, sendcount,
+                         sendtype});
+  }
   return run(c, how, [&](Schedule& s) {
     gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
@@ -100,8 +108,13 @@ Err run_scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
   shm::CommSegment* seg = nullptr;
   if (Err e = choose_data(Operation::kScatter, bytes, bytes * static_cast<size_t>(c->size), c, how, &a, &seg))
     return e;
-  if (a == Algorithm::kSharedMemory)
-    return shm::scatter(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  if (a == Algorithm::kSharedMemory) {
+    if (how.form == Launch::Form::kBlocking)
+      return shm::scatter(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    return start_shared(c, how, *seg,
+                        {shm::Call::Kind::kScatter, sendbuf, recvbuf, recvcount, recvtype, nullptr, root, sendcount,
+                         sendtype});
+  }
   return run(c, how, [&](Schedule& s) {
     scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });

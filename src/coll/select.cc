@@ -412,9 +412,13 @@ Err select(Operation op, const Query& q, Algorithm* out) {
     char size[32];
     format_bytes(q.bytes, size, sizeof size);
     if (forced && !can)
-      debug::print("%s %s on %d ranks: %s (set by FERRY_COLL_HIER)", name(op), size, q.ranks, name(*out));
-    else if (*why == 0) debug::print("%s %s on %d ranks: %s", name(op), size, q.ranks, name(*out));
-    else debug::print("%s %s on %d ranks: %s%s%s)", name(op), size, q.ranks, name(*out), why, info_of(op)->setting);
+      debug::print("%s%s%s %s on %d ranks: %s (set by FERRY_COLL_HIER)", q.prefix, name(op), q.suffix, size, q.ranks,
+                   name(*out));
+    else if (*why == 0)
+      debug::print("%s%s%s %s on %d ranks: %s", q.prefix, name(op), q.suffix, size, q.ranks, name(*out));
+    else
+      debug::print("%s%s%s %s on %d ranks: %s%s%s)", q.prefix, name(op), q.suffix, size, q.ranks, name(*out), why,
+                   info_of(op)->setting);
   }
   return {};
 }

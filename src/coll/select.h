@@ -71,6 +71,10 @@ struct Query {
   // same answer.
   bool hierarchical = false;
   bool hierarchical_forced = false;
+  // How FERRY_DEBUG=coll names the call: "i" before a nonblocking one's
+  // operation, "_init" after a persistent one's (iallreduce, bcast_init).
+  const char* prefix = "";
+  const char* suffix = "";
 };
 
 // The algorithm for one call: the override if FERRY_<OPERATION>_ALGORITHM

@@ -3,7 +3,10 @@
 // through each rank's cell and flags, with no message. Chosen by the
 // selection table (select.cc, algorithm "shared_memory") for blocking
 // calls whose data fits a cell (reduce_scatter: a rank's whole input);
-// the nonblocking and persistent forms keep the message-based algorithms.
+// the nonblocking forms of barrier, bcast, gather, scatter, allgather,
+// alltoall, reduce and allreduce run the same steps through started.h;
+// the other nonblocking forms and every persistent one keep the
+// message-based algorithms.
 //
 // Cost, for n ranks and b bytes: one flag store per rank, and each rank
 // waits on the flags of the ranks whose cells it reads (all of them for

@@ -1,5 +1,6 @@
 #include "coll/shm/host.h"
 
+#include "coll/shm/started.h"
 #include "common/config.h"
 #include "progress/progress.h"
 #include "progress/source.h"
@@ -24,10 +25,16 @@ Waiter* waiters_ = nullptr;  // engine lock held
 // parked thread, woken but unable to take the lock back, never ran
 // (tests/mpi/comm/comm_threads.c hung so under MPI_THREAD_MULTIPLE, one
 // thread in an allreduce on one communicator, another waiting on another).
+//
+// It also moves the nonblocking and persistent collectives started on
+// segments (started.h) at every pass, and refuses the sleep while one of
+// them could go further: any thread's pass advances those, so the refusal
+// lasts one pass.
 class Recheck final : public progress::Source {
  public:
-  int progress() override { return 0; }
+  int progress() override { return advance_started(); }
   bool arm_wakeup() override {
+    if (started_can_advance()) return false;
     const void* me = this_thread();
     for (Waiter* w = waiters_; w != nullptr; w = w->next) {
       if (w->word->load(std::memory_order_acquire) < w->target) continue;

@@ -15,6 +15,7 @@
 #include "coll/collectives.h"
 #include "coll/schedule.h"
 #include "coll/shm/host.h"
+#include "coll/shm/started.h"
 #include "coll/shm/wait.h"
 #include "common/config.h"
 #include "common/debug.h"
@@ -214,7 +215,13 @@ CommSegment* segment_for(Communicator* c) {
   return &seg;
 }
 
+CommSegment* segment_if_made(Communicator* c) {
+  State* st = state_of(c);
+  return st->status == State::Status::kReady ? &st->segment : nullptr;
+}
+
 CommSegment::~CommSegment() {
+  if (started_ != nullptr) forget(this);
   if (holds_room_) mapped_.fetch_sub(1, std::memory_order_relaxed);
 }
 

@@ -47,6 +47,8 @@
 
 namespace ferry::coll::shm {
 
+struct StartedQueue;  // started.cc
+
 struct alignas(64) FlagLine {
   std::atomic<uint64_t> arrived;
   std::atomic<uint64_t> left;
@@ -115,6 +117,12 @@ class CommSegment {
     return lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) >= 2 * s;
   }
 
+  // Operations of nonblocking and persistent calls that this rank started
+  // on the segment and has not finished (started.h). Changed with the
+  // engine lock held; read without it by a blocking call of the thread
+  // that started them.
+  int outstanding() const { return outstanding_.load(std::memory_order_relaxed); }
+
   CommSegment() = default;
   ~CommSegment();
   CommSegment(const CommSegment&) = delete;
@@ -122,6 +130,9 @@ class CommSegment {
 
  private:
   friend CommSegment* segment_for(Communicator* c);
+  friend struct StartedQueue;
+  friend StartedQueue& queue_of(CommSegment& seg);
+  friend void forget(CommSegment* seg);
   friend bool segment_among(Communicator* c, const std::vector<int>& members, int my_index,
                             std::unique_ptr<CommSegment>* out);
   void wake_others();
@@ -137,6 +148,8 @@ class CommSegment {
   uint32_t context_ = 0;  // the communicator's, to notice its revocation while waiting
   std::vector<int> others_;  // world ranks of the other members, to wake
   bool holds_room_ = false;  // a host segment's (segment_among): one of FERRY_COLL_SHM_SEGMENTS
+  StartedQueue* started_ = nullptr;  // made at the first start (started.cc), freed by forget()
+  std::atomic<int> outstanding_{0};
 };
 
 // Whether `c` may use shared-memory collectives at all: an
@@ -149,6 +162,11 @@ bool eligible(Communicator* c);
 // calls it at the same operation); nullptr if it could not be made, which
 // every rank learns alike, and eligible() is false from then on.
 CommSegment* segment_for(Communicator* c);
+
+// The segment if it has been made already (by a blocking collective), else
+// nullptr; never makes it (a nonblocking call must not wait for the others,
+// started.h).
+CommSegment* segment_if_made(Communicator* c);
 
 // FERRY_COLL_SHM_CELL, in whole cache lines: the same on every rank.
 size_t configured_cell_bytes();

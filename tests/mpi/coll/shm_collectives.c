@@ -16,9 +16,7 @@
 #define TEST_NAME "shm_collectives"
 #include "../mpitest.h"
 #include "reduction_check.h"
-
-#include <complex.h>
-#include <stdbool.h>
+#include "reduction_pairs.h"
 
 static int wrank;
 
@@ -103,85 +101,7 @@ static void data_movement(MPI_Comm comm, const char *name, int count) {
   MPI_Type_free(&strided);
 }
 
-/* --- Reductions: every pair MPI_Reduce_local takes -------------------------- */
-typedef struct { float v; int k; } float_int;
-typedef struct { double v; int k; } double_int;
-typedef struct { long v; int k; } long_int;
-typedef struct { short v; int k; } short_int;
-typedef struct { long double v; int k; } long_double_int;
-typedef struct { int v; int k; } two_int;
-
-enum kind { SINT, UINT, FLT, DBL, LDBL, BOOL, CFLT, CDBL, PAIR };
-struct type_info { MPI_Datatype type; const char *name; enum kind kind; size_t size; int pair; };
-
-#define T(t, k, c) {t, #t, k, sizeof(c), 0}
-static struct type_info types[] = {
-    T(MPI_SIGNED_CHAR, SINT, signed char), T(MPI_UNSIGNED_CHAR, UINT, unsigned char), T(MPI_SHORT, SINT, short),
-    T(MPI_UNSIGNED_SHORT, UINT, unsigned short), T(MPI_INT, SINT, int), T(MPI_UNSIGNED, UINT, unsigned),
-    T(MPI_LONG, SINT, long), T(MPI_UNSIGNED_LONG, UINT, unsigned long), T(MPI_LONG_LONG, SINT, long long),
-    T(MPI_UNSIGNED_LONG_LONG, UINT, unsigned long long), T(MPI_INT8_T, SINT, int8_t), T(MPI_INT16_T, SINT, int16_t),
-    T(MPI_INT32_T, SINT, int32_t), T(MPI_INT64_T, SINT, int64_t), T(MPI_UINT8_T, UINT, uint8_t),
-    T(MPI_UINT16_T, UINT, uint16_t), T(MPI_UINT32_T, UINT, uint32_t), T(MPI_UINT64_T, UINT, uint64_t),
-    T(MPI_AINT, SINT, MPI_Aint), T(MPI_OFFSET, SINT, MPI_Offset), T(MPI_COUNT, SINT, MPI_Count),
-    T(MPI_FLOAT, FLT, float), T(MPI_DOUBLE, DBL, double), T(MPI_LONG_DOUBLE, LDBL, long double),
-    T(MPI_C_BOOL, BOOL, bool), T(MPI_BYTE, UINT, unsigned char),
-    T(MPI_C_FLOAT_COMPLEX, CFLT, float _Complex), T(MPI_C_DOUBLE_COMPLEX, CDBL, double _Complex),
-    {MPI_2INT, "MPI_2INT", PAIR, sizeof(two_int), 1}, {MPI_FLOAT_INT, "MPI_FLOAT_INT", PAIR, sizeof(float_int), 2},
-    {MPI_DOUBLE_INT, "MPI_DOUBLE_INT", PAIR, sizeof(double_int), 3}, {MPI_LONG_INT, "MPI_LONG_INT", PAIR, sizeof(long_int), 4},
-    {MPI_SHORT_INT, "MPI_SHORT_INT", PAIR, sizeof(short_int), 5},
-    {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", PAIR, sizeof(long_double_int), 6},
-};
-static struct { MPI_Op op; const char *name; } ops[] = {
-    {MPI_SUM, "MPI_SUM"}, {MPI_PROD, "MPI_PROD"}, {MPI_MIN, "MPI_MIN"}, {MPI_MAX, "MPI_MAX"},
-    {MPI_LAND, "MPI_LAND"}, {MPI_LOR, "MPI_LOR"}, {MPI_LXOR, "MPI_LXOR"}, {MPI_BAND, "MPI_BAND"},
-    {MPI_BOR, "MPI_BOR"}, {MPI_BXOR, "MPI_BXOR"}, {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
-};
-
-/* Small values (1..3) so that sums and products over 8 ranks are exact in
- * every type; location pairs carry the rank as their index. */
-static void fill_input(const struct type_info *t, void *buf, int count, int rank) {
-  for (int i = 0; i < count; i++) {
-    int v = 1 + (rank * 5 + i) % 3;
-    char *e = (char *)buf + (size_t)i * t->size;
-    switch (t->kind) {
-      case SINT: case UINT:
-        memset(e, 0, t->size);
-        if (t->size == 1) *(unsigned char *)e = (unsigned char)v;
-        else if (t->size == 2) *(uint16_t *)e = (uint16_t)v;
-        else if (t->size == 4) *(uint32_t *)e = (uint32_t)v;
-        else *(uint64_t *)e = (uint64_t)v;
-        if (t->type == MPI_BYTE) *(unsigned char *)e = (unsigned char)(v << (rank % 6));
-        break;
-      case FLT: *(float *)e = (float)v; break;
-      case DBL: *(double *)e = v; break;
-      case LDBL: memset(e, 0, t->size); *(long double *)e = v; break;
-      case BOOL: *(bool *)e = (v + rank) % 2; break;
-      case CFLT: *(float _Complex *)e = (float)v + (float)((rank + i) % 2) * I; break;
-      case CDBL: *(double _Complex *)e = v + ((rank + i) % 2) * I; break;
-      case PAIR:
-        memset(e, 0, t->size);
-        switch (t->pair) {
-          case 1: ((two_int *)e)->v = v; ((two_int *)e)->k = rank; break;
-          case 2: ((float_int *)e)->v = (float)v; ((float_int *)e)->k = rank; break;
-          case 3: ((double_int *)e)->v = v; ((double_int *)e)->k = rank; break;
-          case 4: ((long_int *)e)->v = v; ((long_int *)e)->k = rank; break;
-          case 5: ((short_int *)e)->v = (short)v; ((short_int *)e)->k = rank; break;
-          default: ((long_double_int *)e)->v = v; ((long_double_int *)e)->k = rank; break;
-        }
-        break;
-    }
-  }
-}
-
-/* Packed bytes (the data without padding), to compare two buffers. */
-static int same_data(const void *a, const void *b, int count, MPI_Datatype type, char *pa, char *pb, int cap) {
-  int pos = 0;
-  MPI_Pack(a, count, type, pa, cap, &pos, MPI_COMM_SELF);
-  int pos2 = 0;
-  MPI_Pack(b, count, type, pb, cap, &pos2, MPI_COMM_SELF);
-  return pos == pos2 && memcmp(pa, pb, (size_t)pos) == 0;
-}
-
+/* --- Reductions: every pair MPI_Reduce_local takes (reduction_pairs.h) -- */
 static void reductions(MPI_Comm comm, const char *name, int count) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -196,17 +116,7 @@ static void reductions(MPI_Comm comm, const char *name, int count) {
     for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
       /* Reference: the fold in rank order, x0 op (x1 op (...)). A pair
        * Reduce_local refuses is not one the host path supports. */
-      fill_input(t, ref, count, size - 1);
-      int ok = 1;
-      for (int r = size - 2; r >= 0 && ok; r--) {
-        fill_input(t, tmp, count, r);
-        ok = MPI_Reduce_local(tmp, ref, count, t->type, ops[oi].op) == MPI_SUCCESS;
-      }
-      if (size == 1) {
-        fill_input(t, tmp, count, 0);
-        ok = MPI_Reduce_local(tmp, tmp, count, t->type, ops[oi].op) == MPI_SUCCESS;
-      }
-      if (!ok) continue;
+      if (!rp_reference(t, ops[oi].op, count, size, ref, tmp)) continue;
       pairs++;
       fill_input(t, in, count, rank);
       memset(out, 0, bytes);
