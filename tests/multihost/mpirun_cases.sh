@@ -5,7 +5,7 @@
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
-# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER, KNOWN_TRAFFIC,
+# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER, KNOWN_TRAFFIC, SPAWN_TRAFFIC,
 # PROFILE_CHECK (tests/profile/check_report.py), HIER_COLLECTIVES.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
@@ -694,6 +694,15 @@ EOF
     [[ $case_name == profile_through_daemon_chain ]] && export FERRY_LAUNCH_FANOUT=1
     python3 "$PROFILE_CHECK" "$MPIRUN" "$KNOWN_TRAFFIC" hosts "$HOSTS_SH" "$TESTBED" || fail "check_report.py hosts"
     expect_nothing_left "$KNOWN_TRAFFIC"
+    ;;
+  profile_spawned_through_daemons)
+    # FERRY_PROFILE without FERRY_PROFILE_DIR, a parent on each of h1..h3 spawning two children
+    # onto h2 and h3: the children count in their host's node daemon's directory, not mpirun's
+    # (which only mpirun's host has), and those daemons send the spawned job's counter files up
+    # the tree: report.spawn1 has every number (tests/profile/check_report.py "spawn_hosts").
+    python3 "$PROFILE_CHECK" "$MPIRUN" "$SPAWN_TRAFFIC" spawn_hosts "$HOSTS_SH" "$TESTBED" ||
+      fail "check_report.py spawn_hosts"
+    expect_nothing_left "$SPAWN_TRAFFIC"
     ;;
   *)
     fail "unknown case"
