@@ -695,11 +695,13 @@ EOF
     python3 "$PROFILE_CHECK" "$MPIRUN" "$KNOWN_TRAFFIC" hosts "$HOSTS_SH" "$TESTBED" || fail "check_report.py hosts"
     expect_nothing_left "$KNOWN_TRAFFIC"
     ;;
-  profile_spawned_through_daemons)
+  profile_spawned_through_daemons | profile_spawned_through_daemon_chain)
     # FERRY_PROFILE without FERRY_PROFILE_DIR, a parent on each of h1..h3 spawning two children
     # onto h2 and h3: the children count in their host's node daemon's directory, not mpirun's
     # (which only mpirun's host has), and those daemons send the spawned job's counter files up
-    # the tree: report.spawn1 has every number (tests/profile/check_report.py "spawn_hosts").
+    # the tree: report.spawn1 has every number (tests/profile/check_report.py "spawn_hosts"); in a
+    # chain mpirun -> h1 -> h2 -> h3 too, where h3's files pass through two daemons.
+    [[ $case_name == profile_spawned_through_daemon_chain ]] && export FERRY_LAUNCH_FANOUT=1
     python3 "$PROFILE_CHECK" "$MPIRUN" "$SPAWN_TRAFFIC" spawn_hosts "$HOSTS_SH" "$TESTBED" ||
       fail "check_report.py spawn_hosts"
     expect_nothing_left "$SPAWN_TRAFFIC"

@@ -33,6 +33,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 # known_traffic.c's constants.
 RING_MESSAGES, RING_BYTES = 10, 1000
@@ -355,7 +356,7 @@ def check_spawn_hosts(mpirun, program, directory, hosts_sh, testbed):
         if d != parent_dir.get(host):
             failures.append(f"child {rank} on {host} counts in {d}, expected its node daemon's directory "
                             f"{parent_dir.get(host)} (the parents': {parent_dir})")
-        if os.path.exists(d):
+        if not gone_soon(d):
             failures.append(f"child {rank}'s counter directory {d} outlived its daemon")
         if not any(f"counter files of ferry." in l and f".1 came from {host} (position" in l
                    for l in done.stderr.splitlines()):
@@ -428,6 +429,17 @@ def check_singleton(tool, program, directory):
     expect("bytes_read", f.get("bytes_read"), BLOCK)
 
 
+def gone_soon(path):
+    """Whether `path` is gone within 5 s: a node daemon removes its session directory as it exits,
+    after mpirun's last word to it, while mpirun may already have ended (as mpirun_cases.sh's
+    expect_nothing_left gives its processes 5 s)."""
+    for _ in range(50):
+        if not os.path.exists(path):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def check_hosts(mpirun, program, directory, hosts_sh, testbed):
     """6 ranks on the three hosts h1..h3 of tests/multihost/hosts.sh, mpirun on the launcher host
     (no rank of its own), no FERRY_PROFILE_DIR: each host's ranks count into their node daemon's
@@ -466,7 +478,7 @@ def check_hosts(mpirun, program, directory, hosts_sh, testbed):
             failures.append(f"the ranks on {host} count in {here}, expected one directory of their own "
                             f"(the other hosts': {elsewhere})")
         for d in here:
-            if os.path.exists(d):
+            if not gone_soon(d):
                 failures.append(f"{host}'s counter directory {d} outlived its daemon")
         if not any(f"came from {host} (position" in line for line in done.stderr.splitlines()):
             failures.append(f"mpirun did not say the counter files of {host} came through the daemon tree: "
