@@ -706,6 +706,19 @@ EOF
       fail "check_report.py spawn_hosts"
     expect_nothing_left "$SPAWN_TRAFFIC"
     ;;
+  profile_spawn_refused_remote)
+    # FERRY_PROFILE without FERRY_PROFILE_DIR, a spawn that h1's daemon refuses (its program
+    # is missing there): mpirun expects no counter files of a part that never started, so the
+    # job ends at once with its report, not after the wait for files that never come.
+    write_hosts "h1 slots=2\nh2 slots=1\nh3 slots=1\n"
+    FERRY_PROFILE=$work/report.html run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" refused h1 h3
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "did not come within" "$work/err" && { show; fail "mpirun waited for the files of a part that did not start"; }
+    (($(echo "$seconds < 8" | bc))) || { show; fail "the job took $seconds s"; }
+    grep -q "^mpirun: FERRY_PROFILE: report written to $work/report.html" "$work/err" || { show; fail "no whole report"; }
+    expect_nothing_left "$SPAWN_HOSTS"
+    ;;
   *)
     fail "unknown case"
     ;;
