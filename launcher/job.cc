@@ -54,6 +54,13 @@ Job::Job(const Options& options, const JobPlan& plan, int local_node, PmixHost& 
           tree_->pass_down(e.finish());
         }
       });
+  // FERRY_PROFILE without a shared directory: a spawned job's part on a
+  // daemon's host counts there, and that daemon sends the part's counter
+  // files once it has ended, as it does the first job's (node_daemon.cc).
+  if (!plan_.profile_collect_dir.empty())
+    spawned_->on_sent_to_daemons([this](const std::string& nspace, const std::vector<int>& positions) {
+      profile_files_.emplace_back(plan_.profile_collect_dir, nspace, positions);
+    });
   // Frames of requests and answers go through the event loop (kForward),
   // whichever thread has them.
   requests_.emplace(

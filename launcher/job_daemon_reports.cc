@@ -55,6 +55,10 @@ void Job::from_daemons(wire::Type type, std::string_view body) {
       std::string why = d.str();
       int position = int(d.u32());
       if (!d.ok()) break;
+      // A part that did not start sends no counter files.
+      if (status != PMIX_SUCCESS)
+        for (profile::CounterFileReceiver& files : profile_files_)
+          if (files.nspace() == spawned_->nspace_of(job)) files.forget(position);
       std::string refused = spawned_->remote_started(job, position, status, why);
       if (!refused.empty()) {
         refused += "\n";
@@ -96,22 +100,28 @@ void Job::from_daemons(wire::Type type, std::string_view body) {
       fail({message, status}, -1, kFinal);
       break;
     }
-    case wire::Type::kProfileChunk:
-      if (!profile_files_) break;
-      profile_files_->on_piece(body);
-      if (profile_timer_armed_) loop_.arm_timer(kProfileWaitMs);
-      break;
-    case wire::Type::kProfileDone: {
-      uint32_t files = 0;
-      int position = profile_files_ ? profile_files_->on_done(body, &files) : -1;
-      int node = position > 0 ? plan_.node_at(position) : -1;
-      if (node >= 0)
-        FERRY_DEBUG(kLaunch, "FERRY_PROFILE: %u counter files of %zu ranks came from %s (position %d)", files,
-                    plan_.nodes[size_t(node)].ranks.size(), plan_.nodes[size_t(node)].host.c_str(), position);
-      break;
-    }
+    case wire::Type::kProfileChunk: profile_piece(body); break;
+    case wire::Type::kProfileDone: profile_done(body); break;
     default:
       break;
+  }
+}
+
+void Job::profile_piece(std::string_view body) {
+  for (profile::CounterFileReceiver& files : profile_files_)
+    if (files.on_piece(body)) break;
+  if (profile_timer_armed_) loop_.arm_timer(kProfileWaitMs);
+}
+
+void Job::profile_done(std::string_view body) {
+  for (profile::CounterFileReceiver& files : profile_files_) {
+    uint32_t count = 0;
+    int position = files.on_done(body, &count);
+    if (position < 0) continue;
+    int node = plan_.node_at(position);
+    FERRY_DEBUG(kLaunch, "FERRY_PROFILE: %u counter files of %s came from %s (position %d)", count,
+                files.nspace().c_str(), node >= 0 ? plan_.nodes[size_t(node)].host.c_str() : "?", position);
+    return;
   }
 }
 

@@ -4,15 +4,22 @@
 namespace ferry::launcher {
 
 void Job::give_up_on_profile() {
-  std::string hosts;
-  for (int position : profile_files_->waiting_for()) {
-    int node = plan_.node_at(position);
-    hosts += (hosts.empty() ? "" : ", ") + (node >= 0 ? plan_.nodes[size_t(node)].host : "?");
+  std::string ranks;  // "the ranks on h1, h2; those of ferry.1.1 on h3"
+  for (const profile::CounterFileReceiver& files : profile_files_) {
+    if (files.waiting_for().empty()) continue;
+    std::string hosts;
+    for (int position : files.waiting_for()) {
+      int node = plan_.node_at(position);
+      hosts += (hosts.empty() ? "" : ", ") + (node >= 0 ? plan_.nodes[size_t(node)].host : "?");
+    }
+    ranks += ranks.empty() ? "the ranks" : "; those";
+    if (files.nspace() != plan_.nspace) ranks += " of " + files.nspace();
+    ranks += " on " + hosts;
   }
-  std::string line = "mpirun: FERRY_PROFILE: the counter files of the ranks on " + hosts + " did not come within " +
+  std::string line = "mpirun: FERRY_PROFILE: the counter files of " + ranks + " did not come within " +
                      std::to_string(kProfileWaitMs / 1000) + " s; the report goes without them\n";
   write_all(stderr_, line.data(), line.size());
-  profile_files_.reset();
+  profile_files_.clear();
 }
 
 bool Job::record(const Failure& f, Restart restart) {

@@ -93,7 +93,15 @@ class Job {
   // as kStartFailed.
   void start_daemons();
 
-  bool awaiting_profile() const { return profile_files_ && !profile_files_->waiting_for().empty(); }
+  bool awaiting_profile() const {
+    return std::any_of(profile_files_.begin(), profile_files_.end(),
+                       [](const profile::CounterFileReceiver& r) { return !r.waiting_for().empty(); });
+  }
+
+  // A counter file's piece, or a daemon's last word on a job's files: to
+  // the receiver of its job.
+  void profile_piece(std::string_view body);
+  void profile_done(std::string_view body);
 
   // Nothing more comes from the daemons that have not sent their counter
   // files: the report is written without them (and says it is partial).
@@ -221,9 +229,10 @@ class Job {
   std::vector<LostHost> lost_hosts_;
   std::optional<LostHost> unreachable_;
   double daemons_start_ms_ = 0;  // when mpirun began to start its children
-  // FERRY_PROFILE: the daemons' counter files, written where the report reads
-  // (absent when they are not sent, or once given up on).
-  std::optional<profile::CounterFileReceiver> profile_files_;
+  // FERRY_PROFILE: the daemons' counter files, written where the report reads:
+  // the first job's, and each spawned job's with a part on a daemon's host
+  // (none when they are not sent, or once given up on).
+  std::vector<profile::CounterFileReceiver> profile_files_;
   bool profile_timer_armed_ = false;
 };
 

@@ -51,7 +51,7 @@ void Job::start_daemons() {
     std::vector<int> positions;
     for (const PlanNode& node : plan_.nodes)
       if (node.position > 0 && !node.ranks.empty()) positions.push_back(node.position);
-    profile_files_.emplace(plan_.profile_collect_dir, plan_.nspace, std::move(positions));
+    profile_files_.emplace_back(plan_.profile_collect_dir, plan_.nspace, std::move(positions));
   }
 }
 
@@ -74,7 +74,7 @@ void Job::forget_subtree(int position) {
     if (n >= 0)
       for (int r : plan_.nodes[size_t(n)].ranks) set_running(r, false);
     spawned_->remote_lost(p);
-    if (profile_files_) profile_files_->forget(p);
+    for (profile::CounterFileReceiver& files : profile_files_) files.forget(p);
   }
 }
 

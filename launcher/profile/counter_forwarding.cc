@@ -50,8 +50,8 @@ bool CounterFileSender::pump(DaemonLink& up) {
   std::string piece;
   while (!done_ && up.queued() < kWindowBytes) {
     if (fd_ < 0 && !open_next()) {
-      up.send(wire::Encoder(wire::Type::kProfileDone).u32(uint32_t(position_)).u32(sent_files_).finish());
-      FERRY_DEBUG(kLaunch, "FERRY_PROFILE: %u counter files sent up", sent_files_);
+      up.send(wire::Encoder(wire::Type::kProfileDone).u32(uint32_t(position_)).u32(sent_files_).str(nspace_).finish());
+      FERRY_DEBUG(kLaunch, "FERRY_PROFILE: %u counter files of %s sent up", sent_files_, nspace_.c_str());
       done_ = true;
       break;
     }
@@ -78,18 +78,19 @@ bool CounterFileSender::pump(DaemonLink& up) {
 CounterFileReceiver::CounterFileReceiver(std::string dir, std::string nspace, std::vector<int> positions)
     : dir_(std::move(dir)), nspace_(std::move(nspace)), waiting_(std::move(positions)) {}
 
-void CounterFileReceiver::on_piece(std::string_view body) {
+bool CounterFileReceiver::on_piece(std::string_view body) {
   wire::Decoder d(body);
   std::string name = d.str();
   uint64_t offset = d.u64();
   uint64_t size = d.u64();
   std::string bytes = d.str();
-  // Only a rank's file of this job, by its exact name (no path can hide in it), within its size.
+  // Only a rank's file of this job, by its exact name (no path can hide in it), within its size. A
+  // spawned job's names differ from its parent's before ".rank." (<nspace>.<k>.rank.<r>).
   const std::string prefix = nspace_ + ".rank.";
   if (!d.ok() || name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-      name.find_first_not_of("0123456789", prefix.size()) != std::string::npos || size > kMaxFileBytes ||
-      offset > size || bytes.size() > size - offset)
-    return;
+      name.find_first_not_of("0123456789", prefix.size()) != std::string::npos)
+    return false;
+  if (size > kMaxFileBytes || offset > size || bytes.size() > size - offset) return true;  // dropped
   std::string part = dir_ + "/" + name + ".part";
   // Opened for each piece: the pieces of many hosts interleave here, and one descriptor per host
   // could exceed mpirun's file limit.
@@ -103,13 +104,15 @@ void CounterFileReceiver::on_piece(std::string_view body) {
     std::fprintf(stderr, "mpirun: FERRY_PROFILE: cannot write %s: %s; the report will lack that rank\n",
                  part.c_str(), std::strerror(error));
   }
+  return true;
 }
 
 int CounterFileReceiver::on_done(std::string_view body, uint32_t* files) {
   wire::Decoder d(body);
   int position = int(d.u32());
   *files = d.u32();
-  if (!d.ok()) return -1;
+  std::string nspace = d.str();
+  if (!d.ok() || nspace != nspace_) return -1;
   auto it = std::find(waiting_.begin(), waiting_.end(), position);
   if (it == waiting_.end()) return -1;
   waiting_.erase(it);

@@ -26,7 +26,9 @@ constexpr size_t kPieceBytes = 64 * 1024;
 constexpr size_t kWindowBytes = 1 << 20;
 
 // A node daemon's side: the files <dir>/<nspace>.rank.<r> of its `ranks`, then kProfileDone for
-// its `position`. A rank without a file (it never reached MPI_Init) is left out.
+// its `position` and job `nspace`. A rank without a file (it never reached MPI_Init) is left out.
+// One sender per job with ranks here: the first job's, and each spawned job's part on this host
+// (its ranks count here too, daemon_spawned_jobs.h), each started once that job's ranks here end.
 class CounterFileSender {
  public:
   CounterFileSender(std::string dir, std::string nspace, std::vector<int> ranks, int position);
@@ -53,19 +55,23 @@ class CounterFileSender {
 };
 
 // mpirun's side: writes what the daemons at `positions` send for job `nspace` into `dir`. A file
-// appears under its own name only once whole (its pieces go to <name>.part first).
+// appears under its own name only once whole (its pieces go to <name>.part first). mpirun keeps
+// one for the first job and one for each spawned job with ranks under daemons; a frame is offered
+// to each in turn and taken by the one of its job.
 class CounterFileReceiver {
  public:
   CounterFileReceiver(std::string dir, std::string nspace, std::vector<int> positions);
 
-  void on_piece(std::string_view body);  // kProfileChunk
-  // kProfileDone: that position's host has sent everything. Returns the position (-1 if the frame
-  // is not one of this job) and sets `files` to how many files it sent.
+  // kProfileChunk: false if the piece is not of this job (a file of another namespace).
+  bool on_piece(std::string_view body);
+  // kProfileDone: that position's host has sent everything of this job. Returns the position (-1
+  // if the frame is not one of this job, or not awaited) and sets `files` to how many files it sent.
   int on_done(std::string_view body, uint32_t* files);
   // The daemon at `position` is gone: nothing more comes from it.
   void forget(int position);
   // The positions not yet done.
   const std::vector<int>& waiting_for() const { return waiting_; }
+  const std::string& nspace() const { return nspace_; }
 
  private:
   std::string dir_, nspace_;

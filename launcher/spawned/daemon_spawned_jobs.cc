@@ -64,8 +64,9 @@ bool decode_remote_spawn(std::string_view body, RemoteSpawn* spawn) {
   return d.ok();
 }
 
-DaemonSpawnedJobs::DaemonSpawnedJobs(PmixHost& server, SpawnedIo io, std::function<void(const std::string&)> send_up)
-    : server_(server), io_(std::move(io)), send_up_(std::move(send_up)) {
+DaemonSpawnedJobs::DaemonSpawnedJobs(PmixHost& server, SpawnedIo io, std::function<void(const std::string&)> send_up,
+                                     std::function<void(const std::string&, const std::vector<int>&)> part_ended)
+    : server_(server), io_(std::move(io)), send_up_(std::move(send_up)), part_ended_(std::move(part_ended)) {
   // Each process's lines go up as kOutput, tagged already.
   io_.sink_for = [this](int rank, int stream) {
     sinks_.push_back(OutputSink{-1, false, {}});
@@ -95,11 +96,13 @@ void DaemonSpawnedJobs::start(RemoteSpawn spawn) {
   auto first_group = uint32_t(groups_.size());
   for (size_t a = 0; a < spawn.setup.apps.size(); ++a) groups_.emplace_back(index, int(a));
   jobs_.push_back(std::make_unique<SpawnedJobHere>(std::move(spawn.setup), server_, io_, first_group));
+  end_due_.push_back(false);
   std::string failure = jobs_.back()->start();
   if (!failure.empty()) {
     answer(PMIX_ERR_JOB_FAILED_TO_LAUNCH, failure);
     return;
   }
+  end_due_.back() = true;
   answer(PMIX_SUCCESS, "");
 }
 
@@ -116,18 +119,26 @@ void DaemonSpawnedJobs::on_output(uint64_t event_data) {
 }
 
 bool DaemonSpawnedJobs::reaped(pid_t pid, int wait_status) {
-  for (auto& job : jobs_)
-    if (std::optional<LocalRanks::Exit> exit = job->reaped(pid, wait_status)) {
+  for (size_t k = 0; k < jobs_.size(); ++k) {
+    SpawnedJobHere& job = *jobs_[k];
+    if (std::optional<LocalRanks::Exit> exit = job.reaped(pid, wait_status)) {
       // mpirun was told already that a job it abandoned did not start.
-      if (!job->abandoned())
+      if (!job.abandoned())
         send_up_(wire::Encoder(wire::Type::kSpawnedExited)
-                     .i32(job->job_id())
+                     .i32(job.job_id())
                      .u32(uint32_t(exit->rank))
                      .i32(exit->pid)
                      .i32(exit->wait_status)
                      .finish());
+      // After its last exit went up: mpirun hears of the part's end in order.
+      if (end_due_[k] && job.running() == 0) {
+        end_due_[k] = false;
+        const JobDescription& d = job.description();
+        part_ended_(d.nspace, d.nodes[size_t(d.this_node)].ranks);
+      }
       return true;
     }
+  }
   return false;
 }
 

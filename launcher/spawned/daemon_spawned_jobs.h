@@ -6,7 +6,10 @@
 // (kSpawnStarted, with the reason if not), so that the spawning process gets
 // its answer only then. Output goes up as the first job's ranks' does; exits
 // and aborts go up as kSpawnedExited / kSpawnedAbort; mpirun's signals and
-// the end of the job reach them as they reach the daemon's ranks.
+// the end of the job reach them as they reach the daemon's ranks. Once
+// every process of a part that started here has ended (killed with a
+// dropped job too), the owner hears of it (`part_ended`): under
+// FERRY_PROFILE its counter files go up then, as the first job's do.
 #pragma once
 
 #include <sys/types.h>
@@ -34,8 +37,11 @@ bool decode_remote_spawn(std::string_view body, RemoteSpawn* spawn);
 
 class DaemonSpawnedJobs {
  public:
-  // `send_up`: a frame for mpirun.
-  DaemonSpawnedJobs(PmixHost& server, SpawnedIo io, std::function<void(const std::string&)> send_up);
+  // `send_up`: a frame for mpirun. `part_ended(nspace, ranks)`: the
+  // processes of a job's part that started here (its `ranks`) have all
+  // ended; said once per part.
+  DaemonSpawnedJobs(PmixHost& server, SpawnedIo io, std::function<void(const std::string&)> send_up,
+                    std::function<void(const std::string&, const std::vector<int>&)> part_ended);
   ~DaemonSpawnedJobs();
 
   // A kSpawnJob for this daemon: starts it and answers mpirun.
@@ -54,7 +60,9 @@ class DaemonSpawnedJobs {
   PmixHost& server_;
   SpawnedIo io_;
   std::function<void(const std::string&)> send_up_;
+  std::function<void(const std::string&, const std::vector<int>&)> part_ended_;
   std::vector<std::unique_ptr<SpawnedJobHere>> jobs_;
+  std::vector<bool> end_due_;  // by job index: started here whole, its end not yet said
   std::vector<std::pair<size_t, int>> groups_;  // event group -> (job index, app)
   std::deque<OutputSink> sinks_;
 };

@@ -318,8 +318,10 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use, int firs
   // The daemons resolve the programs on their hosts and start their parts;
   // the spawning process is answered when all of them have said how that went.
   job->remote_alive.assign(size_t(wanted), false);
+  std::vector<int> daemons;
   for (size_t n = 0; n < d.nodes.size(); ++n) {
     if (job->positions[n] == 0) continue;
+    daemons.push_back(job->positions[n]);
     for (int r : d.nodes[n].ranks) job->remote_alive[size_t(r)] = true;
     ++job->parts_pending;
     SpawnedJobSetup part = setup;
@@ -328,6 +330,7 @@ std::string SpawnedJobs::start(SpawnRequest& request, int slots_in_use, int firs
                 d.nodes[n].hostname.c_str(), job->positions[n], request.parent_rank, request.parent_nspace.c_str());
     send_toward_(job->positions[n], encode_remote_spawn({uint32_t(job->positions[n]), std::move(part)}));
   }
+  if (!daemons.empty() && sent_) sent_(d.nspace, daemons);
   Job& j = *job;
   jobs_.push_back(std::move(job));
   if (j.parts_pending > 0) {

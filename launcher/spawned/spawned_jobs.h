@@ -85,6 +85,14 @@ class SpawnedJobs {
   SpawnedJobs(const SpawnedJobs&) = delete;
   SpawnedJobs& operator=(const SpawnedJobs&) = delete;
 
+  // `sent(nspace, positions)`: job `nspace` was sent to the daemons at
+  // `positions` (kSpawnJob), each of which says how its part's start went
+  // (remote_started) and later, under FERRY_PROFILE, sends the part's
+  // counter files.
+  void on_sent_to_daemons(std::function<void(const std::string&, const std::vector<int>&)> sent) {
+    sent_ = std::move(sent);
+  }
+
   // Starts the job `request` asks for and answers it (for a job on another
   // host, once its daemon has said how it went: remote_started).
   // `slots_in_use`: the first job's processes running on this host;
@@ -166,6 +174,7 @@ class SpawnedJobs {
   std::function<OutputSink*(int)> sink_for_;
   std::function<void(int, const std::string&)> send_toward_;
   std::function<void(const std::string&, int, const std::vector<int>&)> announce_;
+  std::function<void(const std::string&, const std::vector<int>&)> sent_;
   std::vector<std::unique_ptr<Job>> jobs_;  // job id k at k - 1
   std::vector<std::pair<int, int>> groups_;  // event group -> (job index, app index)
 };

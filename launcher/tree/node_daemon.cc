@@ -150,7 +150,9 @@ class NodeDaemon {
     io.stderr_kind = kSpawnedStderr;
     io.defaults = &defaults_;
     io.null_fd = null_fd();
-    spawned_.emplace(*server_, io, [this](const std::string& frame) { tree_->send_up(frame); });
+    spawned_.emplace(
+        *server_, io, [this](const std::string& frame) { tree_->send_up(frame); },
+        [this](const std::string& nspace, const std::vector<int>& ranks) { send_profile(nspace, ranks); });
     loop_.watch(server_->event_fd(), kServer);
     server_->register_job(job_description(plan_, node_));
 
@@ -211,8 +213,9 @@ class NodeDaemon {
   // FERRY_PROFILE without a shared directory: this host's ranks count into
   // the daemon's session directory (on this host's disk, removed with the
   // daemon), whose files go to mpirun once they have ended
-  // (counter_forwarding.h). Returns what the ranks' environment gets on top
-  // of the daemon's (not setenv: the PMIx server's threads run already).
+  // (counter_forwarding.h); so do the processes of jobs spawned here
+  // (on_spawn_job). Returns what the ranks' environment gets on top of the
+  // daemon's (not setenv: the PMIx server's threads run already).
   std::vector<std::pair<std::string, std::string>> count_profile_here() {
     if (plan_.profile_collect_dir.empty()) return {};
     std::string dir = server_->session_dir().path() + "/profile";
@@ -225,9 +228,18 @@ class NodeDaemon {
   // Once every rank here has ended (or never started), their counter files
   // go up; mpirun waits for them before it writes the report.
   void send_profile_when_done() {
-    if (plan_.profile_collect_dir.empty() || profile_sender_ || (local_ && local_->running() > 0)) return;
-    profile_sender_.emplace(profile_dir_, plan_.nspace, here_.ranks, position_);
-    profile_sender_->pump(parent_);
+    if (plan_.profile_collect_dir.empty() || profile_sent_ || (local_ && local_->running() > 0)) return;
+    profile_sent_ = true;
+    send_profile(plan_.nspace, here_.ranks);
+  }
+
+  // The counter files of job `nspace`'s `ranks` here, which have all ended
+  // (the first job's, or a spawned job's part). One sender per job: mpirun
+  // waits for each job's files from each daemon that ran some of its ranks.
+  void send_profile(const std::string& nspace, const std::vector<int>& ranks) {
+    if (plan_.profile_collect_dir.empty()) return;  // counted elsewhere (FERRY_PROFILE_DIR) or not at all
+    profile_senders_.emplace_back(profile_dir_, nspace, ranks, position_);
+    profile_senders_.back().pump(parent_);
   }
 
   // mpirun counts every rank of a started daemon as running until told of
@@ -351,7 +363,7 @@ class NodeDaemon {
   void handle_parent(uint32_t events) {
     if (events & EPOLLOUT) {
       if (!parent_.on_writable()) finish(1);
-      if (profile_sender_) profile_sender_->pump(parent_);
+      for (profile::CounterFileSender& sender : profile_senders_) sender.pump(parent_);
       tree_->parent_drained();
     }
     if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
@@ -423,6 +435,10 @@ class NodeDaemon {
       tree_->send_toward(int(spawn.position), wire::Encoder(wire::Type::kSpawnJob).raw(body).finish());
       return;
     }
+    // Its processes count here, as this host's ranks do, not in mpirun's
+    // directory that the job's environment names (which only mpirun's host
+    // has); the later value wins.
+    if (!profile_dir_.empty()) spawn.setup.environment.emplace_back("FERRY_PROFILE_DIR", profile_dir_);
     if (!spawned_) {  // this daemon could not start: mpirun knows why
       tree_->send_up(wire::Encoder(wire::Type::kSpawnStarted)
                          .i32(spawn.setup.job_id)
@@ -503,7 +519,8 @@ class NodeDaemon {
   std::optional<LocalRanks> local_;
   std::optional<DaemonSpawnedJobs> spawned_;
   std::string profile_dir_;  // where this host's ranks count (FERRY_PROFILE), or ""
-  std::optional<profile::CounterFileSender> profile_sender_;
+  bool profile_sent_ = false;  // the first job's files (or their sender) are on their way
+  std::deque<profile::CounterFileSender> profile_senders_;  // the first job's, then spawned jobs' parts
   // Fences of spawned jobs on several hosts: this host's share goes up.
   SpawnedFences spawned_fences_{position_, [this](int, const std::string& frame) { tree_->send_up(frame); }};
 };

@@ -44,10 +44,11 @@ enum class Type : uint8_t {
   kStdin,         // bytes of mpirun's stdin for rank 0 (empty: end of input),
                   // sent only along the path to rank 0's daemon
   kCheckpointDue, // raise ferry::checkpoint::kDueEvent for the host's ranks
-  // Upwards, once a daemon's ranks have ended (FERRY_PROFILE without a
-  // shared directory, launcher/profile/counter_forwarding.h).
-  kProfileChunk,  // file name, offset, file size, bytes: a piece of a rank's counter file
-  kProfileDone,   // position, files sent: every counter file of that host is up
+  // Upwards, once a job's ranks on a daemon's host have ended, for the
+  // first job and for each spawned one (FERRY_PROFILE without a shared
+  // directory, launcher/profile/counter_forwarding.h).
+  kProfileChunk,  // file name (<nspace>.rank.<r>), offset, file size, bytes: a piece of a counter file
+  kProfileDone,   // position, files sent, nspace: every counter file of that job on that host is up
 };
 
 // Frames larger than this are refused (a corrupt or foreign stream).

@@ -5,7 +5,7 @@
 #   mpirun_cases.sh CASE
 # Environment: MPIRUN, HOSTS_SH, TESTBED (the test bed's directory), and
 # the programs HELLO, ENV_VARS, EVERY_COLLECTIVE, ABORT, CRASH, SLEEPER,
-# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER, KNOWN_TRAFFIC,
+# SPAWN_PROBE, SPAWN_HOSTS, RESTART_PROBE, SHARED_FILE_POINTER, KNOWN_TRAFFIC, SPAWN_TRAFFIC,
 # PROFILE_CHECK (tests/profile/check_report.py), HIER_COLLECTIVES.
 # Every case checks what mpirun printed and its exit status, and that no
 # daemon or rank is left running on any host.
@@ -694,6 +694,30 @@ EOF
     [[ $case_name == profile_through_daemon_chain ]] && export FERRY_LAUNCH_FANOUT=1
     python3 "$PROFILE_CHECK" "$MPIRUN" "$KNOWN_TRAFFIC" hosts "$HOSTS_SH" "$TESTBED" || fail "check_report.py hosts"
     expect_nothing_left "$KNOWN_TRAFFIC"
+    ;;
+  profile_spawned_through_daemons | profile_spawned_through_daemon_chain)
+    # FERRY_PROFILE without FERRY_PROFILE_DIR, a parent on each of h1..h3 spawning two children
+    # onto h2 and h3: the children count in their host's node daemon's directory, not mpirun's
+    # (which only mpirun's host has), and those daemons send the spawned job's counter files up
+    # the tree: report.spawn1 has every number (tests/profile/check_report.py "spawn_hosts"); in a
+    # chain mpirun -> h1 -> h2 -> h3 too, where h3's files pass through two daemons.
+    [[ $case_name == profile_spawned_through_daemon_chain ]] && export FERRY_LAUNCH_FANOUT=1
+    python3 "$PROFILE_CHECK" "$MPIRUN" "$SPAWN_TRAFFIC" spawn_hosts "$HOSTS_SH" "$TESTBED" ||
+      fail "check_report.py spawn_hosts"
+    expect_nothing_left "$SPAWN_TRAFFIC"
+    ;;
+  profile_spawn_refused_remote)
+    # FERRY_PROFILE without FERRY_PROFILE_DIR, a spawn that h1's daemon refuses (its program
+    # is missing there): mpirun expects no counter files of a part that never started, so the
+    # job ends at once with its report, not after the wait for files that never come.
+    write_hosts "h1 slots=2\nh2 slots=1\nh3 slots=1\n"
+    FERRY_PROFILE=$work/report.html run_mpirun --map-by node --hostfile "$work/hosts" -n 2 "$SPAWN_HOSTS" refused h1 h3
+    [[ $status -eq 0 ]] || { show; fail "exit status $status"; }
+    grep -q "^spawn_hosts: OK$" "$work/out" || { show; fail "no OK line"; }
+    grep -q "did not come within" "$work/err" && { show; fail "mpirun waited for the files of a part that did not start"; }
+    (($(echo "$seconds < 8" | bc))) || { show; fail "the job took $seconds s"; }
+    grep -q "^mpirun: FERRY_PROFILE: report written to $work/report.html" "$work/err" || { show; fail "no whole report"; }
+    expect_nothing_left "$SPAWN_HOSTS"
     ;;
   *)
     fail "unknown case"

@@ -23,6 +23,9 @@
   check_report.py MPIRUN PROGRAM hosts HOSTS_SH TESTBED  6 ranks, 2 on each host of tests/multihost's
                                              bed, no FERRY_PROFILE_DIR: the remote ranks' files come
                                              through the node daemons (FERRY_LAUNCH_FANOUT as set)
+  check_report.py MPIRUN SPAWN_PROGRAM spawn_hosts HOSTS_SH TESTBED  spawn_traffic.c on that bed, its
+                                             children on h2 and h3: they count on their hosts, and their
+                                             files come through the node daemons to report.spawn1
 Prints "<case>: OK" or the first difference, and exits non-zero on one.
 """
 import json
@@ -30,6 +33,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 # known_traffic.c's constants.
 RING_MESSAGES, RING_BYTES = 10, 1000
@@ -291,6 +295,12 @@ def check_spawn(mpirun, program, directory):
     report = profiled_job(mpirun, program, directory, [])
     if report is None:
         return
+    verify_spawned(directory, report)
+    expect("parent: MPI_Comm_spawn count", calls_by_name(report)["MPI_Comm_spawn"]["count"], RANKS)
+
+
+def verify_spawned(directory, report):
+    """report.spawn1.json beside `report` (the parents'): spawn_traffic's children, every number."""
     expect("other_reports", report["other_reports"], ["report.spawn1.html"])
     child = report_beside(directory, "report.spawn1.json", "the spawned job")
     if child is None:
@@ -304,7 +314,54 @@ def check_spawn(mpirun, program, directory):
         expect(f"spawned: p2p_messages[{s}][{d}]", child["p2p_messages"][s][d], SPAWN_RING)
         expect(f"spawned: p2p_bytes[{s}][{d}]", child["p2p_bytes"][s][d], SPAWN_RING * SPAWN_BYTES)
     expect("spawned: MPI_Comm_spawn", "MPI_Comm_spawn" in calls_by_name(child), False)
-    expect("parent: MPI_Comm_spawn count", calls_by_name(report)["MPI_Comm_spawn"]["count"], RANKS)
+
+
+def check_spawn_hosts(mpirun, program, directory, hosts_sh, testbed):
+    """spawn_traffic on tests/multihost's bed, no FERRY_PROFILE_DIR: one parent on each of h1..h3
+    (mpirun's host runs none), the children spawned with host=h2,h3, one on each. A child counts
+    where its host's node daemon has its parent count (the daemon's own directory, on that host's
+    disk: not mpirun's, which another host cannot see), the daemons send the spawned job's files up
+    the tree as the first job's, and its report has every number. The hosts share one file system,
+    so where each process counted is checked from what it prints."""
+    check = subprocess.run(["bash", hosts_sh, "check", testbed], capture_output=True, text=True)
+    if check.returncode != 0:
+        print(f"check_report spawn_hosts: SKIPPED: the test bed is not up ({check.stderr.strip()})")
+        sys.exit(77)
+    parents = 3
+    env = dict(os.environ, FERRY_PROFILE=os.path.join(directory, "report.html"), FERRY_DEBUG="launch")
+    env.pop("FERRY_PROFILE_DIR", None)
+    done = subprocess.run(["bash", hosts_sh, "run", testbed, "--", mpirun, "--hostfile",
+                           os.path.join(testbed, "hostfile"), "--map-by", "node", "-n", str(parents), program,
+                           "h2,h3"], cwd=directory, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    report = json.load(open(os.path.join(directory, "report.json")))
+    expect("parent: partial", report["partial"], False)
+    expect("parent: ranks", report["ranks"], parents)
+    verify_spawned(directory, report)
+    where = {}  # (parent|child, rank) -> (host, directory)
+    for line in done.stdout.splitlines():
+        words = line.split()
+        if line.startswith("spawn_traffic: ") and " counts in " in line:
+            where[(words[1], int(words[2]))] = (words[4], line.split(" counts in ", 1)[1])
+    expect("processes that said where they count", sorted(where),
+           [("child", c) for c in range(SPAWN_CHILDREN)] + [("parent", p) for p in range(parents)])
+    parent_dir = {h: d for (who, _), (h, d) in where.items() if who == "parent"}
+    for (who, rank), (host, d) in sorted(where.items()):
+        if who != "child":
+            continue
+        if host != f"h{rank + 2}":
+            failures.append(f"child {rank} ran on {host}, expected h{rank + 2}")
+        if d != parent_dir.get(host):
+            failures.append(f"child {rank} on {host} counts in {d}, expected its node daemon's directory "
+                            f"{parent_dir.get(host)} (the parents': {parent_dir})")
+        if not gone_soon(d):
+            failures.append(f"child {rank}'s counter directory {d} outlived its daemon")
+        if not any(f"counter files of ferry." in l and f".1 came from {host} (position" in l
+                   for l in done.stderr.splitlines()):
+            failures.append(f"mpirun did not say the spawned job's counter files of {host} came through the "
+                            f"daemon tree: {done.stderr}")
 
 
 def check_unwritable(mpirun, program, directory):
@@ -372,6 +429,17 @@ def check_singleton(tool, program, directory):
     expect("bytes_read", f.get("bytes_read"), BLOCK)
 
 
+def gone_soon(path):
+    """Whether `path` is gone within 5 s: a node daemon removes its session directory as it exits,
+    after mpirun's last word to it, while mpirun may already have ended (as mpirun_cases.sh's
+    expect_nothing_left gives its processes 5 s)."""
+    for _ in range(50):
+        if not os.path.exists(path):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def check_hosts(mpirun, program, directory, hosts_sh, testbed):
     """6 ranks on the three hosts h1..h3 of tests/multihost/hosts.sh, mpirun on the launcher host
     (no rank of its own), no FERRY_PROFILE_DIR: each host's ranks count into their node daemon's
@@ -410,7 +478,7 @@ def check_hosts(mpirun, program, directory, hosts_sh, testbed):
             failures.append(f"the ranks on {host} count in {here}, expected one directory of their own "
                             f"(the other hosts': {elsewhere})")
         for d in here:
-            if os.path.exists(d):
+            if not gone_soon(d):
                 failures.append(f"{host}'s counter directory {d} outlived its daemon")
         if not any(f"came from {host} (position" in line for line in done.stderr.splitlines()):
             failures.append(f"mpirun did not say the counter files of {host} came through the daemon tree: "
@@ -495,7 +563,7 @@ def check_late_partners(mpirun, program, directory):
 
 def main(argv):
     cases = {"numbers": 4, "with_tool": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
-             "singleton": 5, "srun": 6, "hosts": 6, "late_partners": 4}
+             "singleton": 5, "srun": 6, "hosts": 6, "spawn_hosts": 6, "late_partners": 4}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -507,6 +575,8 @@ def main(argv):
             check_srun(os.path.abspath(argv[4]), os.path.abspath(program), directory, argv[5])
         elif case == "hosts":
             check_hosts(os.path.abspath(mpirun), os.path.abspath(program), directory, argv[4], argv[5])
+        elif case == "spawn_hosts":
+            check_spawn_hosts(os.path.abspath(mpirun), os.path.abspath(program), directory, argv[4], argv[5])
         else:
             {"numbers": check_numbers, "with_tool": check_with_tool, "shared_dir": check_shared_dir, "partial": check_partial,
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
