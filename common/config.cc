@@ -23,12 +23,12 @@ constexpr std::array kSettings = {
             "MPICH's MPIR_CVAR_QMPI_TOOL_LIST says the same when this is unset",
             "MPIR_CVAR_QMPI_TOOL_LIST"},
     Setting{"FERRY_PROFILE", "",
-            "Path of an HTML report of the job's communication and I/O that mpirun writes at its end, with "
-            "its numbers as JSON beside it (report.html: report.json); empty: nothing is counted (README "
-            "\"Profiling a job\")"},
+            "Path of an HTML report of the job's communication and I/O that mpirun (without mpirun: rank 0) "
+            "writes at its end, with its numbers as JSON beside it (report.html: report.json); empty: "
+            "nothing is counted (README \"Profiling a job\")"},
     Setting{"FERRY_PROFILE_DIR", "",
             "The directory each rank keeps its FERRY_PROFILE counter file in: set by mpirun; without mpirun "
-            "(srun), a directory every rank can write, which ferry_profile_report turns into the report"},
+            "(srun), a directory every rank can write, from which rank 0 writes the report at MPI_Finalize"},
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},

@@ -3,21 +3,49 @@
 // FERRY_PROFILE_DIR (a directory every rank can write: on several hosts, a shared one). mpirun
 // writes the same report by itself (launcher/profile/profile_report.h); this is the same code run by hand.
 //
-//   ferry_profile_report DIR REPORT.html [JOB]
+//   ferry_profile_report [--wait SECONDS] DIR REPORT.html [JOB]
 //
 // JOB is the job's PMIx namespace, needed only when DIR holds the files of several jobs (the tool
 // lists them). The job is reported partial when a rank did not reach the end of MPI_Finalize.
+// --wait: first wait, at most SECONDS, until every rank has (what rank 0 of a job without mpirun
+// runs at the end of its MPI_Finalize, src/profile/report_without_mpirun.h).
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "launcher/profile/profile_data.h"
 #include "launcher/profile/profile_report.h"
 
+namespace {
+
+// Until every rank's file says it finished MPI_Finalize, or `seconds` have passed.
+void wait_for_ranks(const std::string& dir, const std::string& job, int size, double seconds) {
+  using namespace ferry::launcher::profile;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    Job counted = read_job(dir, job, size, 0, 0, 0);
+    bool all = true;
+    for (const RankCounts& r : counted.ranks) all = all && r.found && r.finalized;
+    if (all) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace ferry::launcher::profile;
+  double wait_s = 0;
+  if (argc >= 3 && std::string(argv[1]) == "--wait") {
+    wait_s = std::atof(argv[2]);
+    argc -= 2;
+    argv += 2;
+  }
   if (argc < 3 || argc > 4) {
-    std::fprintf(stderr, "usage: ferry_profile_report DIR REPORT.html [JOB]\n");
+    std::fprintf(stderr, "usage: ferry_profile_report [--wait SECONDS] DIR REPORT.html [JOB]\n");
     return 2;
   }
   std::string dir = argv[1], report = argv[2];
@@ -40,5 +68,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ferry_profile_report: %s\n", why.c_str());
     return 1;
   }
+  wait_for_ranks(dir, job, size, wait_s);
   return write_report(report, dir, job, size, 0) ? 0 : 1;
 }

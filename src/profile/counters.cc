@@ -18,6 +18,7 @@
 #include "common/config.h"
 #include "p2p/engine.h"
 #include "profile/files.h"
+#include "profile/report_without_mpirun.h"
 #include "runtime/checkpoint.h"
 #include "runtime/runtime.h"
 
@@ -108,12 +109,13 @@ void start(const char* const* names, int num_calls) {
   const pmi::Job& job = runtime::job();
   std::string dir = config::value("FERRY_PROFILE_DIR");
   if (dir.empty()) {
-    // Without mpirun (srun, a singleton) nobody made a directory for the files nor will read them
-    // at the end: the user names one and runs ferry_profile_report on it (README "Profiling a job").
+    // Without mpirun (srun, a singleton) nobody made a directory for the files: the user names one
+    // that every rank can write, and rank 0 writes the report from it at the end
+    // (profile/report_without_mpirun.h; README "Profiling a job").
     if (job.rank == 0)
       std::fprintf(stderr,
                    "ferry: FERRY_PROFILE without mpirun: nothing is counted unless FERRY_PROFILE_DIR names a directory "
-                   "every rank can write; then run ferry_profile_report on it after the job\n");
+                   "every rank can write\n");
     return;
   }
   layout::Header h = layout::layout(uint32_t(num_calls), job.size);
@@ -124,6 +126,7 @@ void start(const char* const* names, int num_calls) {
                  job.rank, why.c_str());
     return;
   }
+  note_launcher(dir, job.nspace, job.rank);
   h.rank = job.rank;
   h.pid = int32_t(::getpid());
   h.restart_count = runtime::checkpoint::restart_count();
@@ -171,6 +174,7 @@ void finishing() {
 void finished() {
   if (mapping == nullptr) return;
   std::atomic_ref<uint32_t>(header().state).store(layout::kFinalized, std::memory_order_release);
+  write_report_without_mpirun();
 }
 
 void session_finishing() {
