@@ -272,8 +272,8 @@ def late_partner_wrapper(f):
         return counted_first(f, [call, "  uint64_t end_ = now();",
                                  f"  note_time({f.qmpi}, end_ - start_);",
                                  f"  note_wait({f.qmpi}, end_ - start_);"])
-    if base == "MPI_Recv":
-        # Whole, so that its errors name MPI_Recv; the receive notes when its message was matched.
+    if base in ("MPI_Recv", "MPI_Sendrecv"):
+        # Whole, so that its errors name the call; the receive notes when its message was matched.
         return counted_first(f, ["  late_partners::begin_receive();", call,
                                  f"  note_wait({f.qmpi}, late_partners::end_receive(start_));",
                                  f"  note_time({f.qmpi}, now() - start_);"])

@@ -201,6 +201,10 @@ Err sendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, c
   Err sent = send(m, dest, send_tag, c, Request::Mode::kStandard, context);
   // Even when the send failed: the posted receive must not outlive this
   // frame, so this waits for its message (as MPI_Sendrecv always did).
+  if (receives && recv_matched_hook != nullptr) {
+    progress::wait_until(lock, [r] { return r->matched || r->complete; });
+    recv_matched_hook();
+  }
   if (receives) progress::wait_until(lock, [r] { return r->complete; });
   report_status(status, receives ? r->status : proc_null_status());
   *code = receives ? r->error : MPI_SUCCESS;

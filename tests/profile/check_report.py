@@ -521,8 +521,9 @@ LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
 
 def check_late_partners(mpirun, program, directory):
     """late_partners: rank 0 sleeps LATE_MS before each of LATE_ROUNDS barriers, allreduces, sends to
-    rank 1 (in MPI_Recv) and sends to rank 2 (in MPI_Wait): the report says the others waited about
-    LATE_ROUNDS x LATE_MS in each of those calls, and rank 0 next to nothing."""
+    rank 1 (in MPI_Recv), sends to rank 2 (in MPI_Wait) and exchanges with rank 3 (MPI_Sendrecv): the
+    report says the others waited about LATE_ROUNDS x LATE_MS in each of those calls (rank 3 twice
+    that), and rank 0 next to nothing."""
     report = profiled_job(mpirun, program, directory, [])
     if report is None:
         return
@@ -546,7 +547,9 @@ def check_late_partners(mpirun, program, directory):
     waits("MPI_Allreduce", [0], 0, none)
     waits("MPI_Recv", [1], low, high)
     waits("MPI_Wait", [2], low, high)
-    for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait"):
+    waits("MPI_Sendrecv", [3], 2 * low, 2 * high)  # rank 0's sends to rank 2, then its own
+    waits("MPI_Sendrecv", [0], 0, none)
+    for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait", "MPI_Sendrecv"):
         c = calls.get(call, {})
         for r, (t, w) in enumerate(zip(c.get("time_s_per_rank", []), c.get("wait_s_per_rank", []))):
             if w > t * 1.05 + 1e-4:

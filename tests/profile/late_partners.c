@@ -6,8 +6,10 @@
  *   MPI_Allreduce of one int on every rank;
  *   rank 0 sends to rank 1, which waits in MPI_Recv;
  * then one MPI_Barrier, and ROUNDS times rank 0 sends to rank 2, which posted MPI_Irecv and waits
- * in MPI_Wait. So the other ranks wait about ROUNDS x LATE_MS in each of MPI_Barrier and
- * MPI_Allreduce, rank 1 in MPI_Recv, rank 2 in MPI_Wait, and rank 0 (the late one) nearly never. */
+ * in MPI_Wait; then ROUNDS times rank 0 and rank 3 exchange a value with MPI_Sendrecv (rank 3,
+ * there since the barrier, also waits out rank 0's sends to rank 2). So the other ranks wait about
+ * ROUNDS x LATE_MS in each of MPI_Barrier and MPI_Allreduce, rank 1 in MPI_Recv, rank 2 in MPI_Wait,
+ * rank 3 twice that in MPI_Sendrecv, and rank 0 (the late one) nearly never. */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -20,8 +22,8 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 3) {
-    printf("late_partners: needs 3 ranks or more\n");
+  if (size < 4) {
+    printf("late_partners: needs 4 ranks or more\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   for (int i = 0; i < ROUNDS; ++i) {
@@ -51,6 +53,14 @@ int main(int argc, char** argv) {
       MPI_Request r;
       MPI_Irecv(&value, 1, MPI_INT, 0, i, MPI_COMM_WORLD, &r);
       MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+  }
+  for (int i = 0; i < ROUNDS; ++i) {
+    if (rank == 0 || rank == 3) {
+      int partner = 3 - rank, back = -1;
+      if (rank == 0) usleep(LATE_MS * 1000);
+      MPI_Sendrecv(&i, 1, MPI_INT, partner, i, &back, 1, MPI_INT, partner, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (back != i) printf("late_partners: FAILED: rank %d got %d from MPI_Sendrecv, expected %d\n", rank, back, i);
     }
   }
   if (sum != size) printf("late_partners: FAILED: allreduce sum %d\n", sum);
