@@ -361,7 +361,8 @@ void TcpTransport::flush(Peer& p) {
     }
     if (p.next_link != nullptr) [[unlikely]] move_link_if_between_packets(p);
   }
-  set_events(*p.link, false);
+  // An on_sent callback may have failed the peer meanwhile.
+  if (p.link != nullptr) set_events(*p.link, false);
 }
 
 void TcpTransport::accept_all() {
