@@ -76,7 +76,7 @@ struct Outgoing {
 };
 
 class TcpTransportTest : public ::testing::Test {
- protected:
+ public:
   void SetUp() override {
     for (size_t i = 0; i < kSecretBytes; ++i) secret_[i] = static_cast<uint8_t>(29 * i + 5);
   }
@@ -174,26 +174,159 @@ TEST_F(TcpTransportTest, ManyPacketsBothWaysOnOneConnectionKeepTheirOrder) {
   EXPECT_EQ(t1->open_connections(), 1);
 }
 
-TEST_F(TcpTransportTest, RanksThatConnectAtOnceEachSendOnTheirOwnConnectionInOrder) {
-  Inbox in0, in1;
-  auto t0 = make(0, 2, &in0);
-  auto t1 = make(1, 2, &in1);
+// Both ranks queue packets for each other before either has heard from the
+// other (an allgather, MPI_Win_allocate's exchange): each dials, and each
+// sends on its own connection at first. The pair must still end on one
+// connection (two one-way connections cost a bare ACK per message for the
+// rest of the job), and no packet may overtake another (MPI-3.1 §3.5) while
+// the higher rank moves from its connection to the lower rank's: packets
+// large enough that the move waits for one to finish, then more traffic
+// both ways once the pair has settled.
+void cross_and_settle(TcpTransport* t0, TcpTransport* t1, Inbox& in0, Inbox& in1, size_t large) {
   std::deque<Outgoing> to1, to0;
-  // Both queue before either has seen the other's connection.
   for (int i = 0; i < 20; ++i) {
-    size_t bytes = i % 5 == 4 ? (1u << 20) : static_cast<size_t>(i) * 100;
+    size_t bytes = i % 5 == 4 ? large : static_cast<size_t>(i) * 100;
     to1.emplace_back(0, i, pattern(bytes, i));
     to0.emplace_back(1, i, pattern(bytes, 500 + i));
     ASSERT_EQ(t0->send(1, &to1.back().item), nullptr);
     ASSERT_EQ(t1->send(0, &to0.back().item), nullptr);
   }
-  ASSERT_TRUE(progress_until({t0.get(), t1.get()},
-                             [&] { return in1.complete() == to1.size() && in0.complete() == to0.size(); }));
-  expect_in_order(in1, 0, to1);
-  expect_in_order(in0, 1, to0);
-  EXPECT_EQ(t0->open_connections(), 2);
-  EXPECT_EQ(t1->open_connections(), 2);
+  auto all_in = [&] {
+    return in1.complete() == to1.size() && in0.complete() == to0.size() && !t0->has_pending_sends() &&
+           !t1->has_pending_sends();
+  };
+  ASSERT_TRUE(TcpTransportTest::progress_until({t0, t1}, all_in));
+  ASSERT_TRUE(TcpTransportTest::progress_until(
+      {t0, t1}, [&] { return t0->open_connections() == 1 && t1->open_connections() == 1; }, 5))
+      << "still " << t0->open_connections() << " and " << t1->open_connections()
+      << " connections: each rank kept sending on the one it dialed";
+  for (int i = 20; i < 60; ++i) {
+    size_t bytes = i % 7 == 3 ? large : static_cast<size_t>(i) * 10;
+    to1.emplace_back(0, i, pattern(bytes, i));
+    to0.emplace_back(1, i, pattern(bytes, 500 + i));
+    ASSERT_EQ(t0->send(1, &to1.back().item), nullptr);
+    ASSERT_EQ(t1->send(0, &to0.back().item), nullptr);
+  }
+  ASSERT_TRUE(TcpTransportTest::progress_until({t0, t1}, all_in));
+  TcpTransportTest::expect_in_order(in1, 0, to1);
+  TcpTransportTest::expect_in_order(in0, 1, to0);
+  EXPECT_EQ(t0->open_connections(), 1);
+  EXPECT_EQ(t1->open_connections(), 1);
+}
+
+TEST_F(TcpTransportTest, RanksThatConnectAtOnceEndOnOneConnectionInOrder) {
+  Inbox in0, in1;
+  auto t0 = make(0, 2, &in0);
+  auto t1 = make(1, 2, &in1);
+  cross_and_settle(t0.get(), t1.get(), in0, in1, 1u << 20);
   EXPECT_TRUE(fatal_.empty()) << fatal_.front();
+}
+
+// The same with small packets only: the higher rank's move happens between
+// packets, often before its own connection has finished connecting.
+TEST_F(TcpTransportTest, RanksThatConnectAtOnceWithSmallPacketsEndOnOneConnectionInOrder) {
+  for (int round = 0; round < 20; ++round) {
+    Inbox in0, in1;
+    auto t0 = make(0, 2, &in0);
+    auto t1 = make(1, 2, &in1);
+    cross_and_settle(t0.get(), t1.get(), in0, in1, 64);
+    if (HasFailure()) break;
+  }
+  EXPECT_TRUE(fatal_.empty()) << fatal_.front();
+}
+
+// Which rank wins does not depend on which one sends first, nor on its
+// rank being 0: ranks 2 and 5 of a larger job, the higher one first.
+TEST_F(TcpTransportTest, CrossedConnectionsBetweenOtherRanksAlsoMerge) {
+  Inbox in2, in5;
+  auto t2 = make(2, 6, &in2);
+  auto t5 = make(5, 6, &in5);
+  std::deque<Outgoing> to2, to5;
+  for (int i = 0; i < 10; ++i) {
+    to2.emplace_back(5, i, pattern(i == 3 ? (1u << 20) : 40, i));
+    to5.emplace_back(2, i, pattern(i == 6 ? (1u << 20) : 40, 900 + i));
+    ASSERT_EQ(t5->send(2, &to2.back().item), nullptr);
+    ASSERT_EQ(t2->send(5, &to5.back().item), nullptr);
+  }
+  ASSERT_TRUE(progress_until({t2.get(), t5.get()}, [&] {
+    return in2.complete() == to2.size() && in5.complete() == to5.size() && t2->open_connections() == 1 &&
+           t5->open_connections() == 1;
+  }));
+  expect_in_order(in2, 5, to2);
+  expect_in_order(in5, 2, to5);
+  EXPECT_TRUE(fatal_.empty()) << fatal_.front();
+}
+
+// Rank 1 played by hand, to order the bytes as the lower rank may see them
+// across two sockets: the higher rank's Reply ("crossed") and a packet on
+// the lower rank's connection arrive before the higher rank's own
+// connection has even been accepted, and before its end. The packet must
+// wait for every packet on that connection (MPI-3.1 §3.5).
+TEST_F(TcpTransportTest, APacketOnTheWinningConnectionWaitsUntilTheLosingOneEnds) {
+  Inbox in0;
+  auto t0 = make(0, 2, &in0);
+  int port = 0;
+  std::string error;
+  int listener = listen_any(&port, &error);
+  ASSERT_GE(listener, 0) << error;
+  cards_[1] = make_card("ferry-unit-test-host", local_endpoints(port, ""));
+
+  Outgoing first(0, 1, pattern(10, 1));
+  ASSERT_EQ(t0->send(1, &first.item), nullptr);  // rank 0 dials: the connection that wins
+  pollfd ready{listener, POLLIN, 0};
+  ASSERT_EQ(poll(&ready, 1, 5000), 1);
+  int won = accept(listener, nullptr, nullptr);
+  ASSERT_GE(won, 0);
+  for (int i = 0; i < 50; ++i) t0->progress();
+
+  auto frame = [](std::vector<char>* wire, const void* bytes, size_t n) {
+    wire->insert(wire->end(), static_cast<const char*>(bytes), static_cast<const char*>(bytes) + n);
+  };
+  auto frame_packet = [&](std::vector<char>* wire, const Outgoing& o) {
+    frame(wire, &o.item.header, sizeof(PacketHeader));
+    frame(wire, o.payload.data(), o.payload.size());
+  };
+  Outgoing early1(1, 10, pattern(3000, 10)), early2(1, 11, pattern(20, 11)), late(1, 12, pattern(30, 12));
+  std::vector<char> on_won;
+  Reply reply{kReplyMagic, 1};
+  frame(&on_won, &reply, sizeof reply);
+  frame_packet(&on_won, late);
+  ASSERT_EQ(write(won, on_won.data(), on_won.size()), static_cast<ssize_t>(on_won.size()));
+  for (int i = 0; i < 200; ++i) t0->progress();
+  EXPECT_EQ(in0.complete(), 0u) << "a packet on the winning connection overtook the losing one's";
+
+  // Rank 1's own connection, which carried its first packets.
+  std::string host;
+  std::vector<Endpoint> endpoints;
+  ASSERT_TRUE(parse_card(cards_[0], &host, &endpoints));
+  auto endpoint = choose_endpoint(endpoints, true, Family::kAuto);
+  ASSERT_TRUE(endpoint.has_value());
+  int lost = socket(endpoint->address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_EQ(connect(lost, reinterpret_cast<const sockaddr*>(&endpoint->address), endpoint->length), 0);
+  Handshake h{kHandshakeMagic, kHandshakeVersion, 1, 0, {}};
+  std::memcpy(h.secret, secret_, kSecretBytes);
+  std::vector<char> on_lost;
+  frame(&on_lost, &h, sizeof h);
+  frame_packet(&on_lost, early1);
+  frame_packet(&on_lost, early2);
+  ASSERT_EQ(write(lost, on_lost.data(), on_lost.size()), static_cast<ssize_t>(on_lost.size()));
+  ASSERT_TRUE(progress_until({t0.get()}, [&] { return in0.complete() == 2; }));
+  for (int i = 0; i < 200; ++i) t0->progress();
+  EXPECT_EQ(in0.complete(), 2u) << "a packet on the winning connection overtook the losing one's";
+
+  shutdown(lost, SHUT_WR);  // the end of rank 1's stream: the late packet may follow
+  ASSERT_TRUE(progress_until({t0.get()}, [&] { return in0.complete() == 3 && t0->open_connections() == 1; }));
+  ASSERT_EQ(in0.packets.size(), 3u);
+  EXPECT_EQ(in0.packets[0].header.tag, 10);
+  EXPECT_EQ(in0.packets[1].header.tag, 11);
+  EXPECT_EQ(in0.packets[2].header.tag, 12);
+  EXPECT_TRUE(in0.packets[2].data == late.payload);
+  char byte;
+  EXPECT_EQ(read(lost, &byte, 1), 0) << "rank 0 did not close the connection that lost";
+  EXPECT_TRUE(fatal_.empty()) << fatal_.front();
+  close(lost);
+  close(won);
+  close(listener);
 }
 
 // A rank with one connection reads it without epoll most of the time; a

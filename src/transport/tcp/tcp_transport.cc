@@ -11,6 +11,7 @@
 #include "common/debug.h"
 #include "progress/progress.h"
 #include "transport/tcp/inbound.h"
+#include "transport/tcp/peer_state.h"
 #include "transport/traffic.h"
 
 namespace ferry::transport::tcp {
@@ -58,35 +59,6 @@ bool handshake_valid(const Handshake& h, const uint8_t (&secret)[kSecretBytes], 
   return h.magic == kHandshakeMagic && h.version == kHandshakeVersion && h.rank >= 0 && h.rank < world_size &&
          diff == 0;
 }
-
-// What we send to one rank.
-struct TcpTransport::Peer {
-  enum class State : uint8_t { kIdle, kConnecting, kOpen, kFailed };
-  State state = State::kIdle;
-  bool reachable = false;      // a world rank, or a process the runtime adopted
-  Connection* link = nullptr;  // where our packets to this rank go out
-  Handshake handshake{};       // goes first on a connection we dialed
-  size_t handshake_sent = sizeof(Handshake);
-  SendItem* head = nullptr;
-  SendItem* tail = nullptr;
-  long long deadline_us = 0;
-  std::string where;  // the address we dialed, for messages
-};
-
-// One socket. Its receive side delivers packets from `peer`; it is also the
-// link of that peer when our packets to it go out here.
-struct TcpTransport::Connection {
-  int fd = -1;
-  size_t slot = 0;
-  uint32_t generation = 0;
-  int peer = -1;               // known when we dialed; from the handshake when we accepted
-  bool authenticated = false;  // dialed by us, or its handshake checked out
-  bool watched = false;        // in the epoll set (see progress(): the sole connection is not)
-  bool writing = false;        // waits for writability (EPOLLOUT) too
-  Handshake hello{};           // an accepted connection's handshake, as it arrives
-  size_t hello_received = 0;
-  Inbound inbound;
-};
 
 TcpTransport::TcpTransport(TcpOptions options, PacketHandler* handler)
     : options_(std::move(options)), handler_(handler) {
@@ -160,7 +132,8 @@ TcpTransport::Connection& TcpTransport::add_connection(int fd, int peer, bool di
   c.slot = slot;
   c.generation = ++generations_;
   c.peer = peer;
-  c.authenticated = dialed;
+  c.dialed = dialed;
+  c.phase = dialed ? Connection::Phase::kReply : Connection::Phase::kHandshake;
   watch(c, /*want_write=*/dialed);  // a connect in progress reports its end as writability
   find_sole_connection();
   return c;
@@ -188,6 +161,10 @@ void TcpTransport::close_connection(Connection& c) {
       bool pending = p.head != nullptr;
       fail_peer(p);
       if (pending) options_.fatal("connection to rank " + std::to_string(c.peer) + " lost");
+    } else if (p.next_link == &c) {
+      p.next_link = nullptr;  // the peer went away before our packets moved there
+    } else if (!c.dialed && c.phase == Connection::Phase::kPackets) {
+      peer_dial_drained(p);
     }
   }
   if (c.watched) unwatch(c);
@@ -198,7 +175,9 @@ void TcpTransport::close_connection(Connection& c) {
 
 void TcpTransport::watch(Connection& c, bool want_write) {
   epoll_event ev{};
-  ev.events = EPOLLIN | (want_write ? EPOLLOUT : 0u);
+  // A held connection's packets wait (crossing.cc): reporting them would
+  // only spin the engine.
+  ev.events = (c.phase == Connection::Phase::kHeld ? 0u : EPOLLIN) | (want_write ? EPOLLOUT : 0u);
   ev.data.u64 = key_of(c.slot, c.generation);
   epoll_ctl(epoll_fd_, c.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c.fd, &ev);
   c.watched = true;
@@ -230,6 +209,7 @@ void TcpTransport::fail_peer(Peer& p) {
   p.state = Peer::State::kFailed;
   if (p.link != nullptr) set_events(*p.link, false);
   p.link = nullptr;
+  p.next_link = nullptr;
   // Queued packets will never go; the job is ending (options_.fatal), and
   // MPI_Finalize must not wait for them.
   for (SendItem* item = p.head; item != nullptr; item = item->next) --queued_items_;
@@ -271,9 +251,9 @@ void TcpTransport::start_connect(int peer, Peer& p) {
   int fd = socket(endpoint->address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return give_up(std::string("socket: ") + std::strerror(errno));
   set_nodelay(fd);
-  p.handshake = Handshake{kHandshakeMagic, kHandshakeVersion, options_.my_rank, options_.my_job, {}};
-  std::memcpy(p.handshake.secret, options_.secret, kSecretBytes);
-  p.handshake_sent = 0;
+  Handshake hello{kHandshakeMagic, kHandshakeVersion, options_.my_rank, options_.my_job, {}};
+  std::memcpy(hello.secret, options_.secret, kSecretBytes);
+  p.begin_with(hello);
   p.link = &add_connection(fd, peer, /*dialed=*/true);
   FERRY_DEBUG(kTcp, "connecting to rank %d at %s", peer, p.where.c_str());
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&endpoint->address), endpoint->length) == 0) {
@@ -326,12 +306,11 @@ void TcpTransport::check_connect_timeouts() {
 // Writes the queue with as few system calls as the socket allows: headers
 // and payloads of many packets go out in one sendmsg.
 void TcpTransport::flush(Peer& p) {
-  Connection& c = *p.link;
-  while (p.head != nullptr || p.handshake_sent < sizeof(Handshake)) {
+  while (p.head != nullptr || p.preamble_pending()) {
+    Connection& c = *p.link;
     iovec iov[kMaxIov];
     int count = 0;
-    if (p.handshake_sent < sizeof(Handshake))
-      iov[count++] = {reinterpret_cast<char*>(&p.handshake) + p.handshake_sent, sizeof(Handshake) - p.handshake_sent};
+    if (p.preamble_pending()) iov[count++] = {p.preamble + p.preamble_sent, p.preamble_bytes - p.preamble_sent};
     for (SendItem* item = p.head; item != nullptr && count < kMaxIov - 1; item = item->next) {
       if (item->sent < kHeaderBytes) {
         iov[count++] = {reinterpret_cast<char*>(&item->header) + item->sent, kHeaderBytes - item->sent};
@@ -362,9 +341,9 @@ void TcpTransport::flush(Peer& p) {
       return;
     }
     size_t left = static_cast<size_t>(n);
-    if (p.handshake_sent < sizeof(Handshake)) {
-      size_t take = std::min(left, sizeof(Handshake) - p.handshake_sent);
-      p.handshake_sent += take;
+    if (p.preamble_pending()) {
+      size_t take = std::min<size_t>(left, p.preamble_bytes - p.preamble_sent);
+      p.preamble_sent += static_cast<uint32_t>(take);
       left -= take;
     }
     while (p.head != nullptr) {
@@ -380,8 +359,10 @@ void TcpTransport::flush(Peer& p) {
       --queued_items_;
       if (item->on_sent) item->on_sent(item);
     }
+    if (p.next_link != nullptr) [[unlikely]] move_link_if_between_packets(p);
   }
-  set_events(c, false);
+  // An on_sent callback may have failed the peer meanwhile.
+  if (p.link != nullptr) set_events(*p.link, false);
 }
 
 void TcpTransport::accept_all() {
@@ -412,16 +393,8 @@ bool TcpTransport::read_handshake(Connection& c) {
     return false;
   }
   c.peer = peer;
-  c.authenticated = true;
-  // Adopted as our link to that rank unless we opened one ourselves: then
-  // both ranks connected at once, and each keeps sending on its own.
-  Peer& p = peers_[static_cast<size_t>(c.peer)];
-  if (p.state == Peer::State::kIdle) {
-    p.state = Peer::State::kOpen;
-    p.link = &c;
-    p.where = "the connection it opened";
-    FERRY_DEBUG(kTcp, "peer %d via tcp, on the connection it opened", c.peer);
-  }
+  c.phase = Connection::Phase::kPackets;
+  on_peer_connected(peers_[static_cast<size_t>(peer)], c);
   return true;
 }
 
@@ -433,17 +406,24 @@ void TcpTransport::handle(Connection& c, uint32_t events) {
     return;
   }
   if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-    if (!c.authenticated && !read_handshake(c)) {
+    if (c.phase == Connection::Phase::kHandshake && !read_handshake(c)) {
       close_connection(c);
       return;
     }
-    if (c.authenticated && receive(c) == Inbound::Status::kClosed) return;
+    if (c.phase != Connection::Phase::kHandshake && receive(c) == Inbound::Status::kClosed) return;
   }
   // A packet handler may have sent on this connection meanwhile, or failed it.
   if ((events & EPOLLOUT) && linked != nullptr && linked->link == &c) flush(*linked);
 }
 
 Inbound::Status TcpTransport::receive(Connection& c) {
+  if (c.phase != Connection::Phase::kPackets) [[unlikely]] {
+    if (!read_reply(c)) {
+      close_connection(c);
+      return Inbound::Status::kClosed;
+    }
+    if (c.phase != Connection::Phase::kPackets) return Inbound::Status::kEmpty;
+  }
   Inbound::Status status = c.inbound.receive(c.fd, c.peer, handler_);
   if (status == Inbound::Status::kClosed) {
     if (c.inbound.in_payload())
@@ -470,7 +450,7 @@ Inbound::Status TcpTransport::receive(Connection& c) {
 // doorbell's lock on and nobody asleep, keeping it watched cost 0.7 us of a
 // 8.5 us round trip.
 bool TcpTransport::reading_sole_directly() const {
-  return sole_ != nullptr && sole_->authenticated && !sole_->writing;
+  return sole_ != nullptr && sole_->phase != Connection::Phase::kHandshake && !sole_->writing;
 }
 
 int TcpTransport::progress() {

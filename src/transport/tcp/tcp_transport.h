@@ -1,21 +1,24 @@
 // The TCP transport: nonblocking sockets driven by one epoll set.
 //
 // Connections open lazily, on the first packet for a peer, so start-up cost
-// does not grow with the job size. A pair of ranks normally shares one
-// connection for both directions: the rank that sends first connects, and
-// the other adopts the connection it accepted for its own packets, unless
-// it has already started a connection of its own. Sharing one socket
-// matters on the critical path: the data of a reply carries the TCP
-// acknowledgement of the request, where two one-way connections cost a bare
-// ACK segment, sent and processed by both kernels, per message (in a raw
-// loopback ping-pong, 6.4 us per half round trip on two connections, 4.0 on
-// one). If both ranks connect at once, each keeps sending on the connection
-// it opened and reads both; either way every rank's packets to a peer
-// travel on exactly one connection, which keeps them in send order. The
-// first bytes a connecting rank sends are a handshake carrying the job
-// secret; an accepted connection without it is closed before anything else
-// is read from it.
+// does not grow with the job size. A pair of ranks shares one connection for
+// both directions: the rank that sends first connects, and the other adopts
+// the connection it accepted for its own packets. Sharing one socket matters
+// on the critical path: the data of a reply carries the TCP acknowledgement
+// of the request, where two one-way connections cost a bare ACK segment,
+// sent and processed by both kernels, per message (in a raw loopback
+// ping-pong, 6.4 us per half round trip on two connections, 4.0 on one; an
+// MPI round trip 13.7 against 9.0 us). The first bytes a connecting rank
+// sends are a handshake carrying the job secret; an accepted connection
+// without it is closed before anything else is read from it. The first bytes
+// the other rank sends back on a connection it adopted are a Reply.
 //
+// Both ranks may connect at once (an allgather, MPI_Win_allocate's
+// exchange: each sends the other its first packet before it has heard from
+// it), each already sending on its own connection. The connection dialed by
+// the lower process (job tag, then rank) wins; the higher one moves to it
+// (crossing.cc explains how without letting any packet overtake another,
+// MPI-3.1 §3.5), so even then the pair ends on one connection.
 // Processes of other jobs under the same launcher (MPI-3.1 §10: spawned
 // children, or a job that connected through a port) reach each other here
 // too: they share the launcher's secret, the handshake names the connecting
@@ -46,7 +49,16 @@ struct Handshake {
 };
 static_assert(sizeof(Handshake) == 32);
 constexpr uint32_t kHandshakeMagic = 0x59525246;  // "FRRY" little-endian
-constexpr uint32_t kHandshakeVersion = 2;
+constexpr uint32_t kHandshakeVersion = 3;  // 3: the accepting side answers with a Reply
+
+// The first bytes on a connection the other side dialed, sent (in the same
+// sendmsg as the first packet) once this side adopts it for its own packets.
+struct Reply {
+  uint32_t magic;    // 'FRRA'
+  uint32_t crossed;  // 1: this side's own connection carried packets first; drain it before reading on
+};
+static_assert(sizeof(Reply) == 8);
+constexpr uint32_t kReplyMagic = 0x41525246;  // "FRRA" little-endian
 
 // True if the handshake is ours and carries this job's secret. The secret is
 // compared in constant time.
@@ -136,6 +148,18 @@ class TcpTransport final : public Transport {
   // Reads and checks the handshake of an accepted connection; false if the
   // connection is to be closed.
   bool read_handshake(Connection& c);
+  // Crossed connections (crossing.cc). The peer's handshake has arrived on
+  // `accepted`: makes it our link to the peer, unless we dialed too and our
+  // connection wins.
+  void on_peer_connected(Peer& p, Connection& accepted);
+  // Moves our packets to the connection we adopted once the one we dialed
+  // is at a packet boundary (now, or when flush() reaches one).
+  void move_link_if_between_packets(Peer& p);
+  // Reads the Reply on a connection we dialed; false if it is to be closed.
+  bool read_reply(Connection& c);
+  // An accepted connection that was not our link has ended: every packet
+  // the peer sent before it moved to our connection has been delivered.
+  void peer_dial_drained(Peer& p);
   void handle(Connection& c, uint32_t events);
   // Reads what an authenticated connection has; closes it if the peer did.
   Inbound::Status receive(Connection& c);
