@@ -134,10 +134,18 @@ struct Service::Incoming {
 struct Service::Outgoing {
   MessageBytes data;
   Request* r = nullptr;
-  // A large request's data apart: its send, and the packed copy it is
-  // sent from (empty when sent from the origin's own dense buffer).
+  // Large data apart: its send, and the packed copy (or result) it is sent
+  // from, empty when it is sent from memory this service does not own:
+  // the origin's buffer (`from_user`: a fence waits for it, since a silent
+  // operation's answer never comes) or the target's window (`from_window`:
+  // a get's answer; the request counts as executed, and the origin's next
+  // requests wait, until the window is read).
   Request* data_r = nullptr;
   std::vector<char> packed;
+  bool from_user = false;
+  bool from_window = false;
+  int origin = 0;
+  uint32_t epoch = 0;
 };
 
 Service::Service(Window& w) : w_(w), alive_(std::make_shared<bool>(true)) {
@@ -147,6 +155,7 @@ Service::Service(Window& w) : w_(w), alive_(std::make_shared<bool>(true)) {
   sent_in_epoch_.assign(static_cast<size_t>(w.comm->size), 0);
   silent_.resize(static_cast<size_t>(w.comm->size));
   blocked_.assign(static_cast<size_t>(w.comm->size), 0);
+  window_sends_.assign(static_cast<size_t>(w.comm->size), 0);
 }
 
 Service::~Service() { *alive_ = false; }
@@ -180,6 +189,11 @@ void Service::finish_sends() {
     }
     if (o->r != nullptr) requests::release(o->r);
     if (o->data_r != nullptr) requests::release(o->data_r);
+    if (o->from_user) --user_data_sends_;
+    if (o->from_window) {
+      --window_sends_[static_cast<size_t>(o->origin)];
+      ++executed_[o->epoch];
+    }
     delete o;
     outgoing_[i] = outgoing_.back();
     outgoing_.pop_back();
@@ -249,9 +263,33 @@ Err Service::send(int target, const TargetOp& op, const std::vector<Run>& runs, 
     out->packed = std::move(packed);
     e = pt2pt::isend(pt2pt::Message{data, static_cast<MPI_Count>(data_bytes), &bytes_type()}, target, kTagData,
                      w_.comm, Request::Mode::kStandard, &out->data_r);
+    out->from_user = out->packed.empty() && out->data_r != nullptr;
+    if (out->from_user) ++user_data_sends_;
+    // The request went, its data did not (the peer is gone): nobody will
+    // answer it, so nothing waits for an answer.
+    if (!e.ok()) forget(target, h.id, silent);
   }
   outgoing_.push_back(out);
   return e;
+}
+
+void Service::forget(int target, uint64_t id, bool silent) {
+  size_t t = static_cast<size_t>(target);
+  if (silent) {
+    in_flight_bytes_[t] -= silent_[t].back().bytes;
+    silent_[t].pop_back();
+    return;
+  }
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return;
+  Pending* p = it->second;
+  pending_.erase(it);
+  --outstanding_[t];
+  --unanswered_;
+  if (p->awaited) --awaited_;
+  in_flight_bytes_[t] -= p->flight_bytes;
+  datatypes::release(p->type);
+  delete p;
 }
 
 void Service::send_sync(int target) {
@@ -302,6 +340,10 @@ std::vector<uint64_t> Service::sent_this_epoch() {
 Err Service::end_fence_epoch(uint64_t expected) {
   progress::Lock lock;
   progress::wait_until(lock, [&] {
+    // The epoch's large data sent from the program's buffers has left
+    // them too: after the fence the program may change or free them.
+    finish_sends();
+    if (user_data_sends_ != 0) return false;
     auto it = executed_.find(epoch_);
     uint64_t done = it == executed_.end() ? 0 : it->second;
     return done >= expected && awaited_ == 0;
@@ -372,9 +414,19 @@ bool Service::receive_reply_apart(Incoming& in) {
   return true;
 }
 
+Err Service::data_lost(const Request& r, int peer) {
+  if (r.error == MPI_SUCCESS) return {};
+  return fail(error_code::class_of(r.error), "the data of a one-sided operation from rank %d did not arrive: %s", peer,
+              error_code::text(r.error).c_str());
+}
+
 void Service::handle_reply(Incoming& in) {
   requests::release(in.r);
-  if (in.data_r != nullptr) requests::release(in.data_r);
+  Err lost;  // the answer's data apart did not arrive whole
+  if (in.data_r != nullptr) {
+    lost = data_lost(*in.data_r, in.source);
+    requests::release(in.data_r);
+  }
   WireReply h;
   std::memcpy(&h, in.data.data(), sizeof h);
   auto it = pending_.find(h.id);
@@ -388,9 +440,9 @@ void Service::handle_reply(Incoming& in) {
   Pending* p = it->second;
   pending_.erase(it);
   retire_silent(static_cast<size_t>(p->target), h.id);
-  Err e;
+  Err e = std::move(lost);
   if (h.error_class != MPI_SUCCESS) e = fail(h.error_class, "target rank %d: %s", p->target, h.message);
-  else if (p->bytes > 0 && p->result != nullptr && !in.direct)
+  else if (e.ok() && p->bytes > 0 && p->result != nullptr && !in.direct)
     type::unpack(*p->type, p->result, static_cast<uint64_t>(p->count), 0, std::min<uint64_t>(p->bytes, h.bytes),
                  h.data_apart != 0 ? in.payload.get() : in.data.data() + sizeof h);
   if (!e.ok() && first_error_.ok()) first_error_ = Err(e.mpi_class(), e.message());
@@ -404,8 +456,8 @@ void Service::handle_reply(Incoming& in) {
   delete p;
 }
 
-void Service::answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes,
-                     std::vector<char> kept) {
+Service::Outgoing* Service::answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes,
+                                   std::vector<char> kept) {
   auto* out = new Outgoing;
   WireReply h{};
   h.id = id;
@@ -428,6 +480,7 @@ void Service::answer(int origin, uint64_t id, const Err& e, const char* data, ui
                        kTagReplyData, w_.comm, Request::Mode::kStandard, &out->data_r);
   }
   outgoing_.push_back(out);
+  return out;
 }
 
 bool Service::try_grant(int origin, bool exclusive) {
@@ -517,7 +570,9 @@ void Service::handle(Incoming& in) {
   at += h.runs * sizeof(Run);
   const char* data = at;
   const char* compare = at + (h.data_apart != 0 ? 0 : h.data_bytes);
+  Err lost;  // the data apart did not arrive whole (its sender failed)
   if (h.data_apart != 0) {
+    lost = data_lost(*in.data_r, in.source);
     requests::release(in.data_r);
     in.data_r = nullptr;
     data = in.payload.get();
@@ -529,13 +584,20 @@ void Service::handle(Incoming& in) {
   a.base = self.base;
   a.atomics = self.in_segment;
   a.slot = mine;
-  Err e = check_runs(runs);
+  Err e = lost.ok() ? check_runs(runs) : std::move(lost);
   TargetOp op{static_cast<OpKind>(h.kind), h.op, h.basic, h.basic_size, h.exclusive != 0};
   // A large get of one run answers from the window itself.
   if (e.ok() && op.kind == OpKind::kGet && runs.size() == 1 && h.result_bytes >= kDataApartBytes &&
       runs[0].bytes == h.result_bytes) {
-    ++executed_[h.epoch];
-    answer(in.source, h.id, e, reinterpret_cast<const char*>(runs[0].address), h.result_bytes);
+    Outgoing* out = answer(in.source, h.id, e, reinterpret_cast<const char*>(runs[0].address), h.result_bytes);
+    if (out->data_r == nullptr) {
+      ++executed_[h.epoch];
+      return;
+    }
+    out->from_window = true;
+    out->origin = in.source;
+    out->epoch = h.epoch;
+    ++window_sends_[static_cast<size_t>(in.source)];
     return;
   }
   std::vector<char> result(h.result_bytes);
@@ -576,9 +638,11 @@ bool Service::advance() {
       ++it;
       continue;
     }
-    // Its turn: the request is in and its epoch reached; then, if its
-    // data comes apart, that data is in too.
-    bool ready = in->data_r != nullptr
+    // Its turn: the origin's last get is not being read out of the window
+    // any more, the request is in and its epoch reached; then, if its data
+    // comes apart, that data is in too.
+    bool ready = window_sends_[origin] != 0 ? false
+                 : in->data_r != nullptr
                      ? in->data_r->complete
                      : in->r->complete && static_cast<int32_t>(epoch_of(*in) - epoch_) <= 0 &&
                            !(receive_data_apart(*in) && !in->data_r->complete);

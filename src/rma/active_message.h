@@ -127,8 +127,9 @@ class Service {
   static uint32_t epoch_of(const Incoming& in);
   // `kept`: the vector `data` points into, if any (kept while large data
   // is sent apart from the answer).
-  void answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes,
-              std::vector<char> kept = {});
+  // Returns the answer's send (for a large get's answer from the window).
+  Outgoing* answer(int origin, uint64_t id, const Err& e, const char* data, uint64_t bytes,
+                   std::vector<char> kept = {});
   bool try_grant(int origin, bool exclusive);
   void finish_sends();
   void handle_reply(Incoming& in);
@@ -141,6 +142,11 @@ class Service {
   // Engine lock held: the silent operations to `target` sent before `id`
   // are done (an answer to `id` came; ~0: all of them).
   void retire_silent(size_t target, uint64_t id);
+  // Engine lock held: operation `id` to `target` will not be answered
+  // (its data could not be sent): nothing waits for it.
+  void forget(int target, uint64_t id, bool silent);
+  // The error of a receive of data apart from `peer`, if it failed.
+  static Err data_lost(const Request& r, int peer);
 
   Window& w_;
   bool running_ = false;
@@ -152,6 +158,8 @@ class Service {
   std::unordered_map<uint64_t, Pending*> pending_;   // by id
   std::deque<Incoming*> incoming_;                   // requests in arrival order
   std::vector<uint8_t> blocked_;                     // per origin, during advance(): a request waits
+  std::vector<uint32_t> window_sends_;               // per origin: large gets' answers still reading the window
+  uint64_t user_data_sends_ = 0;                     // large data still being sent from the program's buffers
   std::vector<Incoming*> replies_;                   // answers to this process's requests
   std::vector<Outgoing*> outgoing_;                  // sends in flight
   std::vector<std::pair<int, uint64_t>> waiting_locks_;  // (origin, id) of lock requests not yet granted

@@ -90,9 +90,16 @@ Err counted_fence(Window& w) {
   if (w.flavor == Flavor::kDynamic)
     if (Err e = w.service->flush(-1)) return e;
   std::vector<uint64_t> sent = w.service->sent_this_epoch();
+  // Memory reached without the target's service (mapped, by cross-memory
+  // attach, or through the NIC) may be read or written in the next epoch
+  // before the target executed this one's requests: the barrier keeps that
+  // from happening.
   bool reaches_others = false;
-  for (int t = 0; t < w.comm->size; ++t)
-    if (t != w.rank() && w.targets[static_cast<size_t>(t)].reach != Reach::kMessages) reaches_others = true;
+  for (int t = 0; t < w.comm->size; ++t) {
+    if (t == w.rank()) continue;
+    if (w.targets[static_cast<size_t>(t)].reach != Reach::kMessages) reaches_others = true;
+    if (w.rdma && w.rdma->remote[static_cast<size_t>(t)].key_bytes != 0) reaches_others = true;
+  }
   std::vector<uint64_t> blocks(2 * sent.size());
   for (size_t t = 0; t < sent.size(); ++t) {
     blocks[2 * t] = sent[t];

@@ -32,7 +32,10 @@
 // Completion: every request is signaled; a flush, unlock, complete or
 // fence waits (wait()) until the NIC has completed every request of this
 // window to the target(s) before it answers or releases the lock, as it
-// waits for the answers of active messages. A failed completion (a refused
+// waits for the answers of active messages. A fence on a window with
+// targets reached this way ends with a barrier (epochs.cc): the next
+// epoch's NIC requests must not reach a target before it executed this
+// epoch's active messages. A failed completion (a refused
 // key: a remote access error; a peer that stopped answering) is reported by
 // that wait as MPI_ERR_OTHER naming the call and the cause; the job goes
 // on, and later traffic to that rank fails (its queue pair is in error).

@@ -15,6 +15,12 @@
  *     buffer: the data messages are received in the order sent), one into
  *     a strided result type, one from a strided target type;
  *   - in a fence epoch: 8 large puts to disjoint blocks, unacknowledged;
+ *   - the buffers a fence epoch's large transfers read are free after the
+ *     fence: rank 0 puts 1 MiB to rank 1 and overwrites its source right
+ *     after the closing fence (the put is unacknowledged: the fence must
+ *     not return before the data has left the buffer); rank 0 gets 1 MiB
+ *     from rank 1, which overwrites its window right after the fence (the
+ *     answer must have left the window before rank 1's fence returns);
  *   - on a dynamic window, with --refused (every target reached by
  *     messages, whose service checks the range: FERRY_TRANSPORTS=tcp), a
  *     large put to an address nobody attached (MPI_ERR_RMA_RANGE at the
@@ -173,6 +179,29 @@ static void fence(MPI_Win win, unsigned char *mem, int rank, int size) {
   free(src);
 }
 
+/* One way between ranks 0 and 1, each buffer overwritten right after the
+ * closing fence; checked after a barrier. */
+static void fence_then_reuse(MPI_Win win, unsigned char *mem, int rank) {
+  unsigned char *src = mt_malloc(BIG);
+  const uint32_t put_seed = mt_seed(7, 0, 0), window_seed = mt_seed(8, 1, 0);
+  if (rank == 0) mt_fill(src, BIG, put_seed);
+  if (rank == 1) mt_fill(mem + BIG, BIG, window_seed);
+  CHECK_MPI(MPI_Win_fence(0, win));
+  if (rank == 0) CHECK_MPI(MPI_Put(src, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  if (rank == 0) memset(src, 0xEE, BIG);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) expect_pattern(mem, BIG, put_seed, "a fence epoch's put whose source was overwritten after the fence");
+  CHECK_MPI(MPI_Win_fence(0, win));
+  if (rank == 0) CHECK_MPI(MPI_Get(src, BIG, MPI_BYTE, 1, BIG, BIG, MPI_BYTE, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  if (rank == 1) memset(mem + BIG, 0xEE, BIG);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) expect_pattern(src, BIG, window_seed, "a fence epoch's get whose target overwrote its window after the fence");
+  CHECK_MPI(MPI_Win_fence(0, win));
+  free(src);
+}
+
 /* A dynamic window: a large put where nothing is attached fails at the
  * flush; the next large put lands. */
 static void dynamic(int rank, int size, int refused) {
@@ -218,6 +247,7 @@ int main(int argc, char **argv) {
   passive(win, mem, rank, size);
   gets(win, mem, rank, size);
   fence(win, mem, rank, size);
+  fence_then_reuse(win, mem, rank);
   MPI_Win_free(&win);
   dynamic(rank, size, argc > 1 && strcmp(argv[1], "--refused") == 0);
   mt_pass();
