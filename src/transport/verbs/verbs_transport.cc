@@ -196,7 +196,11 @@ void VerbsTransport::on_completion(const Completion& c) {
   retire(peer, p, c.wr_id & 0xffffffffu, cause_of(c.status));
   // A one-sided request's owner raises its failure as an MPI error; the
   // job goes on (the pair's later traffic fails: its QP is in error).
-  fail_peer(peer, p, message, !caller_reports);  // once: later flushed completions find it failed
+  // Unless messages to the rank are queued or in flight: they would be
+  // lost without a word and their receiver wait for ever, so the job ends.
+  bool messages_pending = p.head != nullptr;
+  for (const Posted& e : p.posted) messages_pending = messages_pending || e.one_sided == nullptr;
+  fail_peer(peer, p, message, !caller_reports || messages_pending);  // once: later flushed completions find it failed
 }
 
 int VerbsTransport::progress() {
