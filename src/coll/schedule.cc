@@ -38,6 +38,7 @@ Schedule::~Schedule() {
     requests::release(r);
   }
   for (const GpuScratch& g : gpu_scratch_) device::staging::give_device(g.buffer, g.bytes);
+  for (const scratch_cache::Block& b : scratch_) scratch_cache::give(b);
   for (const Datatype* t : held_types_) datatypes::release(t);
   for (const Op* op : held_ops_) ops::release(*op);
 }
@@ -200,8 +201,8 @@ void* Schedule::scratch(size_t bytes) {
     }
     if (build_error_.ok()) build_error_ = fail(MPI_ERR_NO_MEM, "GPU scratch of %zu bytes: %s", bytes, error.c_str());
   }
-  scratch_.push_back(std::make_unique_for_overwrite<char[]>(bytes > 0 ? bytes : 1));
-  return scratch_.back().get();
+  scratch_.push_back(scratch_cache::take(bytes));
+  return scratch_.back().memory;
 }
 
 void Schedule::post_round() {

@@ -46,6 +46,7 @@
 #include "base/op.h"
 #include "base/request.h"
 #include "coll/count_array.h"
+#include "coll/scratch_cache.h"
 
 namespace ferry::coll {
 
@@ -154,7 +155,7 @@ class Schedule {
   std::vector<size_t> round_ends_;  // index one past each round's last step
   size_t round_ = 0;
   std::vector<Request*> pending_;   // the current round's messages
-  std::vector<std::unique_ptr<char[]>> scratch_;
+  std::vector<scratch_cache::Block> scratch_;  // given back to the cache when the schedule ends
   struct GpuScratch {
     void* buffer;
     size_t bytes;
