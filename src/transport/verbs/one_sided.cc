@@ -25,7 +25,6 @@ namespace ferry::transport::verbs {
 namespace {
 
 constexpr size_t kMaxOneRequest = size_t{1} << 30;  // below the 2 GiB a request may carry
-constexpr uint8_t kKeyBytes = sizeof(uint32_t);     // the rkey, as expose() gives it
 
 }  // namespace
 

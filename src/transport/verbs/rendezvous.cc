@@ -12,11 +12,6 @@
 #include "transport/verbs/verbs_transport.h"
 
 namespace ferry::transport::verbs {
-namespace {
-
-constexpr uint8_t kKeyBytes = sizeof(uint32_t);  // the rkey
-
-}  // namespace
 
 bool VerbsTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
   (void)peer;
@@ -46,17 +41,7 @@ void VerbsTransport::conceal(const RemoteBuffer& remote) {
   cache_->release(e);
 }
 
-Started VerbsTransport::start_read(OneSided* op) {
-  if (op->peer < 0 || static_cast<size_t>(op->peer) >= peers_.size()) return Started::kUnsupported;
-  Peer& p = peers_[static_cast<size_t>(op->peer)];
-  if (op->local.kind != MemoryKind::kHost || op->remote.kind != MemoryKind::kHost ||
-      op->remote.key_bytes != kKeyBytes || (p.state != Peer::State::kConnected && p.state != Peer::State::kAccepted))
-    return Started::kUnsupported;
-  if (p.state == Peer::State::kAccepted) p.state = Peer::State::kConnected;  // its request came over the QP
-  op->transport_op = static_cast<uint8_t>(Opcode::kRead);
-  p.one_sided.push_back(op);
-  push(op->peer, p);
-  return Started::kPending;
-}
+// The rendezvous' reads share the one-sided queue (one_sided.cc).
+Started VerbsTransport::start_read(OneSided* op) { return queue_one_sided(op, Opcode::kRead); }
 
 }  // namespace ferry::transport::verbs

@@ -43,6 +43,9 @@
 
 namespace ferry::transport::verbs {
 
+// A registration's key as it travels (RemoteBuffer::key): the rkey alone.
+inline constexpr uint8_t kKeyBytes = sizeof(uint32_t);
+
 // Send-queue requests a peer may have outstanding: the QP's send queue
 // (Resources::send_queue_entries), less room for a flush.
 constexpr size_t kMaxPostedPerPeer = 240;
