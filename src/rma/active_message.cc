@@ -7,56 +7,14 @@
 #include "p2p/pt2pt.h"
 #include "progress/progress.h"
 #include "progress/tasks.h"
+#include "rma/active_message_parts.h"
 #include "rma/window.h"
 
 namespace ferry::rma {
+
+using namespace wire;
+
 namespace {
-
-constexpr int kTagRequest = 1;
-constexpr int kTagReply = 2;
-constexpr int kTagData = 3;       // a large request's data, apart from it
-constexpr int kTagReplyData = 4;  // a large answer's data, apart from it
-
-// A request carrying this much data or more sends it as a message of its
-// own after the request (kTagData), straight from the origin's buffer when
-// that is dense. The target, once it reaches the request, receives the
-// data straight into its window for a put of one run, or else into a
-// buffer of the request's own: large data then crosses with the
-// transport's single copy (a rendezvous) instead of being copied into a
-// zeroed request buffer on both sides and out of it again (a TCP put of
-// 4 MiB spent more time in memset and memcpy than in the socket). Large
-// answers likewise (kTagReplyData): a get of one run is sent from the
-// window itself, and the origin receives it into its result buffer when
-// that is dense.
-constexpr uint64_t kDataApartBytes = 64 * 1024;
-
-enum : uint32_t { kLock = 100, kUnlock = 101, kSync = 102 };
-
-struct WireRequest {
-  uint32_t kind;  // OpKind, kLock or kUnlock
-  int32_t op;
-  int32_t basic;
-  uint32_t exclusive;
-  uint32_t epoch;  // the origin's fence epoch (Service::end_fence_epoch)
-  uint32_t silent;  // answer only with an error
-  uint32_t data_apart;  // the data follows as a kTagData message
-  uint32_t reserved;
-  uint64_t id;
-  uint64_t basic_size;
-  uint64_t runs;
-  uint64_t data_bytes;
-  uint64_t result_bytes;
-};
-
-struct WireReply {
-  uint64_t id;
-  int32_t error_class;  // MPI_SUCCESS or the class of the target's error
-  int32_t data_apart;   // the data follows as a kTagReplyData message
-  uint64_t bytes;       // data that follows
-  char message[200];
-};
-
-const Datatype& bytes_type() { return *find_datatype(MPI_BYTE); }
 
 // Flow control: an origin has at most this many operations, carrying or
 // fetching at most this many bytes, unanswered at one target; a further one
@@ -88,65 +46,6 @@ class Task final : public progress::Task {
 };
 
 }  // namespace
-
-struct Service::Pending {
-  int target;
-  void* result;
-  MPI_Count count;
-  const Datatype* type;
-  uint64_t bytes;
-  Request* request;
-  uint64_t flight_bytes;  // sent and expected back (flow control)
-  bool awaited;           // a fence waits for its answer (data to bring, a request to complete)
-  Err error;
-};
-
-// A message's bytes, written by a copy or a receive right after they are
-// sized: std::vector<char> would zero them first, a pass over the whole
-// message that nobody reads (a TCP put of 4 MiB spent 7-8% of each side's
-// time in that memset, docs/performance.md).
-class MessageBytes {
- public:
-  void resize(size_t n) {
-    bytes_.reset(new char[n]);  // default-initialised: not zeroed
-    size_ = n;
-  }
-  char* data() { return bytes_.get(); }
-  const char* data() const { return bytes_.get(); }
-  size_t size() const { return size_; }
-
- private:
-  std::unique_ptr<char[]> bytes_;
-  size_t size_ = 0;
-};
-
-struct Service::Incoming {
-  MessageBytes data;  // the request (or answer) as it came
-  Request* r = nullptr;
-  int source = 0;
-  // A request whose data comes apart (kDataApartBytes): where it lands,
-  // the window itself (`direct`) or `payload`, and its receive.
-  Request* data_r = nullptr;
-  std::unique_ptr<char[]> payload;
-  bool direct = false;
-};
-
-struct Service::Outgoing {
-  MessageBytes data;
-  Request* r = nullptr;
-  // Large data apart: its send, and the packed copy (or result) it is sent
-  // from, empty when it is sent from memory this service does not own:
-  // the origin's buffer (`from_user`: a fence waits for it, since a silent
-  // operation's answer never comes) or the target's window (`from_window`:
-  // a get's answer; the request counts as executed, and the origin's next
-  // requests wait, until the window is read).
-  Request* data_r = nullptr;
-  std::vector<char> packed;
-  bool from_user = false;
-  bool from_window = false;
-  int origin = 0;
-  uint32_t epoch = 0;
-};
 
 Service::Service(Window& w) : w_(w), alive_(std::make_shared<bool>(true)) {
   outstanding_.assign(static_cast<size_t>(w.comm->size), 0);
@@ -392,34 +291,6 @@ void Service::receive_new() {
   }
 }
 
-bool Service::receive_reply_apart(Incoming& in) {
-  WireReply h;
-  std::memcpy(&h, in.data.data(), sizeof h);
-  if (h.data_apart == 0) return false;
-  // Into the result buffer when it is dense and takes all of it; else
-  // aside, to be unpacked (or dropped: an answer nobody waits for).
-  char* into = nullptr;
-  auto it = pending_.find(h.id);
-  if (it != pending_.end() && it->second->result != nullptr && it->second->bytes == h.bytes) {
-    const Pending& p = *it->second;
-    into = const_cast<char*>(type::dense_run(*p.type, p.result, static_cast<uint64_t>(p.count)));
-  }
-  in.direct = into != nullptr;
-  if (into == nullptr) {
-    in.payload.reset(new char[h.bytes]);
-    into = in.payload.get();
-  }
-  (void)pt2pt::irecv(into, static_cast<MPI_Count>(h.bytes), &bytes_type(), in.source, kTagReplyData, w_.comm,
-                     &in.data_r);
-  return true;
-}
-
-Err Service::data_lost(const Request& r, int peer) {
-  if (r.error == MPI_SUCCESS) return {};
-  return fail(error_code::class_of(r.error), "the data of a one-sided operation from rank %d did not arrive: %s", peer,
-              error_code::text(r.error).c_str());
-}
-
 void Service::handle_reply(Incoming& in) {
   requests::release(in.r);
   Err lost;  // the answer's data apart did not arrive whole
@@ -511,36 +382,6 @@ Err Service::check_runs(const std::vector<Run>& runs) const {
   return {};
 }
 
-std::vector<Run> Service::runs_of(const Incoming& in) {
-  WireRequest h;
-  std::memcpy(&h, in.data.data(), sizeof h);
-  std::vector<Run> runs(h.runs);
-  if (h.runs > 0) std::memcpy(runs.data(), in.data.data() + sizeof h, h.runs * sizeof(Run));
-  return runs;
-}
-
-bool Service::receive_data_apart(Incoming& in) {
-  WireRequest h;
-  std::memcpy(&h, in.data.data(), sizeof h);
-  if (h.data_apart == 0) return false;
-  // A put of one run inside the window lands where it belongs; anything
-  // else (accumulates, several runs, a run outside: its error still needs
-  // the data taken off the wire) in a buffer of its own, uninitialised.
-  std::vector<Run> runs = runs_of(in);
-  char* into = nullptr;
-  if (static_cast<OpKind>(h.kind) == OpKind::kPut && runs.size() == 1 && runs[0].bytes == h.data_bytes &&
-      check_runs(runs).ok()) {
-    into = reinterpret_cast<char*>(runs[0].address);
-    in.direct = true;
-  } else {
-    in.payload.reset(new char[h.data_bytes]);
-    into = in.payload.get();
-  }
-  (void)pt2pt::irecv(into, static_cast<MPI_Count>(h.data_bytes), &bytes_type(), in.source, kTagData, w_.comm,
-                     &in.data_r);
-  return true;
-}
-
 void Service::handle(Incoming& in) {
   WireRequest h;
   std::memcpy(&h, in.data.data(), sizeof h);
@@ -565,8 +406,7 @@ void Service::handle(Incoming& in) {
     answer(in.source, h.id, {}, nullptr, 0);
     return;
   }
-  std::vector<Run> runs(h.runs);
-  if (h.runs > 0) std::memcpy(runs.data(), at, h.runs * sizeof(Run));
+  std::vector<Run> runs = runs_of(in);
   at += h.runs * sizeof(Run);
   const char* data = at;
   const char* compare = at + (h.data_apart != 0 ? 0 : h.data_bytes);

@@ -5,7 +5,8 @@
 // An origin sends one request message per operation: a header, the runs of
 // target memory (addresses in the target's address space, computed by the
 // origin from the target's base and displacement unit, which every rank
-// learned at creation) and the packed data. The target's service executes
+// learned at creation) and the packed data; data of 64 KiB or more follows
+// as a message of its own (rma/data_apart.cc), answers' data likewise. The target's service executes
 // it with rma/apply.h, as a same-host origin would, and answers with an
 // acknowledgement carrying any data read. Lock and unlock are requests too:
 // the service takes the target's lock word for the origin (rma/control.h),
@@ -136,6 +137,9 @@ class Service {
   // An answer whose data comes apart: posts the data's receive (into the
   // result buffer, or in.payload) and returns true; false for any other.
   bool receive_reply_apart(Incoming& in);
+  // Both: posts the receive of `bytes` with `tag` from in.source into
+  // `into`, or into in.payload when `into` is null.
+  void receive_apart(Incoming& in, char* into, uint64_t bytes, int tag);
   // Engine lock held: asks `target` to answer once it executed what this
   // process sent it (the silent operations' acknowledgement).
   void send_sync(int target);
