@@ -20,8 +20,13 @@ show() { echo "--- $1"; cat "$1"; }
 # How mpirun is started: directly, or as the test bed's user (cases across hosts).
 launch=("$MPIRUN")
 
-torch_script=$EXAMPLES/train_torch.py
-mpi4py_script=$EXAMPLES/train_mpi4py.py
+# Run from this case's own folder, so that what the case looks for (the
+# victim to kill, ranks left running) is its own: another case may run the
+# same script at the same time (ctest -j).
+torch_script=$work/train_torch.py
+mpi4py_script=$work/train_mpi4py.py
+cp "$EXAMPLES/train_torch.py" "$torch_script" && cp "$EXAMPLES/train_mpi4py.py" "$mpi4py_script" ||
+  fail "cannot copy the training scripts into $work"
 need_torch() { "$PYTHON" -c 'import torch' 2>/dev/null || skip "python3-torch is not installed ($PYTHON cannot import torch)"; }
 need_mpi4py() {
   local tree
