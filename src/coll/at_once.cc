@@ -11,13 +11,18 @@
 
 namespace ferry::coll {
 
-Request* completed_request(Communicator* c, const Err& e) {
-  progress::Lock lock;
+Request* collective_request(Communicator* c) {
   Request* r = requests::acquire();
   r->kind = Request::Kind::kCollective;
   r->comm = c;
   r->active = true;
   r->status = pt2pt::empty_status();
+  return r;
+}
+
+Request* completed_request(Communicator* c, const Err& e) {
+  progress::Lock lock;
+  Request* r = collective_request(c);
   complete(r, e);
   return r;
 }

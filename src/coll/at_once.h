@@ -37,6 +37,10 @@
 
 namespace ferry::coll {
 
+// A nonblocking collective's request on `c`, active, not yet complete
+// (engine lock held).
+Request* collective_request(Communicator* c);
+
 // A request that is complete with `e` (MPI_I... of a call that finished at once).
 Request* completed_request(Communicator* c, const Err& e);
 

@@ -228,8 +228,9 @@ struct RmaJob : Job {
   }
   ~RmaJob() { progress::remove_all_sources(); }
 
-  Err put(const void* data, MPI_Count count, MPI_Datatype type, MPI_Aint disp) {
-    Operation o{OpKind::kPut};
+  // A put or get of `count` elements of `type` at displacement `disp` of rank 1.
+  Err move(OpKind kind, const void* data, MPI_Count count, MPI_Datatype type, MPI_Aint disp, const char* call) {
+    Operation o{kind};
     o.origin = data;
     o.origin_count = count;
     o.origin_type = find_datatype(type);
@@ -237,18 +238,13 @@ struct RmaJob : Job {
     o.disp = disp;
     o.target_count = count;
     o.target_type = find_datatype(type);
-    return start(w, o, nullptr, "MPI_Put");
+    return start(w, o, nullptr, call);
+  }
+  Err put(const void* data, MPI_Count count, MPI_Datatype type, MPI_Aint disp) {
+    return move(OpKind::kPut, data, count, type, disp, "MPI_Put");
   }
   Err get(void* data, MPI_Count count, MPI_Datatype type, MPI_Aint disp) {
-    Operation o{OpKind::kGet};
-    o.origin = data;
-    o.origin_count = count;
-    o.origin_type = find_datatype(type);
-    o.target = 1;
-    o.disp = disp;
-    o.target_count = count;
-    o.target_type = find_datatype(type);
-    return start(w, o, nullptr, "MPI_Get");
+    return move(OpKind::kGet, data, count, type, disp, "MPI_Get");
   }
   Err fetch_and_op(const void* in, void* out, MPI_Op op, MPI_Aint disp) {
     Operation o{OpKind::kGetAccumulate};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/revocation.h"
+#include "coll/at_once.h"
 #include "coll/shm/agreement.h"
 #include "coll/shm/cells.h"
 #include "coll/typed_buffer.h"
@@ -365,11 +366,7 @@ void start(CommSegment& seg, const Call& call, Request* r, bool hold) {
 
 Request* start_nonblocking(Communicator* c, CommSegment& seg, const Call& call) {
   progress::Lock lock;
-  Request* r = requests::acquire();
-  r->kind = Request::Kind::kCollective;
-  r->comm = c;
-  r->active = true;
-  r->status = pt2pt::empty_status();
+  Request* r = collective_request(c);
   start(seg, call, r, true);
   return r;
 }
