@@ -147,6 +147,25 @@ case_interrupt_deep() {
   expect_nothing_left
 }
 
+# start_slow_chain: mpirun of 4 ranks over sim1..sim4 in a chain (fanout 1),
+# each start of a daemon taking 3 s, in the background; JOB is timeout(1)'s
+# pid, MPIRUN_PID mpirun's (timeout(1) would pass neither SIGKILL nor a
+# SIGTERM meant for mpirun alone).
+start_slow_chain() {
+  local i
+  hosts 4
+  SIM_DELAY=3 FERRY_LAUNCH_FANOUT=1 timeout 60 "$MPIRUN" --hostfile "$WORK/hosts" --launch-agent "$AGENT" \
+    --bind-to none --no-torch-env -n 4 sleep "$MARK" >"$WORK/out" 2>"$WORK/err" </dev/null &
+  JOB=$!
+  MPIRUN_PID=""
+  for i in $(seq 1 50); do
+    MPIRUN_PID=$(pgrep -P $JOB -x mpirun)
+    [ -n "$MPIRUN_PID" ] && break
+    sleep 0.1
+  done
+  [ -n "$MPIRUN_PID" ] || { kill $JOB; fail "no mpirun under timeout(1)"; }
+}
+
 # mpirun is killed (SIGKILL: no word to the daemons) while the chain
 # mpirun -> sim1 -> sim2 -> sim3 is starting, each start taking 3 s: sim1's
 # daemon, waiting on sim2's start, sees its parent's link close and ends at
@@ -154,21 +173,15 @@ case_interrupt_deep() {
 # daemon started late for sim2 finds no parent to connect to and ends too.
 case_killed_mid_start() {
   local i
-  hosts 4
-  SIM_DELAY=3 FERRY_LAUNCH_FANOUT=1 timeout 60 "$MPIRUN" --hostfile "$WORK/hosts" --launch-agent "$AGENT" \
-    --bind-to none --no-torch-env -n 4 sleep "$MARK" >"$WORK/out" 2>"$WORK/err" </dev/null &
-  local job=$!
+  start_slow_chain
   for i in $(seq 1 100); do
     [ -n "$(our_daemons)" ] && break
     sleep 0.1
   done
-  [ -n "$(our_daemons)" ] || { kill $job; fail "sim1's daemon did not start"; }
+  [ -n "$(our_daemons)" ] || { kill $JOB; fail "sim1's daemon did not start"; }
   sleep 0.3  # sim1's daemon is in its start of sim2 now (3 s)
-  local mpirun_pid
-  mpirun_pid=$(pgrep -P $job -x mpirun)  # timeout(1) would not pass SIGKILL on
-  [ -n "$mpirun_pid" ] || { kill $job; fail "no mpirun under timeout(1)"; }
-  kill -KILL "$mpirun_pid"
-  wait $job 2>/dev/null
+  kill -KILL "$MPIRUN_PID"
+  wait $JOB 2>/dev/null
   sleep 1
   [ -z "$(our_daemons)" ] || fail "1 s after mpirun was killed, daemons still run: $(our_daemons | tr '\n' ' ')"
   sleep 4  # the agent's start of sim2 has run its ferryd by now
@@ -182,23 +195,16 @@ case_killed_mid_start() {
 # line saying why, rather than after the start; the daemon started late
 # finds nobody to connect to and ends too.
 case_term_mid_start() {
-  local i
-  hosts 4
-  SIM_DELAY=3 FERRY_LAUNCH_FANOUT=1 timeout 60 "$MPIRUN" --hostfile "$WORK/hosts" --launch-agent "$AGENT" \
-    --bind-to none --no-torch-env -n 4 sleep "$MARK" >"$WORK/out" 2>"$WORK/err" </dev/null &
-  local job=$!
-  local mpirun_pid=""
+  local i start
+  start_slow_chain
   for i in $(seq 1 50); do
-    mpirun_pid=$(pgrep -P $job -x mpirun)
-    [ -n "$mpirun_pid" ] && pgrep -P "$mpirun_pid" >/dev/null && break
+    pgrep -P "$MPIRUN_PID" >/dev/null && break
     sleep 0.1
   done
-  [ -n "$mpirun_pid" ] || { kill $job; fail "no mpirun under timeout(1)"; }
   sleep 0.5  # mpirun is inside the 3 s start of sim1's daemon now
-  local start
   start=$(now_ms)
-  kill -TERM "$mpirun_pid"
-  wait $job
+  kill -TERM "$MPIRUN_PID"
+  wait $JOB
   STATUS=$?
   ELAPSED=$(($(now_ms) - start))
   [ "$STATUS" -eq 143 ] || fail "exit status $STATUS after SIGTERM, expected 143"
