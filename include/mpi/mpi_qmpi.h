@@ -996,13 +996,13 @@ typedef int (QMPI_Startall_t)(QMPI_Context context, int tool_id, int count, MPI_
 typedef int (QMPI_Status_set_cancelled_t)(QMPI_Context context, int tool_id, MPI_Status *status, int flag);
 typedef int (QMPI_Test_t)(QMPI_Context context, int tool_id, MPI_Request *request, int *flag, MPI_Status *status);
 typedef int (QMPI_Test_cancelled_t)(QMPI_Context context, int tool_id, const MPI_Status *status, int *flag);
-typedef int (QMPI_Testall_t)(QMPI_Context context, int tool_id, int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+typedef int (QMPI_Testall_t)(QMPI_Context context, int tool_id, int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses);
 typedef int (QMPI_Testany_t)(QMPI_Context context, int tool_id, int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status);
-typedef int (QMPI_Testsome_t)(QMPI_Context context, int tool_id, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+typedef int (QMPI_Testsome_t)(QMPI_Context context, int tool_id, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses);
 typedef int (QMPI_Wait_t)(QMPI_Context context, int tool_id, MPI_Request *request, MPI_Status *status);
-typedef int (QMPI_Waitall_t)(QMPI_Context context, int tool_id, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+typedef int (QMPI_Waitall_t)(QMPI_Context context, int tool_id, int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 typedef int (QMPI_Waitany_t)(QMPI_Context context, int tool_id, int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status);
-typedef int (QMPI_Waitsome_t)(QMPI_Context context, int tool_id, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+typedef int (QMPI_Waitsome_t)(QMPI_Context context, int tool_id, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses);
 typedef int (QMPIX_Grequest_start_t)(QMPI_Context context, int tool_id, MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request);
 typedef int (QMPIX_Grequest_class_create_t)(QMPI_Context context, int tool_id, MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
 typedef int (QMPIX_Grequest_class_allocate_t)(QMPI_Context context, int tool_id, MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
