@@ -288,13 +288,18 @@ def late_partner_wrapper(f):
         return counted_first(f, [call, "  uint64_t end_ = now();",
                                  f"  note_time({f.qmpi}, end_ - start_);",
                                  f"  note_wait({f.qmpi}, end_ - start_);"])
-    if base in ("MPI_Recv", "MPI_Sendrecv"):
+    if base in ("MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace"):
         # Whole, so that its errors name the call; the receive notes when its message was matched.
         return counted_first(f, ["  late_partners::begin_receive();", call,
                                  f"  note_wait({f.qmpi}, late_partners::end_receive(start_));",
                                  f"  note_time({f.qmpi}, now() - start_);"])
     if f.name == "MPI_Wait":
         return counted_first(f, [f"  if (request != nullptr) note_wait({f.qmpi}, late_partners::wait_for_match(*request));",
+                                 call, f"  note_time({f.qmpi}, now() - start_);"])
+    if f.name in ("MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"):
+        wait = "wait_for_all_matched" if f.name == "MPI_Waitall" else "wait_for_any_matched"
+        count = "incount" if f.name == "MPI_Waitsome" else "count"
+        return counted_first(f, [f"  note_wait({f.qmpi}, late_partners::{wait}({count}, array_of_requests));",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     return None
 

@@ -8,6 +8,8 @@
 #include "profile/counters.h"
 #include "progress/progress.h"
 
+#include <vector>
+
 namespace ferry::profile::late_partners {
 
 uint64_t wait_for_match(MPI_Request request) {
@@ -19,6 +21,55 @@ uint64_t wait_for_match(MPI_Request request) {
   // The same wait as the receive's own (a failure or revocation completes it), ending earlier.
   progress::wait_until(lock, [r] { return r->matched || r->complete; });
   return now() - start;
+}
+
+namespace {
+
+// A started receive whose message's match the profile can see: `matched` means its sender sent.
+bool plain_receive(const Request* r) { return r->kind == Request::Kind::kRecv && r->partitioned == nullptr; }
+
+// The active requests of `handles` (engine lock held); none for an array the call itself rejects.
+std::vector<Request*> active_requests(int n, const MPI_Request* handles) {
+  std::vector<Request*> out;
+  if (n <= 0 || handles == nullptr) return out;
+  for (int i = 0; i < n; ++i)
+    if (Request* r = handles[i] != MPI_REQUEST_NULL ? requests::find(handles[i]) : nullptr; r != nullptr && r->active)
+      out.push_back(r);
+  return out;
+}
+
+// Ticks until `done` holds of the requests, 0 if it held at once. The same wait the call then
+// does (progress::wait_until: a failure or revocation completes a request), for a condition that
+// holds no later than the call's own, so it only ends earlier.
+template <class Done>
+uint64_t wait_for(progress::Lock& lock, Done done) {
+  if (done()) return 0;
+  uint64_t start = now();
+  progress::wait_until(lock, done);
+  return now() - start;
+}
+
+}  // namespace
+
+uint64_t wait_for_all_matched(int n, const MPI_Request* handles) {
+  progress::Lock lock;
+  std::vector<Request*> rs = active_requests(n, handles);
+  return wait_for(lock, [&rs] {
+    for (const Request* r : rs)
+      if (plain_receive(r) && !r->matched && !r->complete) return false;
+    return true;
+  });
+}
+
+uint64_t wait_for_any_matched(int n, const MPI_Request* handles) {
+  progress::Lock lock;
+  std::vector<Request*> rs = active_requests(n, handles);
+  if (rs.empty()) return 0;
+  return wait_for(lock, [&rs] {
+    for (const Request* r : rs)
+      if (r->complete || (plain_receive(r) && r->matched)) return true;
+    return false;
+  });
 }
 
 bool synchronize(MPI_Comm comm) {
