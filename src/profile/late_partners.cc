@@ -8,8 +8,6 @@
 #include "profile/counters.h"
 #include "progress/progress.h"
 
-#include <vector>
-
 namespace ferry::profile::late_partners {
 
 uint64_t wait_for_match(MPI_Request request) {
@@ -28,14 +26,10 @@ namespace {
 // A started receive whose message's match the profile can see: `matched` means its sender sent.
 bool plain_receive(const Request* r) { return r->kind == Request::Kind::kRecv && r->partitioned == nullptr; }
 
-// The active requests of `handles` (engine lock held); none for an array the call itself rejects.
-std::vector<Request*> active_requests(int n, const MPI_Request* handles) {
-  std::vector<Request*> out;
-  if (n <= 0 || handles == nullptr) return out;
-  for (int i = 0; i < n; ++i)
-    if (Request* r = handles[i] != MPI_REQUEST_NULL ? requests::find(handles[i]) : nullptr; r != nullptr && r->active)
-      out.push_back(r);
-  return out;
+// The live, active request behind `handle`, or nullptr (engine lock held).
+Request* active(MPI_Request handle) {
+  Request* r = handle != MPI_REQUEST_NULL ? requests::find(handle) : nullptr;
+  return r != nullptr && r->active ? r : nullptr;
 }
 
 // Ticks until `done` holds of the requests, 0 if it held at once. The same wait the call then
@@ -52,22 +46,26 @@ uint64_t wait_for(progress::Lock& lock, Done done) {
 }  // namespace
 
 uint64_t wait_for_all_matched(int n, const MPI_Request* handles) {
+  if (n <= 0 || handles == nullptr) return 0;  // the call itself says what is wrong
   progress::Lock lock;
-  std::vector<Request*> rs = active_requests(n, handles);
-  return wait_for(lock, [&rs] {
-    for (const Request* r : rs)
-      if (plain_receive(r) && !r->matched && !r->complete) return false;
+  return wait_for(lock, [n, handles] {
+    for (int i = 0; i < n; ++i)
+      if (const Request* r = active(handles[i]); r != nullptr && plain_receive(r) && !r->matched && !r->complete)
+        return false;
     return true;
   });
 }
 
 uint64_t wait_for_any_matched(int n, const MPI_Request* handles) {
+  if (n <= 0 || handles == nullptr) return 0;
   progress::Lock lock;
-  std::vector<Request*> rs = active_requests(n, handles);
-  if (rs.empty()) return 0;
-  return wait_for(lock, [&rs] {
-    for (const Request* r : rs)
-      if (r->complete || (plain_receive(r) && r->matched)) return true;
+  bool any_active = false;
+  for (int i = 0; i < n && !any_active; ++i) any_active = active(handles[i]) != nullptr;
+  if (!any_active) return 0;  // the call returns at once
+  return wait_for(lock, [n, handles] {
+    for (int i = 0; i < n; ++i)
+      if (const Request* r = active(handles[i]); r != nullptr && (r->complete || (plain_receive(r) && r->matched)))
+        return true;
     return false;
   });
 }
