@@ -224,21 +224,37 @@ ALL_WAITING = {"MPI_Barrier", "MPI_Probe", "MPI_Mprobe"}
 
 
 def counted_first(f, timed_body):
-    """(the wrapper's body, the function before it) for a wrapper that counts the call before it
+    """(the wrapper's body, the functions before it) for a wrapper that counts the call before it
     runs (what is counted does not depend on its outcome), then goes on to the implementation
     with nothing left to do after it (a tail call, or the implementation's body inlined), or on a
-    timed call to timed_X, which runs
-    `timed_body` (it has `start_`). Out of line, the timed path leaves the counting path nothing
-    to save and restore."""
+    timed call to timed_X, which runs `timed_body` (it has `start_`). Out of line, the timed path
+    leaves the counting path nothing to save and restore.
+
+    A call that moves data (a count and a datatype) is counted inline only in the common case, one
+    thread and a predefined datatype (and, for a send, MPI_COMM_WORLD, whose ranks are world ranks):
+    a few plain adds and no call, so that the arguments stay in their registers for the
+    implementation. Anything else goes to counted_X, out of line, which counts in general and then
+    goes on as X does."""
     args = arguments(f)
+    idx = f.qmpi
     timed = [f"__attribute__((noinline)) {f.returns} timed_{f.name}({parameters(f) or 'void'}) {{",
              "  uint64_t start_ = now();"] + timed_body + ["  return result_;", "}"]
-    body = [f"  int64_t bytes_ = {bytes_expression(f)};",
-            f"  note_call({f.qmpi}, bytes_);"] + (
-        ["  note_message(world_peer(comm, dest), uint64_t(bytes_));"] if is_send(f) else []) + [
-        f"  if (__builtin_expect(!timing_due({f.qmpi}), 1)) return ferry_impl_{f.name}({args});",
-        f"  return timed_{f.name}({args});"]
-    return body, timed
+    go_on = [f"  if (__builtin_expect(!timing_due({idx}), 1)) return ferry_impl_{f.name}({args});",
+             f"  return timed_{f.name}({args});"]
+    general = [f"  int64_t bytes_ = {bytes_expression(f)};",
+               f"  note_call({idx}, bytes_);"] + (
+        ["  note_message(world_peer(comm, dest), uint64_t(bytes_));"] if is_send(f) else []) + go_on
+    quick = bytes_expression(f).replace("type_bytes(", "builtin_bytes(", 1)
+    if quick == bytes_expression(f):  # moves no data: one add, no call either
+        return general, timed
+    counted = [f"__attribute__((noinline)) {f.returns} counted_{f.name}({parameters(f)}) {{"] + general + ["}"]
+    body = [f"  int64_t bytes_ = {quick};",
+            "  if (__builtin_expect(bytes_ < 0 || progress::threads_enabled" +
+            (" || comm != MPI_COMM_WORLD" if is_send(f) else "") + ", 0))",
+            f"    return counted_{f.name}({args});",
+            f"  note_sized_call({idx}, uint64_t(bytes_));"] + (
+        ["  note_message_alone(dest, uint64_t(bytes_));"] if is_send(f) else []) + go_on
+    return body, timed + counted
 
 
 def is_send(f):
@@ -272,13 +288,18 @@ def late_partner_wrapper(f):
         return counted_first(f, [call, "  uint64_t end_ = now();",
                                  f"  note_time({f.qmpi}, end_ - start_);",
                                  f"  note_wait({f.qmpi}, end_ - start_);"])
-    if base in ("MPI_Recv", "MPI_Sendrecv"):
+    if base in ("MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace"):
         # Whole, so that its errors name the call; the receive notes when its message was matched.
         return counted_first(f, ["  late_partners::begin_receive();", call,
                                  f"  note_wait({f.qmpi}, late_partners::end_receive(start_));",
                                  f"  note_time({f.qmpi}, now() - start_);"])
     if f.name == "MPI_Wait":
         return counted_first(f, [f"  if (request != nullptr) note_wait({f.qmpi}, late_partners::wait_for_match(*request));",
+                                 call, f"  note_time({f.qmpi}, now() - start_);"])
+    if f.name in ("MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"):
+        wait = "wait_for_all_matched" if f.name == "MPI_Waitall" else "wait_for_any_matched"
+        count = "incount" if f.name == "MPI_Waitsome" else "count"
+        return counted_first(f, [f"  note_wait({f.qmpi}, late_partners::{wait}({count}, array_of_requests));",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     return None
 
@@ -330,6 +351,14 @@ def profile(functions):
             "                       handle::object_of(type) == handle::Object::kDatatype, 1))",
             "    return int64_t((uint32_t(type) >> 8) & 0xff) * int64_t(count);",
             "  return derived_type_bytes(count, type);",
+            "}",
+            "",
+            "// Bytes of `count` elements of `type` when it is a predefined datatype (kind kKindBuiltin, object",
+            "// kDatatype: the handle's top six bits, one compare), else -1: the wrappers' inline path.",
+            "inline __attribute__((always_inline)) int64_t builtin_bytes(MPI_Count count, MPI_Datatype type) {",
+            "  constexpr uint32_t kBuiltinDatatype = handle::kKindBuiltin << 30 | uint32_t(handle::Object::kDatatype) << 26;",
+            "  if (__builtin_expect((uint32_t(type) & 0xfc000000u) != kBuiltinDatatype, 0)) return -1;",
+            "  return count > 0 ? int64_t((uint32_t(type) >> 8) & 0xff) * int64_t(count) : 0;",
             "}",
             "",
             "// A persistent send's message, at its start (MPI_Start, MPI_Startall): counted as sends are.",

@@ -22,7 +22,7 @@
 namespace ferry::profile_layout {
 
 constexpr uint64_t kMagic = 0x314c4946524f5250ull;  // "PROFIL1" little-endian
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
 
 // Message and access sizes in log2 buckets: bucket 0 holds 0 bytes, bucket b (1..kBuckets-2)
 // holds [2^(b-1), 2^b), the last everything from 2^(kBuckets-2) up.
@@ -41,22 +41,39 @@ constexpr int kTransportBytes = 8;
 
 enum State : uint32_t { kRunning = 0, kFinalized = 1 };
 
-// One MPI function's counts. `bytes`: count x datatype size of the call's (send) buffer argument
-// as the program passed it (a receive's posted size, a collective's per-call contribution).
+// One MPI function's counts, laid out for the call that counts them (src/profile/counters.h): a
+// call that moves data adds to `bytes` and to one size bucket, and a call of up to 31 bytes
+// (buckets 0-5) finds both, and the sampling countdown, in the first 64 bytes of its Call (the
+// array starts on a 64-byte boundary and a Call is six lines long). So a call's count is not a
+// counter of its own: `count` counts the calls that move no data (bytes < 0 in note_call), and the
+// function's calls are count + the sum of `sizes` (the launcher adds them up when it reads a file).
+// `bytes`: count x datatype size of the call's (send) buffer argument as the program passed it (a
+// receive's posted size, a collective's per-call contribution).
 // Times are in ticks of the rank's clock (Header::ticks_per_second; src/profile/clock.h), summed
-// over the `timed` calls of the `count` (short calls are sampled, src/profile/counters.h): the
-// function's time is ticks x count / timed.
+// over the `timed` calls of all of them (short calls are sampled, src/profile/counters.h): the
+// function's time is ticks x calls / timed.
 // `wait_ticks`: of those ticks, the part spent waiting for a late partner (src/profile/late_partners.h
 // says what is measured for which call), summed over the `waits` calls it was measured on: the
-// function's wait is wait_ticks x count / waits.
-struct Call {
+// function's wait is wait_ticks x calls / waits.
+// `untimed_left`: the rank's sampling state (counters.h Sampling), not a count: calls left before
+// the next timed one.
+struct alignas(64) Call {
+  uint32_t untimed_left;
+  uint32_t reserved;
+  uint64_t bytes;
+  uint64_t sizes[kBuckets];
   uint64_t count;
   uint64_t timed;
   uint64_t ticks;
-  uint64_t bytes;
-  uint64_t sizes[kBuckets];
   uint64_t wait_ticks;
   uint64_t waits;
+};
+static_assert(sizeof(Call) == 6 * 64 && offsetof(Call, sizes) + 6 * 8 == 64);
+
+// The point-to-point messages a rank sent to one world rank: a send adds to both, in one line.
+struct Peer {
+  uint64_t bytes;
+  uint64_t messages;  // persistent sends at each start
 };
 
 // One MPI-IO file (by the name given to MPI_File_open), as Darshan's MPI-IO module counts.
@@ -86,8 +103,7 @@ struct Header {
   uint32_t num_files;         // File slots in use
   uint64_t names_offset;      // char[num_calls][kNameBytes]
   uint64_t calls_offset;      // Call[num_calls]
-  uint64_t peer_bytes_offset;     // uint64_t[size]: point-to-point bytes sent to each world rank
-  uint64_t peer_messages_offset;  // uint64_t[size]: messages sent to each (persistent sends at each start)
+  uint64_t peers_offset;      // Peer[size]: point-to-point bytes and messages sent to each world rank
   uint64_t peer_rma_bytes_offset;  // uint64_t[size]: one-sided bytes to each target (put, get, accumulate, ...)
   uint64_t peer_rma_ops_offset;    // uint64_t[size]: one-sided operations on each
   uint64_t transports_offset;     // char[size][kTransportBytes]: the transport that reaches each
@@ -110,10 +126,8 @@ inline Header layout(uint32_t num_calls, int32_t size) {
   at = align(at + uint64_t(num_calls) * kNameBytes);
   h.calls_offset = at;
   at = align(at + uint64_t(num_calls) * sizeof(Call));
-  h.peer_bytes_offset = at;
-  at = align(at + uint64_t(size) * 8);
-  h.peer_messages_offset = at;
-  at = align(at + uint64_t(size) * 8);
+  h.peers_offset = at;
+  at = align(at + uint64_t(size) * sizeof(Peer));
   h.peer_rma_bytes_offset = at;
   at = align(at + uint64_t(size) * 8);
   h.peer_rma_ops_offset = at;

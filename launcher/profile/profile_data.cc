@@ -43,13 +43,17 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   // Times to nanoseconds: each rank's clock has its own rate (src/profile/clock.h).
   double ns_per_tick = h.ticks_per_second > 0 ? 1e9 / h.ticks_per_second : 1;
   r.calls = array_at<layout::Call>(bytes, h.calls_offset, h.num_calls);
-  // A sampled function's time is estimated from its timed calls (common/profile_layout.h).
   for (layout::Call& c : r.calls) {
+    // The calls that moved data are counted in their size buckets only (common/profile_layout.h).
+    for (uint64_t n : c.sizes) c.count += n;
+    // A sampled function's time is estimated from its timed calls.
     c.ticks = c.timed > 0 ? uint64_t(double(c.ticks) * ns_per_tick * double(c.count) / double(c.timed)) : 0;
     c.wait_ticks = c.waits > 0 ? uint64_t(double(c.wait_ticks) * ns_per_tick * double(c.count) / double(c.waits)) : 0;
   }
-  r.peer_bytes = array_at<uint64_t>(bytes, h.peer_bytes_offset, size_t(size));
-  r.peer_messages = array_at<uint64_t>(bytes, h.peer_messages_offset, size_t(size));
+  for (const layout::Peer& p : array_at<layout::Peer>(bytes, h.peers_offset, size_t(size))) {
+    r.peer_bytes.push_back(p.bytes);
+    r.peer_messages.push_back(p.messages);
+  }
   r.peer_rma_bytes = array_at<uint64_t>(bytes, h.peer_rma_bytes_offset, size_t(size));
   r.peer_rma_ops = array_at<uint64_t>(bytes, h.peer_rma_ops_offset, size_t(size));
   for (int p = 0; p < size; ++p)

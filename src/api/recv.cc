@@ -112,6 +112,7 @@ int send_receive_replace(const char* name, void* buf, MPI_Count count, MPI_Datat
   Err e = pt2pt::irecv(buf, count, t, source, recvtag, c, &r);
   MPI_Request handle = r->handle;
   if (!e) e = pt2pt::send(pt2pt::Message{copy, count, &packed}, dest, sendtag, c, Request::Mode::kStandard);
+  if (source != MPI_PROC_NULL) pt2pt::report_match(handle);  // FERRY_PROFILE's late-partner wait, as MPI_Sendrecv's
   int code = pt2pt::wait(&handle, status);
   std::free(copy);
   if (e) return call.result(std::move(e));

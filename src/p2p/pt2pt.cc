@@ -260,6 +260,15 @@ int wait(MPI_Request* handle, MPI_Status* status) {
   return retire(r, handle, status);
 }
 
+void report_match(MPI_Request handle) {
+  if (recv_matched_hook == nullptr) return;
+  progress::Lock lock;
+  Request* r = active_request(handle);
+  if (r == nullptr) return;
+  progress::wait_until(lock, [r] { return r->matched || r->complete; });
+  recv_matched_hook();
+}
+
 int test(MPI_Request* handle, int* flag, MPI_Status* status) {
   progress::Lock lock;
   Request* r = active_request(*handle);

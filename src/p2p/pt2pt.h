@@ -32,10 +32,13 @@ Err irecv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag,
 Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode,
          Context context = Context::kPointToPoint);
 // FERRY_PROFILE's late-partner wait (profile/late_partners.h): set by the profile around a timed
-// MPI_Recv or MPI_Sendrecv, called by that blocking receive once its message is matched (or it
+// MPI_Recv, MPI_Sendrecv or MPI_Sendrecv_replace, called by that blocking receive once its message is matched (or it
 // ended without one), so the profile learns how long the rank waited for its partner. Null
 // otherwise: a receive pays one test of it.
 inline thread_local void (*recv_matched_hook)() = nullptr;
+// The same for a receive that MPI_Sendrecv_replace started with irecv, before it waits for it:
+// when the hook is set, waits until `handle`'s receive is matched (or complete) and calls it.
+void report_match(MPI_Request handle);
 Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
          int* code);
 

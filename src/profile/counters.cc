@@ -85,7 +85,7 @@ char* map_file(const std::string& dir, const std::string& nspace, int rank, uint
 
 }  // namespace
 
-Where where = {early_calls, nullptr, nullptr, nullptr, nullptr, 0, nullptr};
+Where where = {early_calls, nullptr, nullptr, nullptr, 0, nullptr};
 Sampling sampling;
 bool io_enabled = false;
 
@@ -151,8 +151,7 @@ void start(const char* const* names, int num_calls) {
   std::memcpy(calls, early_calls, sizeof(layout::Call) * size_t(num_calls));
   files::move_to(part<layout::File>(h.files_offset), &header().num_files);
   where = {calls,
-           part<uint64_t>(h.peer_bytes_offset),
-           part<uint64_t>(h.peer_messages_offset),
+           part<layout::Peer>(h.peers_offset),
            part<uint64_t>(h.peer_rma_bytes_offset),
            part<uint64_t>(h.peer_rma_ops_offset),
            job.size,

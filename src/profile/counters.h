@@ -28,8 +28,7 @@ namespace layout = profile_layout;
 // Where the counters are now: the static area, then the mapping. Only start() changes them.
 struct Where {
   layout::Call* calls = nullptr;
-  uint64_t* peer_bytes = nullptr;     // nullptr until start(): no world yet
-  uint64_t* peer_messages = nullptr;
+  layout::Peer* peers = nullptr;      // nullptr until start(): no world yet
   uint64_t* peer_rma_bytes = nullptr;
   uint64_t* peer_rma_ops = nullptr;
   int world_size = 0;
@@ -52,15 +51,23 @@ inline void add(uint64_t& counter, uint64_t amount, bool atomic) {
 inline void add(uint64_t& counter, uint64_t amount) { add(counter, amount, progress::threads_enabled); }
 
 // A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions); `bytes` < 0
-// when the call moves no data (no size histogram entry). Every call is counted, timed or not.
+// when the call moves no data (no size histogram entry). Every call is counted, timed or not: one
+// that moves data in its size bucket, the others in `count` (common/profile_layout.h Call).
 inline void note_call(int index, int64_t bytes) {
   layout::Call& c = where.calls[index];
   bool atomic = progress::threads_enabled;
-  add(c.count, 1, atomic);
-  if (bytes >= 0) {
-    add(c.bytes, uint64_t(bytes), atomic);
-    add(c.sizes[layout::bucket(uint64_t(bytes))], 1, atomic);
-  }
+  if (bytes < 0) return add(c.count, 1, atomic);
+  add(c.bytes, uint64_t(bytes), atomic);
+  add(c.sizes[layout::bucket(uint64_t(bytes))], 1, atomic);
+}
+
+// note_call of a call that moves `bytes` >= 0, when one thread calls MPI (the caller has seen
+// progress::threads_enabled false): the wrappers' inline path for MPI_Send, MPI_Recv and the like,
+// two plain adds in the Call's first line for a short message.
+inline void note_sized_call(int index, uint64_t bytes) {
+  layout::Call& c = where.calls[index];
+  c.bytes += bytes;
+  c.sizes[layout::bucket(bytes)] += 1;
 }
 
 // Sampling: which calls are timed. Two reads of the TSC cost 15-100 ns in this project's VMs (a few
@@ -72,10 +79,11 @@ inline void note_call(int index, int64_t bytes) {
 // that a program's own period (every other receive waiting for a late partner) cannot line up
 // with the sampling. The report estimates a function's time as ticks x count / timed: exact where
 // every call was timed, an unbiased estimate elsewhere (common/profile_layout.h).
+// The countdown of untimed calls before a function's next timed one is its Call's untimed_left,
+// in the line the call counts into.
 struct Sampling {
   static constexpr uint64_t kWarmup = 32;
   static constexpr uint32_t kSampleGap = 64;
-  uint32_t skip[kMaxCalls] = {};  // untimed calls of each function before its next timed one
   uint64_t long_ticks = 0;        // set by attach(), from the clock's rate
   uint32_t random = 0x9e3779b9u;  // xorshift32 state: gaps, not security
 };
@@ -83,7 +91,7 @@ extern Sampling sampling;
 
 // Whether this call of function `index` is to be timed (then: now() around it, note_time after).
 inline bool timing_due(int index) {
-  std::atomic_ref<uint32_t> skip(sampling.skip[index]);  // threads may race here: a lost update
+  std::atomic_ref<uint32_t> skip(where.calls[index].untimed_left);  // threads may race here: a lost update
   uint32_t left = skip.load(std::memory_order_relaxed);  // only moves a sample by a call
   if (left == 0) return true;
   skip.store(left - 1, std::memory_order_relaxed);
@@ -105,7 +113,7 @@ inline void note_time(int index, uint64_t ticks) {
     state.store(x, std::memory_order_relaxed);
     skip = x % (2 * Sampling::kSampleGap - 1);  // 0 .. 2 gap - 2 skipped: one call in kSampleGap timed
   }
-  std::atomic_ref<uint32_t>(sampling.skip[index]).store(skip, std::memory_order_relaxed);
+  std::atomic_ref<uint32_t>(c.untimed_left).store(skip, std::memory_order_relaxed);
 }
 
 // `ticks` of a measured call of function `index` spent waiting for a late partner
@@ -118,10 +126,18 @@ inline void note_wait(int index, uint64_t ticks) {
 
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).
 inline void note_message(int peer, uint64_t bytes) {
-  if (peer < 0 || peer >= where.world_size) return;  // MPI_PROC_NULL, or a peer of another job
+  if (unsigned(peer) >= unsigned(where.world_size)) return;  // MPI_PROC_NULL, or a peer of another job
   bool atomic = progress::threads_enabled;
-  add(where.peer_bytes[peer], bytes, atomic);
-  add(where.peer_messages[peer], 1, atomic);
+  add(where.peers[peer].bytes, bytes, atomic);
+  add(where.peers[peer].messages, 1, atomic);
+}
+
+// note_message when one thread calls MPI (as note_sized_call).
+inline void note_message_alone(int peer, uint64_t bytes) {
+  if (unsigned(peer) >= unsigned(where.world_size)) return;
+  layout::Peer& p = where.peers[peer];
+  p.bytes += bytes;
+  p.messages += 1;
 }
 
 // A one-sided operation moving `bytes` (the origin's side) on world rank `peer`'s window memory.

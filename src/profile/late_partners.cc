@@ -21,6 +21,55 @@ uint64_t wait_for_match(MPI_Request request) {
   return now() - start;
 }
 
+namespace {
+
+// A started receive whose message's match the profile can see: `matched` means its sender sent.
+bool plain_receive(const Request* r) { return r->kind == Request::Kind::kRecv && r->partitioned == nullptr; }
+
+// The live, active request behind `handle`, or nullptr (engine lock held).
+Request* active(MPI_Request handle) {
+  Request* r = handle != MPI_REQUEST_NULL ? requests::find(handle) : nullptr;
+  return r != nullptr && r->active ? r : nullptr;
+}
+
+// Ticks until `done` holds of the requests, 0 if it held at once. The same wait the call then
+// does (progress::wait_until: a failure or revocation completes a request), for a condition that
+// holds no later than the call's own, so it only ends earlier.
+template <class Done>
+uint64_t wait_for(progress::Lock& lock, Done done) {
+  if (done()) return 0;
+  uint64_t start = now();
+  progress::wait_until(lock, done);
+  return now() - start;
+}
+
+}  // namespace
+
+uint64_t wait_for_all_matched(int n, const MPI_Request* handles) {
+  if (n <= 0 || handles == nullptr) return 0;  // the call itself says what is wrong
+  progress::Lock lock;
+  return wait_for(lock, [n, handles] {
+    for (int i = 0; i < n; ++i)
+      if (const Request* r = active(handles[i]); r != nullptr && plain_receive(r) && !r->matched && !r->complete)
+        return false;
+    return true;
+  });
+}
+
+uint64_t wait_for_any_matched(int n, const MPI_Request* handles) {
+  if (n <= 0 || handles == nullptr) return 0;
+  progress::Lock lock;
+  bool any_active = false;
+  for (int i = 0; i < n && !any_active; ++i) any_active = active(handles[i]) != nullptr;
+  if (!any_active) return 0;  // the call returns at once
+  return wait_for(lock, [n, handles] {
+    for (int i = 0; i < n; ++i)
+      if (const Request* r = active(handles[i]); r != nullptr && (r->complete || (plain_receive(r) && r->matched)))
+        return true;
+    return false;
+  });
+}
+
 bool synchronize(MPI_Comm comm) {
   Communicator* c = communicators::find(comm);
   if (c == nullptr || c->inter) return false;

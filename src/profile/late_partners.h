@@ -14,7 +14,14 @@
 //   it (its first packet arrived: begin_receive/end_receive); the wait is the time from the call's
 //   start until the match, about 0 when the message was there first.
 // - MPI_Wait (a timed call) on a receive not yet matched: the time until it is matched.
-// Waits under MPI_Waitall/any/some, MPI_Sendrecv and the nonblocking collectives are not measured.
+// - MPI_Waitall (a timed call): the time until every receive of its array is matched (its sends
+//   and other requests are not waited for: a receive's match is the partner's doing).
+// - MPI_Waitany, MPI_Waitsome (timed calls): the time until one of its receives is matched or any
+//   request is complete, when neither held at the call's start (one request done ends the call).
+// - MPI_Sendrecv and MPI_Sendrecv_replace as MPI_Recv: from the call's start until its receive's
+//   match (its own send comes first, so a long send's time is in it).
+// Waits of the nonblocking collectives (their MPI_Wait and the like) are not measured: no barrier
+// can come before them, and their requests do not say when the partners arrived.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +33,13 @@ namespace ferry::profile::late_partners {
 // Ticks this rank waited until a message was matched to receive request `request` (0 when it is
 // not a started receive, or was matched already).
 uint64_t wait_for_match(MPI_Request request);
+
+// MPI_Waitall's wait: ticks until each receive among requests `handles[0..n)` was matched (0 when
+// all were, or the array is one that MPI_Waitall rejects).
+uint64_t wait_for_all_matched(int n, const MPI_Request* handles);
+// MPI_Waitany's and MPI_Waitsome's: ticks until one of the receives was matched or one request was
+// complete (0 when one was at once).
+uint64_t wait_for_any_matched(int n, const MPI_Request* handles);
 
 // Runs a barrier on `comm` before a blocking collective: true when it ran (an intracommunicator;
 // false for an intercommunicator or a handle that is not a communicator, which the collective

@@ -521,9 +521,10 @@ LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
 
 def check_late_partners(mpirun, program, directory):
     """late_partners: rank 0 sleeps LATE_MS before each of LATE_ROUNDS barriers, allreduces, sends to
-    rank 1 (in MPI_Recv), sends to rank 2 (in MPI_Wait) and exchanges with rank 3 (MPI_Sendrecv): the
-    report says the others waited about LATE_ROUNDS x LATE_MS in each of those calls (rank 3 twice
-    that), and rank 0 next to nothing."""
+    ranks 1-3 (in MPI_Waitall, MPI_Waitany, MPI_Waitsome), sends to rank 1 (in MPI_Recv), sends to
+    rank 2 (in MPI_Wait), exchanges with rank 3 (MPI_Sendrecv) and with rank 1 (MPI_Sendrecv_replace):
+    the report says the others waited about LATE_ROUNDS x LATE_MS in each of those calls (rank 3
+    twice that, rank 1 in MPI_Sendrecv_replace three times), and rank 0 next to nothing."""
     report = profiled_job(mpirun, program, directory, [])
     if report is None:
         return
@@ -549,7 +550,13 @@ def check_late_partners(mpirun, program, directory):
     waits("MPI_Wait", [2], low, high)
     waits("MPI_Sendrecv", [3], 2 * low, 2 * high)  # rank 0's sends to rank 2, then its own
     waits("MPI_Sendrecv", [0], 0, none)
-    for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait", "MPI_Sendrecv"):
+    waits("MPI_Waitall", [1], low, high)  # its receive from rank 2 was there first
+    waits("MPI_Waitany", [2], low, high)
+    waits("MPI_Waitsome", [3], low, high)
+    waits("MPI_Sendrecv_replace", [1], 3 * low, 3 * high)  # rank 0's two phases before, then its own
+    waits("MPI_Sendrecv_replace", [0], 0, none)
+    for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait", "MPI_Sendrecv", "MPI_Waitall", "MPI_Waitany",
+                 "MPI_Waitsome", "MPI_Sendrecv_replace"):
         c = calls.get(call, {})
         for r, (t, w) in enumerate(zip(c.get("time_s_per_rank", []), c.get("wait_s_per_rank", []))):
             if w > t * 1.05 + 1e-4:

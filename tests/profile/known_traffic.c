@@ -8,7 +8,8 @@
  * one double; PERSISTENT_ROUNDS starts of a persistent send of PERSISTENT_BYTES to the right
  * (MPI_Send_init_c, MPI_Start and MPI_Startall in turn: a message at each start, none at the init); RMA_PUTS MPI_Put of RMA_PUT_INTS ints on
  * the right neighbour's window and one MPI_Fetch_and_op of an int on rank 0's; rank 0 also sends
- * BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send). Then FILE:
+ * BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send; on MPI_COMM_WORLD, a duplicate of it, and
+ * with a derived datatype in turn). Then FILE:
  * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
  * independent writes of TAIL bytes (MPI_File_write_at), one collective read of BLOCK bytes; the
  * collective writes with romio_cb_write=enable (through aggregators), the read without.
@@ -170,11 +171,24 @@ int main(int argc, char** argv) {
   MPI_Win_unlock(0, win);
   MPI_Win_free(&win);
 
+  /* The same bytes three ways: the profile's inline count (MPI_COMM_WORLD, a predefined type), then
+   * its general one (counted_X in the generated wrappers) for another communicator, then for a
+   * derived datatype. */
   static char big[BIG_BYTES];
+  MPI_Comm dup;
+  MPI_Datatype eight;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Type_contiguous(8, MPI_DOUBLE, &eight);
+  MPI_Type_commit(&eight);
   for (int i = 0; i < BIG_MESSAGES && size > 1; ++i) {
-    if (rank == 0) MPI_Send(big, BIG_BYTES / 8, MPI_DOUBLE, size - 1, 100 + i, MPI_COMM_WORLD);
-    if (rank == size - 1) MPI_Recv(big, BIG_BYTES / 8, MPI_DOUBLE, 0, 100 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Comm comm = i % 3 == 1 ? dup : MPI_COMM_WORLD;
+    MPI_Datatype type = i % 3 == 2 ? eight : MPI_DOUBLE;
+    int count = i % 3 == 2 ? BIG_BYTES / 64 : BIG_BYTES / 8;
+    if (rank == 0) MPI_Send(big, count, type, size - 1, 100 + i, comm);
+    if (rank == size - 1) MPI_Recv(big, count, type, 0, 100 + i, comm, MPI_STATUS_IGNORE);
   }
+  MPI_Type_free(&eight);
+  MPI_Comm_free(&dup);
 
   /* Collective buffering for the writes (two-phase, through aggregators), not for the read. */
   MPI_File fh;

@@ -4,12 +4,16 @@
  * ROUNDS times each, rank 0 sleeping LATE_MS first every time:
  *   MPI_Barrier on every rank;
  *   MPI_Allreduce of one int on every rank;
+ *   rank 0 sends to ranks 1, 2 and 3, which posted MPI_Irecv and wait in MPI_Waitall (rank 1, with
+ *   a receive from rank 2 that is there first), MPI_Waitany (rank 2) and MPI_Waitsome (rank 3);
  *   rank 0 sends to rank 1, which waits in MPI_Recv;
  * then one MPI_Barrier, and ROUNDS times rank 0 sends to rank 2, which posted MPI_Irecv and waits
  * in MPI_Wait; then ROUNDS times rank 0 and rank 3 exchange a value with MPI_Sendrecv (rank 3,
  * there since the barrier, also waits out rank 0's sends to rank 2). So the other ranks wait about
  * ROUNDS x LATE_MS in each of MPI_Barrier and MPI_Allreduce, rank 1 in MPI_Recv, rank 2 in MPI_Wait,
- * rank 3 twice that in MPI_Sendrecv, and rank 0 (the late one) nearly never. */
+ * rank 3 twice that in MPI_Sendrecv, and rank 0 (the late one) nearly never. Last, ROUNDS times rank 0
+ * and rank 1 exchange with MPI_Sendrecv_replace: rank 1, there since the second barrier, waits out
+ * the two phases before too (three times ROUNDS x LATE_MS). */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -39,6 +43,27 @@ int main(int argc, char** argv) {
   for (int i = 0; i < ROUNDS; ++i) {
     if (rank == 0) {
       usleep(LATE_MS * 1000);
+      for (int to = 1; to <= 3; ++to) MPI_Send(&i, 1, MPI_INT, to, i, MPI_COMM_WORLD);
+    } else if (rank <= 3) {
+      int got[2] = {-1, -1}, index = -1, done = 0, which[2];
+      MPI_Request r[2];
+      MPI_Irecv(&got[0], 1, MPI_INT, 0, i, MPI_COMM_WORLD, &r[0]);
+      if (rank == 2) MPI_Send(&i, 1, MPI_INT, 1, 100 + i, MPI_COMM_WORLD);  // rank 1's other receive
+      if (rank == 1) {
+        MPI_Irecv(&got[1], 1, MPI_INT, 2, 100 + i, MPI_COMM_WORLD, &r[1]);
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+      } else if (rank == 2) {
+        MPI_Waitany(1, r, &index, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Waitsome(1, r, &done, which, MPI_STATUSES_IGNORE);
+      }
+      if (got[0] != i || (rank == 1 && got[1] != i))
+        printf("late_partners: FAILED: rank %d got %d %d in round %d\n", rank, got[0], got[1], i);
+    }
+  }
+  for (int i = 0; i < ROUNDS; ++i) {
+    if (rank == 0) {
+      usleep(LATE_MS * 1000);
       MPI_Send(&i, 1, MPI_INT, 1, i, MPI_COMM_WORLD);
     } else if (rank == 1) {
       MPI_Recv(&value, 1, MPI_INT, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -61,6 +86,16 @@ int main(int argc, char** argv) {
       if (rank == 0) usleep(LATE_MS * 1000);
       MPI_Sendrecv(&i, 1, MPI_INT, partner, i, &back, 1, MPI_INT, partner, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (back != i) printf("late_partners: FAILED: rank %d got %d from MPI_Sendrecv, expected %d\n", rank, back, i);
+    }
+  }
+  for (int i = 0; i < ROUNDS; ++i) {
+    if (rank == 0 || rank == 1) {
+      int v = 10 * rank + i;
+      if (rank == 0) usleep(LATE_MS * 1000);
+      MPI_Sendrecv_replace(&v, 1, MPI_INT, 1 - rank, i, 1 - rank, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (v != 10 * (1 - rank) + i)
+        printf("late_partners: FAILED: rank %d got %d from MPI_Sendrecv_replace, expected %d\n", rank, v,
+               10 * (1 - rank) + i);
     }
   }
   if (sum != size) printf("late_partners: FAILED: allreduce sum %d\n", sum);

@@ -36,12 +36,13 @@ std::vector<char> rank_file(int rank, int size, bool finalized, uint64_t sends, 
   std::strcpy(bytes.data() + h.names_offset, "MPI_Send");
   std::strcpy(bytes.data() + h.names_offset + layout::kNameBytes, "MPI_Allreduce");
   layout::Call send{};
-  send.count = sends;
+  // Sends move data: they are counted in their size bucket only, and the reader adds them up.
+  if (sends > 0) send.sizes[layout::bucket(to_peer1 / sends)] = sends;
   send.timed = timed;
   send.ticks = timed * 2'000'000'000ull;
   send.bytes = to_peer1;
   std::memcpy(bytes.data() + h.calls_offset, &send, sizeof send);
-  std::memcpy(bytes.data() + h.peer_bytes_offset + 8, &to_peer1, 8);
+  std::memcpy(bytes.data() + h.peers_offset + sizeof(layout::Peer), &to_peer1, 8);
   return bytes;
 }
 
