@@ -112,6 +112,7 @@ class ShmTransport final : public Transport {
   // Cross-memory attach needs no registration: exposing host memory costs
   // nothing, and the copy is done before start_read returns.
   bool expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) override;
+  bool expose_exchanged(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) override;
   Started start_read(OneSided* op) override;
   Started start_write(OneSided* op) override;
 
@@ -156,6 +157,8 @@ class ShmTransport final : public Transport {
   // FERRY_SHM_CMA=auto: times CMA against the ring once, on the first large
   // message (cma_wins_).
   void calibrate_cma(size_t li);
+  // expose and expose_exchanged: `exchanged` also offers a CMA slower than the ring.
+  bool offer(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote, bool exchanged);
   // Adds to senders_ the peers that have set their live word since the last
   // look (one load when none has).
   void find_new_senders();
