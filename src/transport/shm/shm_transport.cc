@@ -299,9 +299,10 @@ bool ShmTransport::offer(int peer, const MemoryRef& local, size_t n, RemoteBuffe
   // The calibration weighs one copy by the kernel against the ring's two on
   // two cores (one each side). In an exchange each core also copies its own
   // incoming half, so the ring costs every core two copies where CMA costs
-  // one: there a slower CMA still wins (docs/performance.md, "MPI_Sendrecv as an exchange").
+  // one: there a slower CMA still wins, up to kExchangeCmaMax
+  // (docs/performance.md, "MPI_Sendrecv as an exchange").
   Cma cma = peers_[li].cma;
-  if (cma != kCmaWorks && !(exchanged && cma == kCmaSlower)) return false;
+  if (cma != kCmaWorks && !(exchanged && cma == kCmaSlower && n <= kExchangeCmaMax)) return false;
   remote->address = reinterpret_cast<uintptr_t>(local.data);
   remote->kind = MemoryKind::kHost;
   remote->key_bytes = 0;

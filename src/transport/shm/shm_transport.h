@@ -48,6 +48,13 @@ constexpr size_t kDefaultRingBytes = 256 * 1024;
 // Same-host messages up to this size go eagerly: one copy into the ring,
 // one out, buffered at the receiver if unexpected.
 constexpr size_t kEagerLimit = 64 * 1024;
+// The largest exchange (MPI_Sendrecv) read with CMA where calibration
+// prefers the ring one way (expose_exchanged). Measured on the 2-core VM:
+// single copy was as fast as the ring or up to twice as fast from 128 KiB
+// to 2 MiB (a shared core slows the ring, not CMA); from 3 MiB on its
+// fastest call still took 0.55x the ring's, but half of its calls stalled
+// for milliseconds (cause not found; FERRY_SHM_CMA=on does it too).
+constexpr size_t kExchangeCmaMax = 2 * 1024 * 1024;
 // Doorbells of peers a rank keeps open; the others are opened for each
 // ring (only when the peer sleeps, so a system call is being paid anyway).
 constexpr int kKeptBells = 32;
