@@ -67,6 +67,10 @@ struct Request {
   // waits for it (the send may have finished meanwhile).
   bool cancel_pending = false;
   bool finished_while_cancelling = false;
+  // Send: half of an exchange (MPI_Sendrecv) whose receive
+  // takes as much at the same time, so that this rank's core copies too
+  // (p2p/engine.cc start_send prefers the single copy then).
+  bool exchange = false;
   MPI_Request handle = MPI_REQUEST_NULL;
 
   // The operation as the user described it.

@@ -447,8 +447,12 @@ Err start_send(Request* r) {
     r->one_sided.peer = -1;
     size_t threshold = r->memory == transport::MemoryKind::kDevice ? route.reach.device_one_sided_threshold
                                                                    : route.reach.one_sided_threshold;
+    // Half of an exchange (Request::exchange): the transport may offer a
+    // single copy it would not offer a one-way send.
+    transport::MemoryRef local{r->buffer, r->memory};
     if (r->datatype->contiguous && r->bytes >= threshold &&
-        route.transport->expose(world_peer, transport::MemoryRef{r->buffer, r->memory}, r->bytes, &exposed)) {
+        (r->exchange ? route.transport->expose_exchanged(world_peer, local, r->bytes, &exposed)
+                     : route.transport->expose(world_peer, local, r->bytes, &exposed))) {
       // The receiver may read it in place (single copy); it then answers
       // kRendezvousDone, else kRendezvousReady as usual.
       p.header.flags = kFlagDirect | (exposed.kind == transport::MemoryKind::kDevice ? kFlagDeviceMemory : 0);

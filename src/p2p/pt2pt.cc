@@ -146,7 +146,10 @@ struct StackRequest {
   }
 };
 
-Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
+namespace {
+
+// MPI_Send and MPI_Sendrecv's send. `exchange`: see Request::exchange.
+Err blocking_send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context, bool exchange) {
   if (dest == MPI_PROC_NULL) return {};
   progress::Lock lock;
   StackRequest on_stack;
@@ -155,10 +158,17 @@ Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Cont
   on_stack.track();
   if (context == Context::kCollective) r->context = c->collective_context();
   r->mode = mode;
+  r->exchange = exchange;
   if (Err e = launch(r)) return e;
   progress::wait_until(lock, [r] { return r->complete; });
   if (r->error != MPI_SUCCESS) return Err(error_code::class_of(r->error), error_code::text(r->error));
   return {};
+}
+
+}  // namespace
+
+Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
+  return blocking_send(m, dest, tag, c, mode, context, false);
 }
 
 Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
@@ -198,7 +208,10 @@ Err sendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, c
     if (context == Context::kCollective) r->context = c->collective_context();
     if (Err e = launch(r)) return e;  // then nothing was posted
   }
-  Err sent = send(m, dest, send_tag, c, Request::Mode::kStandard, context);
+  // An exchange when the receive can take as much as is sent: this rank
+  // then copies its incoming half while the peer copies ours.
+  bool exchange = receives && r->bytes >= m.datatype->bytes(m.count);
+  Err sent = blocking_send(m, dest, send_tag, c, Request::Mode::kStandard, context, exchange);
   // Even when the send failed: the posted receive must not outlive this
   // frame, so this waits for its message (as MPI_Sendrecv always did).
   if (receives && recv_matched_hook != nullptr) {

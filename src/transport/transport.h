@@ -168,6 +168,14 @@ class Transport : public progress::Source {
     (void)peer, (void)local, (void)n, (void)remote;
     return false;
   }
+  // The same for a send that is half of an exchange (MPI_Sendrecv): the
+  // ranks copy their incoming halves at the same time, so every core is
+  // busy and the fewest copies win. A transport whose one-sided copy loses
+  // to its own pipelined path only when one side sits idle (shm: CMA against
+  // the ring's copy in and copy out, on two cores) offers it here anyway.
+  virtual bool expose_exchanged(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+    return expose(peer, local, n, remote);
+  }
   virtual void conceal(const RemoteBuffer& remote) { (void)remote; }
   virtual Started start_read(OneSided* op) {
     (void)op;

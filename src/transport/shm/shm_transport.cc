@@ -283,13 +283,26 @@ std::optional<Reach> ShmTransport::reach(int peer) const {
 }
 
 bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+  return offer(peer, local, n, remote, false);
+}
+bool ShmTransport::expose_exchanged(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
+  return offer(peer, local, n, remote, true);
+}
+
+bool ShmTransport::offer(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote, bool exchanged) {
   if (reaches(peer) && local.kind == MemoryKind::kDevice) return n >= cuda_ipc_.threshold() && cuda_ipc_.expose(local, remote);
   if (!reaches(peer) || local.kind != MemoryKind::kHost || n < cma_.threshold || cma_.mode == CmaOptions::kOff)
     return false;
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
   contact_or_fail(li);
   calibrate_cma(li);
-  if (peers_[li].cma != kCmaWorks) return false;
+  // The calibration weighs one copy by the kernel against the ring's two on
+  // two cores (one each side). In an exchange each core also copies its own
+  // incoming half, so the ring costs every core two copies where CMA costs
+  // one: there a slower CMA still wins, up to kExchangeCmaMax
+  // (docs/performance.md, "MPI_Sendrecv as an exchange").
+  Cma cma = peers_[li].cma;
+  if (cma != kCmaWorks && !(exchanged && cma == kCmaSlower && n <= kExchangeCmaMax)) return false;
   remote->address = reinterpret_cast<uintptr_t>(local.data);
   remote->kind = MemoryKind::kHost;
   remote->key_bytes = 0;
@@ -308,7 +321,9 @@ Started ShmTransport::copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, v
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(op->peer)]);
   contact_or_fail(li);
   Peer& p = peers_[li];
-  if (p.cma != kCmaWorks) return Started::kUnsupported;
+  // kCmaSlower too: the sender offered its buffer for an exchange
+  // (expose_exchanged), where one copy beats the ring's two.
+  if (p.cma != kCmaWorks && p.cma != kCmaSlower) return Started::kUnsupported;
   if (op->bytes == 0) return Started::kDone;
   int e = copy(p.pid, op->remote.address, op->local.data, op->bytes);
   if (e == 0) return Started::kDone;

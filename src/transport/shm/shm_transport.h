@@ -48,6 +48,13 @@ constexpr size_t kDefaultRingBytes = 256 * 1024;
 // Same-host messages up to this size go eagerly: one copy into the ring,
 // one out, buffered at the receiver if unexpected.
 constexpr size_t kEagerLimit = 64 * 1024;
+// The largest exchange (MPI_Sendrecv) read with CMA where calibration
+// prefers the ring one way (expose_exchanged). Measured on the 2-core VM:
+// single copy was as fast as the ring or up to twice as fast from 128 KiB
+// to 2 MiB (a shared core slows the ring, not CMA); from 3 MiB on its
+// fastest call still took 0.55x the ring's, but half of its calls stalled
+// for milliseconds (cause not found; FERRY_SHM_CMA=on does it too).
+constexpr size_t kExchangeCmaMax = 2 * 1024 * 1024;
 // Doorbells of peers a rank keeps open; the others are opened for each
 // ring (only when the peer sleeps, so a system call is being paid anyway).
 constexpr int kKeptBells = 32;
@@ -112,6 +119,7 @@ class ShmTransport final : public Transport {
   // Cross-memory attach needs no registration: exposing host memory costs
   // nothing, and the copy is done before start_read returns.
   bool expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) override;
+  bool expose_exchanged(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) override;
   Started start_read(OneSided* op) override;
   Started start_write(OneSided* op) override;
 
@@ -156,6 +164,8 @@ class ShmTransport final : public Transport {
   // FERRY_SHM_CMA=auto: times CMA against the ring once, on the first large
   // message (cma_wins_).
   void calibrate_cma(size_t li);
+  // expose and expose_exchanged: `exchanged` also offers a CMA slower than the ring.
+  bool offer(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote, bool exchanged);
   // Adds to senders_ the peers that have set their live word since the last
   // look (one load when none has).
   void find_new_senders();
