@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 
 namespace ferry::api {
 namespace {
@@ -23,9 +22,14 @@ TripleNames names_of(char (&out)[3][64], const char* what) {
   static constexpr TripleNames kPlain{"count", "type", "buf"};
   static constexpr TripleNames kSend{"sendcount", "sendtype", "sendbuf"};
   static constexpr TripleNames kRecv{"recvcount", "recvtype", "recvbuf"};
+  // Every collective call comes here with "", "send" or "recv": compared
+  // in place, without strcmp (two calls of libc per triple, issue 29).
   if (what[0] == 0) return kPlain;
-  if (std::strcmp(what, "send") == 0) return kSend;
-  if (std::strcmp(what, "recv") == 0) return kRecv;
+  auto is = [what](const char (&word)[5]) {
+    return what[0] == word[0] && what[1] == word[1] && what[2] == word[2] && what[3] == word[3] && what[4] == 0;
+  };
+  if (is("send")) return kSend;
+  if (is("recv")) return kRecv;
   const char* suffix[3] = {"count", "type", "buf"};
   for (int i = 0; i < 3; ++i) std::snprintf(out[i], sizeof out[i], "%s%s", what, suffix[i]);
   return {out[0], out[1], out[2]};

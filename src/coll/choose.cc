@@ -26,7 +26,9 @@ namespace ferry::coll {
 // finishes the operations this rank started on it (shm::settle), whose
 // flags come before its own.
 shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
-  if (device::enabled() || !shm::eligible(c)) return nullptr;
+  // segment_for and segment_if_made answer nullptr where the communicator
+  // is not eligible (shm::eligible), without a second look at its state.
+  if (device::enabled()) return nullptr;
   // A revoked communicator's collectives must fail with MPIX_ERR_REVOKED at
   // every member (p2p/revoke.h): the message path refuses at its first send
   // or receive, where flags in shared memory would wait for ranks that left.

@@ -61,7 +61,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
-#include <mutex>
 #include <string_view>
 
 #include "coll/choice_counters.h"
@@ -347,16 +346,21 @@ Override read_override(const OperationInfo& o) {
 }
 
 // Overrides are read once: the environment does not change under a job.
+// Every collective call asks, so the answer is one indexed load behind a
+// function-local static's guard: std::call_once set two thread-locals and
+// called pthread_once at each call, and the search of kOperations added a
+// compare per operation (about 100 instructions of a small collective's
+// choice, issue 29).
+constexpr size_t kOperationCount = static_cast<size_t>(Operation::kAlltoall) + 1;
+static_assert(kOperations.size() == kOperationCount, "one OperationInfo per Operation");
+
 const Override& override_of(Operation op) {
-  static std::once_flag once;
-  static std::array<Override, kOperations.size()> overrides;
-  std::call_once(once, [] {
-    for (size_t i = 0; i < kOperations.size(); ++i) overrides[i] = read_override(kOperations[i]);
-  });
-  for (size_t i = 0; i < kOperations.size(); ++i)
-    if (kOperations[i].op == op) return overrides[i];
-  static const Override none;
-  return none;
+  static const std::array<Override, kOperationCount> overrides = [] {
+    std::array<Override, kOperationCount> all;
+    for (const OperationInfo& o : kOperations) all[static_cast<size_t>(o.op)] = read_override(o);
+    return all;
+  }();
+  return overrides[static_cast<size_t>(op)];
 }
 
 Algorithm from_table(Operation op, const Query& q) {
@@ -366,10 +370,11 @@ Algorithm from_table(Operation op, const Query& q) {
     if (q.ranks > r.max_ranks || (r.power_of_two_only && !power_of_two) ||
         (r.non_power_of_two_only && power_of_two))
       continue;
-    const AlgorithmInfo* i = info_of(op, r.algorithm);
-    if (i->commutative_only && !q.commutative) continue;
     if (r.algorithm == Algorithm::kSharedMemory && !q.shared_memory) continue;
     if (r.algorithm == Algorithm::kHierarchical && !q.hierarchical) continue;
+    // The algorithm table is looked up only for a non-commutative operation
+    // (a scan of every algorithm, the most of a small call's choice).
+    if (!q.commutative && info_of(op, r.algorithm)->commutative_only) continue;
     return r.algorithm;
   }
   // Unreachable while every operation ends with a catch-all row that suits

@@ -10,14 +10,20 @@
 namespace ferry::coll::shm {
 namespace {
 
-// All n blocks of sendbuf into my cell; each block's packed size is the same.
+// The blocks of sendbuf for the other ranks into my cell, each at its
+// rank's place; each block's packed size is the same. My own block is not
+// packed: nobody reads it there (the caller copies it straight across, or
+// leaves it in place), so a scatter's root on 2 ranks packs one block, not
+// two.
 Err pack_blocks(CommSegment& seg, uint64_t s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype) {
   const size_t block = sendtype->bytes(sendcount);
   char* cell = seg.cell(seg.rank(), s);
-  for (int r = 0; r < seg.size(); ++r)
+  for (int r = 0; r < seg.size(); ++r) {
+    if (r == seg.rank()) continue;
     if (Err e = to_cell(element(sendbuf, static_cast<size_t>(r) * static_cast<size_t>(sendcount), sendtype), sendcount,
                         sendtype, cell + static_cast<size_t>(r) * block))
       return e;
+  }
   seg.record(s, block);
   return {};
 }

@@ -224,12 +224,15 @@ bool gathering(CommSegment& seg, Started& o) {
   return true;
 }
 
-// All n blocks of the send side into my cell, back to back (scatter.cc).
+// The send side's blocks for the other ranks into my cell, each at its
+// rank's place; mine is copied straight across or stays (scatter.cc).
 Err pack_blocks(CommSegment& seg, uint64_t s, const void* buf, MPI_Count count, const Datatype* type) {
   const size_t block = type->bytes(count);
   char* cell = seg.cell(seg.rank(), s);
-  for (int r = 0; r < seg.size(); ++r)
+  for (int r = 0; r < seg.size(); ++r) {
+    if (r == seg.rank()) continue;
     if (Err e = to_cell(block_of(buf, r, count, type), count, type, cell + static_cast<size_t>(r) * block)) return e;
+  }
   seg.record(s, block);
   return {};
 }

@@ -53,10 +53,13 @@ int main(int argc, char **argv) {
                "root = size");
   mt_expect_error(MPI_Igatherv(buf, 1, MPI_INT, buf2, counts, displs, MPI_INT, size, comm, &req), MPI_ERR_ROOT,
                "MPI_Igatherv", "root = size");
-  mt_expect_error(MPI_Allgather(buf, -2, MPI_INT, buf2, 1, MPI_INT, comm), MPI_ERR_COUNT, "MPI_Allgather",
-               "sendcount = -2");
-  mt_expect_error(MPI_Allgather(buf, 1, MPI_INT, buf2, 1, MPI_DATATYPE_NULL, comm), MPI_ERR_TYPE, "MPI_Allgather",
-               "recvtype = MPI_DATATYPE_NULL");
+  /* The message names the argument: "sendcount", "recvtype", "count" (api/coll_checks.cc, names_of). */
+  mt_expect_error_saying(MPI_Allgather(buf, -2, MPI_INT, buf2, 1, MPI_INT, comm), MPI_ERR_COUNT, "MPI_Allgather",
+                         "sendcount", "sendcount = -2");
+  mt_expect_error_saying(MPI_Allgather(buf, 1, MPI_INT, buf2, 1, MPI_DATATYPE_NULL, comm), MPI_ERR_TYPE,
+                         "MPI_Allgather", "recvtype", "recvtype = MPI_DATATYPE_NULL");
+  mt_expect_error_saying(MPI_Bcast(buf, -3, MPI_INT, 0, comm), MPI_ERR_COUNT, "MPI_Bcast", "count -3",
+                         "count = -3");
   if (ferry)
     mt_expect_error(MPI_Allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, comm), MPI_ERR_BUFFER, "MPI_Allgather",
                  "sendbuf == recvbuf");
