@@ -353,6 +353,16 @@ Override read_override(const OperationInfo& o) {
 // choice, issue 29).
 constexpr size_t kOperationCount = static_cast<size_t>(Operation::kAlltoall) + 1;
 static_assert(kOperations.size() == kOperationCount, "one OperationInfo per Operation");
+constexpr bool each_operation_once() {
+  std::array<bool, kOperationCount> seen{};
+  for (const OperationInfo& o : kOperations) {
+    size_t i = static_cast<size_t>(o.op);
+    if (i >= kOperationCount || seen[i]) return false;
+    seen[i] = true;
+  }
+  return true;
+}
+static_assert(each_operation_once(), "kOperations names every Operation once (override_of indexes by it)");
 
 const Override& override_of(Operation op) {
   static const std::array<Override, kOperationCount> overrides = [] {

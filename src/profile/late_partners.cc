@@ -48,9 +48,13 @@ uint64_t wait_for(progress::Lock& lock, Done done) {
 uint64_t wait_for_all_matched(int n, const MPI_Request* handles) {
   if (n <= 0 || handles == nullptr) return 0;  // the call itself says what is wrong
   progress::Lock lock;
-  return wait_for(lock, [n, handles] {
-    for (int i = 0; i < n; ++i)
-      if (const Request* r = active(handles[i]); r != nullptr && plain_receive(r) && !r->matched && !r->complete)
+  // Resumes at the first receive still unmatched (matched and complete stay
+  // set until the call retires the request), as pt2pt::wait_all does: one
+  // look per poll, not n.
+  int first = 0;
+  return wait_for(lock, [n, handles, &first] {
+    for (; first < n; ++first)
+      if (const Request* r = active(handles[first]); r != nullptr && plain_receive(r) && !r->matched && !r->complete)
         return false;
     return true;
   });

@@ -4,38 +4,11 @@
 // each sender's cell as its flag comes up.
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
+#include "coll/shm/blocks.h"
 #include "coll/shm/cells.h"
 #include "coll/typed_buffer.h"
 
 namespace ferry::coll::shm {
-namespace {
-
-// The blocks of sendbuf for the other ranks into my cell, each at its
-// rank's place; each block's packed size is the same. My own block is not
-// packed: nobody reads it there (the caller copies it straight across, or
-// leaves it in place), so a scatter's root on 2 ranks packs one block, not
-// two.
-Err pack_blocks(CommSegment& seg, uint64_t s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype) {
-  const size_t block = sendtype->bytes(sendcount);
-  char* cell = seg.cell(seg.rank(), s);
-  for (int r = 0; r < seg.size(); ++r) {
-    if (r == seg.rank()) continue;
-    if (Err e = to_cell(element(sendbuf, static_cast<size_t>(r) * static_cast<size_t>(sendcount), sendtype), sendcount,
-                        sendtype, cell + static_cast<size_t>(r) * block))
-      return e;
-  }
-  seg.record(s, block);
-  return {};
-}
-
-// My block out of rank `from`'s cell.
-Err my_block(CommSegment& seg, uint64_t s, int from, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
-  const size_t block = recvtype->bytes(recvcount);
-  if (Err e = check(seg, from, s, block)) return e;
-  return from_cell(seg.cell(from, s) + static_cast<size_t>(seg.rank()) * block, block, recvbuf, recvcount, recvtype);
-}
-
-}  // namespace
 
 Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
             MPI_Count recvcount, const Datatype* recvtype, int root) {

@@ -11,6 +11,7 @@
 #include "base/revocation.h"
 #include "coll/at_once.h"
 #include "coll/shm/agreement.h"
+#include "coll/shm/blocks.h"
 #include "coll/shm/cells.h"
 #include "coll/typed_buffer.h"
 #include "p2p/pt2pt.h"
@@ -222,26 +223,6 @@ bool gathering(CommSegment& seg, Started& o) {
   }
   seg.leave(o.s);
   return true;
-}
-
-// The send side's blocks for the other ranks into my cell, each at its
-// rank's place; mine is copied straight across or stays (scatter.cc).
-Err pack_blocks(CommSegment& seg, uint64_t s, const void* buf, MPI_Count count, const Datatype* type) {
-  const size_t block = type->bytes(count);
-  char* cell = seg.cell(seg.rank(), s);
-  for (int r = 0; r < seg.size(); ++r) {
-    if (r == seg.rank()) continue;
-    if (Err e = to_cell(block_of(buf, r, count, type), count, type, cell + static_cast<size_t>(r) * block)) return e;
-  }
-  seg.record(s, block);
-  return {};
-}
-
-// My block out of rank `from`'s cell.
-Err my_block(CommSegment& seg, uint64_t s, int from, void* recvbuf, MPI_Count count, const Datatype* type) {
-  const size_t block = type->bytes(count);
-  if (Err e = check(seg, from, s, block)) return e;
-  return from_cell(seg.cell(from, s) + static_cast<size_t>(seg.rank()) * block, block, recvbuf, count, type);
 }
 
 // Scatter and alltoall (scatter.cc): the root (every rank) packs a block

@@ -325,9 +325,11 @@ Started ShmTransport::copy_with_cma(OneSided* op, int (*copy)(pid_t, uint64_t, v
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(op->peer)]);
   contact_or_fail(li);
   Peer& p = peers_[li];
-  // kCmaSlower too: the sender offered its buffer for an exchange
-  // (expose_exchanged), where one copy beats the ring's two.
-  if (p.cma != kCmaWorks && p.cma != kCmaSlower) return Started::kUnsupported;
+  // kCmaSlower too, up to the exchange's limit: the sender may have offered
+  // its buffer for an exchange (expose_exchanged), where one copy beats the
+  // ring's two. Beyond it the ring, as this side's calibration chose (the
+  // packet does not say whether the offer was an exchange's).
+  if (p.cma != kCmaWorks && !(p.cma == kCmaSlower && op->bytes <= kExchangeCmaMax)) return Started::kUnsupported;
   if (op->bytes == 0) return Started::kDone;
   int e = copy(p.pid, op->remote.address, op->local.data, op->bytes);
   if (e == 0) return Started::kDone;
