@@ -99,6 +99,20 @@ static inline void *mt_malloc(size_t bytes) {
   return p;
 }
 
+/* A buffer of n bytes followed by a guard band of MT_GUARD bytes that a
+ * receive must leave untouched (mt_check_guard: a write past the buffer). */
+#define MT_GUARD 64
+static inline unsigned char *mt_guarded(size_t n) {
+  unsigned char *p = (unsigned char *)mt_malloc(n + MT_GUARD);
+  memset(p + n, 0xA5, MT_GUARD);
+  return p;
+}
+
+static inline void mt_check_guard(const unsigned char *p, size_t n, const char *what) {
+  for (size_t i = 0; i < MT_GUARD; i++)
+    CHECK(p[n + i] == 0xA5, "%s: byte %zu past the receive buffer was written", what, i);
+}
+
 /* For the tests where one rank ends the job (abort, crash, fatal error):
  * every rank but `culprit` tells it that it is about to block, then blocks
  * in an MPI_Recv that nothing will ever match; only the culprit returns,

@@ -15,25 +15,12 @@
 
 static const size_t sizes[] = {65535, 65536, 65537, 262144 + 13, (1 << 20) + 1, (4 << 20) + 3};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
-#define GUARD 64
 
 static int rank, size, left, right;
 
-/* A buffer of n bytes plus a guard band that must stay untouched. */
-static unsigned char *guarded(size_t n) {
-  unsigned char *p = mt_malloc(n + GUARD);
-  memset(p + n, 0xA5, GUARD);
-  return p;
-}
-
-static void check_guard(const unsigned char *p, size_t n, const char *what) {
-  for (size_t i = 0; i < GUARD; i++)
-    CHECK(p[n + i] == 0xA5, "%s: byte %zu past the buffer was written", what, i);
-}
-
 /* A ring shift of n contiguous bytes. */
 static void shift_contiguous(size_t n, int tag) {
-  unsigned char *s = mt_malloc(n), *r = guarded(n);
+  unsigned char *s = mt_malloc(n), *r = mt_guarded(n);
   mt_fill(s, n, mt_seed((uint32_t)rank, (uint32_t)n, (uint32_t)tag));
   MPI_Status st;
   MPI_Sendrecv(s, (int)n, MPI_BYTE, right, tag, r, (int)n, MPI_BYTE, left, tag, MPI_COMM_WORLD, &st);
@@ -42,7 +29,7 @@ static void shift_contiguous(size_t n, int tag) {
   CHECK_STATUS(st, left, tag, MPI_BYTE, (int)n, what);
   CHECK_PATTERN(r, n, mt_seed((uint32_t)left, (uint32_t)n, (uint32_t)tag), "%s", what);
   CHECK_PATTERN(s, n, mt_seed((uint32_t)rank, (uint32_t)n, (uint32_t)tag), "%s: send buffer afterwards", what);
-  check_guard(r, n, what);
+  mt_check_guard(r, n, what);
   free(s);
   free(r);
 }
@@ -61,7 +48,7 @@ static void shift_strided(size_t n) {
   int blocks = (int)(n / 1000) + 1;
   size_t packed = (size_t)blocks * 1000, extent = (size_t)(blocks - 1) * 1536 + 1000;
   MPI_Datatype t = strided(blocks);
-  unsigned char *sparse = guarded(extent), *dense = guarded(packed);
+  unsigned char *sparse = mt_guarded(extent), *dense = mt_guarded(packed);
   char what[96];
   MPI_Status st;
 
@@ -73,7 +60,7 @@ static void shift_strided(size_t n) {
   CHECK_STATUS(st, left, 21, MPI_BYTE, (int)packed, what);
   for (int b = 0; b < blocks; b++)
     CHECK_PATTERN(dense + (size_t)b * 1000, 1000, mt_seed((uint32_t)left, (uint32_t)b, 3), "%s: block %d", what, b);
-  check_guard(dense, packed, what);
+  mt_check_guard(dense, packed, what);
 
   /* contiguous -> strided: the gaps between blocks stay as they were */
   mt_fill(dense, packed, mt_seed((uint32_t)rank, (uint32_t)packed, 4));
@@ -89,7 +76,7 @@ static void shift_strided(size_t n) {
       for (size_t g = 1000; g < 1536; g++)
         CHECK(sparse[(size_t)b * 1536 + g] == 0x5A, "%s: gap after block %d was written", what, b);
   }
-  check_guard(sparse, extent, what);
+  mt_check_guard(sparse, extent, what);
   free(expect);
   free(sparse);
   free(dense);
@@ -108,7 +95,7 @@ static void truncated(size_t n) {
     return;
   }
   size_t half = n / 2;
-  unsigned char *r = guarded(half);
+  unsigned char *r = mt_guarded(half);
   MPI_Status st;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int rc = MPI_Recv(r, (int)half, MPI_BYTE, partner, 30, MPI_COMM_WORLD, &st);
@@ -119,14 +106,14 @@ static void truncated(size_t n) {
   snprintf(what, sizeof what, "%zu B into a %zu B receive", n, half);
   CHECK(cls == MPI_ERR_TRUNCATE, "%s: error class %d, expected MPI_ERR_TRUNCATE", what, cls);
   CHECK_PATTERN(r, half, mt_seed((uint32_t)partner, (uint32_t)n, 5), "%s", what);
-  check_guard(r, half, what);
+  mt_check_guard(r, half, what);
   free(r);
 }
 
 /* MPI_Ssend, and a message whose receive is posted only after it arrived
  * (the barrier orders them), found first by MPI_Probe. */
 static void synchronous_and_late(size_t n) {
-  unsigned char *s = mt_malloc(n), *r = guarded(n);
+  unsigned char *s = mt_malloc(n), *r = mt_guarded(n);
   mt_fill(s, n, mt_seed((uint32_t)rank, (uint32_t)n, 6));
   MPI_Request req;
   MPI_Status st;
@@ -146,7 +133,7 @@ static void synchronous_and_late(size_t n) {
   MPI_Recv(r, (int)n, MPI_BYTE, left, 41, MPI_COMM_WORLD, &st);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
   CHECK_PATTERN(r, n, mt_seed((uint32_t)left, (uint32_t)n, 7), "%s", what);
-  check_guard(r, n, what);
+  mt_check_guard(r, n, what);
   free(s);
   free(r);
 }
@@ -159,7 +146,7 @@ static void both_ways(size_t n) {
   int q = 0;
   for (int k = 0; k < 2 * K; k++) {
     s[k] = mt_malloc(n);
-    r[k] = guarded(n);
+    r[k] = mt_guarded(n);
     mt_fill(s[k], n, mt_seed((uint32_t)rank, (uint32_t)k, 8));
   }
   for (int k = 0; k < K; k++) {
@@ -177,7 +164,7 @@ static void both_ways(size_t n) {
                   k, n);
   }
   for (int k = 0; k < 2 * K; k++) {
-    check_guard(r[k], n, "both ways");
+    mt_check_guard(r[k], n, "both ways");
     free(s[k]);
     free(r[k]);
   }

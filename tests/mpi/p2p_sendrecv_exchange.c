@@ -22,24 +22,12 @@
 
 static const size_t sizes[] = {0, 1, 4096, 65535, 65536, 65537, 262144 + 3, (1 << 20) + 1, (4 << 20) + 3};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
-#define GUARD 64
 
 static int rank, size, left, right;
 static MPI_Comm comm; /* MPI_COMM_WORLD's duplicate, errors returned */
 
-static unsigned char *guarded(size_t n) {
-  unsigned char *p = mt_malloc(n + GUARD);
-  memset(p + n, 0xA5, GUARD);
-  return p;
-}
-
-static void check_guard(const unsigned char *p, size_t n, const char *what) {
-  for (size_t i = 0; i < GUARD; i++)
-    CHECK(p[n + i] == 0xA5, "%s: byte %zu past the receive buffer was written", what, i);
-}
-
 static void equal(size_t n, int wildcard) {
-  unsigned char *s = mt_malloc(n + 1), *r = guarded(n);
+  unsigned char *s = mt_malloc(n + 1), *r = mt_guarded(n);
   const int tag = 10 + wildcard;
   mt_fill(s, n, mt_seed((uint32_t)rank, (uint32_t)n, (uint32_t)tag));
   MPI_Status st;
@@ -52,7 +40,7 @@ static void equal(size_t n, int wildcard) {
   CHECK(rc == MPI_SUCCESS, "%s: MPI_Sendrecv returned %d", what, rc);
   CHECK_STATUS(st, left, tag, MPI_BYTE, (int)n, what);
   CHECK_PATTERN(r, n, mt_seed((uint32_t)left, (uint32_t)n, (uint32_t)tag), "%s", what);
-  check_guard(r, n, what);
+  mt_check_guard(r, n, what);
   MPI_Barrier(comm);
   free(s);
   free(r);
@@ -62,7 +50,7 @@ static size_t share(int of, size_t n) { return of % 2 == 1 ? n : n / 3; }
 
 static void unequal(size_t n) {
   size_t mine = share(rank, n), theirs = share(left, n);
-  unsigned char *s = mt_malloc(mine), *r = guarded(mine);
+  unsigned char *s = mt_malloc(mine), *r = mt_guarded(mine);
   mt_fill(s, mine, mt_seed((uint32_t)rank, (uint32_t)n, 20));
   MPI_Status st;
   int rc = MPI_Sendrecv(s, (int)mine, MPI_BYTE, right, 20, r, (int)mine, MPI_BYTE, left, 20, comm, &st);
@@ -81,7 +69,7 @@ static void unequal(size_t n) {
    * message's buffer as it was); never anything past the buffer. */
   if (theirs <= mine || mt_is_ferry())
     CHECK_PATTERN(r, theirs < mine ? theirs : mine, mt_seed((uint32_t)left, (uint32_t)n, 20), "%s", what);
-  check_guard(r, mine, what);
+  mt_check_guard(r, mine, what);
   MPI_Barrier(comm);
   free(s);
   free(r);
@@ -96,7 +84,7 @@ static void derived(size_t n) {
   /* count doubles, one every two */
   MPI_Type_vector(count, 1, 2, MPI_DOUBLE, &strided);
   MPI_Type_commit(&strided);
-  unsigned char *s = mt_malloc(bytes + 1), *r = guarded(bytes);
+  unsigned char *s = mt_malloc(bytes + 1), *r = mt_guarded(bytes);
   char what[96];
   MPI_Status st;
 
@@ -107,11 +95,11 @@ static void derived(size_t n) {
   CHECK(rc == MPI_SUCCESS, "%s: MPI_Sendrecv returned %d", what, rc);
   CHECK_STATUS(st, left, 30, block, count > 0 ? 1 : 0, what); /* a size-0 type counts 0 (MPI-4.0 §3.2.5) */
   CHECK_PATTERN(r, bytes, mt_seed((uint32_t)left, (uint32_t)n, 30), "%s", what);
-  check_guard(r, bytes, what);
+  mt_check_guard(r, bytes, what);
 
   /* Contiguous doubles into every other double: the gaps stay. */
   size_t extent = count > 0 ? ((size_t)count * 2 - 1) * 8 : 0;
-  unsigned char *sparse = guarded(extent);
+  unsigned char *sparse = mt_guarded(extent);
   memset(sparse, 0x5A, extent);
   mt_fill(s, bytes, mt_seed((uint32_t)rank, (uint32_t)n, 31));
   rc = MPI_Sendrecv(s, count, MPI_DOUBLE, right, 31, sparse, 1, strided, left, 31, comm, &st);
@@ -127,7 +115,7 @@ static void derived(size_t n) {
       for (size_t g = 8; g < 16; g++)
         CHECK(sparse[(size_t)i * 16 + g] == 0x5A, "%s: the gap after double %d was written", what, i);
   }
-  check_guard(sparse, extent, what);
+  mt_check_guard(sparse, extent, what);
   MPI_Barrier(comm);
   free(expect);
   free(sparse);
@@ -139,7 +127,7 @@ static void derived(size_t n) {
 
 static void line(size_t n) {
   int to = rank + 1 < size ? rank + 1 : MPI_PROC_NULL, from = rank > 0 ? rank - 1 : MPI_PROC_NULL;
-  unsigned char *s = mt_malloc(n + 1), *r = guarded(n);
+  unsigned char *s = mt_malloc(n + 1), *r = mt_guarded(n);
   mt_fill(s, n, mt_seed((uint32_t)rank, (uint32_t)n, 40));
   memset(r, 0x3C, n);
   MPI_Status st;
@@ -155,7 +143,7 @@ static void line(size_t n) {
     CHECK_STATUS(st, from, 40, MPI_BYTE, (int)n, what);
     CHECK_PATTERN(r, n, mt_seed((uint32_t)from, (uint32_t)n, 40), "%s", what);
   }
-  check_guard(r, n, what);
+  mt_check_guard(r, n, what);
   MPI_Barrier(comm);
   free(s);
   free(r);
