@@ -15,6 +15,12 @@
 #include "transport/shm/shm_transport.h"
 
 namespace ferry::transport::shm {
+
+// Calibration's verdict "the ring wins", whatever this machine would measure.
+struct ShmCmaTestAccess {
+  static void ring_wins(ShmTransport& t) { t.record_cma_verdict(false); }
+};
+
 namespace {
 
 std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
@@ -163,6 +169,29 @@ TEST(ShmCmaTest, OffNeverExposesNorReads) {
   remote.address = reinterpret_cast<uintptr_t>(source.data());
   transport::OneSided op = copy_of(out, remote);
   EXPECT_EQ(t.a.start_read(&op), Started::kUnsupported);
+}
+
+// Where the ring wins one way, an exchange's send (MPI_Sendrecv) still
+// offers its buffer up to kExchangeCmaMax, and the receiver reads it: each
+// core copies its own incoming half, one copy instead of the ring's two.
+// Beyond the limit, and for a one-way send, the ring.
+TEST(ShmCmaTest, AnExchangeReadsInPlaceWhereTheRingWinsOneWay) {
+  if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
+  Transport t("exchange", cma(CmaOptions::kAuto, 1000));
+  ShmCmaTestAccess::ring_wins(t.a);
+  ShmCmaTestAccess::ring_wins(t.b);
+  std::vector<uint8_t> source = pattern(kExchangeCmaMax + 1, 9), out(70001);
+  const MemoryRef local{source.data(), MemoryKind::kHost};
+  RemoteBuffer remote;
+  EXPECT_FALSE(t.b.expose(0, local, out.size(), &remote)) << "one way, the ring wins";
+  ASSERT_TRUE(t.b.expose_exchanged(0, local, out.size(), &remote)) << "an exchange reads in place";
+  transport::OneSided op = copy_of(out, remote);
+  EXPECT_EQ(t.a.start_read(&op), Started::kDone);
+  EXPECT_TRUE(std::equal(out.begin(), out.end(), source.begin()));
+  EXPECT_FALSE(t.b.expose_exchanged(0, local, kExchangeCmaMax + 1, &remote)) << "beyond the exchange's limit";
+  std::vector<uint8_t> large(kExchangeCmaMax + 1);
+  transport::OneSided beyond = copy_of(large, remote);
+  EXPECT_EQ(t.a.start_read(&beyond), Started::kUnsupported) << "the receiver keeps the ring beyond the limit too";
 }
 
 TEST(ShmCmaTest, AFailedReadFallsBackForGood) {

@@ -262,10 +262,15 @@ void ShmTransport::calibrate_cma(size_t li) {
   cma::Rates r = cma::calibrate(p.pid, header_of(p.segment)->owner_address + rings_at_, p.segment.data() + rings_at_, n);
   // The ring copies every byte twice (in, then out), CMA once: CMA
   // takes less CPU time once it runs at more than half memcpy's speed.
-  cma_wins_ = r.cma * 2 >= r.memcpy ? 1 : 0;
+  const bool wins = r.cma * 2 >= r.memcpy;
   FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
-              r.memcpy / 1e9, cma_wins_ ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
-  if (cma_wins_ == 0)
+              r.memcpy / 1e9, wins ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
+  record_cma_verdict(wins);
+}
+
+void ShmTransport::record_cma_verdict(bool cma_wins) {
+  cma_wins_ = cma_wins ? 1 : 0;
+  if (!cma_wins)
     for (Peer& q : peers_)
       if (q.cma == kCmaWorks) q.cma = kCmaSlower;
 }

@@ -124,6 +124,8 @@ class ShmTransport final : public Transport {
   Started start_write(OneSided* op) override;
 
  private:
+  // The unit test sets calibration's verdict (tests/unit/shm_cma_test.cc).
+  friend struct ShmCmaTestAccess;
   CudaIpc cuda_ipc_;  // GPU buffers of local peers, read in place
   struct Outgoing;
   struct Incoming;
@@ -164,6 +166,8 @@ class ShmTransport final : public Transport {
   // FERRY_SHM_CMA=auto: times CMA against the ring once, on the first large
   // message (cma_wins_).
   void calibrate_cma(size_t li);
+  // Calibration's verdict, for this process's peers met so far and later.
+  void record_cma_verdict(bool cma_wins);
   // expose and expose_exchanged: `exchanged` also offers a CMA slower than the ring.
   bool offer(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote, bool exchanged);
   // Adds to senders_ the peers that have set their live word since the last
