@@ -1,13 +1,9 @@
 // Receives, combined send-receive, probes and matched receives
 // (MPI-3.1 §3.2, §3.8, §3.10), each receive also in its large-count form
 // (MPI-4.0's _c names): one path, with the int count widened.
-#include <cstdlib>
-#include <cstring>
 
 #include "api/api.h"
-#include "p2p/data_access.h"
 #include "p2p/pt2pt.h"
-#include "base/type_pack.h"
 
 using namespace ferry;
 
@@ -94,28 +90,9 @@ int send_receive_replace(const char* name, void* buf, MPI_Count count, MPI_Datat
       !call.rank(dest, *c, api::RankUse::kDestination, "destination rank") || !call.tag(sendtag, false) ||
       !call.rank(source, *c, api::RankUse::kSource, "source rank") || !call.tag(recvtag, true))
     return call.raise();
-  // The outgoing data is copied aside so the receive can land in place.
-  size_t bytes = t->bytes(count);
-  void* copy = std::malloc(bytes > 0 ? bytes : 1);
-  if (copy == nullptr) {
-    call.fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes for the outgoing copy", bytes);
-    return call.raise();
-  }
-  // Packed, so any datatype's data fits in `bytes` (and goes as plain bytes);
-  // from GPU memory too.
-  if (Err e = p2p::pack_into(buf, count, t, bytes, copy)) {
-    std::free(copy);
+  int code = MPI_SUCCESS;
+  if (Err e = pt2pt::sendrecv_replace(buf, count, t, dest, sendtag, source, recvtag, c, status, &code))
     return call.result(std::move(e));
-  }
-  Datatype packed = type::packed_view(*t);
-  Request* r = nullptr;
-  Err e = pt2pt::irecv(buf, count, t, source, recvtag, c, &r);
-  MPI_Request handle = r->handle;
-  if (!e) e = pt2pt::send(pt2pt::Message{copy, count, &packed}, dest, sendtag, c, Request::Mode::kStandard);
-  if (source != MPI_PROC_NULL) pt2pt::report_match(handle);  // FERRY_PROFILE's late-partner wait, as MPI_Sendrecv's
-  int code = pt2pt::wait(&handle, status);
-  std::free(copy);
-  if (e) return call.result(std::move(e));
   return call.raise_code(code);
 }
 

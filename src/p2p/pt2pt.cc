@@ -1,11 +1,15 @@
 #include "p2p/pt2pt.h"
 
+#include <cstdlib>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "p2p/bsend.h"
 #include "p2p/generalized.h"
 #include "p2p/partitioned.h"
 #include "base/handles.h"
+#include "base/type_pack.h"
 #include "progress/progress.h"
 #include "p2p/data_access.h"
 #include "p2p/engine.h"
@@ -224,6 +228,19 @@ Err sendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, c
   return sent;
 }
 
+Err sendrecv_replace(void* buffer, MPI_Count count, const Datatype* t, int dest, int send_tag, int source,
+                     int recv_tag, Communicator* c, MPI_Status* status, int* code) {
+  // Packed, so any datatype's data fits in `bytes` and goes as plain bytes.
+  const size_t bytes = t->bytes(count);
+  std::unique_ptr<char, decltype(&std::free)> copy(static_cast<char*>(std::malloc(bytes > 0 ? bytes : 1)), &std::free);
+  if (copy == nullptr)
+    return Err(MPI_ERR_NO_MEM, "cannot allocate " + std::to_string(bytes) + " bytes for the outgoing copy");
+  if (Err e = p2p::pack_into(buffer, count, t, bytes, copy.get())) return e;
+  Datatype packed = type::packed_view(*t);
+  return sendrecv(Message{copy.get(), count, &packed}, dest, send_tag, buffer, count, t, source, recv_tag, c, status,
+                  code);
+}
+
 Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode) {
   progress::Lock lock;
   Request* r = requests::acquire();
@@ -271,15 +288,6 @@ int wait(MPI_Request* handle, MPI_Status* status) {
   }
   progress::wait_until(lock, [r] { return r->complete; });
   return retire(r, handle, status);
-}
-
-void report_match(MPI_Request handle) {
-  if (recv_matched_hook == nullptr) return;
-  progress::Lock lock;
-  Request* r = active_request(handle);
-  if (r == nullptr) return;
-  progress::wait_until(lock, [r] { return r->matched || r->complete; });
-  recv_matched_hook();
 }
 
 int test(MPI_Request* handle, int* flag, MPI_Status* status) {

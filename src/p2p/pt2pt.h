@@ -36,9 +36,6 @@ Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode,
 // ended without one), so the profile learns how long the rank waited for its partner. Null
 // otherwise: a receive pays one test of it.
 inline thread_local void (*recv_matched_hook)() = nullptr;
-// The same for a receive that MPI_Sendrecv_replace started with irecv, before it waits for it:
-// when the hook is set, waits until `handle`'s receive is matched (or complete) and calls it.
-void report_match(MPI_Request handle);
 Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, MPI_Status* status,
          int* code);
 
@@ -46,6 +43,13 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
 // send's error; the receive's code comes through *code, as for recv.
 Err sendrecv(Message m, int dest, int send_tag, void* buffer, MPI_Count count, const Datatype* t, int source, int recv_tag,
              Communicator* c, MPI_Status* status, int* code, Context context = Context::kPointToPoint);
+
+// MPI_Sendrecv_replace: the outgoing data is packed aside (any datatype,
+// GPU memory too), then it is MPI_Sendrecv from that copy into `buffer`.
+// Returns the send's error (MPI_ERR_NO_MEM when no copy could be made);
+// the receive's code comes through *code.
+Err sendrecv_replace(void* buffer, MPI_Count count, const Datatype* t, int dest, int send_tag, int source,
+                     int recv_tag, Communicator* c, MPI_Status* status, int* code);
 
 // Persistent requests: described once, started many times.
 Request* send_init(Message m, int dest, int tag, Communicator* c, Request::Mode mode);
