@@ -113,6 +113,19 @@ static inline void mt_check_guard(const unsigned char *p, size_t n, const char *
     CHECK(p[n + i] == 0xA5, "%s: byte %zu past the receive buffer was written", what, i);
 }
 
+/* A strided receive's landing: block b of `block` bytes at b * `stride` in
+ * `sparse` equals block b of the dense `expect`, and the gaps between blocks
+ * still hold `gap` (the receive wrote nothing there). */
+static inline void mt_check_strided(const unsigned char *sparse, const unsigned char *expect, int blocks, size_t block,
+                                    size_t stride, unsigned char gap, const char *what) {
+  for (int b = 0; b < blocks; b++) {
+    CHECK(memcmp(sparse + (size_t)b * stride, expect + (size_t)b * block, block) == 0, "%s: block %d differs", what, b);
+    if (b + 1 < blocks)
+      for (size_t g = block; g < stride; g++)
+        CHECK(sparse[(size_t)b * stride + g] == gap, "%s: the gap after block %d was written", what, b);
+  }
+}
+
 /* For the tests where one rank ends the job (abort, crash, fatal error):
  * every rank but `culprit` tells it that it is about to block, then blocks
  * in an MPI_Recv that nothing will ever match; only the culprit returns,

@@ -109,12 +109,7 @@ static void derived(size_t n) {
   CHECK_STATUS(st, left, 31, MPI_DOUBLE, count, what);
   unsigned char *expect = mt_malloc(bytes + 1);
   mt_fill(expect, bytes, mt_seed((uint32_t)left, (uint32_t)n, 31));
-  for (int i = 0; i < count; i++) {
-    CHECK(memcmp(sparse + (size_t)i * 16, expect + (size_t)i * 8, 8) == 0, "%s: double %d differs", what, i);
-    if (i + 1 < count)
-      for (size_t g = 8; g < 16; g++)
-        CHECK(sparse[(size_t)i * 16 + g] == 0x5A, "%s: the gap after double %d was written", what, i);
-  }
+  mt_check_strided(sparse, expect, count, 8, 16, 0x5A, what);
   mt_check_guard(sparse, extent, what);
   MPI_Barrier(comm);
   free(expect);
