@@ -417,6 +417,30 @@ Err send_packet(int world_peer, SendItem* item) {
   return {};
 }
 
+namespace {
+
+// Offers send `r`'s buffer for the receiver to read in place (a single
+// copy) when the transport can and the message is large enough; on success
+// the offer is in r->one_sided (concealed when the receiver answers).
+bool offer_in_place(Request* r, const Route& route, int world_peer) {
+  r->one_sided.peer = -1;
+  size_t threshold = r->memory == transport::MemoryKind::kDevice ? route.reach.device_one_sided_threshold
+                     : r->exchange ? std::min(route.reach.one_sided_threshold, route.reach.exchange_one_sided_threshold)
+                                   : route.reach.one_sided_threshold;
+  if (!r->datatype->contiguous || r->bytes < threshold) return false;
+  // Half of an exchange: the transport may offer a single copy it would not
+  // offer a one-way send.
+  transport::MemoryRef local{r->buffer, r->memory};
+  transport::RemoteBuffer* exposed = &r->one_sided.remote;
+  if (!(r->exchange ? route.transport->expose_exchanged(world_peer, local, r->bytes, exposed)
+                    : route.transport->expose(world_peer, local, r->bytes, exposed)))
+    return false;
+  r->one_sided.peer = world_peer;
+  return true;
+}
+
+}  // namespace
+
 Err start_send(Request* r) {
   if (revocation::is_revoked(r->context)) [[unlikely]] return revoke::refusal();
   int world_peer = r->world_peer;
@@ -436,6 +460,15 @@ Err start_send(Request* r) {
   if (r->memory == transport::MemoryKind::kDevice && r->datatype->contiguous && r->bytes > 0 &&
       r->bytes >= route.reach.device_one_sided_threshold)
     eager = false;
+  // Half of an exchange (Request::exchange) that the receiver could read in
+  // place goes that way even below the eager limit: eagerly, each core
+  // copies its outgoing half into the ring and its incoming half out of it,
+  // where a single copy is one each (docs/performance.md, "MPI_Sendrecv as
+  // an exchange"). Offered only where the transport accepts (else eager).
+  bool direct = false;
+  if (!eager || (r->exchange && r->bytes >= route.reach.exchange_one_sided_threshold))
+    direct = offer_in_place(r, route, world_peer);
+  if (direct) eager = false;
   if (!eager) {
     counters::rendezvous_sent();
     p.header.type = PacketType::kRendezvousRequest;
@@ -443,23 +476,14 @@ Err start_send(Request* r) {
     p.header.message_bytes = r->bytes;
     p.payload = nullptr;
     p.on_sent = nullptr;  // the send completes when its data has gone
-    transport::RemoteBuffer& exposed = r->one_sided.remote;
-    r->one_sided.peer = -1;
-    size_t threshold = r->memory == transport::MemoryKind::kDevice ? route.reach.device_one_sided_threshold
-                                                                   : route.reach.one_sided_threshold;
-    // Half of an exchange (Request::exchange): the transport may offer a
-    // single copy it would not offer a one-way send.
-    transport::MemoryRef local{r->buffer, r->memory};
-    if (r->datatype->contiguous && r->bytes >= threshold &&
-        (r->exchange ? route.transport->expose_exchanged(world_peer, local, r->bytes, &exposed)
-                     : route.transport->expose(world_peer, local, r->bytes, &exposed))) {
+    if (direct) {
       // The receiver may read it in place (single copy); it then answers
       // kRendezvousDone, else kRendezvousReady as usual.
+      const transport::RemoteBuffer& exposed = r->one_sided.remote;
       p.header.flags = kFlagDirect | (exposed.kind == transport::MemoryKind::kDevice ? kFlagDeviceMemory : 0);
       p.header.sender_address = exposed.address;
       p.header.payload_bytes = exposed.key_bytes;
       p.payload = exposed.key;
-      r->one_sided.peer = world_peer;  // exposed: concealed when the receiver answers
     }
   } else {
     p.header.type = PacketType::kEager;

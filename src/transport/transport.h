@@ -109,6 +109,11 @@ struct Reach {
   size_t one_sided_threshold = SIZE_MAX;
   // The same for GPU memory (CUDA IPC, transport/shm/cuda_ipc.h).
   size_t device_one_sided_threshold = SIZE_MAX;
+  // The same for a send that is half of an exchange (Request::exchange),
+  // which offers from here even below the eager limit, where its eager copy
+  // into the ring and out of it would cost each core two copies against one
+  // (shm). SIZE_MAX: as any other send.
+  size_t exchange_one_sided_threshold = SIZE_MAX;
 };
 
 // The job's key-value exchange (PMIx, provided by the runtime): what a

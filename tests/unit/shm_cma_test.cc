@@ -184,6 +184,8 @@ TEST(ShmCmaTest, AnExchangeReadsInPlaceWhereTheRingWinsOneWay) {
   const MemoryRef local{source.data(), MemoryKind::kHost};
   RemoteBuffer remote;
   EXPECT_FALSE(t.b.expose(0, local, out.size(), &remote)) << "one way, the ring wins";
+  EXPECT_EQ(t.b.reach(0)->exchange_one_sided_threshold, 1000u)
+      << "an exchange is offered from the threshold on, below the eager limit too";
   ASSERT_TRUE(t.b.expose_exchanged(0, local, out.size(), &remote)) << "an exchange reads in place";
   transport::OneSided op = copy_of(out, remote);
   EXPECT_EQ(t.a.start_read(&op), Started::kDone);
@@ -203,6 +205,7 @@ TEST(ShmCmaTest, AFailedReadFallsBackForGood) {
   transport::OneSided op = copy_of(out, unmapped);
   EXPECT_EQ(t.a.start_read(&op), Started::kUnsupported) << "unmapped: the engine asks for the data instead";
   EXPECT_EQ(t.a.reach(1)->one_sided_threshold, SIZE_MAX) << "after a failure the peer keeps the ring";
+  EXPECT_EQ(t.a.reach(1)->exchange_one_sided_threshold, SIZE_MAX) << "an exchange too";
 }
 
 TEST(ShmCmaTest, TheSettingIsReadAndAMalformedOneReported) {

@@ -288,7 +288,11 @@ std::optional<Reach> ShmTransport::reach(int peer) const {
   // and expose() checks it for every message.
   const Peer& p = peers_[static_cast<size_t>(local_index_[static_cast<size_t>(peer)])];
   bool single_copy = p.attached ? p.cma == kCmaWorks : cma_.mode != CmaOptions::kOff;
-  return Reach{kEagerLimit, single_copy ? cma_.threshold : SIZE_MAX, cuda_ipc_.threshold()};
+  // An exchange is offered where the peer's calibration found CMA slower
+  // too (offer()), so only a refusal or FERRY_SHM_CMA=off rules it out.
+  bool exchange_copy = p.attached ? p.cma == kCmaWorks || p.cma == kCmaSlower : cma_.mode != CmaOptions::kOff;
+  return Reach{kEagerLimit, single_copy ? cma_.threshold : SIZE_MAX, cuda_ipc_.threshold(),
+               exchange_copy ? cma_.threshold : SIZE_MAX};
 }
 
 bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
