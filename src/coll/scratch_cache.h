@@ -15,7 +15,11 @@
 
 namespace ferry::coll::scratch_cache {
 
-inline constexpr size_t kSmallest = 256 * 1024;
+// glibc's malloc maps blocks from 128 KiB on (M_MMAP_THRESHOLD's default;
+// its dynamic threshold stays at a block's own size, so a block of just
+// that size is mapped and unmapped at every call: a 2-rank MPI_Scan of 128
+// KiB took twice as long as one of 256 KiB).
+inline constexpr size_t kSmallest = 128 * 1024;
 inline constexpr size_t kKeptBlocks = 4;
 inline constexpr size_t kKeptBytes = size_t{64} << 20;
 
