@@ -6,7 +6,8 @@
 // rank has the reduction of all ranks up to itself (scan) or before it
 // (exscan).
 //
-// Cost = lg p.alpha + n.lg p.beta + 2n.lg p.gamma.
+// Cost = lg p.alpha + n.lg p.beta + 2n.lg p.gamma (the last round's data
+// moves one way only).
 //
 // Order: a lower block's partial is always combined in front, a higher
 // block's behind: rank order, safe for non-commutative operations.
@@ -37,8 +38,11 @@ void scan_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, MP
     const int partner = rank ^ mask;
     if (partner >= p) continue;
     const bool partial_needed = (mask << 1) < p;  // not after the last round
-    s.recv(tmp, count, type, partner);
-    s.send(partial, count, type, partner);
+    // A lower block's partial is needed above it (the prefix), a higher one's
+    // only for the next round's partial: in the last round only the lower
+    // rank sends (at 2 ranks: one message, not an exchange).
+    if (partner < rank || partial_needed) s.recv(tmp, count, type, partner);
+    if (partner > rank || partial_needed) s.send(partial, count, type, partner);
     if (partner < rank) {
       // The partner's block lies just below everything this rank has.
       if (have_prefix) s.reduce(tmp, recvbuf, count, type, op);
