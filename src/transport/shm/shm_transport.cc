@@ -385,11 +385,35 @@ void ShmTransport::cover(size_t li, size_t n) {
   out.data_backed = want;
 }
 
+bool ShmTransport::write_now(size_t li, const PacketHeader& header, const void* payload) {
+  Outgoing& out = outgoing_[li];
+  // Behind anything queued to this peer (FIFO per peer: MPI's non-overtaking
+  // rule), and only as one frame: otherwise the queue's way (flush).
+  uint64_t total = kHeaderBytes + header.payload_bytes;
+  if (out.head != nullptr || out.flushing || total > kPieceBytes) return false;
+  cover(li, total);
+  if (!out.ring.write_all(&header, kHeaderBytes, payload, total - kHeaderBytes)) return false;
+  note_wrote(li);
+  return true;
+}
+
 const char* ShmTransport::send(int peer, SendItem* item) {
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
   Outgoing& out = outgoing_[li];
   if (!out.backed && !back_ring(li, &send_error_)) return send_error_.c_str();
   traffic::sent(traffic::kShm, item->header);
+  if (write_now(li, item->header, item->payload)) {
+    // Sent without touching the queue. An on_sent that sends to this peer
+    // again queues behind the flag and is flushed here: a loop, never
+    // recursion (docs/architecture.md, "One MPI_Send, down and back").
+    item->sent = kHeaderBytes + item->header.payload_bytes;
+    out.flushing = true;
+    if (item->on_sent) item->on_sent(item);
+    out.flushing = false;
+    if (out.head != nullptr) flush(li);
+    ring_sleepers();
+    return nullptr;
+  }
   item->sent = 0;
   item->next = nullptr;
   if (out.tail) out.tail->next = item;
@@ -403,6 +427,14 @@ const char* ShmTransport::send(int peer, SendItem* item) {
     ring_sleepers();
   }
   return nullptr;
+}
+
+bool ShmTransport::send_now(int peer, const PacketHeader& header, const void* payload) {
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+  if (!outgoing_[li].backed || !write_now(li, header, payload)) return false;
+  traffic::sent(traffic::kShm, header);
+  ring_sleepers();
+  return true;
 }
 
 int ShmTransport::flush(size_t li) {
