@@ -502,6 +502,20 @@ Err start_send(Request* r) {
   return e;
 }
 
+bool send_now(int world_peer, int source, int tag, uint32_t context, const void* data, size_t bytes) {
+  const Route& route = state->routes[static_cast<size_t>(world_peer)];
+  if (route.transport == nullptr || bytes > route.reach.eager_limit || revocation::is_revoked(context)) return false;
+  PacketHeader h{};
+  h.type = PacketType::kEager;
+  h.source = source;
+  h.tag = tag;
+  h.context = context;
+  h.payload_bytes = bytes;
+  h.message_bytes = bytes;
+  // sender_cookie 0: no request stands behind it, so no MPI_Cancel can name it.
+  return route.transport->send_now(world_peer, h, data);
+}
+
 void start_recv(Request* r) {
   if (revocation::is_revoked(r->context)) [[unlikely]] return revoke::refuse(r);
   if (UnexpectedMessage* m = state->matching.find_unexpected(r->context, r->peer, r->tag, true)) {

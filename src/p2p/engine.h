@@ -69,6 +69,14 @@ Err send_packet(int world_peer, SendItem* item);
 // request->complete. Peers are communicator ranks, never MPI_PROC_NULL here.
 Err start_send(Request* r);
 void start_recv(Request* r);
+// A blocking send's inline path (p2p/pt2pt.cc): an eager message of
+// `bytes` contiguous host bytes at `data`, from communicator rank `source`,
+// written by the route's transport before this returns (Transport::send_now),
+// with no request: a blocking send cannot be cancelled, and nothing waits
+// for an on_sent. False, and nothing sent, when the route cannot take it so
+// (too large for eager, a revoked context, packets queued to that peer):
+// the caller then starts it with a request as usual.
+bool send_now(int world_peer, int source, int tag, uint32_t context, const void* data, size_t bytes);
 
 // MPI_Iprobe: true and the status if a matching message has arrived.
 bool probe(uint32_t context, int source, int tag, MPI_Status* status);

@@ -152,10 +152,28 @@ struct StackRequest {
 
 namespace {
 
+// The largest blocking send that may skip its request (p2p::send_now): the
+// small messages whose fixed cost is the latency, not their copy.
+constexpr size_t kInlineSendMax = 4096;
+
 // MPI_Send and MPI_Sendrecv's send. `exchange`: see Request::exchange.
 Err blocking_send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context, bool exchange) {
   if (dest == MPI_PROC_NULL) return {};
   progress::Lock lock;
+  // A small contiguous message in host memory, standard or ready mode (both
+  // eager; a synchronous send waits for its match): written to the
+  // transport at once when the route takes it so, and then complete, since
+  // its buffer may be reused (MPI-3.1 §3.4). No request, no queue, no wait.
+  // GPU buffers are told apart only by a request's locate(): with a driver
+  // loaded, every send takes the usual path.
+  if ((mode == Request::Mode::kStandard || mode == Request::Mode::kReady) && m.datatype->contiguous &&
+      !device::enabled()) {
+    size_t bytes = m.datatype->bytes(m.count);
+    if (bytes <= kInlineSendMax &&
+        p2p::send_now(c->world_rank(dest), c->rank, tag,
+                      context == Context::kCollective ? c->collective_context() : c->context, m.buffer, bytes))
+      return {};
+  }
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);

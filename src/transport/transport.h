@@ -159,6 +159,16 @@ class Transport : public progress::Source {
   // Queues the packet for world rank `peer`. Returns an error message
   // (static storage) or nullptr.
   virtual const char* send(int peer, SendItem* item) = 0;
+  // The packet whole on its medium before returning, with no SendItem and no
+  // on_sent: p2p's inline path for a small blocking send (p2p/engine.h
+  // send_now), which then needs no request. False, and nothing sent, when it
+  // cannot go at once (packets queued to `peer` go first, so that messages
+  // keep their order; no room; a transport without the path): the caller
+  // then sends it with send(). The payload is header.payload_bytes bytes.
+  virtual bool send_now(int peer, const PacketHeader& header, const void* payload) {
+    (void)peer, (void)header, (void)payload;
+    return false;
+  }
   // True while packets are queued that progress() still has to push out;
   // finalize waits until no transport has any (drain).
   virtual bool has_pending_sends() const = 0;

@@ -25,6 +25,10 @@ class SelfTransport final : public Transport {
     return Reach{64 * 1024, SIZE_MAX};
   }
   const char* send(int peer, SendItem* item) override;
+  // A blocking send's small message (Transport::send_now) is delivered at
+  // once when nothing is queued ahead of it: an eager packet causes no reply,
+  // and a blocking send is never called from inside the matching code.
+  bool send_now(int peer, const PacketHeader& header, const void* payload) override;
   // Delivers everything queued, and what that queues in turn.
   int progress() override;
   int wait_fd() const override { return -1; }

@@ -40,7 +40,13 @@ bool Ring::has_room(size_t n) {
 
 void Ring::copy_in(uint64_t position, const void* data, size_t n) {
   size_t at = position & mask_;
-  size_t first = std::min(n, capacity() - at);
+  // One copy unless the bytes wrap around the ring's end (a small packet,
+  // within one line, never does).
+  if (n <= capacity() - at) [[likely]] {
+    std::memcpy(data_ + at, data, n);
+    return;
+  }
+  size_t first = capacity() - at;
   std::memcpy(data_ + at, data, first);
   std::memcpy(data_, static_cast<const char*>(data) + first, n - first);
 }
@@ -101,9 +107,13 @@ void Ring::read(void* out, size_t n) {
       __builtin_prefetch(data_ + (line & mask_), 1);
   if (out != nullptr) {
     size_t at = read_at_ & mask_;
-    size_t first = std::min(n, capacity() - at);
-    std::memcpy(out, data_ + at, first);
-    std::memcpy(static_cast<char*>(out) + first, data_, n - first);
+    if (n <= capacity() - at) [[likely]] {
+      std::memcpy(out, data_ + at, n);
+    } else {
+      size_t first = capacity() - at;
+      std::memcpy(out, data_ + at, first);
+      std::memcpy(static_cast<char*>(out) + first, data_, n - first);
+    }
   }
   read_at_ += n;
   frame_left_ -= n;

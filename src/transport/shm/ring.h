@@ -77,6 +77,11 @@ class Ring {
   size_t free_space() const;
   // Consumer: bytes of the current frame not yet consumed (0: none arrived).
   size_t readable();
+  // Consumer: where the next unread byte lies, for reading in place bytes
+  // that the caller knows do not wrap around the ring's end (a packet
+  // header: it starts a frame, so it lies within the frame's first line),
+  // after readable() and before read() consumes them.
+  const void* next_bytes() const { return data_ + (read_at_ & mask_); }
   // Consumer: copies `n` <= readable() bytes out (into `out`, or nowhere when
   // null); a frame's space is freed once all its bytes are consumed.
   void read(void* out, size_t n);

@@ -111,6 +111,7 @@ class ShmTransport final : public Transport {
   bool connect(Exchange& exchange, std::string* error) override;
   std::optional<Reach> reach(int peer) const override;
   const char* send(int peer, SendItem* item) override;
+  bool send_now(int peer, const PacketHeader& header, const void* payload) override;
   int progress() override;
   int wait_fd() const override { return doorbell_.fd(); }
   bool arm_wakeup() override;
@@ -136,6 +137,9 @@ class ShmTransport final : public Transport {
   // The ring of sender `from` inside the segment of receiver `to` (local indices).
   size_t slot(int from, int to) const { return static_cast<size_t>(from < to ? from : from - 1); }
   size_t ring_offset(int from, int to) const;
+  // Writes a packet of one frame into peer `li`'s ring now, if nothing is
+  // queued ahead of it and it fits; false: nothing written.
+  bool write_now(size_t li, const PacketHeader& header, const void* payload);
   // Writes as much of the queue as the ring takes; returns packets finished
   // (at least 1 if it wrote any bytes).
   int flush(size_t li);
