@@ -12,9 +12,11 @@
 namespace ferry::coll::shm {
 
 // The blocks of `buf` (blocks of `count` elements of `type`) for the other
-// ranks into my slot or cell (blocks.h's callers waited for wait_cell_free), then my record of the block size. My own block is not
-// packed: nobody reads it there (the caller copies it straight across, or
-// leaves it in place), so a scatter's root on 2 ranks packs one block, not two.
+// ranks into my slot or cell (the caller waited for wait_cell_free), then
+// my record of the block size, which tells the readers they are there. My
+// own block is not packed: nobody reads it there (the caller copies it
+// straight across, or leaves it in place), so a scatter's root on 2 ranks
+// packs one block, not two.
 inline Err pack_blocks(CommSegment& seg, uint64_t s, const void* buf, MPI_Count count, const Datatype* type) {
   const size_t block = type->bytes(count);
   char* cell = seg.cell(seg.rank(), s, block * static_cast<size_t>(seg.size()));
