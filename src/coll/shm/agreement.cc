@@ -41,12 +41,13 @@ void record_nothing(CommSegment& seg) { seg.publish_and_leave(seg.next()); }
 Err agree_on_messages(CommSegment& seg, size_t bytes) {
   const uint64_t s = seg.next();
   // Phase 1: record "by message" where shared-memory ranks will look (my
-  // line's slot of s, free once everyone has left s - kSlots) and raise my
-  // flag: a rank that waits for my cell sees the record and fails.
-  if (Err e = seg.wait_cell_free(s)) return e;
+  // slot of s, free once everyone has left s - kRing: no data goes there)
+  // and raise my flag: a rank that waits for my cell sees the record and
+  // fails.
+  if (Err e = seg.wait_cell_free(s, 0)) return e;
   seg.record(s, bytes, true);
   seg.publish(s);
-  // Phase 2: everyone's record of s. Nobody can record s + kSlots in the
+  // Phase 2: everyone's record of s. Nobody can record s + kRing in the
   // same slot before I leave s, so what I read is theirs of s.
   Err first;
   for (int r = 0; r < seg.size(); ++r) {

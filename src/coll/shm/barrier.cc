@@ -11,7 +11,7 @@ Err barrier(CommSegment& seg) {
   seg.publish_and_leave(s);
   for (int r = 0; r < seg.size(); ++r)
     if (r != seg.rank())
-      if (Err e = seg.wait_arrived(r, s)) return e;
+      if (Err e = seg.wait_flag(r, s)) return e;
   return {};
 }
 

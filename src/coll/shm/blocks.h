@@ -12,18 +12,20 @@
 namespace ferry::coll::shm {
 
 // The blocks of `buf` (blocks of `count` elements of `type`) for the other
-// ranks into my cell, then my record of the block size. My own block is not
-// packed: nobody reads it there (the caller copies it straight across, or
-// leaves it in place), so a scatter's root on 2 ranks packs one block, not two.
+// ranks into my slot or cell (the caller waited for wait_cell_free), then
+// my record of the block size, which tells the readers they are there. My
+// own block is not packed: nobody reads it there (the caller copies it
+// straight across, or leaves it in place), so a scatter's root on 2 ranks
+// packs one block, not two.
 inline Err pack_blocks(CommSegment& seg, uint64_t s, const void* buf, MPI_Count count, const Datatype* type) {
   const size_t block = type->bytes(count);
-  char* cell = seg.cell(seg.rank(), s);
+  char* cell = seg.cell(seg.rank(), s, block * static_cast<size_t>(seg.size()));
   for (int r = 0; r < seg.size(); ++r) {
     if (r == seg.rank()) continue;
     const void* from = element(const_cast<void*>(buf), static_cast<size_t>(r) * static_cast<size_t>(count), type);
     if (Err e = to_cell(from, count, type, cell + static_cast<size_t>(r) * block)) return e;
   }
-  seg.record(s, block);
+  seg.record_data(s, block);
   return {};
 }
 
@@ -31,7 +33,8 @@ inline Err pack_blocks(CommSegment& seg, uint64_t s, const void* buf, MPI_Count 
 inline Err my_block(CommSegment& seg, uint64_t s, int from, void* recvbuf, MPI_Count count, const Datatype* type) {
   const size_t block = type->bytes(count);
   if (Err e = check(seg, from, s, block)) return e;
-  return from_cell(seg.cell(from, s) + static_cast<size_t>(seg.rank()) * block, block, recvbuf, count, type);
+  return from_cell(seg.cell(from, s, block * static_cast<size_t>(seg.size())) + static_cast<size_t>(seg.rank()) * block,
+                   block, recvbuf, count, type);
 }
 
 }  // namespace ferry::coll::shm

@@ -27,7 +27,7 @@ Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, co
     }
     Err e = check(seg, r, s, want);
     if (e.ok())
-      e = from_cell(seg.cell(r, s), want,
+      e = from_cell(seg.cell(r, s, want), want,
                     element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype), recvcount,
                     recvtype);
     if (!e.ok() && first.ok()) first = std::move(e);
@@ -50,9 +50,10 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
            MPI_Count recvcount, const Datatype* recvtype, int root) {
   const uint64_t s = seg.next();
   if (seg.rank() != root) {
-    if (Err e = seg.wait_cell_free(s)) return e;
-    Err e = to_cell(sendbuf, sendcount, sendtype, seg.cell(seg.rank(), s));
-    seg.record(s, sendtype->bytes(sendcount));
+    const size_t bytes = sendtype->bytes(sendcount);
+    if (Err e = seg.wait_cell_free(s, bytes)) return e;
+    Err e = to_cell(sendbuf, sendcount, sendtype, seg.cell(seg.rank(), s, bytes));
+    seg.record_data(s, bytes);
     seg.publish_and_leave(s);
     return e;
   }
@@ -65,15 +66,16 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
 Err allgather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
               MPI_Count recvcount, const Datatype* recvtype) {
   const uint64_t s = seg.next();
-  if (Err e = seg.wait_cell_free(s)) return e;
   // In place, my block is already in recvbuf (MPI-3.1 §5.7).
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const void* mine =
       in_place ? element(recvbuf, static_cast<size_t>(seg.rank()) * static_cast<size_t>(recvcount), recvtype) : sendbuf;
   MPI_Count n = in_place ? recvcount : sendcount;
   const Datatype* t = in_place ? recvtype : sendtype;
-  Err e = to_cell(mine, n, t, seg.cell(seg.rank(), s));
-  seg.record(s, t->bytes(n));
+  const size_t bytes = t->bytes(n);
+  if (Err e = seg.wait_cell_free(s, bytes)) return e;
+  Err e = to_cell(mine, n, t, seg.cell(seg.rank(), s, bytes));
+  seg.record_data(s, bytes);
   seg.publish(s);
   Err own = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   Err rest = collect(seg, s, recvbuf, recvcount, recvtype, true);

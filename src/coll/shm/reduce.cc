@@ -25,14 +25,14 @@ Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t record
   const size_t bytes = type->bytes(count);
   if (Err w = seg.wait_arrived(last, s)) return w;
   Err e = check(seg, last, s, recorded);
-  if (bytes != 0) std::memcpy(recvbuf, seg.cell(last, s) + offset, bytes);
+  if (bytes != 0) std::memcpy(recvbuf, seg.cell(last, s, recorded) + offset, bytes);
   for (int r = last - 1; r >= 0; --r) {
     if (Err w = seg.wait_arrived(r, s)) return w;
     if (Err mismatch = check(seg, r, s, recorded)) {
       if (e.ok()) e = std::move(mismatch);
       continue;
     }
-    if (bytes != 0) apply(*op, seg.cell(r, s) + offset, recvbuf, count, *type);
+    if (bytes != 0) apply(*op, seg.cell(r, s, recorded) + offset, recvbuf, count, *type);
   }
   return e;
 }
@@ -40,9 +40,10 @@ Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t record
 // My input into my cell: sendbuf, or recvbuf in place.
 Err contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* recvbuf, MPI_Count count,
                const Datatype* type) {
-  if (Err e = seg.wait_cell_free(s)) return e;
-  std::memcpy(seg.cell(seg.rank(), s), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, type->bytes(count));
-  seg.record(s, type->bytes(count));
+  const size_t bytes = type->bytes(count);
+  if (Err e = seg.wait_cell_free(s, bytes)) return e;
+  std::memcpy(seg.cell(seg.rank(), s, bytes), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  seg.record_data(s, bytes);
   return {};
 }
 

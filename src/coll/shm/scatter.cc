@@ -14,7 +14,7 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
             MPI_Count recvcount, const Datatype* recvtype, int root) {
   const uint64_t s = seg.next();
   if (seg.rank() == root) {
-    if (Err e = seg.wait_cell_free(s)) return e;
+    if (Err e = seg.wait_cell_free(s, sendtype->bytes(sendcount) * static_cast<size_t>(seg.size()))) return e;
     Err e = pack_blocks(seg, s, sendbuf, sendcount, sendtype);
     seg.publish_and_leave(s);
     // In place, the root's block stays where it is (MPI-3.1 §5.6).
@@ -33,9 +33,10 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
 Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
              MPI_Count recvcount, const Datatype* recvtype) {
   const uint64_t s = seg.next();
-  if (Err e = seg.wait_cell_free(s)) return e;
   // In place, the blocks to send are recvbuf's, read before any is replaced.
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  const size_t block = in_place ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
+  if (Err e = seg.wait_cell_free(s, block * static_cast<size_t>(seg.size()))) return e;
   Err e = in_place ? pack_blocks(seg, s, recvbuf, recvcount, recvtype) : pack_blocks(seg, s, sendbuf, sendcount, sendtype);
   seg.publish(s);
   const int me = seg.rank();

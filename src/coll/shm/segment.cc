@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -27,7 +28,7 @@ namespace {
 
 // Segments this process maps now, against FERRY_COLL_SHM_SEGMENTS: a
 // program that makes thousands of communicators must not map thousands of
-// segments (each n x 2 cells, in /dev/shm's memory until freed).
+// segments (each n x (16 slots + 2 cells), in /dev/shm's memory until freed).
 std::atomic<int64_t> mapped_{0};
 
 int64_t most_segments() {
@@ -129,11 +130,26 @@ Err CommSegment::wait(const std::atomic<uint64_t>& word, uint64_t target) const 
   return p2p::revoke::refusal();
 }
 
-Err CommSegment::wait_cell_free(uint64_t s) const {
-  if (s <= kSlots) return {};
-  for (int r = 0; r < n_; ++r)
-    if (Err e = wait(lines_[r].left, s - kSlots)) return e;
+Err CommSegment::wait_left(uint64_t target) {
+  uint64_t least = UINT64_MAX;
+  for (int r = 0; r < n_; ++r) {
+    if (Err e = wait(lines_[r].left, target)) return e;
+    least = std::min(least, lines_[r].left.load(std::memory_order_relaxed));
+  }
+  left_seen_ = least;
   return {};
+}
+
+const std::atomic<uint64_t>* CommSegment::first_not_left(uint64_t target) {
+  if (left_seen_ >= target) return nullptr;
+  uint64_t least = UINT64_MAX;
+  for (int r = 0; r < n_; ++r) {
+    const uint64_t left = lines_[r].left.load(std::memory_order_acquire);
+    if (left < target) return &lines_[r].left;
+    least = std::min(least, left);
+  }
+  left_seen_ = least;
+  return nullptr;
 }
 
 void CommSegment::publish(uint64_t s) {
@@ -152,11 +168,32 @@ void CommSegment::publish_and_leave(uint64_t s) {
   wake_others();
 }
 
-Err CommSegment::wait_arrived(int r, uint64_t s) const { return wait(lines_[r].arrived, s); }
+Err CommSegment::wait_arrived(int r, uint64_t s) const {
+  if (arrived(r, s)) [[likely]] return {};
+  if (wait_either(slot(r, s).recorded, 4 * s + 2, lines_[r].arrived, s, context_)) return {};
+  return p2p::revoke::refusal();
+}
 
 Err CommSegment::wait_recorded_or_arrived(int r, uint64_t s) const {
-  if (wait_either(lines_[r].recorded[s % kSlots], 2 * s, lines_[r].arrived, s, context_)) [[likely]] return {};
+  if (wait_either(slot(r, s).recorded, 4 * s, lines_[r].arrived, s, context_)) [[likely]] return {};
   return p2p::revoke::refusal();
+}
+
+namespace {
+
+// The segment's bytes for n ranks (segment.h's layout).
+size_t segment_bytes(int n, size_t cell_bytes) {
+  return static_cast<size_t>(n) *
+         (sizeof(FlagLine) + CommSegment::kRing * CommSegment::kSlotBytes + CommSegment::kCells * cell_bytes);
+}
+
+}  // namespace
+
+void CommSegment::map_layout() {
+  const size_t lines = static_cast<size_t>(n_) * sizeof(FlagLine);
+  lines_ = reinterpret_cast<FlagLine*>(memory_.data());
+  slots_ = memory_.data() + lines;
+  cells_ = slots_ + static_cast<size_t>(n_) * kRing * kSlotBytes;
 }
 
 CommSegment* segment_for(Communicator* c) {
@@ -171,8 +208,7 @@ CommSegment* segment_for(Communicator* c) {
   seg.me_ = c->rank;
   seg.context_ = c->context;
   seg.cell_bytes_ = configured_cell_bytes();
-  const size_t lines = static_cast<size_t>(seg.n_) * sizeof(FlagLine);
-  const size_t bytes = lines + static_cast<size_t>(seg.n_) * CommSegment::kSlots * seg.cell_bytes_;
+  const size_t bytes = segment_bytes(seg.n_, seg.cell_bytes_);
 
   char name[64] = {};
   std::string error;
@@ -205,8 +241,7 @@ CommSegment* segment_for(Communicator* c) {
     st->status = State::Status::kIneligible;
     return nullptr;
   }
-  seg.lines_ = reinterpret_cast<FlagLine*>(seg.memory_.data());
-  seg.cells_ = seg.memory_.data() + lines;
+  seg.map_layout();
   for (int r = 0; r < c->size; ++r)
     if (r != c->rank) seg.others_.push_back(c->world_rank(r));
   st->status = State::Status::kReady;
@@ -235,8 +270,7 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
   seg->me_ = my_index;
   seg->context_ = c->context;
   seg->cell_bytes_ = configured_cell_bytes();
-  const size_t lines = static_cast<size_t>(n) * sizeof(FlagLine);
-  const size_t bytes = lines + static_cast<size_t>(n) * CommSegment::kSlots * seg->cell_bytes_;
+  const size_t bytes = segment_bytes(n, seg->cell_bytes_);
 
   // Phase 1: the host's first member makes the segment and tells the
   // others its name (a binomial bcast among the members, on c's collective
@@ -285,8 +319,7 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
     return false;
   }
   if (n == 1) return true;
-  seg->lines_ = reinterpret_cast<FlagLine*>(seg->memory_.data());
-  seg->cells_ = seg->memory_.data() + lines;
+  seg->map_layout();
   for (int i = 0; i < n; ++i)
     if (i != my_index) seg->others_.push_back(c->world_rank(members[static_cast<size_t>(i)]));
   if (debug::on(debug::kColl))

@@ -7,23 +7,39 @@
 //     arrived: the last operation whose input this rank has written
 //     left:    the last operation this rank has finished (read what it
 //              needed from the others' cells)
-//   n x kSlots cells of cell_bytes, rank r's slot k at (r * kSlots + k),
-//   written only by rank r.
+//   n x kRing slots of kSlotBytes, rank r's slot k at (r * kRing + k),
+//   written only by rank r: a header (what r passed to operation s, for
+//   s % kRing == k) and, after it in the same cache line, the data of an
+//   operation whose cell content fits (kSlotData bytes)
+//   n x kCells cells of cell_bytes, rank r's cell k at (r * kCells + k),
+//   written only by rank r: the data that does not fit a slot.
 //
 // Operations are numbered 1, 2, ... in call order, the same on every rank
 // (MPI-3.1 §5.12: collectives are called in the same order). Operation s
-// uses slot s % kSlots. Before a rank writes its cell for operation s it
-// waits until every rank has left s - kSlots, so that nobody still reads
-// what it overwrites; with two slots a root (bcast) may run one operation
-// ahead of the slowest reader without waiting. A flag only grows, so every
-// wait is "this flag has reached s" (wait.h).
+// records in slot s % kRing, and puts its data there if it fits, else in
+// cell s % kCells. Before a rank writes its slot or cell for operation s
+// it waits until every rank has left s - kRing (data in the slot) or
+// s - kCells (in a cell), so that nobody still reads what it overwrites. A
+// flag only grows, so every wait is "this flag has reached s" (wait.h).
 //
-// Memory: n x (64 + kSlots x cell_bytes) bytes per communicator and host,
-// FERRY_COLL_SHM_CELL bytes per cell (default 16 KiB: 2 ranks 64 KiB,
-// 8 ranks 256 KiB), made only for communicators that use collectives, and
-// at most FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
-// communicators beyond it use messages (every rank of the communicator
-// learns it alike in the creation's allreduce).
+// Small calls (issue 29): a writer stores its data and then its record in
+// the slot, the record meaning "the data is here" (record_data), so that a
+// reader's wait and its data are one cache line, and readers never touch
+// the writer's flag line. A writer remembers the least `left` it last saw
+// (left_seen_) and reads the others' flag lines only when that is short of
+// what it needs, about once in kRing - 1 calls in a stream of small rooted
+// calls: the root runs up to kRing - 1 operations ahead of its slowest
+// reader, and the readers' `left` lines stay in their own caches meanwhile
+// (with two cells the root read them at every call). Open MPI's coll/sm
+// has 8 segments of 8 KiB acknowledged two groups at a time; MPICH's
+// release_gather a 32 KiB bcast buffer in cells: the same idea.
+//
+// Memory: n x (64 + kRing x kSlotBytes + kCells x cell_bytes) bytes per
+// communicator and host, FERRY_COLL_SHM_CELL bytes per cell (default
+// 16 KiB: 2 ranks 96 KiB, 8 ranks 384 KiB), made only for communicators
+// that use collectives, and at most FERRY_COLL_SHM_SEGMENTS (64) mapped by
+// a process at once: the communicators beyond it use messages (every rank
+// of the communicator learns it alike in the creation's allreduce).
 //
 // Creation (blocking, collective): rank 0 creates and sizes a named
 // segment, broadcasts its name, every rank maps it, an allreduce agrees
@@ -52,19 +68,25 @@ struct StartedQueue;  // started.cc
 struct alignas(64) FlagLine {
   std::atomic<uint64_t> arrived;
   std::atomic<uint64_t> left;
-  // What the rank passed to operation s, per slot (agreement.h): its
-  // bytes, and `recorded` = 2s, or 2s + 1 when it runs the operation by
-  // message. Written before `arrived` (writers) or after the first wait
-  // (readers), always once every rank has left s - kSlots, so that
-  // nobody still reads what operation s - kSlots recorded there.
-  std::atomic<uint64_t> bytes[2];
-  std::atomic<uint64_t> recorded[2];
+};
+
+// A slot's header: what its rank passed to operation s (agreement.h): its
+// bytes, and `recorded` = 4s + (2 if its data is in place: a writer's
+// record) + (1 if it runs the operation by message). Written after the
+// rank's data (release), always once every rank has left s - kRing, so
+// that nobody still reads what operation s - kRing recorded there.
+struct SlotHeader {
+  std::atomic<uint64_t> recorded;
+  std::atomic<uint64_t> bytes;
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags are shared between processes");
 
 class CommSegment {
  public:
-  static constexpr uint64_t kSlots = 2;
+  static constexpr uint64_t kRing = 16;
+  static constexpr uint64_t kCells = 2;
+  static constexpr size_t kSlotBytes = 1024;
+  static constexpr size_t kSlotData = kSlotBytes - sizeof(SlotHeader);
 
   int size() const { return n_; }
   int rank() const { return me_; }
@@ -73,49 +95,70 @@ class CommSegment {
   uint64_t next() { return ++sequence_; }
 
   FlagLine& line(int r) const { return lines_[r]; }
-  char* cell(int r, uint64_t s) const {
-    return cells_ + (static_cast<size_t>(r) * kSlots + s % kSlots) * cell_bytes_;
+  // Where rank r's data of operation s is, `bytes` in all: in its slot
+  // when they fit, else in its cell. Writer and readers pass the same
+  // bytes (the readers after check(), agreement.h).
+  char* cell(int r, uint64_t s, size_t bytes) const {
+    if (bytes <= kSlotData) return reinterpret_cast<char*>(&slot(r, s)) + sizeof(SlotHeader);
+    return cells_ + (static_cast<size_t>(r) * kCells + s % kCells) * cell_bytes_;
   }
 
   // The waits below fail only when the communicator is revoked while they
   // wait (MPIX_ERR_REVOKED, wait.h); the operation then ends there, and no
   // later collective on the communicator uses the segment (choose.cc).
   //
-  // Before writing my cell of operation s: nobody reads slot s % kSlots any more.
-  [[nodiscard]] Err wait_cell_free(uint64_t s) const;
+  // Before writing my slot (and cell, for `bytes` of data) of operation s:
+  // nobody reads them any more.
+  [[nodiscard]] Err wait_cell_free(uint64_t s, size_t bytes) {
+    const uint64_t depth = bytes <= kSlotData ? kRing : kCells;
+    if (s <= depth || left_seen_ >= s - depth) [[likely]] return {};
+    return wait_left(s - depth);
+  }
+  // Nonblocking form (started.cc): nullptr when every rank has left
+  // `target`, else a flag still short of it.
+  const std::atomic<uint64_t>* first_not_left(uint64_t target);
+  // The depth a writer of `bytes` waits for (see wait_cell_free).
+  static uint64_t depth(size_t bytes) { return bytes <= kSlotData ? kRing : kCells; }
   // My input of operation s is in my cell: tell the others.
   void publish(uint64_t s);
   // I am done with operation s (read what I needed).
   void leave(uint64_t s);
   // Both at once (a rank that only writes, such as a bcast's root).
   void publish_and_leave(uint64_t s);
-  // Waits until rank r's input of operation s is there.
+  // Whether rank r's data of operation s is in place (its record_data), or
+  // its flag has reached s (a rank with no record of s: by message or
+  // nothing to move, agreement.h).
+  bool arrived(int r, uint64_t s) const {
+    return slot(r, s).recorded.load(std::memory_order_acquire) >= 4 * s + 2 ||
+           lines_[r].arrived.load(std::memory_order_acquire) >= s;
+  }
+  // Waits until arrived(r, s).
   [[nodiscard]] Err wait_arrived(int r, uint64_t s) const;
+  // Waits until rank r's flag has reached s (a barrier: nobody records).
+  [[nodiscard]] Err wait_flag(int r, uint64_t s) const { return wait(lines_[r].arrived, s); }
+  // The two words arrived() reads (started.cc waits on them).
+  const std::atomic<uint64_t>& record_word(int r, uint64_t s) const { return slot(r, s).recorded; }
   // Bytes rank r put in its cell of operation s (after wait_arrived).
-  size_t bytes_in(int r, uint64_t s) const {
-    return lines_[r].bytes[s % kSlots].load(std::memory_order_relaxed);
-  }
+  size_t bytes_in(int r, uint64_t s) const { return slot(r, s).bytes.load(std::memory_order_relaxed); }
   // Records my bytes of operation s, and whether I run it by message
-  // (agreement.h). A writer records before publish(); a reader once it has
-  // seen a writer of operation s arrive (which waited for wait_cell_free).
-  void record(uint64_t s, size_t bytes, bool by_message = false) {
-    lines_[me_].bytes[s % kSlots].store(bytes, std::memory_order_relaxed);
-    lines_[me_].recorded[s % kSlots].store(2 * s + (by_message ? 1 : 0), std::memory_order_release);
-  }
+  // (agreement.h): a reader's record, once it has seen a writer of
+  // operation s arrive (which waited for wait_cell_free).
+  void record(uint64_t s, size_t bytes, bool by_message = false) { store_record(s, bytes, by_message ? 1 : 0); }
+  // A writer's record, after its data of operation s is in place (and it
+  // waited for wait_cell_free): readers may take the data from here on.
+  void record_data(uint64_t s, size_t bytes) { store_record(s, bytes, 2); }
   // Whether rank r recorded operation s as run by message (after
   // wait_arrived(r, s) or wait_recorded_or_arrived(r, s), and has_record).
   bool by_message(int r, uint64_t s) const {
-    return (lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) & 1) != 0;
+    return (slot(r, s).recorded.load(std::memory_order_acquire) & 1) != 0;
   }
   // Waits until rank r has recorded operation s, or raised its arrival
   // flag to s (without a record if it had nothing to move, agreement.h).
   [[nodiscard]] Err wait_recorded_or_arrived(int r, uint64_t s) const;
   // Whether rank r recorded operation s (after one of the waits above). A
-  // rank overwrites its record of s only at s + kSlots, once every rank
+  // rank overwrites its record of s only at s + kRing, once every rank
   // has left s, so a smaller value is an older operation's.
-  bool has_record(int r, uint64_t s) const {
-    return lines_[r].recorded[s % kSlots].load(std::memory_order_acquire) >= 2 * s;
-  }
+  bool has_record(int r, uint64_t s) const { return slot(r, s).recorded.load(std::memory_order_acquire) >= 4 * s; }
 
   // Operations of nonblocking and persistent calls that this rank started
   // on the segment and has not finished (started.h). Changed with the
@@ -137,10 +180,24 @@ class CommSegment {
                             std::unique_ptr<CommSegment>* out);
   void wake_others();
   Err wait(const std::atomic<uint64_t>& word, uint64_t target) const;
+  Err wait_left(uint64_t target);
+  void map_layout();  // lines_, slots_, cells_ in memory_ (segment.h's layout)
+  SlotHeader& slot(int r, uint64_t s) const {
+    return *reinterpret_cast<SlotHeader*>(slots_ + (static_cast<size_t>(r) * kRing + s % kRing) * kSlotBytes);
+  }
+  void store_record(uint64_t s, size_t bytes, uint64_t flags) {
+    SlotHeader& h = slot(me_, s);
+    h.bytes.store(bytes, std::memory_order_relaxed);
+    h.recorded.store(4 * s + flags, std::memory_order_release);
+  }
 
   transport::shm::Segment memory_;
   FlagLine* lines_ = nullptr;
+  char* slots_ = nullptr;
   char* cells_ = nullptr;
+  // The least `left` over every rank when last read (wait_cell_free): a
+  // lower bound, since flags only grow.
+  uint64_t left_seen_ = 0;
   size_t cell_bytes_ = 0;
   int n_ = 0;
   int me_ = 0;

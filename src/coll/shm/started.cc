@@ -29,9 +29,13 @@ struct Started {
   bool holds = false;          // a reference on call.type and call.op
   uint8_t phase = 0;
   int next = 0;                // the rank whose flag it checks next
-  // The flag it last found short of `target` (started_can_advance()).
+  // The flag it last found short of `target` (started_can_advance()), and
+  // a second one that would do as well (a writer's record or its arrival
+  // flag, CommSegment::arrived()).
   const std::atomic<uint64_t>* waits_on = nullptr;
   uint64_t target = 0;
+  const std::atomic<uint64_t>* or_on = nullptr;
+  uint64_t or_target = 0;
   Err error;
 };
 
@@ -85,6 +89,7 @@ bool forgotten_ = false;  // a segment went during the pass
 
 // Whether `word` has reached `target`; if not, the operation waits on it.
 bool reached(Started& o, const std::atomic<uint64_t>& word, uint64_t target) {
+  o.or_on = nullptr;
   if (word.load(std::memory_order_acquire) >= target) {
     o.waits_on = nullptr;
     return true;
@@ -94,12 +99,27 @@ bool reached(Started& o, const std::atomic<uint64_t>& word, uint64_t target) {
   return false;
 }
 
-// Everyone has left s - kSlots: nobody reads my slot of s (segment.h).
-bool cell_free(CommSegment& seg, Started& o) {
-  if (o.s <= CommSegment::kSlots) return true;
-  for (; o.next < seg.size(); ++o.next)
-    if (!reached(o, seg.line(o.next).left, o.s - CommSegment::kSlots)) return false;
-  return true;
+// Rank r's data of operation s is in place, or its flag says it has none
+// (CommSegment::arrived()); if not, the operation waits on both words.
+bool arrived(CommSegment& seg, Started& o, int r) {
+  if (seg.arrived(r, o.s)) {
+    o.waits_on = o.or_on = nullptr;
+    return true;
+  }
+  o.waits_on = &seg.record_word(r, o.s);
+  o.target = 4 * o.s + 2;
+  o.or_on = &seg.line(r).arrived;
+  o.or_target = o.s;
+  return false;
+}
+
+// Everyone has left s - depth: nobody reads my slot (and cell, for
+// `bytes` of data) of s (segment.h).
+bool cell_free(CommSegment& seg, Started& o, size_t bytes) {
+  const uint64_t depth = CommSegment::depth(bytes);
+  if (o.s <= depth) return true;
+  const std::atomic<uint64_t>* short_of = seg.first_not_left(o.s - depth);
+  return short_of == nullptr || reached(o, *short_of, o.s - depth);
 }
 
 bool barrier(CommSegment& seg, Started& o) {
@@ -117,16 +137,16 @@ bool bcast(CommSegment& seg, Started& o) {
   const Call& c = o.call;
   const size_t bytes = c.type->bytes(c.count);
   if (seg.rank() == c.root) {
-    if (!cell_free(seg, o)) return false;
-    o.error = to_cell(c.recvbuf, c.count, c.type, seg.cell(c.root, o.s));
-    seg.record(o.s, bytes);
+    if (!cell_free(seg, o, bytes)) return false;
+    o.error = to_cell(c.recvbuf, c.count, c.type, seg.cell(c.root, o.s, bytes));
+    seg.record_data(o.s, bytes);
     seg.publish_and_leave(o.s);
     return true;
   }
-  if (!reached(o, seg.line(c.root).arrived, o.s)) return false;
+  if (!arrived(seg, o, c.root)) return false;
   seg.record(o.s, bytes);
   o.error = check(seg, c.root, o.s, bytes);
-  if (o.error.ok()) o.error = from_cell(seg.cell(c.root, o.s), bytes, c.recvbuf, c.count, c.type);
+  if (o.error.ok()) o.error = from_cell(seg.cell(c.root, o.s, bytes), bytes, c.recvbuf, c.count, c.type);
   seg.leave(o.s);
   return true;
 }
@@ -137,10 +157,10 @@ bool reduction(CommSegment& seg, Started& o) {
   const Call& c = o.call;
   const size_t bytes = c.type->bytes(c.count);
   if (o.phase == 0) {
-    if (!cell_free(seg, o)) return false;
+    if (!cell_free(seg, o, bytes)) return false;
     if (bytes != 0)
-      std::memcpy(seg.cell(seg.rank(), o.s), c.sendbuf == MPI_IN_PLACE ? c.recvbuf : c.sendbuf, bytes);
-    seg.record(o.s, bytes);
+      std::memcpy(seg.cell(seg.rank(), o.s, bytes), c.sendbuf == MPI_IN_PLACE ? c.recvbuf : c.sendbuf, bytes);
+    seg.record_data(o.s, bytes);
     if (c.kind == Call::Kind::kReduce && seg.rank() != c.root) {
       seg.publish_and_leave(o.s);
       return true;
@@ -151,15 +171,15 @@ bool reduction(CommSegment& seg, Started& o) {
   }
   for (; o.next >= 0; --o.next) {
     const int r = o.next;
-    if (!reached(o, seg.line(r).arrived, o.s)) return false;
+    if (!arrived(seg, o, r)) return false;
     Err mismatch = check(seg, r, o.s, bytes);
     if (r == seg.size() - 1) {
       o.error = std::move(mismatch);
-      if (bytes != 0) std::memcpy(c.recvbuf, seg.cell(r, o.s), bytes);
+      if (bytes != 0) std::memcpy(c.recvbuf, seg.cell(r, o.s, bytes), bytes);
     } else if (mismatch) {
       if (o.error.ok()) o.error = std::move(mismatch);
     } else if (bytes != 0) {
-      apply(*c.op, seg.cell(r, o.s), c.recvbuf, c.count, *c.type);
+      apply(*c.op, seg.cell(r, o.s, bytes), c.recvbuf, c.count, *c.type);
     }
   }
   seg.leave(o.s);
@@ -190,14 +210,15 @@ bool gathering(CommSegment& seg, Started& o) {
   const bool all = c.kind == Call::Kind::kAllgather;
   if (o.phase == 0) {
     if (all || seg.rank() != c.root) {
-      if (!cell_free(seg, o)) return false;
       // In place (allgather), my block is in recvbuf already (MPI-3.1 §5.7).
       const bool in_place = c.sendbuf == MPI_IN_PLACE;
       const void* mine = in_place ? block_of(c.recvbuf, seg.rank(), c.count, c.type) : c.sendbuf;
       const MPI_Count n = in_place ? c.count : c.sendcount;
       const Datatype* t = in_place ? c.type : c.sendtype;
-      o.error = to_cell(mine, n, t, seg.cell(seg.rank(), o.s));
-      seg.record(o.s, t->bytes(n));
+      const size_t bytes = t->bytes(n);
+      if (!cell_free(seg, o, bytes)) return false;
+      o.error = to_cell(mine, n, t, seg.cell(seg.rank(), o.s, bytes));
+      seg.record_data(o.s, bytes);
       if (!all) {
         seg.publish_and_leave(o.s);
         return true;
@@ -211,14 +232,15 @@ bool gathering(CommSegment& seg, Started& o) {
   for (; o.next < seg.size(); ++o.next) {
     const int r = o.next;
     if (r == seg.rank()) continue;
-    if (!reached(o, seg.line(r).arrived, o.s)) return false;
+    if (!arrived(seg, o, r)) return false;
     // (Only here: a gather's other ranks pass no receive type.)
     const size_t want = c.type->bytes(c.count);
     // A gather's root writes no cell: it records once a writer has arrived
     // (segment.h, record()); it records again at each writer, harmlessly.
     if (!all) seg.record(o.s, want);
     Err e = check(seg, r, o.s, want);
-    if (e.ok()) e = from_cell(seg.cell(r, o.s), want, block_of(c.recvbuf, r, c.count, c.type), c.count, c.type);
+    if (e.ok())
+      e = from_cell(seg.cell(r, o.s, want), want, block_of(c.recvbuf, r, c.count, c.type), c.count, c.type);
     keep(o.error, std::move(e));
   }
   seg.leave(o.s);
@@ -232,10 +254,11 @@ bool scattering(CommSegment& seg, Started& o) {
   const bool all = c.kind == Call::Kind::kAlltoall;
   if (o.phase == 0) {
     if (all || seg.rank() == c.root) {
-      if (!cell_free(seg, o)) return false;
       // In place (alltoall), the blocks to send are recvbuf's, packed
       // before any is replaced.
       const bool in_place = all && c.sendbuf == MPI_IN_PLACE;
+      const size_t block = in_place ? c.type->bytes(c.count) : c.sendtype->bytes(c.sendcount);
+      if (!cell_free(seg, o, block * static_cast<size_t>(seg.size()))) return false;
       o.error = in_place ? pack_blocks(seg, o.s, c.recvbuf, c.count, c.type)
                          : pack_blocks(seg, o.s, c.sendbuf, c.sendcount, c.sendtype);
       // In place, the scatter root's block stays where it is (MPI-3.1 §5.6).
@@ -255,7 +278,7 @@ bool scattering(CommSegment& seg, Started& o) {
   for (; o.next < seg.size(); ++o.next) {
     const int r = o.next;
     if (r == seg.rank() || (!all && r != c.root)) continue;
-    if (!reached(o, seg.line(r).arrived, o.s)) return false;
+    if (!arrived(seg, o, r)) return false;
     if (!all) seg.record(o.s, c.type->bytes(c.count));
     keep(o.error, my_block(seg, o.s, r, all ? block_of(c.recvbuf, r, c.count, c.type) : c.recvbuf, c.count, c.type));
   }
@@ -395,6 +418,7 @@ bool started_can_advance() {
     if (q.count == 0) return true;
     const Started& o = q.at(0);
     if (o.waits_on == nullptr || o.waits_on->load(std::memory_order_acquire) >= o.target) return true;
+    if (o.or_on != nullptr && o.or_on->load(std::memory_order_acquire) >= o.or_target) return true;
     if (revocation::is_revoked(q.context)) return true;
   }
   return false;
