@@ -134,7 +134,9 @@ Err CommSegment::wait_left(uint64_t target) {
   uint64_t least = UINT64_MAX;
   for (int r = 0; r < n_; ++r) {
     if (Err e = wait(lines_[r].left, target)) return e;
-    least = std::min(least, lines_[r].left.load(std::memory_order_relaxed));
+    // Acquire: a later call writes its slot on this value alone, after
+    // the reader's release of `left` (first_not_left's fast path).
+    least = std::min(least, lines_[r].left.load(std::memory_order_acquire));
   }
   left_seen_ = least;
   return {};

@@ -118,8 +118,13 @@ bool arrived(CommSegment& seg, Started& o, int r) {
 bool cell_free(CommSegment& seg, Started& o, size_t bytes) {
   const uint64_t depth = CommSegment::depth(bytes);
   if (o.s <= depth) return true;
-  const std::atomic<uint64_t>* short_of = seg.first_not_left(o.s - depth);
-  return short_of == nullptr || reached(o, *short_of, o.s - depth);
+  // A rank found short may leave before reached() looks again, and the
+  // ranks after it were not looked at: on that, look at everyone again.
+  for (;;) {
+    const std::atomic<uint64_t>* short_of = seg.first_not_left(o.s - depth);
+    if (short_of == nullptr) return true;
+    if (!reached(o, *short_of, o.s - depth)) return false;
+  }
 }
 
 bool barrier(CommSegment& seg, Started& o) {
