@@ -98,10 +98,13 @@ class Call {
   // Inline: the data starts above address 0 and its bytes are far from
   // 2^63 (the usual case, passed at once; issue 29).
   bool buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument = "buffer") {
-    if (ok() && reinterpret_cast<uintptr_t>(buf) + static_cast<uintptr_t>(t->true_lb) != 0 && count <= INT32_MAX &&
-        t->size <= INT32_MAX) [[likely]]
-      return true;
+    if (ok() && buffer_fits(buf, count, t)) [[likely]] return true;
     return buffer_or_failed(buf, count, t, argument);
+  }
+  // That usual case, which buffer() passes at once.
+  static bool buffer_fits(const void* buf, MPI_Count count, const Datatype* t) {
+    return reinterpret_cast<uintptr_t>(buf) + static_cast<uintptr_t>(t->true_lb) != 0 && count <= INT32_MAX &&
+           t->size <= INT32_MAX;
   }
   // Block `index` of a v or w form's buffer `<what>buf`: `count` elements
   // of `t` at `displacement` bytes from `buf` (displs[i] extents in the v
