@@ -14,12 +14,14 @@
 //   FERRY_ENTRY(Send)
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "base/communicator.h"
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/info.h"
+#include "base/limits.h"
 #include "mpi.h"
 #include "runtime/runtime.h"
 
@@ -80,16 +82,30 @@ class Call {
   const Datatype* message_datatype(MPI_Datatype handle, MPI_Count count);
   // A datatype that can be communicated (after datatype() succeeded):
   // committed (MPI-3.1 §4.1.9) and supported.
-  bool movable(const Datatype* t, const char* argument = "datatype");
+  bool movable(const Datatype* t, const char* argument = "datatype") {
+    return (ok() && t->committed && t->supported) || movable_or_failed(t, argument);
+  }
   // Counts are MPI_Count: the int entry points widen theirs, the large-count
   // (_c) ones of MPI-4.0 pass theirs through, so both share one check.
-  bool count(MPI_Count count, const char* argument = "count");
+  bool count(MPI_Count count, const char* argument = "count") {
+    return (ok() && count >= 0) || count_or_failed(count, argument);
+  }
   // A buffer of `count` elements of `t`. Erroneous (MPI_ERR_BUFFER) only
   // when it holds data and that data would start at address 0: NULL is also
   // MPI_BOTTOM (MPI-3.1 §4.1.5), valid with a datatype whose data lies at
   // absolute addresses (true lower bound not 0). Also MPI_ERR_COUNT when
   // count times the type's size is no byte count.
-  bool buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument = "buffer");
+  // Inline: the data starts above address 0 and its bytes are far from
+  // 2^63 (the usual case, passed at once; issue 29).
+  bool buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument = "buffer") {
+    if (ok() && buffer_fits(buf, count, t)) [[likely]] return true;
+    return buffer_or_failed(buf, count, t, argument);
+  }
+  // That usual case, which buffer() passes at once.
+  static bool buffer_fits(const void* buf, MPI_Count count, const Datatype* t) {
+    return reinterpret_cast<uintptr_t>(buf) + static_cast<uintptr_t>(t->true_lb) != 0 && count <= INT32_MAX &&
+           t->size <= INT32_MAX;
+  }
   // Block `index` of a v or w form's buffer `<what>buf`: `count` elements
   // of `t` at `displacement` bytes from `buf` (displs[i] extents in the v
   // forms; in the w forms the byte displacement itself, which may be an
@@ -100,8 +116,13 @@ class Call {
   // inbuf, MPI_Buffer_attach's buffer): not NULL when there are any.
   // Anything described by a datatype goes through buffer() instead.
   bool bytes(const void* buf, MPI_Count bytes, const char* argument = "buffer");
-  bool rank(int rank, const Communicator& c, RankUse use, const char* argument);
-  bool tag(int tag, bool allow_any);
+  bool rank(int rank, const Communicator& c, RankUse use, const char* argument) {
+    return (ok() && ((rank >= 0 && rank < c.peer_count()) || rank == MPI_PROC_NULL)) ||
+           rank_or_failed(rank, c, use, argument);
+  }
+  bool tag(int tag, bool allow_any) {
+    return (ok() && tag >= 0 && tag <= kTagUpperBound) || tag_or_failed(tag, allow_any);
+  }
   bool not_null(const void* pointer, const char* argument) {
     return (pointer != nullptr && ok()) || null_or_failed(argument);
   }
@@ -142,6 +163,13 @@ class Call {
   bool initialized_or_failed();
   Communicator* comm_or_failed(MPI_Comm handle);
   bool null_or_failed(const char* argument);
+  // The full checks, out of line (call.cc), where the inline test above
+  // did not pass at once.
+  bool movable_or_failed(const Datatype* t, const char* argument);
+  bool count_or_failed(MPI_Count count, const char* argument);
+  bool buffer_or_failed(const void* buf, MPI_Count count, const Datatype* t, const char* argument);
+  bool rank_or_failed(int rank, const Communicator& c, RankUse use, const char* argument);
+  bool tag_or_failed(int tag, bool allow_any);
 
   const char* name_;
   Communicator* comm_ = nullptr;  // nullptr: MPI_COMM_WORLD's handler

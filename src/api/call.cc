@@ -62,7 +62,7 @@ const Datatype* Call::message_datatype(MPI_Datatype handle, MPI_Count count) {
   return datatype(handle);
 }
 
-bool Call::movable(const Datatype* t, const char* argument) {
+bool Call::movable_or_failed(const Datatype* t, const char* argument) {
   if (!ok()) return false;
   if (!t->committed)
     return fail(MPI_ERR_TYPE, "%s %s is not committed (MPI_Type_commit it first)", argument,
@@ -72,7 +72,7 @@ bool Call::movable(const Datatype* t, const char* argument) {
   return true;
 }
 
-bool Call::count(MPI_Count count, const char* argument) {
+bool Call::count_or_failed(MPI_Count count, const char* argument) {
   if (!ok()) return false;
   if (count < 0) return fail(MPI_ERR_COUNT, "invalid %s %lld (must be >= 0)", argument, static_cast<long long>(count));
   return true;
@@ -107,7 +107,7 @@ bool too_many_bytes(MPI_Count count, const Datatype& t) {
 
 }  // namespace
 
-bool Call::buffer(const void* buf, MPI_Count count, const Datatype* t, const char* argument) {
+bool Call::buffer_or_failed(const void* buf, MPI_Count count, const Datatype* t, const char* argument) {
   if (!ok()) return false;
   if (data_at_zero(buf, 0, count, *t)) {
     if (buf == nullptr)
@@ -135,7 +135,7 @@ bool Call::block(const void* buf, MPI_Aint displacement, MPI_Count count, const 
   return true;
 }
 
-bool Call::rank(int rank, const Communicator& c, RankUse use, const char* argument) {
+bool Call::rank_or_failed(int rank, const Communicator& c, RankUse use, const char* argument) {
   if (!ok()) return false;
   if (rank >= 0 && rank < c.peer_count()) return true;
   if (rank == MPI_PROC_NULL) return true;
@@ -153,7 +153,7 @@ bool Call::rank(int rank, const Communicator& c, RankUse use, const char* argume
   return fail(MPI_ERR_RANK, "invalid %s %d (communicator size %d)", argument, rank, c.size);
 }
 
-bool Call::tag(int tag, bool allow_any) {
+bool Call::tag_or_failed(int tag, bool allow_any) {
   if (!ok()) return false;
   if (tag >= 0 && tag <= kTagUpperBound) return true;
   if (tag == MPI_ANY_TAG && allow_any) {

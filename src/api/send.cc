@@ -30,6 +30,10 @@ int blocking_send(const char* name, const void* buf, MPI_Count count, MPI_Dataty
   const Datatype* t = nullptr;
   Communicator* c = check_send(call, buf, count, type, dest, tag, comm, &t);
   if (c == nullptr) return call.raise();
+  // MPI-3.1 §3.11: a send to MPI_PROC_NULL succeeds at once, after the
+  // argument checks (pt2pt::send returns at once too; this skips only the
+  // call into it, issue 29). A buffered one goes to bsend, as any.
+  if (dest == MPI_PROC_NULL && mode != Mode::kBuffered) return MPI_SUCCESS;
   pt2pt::Message m{buf, count, t};
   if (mode == Mode::kBuffered) return call.result(bsend::send(m, dest, tag, c));
   return call.result(pt2pt::send(m, dest, tag, c, mode));

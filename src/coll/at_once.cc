@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "base/revocation.h"
 #include "coll/choose.h"
 #include "coll/shm/agreement.h"
 #include "coll/shm/started.h"
@@ -31,8 +32,36 @@ void note_at_once(const char* operation, const Communicator* c, const char* why)
   if (debug::on(debug::kColl)) debug::print("%s on %d ranks: at once (%s)", operation, c->size, why);
 }
 
+namespace {
+
+// The segment if a call with no data may defer its flags there: made
+// already, nothing started on it pending (their flags must go up first),
+// the engine run by one thread (the flags go up at its passes), not
+// revoked (a revoked communicator's collectives fail; choose.cc).
+shm::CommSegment* deferring_segment(Communicator* c) {
+  shm::CommSegment* seg = shm::segment_if_made(c);
+  if (seg == nullptr || seg->outstanding() != 0 || progress::threads_enabled || revocation::is_revoked(c->context))
+    return nullptr;
+  return seg;
+}
+
+}  // namespace
+
+bool defer_no_data(const char* operation, Communicator* c) {
+  if (c->inter || c->size < 2) return false;
+  shm::CommSegment* seg = deferring_segment(c);
+  if (seg == nullptr) return false;
+  note_at_once(operation, c, "no data");
+  seg->defer_nothing();
+  return true;
+}
+
 void record_no_data(const char* operation, Communicator* c, Launch how) {
   if (how.form == Launch::Form::kBlocking) {
+    if (shm::CommSegment* made = deferring_segment(c)) [[likely]] {
+      made->defer_nothing();
+      return;
+    }
     if (shm::CommSegment* seg = segment_if_possible(c, how)) shm::record_nothing(*seg);
     return;
   }

@@ -54,6 +54,21 @@ void note_at_once(const char* operation, const Communicator* c, const char* why)
 // operations this rank started before it.
 void record_no_data(const char* operation, Communicator* c, Launch how);
 
+// A blocking call with no data on an intracommunicator of several ranks
+// whose segment can take its operation number with the flags deferred
+// (shm/segment.h, defer_nothing): takes it and returns true; false when the
+// call must go the longer way (record_no_data, or no segment yet).
+bool defer_no_data(const char* operation, Communicator* c);
+
+// The commonest trivial call, tested first, before the GPU test and the
+// algorithm's entry (issue 29): blocking, with no data on any rank
+// (`empty`, the same test as at_once's `trivial`, and false on an
+// intercommunicator), done by defer_no_data. False: the call goes on its
+// way, through at_once for the other trivial cases.
+inline bool no_data_now(const char* operation, Communicator* c, Launch how, bool empty) {
+  return empty && how.form == Launch::Form::kBlocking && !device::enabled() && defer_no_data(operation, c);
+}
+
 // Finishes the call now when `trivial` holds: runs `work` (the local copy,
 // returning Err) and answers as `how` says; nothing when the call must run
 // its schedule. GPU buffers keep the schedule, whose copies know the

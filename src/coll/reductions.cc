@@ -157,6 +157,7 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
 
 Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
               Launch how) {
+  if (no_data_now("allreduce", c, how, !c->inter && count == 0)) return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::allreduce(sendbuf, recvbuf, count, type, op, c, how);
       }))
@@ -180,6 +181,7 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, 
 
 Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
            Communicator* c, Launch how) {
+  if (no_data_now("reduce", c, how, !c->inter && count == 0)) return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::reduce(sendbuf, recvbuf, count, type, op, root, c, how);
       }))

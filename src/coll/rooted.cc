@@ -140,6 +140,7 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
 }  // namespace
 
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
+  if (no_data_now("bcast", c, how, !c->inter && type->bytes(count) == 0)) return {};
   if (gpu::Outcome staged =
           gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
     return std::move(*staged);
@@ -147,6 +148,9 @@ Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicat
 }
 Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
            const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  if (no_data_now("gather", c, how,
+                  !c->inter && (c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount)) == 0))
+    return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
       }))
@@ -163,6 +167,9 @@ Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, 
 }
 Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
             const Datatype* recvtype, int root, Communicator* c, Launch how) {
+  if (no_data_now("scatter", c, how,
+                  !c->inter && (c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount)) == 0))
+    return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
       }))

@@ -1,5 +1,6 @@
 #include "coll/shm/host.h"
 
+#include "coll/shm/segment.h"
 #include "coll/shm/started.h"
 #include "common/config.h"
 #include "progress/progress.h"
@@ -26,13 +27,20 @@ Waiter* waiters_ = nullptr;  // engine lock held
 // (tests/mpi/comm/comm_threads.c hung so under MPI_THREAD_MULTIPLE, one
 // thread in an allreduce on one communicator, another waiting on another).
 //
+// It raises the flags that calls with no data deferred (segment.h,
+// defer_nothing): this rank now waits or polls for something, and a rank
+// of an erroneous program may wait on those flags.
+//
 // It also moves the nonblocking and persistent collectives started on
 // segments (started.h) at every pass, and refuses the sleep while one of
 // them could go further: any thread's pass advances those, so the refusal
 // lasts one pass.
 class Recheck final : public progress::Source {
  public:
-  int progress() override { return advance_started(); }
+  int progress() override {
+    raise_all_deferred();
+    return advance_started();
+  }
   bool arm_wakeup() override {
     if (started_can_advance()) return false;
     const void* me = this_thread();

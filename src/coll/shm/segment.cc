@@ -30,6 +30,9 @@ namespace {
 // program that makes thousands of communicators must not map thousands of
 // segments (each n x (16 slots + 2 cells), in /dev/shm's memory until freed).
 std::atomic<int64_t> mapped_{0};
+// The segments whose flags defer_nothing left down (one thread: the
+// deferral is only taken when the engine runs on one).
+std::vector<CommSegment*> deferring_;
 
 int64_t most_segments() {
   static const int64_t most = std::max<int64_t>(0, config::integer("FERRY_COLL_SHM_SEGMENTS"));
@@ -123,6 +126,47 @@ bool eligible(Communicator* c) {
   return s->status == State::Status::kEligible || s->status == State::Status::kReady;
 }
 
+// The flags of deferred_ (defer_nothing): `left` at once (this rank reads
+// nothing of it: a writer of a later operation may reuse the slots), and
+// `arrived` if every rank has left deferred_ - kSlots, or `now`. Never
+// lowers a flag that a later operation raised further. True when both are up.
+bool CommSegment::raise_deferred(bool now) {
+  const uint64_t s = deferred_;
+  FlagLine& mine = lines_[me_];
+  bool raised = false;
+  if (mine.left.load(std::memory_order_relaxed) < s) {
+    mine.left.store(s, std::memory_order_release);
+    raised = true;
+  }
+  bool free = true;
+  if (!now && s > kSlots)
+    for (int r = 0; r < n_ && free; ++r) free = lines_[r].left.load(std::memory_order_acquire) >= s - kSlots;
+  if (free) {
+    if (mine.arrived.load(std::memory_order_relaxed) < s) {
+      mine.arrived.store(s, std::memory_order_release);
+      raised = true;
+    }
+    deferred_ = 0;
+  }
+  if (raised) wake_others();
+  return free;
+}
+
+void CommSegment::list_deferred() {
+  deferring_.push_back(this);
+  listed_ = true;
+}
+
+void raise_all_deferred() {
+  if (deferring_.empty()) [[likely]] return;
+  size_t kept = 0;
+  for (CommSegment* seg : deferring_) {
+    if (seg->deferred_ != 0 && !seg->raise_deferred(false)) deferring_[kept++] = seg;
+    else seg->listed_ = false;
+  }
+  deferring_.resize(kept);
+}
+
 void CommSegment::wake_others() { wake(others_.data(), others_.size()); }
 
 Err CommSegment::wait(const std::atomic<uint64_t>& word, uint64_t target) const {
@@ -156,6 +200,7 @@ const std::atomic<uint64_t>* CommSegment::first_not_left(uint64_t target) {
 
 void CommSegment::publish(uint64_t s) {
   lines_[me_].arrived.store(s, std::memory_order_release);
+  if (s >= deferred_) deferred_ = 0;  // covered (defer_nothing)
   wake_others();
 }
 
@@ -167,6 +212,7 @@ void CommSegment::leave(uint64_t s) {
 void CommSegment::publish_and_leave(uint64_t s) {
   lines_[me_].arrived.store(s, std::memory_order_release);
   lines_[me_].left.store(s, std::memory_order_release);
+  if (s >= deferred_) deferred_ = 0;  // covered (defer_nothing)
   wake_others();
 }
 
@@ -253,11 +299,16 @@ CommSegment* segment_for(Communicator* c) {
 }
 
 CommSegment* segment_if_made(Communicator* c) {
-  State* st = state_of(c);
-  return st->status == State::Status::kReady ? &st->segment : nullptr;
+  // Without a State yet, nothing was made (no state_of: a lookup on every
+  // call with no data, issue 29).
+  auto* st = static_cast<State*>(c->coll_state.get());
+  return st != nullptr && st->status == State::Status::kReady ? &st->segment : nullptr;
 }
 
 CommSegment::~CommSegment() {
+  // Still mapped here: the others see its last flags before it goes.
+  if (deferred_ != 0) (void)raise_deferred(true);
+  if (listed_) std::erase(deferring_, this);
   if (started_ != nullptr) forget(this);
   if (holds_room_) mapped_.fetch_sub(1, std::memory_order_relaxed);
 }

@@ -92,7 +92,36 @@ class CommSegment {
   int rank() const { return me_; }
   size_t cell_bytes() const { return cell_bytes_; }
   // The next operation's number (every rank calls this once per operation).
-  uint64_t next() { return ++sequence_; }
+  // Raises the flags that defer_nothing left down first, `left` at least: a
+  // writer of this operation may wait for it (wait_cell_free).
+  uint64_t next() {
+    if (deferred_ != 0) [[unlikely]] (void)raise_deferred(false);
+    return ++sequence_;
+  }
+
+  // The cheap form of agreement.h's record_nothing, for a blocking call with
+  // no data (coll/at_once.h) while no started operation is pending and the
+  // engine runs on one thread: takes the operation's number s and only
+  // notes that its flags (arrived, left) are still to be raised. In a
+  // correct program nobody waits on them (every rank passed no data at s),
+  // but a writer of a later operation waits for `left` to reuse the slots:
+  // it goes up at this rank's next operation on the segment (next()). Its
+  // `arrived` goes up there too, or is covered by a later one (flags only
+  // grow; a flag of s without a record of s means 0 bytes to whoever reads
+  // it), but only once every rank has left s - kSlots: an arrival at s lets
+  // readers of s record in slot s (as a writer's does after
+  // wait_cell_free); sooner, their record could overwrite one that a
+  // slower rank still reads. In an erroneous program, where a rank with
+  // data at s waits on this one, both go up at this rank's passes of the
+  // progress engine too (raise_all_deferred: any wait, test or blocking
+  // call), or when the segment goes; the rank that waits then fails
+  // instead of waiting for ever. In a loop of
+  // calls with no data it costs an increment and a store: no store to
+  // shared memory, no wake-up (issue 29).
+  void defer_nothing() {
+    deferred_ = ++sequence_;
+    if (!listed_) [[unlikely]] list_deferred();
+  }
 
   FlagLine& line(int r) const { return lines_[r]; }
   // Where rank r's data of operation s is, `bytes` in all: in its slot
@@ -179,6 +208,9 @@ class CommSegment {
   friend bool segment_among(Communicator* c, const std::vector<int>& members, int my_index,
                             std::unique_ptr<CommSegment>* out);
   void wake_others();
+  bool raise_deferred(bool now);
+  void list_deferred();
+  friend void raise_all_deferred();
   Err wait(const std::atomic<uint64_t>& word, uint64_t target) const;
   Err wait_left(uint64_t target);
   void map_layout();  // lines_, slots_, cells_ in memory_ (segment.h's layout)
@@ -202,6 +234,8 @@ class CommSegment {
   int n_ = 0;
   int me_ = 0;
   uint64_t sequence_ = 0;
+  uint64_t deferred_ = 0;  // the last operation whose flags defer_nothing left down, or 0
+  bool listed_ = false;    // in the list raise_all_deferred() goes through
   uint32_t context_ = 0;  // the communicator's, to notice its revocation while waiting
   std::vector<int> others_;  // world ranks of the other members, to wake
   bool holds_room_ = false;  // a host segment's (segment_among): one of FERRY_COLL_SHM_SEGMENTS
@@ -224,6 +258,10 @@ CommSegment* segment_for(Communicator* c);
 // nullptr; never makes it (a nonblocking call must not wait for the others,
 // started.h).
 CommSegment* segment_if_made(Communicator* c);
+
+// Raises the flags that defer_nothing left down, on every segment of this
+// process (the progress engine's coll/shm source, at each pass).
+void raise_all_deferred();
 
 // FERRY_COLL_SHM_CELL, in whole cache lines: the same on every rank.
 size_t configured_cell_bytes();

@@ -1,0 +1,75 @@
+/*
+ * call_instructions: the instructions of one trivial MPI call (issue 29), counted by callgrind, per
+ * call: the collectives of 0 bytes (Bcast, Gather, Scatter, Allgather, Alltoall, Reduce, Allreduce)
+ * on MPI_COMM_WORLD, MPI_Comm_rank, MPI_Send to and MPI_Recv from MPI_PROC_NULL. The load-independent
+ * figure behind scripts/bench's call_overhead and the sweep's 0-byte rows, where the VM has no
+ * hardware counters for perf stat.
+ *
+ *   mpirun -n 2 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=cg.%p \
+ *       call_instructions [calls per dump, 1000]
+ *   for f in cg.*.*; do sed -n 's/^desc: Trigger: Client Request: //p; s/^summary: //p' $f; done | paste - -
+ *
+ * Each operation runs uninstrumented first (warm), then instrumented but not counted (callgrind
+ * translates the code on its first runs), then one dump of `calls` calls: its summary / calls is
+ * the figure. A barrier separates the operations. Built without valgrind's header, it runs the
+ * calls and counts nothing.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(what)
+#endif
+
+static char sbuf[64], rbuf[64];
+static int sink;
+
+static void bcast(void) { MPI_Bcast(sbuf, 0, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void gather(void) { MPI_Gather(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void scatter(void) { MPI_Scatter(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void allgather(void) { MPI_Allgather(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, MPI_COMM_WORLD); }
+static void alltoall(void) { MPI_Alltoall(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, MPI_COMM_WORLD); }
+static void reduce(void) { MPI_Reduce(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); }
+static void allreduce(void) { MPI_Allreduce(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void comm_rank(void) {
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  sink += r;
+}
+static void send_null(void) { MPI_Send(sbuf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD); }
+static void recv_null(void) { MPI_Recv(rbuf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); }
+
+static struct {
+  const char *name;
+  void (*fn)(void);
+} ops[] = {
+    {"Bcast0", bcast},         {"Gather0", gather},     {"Scatter0", scatter},   {"Allgather0", allgather},
+    {"Alltoall0", alltoall},   {"Reduce0", reduce},     {"Allreduce0", allreduce}, {"Comm_rank", comm_rank},
+    {"Send_PROC_NULL", send_null}, {"Recv_PROC_NULL", recv_null},
+};
+
+int main(int argc, char **argv) {
+  int calls = argc > 1 ? atoi(argv[1]) : 1000;
+  MPI_Init(&argc, &argv);
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 2000; i++) ops[o].fn();
+    CALLGRIND_START_INSTRUMENTATION;
+    for (int i = 0; i < 200; i++) ops[o].fn();
+    CALLGRIND_ZERO_STATS;
+    for (int i = 0; i < calls; i++) ops[o].fn();
+    CALLGRIND_DUMP_STATS_AT(ops[o].name);
+    CALLGRIND_STOP_INSTRUMENTATION;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return sink == -1;
+}
