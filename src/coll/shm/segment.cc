@@ -128,7 +128,7 @@ bool eligible(Communicator* c) {
 
 // The flags of deferred_ (defer_nothing): `left` at once (this rank reads
 // nothing of it: a writer of a later operation may reuse the slots), and
-// `arrived` if every rank has left deferred_ - kSlots, or `now`. Never
+// `arrived` if every rank has left deferred_ - kCells, or `now`. Never
 // lowers a flag that a later operation raised further. True when both are up.
 bool CommSegment::raise_deferred(bool now) {
   const uint64_t s = deferred_;
@@ -139,8 +139,8 @@ bool CommSegment::raise_deferred(bool now) {
     raised = true;
   }
   bool free = true;
-  if (!now && s > kSlots)
-    for (int r = 0; r < n_ && free; ++r) free = lines_[r].left.load(std::memory_order_acquire) >= s - kSlots;
+  if (!now && s > kCells)
+    for (int r = 0; r < n_ && free; ++r) free = lines_[r].left.load(std::memory_order_acquire) >= s - kCells;
   if (free) {
     if (mine.arrived.load(std::memory_order_relaxed) < s) {
       mine.arrived.store(s, std::memory_order_release);

@@ -108,7 +108,7 @@ class CommSegment {
   // it goes up at this rank's next operation on the segment (next()). Its
   // `arrived` goes up there too, or is covered by a later one (flags only
   // grow; a flag of s without a record of s means 0 bytes to whoever reads
-  // it), but only once every rank has left s - kSlots: an arrival at s lets
+  // it), but only once every rank has left s - kCells: an arrival at s lets
   // readers of s record in slot s (as a writer's does after
   // wait_cell_free); sooner, their record could overwrite one that a
   // slower rank still reads. In an erroneous program, where a rank with
