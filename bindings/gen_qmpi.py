@@ -219,6 +219,9 @@ SYNCHRONIZED_COLLECTIVES = {
     "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter",
     "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan", "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv",
     "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw"}
+# Their nonblocking forms (and MPI_Ibarrier): the profile starts a companion barrier after each, by
+# which a Wait on the request tells when every partner had started it (src/profile/companions.h).
+NONBLOCKING_COLLECTIVES = {"MPI_I" + name[4].lower() + name[5:] for name in SYNCHRONIZED_COLLECTIVES} | {"MPI_Ibarrier"}
 # Calls that only wait for others: all their time is waiting.
 ALL_WAITING = {"MPI_Barrier", "MPI_Probe", "MPI_Mprobe"}
 
@@ -284,6 +287,18 @@ def late_partner_wrapper(f):
                 f"  if (synchronized_) note_wait({f.qmpi}, everyone_ - start_);",
                 "  return result_;"]
     call = f"  auto result_ = ferry_impl_{f.name}({args});"
+    if base in NONBLOCKING_COLLECTIVES:
+        # Every call, on every rank alike (the companion must be); timed as a sample.
+        barrier = "true" if base == "MPI_Ibarrier" else "false"
+        return [f"  int64_t bytes_ = {bytes_expression(f)};",
+                f"  note_call({f.qmpi}, bytes_);",
+                f"  bool timed_ = timing_due({f.qmpi});",
+                "  uint64_t start_ = timed_ ? now() : 0;",
+                "  uint64_t sequence_ = companions::sequence_before(comm);",
+                call,
+                f"  if (timed_) note_time({f.qmpi}, now() - start_);",
+                f"  if (result_ == MPI_SUCCESS) companions::started(comm, sequence_, *request, {barrier});",
+                "  return result_;"]
     if base in ALL_WAITING:
         return counted_first(f, [call, "  uint64_t end_ = now();",
                                  f"  note_time({f.qmpi}, end_ - start_);",
@@ -325,6 +340,7 @@ def profile(functions):
            '#include "base/handles.h"',
            '#include "base/request.h"',
            '#include "rma/window.h"',
+           '#include "profile/companions.h"',
            '#include "profile/counters.h"',
            '#include "profile/files.h"',
            '#include "profile/late_partners.h"',
@@ -418,6 +434,7 @@ def profile(functions):
             continue
         # What these count depends on the call's outcome, or is the profile's own start and end.
         if f.name == "MPI_Finalize":
+            out.append("  companions::finish();")
             out.append("  finishing();")
         if f.name == "MPI_Session_finalize":
             out.append("  session_finishing();")
@@ -436,9 +453,12 @@ def profile(functions):
             out.append("  if (result_ == MPI_SUCCESS) note_one_sided(window_peer(win, target_rank), uint64_t(bytes_));")
         if f.name == "MPI_Start":
             out.append("  if (result_ == MPI_SUCCESS) note_started(*request);")
+            out.append("  if (result_ == MPI_SUCCESS) companions::started_persistent(*request);")
         if f.name == "MPI_Startall":
             out.append("  if (result_ == MPI_SUCCESS)")
             out.append("    for (int i = 0; i < count; ++i) note_started(array_of_requests[i]);")
+            out.append("  if (result_ == MPI_SUCCESS)")
+            out.append("    for (int i = 0; i < count; ++i) companions::started_persistent(array_of_requests[i]);")
         if f.name == "MPI_Finalize":
             out.append("  finished();")
         if f.name == "MPI_Session_finalize":

@@ -5,6 +5,7 @@
 #include "coll/choice_counters.h"
 #include "coll/collectives.h"
 #include "p2p/pt2pt.h"
+#include "profile/companions.h"
 #include "profile/counters.h"
 #include "progress/progress.h"
 
@@ -12,12 +13,24 @@ namespace ferry::profile::late_partners {
 
 uint64_t wait_for_match(MPI_Request request) {
   Request* r = requests::find(request);
-  if (r == nullptr || r->kind != Request::Kind::kRecv || r->partitioned != nullptr || !r->active) return 0;
+  if (r == nullptr || !r->active) return 0;
+  if (r->kind == Request::Kind::kCollective) return wait_for_partners(r);
+  if (r->kind != Request::Kind::kRecv || r->partitioned != nullptr) return 0;
   progress::Lock lock;
   if (r->matched || r->complete) return 0;
   uint64_t start = now();
   // The same wait as the receive's own (a failure or revocation completes it), ending earlier.
   progress::wait_until(lock, [r] { return r->matched || r->complete; });
+  return now() - start;
+}
+
+uint64_t wait_for_partners(Request* r) {
+  progress::Lock lock;
+  if (companions::partners_there(r)) return 0;
+  uint64_t start = now();
+  // Its companion barrier completes, or the collective itself does: the call's own wait, ending
+  // no later.
+  progress::wait_until(lock, [r] { return companions::partners_there(r); });
   return now() - start;
 }
 
@@ -53,9 +66,12 @@ uint64_t wait_for_all_matched(int n, const MPI_Request* handles) {
   // look per poll, not n.
   int first = 0;
   return wait_for(lock, [n, handles, &first] {
-    for (; first < n; ++first)
-      if (const Request* r = active(handles[first]); r != nullptr && plain_receive(r) && !r->matched && !r->complete)
-        return false;
+    for (; first < n; ++first) {
+      const Request* r = active(handles[first]);
+      if (r == nullptr) continue;
+      if (plain_receive(r) && !r->matched && !r->complete) return false;
+      if (r->kind == Request::Kind::kCollective && !companions::partners_there(r)) return false;
+    }
     return true;
   });
 }
@@ -68,7 +84,10 @@ uint64_t wait_for_any_matched(int n, const MPI_Request* handles) {
   if (!any_active) return 0;  // the call returns at once
   return wait_for(lock, [n, handles] {
     for (int i = 0; i < n; ++i)
-      if (const Request* r = active(handles[i]); r != nullptr && (r->complete || (plain_receive(r) && r->matched)))
+      if (const Request* r = active(handles[i]);
+          r != nullptr && (r->complete || (plain_receive(r) && r->matched) ||
+                           (r->kind == Request::Kind::kCollective && companions::measured(r) &&
+                            companions::partners_there(r))))
         return true;
     return false;
   });
@@ -76,7 +95,10 @@ uint64_t wait_for_any_matched(int n, const MPI_Request* handles) {
 
 bool synchronize(MPI_Comm comm) {
   Communicator* c = communicators::find(comm);
-  if (c == nullptr || c->inter) return false;
+  if (c == nullptr) return false;
+  // An intercommunicator's barrier lets nobody go before every process of both groups has
+  // arrived (coll/inter/barrier.cc; MPI-4.0 §6.3 asks this of the other group), so the wait is
+  // until both groups are there, as an intracommunicator's is until all of it is.
   // The profile's own barrier is not one of the program's choices of algorithm.
   coll::set_profile_table(nullptr);
   (void)coll::barrier(c);

@@ -522,9 +522,11 @@ LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
 def check_late_partners(mpirun, program, directory):
     """late_partners: rank 0 sleeps LATE_MS before each of LATE_ROUNDS barriers, allreduces, sends to
     ranks 1-3 (in MPI_Waitall, MPI_Waitany, MPI_Waitsome), sends to rank 1 (in MPI_Recv), sends to
-    rank 2 (in MPI_Wait), exchanges with rank 3 (MPI_Sendrecv) and with rank 1 (MPI_Sendrecv_replace):
-    the report says the others waited about LATE_ROUNDS x LATE_MS in each of those calls (rank 3
-    twice that, rank 1 in MPI_Sendrecv_replace three times), and rank 0 next to nothing."""
+    rank 2 (in MPI_Wait), exchanges with rank 3 (MPI_Sendrecv) and with rank 1 (MPI_Sendrecv_replace),
+    MPI_Iallreduce + MPI_Wait, MPI_Ibcast + MPI_Waitall, a persistent allreduce's MPI_Start +
+    MPI_Wait, and an intercommunicator's MPI_Bcast: the report says the others waited about
+    LATE_ROUNDS x LATE_MS in each of those calls (rank 3 twice that, rank 1 in MPI_Sendrecv_replace
+    three times, MPI_Wait and MPI_Waitall adding up their phases), and rank 0 next to nothing."""
     report = profiled_job(mpirun, program, directory, [])
     if report is None:
         return
@@ -547,16 +549,24 @@ def check_late_partners(mpirun, program, directory):
     waits("MPI_Allreduce", range(1, RANKS), low, high)
     waits("MPI_Allreduce", [0], 0, none)
     waits("MPI_Recv", [1], low, high)
-    waits("MPI_Wait", [2], low, high)
+    # MPI_Wait: rank 2's receive, then every rank's MPI_Iallreduce and persistent MPI_Allreduce_init
+    # start (src/profile/companions.h).
+    waits("MPI_Wait", [2], 3 * low, 3 * high)
+    waits("MPI_Wait", [1, 3], 2 * low, 2 * high)
+    waits("MPI_Wait", [0], 0, none)
     waits("MPI_Sendrecv", [3], 2 * low, 2 * high)  # rank 0's sends to rank 2, then its own
     waits("MPI_Sendrecv", [0], 0, none)
-    waits("MPI_Waitall", [1], low, high)  # its receive from rank 2 was there first
+    waits("MPI_Waitall", [1], 2 * low, 2 * high)  # its receive from rank 2 was there first; the MPI_Ibcast
+    waits("MPI_Waitall", [2, 3], low, high)  # the MPI_Ibcast
+    waits("MPI_Waitall", [0], 0, none)
+    waits("MPI_Bcast", range(1, RANKS), low, high)  # on an intercommunicator
+    waits("MPI_Bcast", [0], 0, none)
     waits("MPI_Waitany", [2], low, high)
     waits("MPI_Waitsome", [3], low, high)
     waits("MPI_Sendrecv_replace", [1], 3 * low, 3 * high)  # rank 0's two phases before, then its own
     waits("MPI_Sendrecv_replace", [0], 0, none)
     for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait", "MPI_Sendrecv", "MPI_Waitall", "MPI_Waitany",
-                 "MPI_Waitsome", "MPI_Sendrecv_replace"):
+                 "MPI_Waitsome", "MPI_Sendrecv_replace", "MPI_Bcast"):
         c = calls.get(call, {})
         for r, (t, w) in enumerate(zip(c.get("time_s_per_rank", []), c.get("wait_s_per_rank", []))):
             if w > t * 1.05 + 1e-4:

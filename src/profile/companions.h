@@ -1,0 +1,65 @@
+// FERRY_PROFILE's companion barriers: how the profile tells when every partner of a nonblocking or
+// persistent collective had started it, so that a Wait on its request can count the late-partner
+// wait (late_partners.h, README "Profiling a job"). Never used when FERRY_PROFILE is unset.
+//
+// After each successful nonblocking collective (MPI_Ibcast ... MPI_Ineighbor_alltoallw, _c forms)
+// and each MPI_Start of a persistent collective, the profile's wrapper starts a nonblocking
+// barrier on the same communicator, its companion: it completes once every rank (of both groups,
+// on an intercommunicator: coll/inter/barrier.cc) has started its own, that is has started the
+// collective. Every rank starts it at the same call, as it must (all ranks of a communicator are
+// profiled, as mpirun makes them). MPI_Ibarrier needs none: its own completion says the same.
+//
+// The companion never touches the program's collectives: it runs on a copy of the communicator
+// (as MPI_Comm_idup's agreement does, runtime/comm_idup.cc) with a fixed tag of its own, above the
+// 30-bit tags the communicator numbers its collectives with, so it takes no tag of the
+// communicator's sequence and no shared-memory or hierarchical path (a fixed tag rules both out),
+// and its choice of algorithm is not counted in the report. A nonblocking collective's companion
+// takes its tag from the communicator's collective sequence before the call (every rank agrees on
+// it); a persistent collective may be started in any order on different ranks (MPI-4.0 §6.13),
+// so all of a communicator's persistent companions share one tag: they are all the same barrier,
+// and the k-th one started on a rank matches the k-th on every other (non-overtaking), whatever
+// collective each rank started it for; a program that starts them in different orders gets waits
+// of another start's partners, never a hang or a mismatch.
+//
+// The profile keeps collective request -> companion in a fixed table of kMaxCompanions (no
+// allocation beyond the companion's own schedule and communicator copy). When it is full the
+// companion still starts (every rank must) but is detached at once, and that call is not measured.
+// A table entry is retired once its request is (completed by a Wait or Test, or freed; a
+// persistent request once inactive): at the next companion's start, and at MPI_Finalize. A
+// companion still pending then is handed to the progress engine, which frees it when it completes:
+// the program never sees it and it never makes a program's call wait. MPI_Finalize's wrapper waits
+// (at most kFinalizeWaitMs) for the companions still pending, which complete as every rank gets
+// there, then frees them.
+#pragma once
+
+#include <cstdint>
+
+#include "mpi.h"
+
+namespace ferry {
+struct Request;
+}
+
+namespace ferry::profile::companions {
+
+constexpr int kMaxCompanions = 256;
+constexpr int kFinalizeWaitMs = 2000;
+
+// The communicator's collective sequence before a nonblocking collective: its companion's tag.
+uint64_t sequence_before(MPI_Comm comm);
+// After nonblocking collective `request` (just started successfully on `comm`, `sequence` from
+// sequence_before): starts its companion. `barrier`: MPI_Ibarrier, which is its own.
+void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier);
+// After a successful MPI_Start (or each request of MPI_Startall): a persistent collective's
+// companion; other requests are left alone.
+void started_persistent(MPI_Request request);
+
+// About collective request `r` (active, engine lock held): whether the profile measures it, and
+// whether every partner had started it (its companion, or the request itself, complete).
+bool measured(const Request* r);
+bool partners_there(const Request* r);
+
+// MPI_Finalize's start: waits for pending companions (bounded), frees them all.
+void finish();
+
+}  // namespace ferry::profile::companions
