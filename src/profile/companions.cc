@@ -88,6 +88,7 @@ Companion* start_barrier(Communicator* c, int tag, int local_tag) {
     }
     return nullptr;
   }
+  progress::Lock lock;
   ++alive;
   return k.release();
 }
