@@ -4,9 +4,9 @@
 
 #include "base/communicator.h"
 #include "base/request.h"
-#include "coll/choice_counters.h"
-#include "coll/collectives.h"
-#include "profile/counters.h"
+#include "coll/barrier/algorithms.h"
+#include "coll/inter/algorithms.h"
+#include "coll/schedule.h"
 #include "progress/progress.h"
 #include "progress/tasks.h"
 
@@ -77,9 +77,16 @@ Companion* start_barrier(Communicator* c, int tag, int local_tag) {
     k->via_local.fixed_collective_tag = local_tag;
     k->via.local = &k->via_local;
   }
-  coll::set_profile_table(nullptr);  // not one of the program's choices of algorithm
-  Err e = coll::barrier(&k->via, coll::nonblocking(&k->request));
-  coll::set_profile_table(where.coll_table);
+  // The barrier's schedule itself, without the selection (a choice the report would count, and a
+  // look at shared memory that a fixed tag rules out anyway): dissemination, or the
+  // intercommunicator's (coll/inter/barrier.cc).
+  auto schedule = std::make_unique<coll::Schedule>(&k->via);
+  if (c->inter)
+    coll::inter_barrier(*schedule);
+  else
+    coll::barrier_dissemination(*schedule);
+  Err e;
+  k->request = coll::start_nonblocking(std::move(schedule), &e);
   if (!e.ok() || k->request == nullptr) {
     if (k->request != nullptr) {
       progress::Lock lock;

@@ -12,8 +12,9 @@
 // The companion never touches the program's collectives: it runs on a copy of the communicator
 // (as MPI_Comm_idup's agreement does, runtime/comm_idup.cc) with a fixed tag of its own, above the
 // 30-bit tags the communicator numbers its collectives with, so it takes no tag of the
-// communicator's sequence and no shared-memory or hierarchical path (a fixed tag rules both out),
-// and its choice of algorithm is not counted in the report. A nonblocking collective's companion
+// communicator's sequence; it is a dissemination barrier's schedule (the intercommunicator's
+// barrier on one), built without the selection, so it takes no shared-memory or hierarchical path
+// and is not counted in the report's choices of algorithm. A nonblocking collective's companion
 // takes its tag from the communicator's collective sequence before the call (every rank agrees on
 // it); a persistent collective may be started in any order on different ranks (MPI-4.0 §6.13),
 // so all of a communicator's persistent companions share one tag: they are all the same barrier,
