@@ -22,11 +22,13 @@
 // collective each rank started it for; a program that starts them in different orders gets waits
 // of another start's partners, never a hang or a mismatch.
 //
-// The profile keeps collective request -> companion in a fixed table of kMaxCompanions (no
-// allocation beyond the companion's own schedule and communicator copy). When it is full the
-// companion still starts (every rank must) but is detached at once, and that call is not measured.
-// A table entry is retired once its request is (completed by a Wait or Test, or freed; a
-// persistent request once inactive): at the next companion's start, and at MPI_Finalize. A
+// The profile keeps collective request -> companion in a fixed table of kMaxCompanions (allocating
+// only the companion: its schedule, its communicator copy, and a task if it outlives its
+// collective). When it is full the companion still starts (every rank must) but is detached at
+// once, and that call is not measured. A table entry is retired once its request is (completed by a
+// Wait or Test; freed, which MPI-4.0 §6.12 makes erroneous but Ferry allows; a persistent request
+// once inactive), found so at the next companion's start and at MPI_Finalize. MPI_Cancel leaves a
+// collective, and so its entry, alone. A
 // companion still pending then is handed to the progress engine, which frees it when it completes:
 // the program never sees it and it never makes a program's call wait. MPI_Finalize's wrapper waits
 // (at most kFinalizeWaitMs) for the companions still pending, which complete as every rank gets
