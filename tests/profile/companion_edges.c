@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     MPI_Iallreduce(&in[i], &out[i], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &many[i]);
   }
   MPI_Waitall(OUTSTANDING, many, MPI_STATUSES_IGNORE); /* the first 256 measured, the rest not */
-  for (int i = 0; i < OUTSTANDING; ++i) CHECK(out[i] == size * i + size * (size - 1) / 2, "iallreduce %d: %d", i, out[i]);
+  for (int i = 0; i < OUTSTANDING; ++i)
+    CHECK(out[i] == size * i + size * (size - 1) / 2, "iallreduce %d: %d", i, out[i]);
 
   /* Completed by MPI_Test (no wait counted), MPI_Testany and MPI_Waitany. */
   for (int i = 0; i < 5; ++i) {

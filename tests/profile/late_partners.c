@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     int root = rank == 0 ? MPI_ROOT : rank == 1 ? MPI_PROC_NULL : 0;
     if (rank == 0) usleep(LATE_MS * 1000);
     MPI_Bcast(&v, 1, MPI_INT, root, inter);
-    if (rank >= 2 && v != 200 + i) printf("late_partners: FAILED: rank %d got %d from the intercommunicator's MPI_Bcast\n", rank, v);
+    if (rank >= 2 && v != 200 + i)
+      printf("late_partners: FAILED: rank %d got %d from the intercommunicator's MPI_Bcast\n", rank, v);
   }
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
