@@ -309,12 +309,16 @@ def late_partner_wrapper(f):
                                  f"  note_wait({f.qmpi}, late_partners::end_receive(start_));",
                                  f"  note_time({f.qmpi}, now() - start_);"])
     if f.name == "MPI_Wait":
-        return counted_first(f, [f"  if (request != nullptr) note_wait({f.qmpi}, late_partners::wait_for_match(*request));",
+        # A collective not sampled is no measured call (src/profile/late_partners.h kNotMeasured).
+        return counted_first(f, ["  uint64_t wait_ = request != nullptr ? late_partners::wait_for_match(*request)"
+                                 " : late_partners::kNotMeasured;",
+                                 f"  if (wait_ != late_partners::kNotMeasured) note_wait({f.qmpi}, wait_);",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     if f.name in ("MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"):
         wait = "wait_for_all_matched" if f.name == "MPI_Waitall" else "wait_for_any_matched"
         count = "incount" if f.name == "MPI_Waitsome" else "count"
-        return counted_first(f, [f"  note_wait({f.qmpi}, late_partners::{wait}({count}, array_of_requests));",
+        return counted_first(f, [f"  uint64_t wait_ = late_partners::{wait}({count}, array_of_requests);",
+                                 f"  if (wait_ != late_partners::kNotMeasured) note_wait({f.qmpi}, wait_);",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     return None
 

@@ -1,5 +1,6 @@
 #include "profile/companions.h"
 
+#include <atomic>
 #include <memory>
 
 #include "base/communicator.h"
@@ -17,6 +18,20 @@ namespace {
 constexpr int kNonblockingTagBase = 0x40000000;
 constexpr uint32_t kSequenceMask = 0x1fffffff;
 constexpr int kPersistentTag = 0x7ffffffe;
+
+// The murmur3 finalizer: a count's bits all mixed, so that the counts sampled follow no period a
+// program could have (count % N would line up with one that is late every N-th call).
+uint32_t mix(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return x;
+}
+
+// Whether the call numbered `count` (from 0) on its communicator or request is measured.
+bool sampled(uint32_t count) { return count < kWarmup || mix(count) % kSampleOneIn == 0; }
 
 // A companion barrier: the communicator copy it runs on (the schedule points at it, so it lives
 // as long as the barrier) and its request.
@@ -138,6 +153,15 @@ void remember(MPI_Request handle, Companion* k) {
   table[entries++] = {handle, r, k};
 }
 
+// A call not sampled: no entry of an earlier request with its handle (a slot used again, or a
+// persistent request started again) may stand for it. The table is empty but for a short while
+// after each sampled call, so this mostly looks at one int.
+void not_sampled(MPI_Request handle) {
+  if (std::atomic_ref<int>(entries).load(std::memory_order_relaxed) == 0) return;
+  progress::Lock lock;
+  sweep(handle);
+}
+
 const Entry* find(const Request* r) {
   for (int i = 0; i < entries; ++i)
     if (table[i].collective == r) return &table[i];
@@ -157,6 +181,7 @@ void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier
   if (barrier) return remember(request, nullptr);
   Communicator* c = communicators::find(comm);
   if (c == nullptr) return;
+  if (!sampled(c->profiled_nonblocking++)) return not_sampled(request);
   int tag = kNonblockingTagBase | int(uint32_t(sequence) & kSequenceMask);
   int local_tag = kNonblockingTagBase | int(uint32_t(sequence >> 32) & kSequenceMask);
   Companion* k = start_barrier(c, tag, local_tag);
@@ -166,10 +191,11 @@ void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier
 }
 
 void started_persistent(MPI_Request request) {
-  const Request* r = requests::find(request);
+  Request* r = requests::find(request);
   if (r == nullptr || r->kind != Request::Kind::kCollective || !r->persistent || r->restartable == nullptr ||
       r->comm == nullptr)
     return;
+  if (!sampled(r->profiled_starts++)) return not_sampled(request);
   Companion* k = start_barrier(r->comm, kPersistentTag, kPersistentTag);
   if (k != nullptr) return remember(request, k);
   progress::Lock lock;

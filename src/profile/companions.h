@@ -2,9 +2,9 @@
 // persistent collective had started it, so that a Wait on its request can count the late-partner
 // wait (late_partners.h, README "Profiling a job"). Never used when FERRY_PROFILE is unset.
 //
-// After each successful nonblocking collective (MPI_Ibcast ... MPI_Ineighbor_alltoallw, _c forms)
-// and each MPI_Start of a persistent collective, the profile's wrapper starts a nonblocking
-// barrier on the same communicator, its companion: it completes once every rank (of both groups,
+// After a sample of the successful nonblocking collectives (MPI_Ibcast ... MPI_Ineighbor_alltoallw,
+// _c forms) and of the MPI_Starts of a persistent collective, the profile's wrapper starts a
+// nonblocking barrier on the same communicator, its companion: it completes once every rank (of both groups,
 // on an intercommunicator: coll/inter/barrier.cc) has started its own, that is has started the
 // collective. Every rank starts it at the same call, as it must (all ranks of a communicator are
 // profiled, as mpirun makes them). MPI_Ibarrier needs none: its own completion says the same.
@@ -21,6 +21,20 @@
 // and the k-th one started on a rank matches the k-th on every other (non-overtaking), whatever
 // collective each rank started it for; a program that starts them in different orders gets waits
 // of another start's partners, never a hang or a mismatch.
+//
+// Sampling: a companion costs about twice the instructions of a small collective itself (an 8-byte
+// MPI_Iallreduce + MPI_Wait at 2 ranks: ~3,000 instructions per rank, ~6,000 more with a
+// companion), so one on every call would triple it. Every rank must start the same companions,
+// without a word between them: the sample is the communicator's count of nonblocking collectives
+// (Communicator::profiled_nonblocking, alike on every rank since they start them in the same order)
+// and, for a persistent collective, which MPI-4.0 §6.13 lets ranks start in different orders, its
+// request's count of starts (Request::profiled_starts, alike since each rank starts it equally
+// often). Calls 0 .. kWarmup-1 are all measured (a short program, or its first phase, is measured
+// whole); then the call whose count hashes to 0 mod kSampleOneIn (a hash, not count % N, so that a
+// program late every N-th call cannot line up with it). Added cost averaged over calls:
+// ~6,000 / 256 plus the count and the hash, under 1.5% of the call's instructions. A Wait on a call
+// not sampled measures nothing (late_partners.h kNotMeasured), and the report scales the measured
+// calls' waits to all as it does timed calls' times.
 //
 // The profile keeps collective request -> companion in a fixed table of kMaxCompanions (allocating
 // only the companion: its schedule, its communicator copy, and a task if it outlives its
@@ -46,18 +60,21 @@ struct Request;
 namespace ferry::profile::companions {
 
 constexpr int kMaxCompanions = 256;
+constexpr uint32_t kWarmup = 32;
+constexpr uint32_t kSampleOneIn = 256;
 constexpr int kFinalizeWaitMs = 2000;
 
 // The communicator's collective sequence before a nonblocking collective: its companion's tag.
 uint64_t sequence_before(MPI_Comm comm);
 // After nonblocking collective `request` (just started successfully on `comm`, `sequence` from
-// sequence_before): starts its companion. `barrier`: MPI_Ibarrier, which is its own.
+// sequence_before): counts it, and starts its companion if it is sampled. `barrier`: MPI_Ibarrier, which is its own.
 void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier);
-// After a successful MPI_Start (or each request of MPI_Startall): a persistent collective's
-// companion; other requests are left alone.
+// After a successful MPI_Start (or each request of MPI_Startall): counts a persistent
+// collective's start, and starts its companion if it is sampled; other requests are left alone.
 void started_persistent(MPI_Request request);
 
-// About collective request `r` (active, engine lock held): whether the profile measures it, and
+// About collective request `r` (active, engine lock held): whether the profile measures it (a
+// sampled call whose companion started), and
 // whether every partner had started it (its companion, or the request itself, complete).
 bool measured(const Request* r);
 bool partners_there(const Request* r);

@@ -26,6 +26,7 @@ uint64_t wait_for_match(MPI_Request request) {
 
 uint64_t wait_for_partners(Request* r) {
   progress::Lock lock;
+  if (!companions::measured(r)) return kNotMeasured;
   if (companions::partners_there(r)) return 0;
   uint64_t start = now();
   // Its companion barrier completes, or the collective itself does: the call's own wait, ending
@@ -56,11 +57,22 @@ uint64_t wait_for(progress::Lock& lock, Done done) {
   return now() - start;
 }
 
+// Whether one of the requests is an active collective whose partners the profile does not watch
+// (a call not sampled, companions.h): the call's wait is then unknown (engine lock held).
+bool unsampled_collective(int n, const MPI_Request* handles) {
+  for (int i = 0; i < n; ++i)
+    if (const Request* r = active(handles[i]);
+        r != nullptr && r->kind == Request::Kind::kCollective && !companions::measured(r))
+      return true;
+  return false;
+}
+
 }  // namespace
 
 uint64_t wait_for_all_matched(int n, const MPI_Request* handles) {
   if (n <= 0 || handles == nullptr) return 0;  // the call itself says what is wrong
   progress::Lock lock;
+  if (unsampled_collective(n, handles)) return kNotMeasured;
   // Resumes at the first receive still unmatched (matched and complete stay
   // set until the call retires the request), as pt2pt::wait_all does: one
   // look per poll, not n.
@@ -82,6 +94,7 @@ uint64_t wait_for_any_matched(int n, const MPI_Request* handles) {
   bool any_active = false;
   for (int i = 0; i < n && !any_active; ++i) any_active = active(handles[i]) != nullptr;
   if (!any_active) return 0;  // the call returns at once
+  if (unsampled_collective(n, handles)) return kNotMeasured;
   return wait_for(lock, [n, handles] {
     for (int i = 0; i < n; ++i)
       if (const Request* r = active(handles[i]);

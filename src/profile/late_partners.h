@@ -13,12 +13,22 @@
 //   algorithm table. MPI_Barrier is all wait, MPI_Probe and MPI_Mprobe too (they return when the
 //   message arrives).
 // - Nonblocking collectives (MPI_Ibcast ... MPI_Ineighbor_alltoallw, _c forms) and persistent ones
-//   (each MPI_Start, MPI_Startall): their wrappers start a companion barrier (companions.h) that
-//   completes once every rank has started the collective. MPI_Wait (a timed call) on such a
-//   request: the time until its companion or the collective itself completes, whichever first
-//   (so never longer than the call's own wait); MPI_Ibarrier's is its whole wait. MPI_Waitall waits
-//   for that of each such request too, MPI_Waitany and MPI_Waitsome end at the first. MPI_Test and
-//   its kin never wait, so they count no wait. A call the table had no room for is not measured.
+//   (each MPI_Start, MPI_Startall), on a sample of calls (a companion costs about twice the call's
+//   own instructions): every one of a communicator's first kWarmup (32) nonblocking collectives,
+//   then one in kSampleOneIn (256), picked by a hash of the count that every rank keeps alike (the
+//   same for each persistent request's starts); companions.h. A sampled call's wrapper starts a
+//   companion barrier that completes once every rank has started the collective. MPI_Wait (a
+//   timed call) on such a request: the time until its companion or the collective itself
+//   completes, whichever first (so never longer than the call's own wait); MPI_Ibarrier's (every
+//   one measured) is its whole wait. MPI_Waitall waits for that of each such request too,
+//   MPI_Waitany and MPI_Waitsome end at the first. MPI_Test and its kin never wait, so they count
+//   no wait. A Wait-family call on a collective not sampled (or one the companion table had no
+//   room for) is not measured: it adds to neither the wait nor the count of calls measured
+//   (`waits`), so the report's wait_ticks x calls / waits (common/profile_layout.h) stands the
+//   measured calls' mean for every call of that function, as for the sampled timed calls
+//   (counters.h Sampling). That is unbiased when the function's calls on collectives wait like its
+//   others; where one function waits on both (MPI_Wait on receives and on MPI_Iallreduce), the
+//   receives, measured on every timed call, weigh more in that mean than their share of calls.
 // - MPI_Recv (a timed call: counters.h Sampling): the receive notes when a message was matched to
 //   it (its first packet arrived: begin_receive/end_receive); the wait is the time from the call's
 //   start until the match, about 0 when the message was there first.
@@ -43,18 +53,24 @@ struct Request;
 
 namespace ferry::profile::late_partners {
 
+// What the wait_for_ functions return for a call the profile does not measure: a collective not
+// sampled among its requests. The wrapper then notes no wait at all (not a 0).
+constexpr uint64_t kNotMeasured = ~uint64_t(0);
+
 // Ticks this rank waited until a message was matched to receive request `request`, or until every
-// partner had started collective request `request` (0 when it is neither, or that held already).
+// partner had started collective request `request` (0 when it is neither, or that held already;
+// kNotMeasured for a collective not sampled).
 uint64_t wait_for_match(MPI_Request request);
-// The latter, for active collective request `r`: until its companion or itself completes (0 when
-// the profile does not measure it).
+// The latter, for active collective request `r`: until its companion or itself completes
+// (kNotMeasured when the profile does not measure it).
 uint64_t wait_for_partners(Request* r);
 
 // MPI_Waitall's wait: ticks until each receive among requests `handles[0..n)` was matched (0 when
-// all were, or the array is one that MPI_Waitall rejects).
+// all were, or the array is one that MPI_Waitall rejects; kNotMeasured with an active collective
+// not sampled among them).
 uint64_t wait_for_all_matched(int n, const MPI_Request* handles);
 // MPI_Waitany's and MPI_Waitsome's: ticks until one of the receives was matched or one request was
-// complete (0 when one was at once).
+// complete (0 when one was at once; kNotMeasured as MPI_Waitall's).
 uint64_t wait_for_any_matched(int n, const MPI_Request* handles);
 
 // Runs a barrier on `comm` before a blocking collective: true when it ran (false for a handle that
