@@ -309,16 +309,17 @@ def late_partner_wrapper(f):
                                  f"  note_wait({f.qmpi}, late_partners::end_receive(start_));",
                                  f"  note_time({f.qmpi}, now() - start_);"])
     if f.name == "MPI_Wait":
-        # A collective not sampled is no measured call (src/profile/late_partners.h kNotMeasured).
-        return counted_first(f, ["  uint64_t wait_ = request != nullptr ? late_partners::wait_for_match(*request)"
-                                 " : late_partners::kNotMeasured;",
-                                 f"  if (wait_ != late_partners::kNotMeasured) note_wait({f.qmpi}, wait_);",
+        # A collective not sampled is no measured call (src/profile/late_partners.h Wait).
+        return counted_first(f, ["  if (request != nullptr) {",
+                                 "    late_partners::Wait wait_ = late_partners::wait_for_match(*request);",
+                                 f"    if (wait_.weight != 0) note_wait({f.qmpi}, wait_.ticks, wait_.weight);",
+                                 "  }",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     if f.name in ("MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"):
         wait = "wait_for_all_matched" if f.name == "MPI_Waitall" else "wait_for_any_matched"
         count = "incount" if f.name == "MPI_Waitsome" else "count"
-        return counted_first(f, [f"  uint64_t wait_ = late_partners::{wait}({count}, array_of_requests);",
-                                 f"  if (wait_ != late_partners::kNotMeasured) note_wait({f.qmpi}, wait_);",
+        return counted_first(f, [f"  late_partners::Wait wait_ = late_partners::{wait}({count}, array_of_requests);",
+                                 f"  if (wait_.weight != 0) note_wait({f.qmpi}, wait_.ticks, wait_.weight);",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     return None
 

@@ -30,8 +30,12 @@ uint32_t mix(uint32_t x) {
   return x;
 }
 
-// Whether the call numbered `count` (from 0) on its communicator or request is measured.
-bool sampled(uint32_t count) { return count < kWarmup || mix(count) % kSampleOneIn == 0; }
+// How many calls the call numbered `count` (from 0) on its communicator or request stands for:
+// 1 in the warmup, kSampleOneIn for one sampled after it, 0 when it is not measured.
+uint32_t weight_of(uint32_t count) {
+  if (count < kWarmup) return 1;
+  return mix(count) % kSampleOneIn == 0 ? kSampleOneIn : 0;
+}
 
 // A companion barrier: the communicator copy it runs on (the schedule points at it, so it lives
 // as long as the barrier) and its request.
@@ -120,6 +124,7 @@ struct Entry {
   MPI_Request handle;
   Request* collective;
   Companion* companion;
+  uint32_t weight;  // the calls it stands for (weight_of)
 };
 Entry table[kMaxCompanions];
 int entries = 0;
@@ -145,12 +150,12 @@ void sweep(MPI_Request handle) {
   }
 }
 
-void remember(MPI_Request handle, Companion* k) {
+void remember(MPI_Request handle, Companion* k, uint32_t weight) {
   progress::Lock lock;
   sweep(handle);
   Request* r = requests::find(handle);
   if (r == nullptr || entries == kMaxCompanions) return detach(k);  // not measured
-  table[entries++] = {handle, r, k};
+  table[entries++] = {handle, r, k, weight};
 }
 
 // A call not sampled: no entry of an earlier request with its handle (a slot used again, or a
@@ -178,14 +183,15 @@ uint64_t sequence_before(MPI_Comm comm) {
 }
 
 void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier) {
-  if (barrier) return remember(request, nullptr);
+  if (barrier) return remember(request, nullptr, 1);
   Communicator* c = communicators::find(comm);
   if (c == nullptr) return;
-  if (!sampled(c->profiled_nonblocking++)) return not_sampled(request);
+  uint32_t weight = weight_of(c->profiled_nonblocking++);
+  if (weight == 0) return not_sampled(request);
   int tag = kNonblockingTagBase | int(uint32_t(sequence) & kSequenceMask);
   int local_tag = kNonblockingTagBase | int(uint32_t(sequence >> 32) & kSequenceMask);
   Companion* k = start_barrier(c, tag, local_tag);
-  if (k != nullptr) return remember(request, k);
+  if (k != nullptr) return remember(request, k, weight);
   progress::Lock lock;
   sweep(request);  // not measured: no stale entry for its handle either
 }
@@ -195,14 +201,18 @@ void started_persistent(MPI_Request request) {
   if (r == nullptr || r->kind != Request::Kind::kCollective || !r->persistent || r->restartable == nullptr ||
       r->comm == nullptr)
     return;
-  if (!sampled(r->profiled_starts++)) return not_sampled(request);
+  uint32_t weight = weight_of(r->profiled_starts++);
+  if (weight == 0) return not_sampled(request);
   Companion* k = start_barrier(r->comm, kPersistentTag, kPersistentTag);
-  if (k != nullptr) return remember(request, k);
+  if (k != nullptr) return remember(request, k, weight);
   progress::Lock lock;
   sweep(request);
 }
 
-bool measured(const Request* r) { return find(r) != nullptr; }
+uint32_t weight(const Request* r) {
+  const Entry* e = find(r);
+  return e != nullptr ? e->weight : 0;
+}
 
 bool partners_there(const Request* r) {
   if (r->complete) return true;

@@ -33,8 +33,9 @@
 // whole); then the call whose count hashes to 0 mod kSampleOneIn (a hash, not count % N, so that a
 // program late every N-th call cannot line up with it). Added cost averaged over calls:
 // ~6,000 / 256 plus the count and the hash, under 1.5% of the call's instructions. A Wait on a call
-// not sampled measures nothing (late_partners.h kNotMeasured), and the report scales the measured
-// calls' waits to all as it does timed calls' times.
+// not sampled measures nothing; one on a sampled call counts its wait for the kSampleOneIn calls
+// it stands for (late_partners.h), and the report scales the measured calls' waits to all as it
+// does timed calls' times.
 //
 // The profile keeps collective request -> companion in a fixed table of kMaxCompanions (allocating
 // only the companion: its schedule, its communicator copy, and a task if it outlives its
@@ -73,10 +74,11 @@ void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier
 // collective's start, and starts its companion if it is sampled; other requests are left alone.
 void started_persistent(MPI_Request request);
 
-// About collective request `r` (active, engine lock held): whether the profile measures it (a
-// sampled call whose companion started), and
+// About collective request `r` (active, engine lock held): how many calls its measure stands for
+// (1 in the warmup, kSampleOneIn after it; 0: the profile does not measure it, a call not sampled
+// or one whose companion did not start), and
 // whether every partner had started it (its companion, or the request itself, complete).
-bool measured(const Request* r);
+uint32_t weight(const Request* r);
 bool partners_there(const Request* r);
 
 // MPI_Finalize's start: waits for pending companions (bounded), frees them all.

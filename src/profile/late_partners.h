@@ -23,12 +23,13 @@
 //   one measured) is its whole wait. MPI_Waitall waits for that of each such request too,
 //   MPI_Waitany and MPI_Waitsome end at the first. MPI_Test and its kin never wait, so they count
 //   no wait. A Wait-family call on a collective not sampled (or one the companion table had no
-//   room for) is not measured: it adds to neither the wait nor the count of calls measured
-//   (`waits`), so the report's wait_ticks x calls / waits (common/profile_layout.h) stands the
-//   measured calls' mean for every call of that function, as for the sampled timed calls
-//   (counters.h Sampling). That is unbiased when the function's calls on collectives wait like its
-//   others; where one function waits on both (MPI_Wait on receives and on MPI_Iallreduce), the
-//   receives, measured on every timed call, weigh more in that mean than their share of calls.
+//   room for) is not measured: it adds to neither the wait nor the calls measured (`waits`). One
+//   on a sampled collective stands for the kSampleOneIn calls it was picked from (after the
+//   warmup): its wait and its call count that many times in wait_ticks and waits (note_wait's
+//   weight; an array's is the product of its collectives'). So the report's wait_ticks x calls /
+//   waits (common/profile_layout.h) is the weighted mean of the measured calls, an estimate of
+//   the function's wait as the sampled timed calls' ticks are of its time (counters.h Sampling),
+//   also where one function waits on both receives (measured on every timed call) and collectives.
 // - MPI_Recv (a timed call: counters.h Sampling): the receive notes when a message was matched to
 //   it (its first packet arrived: begin_receive/end_receive); the wait is the time from the call's
 //   start until the match, about 0 when the message was there first.
@@ -53,25 +54,29 @@ struct Request;
 
 namespace ferry::profile::late_partners {
 
-// What the wait_for_ functions return for a call the profile does not measure: a collective not
-// sampled among its requests. The wrapper then notes no wait at all (not a 0).
-constexpr uint64_t kNotMeasured = ~uint64_t(0);
+// What the wait_for_ functions measure: `ticks` waited, standing for `weight` calls (note_wait):
+// 1, or for a sampled collective the calls it stands for (companions::weight); 0 when the call is
+// not measured (a collective not sampled among its requests), whose wrapper then notes nothing.
+struct Wait {
+  uint64_t ticks = 0;
+  uint64_t weight = 1;
+};
 
 // Ticks this rank waited until a message was matched to receive request `request`, or until every
 // partner had started collective request `request` (0 when it is neither, or that held already;
-// kNotMeasured for a collective not sampled).
-uint64_t wait_for_match(MPI_Request request);
+// weight 0 for a collective not sampled).
+Wait wait_for_match(MPI_Request request);
 // The latter, for active collective request `r`: until its companion or itself completes
-// (kNotMeasured when the profile does not measure it).
-uint64_t wait_for_partners(Request* r);
+// (weight 0 when the profile does not measure it).
+Wait wait_for_partners(Request* r);
 
 // MPI_Waitall's wait: ticks until each receive among requests `handles[0..n)` was matched (0 when
-// all were, or the array is one that MPI_Waitall rejects; kNotMeasured with an active collective
-// not sampled among them).
-uint64_t wait_for_all_matched(int n, const MPI_Request* handles);
+// all were, or the array is one that MPI_Waitall rejects; weight 0 with an active collective not
+// sampled among them, else the product of its collectives' weights).
+Wait wait_for_all_matched(int n, const MPI_Request* handles);
 // MPI_Waitany's and MPI_Waitsome's: ticks until one of the receives was matched or one request was
-// complete (0 when one was at once; kNotMeasured as MPI_Waitall's).
-uint64_t wait_for_any_matched(int n, const MPI_Request* handles);
+// complete (0 when one was at once; the weight as MPI_Waitall's).
+Wait wait_for_any_matched(int n, const MPI_Request* handles);
 
 // Runs a barrier on `comm` before a blocking collective: true when it ran (false for a handle that
 // is not a communicator, which the collective itself then reports). Its errors are left for the
