@@ -288,16 +288,18 @@ def late_partner_wrapper(f):
                 "  return result_;"]
     call = f"  auto result_ = ferry_impl_{f.name}({args});"
     if base in NONBLOCKING_COLLECTIVES:
-        # Every call, on every rank alike (the companion must be); timed as a sample.
+        # Every call counted on every rank alike (the sampled ones start a companion, companions.h);
+        # timed as a sample.
         barrier = "true" if base == "MPI_Ibarrier" else "false"
         return [f"  int64_t bytes_ = {bytes_expression(f)};",
                 f"  note_call({f.qmpi}, bytes_);",
                 f"  bool timed_ = timing_due({f.qmpi});",
                 "  uint64_t start_ = timed_ ? now() : 0;",
-                "  uint64_t sequence_ = companions::sequence_before(comm);",
+                "  companions::Ticket ticket_ = " + ("{0, 1};" if barrier == "true" else "companions::sequence_before(comm);"),
                 call,
                 f"  if (timed_) note_time({f.qmpi}, now() - start_);",
-                f"  if (result_ == MPI_SUCCESS) companions::started(comm, sequence_, *request, {barrier});",
+                "  if (ticket_.weight != 0 && result_ == MPI_SUCCESS)",
+                f"    companions::started(comm, ticket_, *request, {barrier});",
                 "  return result_;"]
     if base in ALL_WAITING:
         return counted_first(f, [call, "  uint64_t end_ = now();",

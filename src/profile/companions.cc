@@ -175,23 +175,28 @@ const Entry* find(const Request* r) {
 
 }  // namespace
 
-uint64_t sequence_before(MPI_Comm comm) {
-  const Communicator* c = communicators::find(comm);
-  if (c == nullptr) return 0;
+Ticket sequence_before(MPI_Comm comm) {
+  Communicator* c = communicators::find(comm);
+  if (c == nullptr) return {};
+  uint32_t weight = weight_of(c->profiled_nonblocking++);
+  if (weight == 0) {
+    // No entry of an earlier request may stand for this call's: any whose request is retired goes
+    // now (a live request's handle is not the one this call gets).
+    not_sampled(MPI_REQUEST_NULL);
+    return {};
+  }
   uint64_t local = c->inter && c->local != nullptr ? c->local->collective_sequence : 0;
-  return local << 32 | c->collective_sequence;
+  return {local << 32 | c->collective_sequence, weight};
 }
 
-void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier) {
+void started(MPI_Comm comm, Ticket ticket, MPI_Request request, bool barrier) {
   if (barrier) return remember(request, nullptr, 1);
   Communicator* c = communicators::find(comm);
   if (c == nullptr) return;
-  uint32_t weight = weight_of(c->profiled_nonblocking++);
-  if (weight == 0) return not_sampled(request);
-  int tag = kNonblockingTagBase | int(uint32_t(sequence) & kSequenceMask);
-  int local_tag = kNonblockingTagBase | int(uint32_t(sequence >> 32) & kSequenceMask);
+  int tag = kNonblockingTagBase | int(uint32_t(ticket.sequence) & kSequenceMask);
+  int local_tag = kNonblockingTagBase | int(uint32_t(ticket.sequence >> 32) & kSequenceMask);
   Companion* k = start_barrier(c, tag, local_tag);
-  if (k != nullptr) return remember(request, k, weight);
+  if (k != nullptr) return remember(request, k, ticket.weight);
   progress::Lock lock;
   sweep(request);  // not measured: no stale entry for its handle either
 }

@@ -65,11 +65,18 @@ constexpr uint32_t kWarmup = 32;
 constexpr uint32_t kSampleOneIn = 256;
 constexpr int kFinalizeWaitMs = 2000;
 
-// The communicator's collective sequence before a nonblocking collective: its companion's tag.
-uint64_t sequence_before(MPI_Comm comm);
-// After nonblocking collective `request` (just started successfully on `comm`, `sequence` from
-// sequence_before): counts it, and starts its companion if it is sampled. `barrier`: MPI_Ibarrier, which is its own.
-void started(MPI_Comm comm, uint64_t sequence, MPI_Request request, bool barrier);
+// Before a nonblocking collective on `comm` (not MPI_Ibarrier): counts it and says whether it is
+// sampled (weight > 0: the calls it stands for) and, if so, the communicator's collective sequence
+// before it, its companion's tag.
+struct Ticket {
+  uint64_t sequence = 0;
+  uint32_t weight = 0;
+};
+Ticket sequence_before(MPI_Comm comm);
+// After sampled nonblocking collective `request` (just started successfully on `comm`, `ticket`
+// from sequence_before): starts its companion. `barrier`: MPI_Ibarrier, every one measured, which
+// is its own companion (ticket {0, 1}).
+void started(MPI_Comm comm, Ticket ticket, MPI_Request request, bool barrier);
 // After a successful MPI_Start (or each request of MPI_Startall): counts a persistent
 // collective's start, and starts its companion if it is sampled; other requests are left alone.
 void started_persistent(MPI_Request request);

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#define CALLS 2000
-#define LATE_US 1000
+#define CALLS 3000
+#define LATE_US 2000
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
