@@ -385,12 +385,15 @@ def profile(functions):
             "}",
             "",
             "// A persistent send's message, at its start (MPI_Start, MPI_Startall): counted as sends are.",
-            "void note_started(MPI_Request handle) {",
-            "  const Request* r = requests::find(handle);",
+            "// Returns the request (nullptr: none), for its companion (companions::started_persistent): one",
+            "// lookup for both.",
+            "Request* note_started(MPI_Request handle) {",
+            "  Request* r = requests::find(handle);",
             "  if (r == nullptr || r->kind != Request::Kind::kSend || !r->persistent || r->partitioned != nullptr ||",
             "      r->comm == nullptr || r->peer < 0 || r->peer >= r->comm->peer_count())",
-            "    return;",
+            "    return r;",
             "  note_message(r->comm->world_rank(r->peer), r->bytes);",
+            "  return r;",
             "}",
             "",
             "// The world rank of rank `rank` of `win`'s group, or -1.",
@@ -459,13 +462,11 @@ def profile(functions):
         if one_sided(f):
             out.append("  if (result_ == MPI_SUCCESS) note_one_sided(window_peer(win, target_rank), uint64_t(bytes_));")
         if f.name == "MPI_Start":
-            out.append("  if (result_ == MPI_SUCCESS) note_started(*request);")
-            out.append("  if (result_ == MPI_SUCCESS) companions::started_persistent(*request);")
+            out.append("  if (result_ == MPI_SUCCESS) companions::started_persistent(*request, note_started(*request));")
         if f.name == "MPI_Startall":
             out.append("  if (result_ == MPI_SUCCESS)")
-            out.append("    for (int i = 0; i < count; ++i) note_started(array_of_requests[i]);")
-            out.append("  if (result_ == MPI_SUCCESS)")
-            out.append("    for (int i = 0; i < count; ++i) companions::started_persistent(array_of_requests[i]);")
+            out.append("    for (int i = 0; i < count; ++i)")
+            out.append("      companions::started_persistent(array_of_requests[i], note_started(array_of_requests[i]));")
         if f.name == "MPI_Finalize":
             out.append("  finished();")
         if f.name == "MPI_Session_finalize":

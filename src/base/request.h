@@ -116,8 +116,9 @@ struct Request {
   p2p::Partitioned* partitioned = nullptr;
   Restartable* restartable = nullptr;     // persistent, built above p2p (owned)
   // FERRY_PROFILE: a persistent collective's starts so far, the same on every rank (each starts it
-  // equally often), which pick the starts the profile measures (profile/companions.h).
+  // equally often), and the next one the profile measures (profile/companions.h).
   uint32_t profiled_starts = 0;
+  uint32_t profiled_next_sample = 0;  // the start the profile measures next
 
   // Links for the posted-receive queue.
   Request* prev = nullptr;

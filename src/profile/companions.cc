@@ -19,8 +19,8 @@ constexpr int kNonblockingTagBase = 0x40000000;
 constexpr uint32_t kSequenceMask = 0x1fffffff;
 constexpr int kPersistentTag = 0x7ffffffe;
 
-// The murmur3 finalizer: a count's bits all mixed, so that the counts sampled follow no period a
-// program could have (count % N would line up with one that is late every N-th call).
+// The murmur3 finalizer: a count's bits all mixed, so that the gaps between the calls sampled
+// follow no period a program could have (count % N would line up with one late every N-th call).
 uint32_t mix(uint32_t x) {
   x ^= x >> 16;
   x *= 0x85ebca6bu;
@@ -30,11 +30,19 @@ uint32_t mix(uint32_t x) {
   return x;
 }
 
-// How many calls the call numbered `count` (from 0) on its communicator or request stands for:
-// 1 in the warmup, kSampleOneIn for one sampled after it, 0 when it is not measured.
-uint32_t weight_of(uint32_t count) {
-  if (count < kWarmup) return 1;
-  return mix(count) % kSampleOneIn == 0 ? kSampleOneIn : 0;
+// How many calls the call numbered `count` (from 0) on its communicator or request stands for
+// (`next`: the count of the next one measured): 1 in the warmup, kSampleOneIn for one sampled
+// after it, 0 when it is not measured. After a measured call past the warmup, the next is 1 to
+// 2 kSampleOneIn - 1 calls later (kSampleOneIn on average), by a hash of its count that every rank
+// computes alike: a compare per call, as counters.h's countdown of timed calls.
+uint32_t weight_of(uint32_t count, uint32_t& next) {
+  if (count != next) [[likely]] return 0;
+  if (count < kWarmup) {
+    next = count + 1;
+    return 1;
+  }
+  next = count + 1 + mix(count) % (2 * kSampleOneIn - 1);
+  return kSampleOneIn;
 }
 
 // A companion barrier: the communicator copy it runs on (the schedule points at it, so it lives
@@ -178,7 +186,7 @@ const Entry* find(const Request* r) {
 Ticket sequence_before(MPI_Comm comm) {
   Communicator* c = communicators::find(comm);
   if (c == nullptr) return {};
-  uint32_t weight = weight_of(c->profiled_nonblocking++);
+  uint32_t weight = weight_of(c->profiled_nonblocking++, c->profiled_next_sample);
   if (weight == 0) {
     // No entry of an earlier request may stand for this call's: any whose request is retired goes
     // now (a live request's handle is not the one this call gets).
@@ -201,12 +209,11 @@ void started(MPI_Comm comm, Ticket ticket, MPI_Request request, bool barrier) {
   sweep(request);  // not measured: no stale entry for its handle either
 }
 
-void started_persistent(MPI_Request request) {
-  Request* r = requests::find(request);
+void started_persistent(MPI_Request request, Request* r) {
   if (r == nullptr || r->kind != Request::Kind::kCollective || !r->persistent || r->restartable == nullptr ||
       r->comm == nullptr)
     return;
-  uint32_t weight = weight_of(r->profiled_starts++);
+  uint32_t weight = weight_of(r->profiled_starts++, r->profiled_next_sample);
   if (weight == 0) return not_sampled(request);
   Companion* k = start_barrier(r->comm, kPersistentTag, kPersistentTag);
   if (k != nullptr) return remember(request, k, weight);

@@ -30,19 +30,21 @@
 // and, for a persistent collective, which MPI-4.0 §6.13 lets ranks start in different orders, its
 // request's count of starts (Request::profiled_starts, alike since each rank starts it equally
 // often). Calls 0 .. kWarmup-1 are all measured (a short program, or its first phase, is measured
-// whole); then the call whose count hashes to 0 mod kSampleOneIn (a hash, not count % N, so that a
-// program late every N-th call cannot line up with it). Added cost averaged over calls:
-// ~6,000 / 256 plus the count and the hash, under 1.5% of the call's instructions. A Wait on a call
-// not sampled measures nothing; one on a sampled call counts its wait for the kSampleOneIn calls
-// it stands for (late_partners.h), and the report scales the measured calls' waits to all as it
-// does timed calls' times.
+// whole); after that, the next call measured is 1 to 2 kSampleOneIn - 1 calls after the last, the
+// gap a hash of the last one's count (not count % N, so that a program late every N-th call cannot
+// line up with it): one in kSampleOneIn on average. A call pays a lookup of its communicator, a
+// count and a compare (a persistent start: its request's); a sampled one, its companion. A Wait
+// on a call not sampled measures nothing; one on a sampled call counts its wait for the
+// kSampleOneIn calls it stands for (late_partners.h), and the report scales the measured calls'
+// waits to all as it does timed calls' times.
 //
 // The profile keeps collective request -> companion in a fixed table of kMaxCompanions (allocating
 // only the companion: its schedule, its communicator copy, and a task if it outlives its
 // collective). When it is full the companion still starts (every rank must) but is detached at
 // once, and that call is not measured. A table entry is retired once its request is (completed by a
 // Wait or Test; freed, which MPI-4.0 §6.12 makes erroneous but Ferry allows; a persistent request
-// once inactive), found so at the next companion's start and at MPI_Finalize. MPI_Cancel leaves a
+// once inactive), found so at the next call (sampled or not, while the table holds any) and at
+// MPI_Finalize. MPI_Cancel leaves a
 // collective, and so its entry, alone. A
 // companion still pending then is handed to the progress engine, which frees it when it completes:
 // the program never sees it and it never makes a program's call wait. MPI_Finalize's wrapper waits
@@ -77,9 +79,10 @@ Ticket sequence_before(MPI_Comm comm);
 // from sequence_before): starts its companion. `barrier`: MPI_Ibarrier, every one measured, which
 // is its own companion (ticket {0, 1}).
 void started(MPI_Comm comm, Ticket ticket, MPI_Request request, bool barrier);
-// After a successful MPI_Start (or each request of MPI_Startall): counts a persistent
-// collective's start, and starts its companion if it is sampled; other requests are left alone.
-void started_persistent(MPI_Request request);
+// After a successful MPI_Start (or each request of MPI_Startall) of `request` (`r`: the request
+// behind it, or nullptr, looked up once by the wrapper): counts a persistent collective's start,
+// and starts its companion if it is sampled; other requests are left alone.
+void started_persistent(MPI_Request request, Request* r);
 
 // About collective request `r` (active, engine lock held): how many calls its measure stands for
 // (1 in the warmup, kSampleOneIn after it; 0: the profile does not measure it, a call not sampled

@@ -15,8 +15,9 @@
 // - Nonblocking collectives (MPI_Ibcast ... MPI_Ineighbor_alltoallw, _c forms) and persistent ones
 //   (each MPI_Start, MPI_Startall), on a sample of calls (a companion costs about twice the call's
 //   own instructions): every one of a communicator's first kWarmup (32) nonblocking collectives,
-//   then one in kSampleOneIn (256), picked by a hash of the count that every rank keeps alike (the
-//   same for each persistent request's starts); companions.h. A sampled call's wrapper starts a
+//   then one in kSampleOneIn (256) on average, at gaps drawn from a hash of the count that every
+//   rank keeps alike (the same for each persistent request's starts); companions.h. A sampled
+//   call's wrapper starts a
 //   companion barrier that completes once every rank has started the collective. MPI_Wait (a
 //   timed call) on such a request: the time until its companion or the collective itself
 //   completes, whichever first (so never longer than the call's own wait); MPI_Ibarrier's (every
