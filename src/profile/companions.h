@@ -64,7 +64,7 @@ namespace ferry::profile::companions {
 
 constexpr int kMaxCompanions = 256;
 constexpr uint32_t kWarmup = 32;
-constexpr uint32_t kSampleOneIn = 256;
+constexpr uint32_t kSampleOneIn = 512;
 constexpr int kFinalizeWaitMs = 2000;
 
 // Before a nonblocking collective on `comm` (not MPI_Ibarrier): counts it and says whether it is

@@ -15,7 +15,7 @@
 // - Nonblocking collectives (MPI_Ibcast ... MPI_Ineighbor_alltoallw, _c forms) and persistent ones
 //   (each MPI_Start, MPI_Startall), on a sample of calls (a companion costs about twice the call's
 //   own instructions): every one of a communicator's first kWarmup (32) nonblocking collectives,
-//   then one in kSampleOneIn (256) on average, at gaps drawn from a hash of the count that every
+//   then one in kSampleOneIn (512) on average, at gaps drawn from a hash of the count that every
 //   rank keeps alike (the same for each persistent request's starts); companions.h. A sampled
 //   call's wrapper starts a
 //   companion barrier that completes once every rank has started the collective. MPI_Wait (a

@@ -587,17 +587,17 @@ def check_late_partners(mpirun, program, directory):
     expect("barrier choices", barrier_choices, RANKS * (LATE_ROUNDS + 1))
 
 
-LATE_NB_CALLS, LATE_NB_US = 3000, 2000  # late_nonblocking.c's
+LATE_NB_CALLS, LATE_NB_US = 4000, 2000  # late_nonblocking.c's
 LATE_NB_RANKS = 2  # few, so that on a busy machine a sample's wait is mostly the sleep
 
 
 def check_late_nonblocking(mpirun, program, directory):
     """late_nonblocking: rank 0 sleeps LATE_NB_US before each of LATE_NB_CALLS MPI_Iallreduce +
     MPI_Wait and of as many persistent MPI_Start + MPI_Waitall, on two ranks. Only a sample of them
-    is measured (src/profile/companions.h: 32, then 1 in 256, about 44 of each), so the report's wait
+    is measured (src/profile/companions.h: 32, then 1 in 512, about 40 of each), so the report's wait
     of rank 1 in MPI_Wait and MPI_Waitall is near LATE_NB_CALLS x LATE_NB_US only when the measured
     calls are scaled to all (a wait noted as 0 on the others would make it ~2% of that). A sampled
-    call stands for 256, so a few ms of a busy scheduler in one weigh about a second: the sleeps
+    call stands for 512, so a few ms of a busy scheduler in one weigh about a second: the sleeps
     are long enough to keep that small beside the total. Rank 1's true wait is at least the sleeps'
     sum and at most its time in the call (the sleep overshoots on a busy machine): the estimate
     must lie within [0.7 x the sleeps, 1.4 x the call's time]; rank 0 waits next to nothing."""

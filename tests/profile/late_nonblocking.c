@@ -2,14 +2,14 @@
  * FERRY_PROFILE's sampled companions (src/profile/companions.h; tests/profile/check_report.py
  * "late_nonblocking"): CALLS times MPI_Iallreduce + MPI_Wait, then CALLS times MPI_Start +
  * MPI_Waitall of one persistent allreduce (MPI_Allreduce_init), rank 0 sleeping LATE_US before
- * each (2 ranks in the test). Only the first 32 calls of each and then about 1 in 256 are measured, so the report's wait
- * of rank 1, about CALLS x LATE_US in each of MPI_Wait and MPI_Waitall, holds only if it
- * scales the measured calls to all of them. */
+ * each (2 ranks in the test). Only the first 32 calls of each and then about 1 in 512 are
+ * measured, so the report's wait of rank 1, about CALLS x LATE_US in each of MPI_Wait and
+ * MPI_Waitall, holds only if it scales the measured calls to all of them. */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#define CALLS 3000
+#define CALLS 4000
 #define LATE_US 2000
 
 int main(int argc, char** argv) {
