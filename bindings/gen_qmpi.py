@@ -219,6 +219,9 @@ SYNCHRONIZED_COLLECTIVES = {
     "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter",
     "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan", "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv",
     "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw"}
+# Their nonblocking forms (and MPI_Ibarrier): the profile starts a companion barrier after each, by
+# which a Wait on the request tells when every partner had started it (src/profile/companions.h).
+NONBLOCKING_COLLECTIVES = {"MPI_I" + name[4].lower() + name[5:] for name in SYNCHRONIZED_COLLECTIVES} | {"MPI_Ibarrier"}
 # Calls that only wait for others: all their time is waiting.
 ALL_WAITING = {"MPI_Barrier", "MPI_Probe", "MPI_Mprobe"}
 
@@ -284,6 +287,20 @@ def late_partner_wrapper(f):
                 f"  if (synchronized_) note_wait({f.qmpi}, everyone_ - start_);",
                 "  return result_;"]
     call = f"  auto result_ = ferry_impl_{f.name}({args});"
+    if base in NONBLOCKING_COLLECTIVES:
+        # Every call counted on every rank alike (the sampled ones start a companion, companions.h);
+        # timed as a sample.
+        barrier = "true" if base == "MPI_Ibarrier" else "false"
+        return [f"  int64_t bytes_ = {bytes_expression(f)};",
+                f"  note_call({f.qmpi}, bytes_);",
+                f"  bool timed_ = timing_due({f.qmpi});",
+                "  uint64_t start_ = timed_ ? now() : 0;",
+                "  companions::Ticket ticket_ = " + ("{0, 1};" if barrier == "true" else "companions::sequence_before(comm);"),
+                call,
+                f"  if (timed_) note_time({f.qmpi}, now() - start_);",
+                "  if (ticket_.weight != 0 && result_ == MPI_SUCCESS)",
+                f"    companions::started(comm, ticket_, *request, {barrier});",
+                "  return result_;"]
     if base in ALL_WAITING:
         return counted_first(f, [call, "  uint64_t end_ = now();",
                                  f"  note_time({f.qmpi}, end_ - start_);",
@@ -294,12 +311,17 @@ def late_partner_wrapper(f):
                                  f"  note_wait({f.qmpi}, late_partners::end_receive(start_));",
                                  f"  note_time({f.qmpi}, now() - start_);"])
     if f.name == "MPI_Wait":
-        return counted_first(f, [f"  if (request != nullptr) note_wait({f.qmpi}, late_partners::wait_for_match(*request));",
+        # A collective not sampled is no measured call (src/profile/late_partners.h Wait).
+        return counted_first(f, ["  if (request != nullptr) {",
+                                 "    late_partners::Wait wait_ = late_partners::wait_for_match(*request);",
+                                 f"    if (wait_.weight != 0) note_wait({f.qmpi}, wait_.ticks, wait_.weight);",
+                                 "  }",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     if f.name in ("MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"):
         wait = "wait_for_all_matched" if f.name == "MPI_Waitall" else "wait_for_any_matched"
         count = "incount" if f.name == "MPI_Waitsome" else "count"
-        return counted_first(f, [f"  note_wait({f.qmpi}, late_partners::{wait}({count}, array_of_requests));",
+        return counted_first(f, [f"  late_partners::Wait wait_ = late_partners::{wait}({count}, array_of_requests);",
+                                 f"  if (wait_.weight != 0) note_wait({f.qmpi}, wait_.ticks, wait_.weight);",
                                  call, f"  note_time({f.qmpi}, now() - start_);"])
     return None
 
@@ -325,6 +347,7 @@ def profile(functions):
            '#include "base/handles.h"',
            '#include "base/request.h"',
            '#include "rma/window.h"',
+           '#include "profile/companions.h"',
            '#include "profile/counters.h"',
            '#include "profile/files.h"',
            '#include "profile/late_partners.h"',
@@ -362,12 +385,15 @@ def profile(functions):
             "}",
             "",
             "// A persistent send's message, at its start (MPI_Start, MPI_Startall): counted as sends are.",
-            "void note_started(MPI_Request handle) {",
-            "  const Request* r = requests::find(handle);",
+            "// Returns the request (nullptr: none), for its companion (companions::started_persistent): one",
+            "// lookup for both.",
+            "Request* note_started(MPI_Request handle) {",
+            "  Request* r = requests::find(handle);",
             "  if (r == nullptr || r->kind != Request::Kind::kSend || !r->persistent || r->partitioned != nullptr ||",
             "      r->comm == nullptr || r->peer < 0 || r->peer >= r->comm->peer_count())",
-            "    return;",
+            "    return r;",
             "  note_message(r->comm->world_rank(r->peer), r->bytes);",
+            "  return r;",
             "}",
             "",
             "// The world rank of rank `rank` of `win`'s group, or -1.",
@@ -418,6 +444,7 @@ def profile(functions):
             continue
         # What these count depends on the call's outcome, or is the profile's own start and end.
         if f.name == "MPI_Finalize":
+            out.append("  companions::finish();")
             out.append("  finishing();")
         if f.name == "MPI_Session_finalize":
             out.append("  session_finishing();")
@@ -435,10 +462,11 @@ def profile(functions):
         if one_sided(f):
             out.append("  if (result_ == MPI_SUCCESS) note_one_sided(window_peer(win, target_rank), uint64_t(bytes_));")
         if f.name == "MPI_Start":
-            out.append("  if (result_ == MPI_SUCCESS) note_started(*request);")
+            out.append("  if (result_ == MPI_SUCCESS) companions::started_persistent(*request, note_started(*request));")
         if f.name == "MPI_Startall":
             out.append("  if (result_ == MPI_SUCCESS)")
-            out.append("    for (int i = 0; i < count; ++i) note_started(array_of_requests[i]);")
+            out.append("    for (int i = 0; i < count; ++i)")
+            out.append("      companions::started_persistent(array_of_requests[i], note_started(array_of_requests[i]));")
         if f.name == "MPI_Finalize":
             out.append("  finished();")
         if f.name == "MPI_Session_finalize":

@@ -53,8 +53,9 @@ enum State : uint32_t { kRunning = 0, kFinalized = 1 };
 // over the `timed` calls of all of them (short calls are sampled, src/profile/counters.h): the
 // function's time is ticks x calls / timed.
 // `wait_ticks`: of those ticks, the part spent waiting for a late partner (src/profile/late_partners.h
-// says what is measured for which call), summed over the `waits` calls it was measured on: the
-// function's wait is wait_ticks x calls / waits.
+// says what is measured for which call), summed over the `waits` calls it was measured on (a
+// sampled nonblocking collective's Wait counts in both as the calls it stands for, counters.h
+// note_wait): the function's wait is wait_ticks x calls / waits.
 // `untimed_left`: the rank's sampling state (counters.h Sampling), not a count: calls left before
 // the next timed one.
 struct alignas(64) Call {

@@ -43,6 +43,11 @@ struct Communicator {
   // collectives all use the caller's tag, which is what tells concurrent
   // create_group calls on one parent apart (MPI-3.1 §6.4.2).
   int fixed_collective_tag = -1;
+  // FERRY_PROFILE: the nonblocking collectives started on it, the same count on every rank (they
+  // start them in the same order), and the count of the next one the profile measures
+  // (profile/companions.h).
+  uint32_t profiled_nonblocking = 0;
+  uint32_t profiled_next_sample = 0;
   int next_collective_tag() {
     if (fixed_collective_tag >= 0) return fixed_collective_tag;
     return static_cast<int>(collective_sequence++ & 0x3fffffffu);

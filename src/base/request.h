@@ -115,6 +115,10 @@ struct Request {
   // (p2p/partitioned.h, which frees it); kind is kSend or kRecv.
   p2p::Partitioned* partitioned = nullptr;
   Restartable* restartable = nullptr;     // persistent, built above p2p (owned)
+  // FERRY_PROFILE: a persistent collective's starts so far, the same on every rank (each starts it
+  // equally often), and the next one the profile measures (profile/companions.h).
+  uint32_t profiled_starts = 0;
+  uint32_t profiled_next_sample = 0;  // the start the profile measures next
 
   // Links for the posted-receive queue.
   Request* prev = nullptr;

@@ -117,11 +117,14 @@ inline void note_time(int index, uint64_t ticks) {
 }
 
 // `ticks` of a measured call of function `index` spent waiting for a late partner
-// (src/profile/late_partners.h).
-inline void note_wait(int index, uint64_t ticks) {
+// (src/profile/late_partners.h). `weight`: the calls it stands for, 1 but for a sampled
+// nonblocking or persistent collective's Wait (kSampleOneIn of them, src/profile/companions.h):
+// its ticks count that many times, and so does the call in `waits`, so that the report's
+// wait_ticks x calls / waits is the weighted mean over the measured calls.
+inline void note_wait(int index, uint64_t ticks, uint64_t weight = 1) {
   layout::Call& c = where.calls[index];
-  add(c.wait_ticks, ticks);
-  add(c.waits, 1);
+  add(c.wait_ticks, ticks * weight);
+  add(c.waits, weight);
 }
 
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).

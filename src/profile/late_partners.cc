@@ -5,20 +5,35 @@
 #include "coll/choice_counters.h"
 #include "coll/collectives.h"
 #include "p2p/pt2pt.h"
+#include "profile/companions.h"
 #include "profile/counters.h"
 #include "progress/progress.h"
 
 namespace ferry::profile::late_partners {
 
-uint64_t wait_for_match(MPI_Request request) {
+Wait wait_for_match(MPI_Request request) {
   Request* r = requests::find(request);
-  if (r == nullptr || r->kind != Request::Kind::kRecv || r->partitioned != nullptr || !r->active) return 0;
+  if (r == nullptr || !r->active) return {};
+  if (r->kind == Request::Kind::kCollective) return wait_for_partners(r);
+  if (r->kind != Request::Kind::kRecv || r->partitioned != nullptr) return {};
   progress::Lock lock;
-  if (r->matched || r->complete) return 0;
+  if (r->matched || r->complete) return {};
   uint64_t start = now();
   // The same wait as the receive's own (a failure or revocation completes it), ending earlier.
   progress::wait_until(lock, [r] { return r->matched || r->complete; });
-  return now() - start;
+  return {now() - start, 1};
+}
+
+Wait wait_for_partners(Request* r) {
+  progress::Lock lock;
+  uint64_t weight = companions::weight(r);
+  if (weight == 0) return {0, 0};
+  if (companions::partners_there(r)) return {0, weight};
+  uint64_t start = now();
+  // Its companion barrier completes, or the collective itself does: the call's own wait, ending
+  // no later.
+  progress::wait_until(lock, [r] { return companions::partners_there(r); });
+  return {now() - start, weight};
 }
 
 namespace {
@@ -43,40 +58,70 @@ uint64_t wait_for(progress::Lock& lock, Done done) {
   return now() - start;
 }
 
+// How many calls a measure of a call on these requests stands for: the product of its active
+// collectives' weights (each sampled on its own: the chance that all were is the product of
+// theirs), capped at kMaxWeight; 0 when one of them is not measured (engine lock held).
+constexpr uint64_t kMaxWeight = uint64_t(1) << 24;
+uint64_t weight_of(int n, const MPI_Request* handles) {
+  uint64_t weight = 1;
+  for (int i = 0; i < n; ++i) {
+    const Request* r = active(handles[i]);
+    if (r == nullptr || r->kind != Request::Kind::kCollective) continue;
+    uint64_t w = companions::weight(r);
+    if (w == 0) return 0;
+    weight = weight * w < kMaxWeight ? weight * w : kMaxWeight;
+  }
+  return weight;
+}
+
 }  // namespace
 
-uint64_t wait_for_all_matched(int n, const MPI_Request* handles) {
-  if (n <= 0 || handles == nullptr) return 0;  // the call itself says what is wrong
+Wait wait_for_all_matched(int n, const MPI_Request* handles) {
+  if (n <= 0 || handles == nullptr) return {0, 1};  // the call itself says what is wrong
   progress::Lock lock;
+  uint64_t weight = weight_of(n, handles);
+  if (weight == 0) return {0, 0};
   // Resumes at the first receive still unmatched (matched and complete stay
   // set until the call retires the request), as pt2pt::wait_all does: one
   // look per poll, not n.
   int first = 0;
-  return wait_for(lock, [n, handles, &first] {
-    for (; first < n; ++first)
-      if (const Request* r = active(handles[first]); r != nullptr && plain_receive(r) && !r->matched && !r->complete)
-        return false;
-    return true;
-  });
+  return {wait_for(lock, [n, handles, &first] {
+            for (; first < n; ++first) {
+              const Request* r = active(handles[first]);
+              if (r == nullptr) continue;
+              if (plain_receive(r) && !r->matched && !r->complete) return false;
+              if (r->kind == Request::Kind::kCollective && !companions::partners_there(r)) return false;
+            }
+            return true;
+          }),
+          weight};
 }
 
-uint64_t wait_for_any_matched(int n, const MPI_Request* handles) {
-  if (n <= 0 || handles == nullptr) return 0;
+Wait wait_for_any_matched(int n, const MPI_Request* handles) {
+  if (n <= 0 || handles == nullptr) return {0, 1};
   progress::Lock lock;
   bool any_active = false;
   for (int i = 0; i < n && !any_active; ++i) any_active = active(handles[i]) != nullptr;
-  if (!any_active) return 0;  // the call returns at once
-  return wait_for(lock, [n, handles] {
-    for (int i = 0; i < n; ++i)
-      if (const Request* r = active(handles[i]); r != nullptr && (r->complete || (plain_receive(r) && r->matched)))
-        return true;
-    return false;
-  });
+  if (!any_active) return {0, 1};  // the call returns at once
+  uint64_t weight = weight_of(n, handles);
+  if (weight == 0) return {0, 0};
+  return {wait_for(lock, [n, handles] {
+            for (int i = 0; i < n; ++i)
+              if (const Request* r = active(handles[i]);
+                  r != nullptr && (r->complete || (plain_receive(r) && r->matched) ||
+                                   (r->kind == Request::Kind::kCollective && companions::partners_there(r))))
+                return true;
+            return false;
+          }),
+          weight};
 }
 
 bool synchronize(MPI_Comm comm) {
   Communicator* c = communicators::find(comm);
-  if (c == nullptr || c->inter) return false;
+  if (c == nullptr) return false;
+  // An intercommunicator's barrier lets nobody go before every process of both groups has
+  // arrived (coll/inter/barrier.cc; MPI-4.0 §6.3 asks this of the other group), so the wait is
+  // until both groups are there, as an intracommunicator's is until all of it is.
   // The profile's own barrier is not one of the program's choices of algorithm.
   coll::set_profile_table(nullptr);
   (void)coll::barrier(c);

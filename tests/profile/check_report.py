@@ -20,6 +20,10 @@
                                              cluster in CLUSTER, the report by TOOL (exit 77 without it)
   check_report.py MPIRUN LATE_PROGRAM late_partners  late_partners.c: rank 0 arrives LATE_MS late,
                                              the others' wait for it is in the report
+  check_report.py MPIRUN LATE_NB_PROGRAM late_nonblocking  late_nonblocking.c: rank 0 late by
+                                             LATE_NB_US on each of many nonblocking and persistent
+                                             collectives, sampled: the others' estimated wait is near
+                                             the true one
   check_report.py MPIRUN PROGRAM hosts HOSTS_SH TESTBED  6 ranks, 2 on each host of tests/multihost's
                                              bed, no FERRY_PROFILE_DIR: the remote ranks' files come
                                              through the node daemons (FERRY_LAUNCH_FANOUT as set)
@@ -62,9 +66,9 @@ def expect(what, got, want):
         failures.append(f"{what}: report says {got!r}, expected {want!r}")
 
 
-def run(mpirun, program, directory, env_extra, args):
+def run(mpirun, program, directory, env_extra, args, ranks=RANKS):
     env = dict(os.environ, **env_extra)
-    return subprocess.run([mpirun, "-n", str(RANKS), program] + args, cwd=directory, env=env,
+    return subprocess.run([mpirun, "-n", str(ranks), program] + args, cwd=directory, env=env,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -219,10 +223,11 @@ def check_partial(mpirun, program, directory):
         failures.append("report.html does not say it is partial")
 
 
-def profiled_job(mpirun, program, directory, args):
+def profiled_job(mpirun, program, directory, args, ranks=RANKS):
     """Runs PROGRAM with FERRY_PROFILE=report.html in `directory`: report.json, or None (a failure
     noted) when the job failed."""
-    done = run(mpirun, program, directory, {"FERRY_PROFILE": os.path.join(directory, "report.html")}, args)
+    done = run(mpirun, program, directory, {"FERRY_PROFILE": os.path.join(directory, "report.html")}, args,
+               ranks)
     if done.returncode != 0:
         failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
         return None
@@ -522,9 +527,11 @@ LATE_ROUNDS, LATE_MS = 4, 50  # late_partners.c's
 def check_late_partners(mpirun, program, directory):
     """late_partners: rank 0 sleeps LATE_MS before each of LATE_ROUNDS barriers, allreduces, sends to
     ranks 1-3 (in MPI_Waitall, MPI_Waitany, MPI_Waitsome), sends to rank 1 (in MPI_Recv), sends to
-    rank 2 (in MPI_Wait), exchanges with rank 3 (MPI_Sendrecv) and with rank 1 (MPI_Sendrecv_replace):
-    the report says the others waited about LATE_ROUNDS x LATE_MS in each of those calls (rank 3
-    twice that, rank 1 in MPI_Sendrecv_replace three times), and rank 0 next to nothing."""
+    rank 2 (in MPI_Wait), exchanges with rank 3 (MPI_Sendrecv) and with rank 1 (MPI_Sendrecv_replace),
+    MPI_Iallreduce + MPI_Wait, MPI_Ibcast + MPI_Waitall, a persistent allreduce's MPI_Start +
+    MPI_Wait, and an intercommunicator's MPI_Bcast: the report says the others waited about
+    LATE_ROUNDS x LATE_MS in each of those calls (rank 3 twice that, rank 1 in MPI_Sendrecv_replace
+    three times, MPI_Wait and MPI_Waitall adding up their phases), and rank 0 next to nothing."""
     report = profiled_job(mpirun, program, directory, [])
     if report is None:
         return
@@ -547,16 +554,24 @@ def check_late_partners(mpirun, program, directory):
     waits("MPI_Allreduce", range(1, RANKS), low, high)
     waits("MPI_Allreduce", [0], 0, none)
     waits("MPI_Recv", [1], low, high)
-    waits("MPI_Wait", [2], low, high)
+    # MPI_Wait: rank 2's receive, then every rank's MPI_Iallreduce and persistent MPI_Allreduce_init
+    # start (src/profile/companions.h).
+    waits("MPI_Wait", [2], 3 * low, 3 * high)
+    waits("MPI_Wait", [1, 3], 2 * low, 2 * high)
+    waits("MPI_Wait", [0], 0, none)
     waits("MPI_Sendrecv", [3], 2 * low, 2 * high)  # rank 0's sends to rank 2, then its own
     waits("MPI_Sendrecv", [0], 0, none)
-    waits("MPI_Waitall", [1], low, high)  # its receive from rank 2 was there first
+    waits("MPI_Waitall", [1], 2 * low, 2 * high)  # its receive from rank 2 was there first; the MPI_Ibcast
+    waits("MPI_Waitall", [2, 3], low, high)  # the MPI_Ibcast
+    waits("MPI_Waitall", [0], 0, none)
+    waits("MPI_Bcast", range(1, RANKS), low, high)  # on an intercommunicator
+    waits("MPI_Bcast", [0], 0, none)
     waits("MPI_Waitany", [2], low, high)
     waits("MPI_Waitsome", [3], low, high)
     waits("MPI_Sendrecv_replace", [1], 3 * low, 3 * high)  # rank 0's two phases before, then its own
     waits("MPI_Sendrecv_replace", [0], 0, none)
     for call in ("MPI_Allreduce", "MPI_Recv", "MPI_Wait", "MPI_Sendrecv", "MPI_Waitall", "MPI_Waitany",
-                 "MPI_Waitsome", "MPI_Sendrecv_replace"):
+                 "MPI_Waitsome", "MPI_Sendrecv_replace", "MPI_Bcast"):
         c = calls.get(call, {})
         for r, (t, w) in enumerate(zip(c.get("time_s_per_rank", []), c.get("wait_s_per_rank", []))):
             if w > t * 1.05 + 1e-4:
@@ -572,9 +587,42 @@ def check_late_partners(mpirun, program, directory):
     expect("barrier choices", barrier_choices, RANKS * (LATE_ROUNDS + 1))
 
 
+LATE_NB_CALLS, LATE_NB_US = 4000, 2000  # late_nonblocking.c's
+LATE_NB_RANKS = 2  # few, so that on a busy machine a sample's wait is mostly the sleep
+
+
+def check_late_nonblocking(mpirun, program, directory):
+    """late_nonblocking: rank 0 sleeps LATE_NB_US before each of LATE_NB_CALLS MPI_Iallreduce +
+    MPI_Wait and of as many persistent MPI_Start + MPI_Waitall, on two ranks. Only a sample of them
+    is measured (src/profile/companions.h: 32, then 1 in 512, about 40 of each), so the report's wait
+    of rank 1 in MPI_Wait and MPI_Waitall is near LATE_NB_CALLS x LATE_NB_US only when the measured
+    calls are scaled to all (a wait noted as 0 on the others would make it ~2% of that). A sampled
+    call stands for 512, so a few ms of a busy scheduler in one weigh about a second: the sleeps
+    are long enough to keep that small beside the total. Rank 1's true wait is at least the sleeps'
+    sum and at most its time in the call (the sleep overshoots on a busy machine): the estimate
+    must lie within [0.7 x the sleeps, 1.4 x the call's time]; rank 0 waits next to nothing."""
+    report = profiled_job(mpirun, program, directory, [], LATE_NB_RANKS)
+    if report is None:
+        return
+    calls = calls_by_name(report)
+    sleeps = LATE_NB_CALLS * LATE_NB_US / 1e6
+    for call in ("MPI_Wait", "MPI_Waitall"):
+        c = calls.get(call, {})
+        waits = c.get("wait_s_per_rank", [0] * LATE_NB_RANKS)
+        times = c.get("time_s_per_rank", [0] * LATE_NB_RANKS)
+        for r in range(1, LATE_NB_RANKS):
+            if not 0.7 * sleeps <= waits[r] <= 1.4 * max(times[r], sleeps):
+                failures.append(f"{call} wait of rank {r}: {waits[r]:.4f} s, expected within "
+                                f"[{0.7 * sleeps:.3f}, {1.4 * max(times[r], sleeps):.3f}] (time in the call "
+                                f"{times[r]:.4f} s)")
+        if not waits[0] <= 0.3 * sleeps:
+            failures.append(f"{call} wait of rank 0 (the late one): {waits[0]:.4f} s")
+
+
 def main(argv):
     cases = {"numbers": 4, "with_tool": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
-             "singleton": 5, "srun": 6, "hosts": 6, "spawn_hosts": 6, "late_partners": 4}
+             "singleton": 5, "srun": 6, "hosts": 6, "spawn_hosts": 6, "late_partners": 4,
+             "late_nonblocking": 4}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -591,7 +639,8 @@ def main(argv):
         else:
             {"numbers": check_numbers, "with_tool": check_with_tool, "shared_dir": check_shared_dir, "partial": check_partial,
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
-             "unwritable": check_unwritable, "late_partners": check_late_partners}[case](
+             "unwritable": check_unwritable, "late_partners": check_late_partners,
+             "late_nonblocking": check_late_nonblocking}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")

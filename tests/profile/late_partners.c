@@ -4,6 +4,9 @@
  * ROUNDS times each, rank 0 sleeping LATE_MS first every time:
  *   MPI_Barrier on every rank;
  *   MPI_Allreduce of one int on every rank;
+ *   MPI_Iallreduce and MPI_Wait on every rank; MPI_Ibcast from rank 0 and MPI_Waitall; a persistent
+ *   allreduce (MPI_Allreduce_init once) started with MPI_Start, then MPI_Wait; MPI_Bcast from rank 0
+ *   on an intercommunicator between ranks {0, 1} and the others (src/profile/companions.h);
  *   rank 0 sends to ranks 1, 2 and 3, which posted MPI_Irecv and wait in MPI_Waitall (rank 1, with
  *   a receive from rank 2 that is there first), MPI_Waitany (rank 2) and MPI_Waitsome (rank 3);
  *   rank 0 sends to rank 1, which waits in MPI_Recv;
@@ -13,7 +16,9 @@
  * ROUNDS x LATE_MS in each of MPI_Barrier and MPI_Allreduce, rank 1 in MPI_Recv, rank 2 in MPI_Wait,
  * rank 3 twice that in MPI_Sendrecv, and rank 0 (the late one) nearly never. Last, ROUNDS times rank 0
  * and rank 1 exchange with MPI_Sendrecv_replace: rank 1, there since the second barrier, waits out
- * the two phases before too (three times ROUNDS x LATE_MS). */
+ * the two phases before too (three times ROUNDS x LATE_MS). The nonblocking, persistent and
+ * intercommunicator phases add ROUNDS x LATE_MS to each other rank's MPI_Waitall and MPI_Bcast and
+ * twice that to its MPI_Wait (rank 2's three times, with its receive's phase). */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -39,6 +44,46 @@ int main(int argc, char** argv) {
     if (rank == 0) usleep(LATE_MS * 1000);
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   }
+  for (int i = 0; i < ROUNDS; ++i) {
+    int total = 0;
+    MPI_Request r;
+    if (rank == 0) usleep(LATE_MS * 1000);
+    MPI_Iallreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (total != size) printf("late_partners: FAILED: iallreduce sum %d in round %d\n", total, i);
+  }
+  for (int i = 0; i < ROUNDS; ++i) {
+    int v = rank == 0 ? 100 + i : -1;
+    MPI_Request r;
+    if (rank == 0) usleep(LATE_MS * 1000);
+    MPI_Ibcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, &r);
+    MPI_Waitall(1, &r, MPI_STATUSES_IGNORE);
+    if (v != 100 + i) printf("late_partners: FAILED: rank %d got %d from MPI_Ibcast in round %d\n", rank, v, i);
+  }
+  int persistent_sum = 0;
+  MPI_Request p;
+  MPI_Allreduce_init(&one, &persistent_sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &p);
+  for (int i = 0; i < ROUNDS; ++i) {
+    persistent_sum = 0;
+    if (rank == 0) usleep(LATE_MS * 1000);
+    MPI_Start(&p);
+    MPI_Wait(&p, MPI_STATUS_IGNORE);
+    if (persistent_sum != size) printf("late_partners: FAILED: persistent sum %d in round %d\n", persistent_sum, i);
+  }
+  MPI_Request_free(&p);
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < 2, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank < 2 ? 2 : 0, 7, &inter);
+  for (int i = 0; i < ROUNDS; ++i) {
+    int v = rank == 0 ? 200 + i : -1;
+    int root = rank == 0 ? MPI_ROOT : rank == 1 ? MPI_PROC_NULL : 0;
+    if (rank == 0) usleep(LATE_MS * 1000);
+    MPI_Bcast(&v, 1, MPI_INT, root, inter);
+    if (rank >= 2 && v != 200 + i)
+      printf("late_partners: FAILED: rank %d got %d from the intercommunicator's MPI_Bcast\n", rank, v);
+  }
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
   int value = 0;
   for (int i = 0; i < ROUNDS; ++i) {
     if (rank == 0) {
