@@ -128,8 +128,14 @@ bool eligible(Communicator* c) {
 
 // The flags of deferred_ (defer_nothing): `left` at once (this rank reads
 // nothing of it: a writer of a later operation may reuse the slots), and
-// `arrived` if every rank has left deferred_ - kCells, or `now`. Never
-// lowers a flag that a later operation raised further. True when both are up.
+// `arrived` as far as it may go, or all the way when `now`. An arrival at t
+// lets the others record in their slot of t (and a reader relies on a
+// writer's arrival for that), so it waits until every rank has left
+// t - kRing: `arrived` goes up step by step to the least `left` + kRing.
+// All at once it would wait for ranks that themselves wait on this
+// arrival: an erroneous program (data against no data) would hang instead
+// of failing. Never lowers a flag that a later operation raised further.
+// True when both are up.
 bool CommSegment::raise_deferred(bool now) {
   const uint64_t s = deferred_;
   FlagLine& mine = lines_[me_];
@@ -138,18 +144,19 @@ bool CommSegment::raise_deferred(bool now) {
     mine.left.store(s, std::memory_order_release);
     raised = true;
   }
-  bool free = true;
-  if (!now && s > kCells)
-    for (int r = 0; r < n_ && free; ++r) free = lines_[r].left.load(std::memory_order_acquire) >= s - kCells;
-  if (free) {
-    if (mine.arrived.load(std::memory_order_relaxed) < s) {
-      mine.arrived.store(s, std::memory_order_release);
-      raised = true;
-    }
-    deferred_ = 0;
+  uint64_t reach = s;
+  if (!now && s > kRing) {
+    uint64_t least = UINT64_MAX;
+    for (int r = 0; r < n_; ++r) least = std::min(least, lines_[r].left.load(std::memory_order_acquire));
+    reach = std::min(s, least + kRing);
   }
+  if (mine.arrived.load(std::memory_order_relaxed) < reach) {
+    mine.arrived.store(reach, std::memory_order_release);
+    raised = true;
+  }
+  if (reach == s) deferred_ = 0;
   if (raised) wake_others();
-  return free;
+  return reach == s;
 }
 
 void CommSegment::list_deferred() {
@@ -158,7 +165,11 @@ void CommSegment::list_deferred() {
 }
 
 void raise_all_deferred() {
-  if (deferring_.empty()) [[likely]] return;
+  // Once other threads poll the engine (an RMA doorbell or I/O thread, a
+  // thread level raised later), the owner's own calls (next(), the
+  // destructor) raise what it deferred before: they touch these segments
+  // without the engine lock.
+  if (deferring_.empty() || progress::threads_enabled) [[likely]] return;
   size_t kept = 0;
   for (CommSegment* seg : deferring_) {
     if (seg->deferred_ != 0 && !seg->raise_deferred(false)) deferring_[kept++] = seg;

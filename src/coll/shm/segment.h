@@ -108,16 +108,16 @@ class CommSegment {
   // it goes up at this rank's next operation on the segment (next()). Its
   // `arrived` goes up there too, or is covered by a later one (flags only
   // grow; a flag of s without a record of s means 0 bytes to whoever reads
-  // it), but only once every rank has left s - kCells: an arrival at s lets
-  // readers of s record in slot s (as a writer's does after
-  // wait_cell_free); sooner, their record could overwrite one that a
-  // slower rank still reads. In an erroneous program, where a rank with
-  // data at s waits on this one, both go up at this rank's passes of the
-  // progress engine too (raise_all_deferred: any wait, test or blocking
-  // call), or when the segment goes; the rank that waits then fails
-  // instead of waiting for ever. In a loop of
-  // calls with no data it costs an increment and a store: no store to
-  // shared memory, no wake-up (issue 29).
+  // it), but only as far as every rank has left t - kRing for it: an
+  // arrival at t lets readers of t record in their slot of t (as a writer's
+  // does after wait_cell_free); sooner, their record could overwrite one
+  // that a slower rank still reads (raise_deferred). In an erroneous
+  // program, where a rank with data at s waits on this one, both go up at
+  // this rank's passes of the progress engine too (raise_all_deferred: any
+  // wait, test or blocking call), or when the segment goes; the rank that
+  // waits then fails instead of waiting for ever. In a loop of calls with
+  // no data it costs an increment and a store: no store to shared memory,
+  // no wake-up (issue 29).
   void defer_nothing() {
     deferred_ = ++sequence_;
     if (!listed_) [[unlikely]] list_deferred();

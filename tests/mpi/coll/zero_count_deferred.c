@@ -81,6 +81,30 @@ static void zero_root_then_wait(MPI_Comm comm, int how) {
   real_calls(comm, 1000 + how);
 }
 
+/* As zero_root_then_wait, but rank 0 makes `extra` more empty bcasts after
+ * the erroneous one (more than the slots a rank may run ahead of the
+ * others), on a communicator of its own, left out of step after it. Its
+ * deferred arrivals must go up as far as the others have left, not wait
+ * for them all to have left the last one: they wait on the first. */
+static void zero_root_runs_ahead(int extra) {
+  MPI_Comm comm;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+  CHECK_MPI(MPI_Barrier(comm)); /* makes the segment */
+  CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+  if (rank == 0) {
+    for (int k = 0; k <= extra; k++)
+      CHECK(MPI_Bcast(sbuf, 0, MPI_INT, 0, comm) == MPI_SUCCESS, "the root's empty bcast %d failed", k);
+  } else {
+    int rc = MPI_Bcast(sbuf, SMALL, MPI_INT, 0, comm);
+    CHECK(rc != MPI_SUCCESS, "rank %d passed %d ints from a root of 0 ahead by %d calls and succeeded", rank, SMALL,
+          extra);
+  }
+  int token = 7;
+  if (rank == 0) CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  else if (rank == 1) CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 0, 8, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Comm_free(&comm));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -106,6 +130,8 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     zero_root_then_wait(comm, 0);
     zero_root_then_wait(comm, 1);
+    zero_root_runs_ahead(2);
+    zero_root_runs_ahead(20);
   }
   CHECK_MPI(MPI_Comm_free(&comm));
   free(sbuf);
