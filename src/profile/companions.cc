@@ -35,13 +35,13 @@ uint32_t mix(uint32_t x) {
 // after it, 0 when it is not measured. After a measured call past the warmup, the next is 1 to
 // 2 kSampleOneIn - 1 calls later (kSampleOneIn on average), by a hash of its count that every rank
 // computes alike: a compare per call, as counters.h's countdown of timed calls.
-uint32_t weight_of(uint32_t count, uint32_t& next) {
+uint32_t weight_of(uint32_t count, uint32_t& next, uint32_t salt) {
   if (count != next) [[likely]] return 0;
   if (count < kWarmup) {
     next = count + 1;
     return 1;
   }
-  next = count + 1 + mix(count) % (2 * kSampleOneIn - 1);
+  next = count + 1 + mix(count ^ salt) % (2 * kSampleOneIn - 1);
   return kSampleOneIn;
 }
 
@@ -186,7 +186,7 @@ const Entry* find(const Request* r) {
 Ticket sequence_before(MPI_Comm comm) {
   Communicator* c = communicators::find(comm);
   if (c == nullptr) return {};
-  uint32_t weight = weight_of(c->profiled_nonblocking++, c->profiled_next_sample);
+  uint32_t weight = weight_of(c->profiled_nonblocking++, c->profiled_next_sample, c->context);
   if (weight == 0) {
     // No entry of an earlier request may stand for this call's: any whose request is retired goes
     // now (a live request's handle is not the one this call gets).
@@ -213,7 +213,7 @@ void started_persistent(MPI_Request request, Request* r) {
   if (r == nullptr || r->kind != Request::Kind::kCollective || !r->persistent || r->restartable == nullptr ||
       r->comm == nullptr)
     return;
-  uint32_t weight = weight_of(r->profiled_starts++, r->profiled_next_sample);
+  uint32_t weight = weight_of(r->profiled_starts++, r->profiled_next_sample, r->comm->context);
   if (weight == 0) return not_sampled(request);
   Companion* k = start_barrier(r->comm, kPersistentTag, kPersistentTag);
   if (k != nullptr) return remember(request, k, weight);

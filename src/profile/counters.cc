@@ -17,6 +17,7 @@
 #include "coll/select.h"
 #include "common/config.h"
 #include "p2p/engine.h"
+#include "profile/companions.h"
 #include "profile/files.h"
 #include "profile/report_without_mpirun.h"
 #include "runtime/checkpoint.h"
@@ -177,7 +178,10 @@ void finished() {
 }
 
 void session_finishing() {
-  if (!runtime::initialized()) finishing();
+  if (runtime::initialized()) return;
+  // The last session (no world model): its companions end here, as MPI_Finalize's do.
+  companions::finish();
+  finishing();
 }
 
 void session_finished() {

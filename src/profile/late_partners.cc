@@ -1,5 +1,7 @@
 #include "profile/late_partners.h"
 
+#include <algorithm>
+
 #include "base/communicator.h"
 #include "base/request.h"
 #include "coll/choice_counters.h"
@@ -58,20 +60,29 @@ uint64_t wait_for(progress::Lock& lock, Done done) {
   return now() - start;
 }
 
-// How many calls a measure of a call on these requests stands for: the product of its active
-// collectives' weights (each sampled on its own: the chance that all were is the product of
-// theirs), capped at kMaxWeight; 0 when one of them is not measured (engine lock held).
-constexpr uint64_t kMaxWeight = uint64_t(1) << 24;
+// How many calls a measure of a call on these requests stands for: the largest weight of its
+// sampled collectives; 0 when it has collectives, none sampled, and no receive (nothing of it
+// measured: a 0 of weight 1 would pull the sampled calls' estimate down); else 1, as every timed
+// call was before collectives were sampled. A collective not sampled is left out of the wait
+// (its partners_there holds). A product of the weights would stand for calls almost never
+// measured (two communicators sampled alike: 1 in 512, weighted 512 x 512) and could overflow
+// (engine lock held).
 uint64_t weight_of(int n, const MPI_Request* handles) {
-  uint64_t weight = 1;
+  uint64_t sampled = 0;
+  bool unsampled = false, receives = false;
   for (int i = 0; i < n; ++i) {
     const Request* r = active(handles[i]);
-    if (r == nullptr || r->kind != Request::Kind::kCollective) continue;
-    uint64_t w = companions::weight(r);
-    if (w == 0) return 0;
-    weight = weight * w < kMaxWeight ? weight * w : kMaxWeight;
+    if (r == nullptr) continue;
+    if (r->kind == Request::Kind::kCollective) {
+      uint64_t w = companions::weight(r);
+      sampled = std::max(sampled, w);
+      unsampled = unsampled || w == 0;
+    } else {
+      receives = receives || plain_receive(r);
+    }
   }
-  return weight;
+  if (sampled != 0) return sampled;
+  return unsampled && !receives ? 0 : 1;
 }
 
 }  // namespace
