@@ -32,7 +32,9 @@ constexpr std::array kSettings = {
     Setting{"FERRY_WAIT", "auto",
             "How a blocking MPI call waits: spin, block (sleep in the kernel), or auto (block when ranks "
             "outnumber cores on the host, else spin briefly then block)"},
-    Setting{"FERRY_SPIN_US", "50", "Microseconds a blocking call polls before it sleeps in the kernel (FERRY_WAIT=auto)"},
+    Setting{"FERRY_SPIN_US", "200",
+            "Microseconds a blocking call polls before it sleeps in the kernel (FERRY_WAIT=auto); longer than a "
+            "peer's single copy of a 2 MiB exchange, whose wake-up would cost more than the wait"},
     Setting{"FERRY_YIELD_US", "1000",
             "Microseconds a blocking call polls, yielding the core between polls, before it sleeps in the kernel "
             "when waits block (ranks outnumber cores, or FERRY_WAIT=block)"},

@@ -63,7 +63,7 @@ TEST_F(ConfigTest, UnsetSettingsHaveTheirDefaults) {
   EXPECT_EQ(value("FERRY_TCP_EAGER_LIMIT"), "65536");
   EXPECT_EQ(integer("FERRY_TCP_EAGER_LIMIT"), 65536);
   EXPECT_EQ(integer("FERRY_CONNECT_TIMEOUT"), 30);
-  EXPECT_EQ(integer("FERRY_SPIN_US"), 50);
+  EXPECT_EQ(integer("FERRY_SPIN_US"), 200);
   EXPECT_EQ(value("FERRY_WAIT"), "auto");
   EXPECT_EQ(value("FERRY_TCP_FAMILY"), "auto");
   EXPECT_EQ(value("FERRY_DEBUG"), "");
@@ -81,7 +81,7 @@ TEST_F(ConfigTest, EnvironmentOverridesTheDefault) {
   EXPECT_EQ(value("FERRY_TCP_EAGER_LIMIT"), "1024");
   EXPECT_EQ(integer("FERRY_TCP_EAGER_LIMIT"), 1024);
   // Others keep their defaults.
-  EXPECT_EQ(integer("FERRY_SPIN_US"), 50);
+  EXPECT_EQ(integer("FERRY_SPIN_US"), 200);
 }
 
 // MPICH's name for a setting (its alias) sets it when Ferry's own name is unset; Ferry's wins.
