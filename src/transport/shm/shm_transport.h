@@ -53,7 +53,9 @@ constexpr size_t kEagerLimit = 64 * 1024;
 // single copy was as fast as the ring or up to twice as fast from 128 KiB
 // to 2 MiB (a shared core slows the ring, not CMA); from 3 MiB on its
 // fastest call still took 0.55x the ring's, but half of its calls stalled
-// for milliseconds (cause not found; FERRY_SHM_CMA=on does it too).
+// for milliseconds: the waiting side slept after FERRY_SPIN_US (then 50 us)
+// and paid the VM's wake-up (docs/performance.md, the sweep of 16:46).
+// With 200 us the limit was not measured again.
 constexpr size_t kExchangeCmaMax = 2 * 1024 * 1024;
 // Doorbells of peers a rank keeps open; the others are opened for each
 // ring (only when the peer sleeps, so a system call is being paid anyway).
