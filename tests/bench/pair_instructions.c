@@ -17,17 +17,8 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#endif
-#endif
-#ifndef CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_STOP_INSTRUMENTATION
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS_AT(what)
-#endif
+
+#include "callgrind_marks.h"
 
 static void pair(long* out, long* in, int rank) {
   MPI_Send(out, 8, MPI_BYTE, rank, 0, MPI_COMM_WORLD);
