@@ -11,7 +11,7 @@ out=$(env FERRY_SPIN_US=123 "$ferry_info") || fail "ferry_info exited $?"
 for name in FERRY_DEBUG FERRY_WAIT FERRY_SPIN_US FERRY_TCP_EAGER_LIMIT FERRY_CONNECT_TIMEOUT; do
   echo "$out" | grep -q "^$name " || fail "ferry_info does not list $name"
 done
-echo "$out" | grep -q '^FERRY_SPIN_US  *123  *50 ' || fail "FERRY_SPIN_US should show value 123, default 50:
+echo "$out" | grep -q '^FERRY_SPIN_US  *123  *200 ' || fail "FERRY_SPIN_US should show value 123, default 200:
 $(echo "$out" | grep FERRY_SPIN_US)"
 
 md=$("$ferry_info" --markdown) || fail "ferry_info --markdown exited $?"
