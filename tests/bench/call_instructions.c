@@ -1,7 +1,7 @@
 /*
  * call_instructions: the instructions of one trivial MPI call (issue 29), counted by callgrind, per
- * call: the collectives of 0 bytes (Bcast, Gather, Scatter, Allgather, Alltoall, Reduce, Allreduce)
- * on MPI_COMM_WORLD, MPI_Comm_rank, MPI_Send to and MPI_Recv from MPI_PROC_NULL. The load-independent
+ * call: the collectives of 0 bytes (Bcast, Gather, Scatter, Allgather, Alltoall, Reduce, Allreduce,
+ * Reduce_scatter_block, Reduce_scatter, Scan, Exscan) on MPI_COMM_WORLD, MPI_Comm_rank, MPI_Send to and MPI_Recv from MPI_PROC_NULL. The load-independent
  * figure behind scripts/bench's call_overhead and the sweep's 0-byte rows, where the VM has no
  * hardware counters for perf stat.
  *
@@ -30,6 +30,13 @@ static void allgather(void) { MPI_Allgather(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE
 static void alltoall(void) { MPI_Alltoall(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, MPI_COMM_WORLD); }
 static void reduce(void) { MPI_Reduce(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); }
 static void allreduce(void) { MPI_Allreduce(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void reduce_scatter_block(void) {
+  MPI_Reduce_scatter_block(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+static const int zeros[64];
+static void reduce_scatter(void) { MPI_Reduce_scatter(sbuf, rbuf, zeros, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void scan(void) { MPI_Scan(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void exscan(void) { MPI_Exscan(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
 static void comm_rank(void) {
   int r;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -43,7 +50,9 @@ static struct {
   void (*fn)(void);
 } ops[] = {
     {"Bcast0", bcast},         {"Gather0", gather},     {"Scatter0", scatter},   {"Allgather0", allgather},
-    {"Alltoall0", alltoall},   {"Reduce0", reduce},     {"Allreduce0", allreduce}, {"Comm_rank", comm_rank},
+    {"Alltoall0", alltoall},   {"Reduce0", reduce},     {"Allreduce0", allreduce},
+    {"Reduce_scatter_block0", reduce_scatter_block}, {"Reduce_scatter0", reduce_scatter},
+    {"Scan0", scan},           {"Exscan0", exscan},     {"Comm_rank", comm_rank},
     {"Send_PROC_NULL", send_null}, {"Recv_PROC_NULL", recv_null},
 };
 
