@@ -100,11 +100,18 @@ Err check_kernel(const Op& op, const Datatype& type) {
 
 }  // namespace
 
-Err check_op(const Op& op, const Datatype& type) {
+Err op_pairs::check(const Op& op, const Datatype& type) {
   if (op.user()) return {};  // a user's function takes any datatype
   if (op.handle == MPI_REPLACE || op.handle == MPI_NO_OP)
     return fail(MPI_ERR_OP, "%s is only for one-sided accumulate operations, not for reductions", op.name);
-  return check_kernel(op, type);
+  Err e = check_kernel(op, type);
+  const uint32_t o = handle::index_of(op.handle);
+  if (e.ok() && handle::kind_of(op.handle) == handle::kKindBuiltin &&
+      handle::kind_of(type.handle) == handle::kKindBuiltin && type.predefined() && o < kOps) {
+    const uint32_t slot = static_cast<uint32_t>(type.handle) & 0xff;
+    known[o][slot / 64].fetch_or(uint64_t{1} << (slot % 64), std::memory_order_relaxed);
+  }
+  return e;
 }
 
 Err check_accumulate_op(const Op& op, const Datatype& type) {

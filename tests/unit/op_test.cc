@@ -345,6 +345,25 @@ TEST(Op, EveryPredefinedOpOnEveryPredefinedType) {
   EXPECT_EQ(accumulates, reductions + 2 * 62);
 }
 
+// check_op remembers the predefined pairs it found defined (op.h,
+// op_pairs): asked again, in any order, every pair gets the first answer,
+// so no failing pair is remembered as defined and no pair's bit answers
+// for another's.
+TEST(Op, EveryPairAnswersAlikeWhenAskedAgain) {
+  for (int round = 0; round < 3; ++round) {
+    for (const TypeCase& c : all_types()) {
+      const Datatype* type = find_datatype(c.handle);
+      for (size_t k = 0; k < kAllOps.size(); ++k) {
+        // Round 1 asks the ops in the opposite order, after every pair was asked once.
+        const Op& op = op_of(kAllOps[round == 1 ? kAllOps.size() - 1 - k : k]);
+        Err e = check_op(op, *type);
+        EXPECT_EQ(e.ok(), defined(op.handle, c.group)) << op.name << " on " << type->name << ", round " << round;
+        if (!e.ok()) EXPECT_EQ(e.mpi_class(), MPI_ERR_OP) << op.name << " on " << type->name;
+      }
+    }
+  }
+}
+
 TEST(Op, ForbiddenCombinationsNameOpAndType) {
   Err e = check_op(op_of(MPI_SUM), *find_datatype(MPI_FLOAT_INT));
   EXPECT_EQ(e.mpi_class(), MPI_ERR_OP);
