@@ -189,8 +189,23 @@ Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* 
   return do_reduce(sendbuf, recvbuf, count, type, op, root, c, how);
 }
 
+namespace {
+
+// Whether every rank's block of a reduce_scatter is empty: the same answer
+// on every rank (the recvcounts must match, MPI-3.1 §5.10.1).
+bool all_empty(CountArray recvcounts, int n) {
+  for (int r = 0; r < n; ++r)
+    if (recvcounts[r] != 0) return false;
+  return true;
+}
+
+}  // namespace
+
 Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
                    Communicator* c, Launch how) {
+  if (how.form == Launch::Form::kBlocking &&
+      no_data_now("reduce_scatter", c, how, !c->inter && all_empty(recvcounts, c->size)))
+    return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, c, how);
       }))
@@ -201,6 +216,7 @@ Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, co
 // The schedule reads the counts while it is built, so a local array will do.
 Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
                          Communicator* c, Launch how) {
+  if (no_data_now("reduce_scatter_block", c, how, !c->inter && recvcount == 0)) return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how);
       }))
@@ -211,6 +227,7 @@ Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
 
 Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
          Launch how) {
+  if (no_data_now("scan", c, how, !c->inter && count == 0)) return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::scan(sendbuf, recvbuf, count, type, op, false, c, how);
       }))
@@ -219,6 +236,7 @@ Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* ty
 }
 Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
            Launch how) {
+  if (no_data_now("exscan", c, how, !c->inter && count == 0)) return {};
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::scan(sendbuf, recvbuf, count, type, op, true, c, how);
       }))

@@ -6,14 +6,16 @@
  * engine (coll/shm/segment.h, defer_nothing; issue 29). What must hold:
  *
  * - In step: runs of 0 to 40 empty calls of every kind (bcast, gather,
- *   scatter, allgather, alltoall, reduce, allreduce) between real ones,
+ *   scatter, allgather, alltoall, reduce, allreduce, reduce_scatter_block,
+ *   reduce_scatter, scan, exscan) between real ones,
  *   blocking and nonblocking, keep the operations' numbers alike on every
  *   rank: each real bcast, allreduce and ibcast after them gives the right
  *   values.
  * - Never a hang: in an erroneous program, rank 0 passes 0 bytes to a bcast
- *   (its root) where the others pass data, then waits somewhere else: for a
- *   message from rank 1 on MPI_COMM_WORLD, or in a barrier on
- *   MPI_COMM_WORLD. The others read rank 0's flag for that bcast; they must
+ *   (its root), a scan, an exscan or a reduce_scatter(_block) where the
+ *   others pass data, then waits somewhere else: for a message from rank 1
+ *   on MPI_COMM_WORLD, or in a barrier on MPI_COMM_WORLD. The others read
+ *   rank 0's flag for that call (every rank reads rank 0's input); they must
  *   fail (MPI_ERRORS_RETURN) and then send that message, or join that
  *   barrier. Without the engine raising the deferred flags, the others wait
  *   for rank 0's flag and rank 0 for them: the job hangs (FINISH_WITHIN).
@@ -27,15 +29,21 @@
 static int rank, size;
 static int *sbuf, *rbuf;
 
+static const int zeros[64];
+
 static void empty_call(int kind, MPI_Comm comm) {
-  switch (kind % 7) {
+  switch (kind % 11) {
     case 0: CHECK_MPI(MPI_Bcast(sbuf, 0, MPI_INT, kind % 3 % size, comm)); break;
     case 1: CHECK_MPI(MPI_Gather(sbuf, 0, MPI_INT, rbuf, 0, MPI_INT, 0, comm)); break;
     case 2: CHECK_MPI(MPI_Scatter(sbuf, 0, MPI_INT, rbuf, 0, MPI_INT, size - 1, comm)); break;
     case 3: CHECK_MPI(MPI_Allgather(sbuf, 0, MPI_INT, rbuf, 0, MPI_INT, comm)); break;
     case 4: CHECK_MPI(MPI_Alltoall(sbuf, 0, MPI_INT, rbuf, 0, MPI_INT, comm)); break;
     case 5: CHECK_MPI(MPI_Reduce(sbuf, rbuf, 0, MPI_INT, MPI_SUM, 0, comm)); break;
-    default: CHECK_MPI(MPI_Allreduce(sbuf, rbuf, 0, MPI_INT, MPI_SUM, comm)); break;
+    case 6: CHECK_MPI(MPI_Allreduce(sbuf, rbuf, 0, MPI_INT, MPI_SUM, comm)); break;
+    case 7: CHECK_MPI(MPI_Reduce_scatter_block(sbuf, rbuf, 0, MPI_INT, MPI_SUM, comm)); break;
+    case 8: CHECK_MPI(MPI_Reduce_scatter(sbuf, rbuf, zeros, MPI_INT, MPI_SUM, comm)); break;
+    case 9: CHECK_MPI(MPI_Scan(sbuf, rbuf, 0, MPI_INT, MPI_SUM, comm)); break;
+    default: CHECK_MPI(MPI_Exscan(sbuf, rbuf, 0, MPI_INT, MPI_SUM, comm)); break;
   }
 }
 
@@ -55,13 +63,29 @@ static void real_calls(MPI_Comm comm, int round) {
   CHECK(v == round, "round %d: ibcast gave %d", round, v);
 }
 
-/* Rank 0 passes 0 ints to a bcast of root 0, the others SMALL; then rank 0
- * waits for the others elsewhere (`how`: 0 a message, 1 a barrier). */
-static void zero_root_then_wait(MPI_Comm comm, int how) {
+/* Rank 0 passes 0 ints to a call where the others pass SMALL (per rank):
+ * `call` 0 a bcast of root 0, 1 a scan, 2 an exscan, 3 a
+ * reduce_scatter_block, 4 a reduce_scatter. */
+static int zero_on_rank_0(MPI_Comm comm, int call) {
+  const int n = rank == 0 ? 0 : SMALL;
+  static int counts[64];
+  for (int r = 0; r < size && r < 64; r++) counts[r] = n / size;
+  switch (call) {
+    case 0: return MPI_Bcast(sbuf, n, MPI_INT, 0, comm);
+    case 1: return MPI_Scan(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
+    case 2: return MPI_Exscan(sbuf, rbuf, n, MPI_INT, MPI_SUM, comm);
+    case 3: return MPI_Reduce_scatter_block(sbuf, rbuf, n / size, MPI_INT, MPI_SUM, comm);
+    default: return MPI_Reduce_scatter(sbuf, rbuf, counts, MPI_INT, MPI_SUM, comm);
+  }
+}
+
+/* zero_on_rank_0; then rank 0 waits for the others elsewhere (`how`: 0 a
+ * message, 1 a barrier). */
+static void zero_root_then_wait(MPI_Comm comm, int how, int call) {
   const char *where = how == 0 ? "a receive" : "a barrier";
-  int rc = MPI_Bcast(sbuf, rank == 0 ? 0 : SMALL, MPI_INT, 0, comm);
+  int rc = zero_on_rank_0(comm, call);
   if (rank == 0) {
-    CHECK(rc == MPI_SUCCESS, "then %s: the root of 0 bytes failed (%d)", where, rc);
+    CHECK(rc == MPI_SUCCESS, "call %d then %s: rank 0 with 0 bytes failed (%d)", call, where, rc);
   } else {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0, cls = -1;
@@ -69,7 +93,8 @@ static void zero_root_then_wait(MPI_Comm comm, int how) {
     MPI_Error_class(rc, &cls);
     if (rc != MPI_SUCCESS) MPI_Error_string(rc, msg, &len);
     CHECK(rc != MPI_SUCCESS && (cls == MPI_ERR_OTHER || cls == MPI_ERR_TRUNCATE),
-          "then %s: rank %d passed %d ints from a root of 0 and got class %d (\"%s\")", where, rank, SMALL, cls, msg);
+          "call %d then %s: rank %d passed %d ints against 0 on rank 0 and got class %d (\"%s\")", call, where,
+          rank, SMALL, cls, msg);
   }
   if (how == 0) {
     int token = 7;
@@ -78,7 +103,7 @@ static void zero_root_then_wait(MPI_Comm comm, int how) {
   } else {
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   }
-  real_calls(comm, 1000 + how);
+  real_calls(comm, 1000 + 2 * call + how);
 }
 
 /* As zero_root_then_wait, but rank 0 makes `extra` more empty bcasts after
@@ -128,8 +153,10 @@ int main(int argc, char **argv) {
   CHECK(v == 42, "ibcast after empty calls gave %d", v);
   if (size >= 2 && mt_is_ferry()) {
     CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-    zero_root_then_wait(comm, 0);
-    zero_root_then_wait(comm, 1);
+    for (int call = 0; call < 5; call++) {
+      zero_root_then_wait(comm, 0, call);
+      zero_root_then_wait(comm, 1, call);
+    }
     zero_root_runs_ahead(2);
     zero_root_runs_ahead(20);
   }
