@@ -75,7 +75,11 @@ class Call {
   // The same, for calls that do not take intercommunicators yet
   // (collectives, most constructors): MPI_ERR_COMM on one.
   Communicator* intracomm(MPI_Comm handle);
-  const Datatype* datatype(MPI_Datatype handle, const char* argument = "datatype");
+  const Datatype* datatype(MPI_Datatype handle, const char* argument = "datatype") {
+    if (ok()) [[likely]]
+      if (const Datatype* t = find_datatype(handle)) return t;
+    return datatype_or_failed(handle, argument);
+  }
   // A message's datatype: as datatype(), but an empty message may name
   // MPI_DATATYPE_NULL (MPICH accepts it, and programs written against it send
   // `0, MPI_DATATYPE_NULL`); it moves as zero MPI_BYTEs.
@@ -134,8 +138,11 @@ class Call {
 
   // Raises the recorded error: calls the error handler and returns the code.
   int raise();
-  // MPI_SUCCESS, or raises `e`.
-  int result(Err e);
+  // MPI_SUCCESS, or raises `e`. Inline for success, the usual answer.
+  int result(Err e) {
+    if (e.ok()) [[likely]] return MPI_SUCCESS;
+    return result_failed(std::move(e));
+  }
   // Raises an existing error code (from a request) on this call's handler.
   int raise_code(int code);
 
@@ -161,6 +168,8 @@ class Call {
 
  private:
   bool initialized_or_failed();
+  int result_failed(Err e);
+  const Datatype* datatype_or_failed(MPI_Datatype handle, const char* argument);
   Communicator* comm_or_failed(MPI_Comm handle);
   bool null_or_failed(const char* argument);
   // The full checks, out of line (call.cc), where the inline test above

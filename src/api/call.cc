@@ -46,15 +46,11 @@ Communicator* Call::intracomm(MPI_Comm handle) {
   return c;
 }
 
-const Datatype* Call::datatype(MPI_Datatype handle, const char* argument) {
+const Datatype* Call::datatype_or_failed(MPI_Datatype handle, const char* argument) {
   if (!ok()) return nullptr;
-  const Datatype* t = find_datatype(handle);
-  if (t == nullptr) {
-    if (handle == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", argument);
-    else fail(MPI_ERR_TYPE, "invalid %s handle 0x%x", argument, static_cast<unsigned>(handle));
-    return nullptr;
-  }
-  return t;
+  if (handle == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", argument);
+  else fail(MPI_ERR_TYPE, "invalid %s handle 0x%x", argument, static_cast<unsigned>(handle));
+  return nullptr;
 }
 
 const Datatype* Call::message_datatype(MPI_Datatype handle, MPI_Count count) {
@@ -226,8 +222,7 @@ int Call::raise() {
   return errhandlers::invoke(comm_, code, message);
 }
 
-int Call::result(Err e) {
-  if (e.ok()) return MPI_SUCCESS;
+int Call::result_failed(Err e) {
   error_ = std::move(e);
   return raise();
 }

@@ -37,7 +37,7 @@ TripleNames names_of(char (&out)[3][64], const char* what) {
 
 }  // namespace
 
-bool check_root(Call& call, int root, const Communicator* c) {
+bool check_root_fully(Call& call, int root, const Communicator* c) {
   if (!call.ok()) return false;
   if (c->inter) {
     if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size)) return true;
@@ -48,19 +48,15 @@ bool check_root(Call& call, int root, const Communicator* c) {
   return call.fail(MPI_ERR_ROOT, "invalid root %d (communicator size %d)", root, c->size);
 }
 
-const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_Datatype type, const char* what,
-                             bool in_place_allowed) {
+const Datatype* check_triple_fully(Call& call, const void* buf, MPI_Count count, MPI_Datatype type,
+                                   const char* what, bool in_place_allowed) {
   if (!call.ok()) return nullptr;
   if (buf == MPI_IN_PLACE) {
     if (!in_place_allowed) check_not_in_place(call, buf, what);
     return nullptr;
   }
-  // The usual case passes without spelling the arguments' names (issue
-  // 29); any other goes through the checks below, which name what failed.
-  if (count >= 0) {
-    const Datatype* t = find_datatype(type);
-    if (t != nullptr && t->committed && t->supported && Call::buffer_fits(buf, count, t)) [[likely]] return t;
-  }
+  // The usual case passed in check_triple, without spelling the
+  // arguments' names; here the checks name what failed.
   char spelled[3][64];
   const TripleNames names = names_of(spelled, what);
   if (!call.count(count, names.count)) return nullptr;

@@ -18,18 +18,34 @@
 
 namespace ferry::api {
 
+// The checks below are inline for the case that passes (a few compares:
+// a collective of no data costs little else, issue 29), and out of line
+// (coll_checks.cc) for every other, which names what failed.
+
+bool check_root_fully(Call& call, int root, const Communicator* c);
 // `root` must be a rank of the communicator (MPI_ERR_ROOT); on an
 // intercommunicator, MPI_ROOT, MPI_PROC_NULL or a rank of the remote group.
-bool check_root(Call& call, int root, const Communicator* c);
+inline bool check_root(Call& call, int root, const Communicator* c) {
+  if (call.ok() && !c->inter && root >= 0 && root < c->size) [[likely]] return true;
+  return check_root_fully(call, root, c);
+}
 
+const Datatype* check_triple_fully(Call& call, const void* buf, MPI_Count count, MPI_Datatype type,
+                                   const char* what, bool in_place_allowed);
 // One (buffer, count, datatype) triple: count >= 0 (MPI_ERR_COUNT), a valid
 // datatype that point-to-point can move (MPI_ERR_TYPE), and a buffer whose
 // data does not start at address 0 (Call::buffer, MPI_ERR_BUFFER).
 // MPI_IN_PLACE is rejected (MPI_ERR_ARG) unless `in_place_allowed`; the
 // rank's own send arguments are then not looked at (MPI-3.1 §5.2.1: they are ignored). Returns the
 // datatype, or nullptr for MPI_IN_PLACE or after an error.
-const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_Datatype type, const char* what,
-                             bool in_place_allowed = false);
+inline const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_Datatype type,
+                                    const char* what, bool in_place_allowed = false) {
+  if (call.ok() && buf != MPI_IN_PLACE && count >= 0) [[likely]] {
+    const Datatype* t = find_datatype(type);
+    if (t != nullptr && t->committed && t->supported && Call::buffer_fits(buf, count, t)) [[likely]] return t;
+  }
+  return check_triple_fully(call, buf, count, type, what, in_place_allowed);
+}
 
 // The v forms' (buffer, counts, displacements, datatype): the arrays as
 // check_counts, the datatype as check_triple, and every block as

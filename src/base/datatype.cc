@@ -9,6 +9,9 @@
 #include "base/handles.h"
 
 namespace ferry {
+
+const Datatype* datatypes::builtin[256] = {};
+
 namespace {
 
 // --- Predefined types ----------------------------------------------------------
@@ -163,8 +166,12 @@ struct PredefinedTable {
       t.alignment = p.alignment;
       t.layout = &layouts[i];
       t.signature = &signatures[i];
-      if (handle::kind_of(t.handle) == handle::kKindBuiltin) builtin[t.handle & 0xff] = &t;
-      else direct[handle::index_of(t.handle)] = &t;
+      if (handle::kind_of(t.handle) == handle::kKindBuiltin) {
+        builtin[t.handle & 0xff] = &t;
+        datatypes::builtin[t.handle & 0xff] = &t;
+      } else {
+        direct[handle::index_of(t.handle)] = &t;
+      }
     }
   }
 };
@@ -189,7 +196,7 @@ void destroy(Datatype* t) {
 
 }  // namespace
 
-const Datatype* find_datatype(MPI_Datatype h) {
+const Datatype* datatypes::find_other(MPI_Datatype h) {
   if (handle::object_of(h) != handle::Object::kDatatype) return nullptr;
   const Datatype* t = nullptr;
   switch (handle::kind_of(h)) {

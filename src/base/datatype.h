@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/handles.h"
 #include "base/type_layout.h"
 #include "base/type_signature.h"
 #include "mpi.h"
@@ -70,9 +71,25 @@ struct Derived {
   type::Signature signature;
 };
 
+namespace datatypes {
+// The predefined types of kind builtin by their handle's low byte (unique
+// in MPICH's numbering), filled before main() (datatype.cc).
+extern const Datatype* builtin[256];
+// find_datatype's other kinds (pair types, derived types) and bad handles.
+const Datatype* find_other(MPI_Datatype handle);
+}  // namespace datatypes
+
 // The datatype behind a handle, or nullptr for an invalid or null handle.
-// O(1) for every kind of handle.
-const Datatype* find_datatype(MPI_Datatype handle);
+// O(1) for every kind of handle; inline for the builtin types (MPI_INT,
+// MPI_DOUBLE, ...), which nearly every call names (issue 29).
+inline const Datatype* find_datatype(MPI_Datatype handle) {
+  const auto h = static_cast<uint32_t>(handle);
+  if ((h >> 30) == handle::kKindBuiltin && ((h >> 26) & 0xf) == static_cast<uint32_t>(handle::Object::kDatatype)) {
+    const Datatype* t = datatypes::builtin[h & 0xff];
+    return t != nullptr && t->handle == handle ? t : nullptr;
+  }
+  return datatypes::find_other(handle);
+}
 
 // For messages: "MPI_INT", a derived type's name, or its handle ("0xcc000003").
 std::string datatype_label(const Datatype& t);

@@ -15,10 +15,12 @@
 namespace ferry {
 namespace {
 
+}  // namespace
+
 // By handle index (MPI_MAX is 0x58000001). MPI_REPLACE and MPI_NO_OP are not
 // commutative (a REPLACE b is a, b REPLACE a is b): a reduction that used them
 // would have to keep the ranks' order.
-const std::array<Op, 15> kPredefined = {{
+const Op builtin_ops::predefined[15] = {
     {MPI_OP_NULL, "MPI_OP_NULL", false},
     {MPI_MAX, "MPI_MAX", true},
     {MPI_MIN, "MPI_MIN", true},
@@ -34,7 +36,9 @@ const std::array<Op, 15> kPredefined = {{
     {MPI_MAXLOC, "MPI_MAXLOC", true},
     {MPI_REPLACE, "MPI_REPLACE", false},
     {MPI_NO_OP, "MPI_NO_OP", false},
-}};
+};
+
+namespace {
 
 // A user's operation: the handle's reference plus one per operation in flight.
 struct UserOp : Op {
@@ -71,12 +75,9 @@ bool elements_of(const Datatype& type, Elements* e) {
 
 }  // namespace
 
-const Op* find_op(MPI_Op h) {
+const Op* builtin_ops::find_other(MPI_Op h) {
   if (handle::object_of(h) != handle::Object::kOp) return nullptr;
-  if (handle::kind_of(h) == handle::kKindBuiltin) {
-    uint32_t i = handle::index_of(h);
-    return i > 0 && i < kPredefined.size() ? &kPredefined[i] : nullptr;
-  }
+  if (handle::kind_of(h) == handle::kKindBuiltin) return find_op(h);
   if (handle::kind_of(h) != handle::kKindDynamic) return nullptr;
   return user_ops.get(handle::index_of(h));
 }
@@ -100,7 +101,7 @@ Err check_kernel(const Op& op, const Datatype& type) {
 
 }  // namespace
 
-Err op_pairs::check(const Op& op, const Datatype& type) {
+Err builtin_ops::check(const Op& op, const Datatype& type) {
   if (op.user()) return {};  // a user's function takes any datatype
   if (op.handle == MPI_REPLACE || op.handle == MPI_NO_OP)
     return fail(MPI_ERR_OP, "%s is only for one-sided accumulate operations, not for reductions", op.name);

@@ -25,10 +25,24 @@ struct Op {
   bool user() const { return user_fn != nullptr || user_fn_c != nullptr; }
 };
 
-// The operation behind a handle, or nullptr.
-const Op* find_op(MPI_Op handle);
+namespace builtin_ops {
+// The predefined operations by handle index (MPI_OP_NULL's slot holds no
+// valid operation), and find_op for the others (users' operations).
+extern const Op predefined[15];
+const Op* find_other(MPI_Op handle);
+}  // namespace builtin_ops
 
-namespace op_pairs {
+// The operation behind a handle, or nullptr. Inline for the predefined
+// ones, which nearly every reduction names (issue 29).
+inline const Op* find_op(MPI_Op h) {
+  if (handle::kind_of(h) == handle::kKindBuiltin && handle::object_of(h) == handle::Object::kOp) {
+    const uint32_t i = handle::index_of(h);
+    return i > 0 && i < 15 ? &builtin_ops::predefined[i] : nullptr;
+  }
+  return builtin_ops::find_other(h);
+}
+
+namespace builtin_ops {
 // The predefined operations on the builtin datatypes (MPI_INT, MPI_DOUBLE,
 // ...: kind builtin, slot h & 0xff) that check_op found defined: bit
 // (slot % 64) of known[op index][slot / 64]. Their answer never changes,
@@ -41,21 +55,21 @@ inline std::atomic<uint64_t> known[kOps][4];
 // check_op's whole check, which records in `known` the pairs it finds
 // defined.
 Err check(const Op& op, const Datatype& type);
-}  // namespace op_pairs
+}  // namespace builtin_ops
 
 // Whether `op` may be applied to `type` (MPI-3.1 §5.9.2); if not, the error
 // names both ("MPI_SUM is not defined for MPI_FLOAT_INT"). For reductions
 // (collectives, MPI_Reduce_local): MPI_REPLACE and MPI_NO_OP are refused,
 // they belong to one-sided accumulate (§11.3.4). A pair found defined
-// before is answered in a few compares (op_pairs).
+// before is answered in a few compares (builtin_ops).
 inline Err check_op(const Op& op, const Datatype& type) {
   const uint32_t o = handle::index_of(op.handle);
   const uint32_t slot = static_cast<uint32_t>(type.handle) & 0xff;
   if (handle::kind_of(op.handle) == handle::kKindBuiltin && handle::kind_of(type.handle) == handle::kKindBuiltin &&
-      o < op_pairs::kOps &&
-      ((op_pairs::known[o][slot / 64].load(std::memory_order_relaxed) >> (slot % 64)) & 1) != 0) [[likely]]
+      o < builtin_ops::kOps &&
+      ((builtin_ops::known[o][slot / 64].load(std::memory_order_relaxed) >> (slot % 64)) & 1) != 0) [[likely]]
     return {};
-  return op_pairs::check(op, type);
+  return builtin_ops::check(op, type);
 }
 // The same for MPI_Accumulate and friends (MPI-3.1 §11.3.4): predefined
 // operations only, MPI_REPLACE and MPI_NO_OP included (on any predefined type).
