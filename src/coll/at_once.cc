@@ -34,21 +34,20 @@ void note_at_once(const char* operation, const Communicator* c, const char* why)
 
 namespace {
 
-// The segment if a call with no data may defer its flags there: made
-// already, nothing started on it pending (their flags must go up first),
-// the engine run by one thread (the flags go up at its passes), not
-// revoked (a revoked communicator's collectives fail; choose.cc).
+// The segment if a call with no data may take its number there at once:
+// made already, nothing started on it pending (their flags must go up
+// first: settle() waits for them on the longer way), not revoked (a
+// revoked communicator's collectives fail; choose.cc).
 shm::CommSegment* deferring_segment(Communicator* c) {
   shm::CommSegment* seg = shm::segment_if_made(c);
-  if (seg == nullptr || seg->outstanding() != 0 || progress::threads_enabled || revocation::is_revoked(c->context))
-    return nullptr;
+  if (seg == nullptr || seg->outstanding() != 0 || revocation::is_revoked(c->context)) return nullptr;
   return seg;
 }
 
 }  // namespace
 
 bool defer_no_data(const char* operation, Communicator* c) {
-  if (c->inter || c->size < 2) return false;
+  // An intercommunicator or a communicator of one rank has no segment.
   shm::CommSegment* seg = deferring_segment(c);
   if (seg == nullptr) return false;
   note_at_once(operation, c, "no data");
@@ -58,11 +57,9 @@ bool defer_no_data(const char* operation, Communicator* c) {
 
 void record_no_data(const char* operation, Communicator* c, Launch how) {
   if (how.form == Launch::Form::kBlocking) {
-    if (shm::CommSegment* made = deferring_segment(c)) [[likely]] {
-      made->defer_nothing();
-      return;
-    }
-    if (shm::CommSegment* seg = segment_if_possible(c, how)) shm::record_nothing(*seg);
+    // Makes the segment at the communicator's first collective, and waits
+    // for what this rank started on it (settle()).
+    if (shm::CommSegment* seg = segment_if_possible(c, how)) seg->defer_nothing();
     return;
   }
   // Only the operations whose nonblocking form may take the segment

@@ -14,11 +14,11 @@
 // A blocking call with no data on a communicator of several ranks that
 // may use shared-memory collectives (coll/shm) still takes the
 // operation's number on its segment and raises its flags there, without
-// waiting for anyone (shm/agreement.h, record_nothing): in an erroneous
+// waiting for anyone (shm/segment.h, defer_nothing): in an erroneous
 // program whose other ranks pass data, a rank that waits on this one, or
 // agrees on messages, learns that it passed 0 bytes and fails instead of
-// waiting for ever. It costs two stores and the wake-up check of any
-// flag. The segment is made at the communicator's first blocking
+// waiting for ever. It costs an increment and a store; the flags go up
+// later, never waiting for anyone. The segment is made at the communicator's first blocking
 // collective of any size, this one included (choose.cc), so that every
 // rank makes it at the same call: that first call waits for every rank.
 //

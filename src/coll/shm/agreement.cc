@@ -28,15 +28,13 @@ Err mismatch(int r, size_t got, bool got_by_message, size_t want, bool want_by_m
 }  // namespace
 
 Err check(const CommSegment& seg, int r, uint64_t s, size_t want) {
-  // Arrived without a record of s: it had nothing to move (record_nothing).
+  // Arrived without a record of s: it had nothing to move (agreement.h).
   if (!seg.has_record(r, s)) [[unlikely]] return mismatch(r, 0, false, want, false);
   const bool theirs = seg.by_message(r, s);
   const size_t got = seg.bytes_in(r, s);
   if (!theirs && got == want) [[likely]] return {};
   return mismatch(r, got, theirs, want, false);
 }
-
-void record_nothing(CommSegment& seg) { seg.publish_and_leave(seg.next()); }
 
 Err agree_on_messages(CommSegment& seg, size_t bytes) {
   const uint64_t s = seg.next();

@@ -53,7 +53,9 @@ Err check(const CommSegment& seg, int r, uint64_t s, size_t want);
 //   (choose.h), so all ranks number alike; in an erroneous program those
 //   that read from this rank, or agree on messages, fail. A rank whose own
 //   part needs nothing from the others (this one, a bcast's root) returns.
-void record_nothing(CommSegment& seg);
+//   That is CommSegment::defer_nothing (segment.h), which raises the flags
+//   later but never waits for them; a nonblocking call with no data raises
+//   them in its turn among the started operations (started.h, kNothing).
 
 // The message path's side (see above), for a call of `bytes` per rank
 // (what select.cc's Query holds). Returns with the operation finished on

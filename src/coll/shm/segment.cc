@@ -159,7 +159,13 @@ bool CommSegment::raise_deferred(bool now) {
   return reach == s;
 }
 
-void CommSegment::list_deferred() {
+void CommSegment::defer_slowly() {
+  // Other threads poll the engine, which leaves the flags alone
+  // (raise_all_deferred), and deferring_ is this thread's: up at once.
+  if (progress::threads_enabled) {
+    (void)raise_deferred(true);
+    return;
+  }
   deferring_.push_back(this);
   listed_ = true;
 }

@@ -59,6 +59,7 @@
 
 #include "base/communicator.h"
 #include "base/error.h"
+#include "progress/progress.h"
 #include "transport/shm/segment.h"
 
 namespace ferry::coll::shm {
@@ -99,28 +100,34 @@ class CommSegment {
     return ++sequence_;
   }
 
-  // The cheap form of agreement.h's record_nothing, for a blocking call with
-  // no data (coll/at_once.h) while no started operation is pending and the
-  // engine runs on one thread: takes the operation's number s and only
-  // notes that its flags (arrived, left) are still to be raised. In a
-  // correct program nobody waits on them (every rank passed no data at s),
-  // but a writer of a later operation waits for `left` to reuse the slots:
-  // it goes up at this rank's next operation on the segment (next()). Its
-  // `arrived` goes up there too, or is covered by a later one (flags only
-  // grow; a flag of s without a record of s means 0 bytes to whoever reads
-  // it), but only as far as every rank has left t - kRing for it: an
-  // arrival at t lets readers of t record in their slot of t (as a writer's
-  // does after wait_cell_free); sooner, their record could overwrite one
-  // that a slower rank still reads (raise_deferred). In an erroneous
-  // program, where a rank with data at s waits on this one, both go up at
-  // this rank's passes of the progress engine too (raise_all_deferred: any
-  // wait, test or blocking call), or when the segment goes; the rank that
-  // waits then fails instead of waiting for ever. In a loop of calls with
-  // no data it costs an increment and a store: no store to shared memory,
-  // no wake-up (issue 29).
+  // A blocking call with no data (coll/at_once.h): the one way a rank
+  // takes part in such an operation, with nothing to move, on the segment
+  // (agreement.h says what a flag without a record means to the others).
+  // It takes the operation's number s and only notes that its flags
+  // (arrived, left) are still to be raised. In a correct program nobody
+  // waits on them (every rank passed no data at s), but a writer of a later
+  // operation waits for `left` to reuse the slots: it goes up at this
+  // rank's next operation on the segment (next()). Its `arrived` goes up
+  // there too, or is covered by a later one (flags only grow; a flag of s
+  // without a record of s means 0 bytes to whoever reads it), but only as
+  // far as every rank has left t - kRing for it: an arrival at t lets
+  // readers of t record in their slot of t (as a writer's does after
+  // wait_cell_free); sooner, their record could overwrite one that a slower
+  // rank still reads (raise_deferred). In an erroneous program, where a
+  // rank with data at s waits on this one, both go up at this rank's passes
+  // of the progress engine too (raise_all_deferred: any wait, test or
+  // blocking call), or when the segment goes; the rank that waits then
+  // fails instead of waiting for ever. In a loop of calls with no data it
+  // costs an increment and a store: no store to shared memory, no wake-up
+  // (issue 29). Call it with no started operation pending (settle(),
+  // started.h: theirs would publish after it). Where other threads poll the
+  // engine (progress::threads_enabled), which then leaves the flags alone,
+  // both go up at once, all the way: a rank of an erroneous program that
+  // waits on them fails, possibly on a record that a slower rank still reads
+  // (a mismatch where there is one anyway), but never waits for ever.
   void defer_nothing() {
     deferred_ = ++sequence_;
-    if (!listed_) [[unlikely]] list_deferred();
+    if (!listed_ || progress::threads_enabled) [[unlikely]] defer_slowly();
   }
 
   FlagLine& line(int r) const { return lines_[r]; }
@@ -209,7 +216,7 @@ class CommSegment {
                             std::unique_ptr<CommSegment>* out);
   void wake_others();
   bool raise_deferred(bool now);
-  void list_deferred();
+  void defer_slowly();
   friend void raise_all_deferred();
   Err wait(const std::atomic<uint64_t>& word, uint64_t target) const;
   Err wait_left(uint64_t target);

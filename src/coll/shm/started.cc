@@ -303,7 +303,8 @@ bool step(CommSegment& seg, Started& o) {
     case Call::Kind::kScatter:
     case Call::Kind::kAlltoall: return scattering(seg, o);
     default:
-      // No data (agreement.h, record_nothing): flags only, nobody waited for.
+      // No data (agreement.h, a flag without a record): flags only, nobody
+      // waited for; started in its turn, after what this rank started before.
       seg.publish_and_leave(o.s);
       return true;
   }

@@ -54,7 +54,7 @@ namespace ferry::coll::shm {
 // One call's arguments, as the blocking algorithm takes them.
 struct Call {
   enum class Kind : uint8_t {
-    kNothing,    // a rank with no data: raises its flags only (agreement.h, record_nothing)
+    kNothing,    // a rank with no data: raises its flags only (agreement.h, a flag without a record)
     kBarrier,
     kBcast,      // recvbuf is the buffer
     kReduce,
