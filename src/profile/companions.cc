@@ -193,7 +193,9 @@ Ticket sequence_before(MPI_Comm comm) {
     not_sampled(MPI_REQUEST_NULL);
     return {};
   }
-  uint64_t local = c->inter && c->local != nullptr ? c->local->collective_sequence : 0;
+  // An intercommunicator always has its local group (runtime/intercomm.cc make_inter is given it;
+  // coll::Schedule and start_barrier use it unchecked).
+  uint64_t local = c->inter ? c->local->collective_sequence : 0;
   return {local << 32 | c->collective_sequence, weight};
 }
 
