@@ -119,6 +119,12 @@ uint32_t context_limit();
 // id, live on until no request refers to it, so operations still pending on
 // it complete normally (MPI-3.1 §6.4.3).
 Err free_communicator(Communicator* c);
+// Makes `*copy` a shadow of `c`, for a protocol of the runtime's own that
+// must not take tags of c's collective sequence (MPI_Comm_idup's agreement,
+// FERRY_PROFILE's companion barriers): c's context, ranks and members, with
+// all its collectives on `tag`; an intercommunicator's local group likewise
+// in `*local_copy`, on `local_tag` (unused for an intracommunicator).
+void shadow(const Communicator& c, int tag, int local_tag, Communicator* copy, Communicator* local_copy);
 // MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL (MPI-3.1 §6.4.1).
 int compare(const Communicator& a, const Communicator& b);
 

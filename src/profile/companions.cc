@@ -83,27 +83,11 @@ void detach(Companion* k) {  // engine lock held
   progress::start(std::make_unique<Detached>(k));
 }
 
-// Starts a barrier on a copy of `c` with tags `tag` (and `local_tag` for an intercommunicator's
+// Starts a barrier on a shadow of `c` with tags `tag` (and `local_tag` for an intercommunicator's
 // local group); nullptr if it could not start (its error is the profile's, not the program's).
 Companion* start_barrier(Communicator* c, int tag, int local_tag) {
   auto k = std::make_unique<Companion>();
-  k->via.context = c->context;
-  k->via.rank = c->rank;
-  k->via.size = c->size;
-  k->via.world_ranks = c->world_ranks;
-  k->via.handle = c->handle;
-  k->via.fixed_collective_tag = tag;
-  if (c->inter) {
-    k->via.inter = true;
-    k->via.remote_size = c->remote_size;
-    k->via_local.context = c->local->context;
-    k->via_local.rank = c->local->rank;
-    k->via_local.size = c->local->size;
-    k->via_local.world_ranks = c->local->world_ranks;
-    k->via_local.handle = c->local->handle;
-    k->via_local.fixed_collective_tag = local_tag;
-    k->via.local = &k->via_local;
-  }
+  communicators::shadow(*c, tag, local_tag, &k->via, &k->via_local);
   // The barrier's schedule itself, without the selection (a choice the report would count, and a
   // look at shared memory that a fixed tag rules out anyway): dissemination, or the
   // intercommunicator's (coll/inter/barrier.cc).
