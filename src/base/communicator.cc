@@ -180,6 +180,7 @@ void shadow(const Communicator& c, int tag, int local_tag, Communicator* copy, C
   copy->world_ranks = c.world_ranks;
   copy->handle = c.handle;
   copy->fixed_collective_tag = tag;
+  copy->shadow_of = &c;
   if (!c.inter) return;
   copy->inter = true;
   copy->remote_size = c.remote_size;

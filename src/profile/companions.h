@@ -9,12 +9,15 @@
 // collective. Every rank starts it at the same call, as it must (all ranks of a communicator are
 // profiled, as mpirun makes them). MPI_Ibarrier needs none: its own completion says the same.
 //
-// The companion never touches the program's collectives: it runs on a copy of the communicator
-// (as MPI_Comm_idup's agreement does, runtime/comm_idup.cc) with a fixed tag of its own, above the
+// The companion never touches the program's collectives: it runs on a shadow of the communicator
+// (communicators::shadow, as MPI_Comm_idup's agreement does) with a fixed tag of its own, above the
 // 30-bit tags the communicator numbers its collectives with, so it takes no tag of the
 // communicator's sequence; it is a dissemination barrier's schedule (the intercommunicator's
 // barrier on one), built without the selection, so it takes no shared-memory or hierarchical path
-// and is not counted in the report's choices of algorithm. A nonblocking collective's companion
+// and is not counted in the report's choices of algorithm. Its requests keep the communicator
+// (and an intercommunicator's local group) alive after MPI_Comm_free until it completes, so that
+// the communicator's context id cannot be agreed on again for another one whose companions would
+// take its messages (requests::any_of). A nonblocking collective's companion
 // takes its tag from the communicator's collective sequence before the call (every rank agrees on
 // it); a persistent collective may be started in any order on different ranks (MPI-4.0 §6.13),
 // so all of a communicator's persistent companions share one tag: they are all the same barrier,
