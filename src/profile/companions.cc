@@ -113,8 +113,10 @@ Companion* start_barrier(Communicator* c, int tag, int local_tag) {
   return k.release();
 }
 
-// Collective request -> its companion, in the order started. Written and read with the engine lock
-// held, but for a look at `entries` without it (whether there is anything to retire).
+// Collective request -> its companion, in the order started. Written with the engine lock held;
+// `entries` is also read without it (whether there is anything to retire: the inline fast paths
+// of companions.h, not_sampled), so its writes are atomic too: relaxed, a plain store on x86 (the
+// lock orders the rest).
 struct Entry {
   MPI_Request handle;
   Request* collective;
@@ -122,6 +124,8 @@ struct Entry {
   uint32_t weight;       // the calls it stands for (weight_of)
 };
 Entry table[kMaxCompanions];
+
+void set_entries(int n) { std::atomic_ref<int>(detail::entries).store(n, std::memory_order_relaxed); }
 
 // Whether entry `e`'s request was retired (completed and freed, freed, or inactive again), or
 // another entry for `handle` replaces it. A slot freed and taken again by another collective of
@@ -143,7 +147,7 @@ void sweep(MPI_Request handle) {
     detach(table[i].companion);
     table[i] = table[--n];
   }
-  detail::entries = n;
+  set_entries(n);
 }
 
 // Records sampled collective `r` (its handle's stale entries dropped first) and its companion `k`
@@ -154,7 +158,7 @@ void remember(Request* r, Companion* k, uint32_t weight, bool own = false) {
   sweep(r->handle);
   if ((k == nullptr && !own) || detail::entries == kMaxCompanions) return detach(k);
   table[detail::entries] = {r->handle, r, k, weight};
-  detail::entries = detail::entries + 1;
+  set_entries(detail::entries + 1);
 }
 
 // A call not sampled: no entry of an earlier request with its handle (a slot used again, or a
@@ -229,7 +233,7 @@ void finish() {
     return alive == in_table || progress::now_us() > deadline;  // the detached ones are done too
   });
   for (int i = 0; i < detail::entries; ++i) detach(table[i].companion);
-  detail::entries = 0;
+  set_entries(0);
 }
 
 }  // namespace ferry::profile::companions
