@@ -226,7 +226,7 @@ NONBLOCKING_COLLECTIVES = {"MPI_I" + name[4].lower() + name[5:] for name in SYNC
 ALL_WAITING = {"MPI_Barrier", "MPI_Probe", "MPI_Mprobe"}
 
 
-def counted_first(f, timed_body):
+def counted_first(f, timed_body, after=()):
     """(the wrapper's body, the functions before it) for a wrapper that counts the call before it
     runs (what is counted does not depend on its outcome), then goes on to the implementation
     with nothing left to do after it (a tail call, or the implementation's body inlined), or on a
@@ -237,13 +237,21 @@ def counted_first(f, timed_body):
     thread and a predefined datatype (and, for a send, MPI_COMM_WORLD, whose ranks are world ranks):
     a few plain adds and no call, so that the arguments stay in their registers for the
     implementation. Anything else goes to counted_X, out of line, which counts in general and then
-    goes on as X does."""
+    goes on as X does.
+
+    `after`: lines to run after the implementation on both paths (its result in `result_`); the
+    call is then no tail call."""
     args = arguments(f)
     idx = f.qmpi
     timed = [f"__attribute__((noinline)) {f.returns} timed_{f.name}({parameters(f) or 'void'}) {{",
-             "  uint64_t start_ = now();"] + timed_body + ["  return result_;", "}"]
-    go_on = [f"  if (__builtin_expect(!timing_due({idx}), 1)) return ferry_impl_{f.name}({args});",
-             f"  return timed_{f.name}({args});"]
+             "  uint64_t start_ = now();"] + timed_body + list(after) + ["  return result_;", "}"]
+    if after:
+        go_on = [f"  if (__builtin_expect(!timing_due({idx}), 1)) {{",
+                 f"    auto result_ = ferry_impl_{f.name}({args});"] + ["  " + line for line in after] + [
+                 "    return result_;", "  }", f"  return timed_{f.name}({args});"]
+    else:
+        go_on = [f"  if (__builtin_expect(!timing_due({idx}), 1)) return ferry_impl_{f.name}({args});",
+                 f"  return timed_{f.name}({args});"]
     general = [f"  int64_t bytes_ = {bytes_expression(f)};",
                f"  note_call({idx}, bytes_);"] + (
         ["  note_message(world_peer(comm, dest), uint64_t(bytes_));"] if is_send(f) else []) + go_on
@@ -288,19 +296,11 @@ def late_partner_wrapper(f):
                 "  return result_;"]
     call = f"  auto result_ = ferry_impl_{f.name}({args});"
     if base in NONBLOCKING_COLLECTIVES:
-        # Every call counted on every rank alike (the sampled ones start a companion, companions.h);
-        # timed as a sample.
-        barrier = "true" if base == "MPI_Ibarrier" else "false"
-        return [f"  int64_t bytes_ = {bytes_expression(f)};",
-                f"  note_call({f.qmpi}, bytes_);",
-                f"  bool timed_ = timing_due({f.qmpi});",
-                "  uint64_t start_ = timed_ ? now() : 0;",
-                "  companions::Ticket ticket_ = " + ("{0, 1};" if barrier == "true" else "companions::sequence_before(comm);"),
-                call,
-                f"  if (timed_) note_time({f.qmpi}, now() - start_);",
-                "  if (ticket_.weight != 0 && result_ == MPI_SUCCESS)",
-                f"    companions::started(comm, ticket_, *request, {barrier});",
-                "  return result_;"]
+        # Counted as any call (a tail call when untimed); the implementation counts it on its
+        # communicator and starts a sampled one's companion (companions.h), whose time a timed call
+        # leaves out.
+        return counted_first(f, ["  uint64_t companions_ = companions::spent();", call,
+                                 f"  note_time({f.qmpi}, companions::own_ticks(now() - start_, companions_));"])
     if base in ALL_WAITING:
         return counted_first(f, [call, "  uint64_t end_ = now();",
                                  f"  note_time({f.qmpi}, end_ - start_);",
@@ -433,7 +433,17 @@ def profile(functions):
                     f"  return ferry_impl_{f.name}({args});", "}"]
             continue
         body = late_partner_wrapper(f)
-        if body is None and not (one_sided(f) or f.name in ("MPI_Start", "MPI_Startall") or f.name in LIFE_CYCLE):
+        if f.name in ("MPI_Start", "MPI_Startall"):
+            # Counted first; after a successful start, a persistent send's message and a persistent
+            # collective's count (companions.h), both on the one lookup of its request.
+            each = ("    for (int i = 0; i < count; ++i)\n"
+                    "      companions::started_persistent(array_of_requests[i], note_started(array_of_requests[i]));"
+                    if f.name == "MPI_Startall" else
+                    "    companions::started_persistent(*request, note_started(*request));")
+            body = counted_first(f, [f"  auto result_ = ferry_impl_{f.name}({args});",
+                                     f"  note_time({f.qmpi}, now() - start_);"],
+                                 after=["  if (result_ == MPI_SUCCESS)"] + each.split("\n"))
+        if body is None and not (one_sided(f) or f.name in LIFE_CYCLE):
             body = counted_first(f, [f"  auto result_ = ferry_impl_{f.name}({args});",
                                      f"  note_time({f.qmpi}, now() - start_);"])
         if isinstance(body, tuple):  # counted first, timed out of line
@@ -461,12 +471,6 @@ def profile(functions):
             out.append("  note_message(world_peer(comm, dest), uint64_t(bytes_));")
         if one_sided(f):
             out.append("  if (result_ == MPI_SUCCESS) note_one_sided(window_peer(win, target_rank), uint64_t(bytes_));")
-        if f.name == "MPI_Start":
-            out.append("  if (result_ == MPI_SUCCESS) companions::started_persistent(*request, note_started(*request));")
-        if f.name == "MPI_Startall":
-            out.append("  if (result_ == MPI_SUCCESS)")
-            out.append("    for (int i = 0; i < count; ++i)")
-            out.append("      companions::started_persistent(array_of_requests[i], note_started(array_of_requests[i]));")
         if f.name == "MPI_Finalize":
             out.append("  finished();")
         if f.name == "MPI_Session_finalize":

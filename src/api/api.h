@@ -149,6 +149,8 @@ class Call {
   // The communicator whose handler applies (for calls that check a
   // communicator some other way).
   void use_errhandler_of(Communicator* c) { comm_ = c; }
+  // The communicator comm() found (or use_errhandler_of named), or nullptr.
+  Communicator* communicator() const { return comm_; }
 
   // File calls. file() checks initialization and the handle (MPI_ERR_FILE)
   // and makes the file's handler the one that applies; until then, and for

@@ -10,7 +10,8 @@ namespace {
 int barrier(const char* name, api::Form form, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Communicator* c = call.comm(comm);
-  return api::launch(call, form, info, request, [&](coll::Launch how) { return coll::barrier(c, how); });
+  return api::launch(call, form, info, request, [&](coll::Launch how) { return coll::barrier(c, how); },
+                     /*barrier=*/true);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "base/request.h"
 #include "coll/collectives.h"
 #include "coll/count_array.h"
+#include "profile/companions.h"
 
 namespace ferry::api {
 
@@ -116,15 +117,20 @@ enum class Form { kBlocking, kNonblocking, kPersistent };
 // After the collective's own checks: the request (not for the blocking
 // form) and the _init calls' info (a valid handle or MPI_INFO_NULL; no
 // hint changes what a persistent collective does yet). Then runs
-// `core(coll::Launch)` as `form` says and hands out its request.
+// `core(coll::Launch)` as `form` says and hands out its request. A
+// nonblocking one started is told to FERRY_PROFILE (a flag's test when it
+// is off), which counts it on the communicator found here rather than look
+// it up again (profile/companions.h; `barrier`: MPI_Ibarrier's).
 template <typename Core>
-int launch(Call& call, Form form, MPI_Info info, MPI_Request* request, Core&& core) {
+int launch(Call& call, Form form, MPI_Info info, MPI_Request* request, Core&& core, bool barrier = false) {
   if (form != Form::kBlocking) call.not_null(request, "request");
   if (form == Form::kPersistent && call.ok()) checked_hints(call, info);
   if (!call.ok()) return call.raise();
   if (form == Form::kBlocking) return call.result(core(coll::Launch{}));
   Request* r = nullptr;
   Err e = core(form == Form::kNonblocking ? coll::nonblocking(&r) : coll::persistent(&r));
+  if (profile::companions::watching()) [[unlikely]]
+    if (form == Form::kNonblocking && e.ok()) profile::companions::nonblocking_started(call.communicator(), r, barrier);
   return finish_nonblocking(call, std::move(e), r, request);
 }
 

@@ -173,6 +173,21 @@ Err free_communicator(Communicator* c) {
   return {};
 }
 
+void shadow(const Communicator& c, int tag, int local_tag, Communicator* copy, Communicator* local_copy) {
+  copy->context = c.context;
+  copy->rank = c.rank;
+  copy->size = c.size;
+  copy->world_ranks = c.world_ranks;
+  copy->handle = c.handle;
+  copy->fixed_collective_tag = tag;
+  copy->shadow_of = &c;
+  if (!c.inter) return;
+  copy->inter = true;
+  copy->remote_size = c.remote_size;
+  shadow(*c.local, local_tag, -1, local_copy, nullptr);
+  copy->local = local_copy;
+}
+
 int compare(const Communicator& a, const Communicator& b) {
   if (&a == &b) return MPI_IDENT;
   if (a.inter || b.inter) {

@@ -79,6 +79,9 @@ struct Communicator {
   Group* remote_group = nullptr;  // one reference
   int remote_size = 0;
   Communicator* local = nullptr;  // owned: freed with the intercommunicator
+  // A shadow's original (communicators::shadow), or nullptr: a request on
+  // this copy keeps the original alive, as one on the original would.
+  const Communicator* shadow_of = nullptr;
   // What the coll layer keeps per communicator (coll/shm's segment),
   // opaque here; made at first use, freed with the communicator.
   std::shared_ptr<void> coll_state;
@@ -119,6 +122,15 @@ uint32_t context_limit();
 // id, live on until no request refers to it, so operations still pending on
 // it complete normally (MPI-3.1 §6.4.3).
 Err free_communicator(Communicator* c);
+// Makes `*copy` a shadow of `c`, for a protocol of the runtime's own that
+// must not take tags of c's collective sequence (MPI_Comm_idup's agreement,
+// FERRY_PROFILE's companion barriers): c's context, ranks and members, with
+// all its collectives on `tag`; an intercommunicator's local group likewise
+// in `*local_copy`, on `local_tag` (unused for an intracommunicator). A
+// request on the shadow keeps `c` and its local group from being destroyed
+// (requests::any_of), so that their context ids are not agreed on again
+// while the shadow's messages may still arrive.
+void shadow(const Communicator& c, int tag, int local_tag, Communicator* copy, Communicator* local_copy);
 // MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL (MPI-3.1 §6.4.1).
 int compare(const Communicator& a, const Communicator& b);
 

@@ -6,6 +6,7 @@
 #include <new>
 #include <type_traits>
 
+#include "base/communicator.h"
 #include "base/datatype.h"
 #include "base/handles.h"
 #include "progress/progress.h"
@@ -127,15 +128,27 @@ void untrack(const Request* r) {
   }
 }
 
+namespace {
+// Whether a request on `of` (nullptr: a free slot) keeps `c` alive: `of` is `c`, an
+// intercommunicator whose local group `c` is (its collectives' local steps may run later), or a
+// shadow of either (communicators::shadow: the shadow's messages travel in their context).
+bool holds(const Communicator* of, const Communicator* c) {
+  if (of == nullptr) return false;
+  for (const Communicator* x : {of, static_cast<const Communicator*>(of->local)})
+    if (x == c || (x != nullptr && x->shadow_of == c)) return true;
+  return false;
+}
+}  // namespace
+
 bool any_of(const Communicator* c) {
   Pool& p = pool();
   for (uint32_t k = 0; k < p.chunk_count; ++k) {
     const Request* chunk = p.chunks[k].load(std::memory_order_relaxed);
     for (uint32_t i = 0; i < kChunkSize; ++i)
-      if (chunk[i].comm == c) return true;
+      if (holds(chunk[i].comm, c)) return true;
   }
   for (const Request* r : outside)
-    if (r->comm == c) return true;
+    if (holds(r->comm, c)) return true;
   return false;
 }
 

@@ -142,7 +142,9 @@ Request* find(MPI_Request handle);
 // Requests currently handed out (for leak checks in tests).
 size_t live();
 // Whether a live request (pending, persistent or not yet retired) belongs to
-// `c`: a freed communicator is destroyed only once none does.
+// `c`, to the intercommunicator whose local group `c` is, or to a shadow of
+// either (communicators::shadow): a freed communicator is destroyed, and its
+// context id freed, only once none does.
 bool any_of(const Communicator* c);
 // An operation in flight on `c` (started and not yet waited for or freed:
 // `active`, or a blocking call's request on another thread), or nullptr.

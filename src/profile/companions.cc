@@ -8,15 +8,17 @@
 #include "coll/barrier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/schedule.h"
+#include "profile/clock.h"
 #include "progress/progress.h"
 #include "progress/tasks.h"
 
 namespace ferry::profile::companions {
 namespace {
 
-// Above the communicator's own collective tags (Communicator::next_collective_tag: 30 bits).
+// Above the communicator's own collective tags (Communicator::next_collective_tag: 30 bits): a
+// nonblocking collective's companion by its count on the communicator, a persistent one's all one.
 constexpr int kNonblockingTagBase = 0x40000000;
-constexpr uint32_t kSequenceMask = 0x1fffffff;
+constexpr uint32_t kCountMask = 0x1fffffff;
 constexpr int kPersistentTag = 0x7ffffffe;
 
 // The murmur3 finalizer: a count's bits all mixed, so that the gaps between the calls sampled
@@ -87,23 +89,7 @@ void detach(Companion* k) {  // engine lock held
 // local group); nullptr if it could not start (its error is the profile's, not the program's).
 Companion* start_barrier(Communicator* c, int tag, int local_tag) {
   auto k = std::make_unique<Companion>();
-  k->via.context = c->context;
-  k->via.rank = c->rank;
-  k->via.size = c->size;
-  k->via.world_ranks = c->world_ranks;
-  k->via.handle = c->handle;
-  k->via.fixed_collective_tag = tag;
-  if (c->inter) {
-    k->via.inter = true;
-    k->via.remote_size = c->remote_size;
-    k->via_local.context = c->local->context;
-    k->via_local.rank = c->local->rank;
-    k->via_local.size = c->local->size;
-    k->via_local.world_ranks = c->local->world_ranks;
-    k->via_local.handle = c->local->handle;
-    k->via_local.fixed_collective_tag = local_tag;
-    k->via.local = &k->via_local;
-  }
+  communicators::shadow(*c, tag, local_tag, &k->via, &k->via_local);
   // The barrier's schedule itself, without the selection (a choice the report would count, and a
   // look at shared memory that a fixed tag rules out anyway): dissemination, or the
   // intercommunicator's (coll/inter/barrier.cc).
@@ -127,15 +113,19 @@ Companion* start_barrier(Communicator* c, int tag, int local_tag) {
   return k.release();
 }
 
-// Collective request -> its companion (nullptr: MPI_Ibarrier, its own), in the order started.
+// Collective request -> its companion, in the order started. Written with the engine lock held;
+// `entries` is also read without it (whether there is anything to retire: the inline fast paths
+// of companions.h, not_sampled), so its writes are atomic too: relaxed, a plain store on x86 (the
+// lock orders the rest).
 struct Entry {
   MPI_Request handle;
   Request* collective;
-  Companion* companion;
-  uint32_t weight;  // the calls it stands for (weight_of)
+  Companion* companion;  // nullptr: MPI_Ibarrier, its own
+  uint32_t weight;       // the calls it stands for (weight_of)
 };
 Entry table[kMaxCompanions];
-int entries = 0;
+
+void set_entries(int n) { std::atomic_ref<int>(detail::entries).store(n, std::memory_order_relaxed); }
 
 // Whether entry `e`'s request was retired (completed and freed, freed, or inactive again), or
 // another entry for `handle` replaces it. A slot freed and taken again by another collective of
@@ -148,78 +138,73 @@ bool retired(const Entry& e, MPI_Request handle) {
 
 // Drops the entries retired (and any for `handle`), detaching their companions. Engine lock held.
 void sweep(MPI_Request handle) {
-  for (int i = 0; i < entries;) {
+  int n = detail::entries;
+  for (int i = 0; i < n;) {
     if (!retired(table[i], handle)) {
       ++i;
       continue;
     }
     detach(table[i].companion);
-    table[i] = table[--entries];
+    table[i] = table[--n];
   }
+  set_entries(n);
 }
 
-void remember(MPI_Request handle, Companion* k, uint32_t weight) {
+// Records sampled collective `r` (its handle's stale entries dropped first) and its companion `k`
+// (nullptr: MPI_Ibarrier's, its own; or one that did not start); a companion that cannot be
+// recorded (none, or the table full: not measured) is detached.
+void remember(Request* r, Companion* k, uint32_t weight, bool own = false) {
   progress::Lock lock;
-  sweep(handle);
-  Request* r = requests::find(handle);
-  if (r == nullptr || entries == kMaxCompanions) return detach(k);  // not measured
-  table[entries++] = {handle, r, k, weight};
+  sweep(r->handle);
+  if ((k == nullptr && !own) || detail::entries == kMaxCompanions) return detach(k);
+  table[detail::entries] = {r->handle, r, k, weight};
+  set_entries(detail::entries + 1);
 }
 
 // A call not sampled: no entry of an earlier request with its handle (a slot used again, or a
 // persistent request started again) may stand for it. The table is empty but for a short while
 // after each sampled call, so this mostly looks at one int.
 void not_sampled(MPI_Request handle) {
-  if (std::atomic_ref<int>(entries).load(std::memory_order_relaxed) == 0) return;
+  if (detail::table_empty()) return;
   progress::Lock lock;
   sweep(handle);
 }
 
 const Entry* find(const Request* r) {
-  for (int i = 0; i < entries; ++i)
+  for (int i = 0; i < detail::entries; ++i)
     if (table[i].collective == r) return &table[i];
   return nullptr;
 }
 
 }  // namespace
 
-Ticket sequence_before(MPI_Comm comm) {
-  Communicator* c = communicators::find(comm);
-  if (c == nullptr) return {};
-  uint32_t weight = weight_of(c->profiled_nonblocking++, c->profiled_next_sample, c->context);
-  if (weight == 0) {
-    // No entry of an earlier request may stand for this call's: any whose request is retired goes
-    // now (a live request's handle is not the one this call gets).
-    not_sampled(MPI_REQUEST_NULL);
-    return {};
-  }
-  uint64_t local = c->inter && c->local != nullptr ? c->local->collective_sequence : 0;
-  return {local << 32 | c->collective_sequence, weight};
+namespace detail {
+bool watching = false;
+int entries = 0;
+uint64_t spent_ticks = 0;  // own_ticks: written with relaxed atomic adds
+
+// Out of line (noinline: LTO would inline them into the callers' common path, with their frames).
+__attribute__((noinline)) void barrier_started(Request* r) { remember(r, nullptr, 1, /*own=*/true); }
+
+__attribute__((noinline)) void nonblocking_sampled(Communicator* c, Request* r, uint32_t count) {
+  uint32_t weight = weight_of(count, c->profiled_next_sample, c->context);
+  if (weight == 0) return not_sampled(r->handle);
+  uint64_t start = clock::ticks();
+  int tag = kNonblockingTagBase | int(count & kCountMask);
+  remember(r, start_barrier(c, tag, tag), weight);
+  std::atomic_ref<uint64_t>(spent_ticks).fetch_add(clock::ticks() - start, std::memory_order_relaxed);
 }
 
-void started(MPI_Comm comm, Ticket ticket, MPI_Request request, bool barrier) {
-  if (barrier) return remember(request, nullptr, 1);
-  Communicator* c = communicators::find(comm);
-  if (c == nullptr) return;
-  int tag = kNonblockingTagBase | int(uint32_t(ticket.sequence) & kSequenceMask);
-  int local_tag = kNonblockingTagBase | int(uint32_t(ticket.sequence >> 32) & kSequenceMask);
-  Companion* k = start_barrier(c, tag, local_tag);
-  if (k != nullptr) return remember(request, k, ticket.weight);
-  progress::Lock lock;
-  sweep(request);  // not measured: no stale entry for its handle either
-}
-
-void started_persistent(MPI_Request request, Request* r) {
-  if (r == nullptr || r->kind != Request::Kind::kCollective || !r->persistent || r->restartable == nullptr ||
-      r->comm == nullptr)
-    return;
-  uint32_t weight = weight_of(r->profiled_starts++, r->profiled_next_sample, r->comm->context);
+__attribute__((noinline)) void started_persistent(MPI_Request request, Request* r, uint32_t count) {
+  if (!r->persistent || r->restartable == nullptr || r->comm == nullptr) return;
+  uint32_t weight = weight_of(count, r->profiled_next_sample, r->comm->context);
   if (weight == 0) return not_sampled(request);
-  Companion* k = start_barrier(r->comm, kPersistentTag, kPersistentTag);
-  if (k != nullptr) return remember(request, k, weight);
-  progress::Lock lock;
-  sweep(request);
+  remember(r, start_barrier(r->comm, kPersistentTag, kPersistentTag), weight);
 }
+
+}  // namespace detail
+
+void watch() { detail::watching = true; }
 
 uint32_t weight(const Request* r) {
   const Entry* e = find(r);
@@ -240,15 +225,15 @@ void finish() {
   // started its own, which every rank did before its MPI_Finalize.
   progress::wait_until(lock, [deadline] {
     int in_table = 0;
-    for (int i = 0; i < entries; ++i) {
+    for (int i = 0; i < detail::entries; ++i) {
       if (table[i].companion == nullptr) continue;
       if (!table[i].companion->request->complete) return progress::now_us() > deadline;
       ++in_table;
     }
     return alive == in_table || progress::now_us() > deadline;  // the detached ones are done too
   });
-  for (int i = 0; i < entries; ++i) detach(table[i].companion);
-  entries = 0;
+  for (int i = 0; i < detail::entries; ++i) detach(table[i].companion);
+  set_entries(0);
 }
 
 }  // namespace ferry::profile::companions

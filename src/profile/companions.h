@@ -3,19 +3,22 @@
 // wait (late_partners.h, README "Profiling a job"). Never used when FERRY_PROFILE is unset.
 //
 // After a sample of the successful nonblocking collectives (MPI_Ibcast ... MPI_Ineighbor_alltoallw,
-// _c forms) and of the MPI_Starts of a persistent collective, the profile's wrapper starts a
+// _c forms) and of the MPI_Starts of a persistent collective, the profile starts a
 // nonblocking barrier on the same communicator, its companion: it completes once every rank (of both groups,
 // on an intercommunicator: coll/inter/barrier.cc) has started its own, that is has started the
 // collective. Every rank starts it at the same call, as it must (all ranks of a communicator are
 // profiled, as mpirun makes them). MPI_Ibarrier needs none: its own completion says the same.
 //
-// The companion never touches the program's collectives: it runs on a copy of the communicator
-// (as MPI_Comm_idup's agreement does, runtime/comm_idup.cc) with a fixed tag of its own, above the
+// The companion never touches the program's collectives: it runs on a shadow of the communicator
+// (communicators::shadow, as MPI_Comm_idup's agreement does) with a fixed tag of its own, above the
 // 30-bit tags the communicator numbers its collectives with, so it takes no tag of the
 // communicator's sequence; it is a dissemination barrier's schedule (the intercommunicator's
 // barrier on one), built without the selection, so it takes no shared-memory or hierarchical path
-// and is not counted in the report's choices of algorithm. A nonblocking collective's companion
-// takes its tag from the communicator's collective sequence before the call (every rank agrees on
+// and is not counted in the report's choices of algorithm. Its requests keep the communicator
+// (and an intercommunicator's local group) alive after MPI_Comm_free until it completes, so that
+// the communicator's context id cannot be agreed on again for another one whose companions would
+// take its messages (requests::any_of). A nonblocking collective's companion
+// takes its tag from the communicator's count of nonblocking collectives (every rank agrees on
 // it); a persistent collective may be started in any order on different ranks (MPI-4.0 §6.13),
 // so all of a communicator's persistent companions share one tag: they are all the same barrier,
 // and the k-th one started on a rank matches the k-th on every other (non-overtaking), whatever
@@ -31,9 +34,14 @@
 // request's count of starts (Request::profiled_starts, alike since each rank starts it equally
 // often). Calls 0 .. kWarmup-1 are all measured (a short program, or its first phase, is measured
 // whole); after that, the next call measured is 1 to 2 kSampleOneIn - 1 calls after the last, the
-// gap a hash of the last one's count (not count % N, so that a program late every N-th call cannot
-// line up with it): one in kSampleOneIn on average. A call pays a lookup of its communicator, a
-// count and a compare (a persistent start: its request's); a sampled one, its companion. A Wait
+// gap a hash of the last one's count salted with the context (not count % N, so that a program
+// late every N-th call cannot line up with it): one in kSampleOneIn on average. The counting needs
+// the communicator or request, which the implementation has already found: a nonblocking
+// collective is counted by the implementation itself (api::launch calls nonblocking_started,
+// when the profile is attached), a persistent start by the MPI_Start wrapper on the request it
+// looks up anyway (for a persistent send's message); so a call pays a count and a compare, and
+// a sampled one, its companion, whose time a timed call leaves out (own_ticks), so that the
+// call's time is its own. A Wait
 // on a call not sampled measures nothing; one on a sampled call counts its wait for the
 // kSampleOneIn calls it stands for (late_partners.h), and the report scales the measured calls'
 // waits to all as it does timed calls' times.
@@ -52,13 +60,12 @@
 // there, then frees them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
+#include "base/communicator.h"
+#include "base/request.h"
 #include "mpi.h"
-
-namespace ferry {
-struct Request;
-}
 
 namespace ferry::profile::companions {
 
@@ -67,22 +74,55 @@ constexpr uint32_t kWarmup = 32;
 constexpr uint32_t kSampleOneIn = 512;
 constexpr int kFinalizeWaitMs = 2000;
 
-// Before a nonblocking collective on `comm` (not MPI_Ibarrier): counts it and says whether it is
-// sampled (weight > 0: the calls it stands for) and, if so, the communicator's collective sequence
-// before it, its companion's tag.
-struct Ticket {
-  uint64_t sequence = 0;
-  uint32_t weight = 0;
-};
-Ticket sequence_before(MPI_Comm comm);
-// After sampled nonblocking collective `request` (just started successfully on `comm`, `ticket`
-// from sequence_before): starts its companion. `barrier`: MPI_Ibarrier, every one measured, which
-// is its own companion (ticket {0, 1}).
-void started(MPI_Comm comm, Ticket ticket, MPI_Request request, bool barrier);
+namespace detail {
+extern bool watching;
+extern int entries;
+extern uint64_t spent_ticks;
+void nonblocking_sampled(Communicator* c, Request* r, uint32_t count);
+void barrier_started(Request* r);
+void started_persistent(MPI_Request handle, Request* r, uint32_t count);
+inline bool table_empty() { return std::atomic_ref<int>(entries).load(std::memory_order_relaxed) == 0; }
+}  // namespace detail
+
+// Called by the profile tool's attachment (counters.h attach): from then on the implementation
+// tells the profile of every nonblocking collective it starts.
+void watch();
+// Whether it does (a flag's test: all that the implementation pays while the profile is not
+// attached).
+inline bool watching() { return detail::watching; }
+
+// After nonblocking collective `r` started successfully on `c` (`barrier`: MPI_Ibarrier, every one
+// measured, its own companion), from inside the implementation (api::launch), when watching():
+// counts it on `c` and starts a sampled one's companion. Inline, the common case: a count, a
+// compare, and a look at whether the table holds anything to retire.
+inline __attribute__((always_inline)) void nonblocking_started(Communicator* c, Request* r, bool barrier) {
+  if (c == nullptr || r == nullptr) return;
+  if (barrier) return detail::barrier_started(r);
+  uint32_t count = c->profiled_nonblocking++;
+  if (count != c->profiled_next_sample && detail::table_empty()) [[likely]] return;
+  detail::nonblocking_sampled(c, r, count);
+}
+// The clock ticks spent so far starting companions inside the implementation's calls: a timed
+// wrapper of a nonblocking collective reads it before the call and takes what it grew by off the
+// call's time (own_ticks), which is then the collective's alone, while the untimed path stays a
+// tail call. (Under MPI_THREAD_MULTIPLE another thread's companion may be taken off too: rare, as
+// it needs a sampled call and a timed one at once, and the time is never below 0.)
+inline uint64_t spent() { return std::atomic_ref<uint64_t>(detail::spent_ticks).load(std::memory_order_relaxed); }
+inline uint64_t own_ticks(uint64_t elapsed, uint64_t spent_before) {
+  uint64_t companions = spent() - spent_before;
+  return elapsed > companions ? elapsed - companions : 0;
+}
+
 // After a successful MPI_Start (or each request of MPI_Startall) of `request` (`r`: the request
 // behind it, or nullptr, looked up once by the wrapper): counts a persistent collective's start,
-// and starts its companion if it is sampled; other requests are left alone.
-void started_persistent(MPI_Request request, Request* r);
+// and starts its companion if it is sampled; other requests are left alone. Inline, the common
+// case: a count, a compare, and a look at whether the table holds anything to retire.
+inline void started_persistent(MPI_Request request, Request* r) {
+  if (r == nullptr || r->kind != Request::Kind::kCollective) return;
+  uint32_t count = r->profiled_starts++;
+  if (count != r->profiled_next_sample && detail::table_empty()) [[likely]] return;
+  detail::started_persistent(request, r, count);
+}
 
 // About collective request `r` (active, engine lock held): how many calls its measure stands for
 // (1 in the warmup, kSampleOneIn after it; 0: the profile does not measure it, a call not sampled

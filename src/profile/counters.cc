@@ -98,6 +98,7 @@ void attach() {
   ticks_per_second = clock::calibrate();
   sampling.long_ticks = uint64_t(5e-6 * ticks_per_second);  // 5 us: see Sampling
   io_enabled = true;
+  companions::watch();
 }
 
 void start(const char* const* names, int num_calls) {

@@ -151,24 +151,11 @@ Err idup(Communicator* parent, Communicator** out, Request** request, const Info
   auto p = std::make_unique<PendingIdup>();
   p->child = c;
   p->request = r;
-  p->via.context = parent->context;
-  p->via.rank = parent->rank;
-  p->via.size = parent->size;
-  p->via.world_ranks = parent->world_ranks;
-  p->via.handle = parent->handle;
-  p->via.fixed_collective_tag = parent->next_collective_tag();
-  if (parent->inter) {
-    p->via.inter = true;
-    p->via.remote_size = parent->remote_size;
-    p->via_local.context = parent->local->context;
-    p->via_local.rank = parent->local->rank;
-    p->via_local.size = parent->local->size;
-    p->via_local.world_ranks = parent->local->world_ranks;
-    p->via_local.handle = parent->local->handle;
-    p->via_local.fixed_collective_tag = parent->local->next_collective_tag();
-    p->via.local = &p->via_local;
-    p->local_idup = local_idup;
-  }
+  // The tags in this order at every process (the intercommunicator's, then its local group's).
+  int tag = parent->next_collective_tag();
+  int local_tag = parent->inter ? parent->local->next_collective_tag() : -1;
+  shadow(*parent, tag, local_tag, &p->via, &p->via_local);
+  p->local_idup = local_idup;  // nullptr but for an intercommunicator
   p->attempt.priority = context_ids::priority(context_ids::slot_of_context(parent->context),
                                               context_ids::Origin::kIdup,
                                               static_cast<uint32_t>(p->via.fixed_collective_tag));

@@ -1,13 +1,21 @@
 /*
  * call_instructions: the instructions of one trivial MPI call (issue 29), counted by callgrind, per
  * call: the collectives of 0 bytes (Bcast, Gather, Scatter, Allgather, Alltoall, Reduce, Allreduce,
- * Reduce_scatter_block, Reduce_scatter, Scan, Exscan) on MPI_COMM_WORLD, MPI_Comm_rank, MPI_Send to and MPI_Recv from MPI_PROC_NULL. The load-independent
+ * Reduce_scatter_block, Reduce_scatter, Scan, Exscan) on MPI_COMM_WORLD, MPI_Comm_rank, MPI_Send to and
+ * MPI_Recv from MPI_PROC_NULL, and an 8-byte MPI_Iallreduce + MPI_Wait and MPI_Start + MPI_Wait of an
+ * 8-byte persistent allreduce (the rows where FERRY_PROFILE's companion barriers, src/profile/companions.h,
+ * cost most; with more than one rank they count the Wait's polling for the partner too, so compare them
+ * at -n 1, or as the same run's two halves). The load-independent
  * figure behind scripts/bench's call_overhead and the sweep's 0-byte rows, where the VM has no
  * hardware counters for perf stat.
  *
  *   mpirun -n 2 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=cg.%p \
- *       call_instructions [calls per dump, 1000]
+ *       call_instructions [calls per dump, 1000] [warm calls, 2000]
  *   for f in cg.*.*; do sed -n 's/^desc: Trigger: Client Request: //p; s/^summary: //p' $f; done | paste - -
+ *
+ * Under FERRY_PROFILE, give 200000 warm calls or more: the profile times every call of a function
+ * whose timed calls average 5 us or more, which callgrind's slow instrumented ones would reach
+ * otherwise (counters.h Sampling), and its untimed path is the figure wanted.
  *
  * Each operation runs uninstrumented first (warm), then instrumented but not counted (callgrind
  * translates the code on its first runs), then one dump of `calls` calls: its summary / calls is
@@ -44,6 +52,16 @@ static void comm_rank(void) {
 }
 static void send_null(void) { MPI_Send(sbuf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD); }
 static void recv_null(void) { MPI_Recv(rbuf, 8, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); }
+static void iallreduce_wait(void) {
+  MPI_Request r;
+  MPI_Iallreduce(sbuf, rbuf, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+static MPI_Request persistent; /* an 8-byte MPI_Allreduce_init on MPI_COMM_WORLD, made in main */
+static void start_wait(void) {
+  MPI_Start(&persistent);
+  MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+}
 
 static struct {
   const char *name;
@@ -53,15 +71,18 @@ static struct {
     {"Alltoall0", alltoall},   {"Reduce0", reduce},     {"Allreduce0", allreduce},
     {"Reduce_scatter_block0", reduce_scatter_block}, {"Reduce_scatter0", reduce_scatter},
     {"Scan0", scan},           {"Exscan0", exscan},     {"Comm_rank", comm_rank},
-    {"Send_PROC_NULL", send_null}, {"Recv_PROC_NULL", recv_null},
+    {"Send_PROC_NULL", send_null}, {"Recv_PROC_NULL", recv_null}, {"Iallreduce8_Wait", iallreduce_wait},
+    {"Start_Wait8", start_wait},
 };
 
 int main(int argc, char **argv) {
   int calls = argc > 1 ? atoi(argv[1]) : 1000;
+  int warm = argc > 2 ? atoi(argv[2]) : 2000;
   MPI_Init(&argc, &argv);
+  MPI_Allreduce_init(sbuf, rbuf, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int i = 0; i < 2000; i++) ops[o].fn();
+    for (int i = 0; i < warm; i++) ops[o].fn();
     CALLGRIND_START_INSTRUMENTATION;
     for (int i = 0; i < 200; i++) ops[o].fn();
     CALLGRIND_ZERO_STATS;
@@ -70,6 +91,7 @@ int main(int argc, char **argv) {
     CALLGRIND_STOP_INSTRUMENTATION;
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Request_free(&persistent);
   MPI_Finalize();
   return sink == -1;
 }

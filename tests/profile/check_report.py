@@ -24,6 +24,9 @@
                                              LATE_NB_US on each of many nonblocking and persistent
                                              collectives, sampled: the others' estimated wait is near
                                              the true one
+  check_report.py MPIRUN REUSED_PROGRAM reused_context  reused_context.c: a freed communicator's
+                                             companions still waiting when a new one is made; the
+                                             new one's late partner shows in the report
   check_report.py MPIRUN PROGRAM hosts HOSTS_SH TESTBED  6 ranks, 2 on each host of tests/multihost's
                                              bed, no FERRY_PROFILE_DIR: the remote ranks' files come
                                              through the node daemons (FERRY_LAUNCH_FANOUT as set)
@@ -619,10 +622,35 @@ def check_late_nonblocking(mpirun, program, directory):
             failures.append(f"{call} wait of rank 0 (the late one): {waits[0]:.4f} s")
 
 
+REUSED_LATE_US = 600000  # reused_context.c's LATE_US
+
+
+def check_reused_context(mpirun, program, directory):
+    """reused_context: a communicator freed while ranks 0 and 1's companions wait for rank 2, then
+    a new communicator of ranks 0 and 1 whose first MPI_Iallreduce rank 1 starts REUSED_LATE_US
+    late. Had the new one taken the freed one's context id, rank 0's companion would match rank 1's
+    stale message and its wait in MPI_Wait would be near 0; it must be at least half the sleep (and
+    no more than its time in the call). The binomial MPI_Ibcast and no shared-memory collectives, so
+    that ranks 0 and 1 finish theirs without rank 2."""
+    html = os.path.join(directory, "report.html")
+    done = run(mpirun, program, directory, {"FERRY_PROFILE": html, "FERRY_BCAST_ALGORITHM": "binomial",
+                                            "FERRY_COLL_SHM": "off"}, [], 3)
+    if done.returncode != 0 or "reused_context: OK" not in done.stdout:
+        failures.append(f"the job failed ({done.returncode}): {done.stdout}{done.stderr}")
+        return
+    wait = calls_by_name(json.load(open(os.path.join(directory, "report.json")))).get("MPI_Wait", {})
+    waits = wait.get("wait_s_per_rank", [0, 0, 0])
+    times = wait.get("time_s_per_rank", [0, 0, 0])
+    late = REUSED_LATE_US / 1e6
+    if not 0.5 * late <= waits[0] <= max(times[0], late) * 1.4:
+        failures.append(f"MPI_Wait wait of rank 0: {waits[0]:.4f} s, expected near {late:.3f} s (time in the "
+                        f"call {times[0]:.4f} s)")
+
+
 def main(argv):
     cases = {"numbers": 4, "with_tool": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
              "singleton": 5, "srun": 6, "hosts": 6, "spawn_hosts": 6, "late_partners": 4,
-             "late_nonblocking": 4}
+             "late_nonblocking": 4, "reused_context": 4}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -640,7 +668,7 @@ def main(argv):
             {"numbers": check_numbers, "with_tool": check_with_tool, "shared_dir": check_shared_dir, "partial": check_partial,
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
              "unwritable": check_unwritable, "late_partners": check_late_partners,
-             "late_nonblocking": check_late_nonblocking}[case](
+             "late_nonblocking": check_late_nonblocking, "reused_context": check_reused_context}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")
