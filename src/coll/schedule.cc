@@ -185,8 +185,26 @@ void Schedule::local(std::function<void()> work) {
 }
 
 void Schedule::end_round() {
-  if (round_ends_.empty() ? !steps_.empty() : round_ends_.back() != steps_.size())
-    round_ends_.push_back(steps_.size());
+  const size_t begin = round_ends_.empty() ? 0 : round_ends_.back();
+  if (begin == steps_.size()) return;
+  round_ends_.push_back(steps_.size());
+  // A pairwise step: exactly one send and one receive, to and from the same
+  // peer, the receive at least as large (MPI_Sendrecv's test, p2p/pt2pt.cc).
+  Step* send = nullptr;
+  const Step* recv = nullptr;
+  for (size_t i = begin; i < steps_.size(); ++i) {
+    Step& s = steps_[i];
+    if (s.kind == Step::Kind::kSend) {
+      if (send != nullptr) return;
+      send = &s;
+    } else if (s.kind == Step::Kind::kRecv) {
+      if (recv != nullptr) return;
+      recv = &s;
+    }
+  }
+  if (send != nullptr && recv != nullptr && send->peer == recv->peer && send->on_local == recv->on_local &&
+      static_cast<size_t>(recv->count) * recv->type->size >= static_cast<size_t>(send->count) * send->type->size)
+    send->exchange = true;
 }
 
 void* Schedule::scratch(size_t bytes) {
@@ -220,7 +238,7 @@ void Schedule::post_round() {
         e = pt2pt::irecv(s.out, s.count, s.type, s.peer, tag, via, &r, pt2pt::Context::kCollective);
       } else if (pass == 1 && s.kind == Step::Kind::kSend) {
         e = pt2pt::isend(pt2pt::Message{s.in, s.count, s.type}, s.peer, tag, via,
-                         Request::Mode::kStandard, &r, pt2pt::Context::kCollective);
+                         Request::Mode::kStandard, &r, pt2pt::Context::kCollective, s.exchange);
       }
       if (r != nullptr) pending_.push_back(r);
       // A message that cannot even start: the schedule cannot go on.

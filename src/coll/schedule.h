@@ -16,7 +16,10 @@
 //   return s.run();
 //
 // Within a round, receives are posted first, then sends; the local steps run
-// in order once all of the round's messages have completed. All messages of
+// in order once all of the round's messages have completed. A round of one
+// send and one receive with the same peer, the receive as large (a pairwise
+// step), is an exchange as MPI_Sendrecv's is (Request::exchange): both cores
+// copy at once, so the send is offered for the peer to read in place. All messages of
 // one schedule share one tag, so a pair of ranks must post them in the same
 // order on both sides (MPI's non-overtaking rule then matches them).
 //
@@ -129,6 +132,7 @@ class Schedule {
     const Datatype* type2;    // copy: destination type
     const Op* op;
     bool on_local = false;    // send/recv: on the intercommunicator's local intracommunicator
+    bool exchange = false;    // send: its round receives as much from the same peer (end_round)
   };
 
   // Posts the messages of the current round.

@@ -55,8 +55,9 @@ constexpr size_t kEagerLimit = 64 * 1024;
 // fastest call still took 0.55x the ring's, but half of its calls stalled
 // for milliseconds: the waiting side slept after FERRY_SPIN_US (then 50 us)
 // and paid the VM's wake-up (docs/performance.md, the sweep of 16:46).
-// With 200 us the limit was not measured again.
-constexpr size_t kExchangeCmaMax = 2 * 1024 * 1024;
+// With 200 us, 4 MiB by CMA took 0.5-0.8x the ring's time in MPI_Sendrecv
+// and MPI_Alltoall at 2 ranks (issue 29, 19:00); beyond it not measured.
+constexpr size_t kExchangeCmaMax = 4 * 1024 * 1024;
 // Doorbells of peers a rank keeps open; the others are opened for each
 // ring (only when the peer sleeps, so a system call is being paid anyway).
 constexpr int kKeptBells = 32;
