@@ -201,6 +201,27 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
     return {};
   }
   progress::Lock lock;
+  // Contiguous host memory, one thread in the library, no profile waiting
+  // to hear of the match: first without a request (p2p/engine.h,
+  // begin_receive_now), which keeps MPI's matching order itself or
+  // declines. GPU buffers are told apart only by a request's locate().
+  if (!progress::threads_enabled && recv_matched_hook == nullptr && t->contiguous && !device::enabled()) {
+    p2p::ReceiveNow now;
+    now.buffer = buffer;
+    now.bytes = t->bytes(count);
+    now.source = source;
+    now.tag = tag;
+    now.context = c->context;
+    if (p2p::begin_receive_now(&now)) {
+      progress::wait_until(lock, [&now] { return now.state != p2p::ReceiveNow::State::kWaiting; });
+      if (now.state == p2p::ReceiveNow::State::kDone) {
+        report_status(status, now.status);
+        *code = now.error;
+        return {};
+      }
+      // kFallback: its message waits first among the unexpected.
+    }
+  }
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
