@@ -564,7 +564,7 @@ Err start_send(Request* r) {
 
 bool send_now(int world_peer, int source, int tag, uint32_t context, const void* data, size_t bytes) {
   const Route& route = state->routes[static_cast<size_t>(world_peer)];
-  if (route.transport == nullptr || bytes > route.reach.eager_limit || revocation::is_revoked(context)) return false;
+  if (!route.reach.sends_now || bytes > route.reach.eager_limit || revocation::is_revoked(context)) return false;
   PacketHeader h{};
   h.type = PacketType::kEager;
   h.source = source;

@@ -114,6 +114,10 @@ struct Reach {
   // into the ring and out of it would cost each core two copies against one
   // (shm). SIZE_MAX: as any other send.
   size_t exchange_one_sided_threshold = SIZE_MAX;
+  // Whether Transport::send_now may take a packet to this peer at all: a
+  // blocking send asks only then, so a route whose transport never writes
+  // at once (TCP, verbs) costs it no virtual call that returns false.
+  bool sends_now = false;
 };
 
 // The job's key-value exchange (PMIx, provided by the runtime): what a

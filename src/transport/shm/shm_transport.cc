@@ -292,7 +292,7 @@ std::optional<Reach> ShmTransport::reach(int peer) const {
   // too (offer()), so only a refusal or FERRY_SHM_CMA=off rules it out.
   bool exchange_copy = p.attached ? p.cma == kCmaWorks || p.cma == kCmaSlower : cma_.mode != CmaOptions::kOff;
   return Reach{kEagerLimit, single_copy ? cma_.threshold : SIZE_MAX, cuda_ipc_.threshold(),
-               exchange_copy ? cma_.threshold : SIZE_MAX};
+               exchange_copy ? cma_.threshold : SIZE_MAX, /*sends_now=*/true};
 }
 
 bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
