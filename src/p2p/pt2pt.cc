@@ -108,12 +108,14 @@ MPI_Status empty_status() {
   return s;
 }
 
-Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out, Context context) {
+Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out, Context context,
+          bool exchange) {
   progress::Lock lock;
   Request* r = requests::acquire();
   describe(r, Request::Kind::kSend, const_cast<void*>(m.buffer), m.count, m.datatype, dest, tag, c);
   if (context == Context::kCollective) r->context = c->collective_context();
   r->mode = mode;
+  r->exchange = exchange;
   *out = r;
   return launch(r);
 }

@@ -23,8 +23,9 @@ struct Message {
 enum class Context { kPointToPoint, kCollective };
 
 // Starts a send; *out is the request (already complete for MPI_PROC_NULL).
+// `exchange`: the send half of an exchange (Request::exchange).
 Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out,
-          Context context = Context::kPointToPoint);
+          Context context = Context::kPointToPoint, bool exchange = false);
 Err irecv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, Request** out,
           Context context = Context::kPointToPoint);
 // Blocking forms: the request never reaches the user. Returns the receive's
