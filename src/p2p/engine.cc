@@ -604,6 +604,17 @@ bool begin_receive_now(ReceiveNow* n) {
   return true;
 }
 
+bool polls_peer(int world_peer) {
+  return world_peer >= 0 && static_cast<size_t>(world_peer) < state->routes.size() &&
+         state->routes[static_cast<size_t>(world_peer)].reach.polls_peer;
+}
+
+int progress_peer(int world_peer) {
+  int events = state->routes[static_cast<size_t>(world_peer)].transport->progress_peer(world_peer);
+  if (events > 0) progress::note_event();
+  return events;
+}
+
 bool probe(uint32_t context, int source, int tag, MPI_Status* status) {
   UnexpectedMessage* m = state->matching.find_unexpected(context, source, tag, false);
   if (m == nullptr) return false;

@@ -106,6 +106,12 @@ struct ReceiveNow {
 // inline receive under way (a call re-entered from progress).
 bool begin_receive_now(ReceiveNow* n);
 
+// Whether world rank `world_peer`'s transport can poll it alone
+// (Reach::polls_peer), and that poll: events, as progress::poll() counts
+// them. Engine lock held.
+bool polls_peer(int world_peer);
+int progress_peer(int world_peer);
+
 // MPI_Iprobe: true and the status if a matching message has arrived.
 bool probe(uint32_t context, int source, int tag, MPI_Status* status);
 // MPI_Improbe: takes the matching message out of the queue (it becomes an
