@@ -9,12 +9,14 @@
  *      its queue to rank 2), then blocks in MPI_Recv from rank 1. Rank 2
  *      receives the large message and only then sends to rank 1, which only
  *      then sends to rank 0.
- *   B  a nonblocking collective: rank 0 starts MPI_Ibarrier, then blocks in
- *      MPI_Recv from rank 1; rank 1 completes the barrier before it sends.
+ *   B  a nonblocking collective: rank 0 starts an MPI_Iallreduce of 1 MiB,
+ *      then blocks in MPI_Recv from rank 1; rank 1 completes the allreduce
+ *      before it sends. (An MPI_Ibarrier did not need rank 0's progress once
+ *      started: with it this phase passed even with no full pass at all.)
  *
  * Run with FERRY_WAIT=spin (CMakeLists.txt): the wait never sleeps, so only
  * the regular full passes can move rank 0's other work. 3 ranks or more;
- * the others join the barrier only.
+ * the others take part in phase B only.
  */
 #define TEST_NAME "p2p_recv_peer_poll"
 #include "mpitest.h"
@@ -48,15 +50,23 @@ static void phase_rendezvous_elsewhere(void) {
   }
 }
 
+#define REDUCE_INTS (256 * 1024)
+
 static void phase_nonblocking_collective(void) {
   int token = 0;
-  MPI_Request barrier;
-  CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &barrier));
+  int *in = mt_malloc(REDUCE_INTS * sizeof(int)), *out = mt_malloc(REDUCE_INTS * sizeof(int));
+  for (int i = 0; i < REDUCE_INTS; i++) in[i] = rank + i % 1000;
+  MPI_Request reduce;
+  CHECK_MPI(MPI_Iallreduce(in, out, REDUCE_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reduce));
   if (rank == 0) {
     CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 1, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(token == 43, "phase B: rank 0 received %d from rank 1, expected 43", token);
   }
-  CHECK_MPI(MPI_Wait(&barrier, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Wait(&reduce, MPI_STATUS_IGNORE));
+  for (int i = 0; i < REDUCE_INTS; i++)
+    CHECK(out[i] == size * (size - 1) / 2 + size * (i % 1000), "phase B: element %d of the sum is %d", i, out[i]);
+  free(in);
+  free(out);
   if (rank == 1) {
     token = 43;
     CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 0, 13, MPI_COMM_WORLD));
