@@ -16,6 +16,7 @@
 #include "p2p/pack_stream.h"
 #include "p2p/revoke.h"
 #include "p2p/tool_counters.h"
+#include "progress/progress.h"
 
 namespace ferry::p2p {
 namespace {
@@ -29,6 +30,16 @@ void* tag_unexpected(UnexpectedMessage* m) {
 bool is_unexpected(const void* context) { return (reinterpret_cast<uintptr_t>(context) & kUnexpectedBit) != 0; }
 UnexpectedMessage* as_unexpected(void* context) {
   return reinterpret_cast<UnexpectedMessage*>(reinterpret_cast<uintptr_t>(context) & ~kUnexpectedBit);
+}
+// ... or an inline receive (begin_receive_now), told by the next bit.
+constexpr uintptr_t kReceiveNowBit = 2;
+static_assert(alignof(ReceiveNow) >= 4);
+void* tag_receive_now(ReceiveNow* n) {
+  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(n) | kReceiveNowBit);
+}
+bool is_receive_now(const void* context) { return (reinterpret_cast<uintptr_t>(context) & kReceiveNowBit) != 0; }
+ReceiveNow* as_receive_now(void* context) {
+  return reinterpret_cast<ReceiveNow*>(reinterpret_cast<uintptr_t>(context) & ~kReceiveNowBit);
 }
 
 // A rendezvous request's registration key is held like a small eager payload.
@@ -49,21 +60,63 @@ struct State {
   std::vector<Route> routes;
   MatchingEngine matching;
   Handler handler;
+  // The inline receive waiting for its message (begin_receive_now), if any:
+  // ahead of every posted receive of its context, of which there were none
+  // when it began.
+  ReceiveNow* receive_now = nullptr;
 };
 State* state = nullptr;
 
 void send_done(SendItem* item) { complete(request_of(item)); }
+
+Err truncation(const PacketHeader& h, size_t message_bytes, size_t capacity) {
+  return fail(MPI_ERR_TRUNCATE,
+              "message truncated: %zu bytes arrived from rank %d with tag %d, the receive buffer holds %zu",
+              message_bytes, h.source, h.tag, capacity);
+}
 
 // The receive has its message: report source, tag, size, and truncation.
 void finish_receive(Request* r, const PacketHeader& h, size_t message_bytes) {
   r->status.MPI_SOURCE = h.source;
   r->status.MPI_TAG = h.tag;
   set_status_bytes(r->status, std::min(message_bytes, r->bytes));
-  if (message_bytes > r->bytes)
-    set_error(r, fail(MPI_ERR_TRUNCATE,
-                      "message truncated: %zu bytes arrived from rank %d with tag %d, the receive buffer holds %zu",
-                      message_bytes, h.source, h.tag, r->bytes));
+  if (message_bytes > r->bytes) set_error(r, truncation(h, message_bytes, r->bytes));
   complete(r);
+}
+
+// The same for an inline receive, whose status and error the caller reads.
+void finish_receive_now(ReceiveNow* n, const PacketHeader& h, size_t message_bytes) {
+  n->status.MPI_SOURCE = h.source;
+  n->status.MPI_TAG = h.tag;
+  set_status_bytes(n->status, std::min(message_bytes, n->bytes));
+  if (message_bytes > n->bytes) [[unlikely]] {
+    Err e = truncation(h, message_bytes, n->bytes);
+    n->error = error_code::make(e.mpi_class(), e.message());
+  }
+  n->state = ReceiveNow::State::kDone;
+  progress::note_event();
+}
+
+// An arriving message that the inline receive under way matches: that
+// receive, which now waits for nothing else, or nullptr. Asked before the
+// posted queue: it was posted before anything there (MPI-3.1 §3.5).
+ReceiveNow* take_receive_now(const PacketHeader& h) {
+  ReceiveNow* n = state->receive_now;
+  if (n == nullptr || n->context != h.context || !envelope_matches(n->source, n->tag, h.source, h.tag)) [[likely]]
+    return nullptr;
+  state->receive_now = nullptr;
+  return n;
+}
+
+// A rendezvous request matched the inline receive `n`, which cannot run the
+// protocol without a request: the request waits first among the unexpected
+// (nothing older there matches `n`, or it would have taken that), and the
+// caller's general path receives it from there.
+void hand_back(ReceiveNow* n, UnexpectedMessage* m) {
+  m->data_complete = true;
+  state->matching.add_unexpected(m->header.context, m);
+  n->state = ReceiveNow::State::kFallback;
+  progress::note_event();
 }
 
 // The single-copy rendezvous ends here: the data has landed, tell the
@@ -212,6 +265,8 @@ void conceal(Request* s) {
 // receive that matches takes it, or it waits among the unexpected.
 void match_rendezvous(int peer, const PacketHeader& h, const void* key) {
   if (revocation::is_revoked(h.context)) [[unlikely]] return refuse_rendezvous(peer, h);
+  if (ReceiveNow* n = take_receive_now(h)) [[unlikely]]
+    return hand_back(n, state->matching.make_unexpected(h, peer));
   if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
     send_ready(r, peer, h, key);
     return;
@@ -224,6 +279,7 @@ void match_rendezvous(int peer, const PacketHeader& h, const void* key) {
 Destination Handler::on_header(int peer, const PacketHeader& h) {
   switch (h.type) {
     case PacketType::kEager: {
+      if (ReceiveNow* n = take_receive_now(h)) return Destination{n->buffer, n->bytes, tag_receive_now(n)};
       if (Request* r = state->matching.take_posted(h.context, h.source, h.tag)) {
         r->matched = true;
         if (streamed(r)) return eager_destination(r, h.payload_bytes);
@@ -332,7 +388,9 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
 void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) {
   switch (h.type) {
     case PacketType::kEager:
-      if (is_unexpected(d.context)) {
+      if (is_receive_now(d.context)) {
+        finish_receive_now(as_receive_now(d.context), h, h.payload_bytes);
+      } else if (is_unexpected(d.context)) {
         UnexpectedMessage* m = as_unexpected(d.context);
         m->data_complete = true;
         if (Request* r = m->claimed_by) {
@@ -352,6 +410,8 @@ void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) 
       if (revocation::is_revoked(rts.context)) [[unlikely]] {
         refuse_rendezvous(peer, rts);
         state->matching.free_unexpected(m);
+      } else if (ReceiveNow* n = take_receive_now(rts)) [[unlikely]] {
+        hand_back(n, m);
       } else if (Request* r = state->matching.take_posted(rts.context, rts.source, rts.tag)) {
         send_ready(r, peer, rts, m->data);
         state->matching.free_unexpected(m);
@@ -504,7 +564,7 @@ Err start_send(Request* r) {
 
 bool send_now(int world_peer, int source, int tag, uint32_t context, const void* data, size_t bytes) {
   const Route& route = state->routes[static_cast<size_t>(world_peer)];
-  if (route.transport == nullptr || bytes > route.reach.eager_limit || revocation::is_revoked(context)) return false;
+  if (!route.reach.sends_now || bytes > route.reach.eager_limit || revocation::is_revoked(context)) return false;
   PacketHeader h{};
   h.type = PacketType::kEager;
   h.source = source;
@@ -523,6 +583,36 @@ void start_recv(Request* r) {
     return;
   }
   state->matching.post(r->context, r);
+}
+
+bool begin_receive_now(ReceiveNow* n) {
+  if (state->receive_now != nullptr || state->matching.has_posted(n->context) || revocation::is_revoked(n->context))
+    return false;
+  n->state = ReceiveNow::State::kWaiting;
+  if (UnexpectedMessage* m = state->matching.find_unexpected(n->context, n->source, n->tag, false)) {
+    // Its message came first: copied out if it is an eager one whole; the
+    // general path receives any other.
+    if (m->header.type != PacketType::kEager || !m->data_complete) return false;
+    state->matching.remove_unexpected(n->context, m);
+    size_t copy = std::min<size_t>(m->header.payload_bytes, n->bytes);
+    if (copy > 0) std::memcpy(n->buffer, m->data, copy);
+    finish_receive_now(n, m->header, m->header.payload_bytes);
+    state->matching.free_unexpected(m);
+    return true;
+  }
+  state->receive_now = n;
+  return true;
+}
+
+bool polls_peer(int world_peer) {
+  return world_peer >= 0 && static_cast<size_t>(world_peer) < state->routes.size() &&
+         state->routes[static_cast<size_t>(world_peer)].reach.polls_peer;
+}
+
+int progress_peer(int world_peer) {
+  int events = state->routes[static_cast<size_t>(world_peer)].transport->progress_peer(world_peer);
+  if (events > 0) progress::note_event();
+  return events;
 }
 
 bool probe(uint32_t context, int source, int tag, MPI_Status* status) {
@@ -580,6 +670,13 @@ Err send_revoke(int world_peer, uint32_t context) {
 }
 
 void fail_posted(uint32_t context) {
+  if (ReceiveNow* n = state->receive_now; n != nullptr && n->context == context) {
+    state->receive_now = nullptr;
+    Err e = revoke::refusal();
+    n->error = error_code::make(e.mpi_class(), e.message());
+    n->state = ReceiveNow::State::kDone;
+    progress::note_event();
+  }
   while (Request* r = state->matching.take_any_posted(context)) revoke::refuse(r);
   while (UnexpectedMessage* m = state->matching.find_unexpected(context, MPI_ANY_SOURCE, MPI_ANY_TAG, true)) {
     if (m->header.type == PacketType::kRendezvousRequest) refuse_rendezvous(m->world_peer, m->header);

@@ -78,6 +78,40 @@ void start_recv(Request* r);
 // the caller then starts it with a request as usual.
 bool send_now(int world_peer, int source, int tag, uint32_t context, const void* data, size_t bytes);
 
+// A blocking receive's inline path (p2p/pt2pt.cc), the twin of send_now: a
+// receive of `bytes` contiguous host bytes at `buffer` that waits for its
+// message without a request. It takes the first message that matches it,
+// in MPI's order (MPI-3.1 §3.5), so it may start only where no receive
+// posted before it could take that message: none posted on its context.
+// Then it is, in effect, the oldest posted receive: an eager message that
+// arrives for it lands straight in `buffer` (p2p's handler asks about it
+// before the posted queue); one already waiting among the unexpected is
+// copied out at once. A match it cannot finish alone (a rendezvous request,
+// an unexpected message whose data is still arriving) ends it with
+// kFallback, the message left first among the unexpected: the caller then
+// receives it with a request as usual, which finds that message first.
+struct ReceiveNow {
+  enum class State : uint8_t { kWaiting, kDone, kFallback };
+  void* buffer = nullptr;
+  size_t bytes = 0;
+  int source = 0;
+  int tag = 0;
+  uint32_t context = 0;
+  State state = State::kWaiting;
+  MPI_Status status{};      // kDone: source, tag, bytes received
+  int error = MPI_SUCCESS;  // kDone: a truncation or a revocation
+};
+// Starts `n` (engine lock held). False, and nothing done, when it may not
+// go so: receives posted on its context, the context revoked, another
+// inline receive under way (a call re-entered from progress).
+bool begin_receive_now(ReceiveNow* n);
+
+// Whether world rank `world_peer`'s transport can poll it alone
+// (Reach::polls_peer), and that poll: events, as progress::poll() counts
+// them. Engine lock held.
+bool polls_peer(int world_peer);
+int progress_peer(int world_peer);
+
 // MPI_Iprobe: true and the status if a matching message has arrived.
 bool probe(uint32_t context, int source, int tag, MPI_Status* status);
 // MPI_Improbe: takes the matching message out of the queue (it becomes an

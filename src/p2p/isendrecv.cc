@@ -1,6 +1,8 @@
 #include "p2p/isendrecv.h"
 
 #include <memory>
+#include <new>
+#include <vector>
 
 #include "base/type_pack.h"
 #include "p2p/data_access.h"
@@ -16,12 +18,35 @@ class SendRecvPair final : public progress::Task {
  public:
   explicit SendRecvPair(Request* user) : user_(user) {}
 
+  // Made and freed with the engine lock held (isendrecv, the task's end in
+  // progress), so a few freed ones are kept for the next call: a program
+  // that exchanges halos with MPI_Isendrecv every step costs no allocation.
+  static void* operator new(size_t bytes) {
+    if (bytes == sizeof(SendRecvPair) && !spare().empty()) {
+      void* p = spare().back();
+      spare().pop_back();
+      return p;
+    }
+    return ::operator new(bytes);
+  }
+  static void operator delete(void* p, size_t bytes) {
+    if (bytes == sizeof(SendRecvPair) && spare().size() < kMaxSpare) {
+      spare().push_back(p);
+      return;
+    }
+    ::operator delete(p);
+  }
+
   // Starts both halves (engine lock held). On an error nothing is left in
   // flight but what already started, which the task still waits for.
   Err start(Message m, int dest, int send_tag, void* buffer, MPI_Count count, const Datatype* t, int source, int recv_tag,
             Communicator* c) {
     if (Err e = irecv(buffer, count, t, source, recv_tag, c, &recv_)) return e;
-    return isend(m, dest, send_tag, c, Request::Mode::kStandard, &send_);
+    // An exchange, as in MPI_Sendrecv (pt2pt::sendrecv), when the receive
+    // can take as much as is sent: the send may then offer its buffer in
+    // place below the eager limit (Reach::exchange_one_sided_threshold).
+    bool exchange = source != MPI_PROC_NULL && recv_->bytes >= m.datatype->bytes(m.count);
+    return isend(m, dest, send_tag, c, Request::Mode::kStandard, &send_, Context::kPointToPoint, exchange);
   }
 
   bool advance() override {
@@ -46,6 +71,12 @@ class SendRecvPair final : public progress::Task {
   Request* user_;
   Request* recv_ = nullptr;
   Request* send_ = nullptr;
+
+  static constexpr size_t kMaxSpare = 16;
+  static std::vector<void*>& spare() {
+    static std::vector<void*>* kept = new std::vector<void*>();  // never freed: tasks may end at exit
+    return *kept;
+  }
 };
 
 Request* user_request(Communicator* c) {

@@ -123,6 +123,13 @@ class MatchingEngine {
   void remove_unexpected(uint32_t context, UnexpectedMessage* m);
 
   size_t unexpected_count() const { return unexpected_count_; }
+  // Whether a receive is posted on `context` (in keyed mode: whether its
+  // lanes hold anything at all).
+  bool has_posted(uint32_t context) const {
+    if (context >= by_context_.size()) return false;
+    const Queues& q = by_context_[context];
+    return !q.posted.empty() || q.keyed_items > 0;
+  }
 
  private:
   struct Lane {

@@ -189,6 +189,23 @@ Err blocking_send(Message m, int dest, int tag, Communicator* c, Request::Mode m
   return {};
 }
 
+// A blocking receive from one peer reached over a transport that polls it
+// alone (shm): the pass that finds its packet is that peer's ring, not
+// every source and task. Every kFullEvery-th pass is the full one, so that
+// nothing else waits on this call for long: the peer may first need a
+// rendezvous of ours to a third rank to move, or a nonblocking collective's
+// schedule (tests/mpi/p2p_recv_peer_poll.c).
+struct FromOnePeer {
+  static constexpr bool kFull = false;
+  static constexpr unsigned kFullEvery = 16;
+  int world_peer;
+  unsigned passes = 0;
+  int operator()() {
+    if (++passes % kFullEvery == 0) [[unlikely]] return progress::poll();
+    return p2p::progress_peer(world_peer);
+  }
+};
+
 }  // namespace
 
 Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
@@ -203,6 +220,32 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
     return {};
   }
   progress::Lock lock;
+  // Contiguous host memory, one thread in the library, no profile waiting
+  // to hear of the match: first without a request (p2p/engine.h,
+  // begin_receive_now), which keeps MPI's matching order itself or
+  // declines. GPU buffers are told apart only by a request's locate().
+  if (!progress::threads_enabled && recv_matched_hook == nullptr && t->contiguous && !device::enabled()) {
+    p2p::ReceiveNow now;
+    now.buffer = buffer;
+    now.bytes = t->bytes(count);
+    now.source = source;
+    now.tag = tag;
+    now.context = c->context;
+    if (p2p::begin_receive_now(&now)) {
+      auto arrived = [&now] { return now.state != p2p::ReceiveNow::State::kWaiting; };
+      int world_source = source == MPI_ANY_SOURCE ? -1 : c->world_rank(source);
+      if (world_source >= 0 && p2p::polls_peer(world_source))
+        progress::wait_with(lock, arrived, FromOnePeer{world_source});
+      else
+        progress::wait_until(lock, arrived);
+      if (now.state == p2p::ReceiveNow::State::kDone) {
+        report_status(status, now.status);
+        *code = now.error;
+        return {};
+      }
+      // kFallback: its message waits first among the unexpected.
+    }
+  }
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);

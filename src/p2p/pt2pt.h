@@ -23,8 +23,9 @@ struct Message {
 enum class Context { kPointToPoint, kCollective };
 
 // Starts a send; *out is the request (already complete for MPI_PROC_NULL).
-// `exchange`: the caller receives as much from `dest` at the same time
-// (Request::exchange; a collective schedule's pairwise round).
+// `exchange`: the send half of an exchange, the caller receiving as much
+// from `dest` at the same time (Request::exchange: MPI_Sendrecv,
+// MPI_Isendrecv, a collective schedule's pairwise round).
 Err isend(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Request** out,
           Context context = Context::kPointToPoint, bool exchange = false);
 Err irecv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, Communicator* c, Request** out,

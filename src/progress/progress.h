@@ -157,10 +157,21 @@ constexpr unsigned kPassesPerClockRead = 64;
 // sleep ends early; the bound only limits what a missed wake-up could cost.
 int sleep_ms();
 
-// Drives progress until done() holds. done() is evaluated with the engine
-// lock held (the caller must hold `lock`).
-template <typename Done>
-void wait_until(Lock& lock, Done done) {
+// What a wait runs between its checks: by default poll(), the full pass.
+struct FullPass {
+  static constexpr bool kFull = true;
+  int operator()() const { return poll(); }
+};
+
+// Drives progress until done() holds, running `pass` between checks (it
+// returns events, as poll() does). done() is evaluated with the engine
+// lock held (the caller must hold `lock`). A pass that is not full
+// (Pass::kFull false: it polls one peer, say) must run poll() itself
+// regularly, so that every other source and task still moves while this
+// call waits (a peer's progress may need them); the wait also runs poll()
+// before it sleeps, so that it never sleeps on work only a full pass sees.
+template <typename Done, typename Pass>
+void wait_with(Lock& lock, Done done, Pass pass) {
   if (done()) return;
   WaitPolicy policy = wait_policy();
   // The clock is first read after the first idle passes (most waits on a
@@ -169,7 +180,7 @@ void wait_until(Lock& lock, Done done) {
   bool moved = true;  // events since the clock was last read (or a fresh wait)
   unsigned idle_passes = 0;
   for (;;) {
-    int events = poll();
+    int events = pass();
     if (done()) return;
     // Another thread wants the engine (to start an operation, or to poll
     // for its own): let it in between passes.
@@ -205,8 +216,22 @@ void wait_until(Lock& lock, Done done) {
       }
       continue;
     }
+    if constexpr (!Pass::kFull) {
+      int found = poll();
+      if (done()) return;
+      if (found > 0) {
+        moved = true;
+        continue;
+      }
+    }
     sleep_for_events(lock, sleep_ms());
   }
+}
+
+// The same with the full pass (nearly every wait).
+template <typename Done>
+void wait_until(Lock& lock, Done done) {
+  wait_with(lock, done, FullPass{});
 }
 
 }  // namespace ferry::progress

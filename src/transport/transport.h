@@ -114,6 +114,13 @@ struct Reach {
   // into the ring and out of it would cost each core two copies against one
   // (shm). SIZE_MAX: as any other send.
   size_t exchange_one_sided_threshold = SIZE_MAX;
+  // Whether Transport::send_now may take a packet to this peer at all: a
+  // blocking send asks only then, so a route whose transport never writes
+  // at once (TCP, verbs) costs it no virtual call that returns false.
+  bool sends_now = false;
+  // Whether Transport::progress_peer moves this peer's packets alone: a
+  // blocking receive from it polls that first (p2p/pt2pt.cc).
+  bool polls_peer = false;
 };
 
 // The job's key-value exchange (PMIx, provided by the runtime): what a
@@ -168,6 +175,15 @@ class Transport : public progress::Source {
   virtual bool send_now(int peer, const PacketHeader& header, const void* payload) {
     (void)peer, (void)header, (void)payload;
     return false;
+  }
+  // Moves what `peer` has sent and what waits to go to it, and nothing
+  // else; returns events, as progress() does. Cheaper than progress(),
+  // never instead of it: a blocking receive from one peer (Reach::polls_peer)
+  // calls it between full passes of the engine, which still run regularly
+  // (progress/progress.h, wait_with). Transports without it: no events.
+  virtual int progress_peer(int peer) {
+    (void)peer;
+    return 0;
   }
   // True while packets are queued that progress() still has to push out;
   // finalize waits until no transport has any (drain).

@@ -25,11 +25,7 @@ bool SelfTransport::send_now(int peer, const PacketHeader& header, const void* p
   (void)peer;
   if (head_ != nullptr) return false;  // queued packets go first (FIFO)
   traffic::sent(traffic::kSelf, header);
-  traffic::received(traffic::kSelf, header);
-  Destination d = handler_->on_header(my_rank_, header);
-  size_t n = std::min<size_t>(d.capacity, header.payload_bytes);
-  if (n > 0) std::memcpy(d.data, payload, n);
-  handler_->on_payload(my_rank_, header, d);
+  deliver(header, payload);
   return true;
 }
 
@@ -48,6 +44,15 @@ int SelfTransport::progress() {
   return events;
 }
 
+// One packet, header and payload, copied once into its destination.
+void SelfTransport::deliver(const PacketHeader& header, const void* payload) {
+  traffic::received(traffic::kSelf, header);
+  Destination d = handler_->on_header(my_rank_, header);
+  size_t n = std::min<size_t>(d.capacity, header.payload_bytes);
+  if (n > 0) std::memcpy(d.data, payload, n);
+  handler_->on_payload(my_rank_, header, d);
+}
+
 // One batch: what is queued now, in order. Packets queued meanwhile start
 // a new queue (the batch is detached first).
 int SelfTransport::deliver_queued() {
@@ -57,11 +62,7 @@ int SelfTransport::deliver_queued() {
   int events = 0;
   for (;;) {
     SendItem* next = item->next;
-    traffic::received(traffic::kSelf, item->header);
-    Destination d = handler_->on_header(my_rank_, item->header);
-    size_t n = std::min<size_t>(d.capacity, item->header.payload_bytes);
-    if (n > 0) std::memcpy(d.data, item->payload, n);
-    handler_->on_payload(my_rank_, item->header, d);
+    deliver(item->header, item->payload);
     if (item->on_sent) item->on_sent(item);
     ++events;
     if (item == last) break;

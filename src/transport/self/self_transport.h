@@ -22,7 +22,7 @@ class SelfTransport final : public Transport {
   // how much an early self-send buffers.
   std::optional<Reach> reach(int peer) const override {
     if (peer != my_rank_) return std::nullopt;
-    return Reach{64 * 1024, SIZE_MAX};
+    return Reach{64 * 1024, SIZE_MAX, SIZE_MAX, SIZE_MAX, /*sends_now=*/true};
   }
   const char* send(int peer, SendItem* item) override;
   // A blocking send's small message (Transport::send_now) is delivered at
@@ -36,6 +36,8 @@ class SelfTransport final : public Transport {
 
  private:
   int deliver_queued();
+  // Hands one packet to the handler (send_now's and the queue's way alike).
+  void deliver(const PacketHeader& header, const void* payload);
 
   int my_rank_;
   PacketHandler* handler_;

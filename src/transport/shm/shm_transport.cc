@@ -292,7 +292,7 @@ std::optional<Reach> ShmTransport::reach(int peer) const {
   // too (offer()), so only a refusal or FERRY_SHM_CMA=off rules it out.
   bool exchange_copy = p.attached ? p.cma == kCmaWorks || p.cma == kCmaSlower : cma_.mode != CmaOptions::kOff;
   return Reach{kEagerLimit, single_copy ? cma_.threshold : SIZE_MAX, cuda_ipc_.threshold(),
-               exchange_copy ? cma_.threshold : SIZE_MAX};
+               exchange_copy ? cma_.threshold : SIZE_MAX, /*sends_now=*/true, /*polls_peer=*/true};
 }
 
 bool ShmTransport::expose(int peer, const MemoryRef& local, size_t n, RemoteBuffer* remote) {
@@ -586,6 +586,22 @@ int ShmTransport::progress() {
     if (out.head != nullptr && !out.flushing) events += flush(i);
   }
   if (cuda_ipc_.busy()) events += cuda_ipc_.progress();  // inline test: no call per poll without GPU copies
+  ring_sleepers();
+  return events;
+}
+
+int ShmTransport::progress_peer(int peer) {
+  size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
+  // Its ring, once it has one (the live word: one load while it has not).
+  if (!incoming_[li].live) [[unlikely]] {
+    find_new_senders();
+    if (!incoming_[li].live) return 0;
+  }
+  int events = drain(li);
+  // What waits to go to it (a rendezvous answer, pieces of a large
+  // message): the peer we wait on may be waiting for that itself.
+  Outgoing& out = outgoing_[li];
+  if (out.head != nullptr && !out.flushing) events += flush(li);
   ring_sleepers();
   return events;
 }

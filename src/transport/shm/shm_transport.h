@@ -116,6 +116,7 @@ class ShmTransport final : public Transport {
   const char* send(int peer, SendItem* item) override;
   bool send_now(int peer, const PacketHeader& header, const void* payload) override;
   int progress() override;
+  int progress_peer(int peer) override;
   int wait_fd() const override { return doorbell_.fd(); }
   bool arm_wakeup() override;
   void disarm_wakeup(bool slept) override { doorbell_.woke(slept); }
