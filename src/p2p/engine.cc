@@ -75,24 +75,26 @@ Err truncation(const PacketHeader& h, size_t message_bytes, size_t capacity) {
               message_bytes, h.source, h.tag, capacity);
 }
 
+// A receive of `capacity` bytes got its message: the status reports source,
+// tag and size; the error, a truncation.
+Err report_received(MPI_Status& status, const PacketHeader& h, size_t message_bytes, size_t capacity) {
+  status.MPI_SOURCE = h.source;
+  status.MPI_TAG = h.tag;
+  set_status_bytes(status, std::min(message_bytes, capacity));
+  if (message_bytes > capacity) [[unlikely]] return truncation(h, message_bytes, capacity);
+  return {};
+}
+
 // The receive has its message: report source, tag, size, and truncation.
 void finish_receive(Request* r, const PacketHeader& h, size_t message_bytes) {
-  r->status.MPI_SOURCE = h.source;
-  r->status.MPI_TAG = h.tag;
-  set_status_bytes(r->status, std::min(message_bytes, r->bytes));
-  if (message_bytes > r->bytes) set_error(r, truncation(h, message_bytes, r->bytes));
+  if (Err e = report_received(r->status, h, message_bytes, r->bytes)) set_error(r, e);
   complete(r);
 }
 
 // The same for an inline receive, whose status and error the caller reads.
 void finish_receive_now(ReceiveNow* n, const PacketHeader& h, size_t message_bytes) {
-  n->status.MPI_SOURCE = h.source;
-  n->status.MPI_TAG = h.tag;
-  set_status_bytes(n->status, std::min(message_bytes, n->bytes));
-  if (message_bytes > n->bytes) [[unlikely]] {
-    Err e = truncation(h, message_bytes, n->bytes);
+  if (Err e = report_received(n->status, h, message_bytes, n->bytes)) [[unlikely]]
     n->error = error_code::make(e.mpi_class(), e.message());
-  }
   n->state = ReceiveNow::State::kDone;
   progress::note_event();
 }
@@ -109,12 +111,14 @@ ReceiveNow* take_receive_now(const PacketHeader& h) {
 }
 
 // A rendezvous request matched the inline receive `n`, which cannot run the
-// protocol without a request: the request waits first among the unexpected
-// (nothing older there matches `n`, or it would have taken that), and the
-// caller's general path receives it from there.
+// protocol without a request: `n` holds it, in no queue, until the caller's
+// request takes it over (start_fallback_recv). Put back among the
+// unexpected, it could be taken meanwhile by a receive posted later in the
+// same progress pass (a task's, a grequest poll_fn's) though `n` matched it
+// first (MPI-3.1 §3.5; tests/mpi/p2p_recv_inline_overtake.c).
 void hand_back(ReceiveNow* n, UnexpectedMessage* m) {
   m->data_complete = true;
-  state->matching.add_unexpected(m->header.context, m);
+  n->message = m;
   n->state = ReceiveNow::State::kFallback;
   progress::note_event();
 }
@@ -588,7 +592,6 @@ void start_recv(Request* r) {
 bool begin_receive_now(ReceiveNow* n) {
   if (state->receive_now != nullptr || state->matching.has_posted(n->context) || revocation::is_revoked(n->context))
     return false;
-  n->state = ReceiveNow::State::kWaiting;
   if (UnexpectedMessage* m = state->matching.find_unexpected(n->context, n->source, n->tag, false)) {
     // Its message came first: copied out if it is an eager one whole; the
     // general path receives any other.
@@ -600,8 +603,22 @@ bool begin_receive_now(ReceiveNow* n) {
     state->matching.free_unexpected(m);
     return true;
   }
+  n->state = ReceiveNow::State::kWaiting;
   state->receive_now = n;
   return true;
+}
+
+void start_fallback_recv(Request* r, ReceiveNow* n) {
+  UnexpectedMessage* m = n->message;
+  n->message = nullptr;
+  if (revocation::is_revoked(r->context)) [[unlikely]] {
+    // Revoked since it matched: refused as fail_posted refuses what it
+    // finds among the unexpected, and the receive as start_recv would.
+    refuse_rendezvous(m->world_peer, m->header);
+    state->matching.free_unexpected(m);
+    return revoke::refuse(r);
+  }
+  deliver_unexpected(r, m);
 }
 
 bool polls_peer(int world_peer) {

@@ -86,10 +86,15 @@ bool send_now(int world_peer, int source, int tag, uint32_t context, const void*
 // Then it is, in effect, the oldest posted receive: an eager message that
 // arrives for it lands straight in `buffer` (p2p's handler asks about it
 // before the posted queue); one already waiting among the unexpected is
-// copied out at once. A match it cannot finish alone (a rendezvous request,
-// an unexpected message whose data is still arriving) ends it with
-// kFallback, the message left first among the unexpected: the caller then
-// receives it with a request as usual, which finds that message first.
+// copied out at once. A match it cannot finish alone:
+//   - a rendezvous request that arrives for it ends it with kFallback, the
+//     message held in `message`, in no queue where a receive posted later
+//     could take it; the caller then receives it with a request
+//     (start_fallback_recv);
+//   - a message among the unexpected that is not a whole eager one (a
+//     rendezvous request, an eager message whose data is still arriving)
+//     makes begin_receive_now decline: the caller posts a request at once,
+//     which finds that message first.
 struct ReceiveNow {
   enum class State : uint8_t { kWaiting, kDone, kFallback };
   void* buffer = nullptr;
@@ -98,13 +103,19 @@ struct ReceiveNow {
   int tag = 0;
   uint32_t context = 0;
   State state = State::kWaiting;
-  MPI_Status status{};      // kDone: source, tag, bytes received
-  int error = MPI_SUCCESS;  // kDone: a truncation or a revocation
+  MPI_Status status{};                  // kDone: source, tag, bytes received
+  int error = MPI_SUCCESS;              // kDone: a truncation or a revocation
+  UnexpectedMessage* message = nullptr;  // kFallback: the message it matched
 };
 // Starts `n` (engine lock held). False, and nothing done, when it may not
 // go so: receives posted on its context, the context revoked, another
-// inline receive under way (a call re-entered from progress).
+// inline receive under way (a call re-entered from progress), its message
+// already here but not a whole eager one.
 bool begin_receive_now(ReceiveNow* n);
+// Starts request `r`, described as `n` was, on the message `n` ended
+// kFallback with (engine lock held): the receive's own, whatever was posted
+// since. Refused as start_recv refuses if the context was revoked since.
+void start_fallback_recv(Request* r, ReceiveNow* n);
 
 // Whether world rank `world_peer`'s transport can poll it alone
 // (Reach::polls_peer), and that poll: events, as progress::poll() counts

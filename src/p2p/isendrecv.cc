@@ -21,16 +21,17 @@ class SendRecvPair final : public progress::Task {
   // Made and freed with the engine lock held (isendrecv, the task's end in
   // progress), so a few freed ones are kept for the next call: a program
   // that exchanges halos with MPI_Isendrecv every step costs no allocation.
+  // The class is final: every one asked for is sizeof(SendRecvPair).
   static void* operator new(size_t bytes) {
-    if (bytes == sizeof(SendRecvPair) && !spare().empty()) {
+    if (!spare().empty()) {
       void* p = spare().back();
       spare().pop_back();
       return p;
     }
     return ::operator new(bytes);
   }
-  static void operator delete(void* p, size_t bytes) {
-    if (bytes == sizeof(SendRecvPair) && spare().size() < kMaxSpare) {
+  static void operator delete(void* p) {
+    if (spare().size() < kMaxSpare) {
       spare().push_back(p);
       return;
     }

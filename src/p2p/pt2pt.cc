@@ -43,9 +43,8 @@ void describe(Request* r, Request::Kind kind, void* buffer, MPI_Count count, con
   r->context = c->context;
 }
 
-// Starts a described request: hands it to the engine, or completes it at
-// once for MPI_PROC_NULL. Engine lock held.
-Err launch(Request* r) {
+// A described request, active and not yet started (launch).
+void arm(Request* r) {
   r->active = true;
   r->complete = false;
   r->matched = false;
@@ -54,6 +53,12 @@ Err launch(Request* r) {
   r->finished_while_cancelling = false;
   r->error = MPI_SUCCESS;
   r->status = MPI_Status{};
+}
+
+// Starts a described request: hands it to the engine, or completes it at
+// once for MPI_PROC_NULL. Engine lock held.
+Err launch(Request* r) {
+  arm(r);
   if (r->peer == MPI_PROC_NULL) {
     r->status = proc_null_status();
     r->complete = true;
@@ -189,23 +194,6 @@ Err blocking_send(Message m, int dest, int tag, Communicator* c, Request::Mode m
   return {};
 }
 
-// A blocking receive from one peer reached over a transport that polls it
-// alone (shm): the pass that finds its packet is that peer's ring, not
-// every source and task. Every kFullEvery-th pass is the full one, so that
-// nothing else waits on this call for long: the peer may first need a
-// rendezvous of ours to a third rank to move, or a nonblocking collective's
-// schedule (tests/mpi/p2p_recv_peer_poll.c).
-struct FromOnePeer {
-  static constexpr bool kFull = false;
-  static constexpr unsigned kFullEvery = 16;
-  int world_peer;
-  unsigned passes = 0;
-  int operator()() {
-    if (++passes % kFullEvery == 0) [[unlikely]] return progress::poll();
-    return p2p::progress_peer(world_peer);
-  }
-};
-
 }  // namespace
 
 Err send(Message m, int dest, int tag, Communicator* c, Request::Mode mode, Context context) {
@@ -224,8 +212,8 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
   // to hear of the match: first without a request (p2p/engine.h,
   // begin_receive_now), which keeps MPI's matching order itself or
   // declines. GPU buffers are told apart only by a request's locate().
+  p2p::ReceiveNow now;
   if (!progress::threads_enabled && recv_matched_hook == nullptr && t->contiguous && !device::enabled()) {
-    p2p::ReceiveNow now;
     now.buffer = buffer;
     now.bytes = t->bytes(count);
     now.source = source;
@@ -234,8 +222,12 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
     if (p2p::begin_receive_now(&now)) {
       auto arrived = [&now] { return now.state != p2p::ReceiveNow::State::kWaiting; };
       int world_source = source == MPI_ANY_SOURCE ? -1 : c->world_rank(source);
+      // From one peer reached over a transport that polls it alone (shm):
+      // the pass that finds its packet is that peer's ring, the full one
+      // now and then (tests/mpi/p2p_recv_peer_poll.c).
       if (world_source >= 0 && p2p::polls_peer(world_source))
-        progress::wait_with(lock, arrived, FromOnePeer{world_source});
+        progress::wait_with(lock, arrived,
+                            progress::PartialPass{[world_source] { return p2p::progress_peer(world_source); }});
       else
         progress::wait_until(lock, arrived);
       if (now.state == p2p::ReceiveNow::State::kDone) {
@@ -243,14 +235,21 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
         *code = now.error;
         return {};
       }
-      // kFallback: its message waits first among the unexpected.
     }
   }
   StackRequest on_stack;
   Request* r = &on_stack.r;
   describe(r, Request::Kind::kRecv, buffer, count, t, source, tag, c);
   on_stack.track();
-  Err e = launch(r);
+  Err e;
+  if (now.state == p2p::ReceiveNow::State::kFallback) {
+    // A rendezvous matched it, held for this request alone: whatever was
+    // posted since must not take it (MPI-3.1 §3.5).
+    arm(r);
+    p2p::start_fallback_recv(r, &now);
+  } else {
+    e = launch(r);
+  }
   if (recv_matched_hook != nullptr) {
     progress::wait_until(lock, [r] { return r->matched || r->complete; });
     recv_matched_hook();

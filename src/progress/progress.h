@@ -163,6 +163,23 @@ struct FullPass {
   int operator()() const { return poll(); }
 };
 
+// A pass that is not full: `partial` (one peer's poll, say), and every
+// kFullEvery-th time the full pass instead, so that nothing else waits on
+// the caller for long (wait_with): that peer may first need another
+// source's progress, or a task's (a rendezvous of ours to a third rank, a
+// nonblocking collective's schedule).
+template <typename Partial>
+struct PartialPass {
+  static constexpr bool kFull = false;
+  static constexpr unsigned kFullEvery = 16;
+  Partial partial;
+  unsigned passes = 0;
+  int operator()() {
+    if (++passes % kFullEvery == 0) [[unlikely]] return poll();
+    return partial();
+  }
+};
+
 // Drives progress until done() holds, running `pass` between checks (it
 // returns events, as poll() does). done() is evaluated with the engine
 // lock held (the caller must hold `lock`). A pass that is not full
