@@ -13,14 +13,11 @@
 #include "base/reduce_kernels.h"
 
 namespace ferry {
-namespace {
-
-}  // namespace
 
 // By handle index (MPI_MAX is 0x58000001). MPI_REPLACE and MPI_NO_OP are not
 // commutative (a REPLACE b is a, b REPLACE a is b): a reduction that used them
 // would have to keep the ranks' order.
-const Op builtin_ops::predefined[15] = {
+const Op builtin_ops::predefined[kOps] = {
     {MPI_OP_NULL, "MPI_OP_NULL", false},
     {MPI_MAX, "MPI_MAX", true},
     {MPI_MIN, "MPI_MIN", true},

@@ -26,9 +26,10 @@ struct Op {
 };
 
 namespace builtin_ops {
+constexpr uint32_t kOps = 15;  // handle indices of MPI_OP_NULL .. MPI_NO_OP
 // The predefined operations by handle index (MPI_OP_NULL's slot holds no
 // valid operation), and find_op for the others (users' operations).
-extern const Op predefined[15];
+extern const Op predefined[kOps];
 const Op* find_other(MPI_Op handle);
 }  // namespace builtin_ops
 
@@ -37,7 +38,7 @@ const Op* find_other(MPI_Op handle);
 inline const Op* find_op(MPI_Op h) {
   if (handle::kind_of(h) == handle::kKindBuiltin && handle::object_of(h) == handle::Object::kOp) {
     const uint32_t i = handle::index_of(h);
-    return i > 0 && i < 15 ? &builtin_ops::predefined[i] : nullptr;
+    return i > 0 && i < builtin_ops::kOps ? &builtin_ops::predefined[i] : nullptr;
   }
   return builtin_ops::find_other(h);
 }
@@ -50,7 +51,6 @@ namespace builtin_ops {
 // table (about 110 instructions per reduction: a call of 0 elements costs
 // little else, issue 29). Pairs that fail never get a bit: their error is
 // built every time.
-constexpr uint32_t kOps = 15;  // handle indices of MPI_OP_NULL .. MPI_NO_OP
 inline std::atomic<uint64_t> known[kOps][4];
 // check_op's whole check, which records in `known` the pairs it finds
 // defined.
