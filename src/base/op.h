@@ -52,6 +52,19 @@ namespace builtin_ops {
 // little else, issue 29). Pairs that fail never get a bit: their error is
 // built every time.
 inline std::atomic<uint64_t> known[kOps][4];
+// The bit of `known` that stands for (op, type): a word and its mask, or
+// no word when the pair has none (an op or a type not of kind builtin).
+struct PairBit {
+  std::atomic<uint64_t>* word;
+  uint64_t mask;
+};
+inline PairBit pair_bit(MPI_Op op, MPI_Datatype type) {
+  const uint32_t o = handle::index_of(op);
+  if (handle::kind_of(op) != handle::kKindBuiltin || handle::kind_of(type) != handle::kKindBuiltin || o >= kOps)
+    return {nullptr, 0};
+  const uint32_t slot = static_cast<uint32_t>(type) & 0xff;
+  return {&known[o][slot / 64], uint64_t{1} << (slot % 64)};
+}
 // check_op's whole check, which records in `known` the pairs it finds
 // defined.
 Err check(const Op& op, const Datatype& type);
@@ -63,12 +76,8 @@ Err check(const Op& op, const Datatype& type);
 // they belong to one-sided accumulate (§11.3.4). A pair found defined
 // before is answered in a few compares (builtin_ops).
 inline Err check_op(const Op& op, const Datatype& type) {
-  const uint32_t o = handle::index_of(op.handle);
-  const uint32_t slot = static_cast<uint32_t>(type.handle) & 0xff;
-  if (handle::kind_of(op.handle) == handle::kKindBuiltin && handle::kind_of(type.handle) == handle::kKindBuiltin &&
-      o < builtin_ops::kOps &&
-      ((builtin_ops::known[o][slot / 64].load(std::memory_order_relaxed) >> (slot % 64)) & 1) != 0) [[likely]]
-    return {};
+  const builtin_ops::PairBit bit = builtin_ops::pair_bit(op.handle, type.handle);
+  if (bit.word != nullptr && (bit.word->load(std::memory_order_relaxed) & bit.mask) != 0) [[likely]] return {};
   return builtin_ops::check(op, type);
 }
 // The same for MPI_Accumulate and friends (MPI-3.1 §11.3.4): predefined
