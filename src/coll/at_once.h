@@ -54,10 +54,14 @@ void note_at_once(const char* operation, const Communicator* c, const char* why)
 // operations this rank started before it.
 void record_no_data(const char* operation, Communicator* c, Launch how);
 
-// A blocking call with no data on an intracommunicator of several ranks
-// whose segment can take its operation number with the flags deferred
-// (shm/segment.h, defer_nothing): takes it and returns true; false when the
-// call must go the longer way (record_no_data, or no segment yet).
+// A blocking call with no data whose communicator's segment can take its
+// operation number with the flags deferred (shm/segment.h, defer_nothing):
+// takes it and returns true; false when the call must go the longer way
+// (record_no_data, or no segment yet). Any communicator may be passed: an
+// intercommunicator or one of a single rank never has a segment
+// (segment_if_made answers nullptr), so it gets false and no check here.
+// The caller owns the rest of the precondition: no data on every rank
+// (no_data_now's `empty`, false on an intercommunicator).
 bool defer_no_data(const char* operation, Communicator* c);
 
 // The commonest trivial call, tested first, before the GPU test and the
