@@ -13,14 +13,13 @@
 //
 // A blocking call with no data on a communicator of several ranks that
 // may use shared-memory collectives (coll/shm) still takes the
-// operation's number on its segment and raises its flags there, without
-// waiting for anyone (shm/segment.h, defer_nothing): in an erroneous
-// program whose other ranks pass data, a rank that waits on this one, or
-// agrees on messages, learns that it passed 0 bytes and fails instead of
-// waiting for ever. It costs an increment and a store; the flags go up
-// later, never waiting for anyone. The segment is made at the communicator's first blocking
-// collective of any size, this one included (choose.cc), so that every
-// rank makes it at the same call: that first call waits for every rank.
+// operation's number on its segment, without waiting for anyone, so that
+// in an erroneous program whose other ranks pass data, a rank that waits
+// on this one fails instead of waiting for ever (shm/segment.h,
+// CommSegment::defer_nothing, says how and what it costs). The segment is
+// made at the communicator's first blocking collective of any size, this
+// one included (choose.cc), so that every rank makes it at the same call:
+// that first call waits for every rank.
 //
 // Nonblocking forms get a request that is already complete. Persistent
 // forms keep their (empty) schedule: they are built once, and each start
