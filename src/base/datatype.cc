@@ -132,14 +132,13 @@ constexpr std::array kPredefined = {
 constexpr size_t kCount = kPredefined.size();
 
 // The predefined Datatypes, built once at startup, and an index from handle
-// to type: builtin types by their low byte (unique in MPICH's numbering),
-// pair types by their direct index.
+// to type for the pair types, by their direct index (the builtin types are
+// indexed by datatypes::builtin).
 struct PredefinedTable {
   std::array<Datatype, kCount> types{};
   std::array<type::Layout, kCount> layouts;
   std::array<type::Signature, kCount> signatures;
   std::array<std::string, kCount> names;  // MPI_Type_set_name on a predefined type
-  std::array<Datatype*, 256> builtin{};
   std::array<Datatype*, 8> direct{};
 
   PredefinedTable() {
@@ -167,7 +166,6 @@ struct PredefinedTable {
       t.layout = &layouts[i];
       t.signature = &signatures[i];
       if (handle::kind_of(t.handle) == handle::kKindBuiltin) {
-        builtin[t.handle & 0xff] = &t;
         datatypes::builtin[t.handle & 0xff] = &t;
       } else {
         direct[handle::index_of(t.handle)] = &t;
@@ -201,7 +199,7 @@ const Datatype* datatypes::find_other(MPI_Datatype h) {
   const Datatype* t = nullptr;
   switch (handle::kind_of(h)) {
     case handle::kKindBuiltin:
-      t = predefined.builtin[h & 0xff];
+      t = datatypes::builtin[h & 0xff];
       break;
     case handle::kKindDirect:
       if (handle::index_of(h) < predefined.direct.size()) t = predefined.direct[handle::index_of(h)];

@@ -13,14 +13,11 @@
 #include "base/reduce_kernels.h"
 
 namespace ferry {
-namespace {
-
-}  // namespace
 
 // By handle index (MPI_MAX is 0x58000001). MPI_REPLACE and MPI_NO_OP are not
 // commutative (a REPLACE b is a, b REPLACE a is b): a reduction that used them
 // would have to keep the ranks' order.
-const Op builtin_ops::predefined[15] = {
+const Op builtin_ops::predefined[kOps] = {
     {MPI_OP_NULL, "MPI_OP_NULL", false},
     {MPI_MAX, "MPI_MAX", true},
     {MPI_MIN, "MPI_MIN", true},
@@ -106,11 +103,9 @@ Err builtin_ops::check(const Op& op, const Datatype& type) {
   if (op.handle == MPI_REPLACE || op.handle == MPI_NO_OP)
     return fail(MPI_ERR_OP, "%s is only for one-sided accumulate operations, not for reductions", op.name);
   Err e = check_kernel(op, type);
-  const uint32_t o = handle::index_of(op.handle);
-  if (e.ok() && handle::kind_of(op.handle) == handle::kKindBuiltin &&
-      handle::kind_of(type.handle) == handle::kKindBuiltin && type.predefined() && o < kOps) {
-    const uint32_t slot = static_cast<uint32_t>(type.handle) & 0xff;
-    known[o][slot / 64].fetch_or(uint64_t{1} << (slot % 64), std::memory_order_relaxed);
+  if (e.ok() && type.predefined()) {
+    const PairBit bit = pair_bit(op.handle, type.handle);
+    if (bit.word != nullptr) bit.word->fetch_or(bit.mask, std::memory_order_relaxed);
   }
   return e;
 }

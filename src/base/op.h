@@ -26,9 +26,10 @@ struct Op {
 };
 
 namespace builtin_ops {
+constexpr uint32_t kOps = 15;  // handle indices of MPI_OP_NULL .. MPI_NO_OP
 // The predefined operations by handle index (MPI_OP_NULL's slot holds no
 // valid operation), and find_op for the others (users' operations).
-extern const Op predefined[15];
+extern const Op predefined[kOps];
 const Op* find_other(MPI_Op handle);
 }  // namespace builtin_ops
 
@@ -37,7 +38,7 @@ const Op* find_other(MPI_Op handle);
 inline const Op* find_op(MPI_Op h) {
   if (handle::kind_of(h) == handle::kKindBuiltin && handle::object_of(h) == handle::Object::kOp) {
     const uint32_t i = handle::index_of(h);
-    return i > 0 && i < 15 ? &builtin_ops::predefined[i] : nullptr;
+    return i > 0 && i < builtin_ops::kOps ? &builtin_ops::predefined[i] : nullptr;
   }
   return builtin_ops::find_other(h);
 }
@@ -50,8 +51,20 @@ namespace builtin_ops {
 // table (about 110 instructions per reduction: a call of 0 elements costs
 // little else, issue 29). Pairs that fail never get a bit: their error is
 // built every time.
-constexpr uint32_t kOps = 15;  // handle indices of MPI_OP_NULL .. MPI_NO_OP
 inline std::atomic<uint64_t> known[kOps][4];
+// The bit of `known` that stands for (op, type): a word and its mask, or
+// no word when the pair has none (an op or a type not of kind builtin).
+struct PairBit {
+  std::atomic<uint64_t>* word;
+  uint64_t mask;
+};
+inline PairBit pair_bit(MPI_Op op, MPI_Datatype type) {
+  const uint32_t o = handle::index_of(op);
+  if (handle::kind_of(op) != handle::kKindBuiltin || handle::kind_of(type) != handle::kKindBuiltin || o >= kOps)
+    return {nullptr, 0};
+  const uint32_t slot = static_cast<uint32_t>(type) & 0xff;
+  return {&known[o][slot / 64], uint64_t{1} << (slot % 64)};
+}
 // check_op's whole check, which records in `known` the pairs it finds
 // defined.
 Err check(const Op& op, const Datatype& type);
@@ -63,12 +76,8 @@ Err check(const Op& op, const Datatype& type);
 // they belong to one-sided accumulate (§11.3.4). A pair found defined
 // before is answered in a few compares (builtin_ops).
 inline Err check_op(const Op& op, const Datatype& type) {
-  const uint32_t o = handle::index_of(op.handle);
-  const uint32_t slot = static_cast<uint32_t>(type.handle) & 0xff;
-  if (handle::kind_of(op.handle) == handle::kKindBuiltin && handle::kind_of(type.handle) == handle::kKindBuiltin &&
-      o < builtin_ops::kOps &&
-      ((builtin_ops::known[o][slot / 64].load(std::memory_order_relaxed) >> (slot % 64)) & 1) != 0) [[likely]]
-    return {};
+  const builtin_ops::PairBit bit = builtin_ops::pair_bit(op.handle, type.handle);
+  if (bit.word != nullptr && (bit.word->load(std::memory_order_relaxed) & bit.mask) != 0) [[likely]] return {};
   return builtin_ops::check(op, type);
 }
 // The same for MPI_Accumulate and friends (MPI-3.1 §11.3.4): predefined

@@ -47,7 +47,8 @@ shm::CommSegment* deferring_segment(Communicator* c) {
 }  // namespace
 
 bool defer_no_data(const char* operation, Communicator* c) {
-  // An intercommunicator or a communicator of one rank has no segment.
+  // An intercommunicator or a communicator of one rank has no segment:
+  // false (at_once.h).
   shm::CommSegment* seg = deferring_segment(c);
   if (seg == nullptr) return false;
   note_at_once(operation, c, "no data");

@@ -13,14 +13,13 @@
 //
 // A blocking call with no data on a communicator of several ranks that
 // may use shared-memory collectives (coll/shm) still takes the
-// operation's number on its segment and raises its flags there, without
-// waiting for anyone (shm/segment.h, defer_nothing): in an erroneous
-// program whose other ranks pass data, a rank that waits on this one, or
-// agrees on messages, learns that it passed 0 bytes and fails instead of
-// waiting for ever. It costs an increment and a store; the flags go up
-// later, never waiting for anyone. The segment is made at the communicator's first blocking
-// collective of any size, this one included (choose.cc), so that every
-// rank makes it at the same call: that first call waits for every rank.
+// operation's number on its segment, without waiting for anyone, so that
+// in an erroneous program whose other ranks pass data, a rank that waits
+// on this one fails instead of waiting for ever (shm/segment.h,
+// CommSegment::defer_nothing, says how and what it costs). The segment is
+// made at the communicator's first blocking collective of any size, this
+// one included (choose.cc), so that every rank makes it at the same call:
+// that first call waits for every rank.
 //
 // Nonblocking forms get a request that is already complete. Persistent
 // forms keep their (empty) schedule: they are built once, and each start
@@ -54,10 +53,14 @@ void note_at_once(const char* operation, const Communicator* c, const char* why)
 // operations this rank started before it.
 void record_no_data(const char* operation, Communicator* c, Launch how);
 
-// A blocking call with no data on an intracommunicator of several ranks
-// whose segment can take its operation number with the flags deferred
-// (shm/segment.h, defer_nothing): takes it and returns true; false when the
-// call must go the longer way (record_no_data, or no segment yet).
+// A blocking call with no data whose communicator's segment can take its
+// operation number with the flags deferred (shm/segment.h, defer_nothing):
+// takes it and returns true; false when the call must go the longer way
+// (record_no_data, or no segment yet). Any communicator may be passed: an
+// intercommunicator or one of a single rank never has a segment
+// (segment_if_made answers nullptr), so it gets false and no check here.
+// The caller owns the rest of the precondition: no data on every rank
+// (no_data_now's `empty`, false on an intercommunicator).
 bool defer_no_data(const char* operation, Communicator* c);
 
 // The commonest trivial call, tested first, before the GPU test and the

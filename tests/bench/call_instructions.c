@@ -41,7 +41,7 @@ static void allreduce(void) { MPI_Allreduce(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, M
 static void reduce_scatter_block(void) {
   MPI_Reduce_scatter_block(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
-static const int zeros[64];
+static int *zeros; /* recvcounts of 0, one per rank of MPI_COMM_WORLD (calloc'd in main) */
 static void reduce_scatter(void) { MPI_Reduce_scatter(sbuf, rbuf, zeros, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
 static void scan(void) { MPI_Scan(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
 static void exscan(void) { MPI_Exscan(sbuf, rbuf, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
@@ -79,6 +79,10 @@ int main(int argc, char **argv) {
   int calls = argc > 1 ? atoi(argv[1]) : 1000;
   int warm = argc > 2 ? atoi(argv[2]) : 2000;
   MPI_Init(&argc, &argv);
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  zeros = calloc((size_t)size, sizeof *zeros);
+  if (zeros == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
   MPI_Allreduce_init(sbuf, rbuf, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -92,6 +96,7 @@ int main(int argc, char **argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Request_free(&persistent);
+  free(zeros);
   MPI_Finalize();
   return sink == -1;
 }

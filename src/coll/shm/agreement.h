@@ -44,18 +44,16 @@ Err check(const CommSegment& seg, int r, uint64_t s, size_t want);
 
 // - A rank with no data at all (coll/at_once.h: 0 bytes, 0 elements) on a
 //   communicator with a segment takes the operation's number too, and
-//   raises its flags (arrived and left) without a record and without
-//   waiting for anyone: a flag of s without a record of s means "0 bytes"
-//   to whoever reads it (check(), agree_on_messages()), and since it writes
-//   no record it never overwrites one that a slower rank may still read.
+//   raises its flags without a record (CommSegment::defer_nothing,
+//   segment.h, says when): a flag of s without a record of s means
+//   "0 bytes" to whoever reads it (check(), agree_on_messages()).
 //   Every operation that can finish at once for lack of data has, on the
 //   ranks with data, a shared-memory algorithm or the agreement above
 //   (choose.h), so all ranks number alike; in an erroneous program those
 //   that read from this rank, or agree on messages, fail. A rank whose own
 //   part needs nothing from the others (this one, a bcast's root) returns.
-//   That is CommSegment::defer_nothing (segment.h), which raises the flags
-//   later but never waits for them; a nonblocking call with no data raises
-//   them in its turn among the started operations (started.h, kNothing).
+//   A nonblocking call with no data raises its flags in its turn among the
+//   started operations (started.h, kNothing).
 
 // The message path's side (see above), for a call of `bytes` per rank
 // (what select.cc's Query holds). Returns with the operation finished on
