@@ -50,9 +50,10 @@ constexpr std::array kSettings = {
             "Same-host large messages: on (the receiver copies them straight out of the sender's memory with "
             "process_vm_readv, where the kernel allows it), off (pipelined copy through the shared-memory ring), "
             "or auto (on where a calibration at start-up finds it faster than the ring)"},
-    Setting{"FERRY_SHM_CMA_THRESHOLD", "64k",
-            "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA); smaller "
-            "ones go through the shared-memory ring"},
+    Setting{"FERRY_SHM_CMA_THRESHOLD", "8k",
+            "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA), so its send "
+            "completes once the receiver has read it, as Open MPI's do from 4 KiB; smaller ones go through the "
+            "shared-memory ring"},
     Setting{"FERRY_RMA_SHM", "on",
             "One-sided communication with a same-host target: on (the origin itself loads, stores and updates the "
             "target's window memory: shared memory where Ferry allocated it, MPI_Alloc_mem memory included, "

@@ -524,13 +524,18 @@ Err start_send(Request* r) {
   if (r->memory == transport::MemoryKind::kDevice && r->datatype->contiguous && r->bytes > 0 &&
       r->bytes >= route.reach.device_one_sided_threshold)
     eager = false;
-  // Half of an exchange (Request::exchange) that the receiver could read in
-  // place goes that way even below the eager limit: eagerly, each core
-  // copies its outgoing half into the ring and its incoming half out of it,
-  // where a single copy is one each (docs/performance.md, "MPI_Sendrecv as
-  // an exchange"). Offered only where the transport accepts (else eager).
+  // A message the receiver could read in place goes that way even below the
+  // eager limit, where the transport accepts the offer (else eagerly): on
+  // shm from FERRY_SHM_CMA_THRESHOLD, one copy by the receiver against two
+  // through the ring, each reading lines the other core just wrote (on the
+  // Xeon VM of docs/performance.md a 32 KiB ping-pong 6.5 -> 2.7 us). Half of
+  // an exchange (Request::exchange) is offered where a one-way send is not:
+  // eagerly, each core would copy its outgoing half into the ring and its
+  // incoming half out of it ("MPI_Sendrecv as an exchange").
   bool direct = false;
-  if (!eager || (r->exchange && r->bytes >= route.reach.exchange_one_sided_threshold))
+  if (!eager || r->bytes >= (r->exchange ? std::min(route.reach.one_sided_threshold,
+                                                    route.reach.exchange_one_sided_threshold)
+                                         : route.reach.one_sided_threshold))
     direct = offer_in_place(r, route, world_peer);
   if (direct) eager = false;
   if (!eager) {
@@ -568,7 +573,10 @@ Err start_send(Request* r) {
 
 bool send_now(int world_peer, int source, int tag, uint32_t context, const void* data, size_t bytes) {
   const Route& route = state->routes[static_cast<size_t>(world_peer)];
-  if (!route.reach.sends_now || bytes > route.reach.eager_limit || revocation::is_revoked(context)) return false;
+  // A message the receiver could read in place takes start_send's way.
+  if (!route.reach.sends_now || bytes > route.reach.eager_limit || bytes >= route.reach.one_sided_threshold ||
+      revocation::is_revoked(context))
+    return false;
   PacketHeader h{};
   h.type = PacketType::kEager;
   h.source = source;

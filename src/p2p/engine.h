@@ -8,7 +8,8 @@
 //               sender <----- [done]                 out of the sender's memory
 //
 // The single-copy rendezvous is offered for contiguous messages from the
-// route's one_sided_threshold on, when the transport exposes the buffer
+// route's one_sided_threshold on (below the eager limit too: shm's CMA
+// threshold is 8 KiB), when the transport exposes the buffer
 // (shared memory with cross-memory attach; a NIC's registration, whose key
 // travels as the request's payload). The receiver's transport reads the data
 // one-sidedly, now or later (Transport::start_read); a receiver whose

@@ -105,14 +105,16 @@ struct Reach {
   // receiver when unexpected.
   size_t eager_limit = 0;
   // Contiguous messages of at least this many bytes offer the receiver their
-  // memory for a one-sided read (single-copy rendezvous); SIZE_MAX: never.
+  // memory for a one-sided read (single-copy rendezvous), below the eager
+  // limit too: where the transport accepts the offer (Transport::expose) the
+  // message goes that way, else eagerly. SIZE_MAX: never.
   size_t one_sided_threshold = SIZE_MAX;
   // The same for GPU memory (CUDA IPC, transport/shm/cuda_ipc.h).
   size_t device_one_sided_threshold = SIZE_MAX;
   // The same for a send that is half of an exchange (Request::exchange),
-  // which offers from here even below the eager limit, where its eager copy
-  // into the ring and out of it would cost each core two copies against one
-  // (shm). SIZE_MAX: as any other send.
+  // which the transport may accept where it refuses a one-way send (shm
+  // where the ring is faster one way: in an exchange the ring costs each
+  // core two copies against one). SIZE_MAX: as any other send.
   size_t exchange_one_sided_threshold = SIZE_MAX;
   // Whether Transport::send_now may take a packet to this peer at all: a
   // blocking send asks only then, so a route whose transport never writes

@@ -46,7 +46,8 @@ namespace ferry::transport::shm {
 
 constexpr size_t kDefaultRingBytes = 256 * 1024;
 // Same-host messages up to this size go eagerly: one copy into the ring,
-// one out, buffered at the receiver if unexpected.
+// one out, buffered at the receiver if unexpected. Contiguous ones from the
+// CMA threshold on go single-copy instead where CMA wins (Reach).
 constexpr size_t kEagerLimit = 64 * 1024;
 // The largest exchange (MPI_Sendrecv) read with CMA where calibration
 // prefers the ring one way (expose_exchanged). Measured on the 2-core VM:
@@ -65,7 +66,7 @@ constexpr int kKeptBells = 32;
 // Cross-memory attach (FERRY_SHM_CMA, FERRY_SHM_CMA_THRESHOLD).
 struct CmaOptions {
   enum Mode { kAuto, kOn, kOff } mode = kAuto;  // auto: where calibration says it wins (cma.h)
-  size_t threshold = 64 * 1024;                 // smallest message read directly
+  size_t threshold = 8 * 1024;                  // smallest message read directly
   std::string error;                            // a malformed setting, reported by create()
 };
 

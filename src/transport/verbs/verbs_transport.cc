@@ -94,8 +94,9 @@ bool VerbsTransport::start(std::string* error) {
 std::optional<Reach> VerbsTransport::reach(int peer) const {
   if (peer < 0 || static_cast<size_t>(peer) >= peers_.size() || !peers_[static_cast<size_t>(peer)].reachable)
     return std::nullopt;
-  // Contiguous messages beyond the eager limit are read in place.
-  return Reach{options_.eager_limit, 0};
+  // Contiguous messages beyond the eager limit are read in place; eager ones
+  // are not offered (registering a small buffer costs more than its copy).
+  return Reach{options_.eager_limit, options_.eager_limit + 1};
 }
 
 int VerbsTransport::connected_peers() const {
