@@ -120,7 +120,13 @@ enum class Form { kBlocking, kNonblocking, kPersistent };
 // `core(coll::Launch)` as `form` says and hands out its request. A
 // nonblocking one started is told to FERRY_PROFILE (a flag's test when it
 // is off), which counts it on the communicator found here rather than look
-// it up again (profile/companions.h; `barrier`: MPI_Ibarrier's).
+// it up again (profile/companions.h; `barrier`: MPI_Ibarrier's). The
+// hook is here, not in coll/, because profile/ sits above coll/
+// (src/layers.txt): coll/ could reach it only through a function the
+// profile installs, called at each of coll/'s exits that hand out a
+// nonblocking request (run_nonblocking, start_shared, at_once, the
+// intercommunicator and GPU forms), where this is one inlined flag test at
+// the one place every nonblocking collective passes.
 template <typename Core>
 int launch(Call& call, Form form, MPI_Info info, MPI_Request* request, Core&& core, bool barrier = false) {
   if (form != Form::kBlocking) call.not_null(request, "request");

@@ -13,34 +13,20 @@
 #include "base/request.h"
 #include "base/type_pack.h"
 #include "p2p/data_access.h"
+#include "p2p/engine_state.h"
 #include "p2p/pack_stream.h"
 #include "p2p/revoke.h"
 #include "p2p/tool_counters.h"
 #include "progress/progress.h"
 
 namespace ferry::p2p {
-namespace {
+namespace engine {
+State* state = nullptr;
+}  // namespace engine
 
-// Destination::context carries either a receive request or an unexpected
-// message; the low bit says which (both are at least 8-byte aligned).
-constexpr uintptr_t kUnexpectedBit = 1;
-void* tag_unexpected(UnexpectedMessage* m) {
-  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(m) | kUnexpectedBit);
-}
-bool is_unexpected(const void* context) { return (reinterpret_cast<uintptr_t>(context) & kUnexpectedBit) != 0; }
-UnexpectedMessage* as_unexpected(void* context) {
-  return reinterpret_cast<UnexpectedMessage*>(reinterpret_cast<uintptr_t>(context) & ~kUnexpectedBit);
-}
-// ... or an inline receive (begin_receive_now), told by the next bit.
-constexpr uintptr_t kReceiveNowBit = 2;
-static_assert(alignof(ReceiveNow) >= 4);
-void* tag_receive_now(ReceiveNow* n) {
-  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(n) | kReceiveNowBit);
-}
-bool is_receive_now(const void* context) { return (reinterpret_cast<uintptr_t>(context) & kReceiveNowBit) != 0; }
-ReceiveNow* as_receive_now(void* context) {
-  return reinterpret_cast<ReceiveNow*>(reinterpret_cast<uintptr_t>(context) & ~kReceiveNowBit);
-}
+using namespace engine;
+
+namespace {
 
 // A rendezvous request's registration key is held like a small eager payload.
 static_assert(kInlineUnexpectedBytes >= transport::kMaxKeyBytes);
@@ -48,24 +34,6 @@ static_assert(kInlineUnexpectedBytes >= transport::kMaxKeyBytes);
 Request* request_of(SendItem* item) {
   return reinterpret_cast<Request*>(reinterpret_cast<char*>(item) - offsetof(Request, packet));
 }
-
-class Handler final : public PacketHandler {
- public:
-  Destination on_header(int peer, const PacketHeader& h) override;
-  void on_payload(int peer, const PacketHeader& h, const Destination& d) override;
-};
-
-struct State {
-  int world_rank = 0;
-  std::vector<Route> routes;
-  MatchingEngine matching;
-  Handler handler;
-  // The inline receive waiting for its message (begin_receive_now), if any:
-  // ahead of every posted receive of its context, of which there were none
-  // when it began.
-  ReceiveNow* receive_now = nullptr;
-};
-State* state = nullptr;
 
 void send_done(SendItem* item) { complete(request_of(item)); }
 
@@ -75,9 +43,9 @@ Err truncation(const PacketHeader& h, size_t message_bytes, size_t capacity) {
               message_bytes, h.source, h.tag, capacity);
 }
 
-// A receive of `capacity` bytes got its message: the status reports source,
-// tag and size; the error, a truncation.
-Err report_received(MPI_Status& status, const PacketHeader& h, size_t message_bytes, size_t capacity) {
+}  // namespace
+
+Err engine::report_received(MPI_Status& status, const PacketHeader& h, size_t message_bytes, size_t capacity) {
   status.MPI_SOURCE = h.source;
   status.MPI_TAG = h.tag;
   set_status_bytes(status, std::min(message_bytes, capacity));
@@ -85,42 +53,12 @@ Err report_received(MPI_Status& status, const PacketHeader& h, size_t message_by
   return {};
 }
 
+namespace {
+
 // The receive has its message: report source, tag, size, and truncation.
 void finish_receive(Request* r, const PacketHeader& h, size_t message_bytes) {
   if (Err e = report_received(r->status, h, message_bytes, r->bytes)) set_error(r, e);
   complete(r);
-}
-
-// The same for an inline receive, whose status and error the caller reads.
-void finish_receive_now(ReceiveNow* n, const PacketHeader& h, size_t message_bytes) {
-  if (Err e = report_received(n->status, h, message_bytes, n->bytes)) [[unlikely]]
-    n->error = error_code::make(e.mpi_class(), e.message());
-  n->state = ReceiveNow::State::kDone;
-  progress::note_event();
-}
-
-// An arriving message that the inline receive under way matches: that
-// receive, which now waits for nothing else, or nullptr. Asked before the
-// posted queue: it was posted before anything there (MPI-3.1 §3.5).
-ReceiveNow* take_receive_now(const PacketHeader& h) {
-  ReceiveNow* n = state->receive_now;
-  if (n == nullptr || n->context != h.context || !envelope_matches(n->source, n->tag, h.source, h.tag)) [[likely]]
-    return nullptr;
-  state->receive_now = nullptr;
-  return n;
-}
-
-// A rendezvous request matched the inline receive `n`, which cannot run the
-// protocol without a request: `n` holds it, in no queue, until the caller's
-// request takes it over (start_fallback_recv). Put back among the
-// unexpected, it could be taken meanwhile by a receive posted later in the
-// same progress pass (a task's, a grequest poll_fn's) though `n` matched it
-// first (MPI-3.1 §3.5; tests/mpi/p2p_recv_inline_overtake.c).
-void hand_back(ReceiveNow* n, UnexpectedMessage* m) {
-  m->data_complete = true;
-  n->message = m;
-  n->state = ReceiveNow::State::kFallback;
-  progress::note_event();
 }
 
 // The single-copy rendezvous ends here: the data has landed, tell the
@@ -207,9 +145,9 @@ void send_ready(Request* r, int world_peer, const PacketHeader& rts, const void*
   }
 }
 
-// A receive matched an unexpected message (eager data held, or a rendezvous
-// request).
-void deliver_unexpected(Request* r, UnexpectedMessage* m) {
+}  // namespace
+
+void engine::deliver_unexpected(Request* r, UnexpectedMessage* m) {
   r->matched = true;
   if (m->header.type == PacketType::kRendezvousRequest) {
     send_ready(r, m->world_peer, m->header, m->data);
@@ -230,6 +168,8 @@ void deliver_unexpected(Request* r, UnexpectedMessage* m) {
   state->matching.free_unexpected(m);
 }
 
+namespace {
+
 // Packets that belong to no request (MPI_Cancel of a send and its answer):
 // rare, so each is allocated and freed once it has left.
 struct ControlPacket {
@@ -246,16 +186,19 @@ Err send_control(int world_peer, const PacketHeader& h) {
   return e;
 }
 
-// MPIX_Comm_revoke at the receiver: a rendezvous request of the revoked
-// communicator that no receive took is dropped, and its sender told, so
-// that its send ends with MPIX_ERR_REVOKED instead of waiting for ever.
-void refuse_rendezvous(int peer, const PacketHeader& rts) {
+}  // namespace
+
+// Its sender is told so that its send ends with MPIX_ERR_REVOKED instead of
+// waiting for ever.
+void engine::refuse_rendezvous(int peer, const PacketHeader& rts) {
   PacketHeader reply = rts;
   reply.type = PacketType::kCancelReply;
   reply.flags = kFlagCancelled | transport::kFlagRevoked;
   if (Err e = send_control(peer, reply))
     FERRY_DEBUG(kP2p, "cannot tell rank %d of the revocation: %s", peer, e.message().c_str());
 }
+
+namespace {
 
 // The receiver has answered a send whose buffer was exposed to it: the
 // transport may drop the registration.
@@ -279,6 +222,8 @@ void match_rendezvous(int peer, const PacketHeader& h, const void* key) {
   m->data_complete = true;
   state->matching.add_unexpected(h.context, m);
 }
+
+}  // namespace
 
 Destination Handler::on_header(int peer, const PacketHeader& h) {
   switch (h.type) {
@@ -439,8 +384,6 @@ void Handler::on_payload(int peer, const PacketHeader& h, const Destination& d) 
   }
 }
 
-}  // namespace
-
 void init(int world_rank, int world_size) {
   state = new State{};
   state->world_rank = world_rank;
@@ -597,38 +540,6 @@ void start_recv(Request* r) {
   state->matching.post(r->context, r);
 }
 
-bool begin_receive_now(ReceiveNow* n) {
-  if (state->receive_now != nullptr || state->matching.has_posted(n->context) || revocation::is_revoked(n->context))
-    return false;
-  if (UnexpectedMessage* m = state->matching.find_unexpected(n->context, n->source, n->tag, false)) {
-    // Its message came first: copied out if it is an eager one whole; the
-    // general path receives any other.
-    if (m->header.type != PacketType::kEager || !m->data_complete) return false;
-    state->matching.remove_unexpected(n->context, m);
-    size_t copy = std::min<size_t>(m->header.payload_bytes, n->bytes);
-    if (copy > 0) std::memcpy(n->buffer, m->data, copy);
-    finish_receive_now(n, m->header, m->header.payload_bytes);
-    state->matching.free_unexpected(m);
-    return true;
-  }
-  n->state = ReceiveNow::State::kWaiting;
-  state->receive_now = n;
-  return true;
-}
-
-void start_fallback_recv(Request* r, ReceiveNow* n) {
-  UnexpectedMessage* m = n->message;
-  n->message = nullptr;
-  if (revocation::is_revoked(r->context)) [[unlikely]] {
-    // Revoked since it matched: refused as fail_posted refuses what it
-    // finds among the unexpected, and the receive as start_recv would.
-    refuse_rendezvous(m->world_peer, m->header);
-    state->matching.free_unexpected(m);
-    return revoke::refuse(r);
-  }
-  deliver_unexpected(r, m);
-}
-
 bool polls_peer(int world_peer) {
   return world_peer >= 0 && static_cast<size_t>(world_peer) < state->routes.size() &&
          state->routes[static_cast<size_t>(world_peer)].reach.polls_peer;
@@ -695,13 +606,7 @@ Err send_revoke(int world_peer, uint32_t context) {
 }
 
 void fail_posted(uint32_t context) {
-  if (ReceiveNow* n = state->receive_now; n != nullptr && n->context == context) {
-    state->receive_now = nullptr;
-    Err e = revoke::refusal();
-    n->error = error_code::make(e.mpi_class(), e.message());
-    n->state = ReceiveNow::State::kDone;
-    progress::note_event();
-  }
+  fail_receive_now(context);
   while (Request* r = state->matching.take_any_posted(context)) revoke::refuse(r);
   while (UnexpectedMessage* m = state->matching.find_unexpected(context, MPI_ANY_SOURCE, MPI_ANY_TAG, true)) {
     if (m->header.type == PacketType::kRendezvousRequest) refuse_rendezvous(m->world_peer, m->header);

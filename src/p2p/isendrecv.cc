@@ -20,7 +20,9 @@ class SendRecvPair final : public progress::Task {
 
   // Made and freed with the engine lock held (isendrecv, the task's end in
   // progress), so a few freed ones are kept for the next call: a program
-  // that exchanges halos with MPI_Isendrecv every step costs no allocation.
+  // that exchanges halos with MPI_Isendrecv every step costs no allocation
+  // (without the list, a malloc and a free: an 8-byte MPI_Isendrecv + MPI_Wait
+  // to oneself 2,371 instructions instead of 2,267, callgrind).
   // The class is final: every one asked for is sizeof(SendRecvPair).
   static void* operator new(size_t bytes) {
     if (!spare().empty()) {

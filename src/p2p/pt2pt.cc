@@ -13,6 +13,7 @@
 #include "progress/progress.h"
 #include "p2p/data_access.h"
 #include "p2p/engine.h"
+#include "p2p/receive_now.h"
 
 // Every function here holds the engine lock (progress::Lock) while it
 // touches a request, the matching engine or a transport (base/request.h,
@@ -209,7 +210,7 @@ Err recv(void* buffer, MPI_Count count, const Datatype* t, int source, int tag, 
   }
   progress::Lock lock;
   // Contiguous host memory, one thread in the library, no profile waiting
-  // to hear of the match: first without a request (p2p/engine.h,
+  // to hear of the match: first without a request (p2p/receive_now.h,
   // begin_receive_now), which keeps MPI's matching order itself or
   // declines. GPU buffers are told apart only by a request's locate().
   p2p::ReceiveNow now;

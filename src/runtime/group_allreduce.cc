@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/communicator.h"
 #include "base/op.h"
 #include "coll/bcast/algorithms.h"
 #include "coll/reduce/algorithms.h"
@@ -27,11 +28,15 @@ Err group_allreduce_band(Communicator* parent, const Group& group, int tag, uint
   for (size_t i = 0; i < parent_rank.size(); ++i) parent_rank[i] = parent_rank_of_world.at(group.members[i]);
 
   // The parent, seen through its group-collective context, under the
-  // caller's tag.
-  Communicator via = *parent;
+  // caller's tag: a shadow (communicators::shadow, an intracommunicator's:
+  // every caller's parent is one), whose requests keep the parent alive.
+  Communicator via;
+  communicators::shadow(*parent, tag, -1, &via, nullptr);
   via.context = parent->group_collective_context() - 1;
-  via.fixed_collective_tag = tag;
-  via.group = nullptr;
+  // A negative tag (runtime/fault_tolerance.cc's) is no fixed tag to
+  // next_collective_tag, which then numbers from the sequence: the parent's,
+  // as in the copy of the whole parent this was before.
+  via.collective_sequence = parent->collective_sequence;
 
   const Datatype* type = find_datatype(MPI_UINT32_T);
   coll::Schedule s(&via, std::move(parent_rank), group.rank);
