@@ -184,10 +184,13 @@ int entries = 0;
 uint64_t spent_ticks = 0;  // own_ticks: written with relaxed atomic adds
 
 // Out of line (noinline: LTO would inline them into the callers' common path, with their frames).
-__attribute__((noinline)) void barrier_started(Request* r) { remember(r, nullptr, 1, /*own=*/true); }
+__attribute__((noinline)) void barrier_started(Request* r) {
+  if (r != nullptr) remember(r, nullptr, 1, /*own=*/true);
+}
 
 __attribute__((noinline)) void nonblocking_sampled(Communicator* c, Request* r, uint32_t count) {
   uint32_t weight = weight_of(count, c->profiled_next_sample, c->context);
+  if (r == nullptr) return;  // counted as every rank counts it; nothing of it to measure
   if (weight == 0) return not_sampled(r->handle);
   uint64_t start = clock::ticks();
   int tag = kNonblockingTagBase | int(count & kCountMask);

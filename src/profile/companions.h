@@ -96,7 +96,7 @@ inline bool watching() { return detail::watching; }
 // counts it on `c` and starts a sampled one's companion. Inline, the common case: a count, a
 // compare, and a look at whether the table holds anything to retire.
 inline __attribute__((always_inline)) void nonblocking_started(Communicator* c, Request* r, bool barrier) {
-  if (c == nullptr || r == nullptr) return;
+  if (c == nullptr) return;  // (a request that is nullptr is the out-of-line functions' to see)
   if (barrier) return detail::barrier_started(r);
   uint32_t count = c->profiled_nonblocking++;
   if (count != c->profiled_next_sample && detail::table_empty()) [[likely]] return;
@@ -113,12 +113,11 @@ inline uint64_t own_ticks(uint64_t elapsed, uint64_t spent_before) {
   return elapsed > companions ? elapsed - companions : 0;
 }
 
-// After a successful MPI_Start (or each request of MPI_Startall) of `request` (`r`: the request
-// behind it, or nullptr, looked up once by the wrapper): counts a persistent collective's start,
-// and starts its companion if it is sampled; other requests are left alone. Inline, the common
-// case: a count, a compare, and a look at whether the table holds anything to retire.
-inline void started_persistent(MPI_Request request, Request* r) {
-  if (r == nullptr || r->kind != Request::Kind::kCollective) return;
+// After a successful MPI_Start (or each request of MPI_Startall) of collective request `request`
+// (`r`: the request behind it, looked up once by the wrapper): counts a persistent collective's
+// start, and starts its companion if it is sampled. Inline, the common case: a count, a compare,
+// and a look at whether the table holds anything to retire.
+inline __attribute__((always_inline)) void started_persistent(MPI_Request request, Request* r) {
   uint32_t count = r->profiled_starts++;
   if (count != r->profiled_next_sample && detail::table_empty()) [[likely]] return;
   detail::started_persistent(request, r, count);

@@ -90,7 +90,8 @@ struct Sampling {
 extern Sampling sampling;
 
 // Whether this call of function `index` is to be timed (then: now() around it, note_time after).
-inline bool timing_due(int index) {
+// Always inline: LTO left it a call in MPI_Wait's wrapper (13 instructions per call, 5 inline).
+inline __attribute__((always_inline)) bool timing_due(int index) {
   std::atomic_ref<uint32_t> skip(where.calls[index].untimed_left);  // threads may race here: a lost update
   uint32_t left = skip.load(std::memory_order_relaxed);  // only moves a sample by a call
   if (left == 0) return true;
