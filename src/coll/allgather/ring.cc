@@ -19,19 +19,21 @@ void allgather_ring(Schedule& s, const void* sendbuf, MPI_Count sendcount, const
     return element(recvbuf, static_cast<size_t>(j) * static_cast<size_t>(recvcount), recvtype);
   };
 
-  // Phase 1: this rank's own block into its place.
-  if (sendbuf != MPI_IN_PLACE) {
-    s.copy(sendbuf, sendcount, sendtype, block(rank), recvcount, recvtype);
-    s.end_round();
-  }
-
-  // Phase 2: in step i, pass block rank - i to the right and receive block
+  // In step i, pass block rank - i to the right and receive block
   // rank - i - 1 from the left (the block the left neighbour got in step
-  // i - 1).
+  // i - 1). Step 0 sends this rank's block from sendbuf as it lies and
+  // copies it into place as the step's local work, so the copy costs no
+  // round of its own (issue 29: at 2 ranks the allgather is that one step).
   const int left = (rank - 1 + p) % p, right = (rank + 1) % p;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
   for (int i = 0; i < p - 1; ++i) {
     s.recv(block((rank - i - 1 + 2 * p) % p), recvcount, recvtype, left);
-    s.send(block((rank - i + p) % p), recvcount, recvtype, right);
+    if (i == 0 && !in_place) {
+      s.send(sendbuf, sendcount, sendtype, right);
+      s.copy(sendbuf, sendcount, sendtype, block(rank), recvcount, recvtype);
+    } else {
+      s.send(block((rank - i + p) % p), recvcount, recvtype, right);
+    }
     s.end_round();
   }
 }

@@ -31,19 +31,47 @@ void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbu
   // Which buffer is which is decided here, while building, so no round
   // copies data just to move it back.
   void* acc = recvbuf;
-  void* spare = temp_buffer(s, count, type);
+  void* spare = nullptr;  // made when a round needs it (not at 2 ranks, fast path)
+  auto need_spare = [&] { return spare != nullptr ? spare : (spare = temp_buffer(s, count, type)); };
+  const bool in_place = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf;
 
-  // Phase 0: the input into recvbuf.
-  copy_input(s, sendbuf, recvbuf, count, type);
+  // Without folding or MPI_IN_PLACE the first exchange sends the input as
+  // it lies and the partner's lands in recvbuf, where the sum is made:
+  // no copy of the input (issue 29: at 2 ranks the copies in and out were
+  // half the memory traffic of 64-512 KiB). The lower rank computes mine
+  // op theirs there; the higher one the same operands the other way round,
+  // which gives the same bits only for a predefined operation (IEEE
+  // addition and multiplication commute exactly), so a user's operation
+  // receives into scratch and combines as below.
+  int first_mask = 1;
+  if (f.rem == 0 && !in_place && f.pof2 > 1) {
+    const int partner = f.real(f.newrank ^ 1);
+    const bool lower = rank < partner;
+    const bool swap_ok = lower || (op->commutative && !op->user());
+    s.recv(swap_ok ? recvbuf : need_spare(), count, type, partner);
+    s.send(sendbuf, count, type, partner);
+    if (swap_ok) {
+      s.reduce(sendbuf, recvbuf, count, type, op);  // recvbuf = mine op partner's
+    } else {
+      s.copy(sendbuf, count, type, recvbuf, count, type);
+      s.reduce(spare, recvbuf, count, type, op);  // recvbuf = partner's op mine
+    }
+    s.end_round();
+    first_mask = 2;
+  } else {
+    // Phase 0: the input into recvbuf.
+    copy_input(s, sendbuf, recvbuf, count, type);
+  }
 
   // Phase 1: fold the ranks beyond the largest power of two into their
   // neighbours.
-  fold_in(s, f, rank, acc, spare, count, type, op);
+  if (rank < 2 * f.rem) fold_in(s, f, rank, acc, need_spare(), count, type, op);
 
   // Phase 2: recursive doubling among the power-of-two new ranks.
   if (f.newrank >= 0) {
-    for (int mask = 1; mask < f.pof2; mask <<= 1) {
+    for (int mask = first_mask; mask < f.pof2; mask <<= 1) {
       int partner = f.real(f.newrank ^ mask);
+      need_spare();
       s.recv(spare, count, type, partner);
       s.send(acc, count, type, partner);
       if (partner < rank) {
