@@ -49,11 +49,12 @@ constexpr std::array kSettings = {
     Setting{"FERRY_SHM_CMA", "auto",
             "Same-host large messages: on (the receiver copies them straight out of the sender's memory with "
             "process_vm_readv, where the kernel allows it), off (pipelined copy through the shared-memory ring), "
-            "or auto (on where a calibration at start-up finds it faster than the ring)"},
+            "or auto (on where a calibration at the first such message finds it faster than the ring)"},
     Setting{"FERRY_SHM_CMA_THRESHOLD", "8k",
-            "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA), so its send "
-            "completes once the receiver has read it, as Open MPI's do from 4 KiB; smaller ones go through the "
-            "shared-memory ring"},
+            "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA), so its standard "
+            "send completes once the receiver has read it, as Open MPI's do from 4 KiB (a program whose ranks "
+            "both send before they receive, unsafe in MPI's terms, then waits; 64k keeps such sends of up to "
+            "64 KiB buffered); smaller ones go through the shared-memory ring"},
     Setting{"FERRY_RMA_SHM", "on",
             "One-sided communication with a same-host target: on (the origin itself loads, stores and updates the "
             "target's window memory: shared memory where Ferry allocated it, MPI_Alloc_mem memory included, "

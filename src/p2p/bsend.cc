@@ -96,7 +96,11 @@ Err send(pt2pt::Message m, int dest, int tag, Communicator* c, Request* owner) {
   if (Err e = p2p::pack_into(m.buffer, m.count, m.datatype, bytes, copy)) return e;
   pt2pt::Message packed{copy, static_cast<MPI_Count>(bytes), find_datatype(MPI_BYTE)};
   Request* r = nullptr;
-  Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kStandard, &r);
+  // Sent in buffered mode: eagerly where the route allows, even from the
+  // size where a standard send would be read in place (p2p/engine.cc), so
+  // that its region of the attached buffer is free again without waiting
+  // for the receive (a program may detach, or Bsend again, first).
+  Err e = pt2pt::isend(packed, dest, tag, c, Request::Mode::kBuffered, &r);
   if (e) {
     requests::release(r);
     return e;

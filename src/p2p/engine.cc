@@ -474,11 +474,14 @@ Err start_send(Request* r) {
   // Xeon VM of docs/performance.md a 32 KiB ping-pong 6.5 -> 2.7 us). Half of
   // an exchange (Request::exchange) is offered where a one-way send is not:
   // eagerly, each core would copy its outgoing half into the ring and its
-  // incoming half out of it ("MPI_Sendrecv as an exchange").
+  // incoming half out of it ("MPI_Sendrecv as an exchange"). A buffered
+  // send's copy (p2p/bsend.cc) is not: it would hold the attached buffer
+  // until received.
   bool direct = false;
-  if (!eager || r->bytes >= (r->exchange ? std::min(route.reach.one_sided_threshold,
-                                                    route.reach.exchange_one_sided_threshold)
-                                         : route.reach.one_sided_threshold))
+  if (!eager || (r->mode != Request::Mode::kBuffered &&
+                 r->bytes >= (r->exchange ? std::min(route.reach.one_sided_threshold,
+                                                     route.reach.exchange_one_sided_threshold)
+                                          : route.reach.one_sided_threshold)))
     direct = offer_in_place(r, route, world_peer);
   if (direct) eager = false;
   if (!eager) {

@@ -10,6 +10,11 @@
  * The sender wipes both its send buffer (after each Bsend) and the detached
  * buffer (after detach), so a library that still reads either one later
  * delivers garbage, which the receiver sees.
+ *
+ * Then every rank buffers a 16 KiB message to its right and detaches before
+ * it receives from its left: a buffered copy below the eager limit goes
+ * eagerly, never waiting to be read in place by its receiver (as Ferry's
+ * standard sends from FERRY_SHM_CMA_THRESHOLD do), or this would hang.
  */
 #define TEST_NAME "p2p_bsend"
 #include "mpitest.h"
@@ -91,6 +96,24 @@ static void one_round(int round, unsigned char *attach, int attach_bytes) {
   MPI_Wait(&notice, MPI_STATUS_IGNORE);
 }
 
+static void crossing_detach(void) {
+  enum { BYTES = 16 * 1024 };
+  int space = BYTES + MPI_BSEND_OVERHEAD;
+  unsigned char *attach = mt_malloc((size_t)space), *out = mt_malloc(BYTES), *in = mt_malloc(BYTES);
+  for (int i = 0; i < BYTES; i++) out[i] = (unsigned char)(rank * 31 + i * 7);
+  CHECK_MPI(MPI_Buffer_attach(attach, space));
+  CHECK_MPI(MPI_Bsend(out, BYTES, MPI_BYTE, right, 5, MPI_COMM_WORLD));
+  void *detached;
+  int detached_bytes;
+  CHECK_MPI(MPI_Buffer_detach(&detached, &detached_bytes));
+  CHECK_MPI(MPI_Recv(in, BYTES, MPI_BYTE, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  for (int i = 0; i < BYTES; i++)
+    CHECK(in[i] == (unsigned char)(left * 31 + i * 7), "crossing message from %d: byte %d is %d", left, i, in[i]);
+  free(attach);
+  free(out);
+  free(in);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -106,6 +129,7 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   }
   free(attach);
+  crossing_detach();
 
   mt_pass();
   MPI_Finalize();

@@ -2,7 +2,9 @@
 //
 // Chosen for long messages: every step moves one block over every link at
 // once, and each rank only ever talks to its two neighbours, so no link
-// carries more than its share. Any p works.
+// carries more than its share. Any p >= 2 (one rank never reaches here:
+// coll/all_ranks.cc copies its block itself, and step 0 is where this
+// copies it).
 //
 // Cost = (p-1) * alpha + (p-1)/p * n * beta, n the gathered bytes.
 #include "coll/allgather/algorithms.h"

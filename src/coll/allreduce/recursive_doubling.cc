@@ -41,7 +41,8 @@ void allreduce_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbu
   // half the memory traffic of 64-512 KiB). The lower rank computes mine
   // op theirs there; the higher one the same operands the other way round,
   // which gives the same bits only for a predefined operation (IEEE
-  // addition and multiplication commute exactly), so a user's operation
+  // addition and multiplication commute exactly, up to which NaN's payload
+  // a sum of two NaNs keeps), so a user's operation
   // receives into scratch and combines as below.
   int first_mask = 1;
   if (f.rem == 0 && !in_place && f.pof2 > 1) {
