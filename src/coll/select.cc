@@ -238,9 +238,10 @@ constexpr std::array kRules = {
     // instead of n lg p (1.4-2.4x faster at 2 MiB on 4-8 ranks). On two
     // ranks, from 512 KiB, halves: each rank combines half, so the root
     // combines n/2 and copies nothing (coll_sweep with written buffers,
-    // float sum, load 5-8, us, binomial / halves / Open MPI 4: 256 KiB
-    // 24 / 35 / 17.5, 512 KiB 94 / 58 / 45, 1 MiB 309 / 147 / 196, 4 MiB
-    // 1305 / 824 / 880; its second round costs more than it saves below).
+    // float sum, median of 10 alternating runs at load 2, us, binomial /
+    // halves / Open MPI 4: 512 KiB 89 / 62 / 46, 1 MiB 276 / 141 / 175,
+    // 2 MiB 645 / 362 / 417, 4 MiB 1271 / 785 / 807; at 256 KiB binomial
+    // 24 against halves' 35: its second round costs more than it saves).
     Rule{Operation::kReduce,     256 * KiB, 1, Algorithm::kBinomial},
     Rule{Operation::kReduce,     kAny,      2, Algorithm::kHalves, false, 2},
     Rule{Operation::kReduce,     512 * KiB, 1, Algorithm::kBinomial},
