@@ -67,6 +67,7 @@ void build_reduce(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, 
   if (s.size() == 1) return copy_input(s, sendbuf, recvbuf, count, type);
   switch (a) {
     case Algorithm::kReduceScatterGather: return reduce_scatter_gather(s, sendbuf, recvbuf, count, type, op, root);
+    case Algorithm::kHalves: return reduce_halves(s, sendbuf, recvbuf, count, type, op, root);
     default: return reduce_binomial(s, sendbuf, recvbuf, count, type, op, root);
   }
 }

@@ -50,6 +50,7 @@ enum class Algorithm : uint8_t {
   kBruck,                // allgather, alltoall
   kSharedMemory,         // every operation but the v and w forms (coll/shm)
   kHierarchical,         // allreduce, reduce, bcast, barrier, allgather across hosts (coll/hier)
+  kHalves,               // reduce on two ranks
 };
 
 // What the choice depends on. Every rank of a call must get the same answer,

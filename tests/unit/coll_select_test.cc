@@ -46,8 +46,16 @@ TEST(CollSelect, ReorderingAlgorithmsNeverGetNonCommutativeOps) {
       EXPECT_NE(pick(Operation::kAllreduce, bytes, ranks, false), Algorithm::kRing) << bytes << " B, " << ranks;
       EXPECT_NE(pick(Operation::kReduceScatter, bytes, ranks, false), Algorithm::kPairwise) << bytes << " B";
       EXPECT_NE(pick(Operation::kReduceScatterBlock, bytes, ranks, false), Algorithm::kPairwise) << bytes << " B";
+      EXPECT_NE(pick(Operation::kReduce, bytes, ranks, false), Algorithm::kHalves) << bytes << " B, " << ranks;
     }
   }
+}
+
+// reduce/halves.cc is written for exactly two ranks.
+TEST(CollSelect, LargeReduceOnTwoRanksSplitsTheWorkAndOnlyThere) {
+  EXPECT_EQ(pick(Operation::kReduce, size_t{4} << 20, 2, true), Algorithm::kHalves);
+  for (int ranks = 3; ranks <= 70; ++ranks)
+    EXPECT_NE(pick(Operation::kReduce, size_t{4} << 20, ranks, true), Algorithm::kHalves) << ranks;
 }
 
 TEST(CollSelect, EveryReductionHasItsOwnAlgorithms) {
@@ -121,6 +129,19 @@ TEST_F(CollSelectOverride, OverrideThatWouldReorderANonCommutativeOpIsIgnored) {
       testing::ExitedWithCode(0), "");
 }
 
+TEST_F(CollSelectOverride, TwoRankReduceOverrideIsIgnoredOnOtherSizes) {
+  EXPECT_EXIT(
+      {
+        setenv("FERRY_REDUCE_ALGORITHM", "halves", 1);
+        bool ok = pick(Operation::kReduce, 8, 2, true) == Algorithm::kHalves &&
+                  pick(Operation::kReduce, 8, 2, false) == Algorithm::kBinomial &&
+                  pick(Operation::kReduce, size_t{4} << 20, 3, true) == Algorithm::kBinomial &&
+                  pick(Operation::kReduce, size_t{4} << 20, 4, true) == Algorithm::kReduceScatterGather;
+        std::exit(ok ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
 TEST_F(CollSelectOverride, UnknownOverrideNamesTheVariableAndTheChoices) {
   EXPECT_EXIT(
       {
@@ -129,7 +150,7 @@ TEST_F(CollSelectOverride, UnknownOverrideNamesTheVariableAndTheChoices) {
         Algorithm a{};
         Err e = select(Operation::kReduce, Query{8, 4, true}, &a);
         bool ok = problem && problem->find("FERRY_REDUCE_ALGORITHM=fastest") != std::string::npos &&
-                  problem->find("binomial, reduce_scatter_gather, shared_memory, hierarchical, auto") != std::string::npos &&
+                  problem->find("binomial, reduce_scatter_gather, halves, shared_memory, hierarchical, auto") != std::string::npos &&
                   e.mpi_class() == MPI_ERR_ARG && e.message() == *problem &&
                   select(Operation::kAllreduce, Query{8, 4, true}, &a).ok();
         std::exit(ok ? 0 : 1);

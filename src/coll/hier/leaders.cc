@@ -40,8 +40,11 @@ Err leaders_reduce(const Leaders& l, const void* sendbuf, void* recvbuf, MPI_Cou
   Schedule s(l.comm, l.members, l.me);
   // recvbuf is significant at the root only; the others' algorithms keep
   // their partial results in scratch.
-  if (a == Algorithm::kReduceScatterGather) reduce_scatter_gather(s, sendbuf, recvbuf, count, type, op, root);
-  else reduce_binomial(s, sendbuf, recvbuf, count, type, op, root);
+  switch (a) {
+    case Algorithm::kReduceScatterGather: reduce_scatter_gather(s, sendbuf, recvbuf, count, type, op, root); break;
+    case Algorithm::kHalves: reduce_halves(s, sendbuf, recvbuf, count, type, op, root); break;
+    default: reduce_binomial(s, sendbuf, recvbuf, count, type, op, root); break;
+  }
   return s.run();
 }
 

@@ -14,5 +14,8 @@ void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count 
                      const Op* op, int root);
 void reduce_scatter_gather(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                            const Op* op, int root);
+// Two ranks only; commutative operations only.
+void reduce_halves(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                   const Op* op, int root);
 
 }  // namespace ferry::coll
