@@ -5,7 +5,9 @@
  * it is started with. For each (operation, size): a few warm-up calls, then
  * as many calls as fit --time seconds (rank 0's estimate, broadcast), a
  * barrier before the timed loop; each rank's mean time per call, averaged
- * over the ranks. PingPong: ranks 0 and 1, half a round trip; Sendrecv:
+ * over the ranks. PingPong: ranks 0 and 1, one whole round trip per call
+ * (not IMB's half; beyond 2 ranks the others' calls take no time, and
+ * their zeros are averaged in as every row's ranks are); Sendrecv:
  * each rank sends to its right neighbour and receives from its left (a
  * ring). Sizes are per rank: the message for bcast, pingpong, sendrecv,
  * reductions; one block for gather, scatter, allgather, alltoall (as IMB).
