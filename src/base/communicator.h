@@ -2,6 +2,7 @@
 // the error handler that applies to calls on them.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,17 +40,21 @@ struct Communicator {
   // so numbering them gives each one a tag that all ranks agree on, and
   // concurrent nonblocking collectives never match each other's messages.
   uint32_t collective_sequence = 0;
-  // >= 0 on the temporary communicator of MPI_Comm_create_group: its
-  // collectives all use the caller's tag, which is what tells concurrent
+  // Set on the temporary communicator of MPI_Comm_create_group (the
+  // program's tag, >= 0) and of the fault-tolerance agreement and shrink
+  // (runtime/fault_tolerance.cc's negative tags, which no program's tag can
+  // equal): its collectives all use that tag, which is what tells concurrent
   // create_group calls on one parent apart (MPI-3.1 §6.4.2).
-  int fixed_collective_tag = -1;
+  static constexpr int kNoFixedTag = INT_MIN;
+  int fixed_collective_tag = kNoFixedTag;
+  bool has_fixed_collective_tag() const { return fixed_collective_tag != kNoFixedTag; }
   // FERRY_PROFILE: the nonblocking collectives started on it, the same count on every rank (they
   // start them in the same order), and the count of the next one the profile measures
   // (profile/companions.h).
   uint32_t profiled_nonblocking = 0;
   uint32_t profiled_next_sample = 0;
   int next_collective_tag() {
-    if (fixed_collective_tag >= 0) return fixed_collective_tag;
+    if (has_fixed_collective_tag()) return fixed_collective_tag;
     return static_cast<int>(collective_sequence++ & 0x3fffffffu);
   }
 

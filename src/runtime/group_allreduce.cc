@@ -33,10 +33,6 @@ Err group_allreduce_band(Communicator* parent, const Group& group, int tag, uint
   Communicator via;
   communicators::shadow(*parent, tag, -1, &via, nullptr);
   via.context = parent->group_collective_context() - 1;
-  // A negative tag (runtime/fault_tolerance.cc's) is no fixed tag to
-  // next_collective_tag, which then numbers from the sequence: the parent's,
-  // as in the copy of the whole parent this was before.
-  via.collective_sequence = parent->collective_sequence;
 
   const Datatype* type = find_datatype(MPI_UINT32_T);
   coll::Schedule s(&via, std::move(parent_rank), group.rank);

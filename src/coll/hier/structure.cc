@@ -106,7 +106,7 @@ Hierarchy* hierarchy_for(Communicator* c, Launch how) {
   // the form, the communicator, the setting, and whether c spans hosts
   // (every rank sees a rank off its host, or none does).
   if (how.form != Launch::Form::kBlocking || device::enabled() || c->inter || c->size < 3 ||
-      c->fixed_collective_tag >= 0 || mode() == Mode::kOff)
+      c->has_fixed_collective_tag() || mode() == Mode::kOff)
     return nullptr;
   if (revocation::is_revoked(c->context)) [[unlikely]] return nullptr;
   std::shared_ptr<void>& slot = shm::hierarchy_slot(c);

@@ -104,7 +104,7 @@ State* state_of(Communicator* c) {
     // and State; on one communicator the program must order its threads'
     // collective calls, MPI-3.1 §12.4.2), and their waits share the engine
     // as host.cc's Recheck explains.
-    bool all_here = !c->inter && c->size >= 2 && c->fixed_collective_tag < 0 && enabled() && installed();
+    bool all_here = !c->inter && c->size >= 2 && !c->has_fixed_collective_tag() && enabled() && installed();
     for (int r = 0; all_here && r < c->size; ++r) all_here = shares_memory(c->world_rank(r));
     s->status = all_here ? State::Status::kEligible : State::Status::kIneligible;
     c->coll_state = s;
