@@ -23,7 +23,8 @@
 # 3b. gpu_bench at 2 ranks: ping-pong and allreduce rows for host and device
 #    buffers, and the host rows again with FERRY_CUDA=off (host programs
 #    must lose nothing to FERRY_CUDA=auto).
-# 4. Steps 1 and 3 again under CUDA MPS, where the machine has it.
+# 4. Steps 1 and 3b again under CUDA MPS, where the machine has it, and 3b
+#    over the TCP transport (the path between hosts, here on one host).
 # 5. mpi4py with CuPy arrays at 2, 3 and 4 ranks: Allreduce, Sendrecv and
 #    Bcast on device arrays; an indexed type and a subarray on device arrays
 #    (the pack kernels of issue 33); MPI_Pack_external to and from device
@@ -107,6 +108,11 @@ if command -v nvidia-cuda-mps-control >/dev/null; then
     step p2p_shm_mps env FERRY_CUDA=on "${mpirun[@]}" -n 2 "$out/gpu_p2p"
     step bench_mps env FERRY_CUDA=auto "${mpirun[@]}" -n 2 "$out/gpu_bench"
     grep -h '^gpu-bench' "$out/bench_mps.log" | sed 's/^/MPS /'
+    # The TCP transport between the two ranks, as between two hosts: the
+    # device rows (staged in chunks, copies overlapped with the socket)
+    # against the host rows over the same sockets.
+    step bench_tcp_mps env FERRY_CUDA=auto FERRY_TRANSPORTS=tcp "${mpirun[@]}" -n 2 "$out/gpu_bench"
+    grep -h '^gpu-bench' "$out/bench_tcp_mps.log" | sed 's/^/MPS TCP /'
     echo quit | nvidia-cuda-mps-control
   else
     echo "== MPS: SKIPPED (nvidia-cuda-mps-control -d failed)"
