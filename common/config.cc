@@ -132,7 +132,7 @@ constexpr std::array kSettings = {
             "off, or auto (on unless the host's ranks outnumber its cores; README \"Collectives\"); the same on "
             "every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
-            "Bytes of each rank's cell in a communicator's shared-memory collective segment (two cells per rank); "
+            "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
             "a collective whose data does not fit uses messages. The same on every rank"},
     Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
             "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "

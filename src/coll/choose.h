@@ -19,10 +19,13 @@
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/op.h"
+#include "base/revocation.h"
+#include "coll/choice_counters.h"
 #include "coll/collectives.h"
 #include "coll/hier/structure.h"
 #include "coll/select.h"
 #include "coll/shm/segment.h"
+#include "device/device.h"
 
 namespace ferry::coll {
 
@@ -52,5 +55,27 @@ Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, L
 // them); `bytes` is one rank's whole input (reduce_scatter: all blocks).
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier = nullptr);
+
+// A blocking call that select_shared would put on shared memory, decided
+// without it: the segment, or nullptr, and then the call goes the long way
+// (choose_data, choose_reduction), which decides the same. Taken where the
+// communicator's segment is made, no operation started on it is pending
+// (segment_if_possible's settle), the data is not empty (at_once.h) and fits
+// (`cell_bytes`, as the caller passes select_shared; reductions: and a
+// contiguous type, the caller's test), no GPU driver is loaded, the
+// communicator is not revoked, and the table takes shared memory for every
+// such call of `o` (shared_memory_whenever_possible). The choice is counted
+// as select() counts it. In a stream of small rooted calls the long way
+// cost about 300 of the root's 790 instructions per 8-byte bcast on 2 ranks
+// (issue 29, tests/bench/rooted_instructions.c).
+inline shm::CommSegment* shared_now(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how) {
+  if (how.form != Launch::Form::kBlocking || bytes == 0) return nullptr;
+  shm::CommSegment* seg = shm::segment_if_made(c);
+  if (seg == nullptr || cell_bytes > seg->cell_bytes() || seg->outstanding() != 0) [[unlikely]] return nullptr;
+  if (device::enabled() || revocation::is_revoked(c->context) || !shared_memory_whenever_possible(o)) [[unlikely]]
+    return nullptr;
+  count_choice(o, Algorithm::kSharedMemory, Query{bytes, c->size, true});
+  return seg;
+}
 
 }  // namespace ferry::coll

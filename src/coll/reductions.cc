@@ -183,6 +183,11 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, 
 Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
            Communicator* c, Launch how) {
   if (no_data_now("reduce", c, how, !c->inter && count == 0)) return {};
+  // (An intercommunicator's other group may pass no type: MPI_PROC_NULL.)
+  if (!c->inter && type->contiguous) [[likely]]
+    if (shm::CommSegment* seg = shared_now(Operation::kReduce, type->bytes(count), type->bytes(count), c, how))
+        [[likely]]
+      return shm::reduce(*seg, sendbuf, recvbuf, count, type, op, root);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::reduce(sendbuf, recvbuf, count, type, op, root, c, how);
       }))

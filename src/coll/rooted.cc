@@ -141,6 +141,12 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
 
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
   if (no_data_now("bcast", c, how, !c->inter && type->bytes(count) == 0)) return {};
+  // (An intercommunicator's other group may pass no type: MPI_PROC_NULL.)
+  if (!c->inter) [[likely]] {
+    const size_t bytes = type->bytes(count);
+    if (shm::CommSegment* seg = shared_now(Operation::kBcast, bytes, bytes, c, how)) [[likely]]
+      return shm::bcast(*seg, buf, count, type, root);
+  }
   if (gpu::Outcome staged =
           gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
     return std::move(*staged);
@@ -151,6 +157,11 @@ Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, v
   if (no_data_now("gather", c, how,
                   !c->inter && (c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount)) == 0))
     return {};
+  if (!c->inter) [[likely]] {
+    const size_t bytes = c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
+    if (shm::CommSegment* seg = shared_now(Operation::kGather, bytes, bytes, c, how)) [[likely]]
+      return shm::gather(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  }
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
       }))
@@ -170,6 +181,12 @@ Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, 
   if (no_data_now("scatter", c, how,
                   !c->inter && (c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount)) == 0))
     return {};
+  if (!c->inter) [[likely]] {
+    const size_t bytes = c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount);
+    if (shm::CommSegment* seg = shared_now(Operation::kScatter, bytes, bytes * static_cast<size_t>(c->size), c, how))
+        [[likely]]
+      return shm::scatter(*seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+  }
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
       }))

@@ -382,6 +382,17 @@ const Override& override_of(Operation op) {
   return overrides[static_cast<size_t>(op)];
 }
 
+// Whether the first row of `op` takes shared memory at any size and on any
+// communicator of 2 or more ranks (shared_memory_whenever_possible).
+constexpr bool shared_memory_first(Operation op) {
+  for (const Rule& r : kRules) {
+    if (r.op != op) continue;
+    return r.algorithm == Algorithm::kSharedMemory && r.max_bytes == kAny && r.min_ranks <= 2 &&
+           r.max_ranks == kAnyRanks && !r.power_of_two_only && !r.non_power_of_two_only;
+  }
+  return false;
+}
+
 Algorithm from_table(Operation op, const Query& q) {
   for (const Rule& r : kRules) {
     if (r.op != op || q.bytes > r.max_bytes || q.ranks < r.min_ranks) continue;
@@ -448,6 +459,20 @@ Err select(Operation op, const Query& q, Algorithm* out) {
                    info_of(op)->setting);
   }
   return {};
+}
+
+bool shared_memory_whenever_possible(Operation op) {
+  // The override is read once (override_of); the table never changes.
+  static const std::array<bool, kOperationCount> always = [] {
+    std::array<bool, kOperationCount> all{};
+    for (const OperationInfo& i : kOperations) {
+      const Override& o = override_of(i.op);
+      all[static_cast<size_t>(i.op)] = shared_memory_first(i.op) && o.error.empty() &&
+                                       (!o.set || o.algorithm == Algorithm::kSharedMemory);
+    }
+    return all;
+  }();
+  return always[static_cast<size_t>(op)] && !debug::on(debug::kColl);
 }
 
 const char* name(Operation op) {

@@ -85,6 +85,15 @@ struct Query {
 // Fails only for an unknown name in the override.
 Err select(Operation op, const Query& q, Algorithm* out);
 
+// Whether select() answers shared memory for every call of `op` that
+// coll/shm can run (Query::shared_memory) on a communicator of one host
+// (Query::hierarchical false): the table's first row of `op` takes it at
+// any size on 2 or more ranks and FERRY_<OPERATION>_ALGORITHM asks for
+// nothing else; and FERRY_DEBUG=coll is off (select() prints each choice).
+// Then a blocking call that fits a cell may skip select() (choose.h,
+// shared_now), counting its choice with count_choice (choice_counters.h).
+bool shared_memory_whenever_possible(Operation op);
+
 const char* name(Operation op);
 const char* name(Algorithm a);
 // Whether `op` has algorithm `a` (its FERRY_<OPERATION>_ALGORITHM may name it).

@@ -7,7 +7,10 @@
  * counts one rendezvous send; K messages left unreceived show as the
  * unexpected queue's LEVEL and HIGHWATERMARK, the level falls back to 0 when
  * they are received and the watermark keeps K until reset; one allreduce
- * counts once among the ferry.coll.allreduce.* counters. Also: stopped
+ * counts once among the ferry.coll.allreduce.* counters, and so does each
+ * small bcast, gather, scatter and reduce among its operation's (on one
+ * host those skip the selection table, coll/choose.h shared_now, and must
+ * still count their choice). Also: stopped
  * handles stop counting, sessions do not disturb each other, readreset and
  * write act on the handle only, and the classes refuse what they must.
  */
@@ -70,6 +73,44 @@ static void wait_for_receiver(int rank) {
   if (rank == 1) MPI_Send(&token, 1, MPI_INT, 0, 51, MPI_COMM_WORLD);
   if (rank == 0) MPI_Recv(&token, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
+
+/* How many of `calls` calls of `call` count among ferry.coll.<op>.*, each
+ * on every rank (summed over the operation's algorithms, in a session of
+ * its own). */
+static void one_count_per_call(const char *op, void (*call)(void), int calls) {
+  MPI_T_pvar_session s;
+  CHECK(MPI_T_pvar_session_create(&s) == MPI_SUCCESS, "session for %s", op);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "ferry.coll.%s.", op);
+  MPI_T_pvar_handle hs[16];
+  int num = 0, n = 0;
+  MPI_T_pvar_get_num(&num);
+  for (int i = 0; i < num && n < 16; ++i) {
+    char name[128];
+    int name_len = sizeof name, var_class, count;
+    MPI_T_pvar_get_info(i, name, &name_len, NULL, &var_class, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (strncmp(name, prefix, strlen(prefix)) != 0) continue;
+    CHECK(MPI_T_pvar_handle_alloc(s, i, NULL, &hs[n], &count) == MPI_SUCCESS, "alloc %s", name);
+    ++n;
+  }
+  CHECK(n >= 1, "no %s* counter", prefix);
+  CHECK(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "start %s", op);
+  for (int i = 0; i < calls; ++i) call();
+  unsigned long long counted = 0;
+  for (int i = 0; i < n; ++i) {
+    unsigned long long v = 0;
+    CHECK(MPI_T_pvar_read(s, hs[i], &v) == MPI_SUCCESS, "read %s", op);
+    counted += v;
+  }
+  CHECK(counted == (unsigned long long)calls, "%d calls of %s counted %llu times", calls, op, counted);
+  CHECK(MPI_T_pvar_session_free(&s) == MPI_SUCCESS, "free the %s session", op);
+}
+
+static char small_in[64], small_out[64 * 8];
+static void small_bcast(void) { MPI_Bcast(small_in, 8, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void small_gather(void) { MPI_Gather(small_in, 8, MPI_BYTE, small_out, 8, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void small_scatter(void) { MPI_Scatter(small_out, 8, MPI_BYTE, small_in, 8, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void small_reduce(void) { MPI_Reduce(small_in, small_out, 2, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); }
 
 int main(int argc, char **argv) {
   int provided, rank, size;
@@ -212,6 +253,15 @@ int main(int argc, char **argv) {
   CHECK(calls == 1, "one allreduce counted %llu times", calls);
   CHECK(sum(msgs) == first_session, "a stopped handle of the first session moved");
   CHECK(MPI_T_pvar_session_free(&other) == MPI_SUCCESS, "free other (with its handles)");
+
+  /* Small rooted calls, after the allreduce above made the communicator's
+   * shared-memory segment where the ranks share a host. */
+  if (size <= 8) {
+    one_count_per_call("bcast", small_bcast, 3);
+    one_count_per_call("gather", small_gather, 3);
+    one_count_per_call("scatter", small_scatter, 3);
+    one_count_per_call("reduce", small_reduce, 3);
+  }
 
   CHECK(MPI_T_pvar_handle_free(session, &level) == MPI_SUCCESS && level == MPI_T_PVAR_HANDLE_NULL, "handle_free");
   CHECK(MPI_T_pvar_read(session, level, &before) == MPI_T_ERR_INVALID_HANDLE, "reading a freed handle");

@@ -1,7 +1,7 @@
 // Scatter and alltoall through each sender's cell, which holds one block
-// per rank back to back: the root (scatter) or every rank (alltoall) packs
-// its blocks and raises its flag; each rank unpacks its own block out of
-// each sender's cell as its flag comes up.
+// per other rank back to back (blocks.h): the root (scatter) or every rank
+// (alltoall) packs its blocks and raises its flag; each rank unpacks its
+// own block out of each sender's cell as its flag comes up.
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/blocks.h"
@@ -14,7 +14,7 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
             MPI_Count recvcount, const Datatype* recvtype, int root) {
   const uint64_t s = seg.next();
   if (seg.rank() == root) {
-    if (Err e = seg.wait_cell_free(s, sendtype->bytes(sendcount) * static_cast<size_t>(seg.size()))) return e;
+    if (Err e = seg.wait_cell_free(s, blocks_bytes(seg, sendtype->bytes(sendcount)))) return e;
     Err e = pack_blocks(seg, s, sendbuf, sendcount, sendtype);
     seg.publish_and_leave(s);
     // In place, the root's block stays where it is (MPI-3.1 §5.6).
@@ -36,7 +36,7 @@ Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const D
   // In place, the blocks to send are recvbuf's, read before any is replaced.
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const size_t block = in_place ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
-  if (Err e = seg.wait_cell_free(s, block * static_cast<size_t>(seg.size()))) return e;
+  if (Err e = seg.wait_cell_free(s, blocks_bytes(seg, block))) return e;
   Err e = in_place ? pack_blocks(seg, s, recvbuf, recvcount, recvtype) : pack_blocks(seg, s, sendbuf, sendcount, sendtype);
   seg.publish(s);
   const int me = seg.rank();

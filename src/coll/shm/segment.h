@@ -34,9 +34,17 @@
 // has 8 segments of 8 KiB acknowledged two groups at a time; MPICH's
 // release_gather a 32 KiB bcast buffer in cells: the same idea.
 //
+// Sizes (issue 29): a slot is 17 cache lines, so that 1 KiB of data fits
+// one with its header (a 1 KiB bcast, gather or scatter on 2 ranks took a
+// cell with 16 lines); four cells, so that the root of calls of 1-16 KiB
+// runs up to three ahead of its slowest reader instead of one (with two,
+// 2-rank bcast, gather and scatter of 1-8 KiB waited for the reader's
+// `left` at every call and ran 1.2-1.8x behind MPICH, whose bcast buffer
+// holds 32 KiB).
+//
 // Memory: n x (64 + kRing x kSlotBytes + kCells x cell_bytes) bytes per
 // communicator and host, FERRY_COLL_SHM_CELL bytes per cell (default
-// 16 KiB: 2 ranks 96 KiB, 8 ranks 384 KiB), made only for communicators
+// 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB), made only for communicators
 // that use collectives, and at most FERRY_COLL_SHM_SEGMENTS (64) mapped by
 // a process at once: the communicators beyond it use messages (every rank
 // of the communicator learns it alike in the creation's allreduce).
@@ -85,8 +93,8 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags are shared betw
 class CommSegment {
  public:
   static constexpr uint64_t kRing = 16;
-  static constexpr uint64_t kCells = 2;
-  static constexpr size_t kSlotBytes = 1024;
+  static constexpr uint64_t kCells = 4;
+  static constexpr size_t kSlotBytes = 1088;
   static constexpr size_t kSlotData = kSlotBytes - sizeof(SlotHeader);
 
   int size() const { return n_; }

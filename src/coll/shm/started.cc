@@ -263,7 +263,7 @@ bool scattering(CommSegment& seg, Started& o) {
       // before any is replaced.
       const bool in_place = all && c.sendbuf == MPI_IN_PLACE;
       const size_t block = in_place ? c.type->bytes(c.count) : c.sendtype->bytes(c.sendcount);
-      if (!cell_free(seg, o, block * static_cast<size_t>(seg.size()))) return false;
+      if (!cell_free(seg, o, blocks_bytes(seg, block))) return false;
       o.error = in_place ? pack_blocks(seg, o.s, c.recvbuf, c.count, c.type)
                          : pack_blocks(seg, o.s, c.sendbuf, c.sendcount, c.sendtype);
       // In place, the scatter root's block stays where it is (MPI-3.1 §5.6).
