@@ -305,7 +305,7 @@ std::string html(const Job& job) {
   o << "<h2>MPI calls</h2><p class=\"note\">Bytes: count × datatype size of the call's (send) buffer as passed. "
        "Min/median/max: each rank's total time in the call. "
        "Times marked ~ are estimates: a function whose calls are short (under 5 µs on average) is timed on "
-       "one call in 64 at random, as reading the clock around every call would cost more than 3% of them.</p>"
+       "one call in 256 at random, as reading the clock around every call would cost more than 3% of them.</p>"
     << table_head({"call", "calls", "total time", "waiting", "mean time", "bytes", "min rank", "median rank",
                    "max rank"});
   std::vector<int> called = called_functions(job);

@@ -74,8 +74,11 @@ inline void note_sized_call(int index, uint64_t bytes) {
 // on bare metal), which is 6-13% of an 8-byte ping-pong if every MPI_Send and MPI_Recv is timed. So
 // a function is timed on every call only while its calls are long next to that (mean of its timed
 // calls >= long_ticks, 5 us: at most ~2% added), and its first kWarmup calls, which learn that
-// mean; shorter ones are timed on one call in kSampleGap on average (64: the two reads, about 35 ns
-// here, and the bookkeeping of a timed call then add under 1 ns per call), at gaps drawn at random so
+// mean; shorter ones are timed on one call in kSampleGap on average (256: a timed call's clock
+// reads, 17-30 ns each here, and its bookkeeping, 76 instructions for MPI_Send and 496 for
+// MPI_Recv, whose late-partner wait takes the receive off its inline path, then add under 3
+// instructions and 0.3 ns per call; at 64, 9 instructions per MPI_Send + MPI_Recv pair and
+// 5 clock reads in 64 pairs), at gaps drawn at random so
 // that a program's own period (every other receive waiting for a late partner) cannot line up
 // with the sampling. The report estimates a function's time as ticks x count / timed: exact where
 // every call was timed, an unbiased estimate elsewhere (common/profile_layout.h).
@@ -83,7 +86,7 @@ inline void note_sized_call(int index, uint64_t bytes) {
 // in the line the call counts into.
 struct Sampling {
   static constexpr uint64_t kWarmup = 32;
-  static constexpr uint32_t kSampleGap = 64;
+  static constexpr uint32_t kSampleGap = 256;
   uint64_t long_ticks = 0;        // set by attach(), from the clock's rate
   uint32_t random = 0x9e3779b9u;  // xorshift32 state: gaps, not security
 };

@@ -10,7 +10,7 @@
  *
  * The warm pairs run uninstrumented (callgrind's slow instrumented calls would make FERRY_PROFILE
  * time every call: it times a function on every call while its calls average 5 us or more); then
- * each counted pair is one dump. The profile times one call in 64 at random, so a few pairs count
+ * each counted pair is one dump. The profile times one call in 256 at random, so a few pairs count
  * more: the most common count is the untimed path's. Built without valgrind's header, it runs the
  * pairs and counts nothing.
  */

@@ -52,6 +52,7 @@ RMA_PUTS, RMA_PUT_INTS = 5, 32
 WRITE_ROUNDS, BLOCK, TAIL = 4, 4096, 100
 SHORT_PROBES, LONG_BARRIERS = 20000, 40
 WARMUP = 32  # calls of each function timed before sampling may start (src/profile/counters.h)
+SAMPLE_GAP = 256  # then one call in this many, on average, of a short function (counters.h kSampleGap)
 RANKS = 4
 RANKS_PER_HOST = RANKS  # the hosts case: 2 ranks per host, consecutive ranks together
 
@@ -182,6 +183,12 @@ def verify_numbers(directory, data):
     if not (n * WARMUP <= probe["timed"] <= probe["count"] // 2):
         failures.append(f"MPI_Iprobe: {probe['timed']} of {probe['count']} calls timed, expected a sample "
                         f"(at least {n * WARMUP}, at most half)")
+    # After the warmup, one call in SAMPLE_GAP on average (about 310 of the 79872 here; at one in 64,
+    # 1250): fewer than one in 100 leaves room for a preempted sample's run of timed calls.
+    sampled = probe["timed"] - n * WARMUP
+    if sampled > (probe["count"] - n * WARMUP) // 100:
+        failures.append(f"MPI_Iprobe: {sampled} of its {probe['count'] - n * WARMUP} calls after the warmup "
+                        f"timed, expected about one in {SAMPLE_GAP}")
     expect("MPI_Barrier count", barrier["count"], n * LONG_BARRIERS)
     if barrier["timed"] < (n - 1) * LONG_BARRIERS:
         failures.append(f"MPI_Barrier: {barrier['timed']} of {barrier['count']} calls timed, expected every call "
