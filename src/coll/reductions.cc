@@ -18,6 +18,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/device_onepass.h"
 #include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/launch.h"
@@ -159,6 +160,9 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
 Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
               Launch how) {
   if (no_data_now("allreduce", c, how, !c->inter && count == 0)) return {};
+  // Every rank asks, whatever its buffers: the one pass runs only if all can.
+  if (std::optional<Err> done = gpu::onepass::allreduce(sendbuf, recvbuf, count, type, op, c, how))
+    return std::move(*done);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::allreduce(sendbuf, recvbuf, count, type, op, c, how);
       }))

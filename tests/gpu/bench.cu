@@ -2,7 +2,11 @@
  * bandwidth between 2 ranks, host-host and device-device buffers, and an
  * allreduce of floats, each the best of a few repetitions; and the yardstick
  * issue 16 measures them against, cudaMemcpy device to device of the same
- * bytes in the same run. Prints one line per row:
+ * bytes in the same run. At more than 2 ranks, only the allreduce rows.
+ * allreduce-floor is the least an allreduce of those bytes can take on this
+ * GPU (issue 33): every rank sharing the GPU reads its input once and
+ * writes its result once, so that many cudaMemcpy times of the same bytes.
+ * Prints one line per row:
  * "gpu-bench <what> <bytes> <us per op> <GB/s>". Device rows are left out
  * when Ferry's CUDA path is off (FERRY_CUDA=off), which run.sh uses to time
  * the host rows without it. With --quick, only the device rows at 8 B and
@@ -77,7 +81,19 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  CHECK(size == 2, "run at 2 ranks");
+  CHECK(size >= 2, "run at 2 ranks or more");
+  const bool pair = size == 2; /* the ping-pong rows */
+  /* How many ranks share this rank's GPU (run.sh puts them all on one). */
+  int gpus = 0, my_gpu = 0, sharing = 0;
+  cudaGetDeviceCount(&gpus);
+  cudaSetDevice(rank % (gpus ? gpus : 1));
+  cudaGetDevice(&my_gpu);
+  {
+    int* all = (int*)malloc(size * sizeof(int));
+    MPI_Allgather(&my_gpu, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++) sharing += all[r] == my_gpu;
+    free(all);
+  }
   const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   /* --host: only the host rows at 8 B and 4 KiB, for comparing
    * FERRY_CUDA=auto with off several times over in one short run. */
@@ -104,10 +120,12 @@ int main(int argc, char** argv) {
         if (t < best) best = t;
       }
       printf("gpu-bench cudaMemcpy-d2d %zu %.2f %.2f\n", n, best * 1e6, n / best / 1e9);
+      printf("gpu-bench allreduce-floor-np%d %zu %.2f %.2f\n", size, n, sharing * best * 1e6,
+             n / (sharing * best) / 1e9);
       free_in(kDevice, a);
       free_in(kDevice, b);
     }
-  if (cuda && !quick && !host_only) {
+  if (cuda && !quick && !host_only && pair) {
     /* What one small GPU copy costs when the two processes take turns on
      * the GPU (each turn a switch between their contexts, unless MPS runs
      * them in one) against one process doing both copies: the floor under
@@ -156,16 +174,19 @@ int main(int argc, char** argv) {
       fill(w, b, n, 1);
       CHECK_CUDA(cudaDeviceSynchronize());
       int iters = n <= 65536 ? 1000 : n <= (1 << 20) ? 100 : n <= (16 << 20) ? 10 : 4;
-      double t = pingpong(b, n, iters);
-      if (rank == 0)
-        printf("gpu-bench pingpong-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
-      if (n >= (1 << 20)) {
+      double t = 0;
+      if (pair) {
+        t = pingpong(b, n, iters);
+        if (rank == 0) printf("gpu-bench pingpong-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
+      }
+      if (pair && n >= (1 << 20)) {
         t = bandwidth(b, n, n >= (16 << 20) ? 2 : 10, 8);
         if (rank == 0) printf("gpu-bench bw-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
       }
       void* r = alloc_in(w, n);
       t = allreduce(b, r, n, iters);
-      if (rank == 0) printf("gpu-bench allreduce-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
+      if (rank == 0)
+        printf("gpu-bench allreduce-%s-np%d %zu %.2f %.2f\n", where_name(w), size, n, t * 1e6, n / t / 1e9);
       free_in(w, b);
       free_in(w, r);
     }

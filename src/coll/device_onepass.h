@@ -1,0 +1,121 @@
+// One-pass collectives on GPU buffers among ranks of one host (issue 33):
+// what NCCL does within a node. Every rank maps the others' buffers
+// through CUDA IPC (device/ipc_cache.h, kept open; our own allocations'
+// exports kept too, device/ipc_exports.h), and ONE kernel per rank reduces
+// its slice (1/p of the elements) of every rank's input and writes it
+// into EVERY rank's output (device/kernels.h, reduce_to). Each input byte
+// is read once and each output byte written once: the traffic of one
+// cudaMemcpy per rank. Today's path (coll/device_schedule.h) runs the host
+// algorithm's many steps on the GPU buffers, each with its fixed costs.
+//
+// Cost: 3 small host collectives (the allgather of the exports, the entry
+// agreement, the exit agreement) + one legacy-stream wait + one kernel of
+// n/p elements x p inputs x p outputs, at the GPU's memory bandwidth.
+//
+// Protocol of one blocking MPI_Allreduce (every rank decides alike, so no
+// rank ever waits in a collective the others skipped):
+//   0. Eligible, from what is the same on every rank (MPI-3.1 §5.9.1: the
+//      same count, datatype and op everywhere): an intracommunicator of 2
+//      to 8 ranks, blocking, a predefined op and type with a kernel
+//      (defined for the pair), at least FERRY_CUDA_ONEPASS_THRESHOLD bytes,
+//      and the communicator agreed, once at its first such call, that all
+//      its ranks share this host and have the CUDA driver loaded (one
+//      allreduce, kept with the communicator). A program without GPUs, or
+//      one rank under FERRY_CUDA=off, pays that one allreduce per
+//      communicator and nothing more.
+//   1. One allgather of each rank's Entry: whether its buffers can take
+//      part (GPU memory that IPC can export, not managed or host memory,
+//      one GPU, a kernel that loads) and the exports of its send and
+//      receive allocations with the buffers' offsets. Any rank says no:
+//      everyone takes today's path. (A program with host buffers on a GPU
+//      machine pays this one small collective per eligible call.)
+//   2. Each rank opens the others' mappings (cached) and waits for its
+//      legacy default stream (the program's kernels may still be writing
+//      its send buffer, as for the point-to-point IPC path's sender).
+//   3. An allreduce MIN of "opened everything": the entry barrier (after
+//      it, every rank's input is final and every output may be written)
+//      and the agreement (any failure: everyone takes today's path,
+//      nothing has been written).
+//   4. Rank r's kernel: slice r of every rank's input (rank order, so every
+//      element is folded alike) into slice r of every rank's output.
+//      MPI_IN_PLACE: the receive buffer is the input; safe because only
+//      rank r's kernel touches slice r, and each thread reads an element
+//      before it writes it.
+//   5. An allreduce MIN of "my kernel finished": the exit barrier (every
+//      peer's writes into my receive buffer are done; nobody reads my send
+//      buffer any more) and every rank learns of a failed kernel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/communicator.h"
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/op.h"
+#include "coll/collectives.h"
+#include "device/ipc_cache.h"
+#include "device/kernels.h"
+
+namespace ferry::coll::gpu::onepass {
+
+// The whole call: std::nullopt when it does not run here (not eligible, or
+// some rank cannot: the caller runs today's path, on every rank alike),
+// else its outcome. Called first by coll::allreduce, on every rank.
+std::optional<Err> allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+                             Communicator* c, Launch how);
+
+// FERRY_CUDA_ONEPASS_THRESHOLD (negative: never).
+int64_t threshold();
+
+// Closes the peers' mappings (MPI_Finalize, before the driver goes).
+void close_mappings();
+
+// The steps, for the unit tests (tests/unit/device_onepass_test.cc run
+// them for several ranks in one process against the device model).
+
+// What each rank contributes to a call's allgather (step 1).
+struct Entry {
+  uint32_t usable = 0;    // 1: this rank's buffers can take part
+  uint32_t in_place = 0;  // 1: MPI_IN_PLACE, the input is the receive buffer
+  device::IpcExport send{};
+  uint64_t send_offset = 0;  // the send buffer's offset in its allocation
+  device::IpcExport recv{};
+  uint64_t recv_offset = 0;
+};
+
+// The elements of rank r's slice among p ranks: whole 16-byte units (so
+// that slices of aligned buffers stay aligned for the kernel's vector
+// loads), spread as evenly as they go; the last rank takes the elements
+// that fill no whole unit. Together the slices cover [0, count) once.
+struct Slice {
+  size_t first = 0;
+  size_t count = 0;
+};
+Slice slice_of(size_t count, size_t element_bytes, int p, int r);
+
+// Step 1: this rank's entry, for `bytes` at sendbuf (or MPI_IN_PLACE) and
+// recvbuf; `kernel`: whether the kernel for the call runs here.
+Entry describe_buffers(const void* sendbuf, void* recvbuf, size_t bytes, bool kernel);
+// Whether every rank's entry says it can take part.
+bool all_usable(const Entry* entries, int p);
+
+// Step 2: every rank's input and output (the buffers' starts) as this
+// process sees them: its own as they are, the others' mapped through
+// `cache` (keyed by peer_ids[q]) on GPU `device`. False with `*error` if a
+// mapping cannot be opened.
+struct Mapped {
+  const void* inputs[device::kernels::kMaxInputs] = {};
+  void* outputs[device::kernels::kMaxOutputs] = {};
+};
+bool open_peers(const Entry* entries, int p, int me, const int* peer_ids, const void* sendbuf, void* recvbuf,
+                int device, device::IpcCache& cache, Mapped* mapped, std::string* error);
+
+// Step 4: rank `me`'s kernel: slice `me` of every input into slice `me` of
+// every output (its own first: the kernel runs in its context).
+std::optional<std::string> reduce_slice(const Mapped& mapped, int p, int me, size_t count, size_t element_bytes,
+                                        device::kernels::Element element, device::kernels::Reduction op);
+
+}  // namespace ferry::coll::gpu::onepass
