@@ -14,6 +14,7 @@
 #include "common/debug.h"
 #include "device/device.h"
 #include "device/ipc_exports.h"
+#include "device/staging.h"
 
 namespace ferry::coll::gpu::onepass {
 namespace {
@@ -75,23 +76,95 @@ bool communicator_ready(Communicator* c) {
   return static_cast<State*>(slot.get())->ready;
 }
 
-// Step 0 without communication: the same answer on every rank.
-bool eligible(Communicator* c, Launch how, MPI_Count count, const Datatype* type, const Op* op, Element* element,
-              Reduction* reduction) {
+// Step 0 without communication, the part every collective shares: the
+// same answer on every rank.
+bool eligible_call(Communicator* c, Launch how, size_t bytes) {
   if (how.form != Launch::Form::kBlocking || c->inter || c->size < 2 || c->size > device::kernels::kMaxInputs ||
       c->fixed_collective_tag >= 0 || busy)
     return false;
   const int64_t at_least = threshold();
-  if (at_least < 0 || static_cast<int64_t>(type->bytes(count)) < at_least) return false;
+  if (at_least < 0 || static_cast<int64_t>(bytes) < at_least) return false;
   if (ScratchOnGpu::near() != nullptr || HostStaging::active()) return false;
+  if (revocation::is_revoked(c->context)) [[unlikely]] return false;
+  return true;
+}
+
+// A reduction's part of step 0: a predefined op and type that MPI defines
+// together (the same op and type on every rank, MPI-3.1 §5.9.1).
+bool reducible(const Datatype* type, const Op* op, Element* element, Reduction* reduction) {
   if (op->user() || !type->predefined() || !type->contiguous || type->lb != 0) return false;
   std::optional<Element> e = element_of(*type);
   std::optional<Reduction> r = reduction_of(*op);
   if (!e || !r || !device::kernels::defined(*e, *r)) return false;
-  if (revocation::is_revoked(c->context)) [[unlikely]] return false;
   *element = *e;
   *reduction = *r;
   return true;
+}
+
+// Whether a rank's own datatype lets its buffer be moved as plain bytes.
+bool dense(const Datatype* type) { return type != nullptr && type->contiguous && type->lb == 0; }
+
+// Steps 1 to 5 around `work`, this rank's part given every rank's entry and
+// mapped buffers: std::nullopt when some rank could not take part (all
+// fall back alike), else the call's outcome. `only`: the one rank whose
+// buffers the others map (bcast's root), or -1 for all.
+template <typename Work>
+std::optional<Err> run(const char* name, Communicator* c, size_t bytes, const Buffers& b, int only, Work&& work) {
+  const int p = c->size, me = c->rank;
+
+  // Phase 1: every rank's buffers and exports.
+  Entry mine = describe_buffers(b);
+  std::vector<Entry> entries(static_cast<size_t>(p));
+  const Datatype* raw = find_datatype(MPI_BYTE);
+  if (Err e = coll::allgather(&mine, sizeof mine, raw, entries.data(), sizeof mine, raw, c)) return e;
+  if (!all_usable(entries.data(), p)) {
+    FERRY_DEBUG(kCuda, "%s of %zu bytes: not every rank's buffers are GPU memory for CUDA IPC, the usual path", name,
+                bytes);
+    return std::nullopt;
+  }
+
+  // Phase 2: map the others' buffers; my input must be final before
+  // anyone reads it.
+  Mapped mapped;
+  std::string error;
+  int opened = 0;
+  device::PointerInfo where = device::describe(b.recv != nullptr ? b.recv : b.send);
+  {
+    std::vector<int> peers(static_cast<size_t>(p));
+    for (int q = 0; q < p; ++q) peers[static_cast<size_t>(q)] = c->world_rank(q);
+    std::lock_guard<std::mutex> hold(mappings_lock);
+    if (!mappings) mappings = std::make_unique<device::IpcCache>(device::installed);
+    opened = open_peers(entries.data(), p, me, peers.data(), b.send, b.recv, where.device, *mappings, &mapped,
+                        &error, only)
+                 ? 1
+                 : 0;
+  }
+  if (opened == 1)
+    if (int code = device::installed->synchronize_legacy(where.context, where.device); code != 0) {
+      error = device::error_text("cuStreamSynchronize", code);
+      opened = 0;
+    }
+  if (opened == 0) FERRY_DEBUG(kCuda, "%s one pass: %s", name, error.c_str());
+
+  // Phase 3: the entry barrier, and everyone opened everything.
+  int all_opened = 0;
+  if (Err e = coll::allreduce(&opened, &all_opened, 1, ints(), min_op(), c)) return e;
+  if (all_opened != 1) {
+    FERRY_DEBUG(kCuda, "%s of %zu bytes: a rank could not map the others' GPU buffers, the usual path", name, bytes);
+    return std::nullopt;
+  }
+
+  // Phase 4: this rank's part.
+  FERRY_DEBUG(kCuda, "%s of %zu bytes on %d ranks: one pass over CUDA IPC", name, bytes, p);
+  std::optional<std::string> failed = work(entries.data(), mapped, where);
+
+  // Phase 5: the exit barrier (every peer is done with my buffers); every
+  // rank learns whether a part failed.
+  int done = failed ? 0 : 1, all_done = 0;
+  if (Err e = coll::allreduce(&done, &all_done, 1, ints(), min_op(), c)) return e;
+  if (failed) return fail(MPI_ERR_OTHER, "%s on GPU buffers: %s", name, failed->c_str());
+  if (all_done != 1) return fail(MPI_ERR_OTHER, "%s on GPU buffers: another rank's part failed", name);
+  return Err();
 }
 
 }  // namespace
@@ -118,25 +191,47 @@ Slice slice_of(size_t count, size_t element_bytes, int p, int r) {
   return s;
 }
 
-Entry describe_buffers(const void* sendbuf, void* recvbuf, size_t bytes, bool kernel) {
+Entry describe_buffers(const Buffers& b) {
   Entry mine;
-  if (!device::enabled() || !kernel) return mine;
-  device::PointerInfo recv = device::describe(recvbuf);
-  if (recv.memory != device::Memory::kDevice || !inside(recv, recvbuf, bytes)) return mine;
-  if (device::export_allocation(recv, &mine.recv) != 0) return mine;
-  mine.recv_offset = reinterpret_cast<uintptr_t>(recvbuf) - recv.base;
-  if (sendbuf == MPI_IN_PLACE) {
+  if (!device::enabled() || !b.ok) return mine;
+  int gpu = -1;
+  if (b.recv != nullptr) {
+    device::PointerInfo recv = device::describe(b.recv);
+    if (recv.memory != device::Memory::kDevice || !inside(recv, b.recv, b.recv_bytes)) return mine;
+    if (b.share_recv) {
+      if (device::export_allocation(recv, &mine.recv) != 0) return mine;
+      mine.recv_offset = reinterpret_cast<uintptr_t>(b.recv) - recv.base;
+      mine.has_recv = 1;
+    }
+    gpu = recv.device;
+  }
+  if (b.send == MPI_IN_PLACE) {
+    if (b.recv == nullptr) return mine;
     mine.in_place = 1;
-  } else {
-    device::PointerInfo send = device::describe(sendbuf);
-    // One GPU: the kernel runs in the receive buffer's context.
-    if (send.memory != device::Memory::kDevice || send.device != recv.device || !inside(send, sendbuf, bytes))
+  } else if (b.send != nullptr) {
+    device::PointerInfo send = device::describe(b.send);
+    // One GPU: the work runs in the receive buffer's context.
+    if (send.memory != device::Memory::kDevice || (gpu >= 0 && send.device != gpu) ||
+        !inside(send, b.send, b.send_bytes))
       return mine;
-    if (device::export_allocation(send, &mine.send) != 0) return mine;
-    mine.send_offset = reinterpret_cast<uintptr_t>(sendbuf) - send.base;
+    if (b.share_send) {
+      if (device::export_allocation(send, &mine.send) != 0) return mine;
+      mine.send_offset = reinterpret_cast<uintptr_t>(b.send) - send.base;
+      mine.has_send = 1;
+    }
   }
   mine.usable = 1;
   return mine;
+}
+
+Entry describe_buffers(const void* sendbuf, void* recvbuf, size_t bytes, bool kernel) {
+  Buffers b;
+  b.send = sendbuf;
+  b.send_bytes = bytes;
+  b.recv = recvbuf;
+  b.recv_bytes = bytes;
+  b.ok = kernel;
+  return describe_buffers(b);
 }
 
 bool all_usable(const Entry* entries, int p) {
@@ -146,7 +241,7 @@ bool all_usable(const Entry* entries, int p) {
 }
 
 bool open_peers(const Entry* entries, int p, int me, const int* peer_ids, const void* sendbuf, void* recvbuf,
-                int device, device::IpcCache& cache, Mapped* mapped, std::string* error) {
+                int device, device::IpcCache& cache, Mapped* mapped, std::string* error, int only) {
   for (int q = 0; q < p; ++q) {
     const Entry& e = entries[q];
     if (q == me) {
@@ -154,16 +249,19 @@ bool open_peers(const Entry* entries, int p, int me, const int* peer_ids, const 
       mapped->inputs[q] = e.in_place ? recvbuf : sendbuf;
       continue;
     }
-    void* recv = cache.open(peer_ids[q], e.recv, device, error);
-    if (recv == nullptr) return false;
-    mapped->outputs[q] = static_cast<char*>(recv) + e.recv_offset;
+    if (only >= 0 && q != only) continue;
+    if (e.has_recv) {
+      void* recv = cache.open(peer_ids[q], e.recv, device, error);
+      if (recv == nullptr) return false;
+      mapped->outputs[q] = static_cast<char*>(recv) + e.recv_offset;
+    }
     if (e.in_place) {
       mapped->inputs[q] = mapped->outputs[q];
-      continue;
+    } else if (e.has_send) {
+      void* send = cache.open(peer_ids[q], e.send, device, error);
+      if (send == nullptr) return false;
+      mapped->inputs[q] = static_cast<const char*>(send) + e.send_offset;
     }
-    void* send = cache.open(peer_ids[q], e.send, device, error);
-    if (send == nullptr) return false;
-    mapped->inputs[q] = static_cast<const char*>(send) + e.send_offset;
   }
   return true;
 }
@@ -184,72 +282,119 @@ std::optional<std::string> reduce_slice(const Mapped& mapped, int p, int me, siz
   return device::kernels::reduce_to(outputs, m, inputs, p, s.count, element, op);
 }
 
+std::optional<std::string> reduce_block(const Mapped& mapped, int p, int me, size_t count, size_t element_bytes,
+                                        Element element, Reduction op) {
+  if (count == 0) return std::nullopt;
+  const size_t at = static_cast<size_t>(me) * count * element_bytes;
+  const void* inputs[device::kernels::kMaxInputs];
+  for (int q = 0; q < p; ++q) inputs[q] = static_cast<const char*>(mapped.inputs[q]) + at;
+  void* output = mapped.outputs[me];
+  return device::kernels::reduce_to(&output, 1, inputs, p, count, element, op);
+}
+
+std::optional<std::string> gather_blocks(const Entry* entries, const Mapped& mapped, int p, int me,
+                                         size_t block_bytes) {
+  std::vector<device::staging::Copy> copies;
+  char* out = static_cast<char*>(mapped.outputs[me]);
+  for (int q = 0; q < p; ++q) {
+    const size_t at = static_cast<size_t>(q) * block_bytes;
+    // In place, q's block is already where it belongs in q's own output.
+    if (q == me && entries[q].in_place) continue;
+    const char* from = static_cast<const char*>(mapped.inputs[q]) + (entries[q].in_place ? at : 0);
+    copies.push_back({out + at, from, block_bytes});
+  }
+  return device::staging::copy_many(device::describe(out), copies.data(), copies.size());
+}
+
 std::optional<Err> allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                              Communicator* c, Launch how) {
   Element element{};
   Reduction reduction{};
-  if (!eligible(c, how, count, type, op, &element, &reduction)) return std::nullopt;
+  const size_t bytes = type->bytes(count);
+  if (!eligible_call(c, how, bytes) || !reducible(type, op, &element, &reduction)) return std::nullopt;
   Busy guard;
   if (!communicator_ready(c)) return std::nullopt;
+  Buffers b;
+  b.send = sendbuf;
+  b.send_bytes = bytes;
+  b.recv = recvbuf;
+  b.recv_bytes = bytes;
+  b.ok = device::kernels::supports(element, reduction);
   const int p = c->size, me = c->rank;
-  const size_t bytes = type->bytes(count);
+  return run("MPI_Allreduce", c, bytes, b, -1, [&](const Entry*, const Mapped& mapped, const device::PointerInfo&) {
+    return reduce_slice(mapped, p, me, static_cast<size_t>(count), type->size, element, reduction);
+  });
+}
 
-  // Phase 1: every rank's buffers and exports.
-  Entry mine = describe_buffers(sendbuf, recvbuf, bytes, device::kernels::supports(element, reduction));
-  std::vector<Entry> entries(static_cast<size_t>(p));
-  const Datatype* raw = find_datatype(MPI_BYTE);
-  if (Err e = coll::allgather(&mine, sizeof mine, raw, entries.data(), sizeof mine, raw, c)) return e;
-  if (!all_usable(entries.data(), p)) {
-    FERRY_DEBUG(kCuda, "MPI_Allreduce of %zu bytes: not every rank's buffers are GPU memory for CUDA IPC, the usual "
-                       "path",
-                bytes);
-    return std::nullopt;
+std::optional<Err> reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type,
+                                        const Op* op, Communicator* c, Launch how) {
+  Element element{};
+  Reduction reduction{};
+  const size_t block = type->bytes(recvcount);
+  const size_t bytes = block * static_cast<size_t>(c->size);
+  if (!eligible_call(c, how, bytes) || !reducible(type, op, &element, &reduction)) return std::nullopt;
+  Busy guard;
+  if (!communicator_ready(c)) return std::nullopt;
+  Buffers b;
+  b.send = sendbuf;
+  b.send_bytes = bytes;
+  b.recv = recvbuf;
+  b.recv_bytes = block;
+  b.share_recv = false;  // only its own rank writes it
+  // In place, rank r would write block 0 of its buffer while rank 0 reads it.
+  b.ok = sendbuf != MPI_IN_PLACE && device::kernels::supports(element, reduction);
+  const int p = c->size, me = c->rank;
+  return run("MPI_Reduce_scatter_block", c, bytes, b, -1,
+             [&](const Entry*, const Mapped& mapped, const device::PointerInfo&) {
+               return reduce_block(mapped, p, me, static_cast<size_t>(recvcount), type->size, element, reduction);
+             });
+}
+
+std::optional<Err> allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                             MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  const size_t block = recvtype->bytes(recvcount);  // the same on every rank (matching signatures)
+  const size_t bytes = block * static_cast<size_t>(c->size);
+  if (!eligible_call(c, how, bytes)) return std::nullopt;
+  Busy guard;
+  if (!communicator_ready(c)) return std::nullopt;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  Buffers b;
+  b.send = sendbuf;
+  b.send_bytes = block;
+  b.recv = recvbuf;
+  b.recv_bytes = bytes;
+  b.share_recv = in_place;  // the others read my block there
+  b.ok = dense(recvtype) && (in_place || (dense(sendtype) && sendtype->bytes(sendcount) == block));
+  const int p = c->size, me = c->rank;
+  return run("MPI_Allgather", c, bytes, b, -1,
+             [&](const Entry* entries, const Mapped& mapped, const device::PointerInfo&) {
+               return gather_blocks(entries, mapped, p, me, block);
+             });
+}
+
+std::optional<Err> bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
+  const size_t bytes = type->bytes(count);  // the same on every rank (matching signatures)
+  if (!eligible_call(c, how, bytes) || root < 0 || root >= c->size) return std::nullopt;
+  Busy guard;
+  if (!communicator_ready(c)) return std::nullopt;
+  const int me = c->rank;
+  Buffers b;
+  b.ok = dense(type);
+  if (me == root) {
+    b.send = buf;
+    b.send_bytes = bytes;
+  } else {
+    b.recv = buf;
+    b.recv_bytes = bytes;
+    b.share_recv = false;
   }
-
-  // Phase 2: map the others' buffers; my input must be final before
-  // anyone reads it.
-  Mapped mapped;
-  std::string error;
-  int opened = 0;
-  {
-    std::vector<int> peers(static_cast<size_t>(p));
-    for (int q = 0; q < p; ++q) peers[static_cast<size_t>(q)] = c->world_rank(q);
-    device::PointerInfo where = device::describe(recvbuf);
-    std::lock_guard<std::mutex> hold(mappings_lock);
-    if (!mappings) mappings = std::make_unique<device::IpcCache>(device::installed);
-    opened = open_peers(entries.data(), p, me, peers.data(), sendbuf, recvbuf, where.device, *mappings, &mapped,
-                        &error)
-                 ? 1
-                 : 0;
-    if (opened == 1)
-      if (int code = device::installed->synchronize_legacy(where.context, where.device); code != 0) {
-        error = device::error_text("cuStreamSynchronize", code);
-        opened = 0;
-      }
-  }
-  if (opened == 0) FERRY_DEBUG(kCuda, "MPI_Allreduce one pass: %s", error.c_str());
-
-  // Phase 3: the entry barrier, and everyone opened everything.
-  int all_opened = 0;
-  if (Err e = coll::allreduce(&opened, &all_opened, 1, ints(), min_op(), c)) return e;
-  if (all_opened != 1) {
-    FERRY_DEBUG(kCuda, "MPI_Allreduce of %zu bytes: a rank could not map the others' GPU buffers, the usual path",
-                bytes);
-    return std::nullopt;
-  }
-
-  // Phase 4: my slice of everyone's input into everyone's output.
-  FERRY_DEBUG(kCuda, "MPI_Allreduce of %zu bytes on %d ranks: one pass over CUDA IPC", bytes, p);
-  std::optional<std::string> failed = reduce_slice(mapped, p, me, static_cast<size_t>(count), type->size, element,
-                                                   reduction);
-
-  // Phase 5: the exit barrier; every rank learns whether a slice failed.
-  int done = failed ? 0 : 1, all_done = 0;
-  if (Err e = coll::allreduce(&done, &all_done, 1, ints(), min_op(), c)) return e;
-  if (failed) return fail(MPI_ERR_OTHER, "MPI_Allreduce on GPU buffers: %s", failed->c_str());
-  if (all_done != 1)
-    return fail(MPI_ERR_OTHER, "MPI_Allreduce on GPU buffers: another rank's GPU reduction failed");
-  return Err();
+  return run("MPI_Bcast", c, bytes, b, root,
+             [&](const Entry*, const Mapped& mapped, const device::PointerInfo& where)
+                 -> std::optional<std::string> {
+               if (me == root) return std::nullopt;
+               device::staging::Copy copy{buf, mapped.inputs[root], bytes};
+               return device::staging::copy_many(where, &copy, 1);
+             });
 }
 
 }  // namespace ferry::coll::gpu::onepass

@@ -67,6 +67,24 @@ namespace ferry::coll::gpu::onepass {
 std::optional<Err> allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
                              Communicator* c, Launch how);
 
+// The same machinery for three more (coll::reduce_scatter_block,
+// coll::allgather, coll::bcast ask first likewise):
+//   reduce_scatter_block: rank r's kernel reduces block r of every rank's
+//     send buffer into its own receive buffer (MPI_IN_PLACE: today's path,
+//     since rank r writes its block 0 while rank 0 reads it).
+//   allgather: rank r copies every peer's block (its send buffer, or its
+//     block of its receive buffer in place) into its own receive buffer,
+//     all copies queued back to back, one wait.
+//   bcast: every other rank copies the root's buffer into its own.
+// A rank's datatypes may differ from another's (same signature), so
+// contiguity is each rank's answer in its Entry, not part of step 0. The
+// threshold counts the bytes of the whole result (every block together).
+std::optional<Err> reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type,
+                                        const Op* op, Communicator* c, Launch how);
+std::optional<Err> allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                             MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how);
+std::optional<Err> bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how);
+
 // FERRY_CUDA_ONEPASS_THRESHOLD (negative: never).
 int64_t threshold();
 
@@ -78,12 +96,27 @@ void close_mappings();
 
 // What each rank contributes to a call's allgather (step 1).
 struct Entry {
-  uint32_t usable = 0;    // 1: this rank's buffers can take part
-  uint32_t in_place = 0;  // 1: MPI_IN_PLACE, the input is the receive buffer
+  uint8_t usable = 0;    // 1: this rank's buffers can take part
+  uint8_t in_place = 0;  // 1: MPI_IN_PLACE, the input is in the receive buffer
+  uint8_t has_send = 0;  // 1: `send` holds the send buffer's export
+  uint8_t has_recv = 0;  // 1: `recv` holds the receive buffer's export
+  uint32_t reserved = 0;
   device::IpcExport send{};
   uint64_t send_offset = 0;  // the send buffer's offset in its allocation
   device::IpcExport recv{};
   uint64_t recv_offset = 0;
+};
+
+// A rank's buffers in a call: send may be nullptr (none) or MPI_IN_PLACE;
+// recv may be nullptr (none). share_*: whether the others map it.
+struct Buffers {
+  const void* send = nullptr;
+  size_t send_bytes = 0;
+  bool share_send = true;
+  void* recv = nullptr;
+  size_t recv_bytes = 0;
+  bool share_recv = true;
+  bool ok = true;  // this rank can run its part (a kernel, contiguous types)
 };
 
 // The elements of rank r's slice among p ranks: whole 16-byte units (so
@@ -96,26 +129,40 @@ struct Slice {
 };
 Slice slice_of(size_t count, size_t element_bytes, int p, int r);
 
-// Step 1: this rank's entry, for `bytes` at sendbuf (or MPI_IN_PLACE) and
-// recvbuf; `kernel`: whether the kernel for the call runs here.
+// Step 1: this rank's entry: usable when every buffer it names is GPU
+// memory of one GPU (not host or managed memory), inside its allocation,
+// and exported if shared.
+Entry describe_buffers(const Buffers& b);
+// The allreduce's: `bytes` at sendbuf (or MPI_IN_PLACE) and recvbuf, both
+// shared; `kernel`: whether the kernel for the call runs here.
 Entry describe_buffers(const void* sendbuf, void* recvbuf, size_t bytes, bool kernel);
 // Whether every rank's entry says it can take part.
 bool all_usable(const Entry* entries, int p);
 
-// Step 2: every rank's input and output (the buffers' starts) as this
-// process sees them: its own as they are, the others' mapped through
-// `cache` (keyed by peer_ids[q]) on GPU `device`. False with `*error` if a
-// mapping cannot be opened.
+// Step 2: every rank's input (its send buffer, or its receive buffer in
+// place) and output (its receive buffer), the buffers' starts as this
+// process sees them: its own as they are, the others' that they shared
+// mapped through `cache` (keyed by peer_ids[q]) on GPU `device`; only
+// rank `only`'s where only >= 0. False with `*error` if a mapping cannot
+// be opened.
 struct Mapped {
   const void* inputs[device::kernels::kMaxInputs] = {};
   void* outputs[device::kernels::kMaxOutputs] = {};
 };
 bool open_peers(const Entry* entries, int p, int me, const int* peer_ids, const void* sendbuf, void* recvbuf,
-                int device, device::IpcCache& cache, Mapped* mapped, std::string* error);
+                int device, device::IpcCache& cache, Mapped* mapped, std::string* error, int only = -1);
 
 // Step 4: rank `me`'s kernel: slice `me` of every input into slice `me` of
 // every output (its own first: the kernel runs in its context).
 std::optional<std::string> reduce_slice(const Mapped& mapped, int p, int me, size_t count, size_t element_bytes,
                                         device::kernels::Element element, device::kernels::Reduction op);
+// reduce_scatter_block's: block `me` (`count` elements) of every input into
+// this rank's output.
+std::optional<std::string> reduce_block(const Mapped& mapped, int p, int me, size_t count, size_t element_bytes,
+                                        device::kernels::Element element, device::kernels::Reduction op);
+// allgather's: every rank's block of `block_bytes` (its input, or its
+// block of its output in place) into block q of this rank's output.
+std::optional<std::string> gather_blocks(const Entry* entries, const Mapped& mapped, int p, int me,
+                                         size_t block_bytes);
 
 }  // namespace ferry::coll::gpu::onepass

@@ -222,6 +222,8 @@ Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, co
 Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
                          Communicator* c, Launch how) {
   if (no_data_now("reduce_scatter_block", c, how, !c->inter && recvcount == 0)) return {};
+  if (std::optional<Err> done = gpu::onepass::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how))
+    return std::move(*done);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how);
       }))

@@ -13,6 +13,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/device_onepass.h"
 #include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/inter/uniform_blocks.h"
@@ -141,6 +142,8 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
 
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
   if (no_data_now("bcast", c, how, !c->inter && type->bytes(count) == 0)) return {};
+  // Every rank asks, whatever its buffer: the one pass runs only if all can.
+  if (std::optional<Err> done = gpu::onepass::bcast(buf, count, type, root, c, how)) return std::move(*done);
   if (gpu::Outcome staged =
           gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
     return std::move(*staged);

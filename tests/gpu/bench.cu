@@ -65,6 +65,39 @@ static double bandwidth(void* b, size_t n, int iters, int window) {
   return best;
 }
 
+/* The other collectives the one pass runs (issue 33), on device buffers of
+ * n bytes in all: reduce_scatter_block of n bytes (blocks of n / size),
+ * allgather into n bytes, bcast of n bytes from rank 0. */
+enum Coll { kReduceScatterBlock, kAllgather, kBcast };
+static const char* coll_name(Coll c) {
+  return c == kReduceScatterBlock ? "reduce_scatter_block" : c == kAllgather ? "allgather" : "bcast";
+}
+static double collective(Coll c, void* s, void* r, size_t n, int iters) {
+  double best = 1e30;
+  int block = (int)(n / size / sizeof(float));
+  for (int rep = 0; rep < 3; rep++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+      if (c == kReduceScatterBlock) MPI_Reduce_scatter_block(s, r, block, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      else if (c == kAllgather) MPI_Allgather(s, block, MPI_FLOAT, r, block, MPI_FLOAT, MPI_COMM_WORLD);
+      else MPI_Bcast(r, (int)(n / sizeof(float)), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    }
+    t = (MPI_Wtime() - t) / iters;
+    if (t < best) best = t;
+  }
+  return best;
+}
+/* The least each can take with `sharing` ranks on one GPU, in cudaMemcpy
+ * times of n bytes (a copy reads n and writes n): reduce_scatter_block
+ * reads n and writes n / size per rank; allgather reads and writes n per
+ * rank; bcast: every rank but the root reads and writes n. */
+static double floor_copies(Coll c, int sharing) {
+  if (c == kReduceScatterBlock) return sharing * (1.0 + 1.0 / size) / 2;
+  if (c == kAllgather) return sharing;
+  return sharing - 1;
+}
+
 static double allreduce(void* s, void* r, size_t n, int iters) {
   double best = 1e30;
   for (int rep = 0; rep < 3; rep++) {
@@ -105,6 +138,7 @@ int main(int argc, char** argv) {
   const size_t n_sizes = quick || host_only ? 2 : 6;
   const Where wheres[] = {kHost, kDevice};
   const bool cuda = MPIX_Query_cuda_support() == 1;
+  double memcpy_us[8] = {0};
   if (cuda && rank == 0 && !host_only)
     for (size_t k = 0; k < n_sizes; k++) {
       size_t n = sizes[k];
@@ -119,6 +153,7 @@ int main(int argc, char** argv) {
         t = (MPI_Wtime() - t) / iters;
         if (t < best) best = t;
       }
+      memcpy_us[k] = best * 1e6;
       printf("gpu-bench cudaMemcpy-d2d %zu %.2f %.2f\n", n, best * 1e6, n / best / 1e9);
       printf("gpu-bench allreduce-floor-np%d %zu %.2f %.2f\n", size, n, sharing * best * 1e6,
              n / (sharing * best) / 1e9);
@@ -187,6 +222,15 @@ int main(int argc, char** argv) {
       t = allreduce(b, r, n, iters);
       if (rank == 0)
         printf("gpu-bench allreduce-%s-np%d %zu %.2f %.2f\n", where_name(w), size, n, t * 1e6, n / t / 1e9);
+      if (w == kDevice && n >= (16 << 20))
+        for (Coll c : {kReduceScatterBlock, kAllgather, kBcast}) {
+          t = collective(c, b, r, n, iters);
+          if (rank == 0) {
+            printf("gpu-bench %s-device-np%d %zu %.2f %.2f\n", coll_name(c), size, n, t * 1e6, n / t / 1e9);
+            printf("gpu-bench %s-floor-np%d %zu %.2f 0\n", coll_name(c), size, n,
+                   floor_copies(c, sharing) * memcpy_us[k]);
+          }
+        }
       free_in(w, b);
       free_in(w, r);
     }

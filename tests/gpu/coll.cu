@@ -104,7 +104,65 @@ static void onepass_case(MPI_Datatype type, MPI_Op op, const char* name, size_t 
   free(got);
 }
 
+/* The other one-pass collectives, above the threshold: reduce_scatter_block
+ * (blocks of an odd element count), allgather (in place and not, a receive
+ * buffer inside its allocation), bcast from the last rank; twice each. */
+static void onepass_others(MPI_Comm comm) {
+  int me = 0, p = 0;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  const size_t block = ((size_t)1 << 20) / sizeof(int) + 3; /* ints, over 1 MiB in all at any p */
+  const size_t all = block * p;
+  int* h = (int*)malloc(all * sizeof(int));
+  int* want = (int*)malloc(all * sizeof(int));
+  int* got = (int*)malloc(all * sizeof(int));
+  int *ds = NULL, *dr = NULL;
+  CHECK_CUDA(cudaMalloc(&ds, (all + 8) * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&dr, (all + 8) * sizeof(int)));
+  for (int again = 0; again < 2; again++) {
+    /* reduce_scatter_block */
+    for (size_t i = 0; i < all; i++) h[i] = (int)(i % 1000) + me * 7 + again;
+    CHECK_MPI(MPI_Reduce_scatter_block(h, want, (int)block, MPI_INT, MPI_SUM, comm));
+    CHECK_CUDA(cudaMemcpy(ds, h, all * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Reduce_scatter_block(ds, dr, (int)block, MPI_INT, MPI_SUM, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr, block * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < block; i++)
+      CHECK(got[i] == want[i], "one-pass reduce_scatter_block (call %d): element %zu is %d, expected %d", again + 1,
+            i, got[i], want[i]);
+    /* allgather, not in place, into a buffer 8 ints into its allocation */
+    for (size_t i = 0; i < block; i++) h[i] = (int)(i * 5) + me * 100000 + again;
+    CHECK_MPI(MPI_Allgather(h, (int)block, MPI_INT, want, (int)block, MPI_INT, comm));
+    CHECK_CUDA(cudaMemcpy(ds, h, block * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Allgather(ds, (int)block, MPI_INT, dr + 8, (int)block, MPI_INT, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr + 8, all * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < all; i++)
+      CHECK(got[i] == want[i], "one-pass allgather (call %d): element %zu is %d, expected %d", again + 1, i, got[i],
+            want[i]);
+    /* allgather in place */
+    CHECK_CUDA(cudaMemset(dr, 0, all * sizeof(int)));
+    CHECK_CUDA(cudaMemcpy(dr + me * block, h, block * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dr, (int)block, MPI_INT, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr, all * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < all; i++)
+      CHECK(got[i] == want[i], "one-pass allgather in place (call %d): element %zu is %d, expected %d", again + 1, i,
+            got[i], want[i]);
+    /* bcast from the last rank */
+    for (size_t i = 0; i < all; i++) h[i] = me == p - 1 ? (int)(i * 3) + again : -1;
+    CHECK_CUDA(cudaMemcpy(dr, h, all * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Bcast(dr, (int)all, MPI_INT, p - 1, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr, all * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < all; i++)
+      CHECK(got[i] == (int)(i * 3) + again, "one-pass bcast (call %d): element %zu is %d", again + 1, i, got[i]);
+  }
+  cudaFree(ds);
+  cudaFree(dr);
+  free(h);
+  free(want);
+  free(got);
+}
+
 static void onepass_checks(MPI_Comm comm) {
+  onepass_others(comm);
   const size_t mib = (size_t)1 << 20;
   onepass_case<float>(MPI_FLOAT, MPI_SUM, "float sum", 16 * mib / 4, 0, false, comm);   /* 16 MiB, even */
   onepass_case<float>(MPI_FLOAT, MPI_SUM, "float sum", mib / 4 * 3 + 7, 0, false, comm); /* uneven, a tail */

@@ -21,8 +21,8 @@
 #    buffers and read_all back into device buffers, byte for byte; the
 #    nonblocking iwrite_at/iread_at; a strided memory type on the GPU.
 # 2b. gpu_coll --onepass at 2 and 4 ranks with FERRY_DEBUG=cuda: the
-#    one-pass allreduce over CUDA IPC (issue 33) checked, and its debug line
-#    must appear.
+#    one-pass allreduce, reduce_scatter_block, allgather and bcast over CUDA
+#    IPC (issue 33) checked, and each one's debug line must appear.
 # 3b. gpu_bench at 2 ranks: ping-pong and allreduce rows for host and device
 #    buffers, and the host rows again with FERRY_CUDA=off (host programs
 #    must lose nothing to FERRY_CUDA=auto); at 4 ranks the allreduce rows;
@@ -101,10 +101,12 @@ done
 # the debug line that says the path ran.
 for n in 2 4; do
   step "onepass_np$n" env FERRY_CUDA=on FERRY_DEBUG=cuda "${mpirun[@]}" -n "$n" "$out/gpu_coll" --onepass
-  if ! grep -q "one pass over CUDA IPC" "$out/onepass_np$n.log"; then
-    echo "== onepass_np$n: FAILED (no 'one pass over CUDA IPC' line: the path never ran)"
-    failures=$((failures + 1))
-  fi
+  for call in MPI_Allreduce MPI_Reduce_scatter_block MPI_Allgather MPI_Bcast; do
+    if ! grep -q "$call of .* one pass over CUDA IPC" "$out/onepass_np$n.log"; then
+      echo "== onepass_np$n: FAILED (no '$call ... one pass over CUDA IPC' line: that path never ran)"
+      failures=$((failures + 1))
+    fi
+  done
 done
 for n in 2 4; do
   step "io_np$n" env FERRY_CUDA=on "${mpirun[@]}" -n "$n" "$out/gpu_io" "$out"

@@ -8,7 +8,10 @@
 // rank's output, its own first; in place works; our own exports and the
 // peers' mappings are made once for the same buffers; a mapping that
 // cannot be opened is reported; and calls that are not eligible return at
-// once, without a collective.
+// once, without a collective. The same steps for reduce_scatter_block
+// (block r into rank r's own buffer, nobody maps the receive buffers),
+// allgather (every block pulled, in place or not) and bcast (only the
+// root's buffer mapped).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include "device/device.h"
 #include "device/ipc_cache.h"
 #include "device/kernels.h"
+#include "device/staging.h"
 #include "device_model.h"
 
 namespace ferry::coll::gpu::onepass {
@@ -250,6 +254,110 @@ TEST_F(OnePassTest, CallsThatAreNotEligibleReturnAtOnceWithoutACollective) {
   EXPECT_FALSE(onepass::allreduce(send, recv, big, f, find_op(MPI_SUM), &c, {}));
   EXPECT_FALSE(shm::onepass_slot(&c)) << "no agreement was started";
   EXPECT_EQ(device::model::counters().ipc_exports, 0u);
+}
+
+TEST_F(OnePassTest, ReduceScatterBlockRankRReducesBlockRIntoItsOwnBufferOnly) {
+  const int p = 3;
+  const size_t block = 37;
+  std::vector<const void*> sends;
+  std::vector<void*> recvs;
+  std::vector<int> sum(p * block, 0);
+  std::vector<Entry> entries;
+  for (int r = 0; r < p; ++r) {
+    std::vector<int> in(p * block);
+    for (size_t i = 0; i < in.size(); ++i) sum[i] += in[i] = static_cast<int>(i * 3 + r * 100);
+    sends.push_back(gpu_of(in));
+    recvs.push_back(gpu(block * sizeof(int)));
+    Buffers b;
+    b.send = sends[r];
+    b.send_bytes = p * block * sizeof(int);
+    b.recv = recvs[r];
+    b.recv_bytes = block * sizeof(int);
+    b.share_recv = false;
+    entries.push_back(describe_buffers(b));
+    EXPECT_EQ(entries[r].has_recv, 0u);
+  }
+  ASSERT_TRUE(all_usable(entries.data(), p));
+  int ids[p] = {0, 1, 2};
+  for (int r = 0; r < p; ++r) {
+    device::IpcCache cache(device::installed);
+    Mapped m;
+    std::string error;
+    ASSERT_TRUE(open_peers(entries.data(), p, r, ids, sends[r], recvs[r], 0, cache, &m, &error)) << error;
+    ASSERT_FALSE(reduce_block(m, p, r, block, sizeof(int), Element::kInt32, Reduction::kSum));
+    EXPECT_EQ(device::model::last_reduce().outputs, std::vector<void*>{recvs[r]}) << "its own buffer only";
+    EXPECT_EQ(read<int>(recvs[r], block), std::vector<int>(sum.begin() + r * block, sum.begin() + (r + 1) * block));
+  }
+  EXPECT_EQ(device::model::counters().ipc_opens, static_cast<uint64_t>(p * (p - 1))) << "the send buffers only";
+}
+
+TEST_F(OnePassTest, AllgatherPullsEveryBlockWhetherItsOwnerIsInPlaceOrNot) {
+  const int p = 3;
+  const size_t block = 100;  // bytes
+  std::vector<const void*> sends;
+  std::vector<void*> recvs;
+  std::vector<char> expected(p * block);
+  std::vector<Entry> entries;
+  for (int r = 0; r < p; ++r) {
+    std::vector<char> mine(block, static_cast<char>('a' + r));
+    std::copy(mine.begin(), mine.end(), expected.begin() + r * block);
+    const bool in_place = r == 1;
+    std::vector<char> out(p * block, '.');
+    if (in_place) std::copy(mine.begin(), mine.end(), out.begin() + r * block);
+    recvs.push_back(gpu_of(out));
+    sends.push_back(in_place ? MPI_IN_PLACE : gpu_of(mine));
+    Buffers b;
+    b.send = sends[r];
+    b.send_bytes = block;
+    b.recv = recvs[r];
+    b.recv_bytes = p * block;
+    b.share_recv = in_place;
+    entries.push_back(describe_buffers(b));
+  }
+  ASSERT_TRUE(all_usable(entries.data(), p));
+  int ids[p] = {0, 1, 2};
+  for (int r = 0; r < p; ++r) {
+    device::IpcCache cache(device::installed);
+    Mapped m;
+    std::string error;
+    ASSERT_TRUE(open_peers(entries.data(), p, r, ids, sends[r], recvs[r], 0, cache, &m, &error)) << error;
+    ASSERT_FALSE(gather_blocks(entries.data(), m, p, r, block));
+  }
+  for (int r = 0; r < p; ++r) EXPECT_EQ(read<char>(recvs[r], p * block), expected) << "rank " << r;
+}
+
+TEST_F(OnePassTest, BcastMapsOnlyTheRootsBuffer) {
+  const int p = 4, root = 2;
+  const size_t bytes = 256;
+  std::vector<void*> bufs;
+  std::vector<Entry> entries;
+  for (int r = 0; r < p; ++r) {
+    bufs.push_back(gpu_of(std::vector<char>(bytes, static_cast<char>(r == root ? 'R' : '-'))));
+    Buffers b;
+    if (r == root) {
+      b.send = bufs[r];
+      b.send_bytes = bytes;
+    } else {
+      b.recv = bufs[r];
+      b.recv_bytes = bytes;
+      b.share_recv = false;
+    }
+    entries.push_back(describe_buffers(b));
+  }
+  ASSERT_TRUE(all_usable(entries.data(), p));
+  EXPECT_EQ(device::model::counters().ipc_exports, 1u) << "the root's buffer alone is exported";
+  int ids[p] = {0, 1, 2, 3};
+  for (int r = 0; r < p; ++r) {
+    if (r == root) continue;
+    device::IpcCache cache(device::installed);
+    Mapped m;
+    std::string error;
+    ASSERT_TRUE(open_peers(entries.data(), p, r, ids, nullptr, bufs[r], 0, cache, &m, &error, root)) << error;
+    device::staging::Copy copy{bufs[r], m.inputs[root], bytes};
+    ASSERT_FALSE(device::staging::copy_many(device::describe(bufs[r]), &copy, 1));
+  }
+  EXPECT_EQ(device::model::counters().ipc_opens, static_cast<uint64_t>(p - 1)) << "each non-root maps the root";
+  for (int r = 0; r < p; ++r) EXPECT_EQ(read<char>(bufs[r], bytes), std::vector<char>(bytes, 'R'));
 }
 
 }  // namespace
