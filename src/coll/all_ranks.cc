@@ -174,9 +174,10 @@ Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype
               const Datatype* recvtype, Communicator* c, Launch how) {
   if (no_data_now("allgather", c, how, !c->inter && recvtype->bytes(recvcount) == 0)) return {};
   // Every rank asks, whatever its buffers: the one pass runs only if all can.
-  if (std::optional<Err> done =
-          gpu::onepass::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how))
-    return std::move(*done);
+  if (gpu::onepass::big_enough(recvtype->bytes(recvcount) * static_cast<size_t>(c->size)))
+    if (std::optional<Err> done =
+            gpu::onepass::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how))
+      return std::move(*done);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
       }))

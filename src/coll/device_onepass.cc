@@ -79,11 +79,14 @@ bool communicator_ready(Communicator* c) {
 // Step 0 without communication, the part every collective shares: the
 // same answer on every rank.
 bool eligible_call(Communicator* c, Launch how, size_t bytes) {
+  // The size first: it turns the small calls away, whose latency matters,
+  // before anything costlier (busy and the scopes are thread-locals, a call
+  // each in a shared library).
+  const int64_t at_least = threshold();
+  if (static_cast<int64_t>(bytes) < at_least || at_least < 0) return false;
   if (how.form != Launch::Form::kBlocking || c->inter || c->size < 2 || c->size > device::kernels::kMaxInputs ||
       c->fixed_collective_tag >= 0 || busy)
     return false;
-  const int64_t at_least = threshold();
-  if (at_least < 0 || static_cast<int64_t>(bytes) < at_least) return false;
   if (ScratchOnGpu::near() != nullptr || HostStaging::active()) return false;
   if (revocation::is_revoked(c->context)) [[unlikely]] return false;
   return true;
