@@ -174,7 +174,7 @@ Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype
               const Datatype* recvtype, Communicator* c, Launch how) {
   if (no_data_now("allgather", c, how, !c->inter && recvtype->bytes(recvcount) == 0)) return {};
   // Every rank asks, whatever its buffers: the one pass runs only if all can.
-  if (gpu::onepass::big_enough(recvtype->bytes(recvcount) * static_cast<size_t>(c->size)))
+  if (!c->inter && gpu::onepass::big_enough(recvtype->bytes(recvcount) * static_cast<size_t>(c->size)))
     if (std::optional<Err> done =
             gpu::onepass::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how))
       return std::move(*done);

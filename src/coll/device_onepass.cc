@@ -313,6 +313,7 @@ std::optional<Err> allreduce(const void* sendbuf, void* recvbuf, MPI_Count count
                              Communicator* c, Launch how) {
   Element element{};
   Reduction reduction{};
+  if (c->inter) return std::nullopt;  // types may be absent where they are not significant
   const size_t bytes = type->bytes(count);
   if (!eligible_call(c, how, bytes) || !reducible(type, op, &element, &reduction)) return std::nullopt;
   Busy guard;
@@ -333,6 +334,7 @@ std::optional<Err> reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_
                                         const Op* op, Communicator* c, Launch how) {
   Element element{};
   Reduction reduction{};
+  if (c->inter) return std::nullopt;
   const size_t block = type->bytes(recvcount);
   const size_t bytes = block * static_cast<size_t>(c->size);
   if (!eligible_call(c, how, bytes) || !reducible(type, op, &element, &reduction)) return std::nullopt;
@@ -355,6 +357,7 @@ std::optional<Err> reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_
 
 std::optional<Err> allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                              MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
+  if (c->inter) return std::nullopt;
   const size_t block = recvtype->bytes(recvcount);  // the same on every rank (matching signatures)
   const size_t bytes = block * static_cast<size_t>(c->size);
   if (!eligible_call(c, how, bytes)) return std::nullopt;
@@ -376,6 +379,7 @@ std::optional<Err> allgather(const void* sendbuf, MPI_Count sendcount, const Dat
 }
 
 std::optional<Err> bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
+  if (c->inter) return std::nullopt;
   const size_t bytes = type->bytes(count);  // the same on every rank (matching signatures)
   if (!eligible_call(c, how, bytes) || root < 0 || root >= c->size) return std::nullopt;
   Busy guard;

@@ -143,7 +143,7 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
 Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
   if (no_data_now("bcast", c, how, !c->inter && type->bytes(count) == 0)) return {};
   // Every rank asks, whatever its buffer: the one pass runs only if all can.
-  if (gpu::onepass::big_enough(type->bytes(count)))
+  if (!c->inter && gpu::onepass::big_enough(type->bytes(count)))
     if (std::optional<Err> done = gpu::onepass::bcast(buf, count, type, root, c, how)) return std::move(*done);
   if (gpu::Outcome staged =
           gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
