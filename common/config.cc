@@ -75,6 +75,11 @@ constexpr std::array kSettings = {
     Setting{"FERRY_CUDA_IPC_THRESHOLD", "0",
             "Smallest same-host contiguous GPU message that the receiver copies straight out of the sender's GPU "
             "memory with CUDA IPC; smaller ones, and any CUDA IPC refuses, are staged through host memory"},
+    Setting{"FERRY_CUDA_ONEPASS_THRESHOLD", "1048576",
+            "Smallest MPI_Allreduce (bytes; for MPI_Reduce_scatter_block, MPI_Allgather and MPI_Bcast the whole "
+            "result's) on a communicator of 2 to 8 ranks of one host that may run in one pass over CUDA IPC: one "
+            "kernel per rank reduces its slice of every rank's GPU buffer into every rank's, or each rank copies "
+            "the others' blocks (every rank's buffers GPU memory); negative: never"},
     Setting{"FERRY_CUDA_PROFILE", "0",
             "1: time every CUDA driver call Ferry makes and print, per process at MPI_Finalize, how often each "
             "ran and its mean time (a diagnostic; it adds two clock reads per call)"},

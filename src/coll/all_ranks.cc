@@ -15,6 +15,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/device_onepass.h"
 #include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/inter/uniform_blocks.h"
@@ -172,6 +173,11 @@ Err barrier(Communicator* c, Launch how) { return run_barrier(c, how); }
 Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
               const Datatype* recvtype, Communicator* c, Launch how) {
   if (no_data_now("allgather", c, how, !c->inter && recvtype->bytes(recvcount) == 0)) return {};
+  // Every rank asks, whatever its buffers: the one pass runs only if all can.
+  if (!c->inter && gpu::onepass::big_enough(recvtype->bytes(recvcount) * static_cast<size_t>(c->size)))
+    if (std::optional<Err> done =
+            gpu::onepass::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how))
+      return std::move(*done);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
       }))

@@ -15,9 +15,10 @@ using device::kernels::Reduction;
 
 thread_local const void* scratch_near = nullptr;
 
-// The kernel element for a predefined type: C integers by size and
-// signedness, float and double. Other types (long double, complex, pairs
-// for MAXLOC) have none.
+Err copy_error(const std::string& what) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", what.c_str()); }
+
+}  // namespace
+
 std::optional<Element> element_of(const Datatype& t) {
   MPI_Datatype h = t.handle;
   if (h == MPI_FLOAT) return Element::kFloat;
@@ -54,10 +55,6 @@ std::optional<Reduction> reduction_of(const Op& op) {
   if (h == MPI_BXOR) return Reduction::kBxor;
   return std::nullopt;
 }
-
-Err copy_error(const std::string& what) { return fail(MPI_ERR_OTHER, "GPU buffer: %s", what.c_str()); }
-
-}  // namespace
 
 ScratchOnGpu::ScratchOnGpu(const void* near) : previous_(scratch_near) { scratch_near = near; }
 ScratchOnGpu::~ScratchOnGpu() { scratch_near = previous_; }

@@ -19,9 +19,12 @@
 // that meets such a case anyway stages just its own operands.
 #pragma once
 
+#include <optional>
+
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/op.h"
+#include "device/kernels.h"
 
 namespace ferry::coll::gpu {
 
@@ -40,6 +43,14 @@ class ScratchOnGpu {
  private:
   const void* previous_;
 };
+
+// The kernel element for a predefined type: C integers by size and
+// signedness, float and double. Other types (long double, complex, pairs
+// for MAXLOC) have none.
+std::optional<device::kernels::Element> element_of(const Datatype& t);
+// The kernel reduction for a predefined operation (none for MAXLOC,
+// MINLOC, REPLACE, NO_OP and user-defined ones).
+std::optional<device::kernels::Reduction> reduction_of(const Op& op);
 
 // Whether a GPU kernel reduces `type` with `op` (predefined op, predefined
 // contiguous type with a kernel, kernels loaded).

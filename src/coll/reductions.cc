@@ -18,6 +18,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/device_onepass.h"
 #include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/launch.h"
@@ -159,6 +160,10 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
 Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
               Launch how) {
   if (no_data_now("allreduce", c, how, !c->inter && count == 0)) return {};
+  // Every rank asks, whatever its buffers: the one pass runs only if all can.
+  if (!c->inter && gpu::onepass::big_enough(type->bytes(count)))
+    if (std::optional<Err> done = gpu::onepass::allreduce(sendbuf, recvbuf, count, type, op, c, how))
+      return std::move(*done);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::allreduce(sendbuf, recvbuf, count, type, op, c, how);
       }))
@@ -223,6 +228,9 @@ Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, co
 Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
                          Communicator* c, Launch how) {
   if (no_data_now("reduce_scatter_block", c, how, !c->inter && recvcount == 0)) return {};
+  if (!c->inter && gpu::onepass::big_enough(type->bytes(recvcount) * static_cast<size_t>(c->size)))
+    if (std::optional<Err> done = gpu::onepass::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how))
+      return std::move(*done);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how);
       }))

@@ -13,6 +13,7 @@
 #include "coll/at_once.h"
 #include "coll/choose.h"
 #include "coll/device_collectives.h"
+#include "coll/device_onepass.h"
 #include "coll/hier/algorithms.h"
 #include "coll/inter/algorithms.h"
 #include "coll/inter/uniform_blocks.h"
@@ -147,6 +148,9 @@ Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicat
     if (shm::CommSegment* seg = shared_now(Operation::kBcast, bytes, bytes, c, how)) [[likely]]
       return shm::bcast(*seg, buf, count, type, root);
   }
+  // Every rank asks, whatever its buffer: the one pass runs only if all can.
+  if (!c->inter && gpu::onepass::big_enough(type->bytes(count)))
+    if (std::optional<Err> done = gpu::onepass::bcast(buf, count, type, root, c, how)) return std::move(*done);
   if (gpu::Outcome staged =
           gpu::for_launch(how, buf, nullptr, [&] { return gpu::bcast(buf, count, type, root, c, how); }))
     return std::move(*staged);

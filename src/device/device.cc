@@ -3,6 +3,7 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "device/cuda_driver.h"
+#include "device/ipc_exports.h"
 #include "device/kernels.h"
 #include "device/memory_cache.h"
 #include "device/profiled_ops.h"
@@ -46,6 +47,7 @@ bool load(Mode mode, std::string* error) {
 void install(const Ops* ops) {
   staging::reset();
   kernels::reset();
+  forget_exports();
   delete cache;
   cache = ops != nullptr ? new MemoryCache(ops) : nullptr;
   installed = ops;
@@ -57,6 +59,7 @@ void unload() {
   if (installed == nullptr) return;
   staging::reset();
   kernels::reset();
+  forget_exports();
   cache->clear();
   if (profiling) print_profile();
 }

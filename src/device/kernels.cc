@@ -21,6 +21,7 @@ namespace ferry::device::kernels {
 namespace {
 
 static_assert(std::size(ReduceInputs{}.p) == kMaxInputs);
+static_assert(std::size(ReduceOutputs{}.p) == kMaxOutputs);
 
 constexpr int kElements = 10;
 constexpr int kReductions = 10;
@@ -51,14 +52,6 @@ const void* embedded_image() {
 #else
   return nullptr;
 #endif
-}
-
-// MPI-3.1 §5.9.2: the bitwise operations are for integers; the logical ones
-// take floating point too, as MPICH and the host path do (zero is false).
-bool defined(Element element, Reduction op) {
-  bool integer = element != Element::kFloat && element != Element::kDouble;
-  bool bitwise = op == Reduction::kBand || op == Reduction::kBor || op == Reduction::kBxor;
-  return integer || !bitwise;
 }
 
 // The kernels loaded into one CUDA context, looked up as they are first used.
@@ -160,6 +153,14 @@ void* function_for(const PointerInfo& info, Element element, Reduction op, std::
 
 }  // namespace
 
+// MPI-3.1 §5.9.2: the bitwise operations are for integers; the logical ones
+// take floating point too, as MPICH and the host path do (zero is false).
+bool defined(Element element, Reduction op) {
+  bool integer = element != Element::kFloat && element != Element::kDouble;
+  bool bitwise = op == Reduction::kBand || op == Reduction::kBor || op == Reduction::kBxor;
+  return integer || !bitwise;
+}
+
 bool supports(Element element, Reduction op) {
   if (installed == nullptr || failed || !defined(element, op)) return false;
   std::lock_guard<std::mutex> hold(state.lock);
@@ -168,13 +169,19 @@ bool supports(Element element, Reduction op) {
 
 std::optional<std::string> reduce(void* dst, const void* const* srcs, int n, size_t count, Element element,
                                   Reduction op) {
+  return reduce_to(&dst, 1, srcs, n, count, element, op);
+}
+
+std::optional<std::string> reduce_to(void* const* dsts, int m, const void* const* srcs, int n, size_t count,
+                                     Element element, Reduction op) {
   if (n < 1 || n > kMaxInputs) return "GPU reduce: " + std::to_string(n) + " inputs (1 to 8 allowed)";
+  if (m < 1 || m > kMaxOutputs) return "GPU reduce: " + std::to_string(m) + " outputs (1 to 8 allowed)";
   if (!defined(element, op))
     return std::string("GPU reduce: ") + kReductionNames[static_cast<int>(op)] + " is not defined for " +
            kElementNames[static_cast<int>(element)];
   if (count == 0) return std::nullopt;
   if (installed == nullptr) return "GPU reduce: no device interface";
-  PointerInfo info = describe(dst);
+  PointerInfo info = describe(dsts[0]);
   if (info.memory == Memory::kHost) return "GPU reduce: the destination is not GPU memory";
 
   std::string error;
@@ -184,12 +191,15 @@ std::optional<std::string> reduce(void* dst, const void* const* srcs, int n, siz
   if (stream == nullptr) return error;
 
   // cuLaunchKernel's parameters: one pointer to each of the kernel's
-  // (void* dst, ReduceInputs inputs, unsigned long long count).
+  // (ReduceOutputs outputs, ReduceInputs inputs, unsigned long long count).
+  ReduceOutputs outputs{};
+  for (int k = 0; k < m; ++k) outputs.p[k] = dsts[k];
+  outputs.n = m;
   ReduceInputs inputs{};
   for (int k = 0; k < n; ++k) inputs.p[k] = srcs[k];
   inputs.n = n;
   unsigned long long elements = count;
-  void* args[] = {&dst, &inputs, &elements};
+  void* args[] = {&outputs, &inputs, &elements};
   if (int code = installed->launch(function, blocks_for(count, element), kReduceThreads, args, stream); code != 0)
     return error_text("cuLaunchKernel", code);
   if (int code = installed->stream_synchronize(stream); code != 0) return error_text("cuStreamSynchronize", code);

@@ -28,6 +28,10 @@ enum class Element : uint8_t { kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, 
 enum class Reduction : uint8_t { kSum, kProd, kMax, kMin, kLand, kLor, kLxor, kBand, kBor, kBxor };
 constexpr int kMaxInputs = 8;
 
+// Whether MPI defines op for element (and so a kernel exists): the same
+// answer in every process, whatever its driver or build.
+bool defined(Element element, Reduction op);
+
 // Whether reduce() can run (element, op) on the GPU in this process: the
 // kernels are built into libmpi (or the test model is installed), the
 // driver can launch them, and MPI defines op for element.
@@ -43,6 +47,16 @@ bool supports(Element element, Reduction op);
 // that sees an error may ask again and stage through the host instead.
 std::optional<std::string> reduce(void* dst, const void* const* srcs, int n, size_t count, Element element,
                                   Reduction op);
+
+// The same result written to `m` outputs at once (1 <= m <= kMaxOutputs):
+// dsts[j][i] = srcs[0][i] op ... op srcs[n-1][i] for every j, each element
+// read once from each input and computed once. dsts[0] is this process's
+// own allocation (its context and stream run the kernel); the others may
+// be peers' allocations mapped with CUDA IPC. Outputs never overlap one
+// another; each may be one of the inputs.
+std::optional<std::string> reduce_to(void* const* dsts, int m, const void* const* srcs, int n, size_t count,
+                                     Element element, Reduction op);
+constexpr int kMaxOutputs = 8;
 
 // Pack kernels (kernels/pack.cu, pack_abi.h): the blocks of one chunk of a
 // non-contiguous datatype on the GPU, flattened by the caller, moved by one

@@ -94,6 +94,21 @@ std::optional<std::string> copy(const PointerInfo& side, void* dst, const void* 
   return std::nullopt;
 }
 
+std::optional<std::string> copy_many(const PointerInfo& side, const Copy* copies, size_t n) {
+  std::string error;
+  void* stream = stream_for(side, &error);
+  if (stream == nullptr) return error;
+  std::optional<std::string> failed;
+  for (size_t i = 0; i < n && !failed; ++i)
+    if (copies[i].bytes != 0)
+      if (int code = installed->copy_async(copies[i].dst, copies[i].src, copies[i].bytes, stream); code != 0)
+        failed = error_text("cuMemcpyAsync", code);
+  // Waited for even after a failure: the copies queued before it still run.
+  if (int code = installed->stream_synchronize(stream); code != 0 && !failed)
+    failed = error_text("cuStreamSynchronize", code);
+  return failed;
+}
+
 std::optional<std::string> copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
                                    size_t rows) {
   if (rows == 0 || width == 0) return std::nullopt;

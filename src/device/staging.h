@@ -55,6 +55,16 @@ std::optional<std::string> copy_2d(const PointerInfo& side, void* dst, size_t ds
                                    size_t src_pitch, size_t width, size_t rows);
 std::optional<std::string> copy_start(const PointerInfo& side, void* dst, const void* src, size_t n,
                                       PendingCopy* pending);
+// Several copies queued back to back on the stream of `side` (the
+// allocation whose context runs them), then one wait: the one-pass
+// collectives' copies into or out of peers' mapped buffers
+// (coll/device_onepass.h). The first failed call's text, if any.
+struct Copy {
+  void* dst;
+  const void* src;
+  size_t bytes;
+};
+std::optional<std::string> copy_many(const PointerInfo& side, const Copy* copies, size_t n);
 // The GPU side of a copy between `dst` and `src`: the source's description
 // if it is on the GPU, else the destination's (one or two lookups).
 PointerInfo side_of(void* dst, const void* src);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/process.h"
+#include "coll/device_onepass.h"
 #include "coll/select.h"
 #include "coll/shm/host.h"
 #include "device/device.h"
@@ -304,6 +305,7 @@ Err stop() {
   while (!state.transports.empty()) state.transports.pop_back();
   state.exchange.reset();
   p2p::finalize();
+  coll::gpu::onepass::close_mappings();
   device::unload();
   communicators::destroy_all();
   phases.mark("teardown");

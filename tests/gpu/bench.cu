@@ -2,7 +2,11 @@
  * bandwidth between 2 ranks, host-host and device-device buffers, and an
  * allreduce of floats, each the best of a few repetitions; and the yardstick
  * issue 16 measures them against, cudaMemcpy device to device of the same
- * bytes in the same run. Prints one line per row:
+ * bytes in the same run. At more than 2 ranks, only the allreduce rows.
+ * allreduce-floor is the least an allreduce of those bytes can take on this
+ * GPU (issue 33): every rank sharing the GPU reads its input once and
+ * writes its result once, so that many cudaMemcpy times of the same bytes.
+ * Prints one line per row:
  * "gpu-bench <what> <bytes> <us per op> <GB/s>". Device rows are left out
  * when Ferry's CUDA path is off (FERRY_CUDA=off), which run.sh uses to time
  * the host rows without it. With --quick, only the device rows at 8 B and
@@ -61,6 +65,39 @@ static double bandwidth(void* b, size_t n, int iters, int window) {
   return best;
 }
 
+/* The other collectives the one pass runs (issue 33), on device buffers of
+ * n bytes in all: reduce_scatter_block of n bytes (blocks of n / size),
+ * allgather into n bytes, bcast of n bytes from rank 0. */
+enum Coll { kReduceScatterBlock, kAllgather, kBcast };
+static const char* coll_name(Coll c) {
+  return c == kReduceScatterBlock ? "reduce_scatter_block" : c == kAllgather ? "allgather" : "bcast";
+}
+static double collective(Coll c, void* s, void* r, size_t n, int iters) {
+  double best = 1e30;
+  int block = (int)(n / size / sizeof(float));
+  for (int rep = 0; rep < 3; rep++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+      if (c == kReduceScatterBlock) MPI_Reduce_scatter_block(s, r, block, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      else if (c == kAllgather) MPI_Allgather(s, block, MPI_FLOAT, r, block, MPI_FLOAT, MPI_COMM_WORLD);
+      else MPI_Bcast(r, (int)(n / sizeof(float)), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    }
+    t = (MPI_Wtime() - t) / iters;
+    if (t < best) best = t;
+  }
+  return best;
+}
+/* The least each can take with `sharing` ranks on one GPU, in cudaMemcpy
+ * times of n bytes (a copy reads n and writes n): reduce_scatter_block
+ * reads n and writes n / size per rank; allgather reads and writes n per
+ * rank; bcast: every rank but the root reads and writes n. */
+static double floor_copies(Coll c, int sharing) {
+  if (c == kReduceScatterBlock) return sharing * (1.0 + 1.0 / size) / 2;
+  if (c == kAllgather) return sharing;
+  return sharing - 1;
+}
+
 static double allreduce(void* s, void* r, size_t n, int iters) {
   double best = 1e30;
   for (int rep = 0; rep < 3; rep++) {
@@ -77,7 +114,19 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  CHECK(size == 2, "run at 2 ranks");
+  CHECK(size >= 2, "run at 2 ranks or more");
+  const bool pair = size == 2; /* the ping-pong rows */
+  /* How many ranks share this rank's GPU (run.sh puts them all on one). */
+  int gpus = 0, my_gpu = 0, sharing = 0;
+  cudaGetDeviceCount(&gpus);
+  cudaSetDevice(rank % (gpus ? gpus : 1));
+  cudaGetDevice(&my_gpu);
+  {
+    int* all = (int*)malloc(size * sizeof(int));
+    MPI_Allgather(&my_gpu, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++) sharing += all[r] == my_gpu;
+    free(all);
+  }
   const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   /* --host: only the host rows at 8 B and 4 KiB, for comparing
    * FERRY_CUDA=auto with off several times over in one short run. */
@@ -89,6 +138,7 @@ int main(int argc, char** argv) {
   const size_t n_sizes = quick || host_only ? 2 : 6;
   const Where wheres[] = {kHost, kDevice};
   const bool cuda = MPIX_Query_cuda_support() == 1;
+  double memcpy_us[8] = {0};
   if (cuda && rank == 0 && !host_only)
     for (size_t k = 0; k < n_sizes; k++) {
       size_t n = sizes[k];
@@ -103,11 +153,14 @@ int main(int argc, char** argv) {
         t = (MPI_Wtime() - t) / iters;
         if (t < best) best = t;
       }
+      memcpy_us[k] = best * 1e6;
       printf("gpu-bench cudaMemcpy-d2d %zu %.2f %.2f\n", n, best * 1e6, n / best / 1e9);
+      printf("gpu-bench allreduce-floor-np%d %zu %.2f %.2f\n", size, n, sharing * best * 1e6,
+             n / (sharing * best) / 1e9);
       free_in(kDevice, a);
       free_in(kDevice, b);
     }
-  if (cuda && !quick && !host_only) {
+  if (cuda && !quick && !host_only && pair) {
     /* What one small GPU copy costs when the two processes take turns on
      * the GPU (each turn a switch between their contexts, unless MPS runs
      * them in one) against one process doing both copies: the floor under
@@ -156,16 +209,28 @@ int main(int argc, char** argv) {
       fill(w, b, n, 1);
       CHECK_CUDA(cudaDeviceSynchronize());
       int iters = n <= 65536 ? 1000 : n <= (1 << 20) ? 100 : n <= (16 << 20) ? 10 : 4;
-      double t = pingpong(b, n, iters);
-      if (rank == 0)
-        printf("gpu-bench pingpong-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
-      if (n >= (1 << 20)) {
+      double t = 0;
+      if (pair) {
+        t = pingpong(b, n, iters);
+        if (rank == 0) printf("gpu-bench pingpong-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
+      }
+      if (pair && n >= (1 << 20)) {
         t = bandwidth(b, n, n >= (16 << 20) ? 2 : 10, 8);
         if (rank == 0) printf("gpu-bench bw-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
       }
       void* r = alloc_in(w, n);
       t = allreduce(b, r, n, iters);
-      if (rank == 0) printf("gpu-bench allreduce-%s %zu %.2f %.2f\n", where_name(w), n, t * 1e6, n / t / 1e9);
+      if (rank == 0)
+        printf("gpu-bench allreduce-%s-np%d %zu %.2f %.2f\n", where_name(w), size, n, t * 1e6, n / t / 1e9);
+      if (w == kDevice && n >= (16 << 20))
+        for (Coll c : {kReduceScatterBlock, kAllgather, kBcast}) {
+          t = collective(c, b, r, n, iters);
+          if (rank == 0) {
+            printf("gpu-bench %s-device-np%d %zu %.2f %.2f\n", coll_name(c), size, n, t * 1e6, n / t / 1e9);
+            printf("gpu-bench %s-floor-np%d %zu %.2f 0\n", coll_name(c), size, n,
+                   floor_copies(c, sharing) * memcpy_us[k]);
+          }
+        }
       free_in(w, b);
       free_in(w, r);
     }

@@ -59,6 +59,123 @@ static void reduction(MPI_Datatype type, MPI_Op op, const char* name, int n) {
   free(gr);
 }
 
+/* The one-pass allreduce over CUDA IPC (issue 33, coll/device_onepass.h):
+ * above its threshold (FERRY_CUDA_ONEPASS_THRESHOLD, default 1 MiB), counts
+ * that the rank count does not divide and that are no whole 16-byte units,
+ * buffers that start inside their allocation (the bytes around them must
+ * keep theirs), in place, the same buffers twice (the cached exports and
+ * mappings), several ops and types; compared with the host result. */
+template <typename T>
+static void onepass_case(MPI_Datatype type, MPI_Op op, const char* name, size_t n, size_t offset, bool in_place,
+                         MPI_Comm comm) {
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  T *hs = (T*)malloc(n * sizeof(T)), *want = (T*)malloc(n * sizeof(T)), *got = (T*)malloc(n * sizeof(T));
+  for (size_t i = 0; i < n; i++) hs[i] = (T)((i * 7 + (size_t)me * 3) % 11 + 1);
+  CHECK_MPI(MPI_Allreduce(hs, want, (int)n, type, op, comm));
+  const size_t total = n + 2 * offset;
+  T *ds = NULL, *dr = NULL;
+  CHECK_CUDA(cudaMalloc(&ds, total * sizeof(T)));
+  CHECK_CUDA(cudaMalloc(&dr, total * sizeof(T)));
+  for (int again = 0; again < 2; again++) {
+    CHECK_CUDA(cudaMemset(dr, 0xab, total * sizeof(T)));
+    CHECK_CUDA(cudaMemcpy(in_place ? dr + offset : ds + offset, hs, n * sizeof(T), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : (void*)(ds + offset), dr + offset, (int)n, type, op, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr + offset, n * sizeof(T), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+      CHECK(memcmp(&got[i], &want[i], sizeof(T)) == 0,
+            "one-pass allreduce %s of %zu (offset %zu%s, call %d): element %zu is %g, expected %g", name, n, offset,
+            in_place ? ", in place" : "", again + 1, i, (double)got[i], (double)want[i]);
+    unsigned char edge[64];
+    size_t edge_bytes = offset * sizeof(T) < sizeof edge ? offset * sizeof(T) : sizeof edge;
+    if (edge_bytes > 0) {
+      CHECK_CUDA(cudaMemcpy(edge, dr, edge_bytes, cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < edge_bytes; i++)
+        CHECK(edge[i] == 0xab, "one-pass allreduce %s: byte %zu before the buffer changed", name, i);
+      CHECK_CUDA(cudaMemcpy(edge, dr + offset + n, edge_bytes, cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < edge_bytes; i++)
+        CHECK(edge[i] == 0xab, "one-pass allreduce %s: byte %zu after the buffer changed", name, i);
+    }
+  }
+  cudaFree(ds);
+  cudaFree(dr);
+  free(hs);
+  free(want);
+  free(got);
+}
+
+/* The other one-pass collectives, above the threshold: reduce_scatter_block
+ * (blocks of an odd element count), allgather (in place and not, a receive
+ * buffer inside its allocation), bcast from the last rank; twice each. */
+static void onepass_others(MPI_Comm comm) {
+  int me = 0, p = 0;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &p);
+  const size_t block = ((size_t)1 << 20) / sizeof(int) + 3; /* ints, over 1 MiB in all at any p */
+  const size_t all = block * p;
+  int* h = (int*)malloc(all * sizeof(int));
+  int* want = (int*)malloc(all * sizeof(int));
+  int* got = (int*)malloc(all * sizeof(int));
+  int *ds = NULL, *dr = NULL;
+  CHECK_CUDA(cudaMalloc(&ds, (all + 8) * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&dr, (all + 8) * sizeof(int)));
+  for (int again = 0; again < 2; again++) {
+    /* reduce_scatter_block */
+    for (size_t i = 0; i < all; i++) h[i] = (int)(i % 1000) + me * 7 + again;
+    CHECK_MPI(MPI_Reduce_scatter_block(h, want, (int)block, MPI_INT, MPI_SUM, comm));
+    CHECK_CUDA(cudaMemcpy(ds, h, all * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Reduce_scatter_block(ds, dr, (int)block, MPI_INT, MPI_SUM, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr, block * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < block; i++)
+      CHECK(got[i] == want[i], "one-pass reduce_scatter_block (call %d): element %zu is %d, expected %d", again + 1,
+            i, got[i], want[i]);
+    /* allgather, not in place, into a buffer 8 ints into its allocation */
+    for (size_t i = 0; i < block; i++) h[i] = (int)(i * 5) + me * 100000 + again;
+    CHECK_MPI(MPI_Allgather(h, (int)block, MPI_INT, want, (int)block, MPI_INT, comm));
+    CHECK_CUDA(cudaMemcpy(ds, h, block * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Allgather(ds, (int)block, MPI_INT, dr + 8, (int)block, MPI_INT, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr + 8, all * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < all; i++)
+      CHECK(got[i] == want[i], "one-pass allgather (call %d): element %zu is %d, expected %d", again + 1, i, got[i],
+            want[i]);
+    /* allgather in place */
+    CHECK_CUDA(cudaMemset(dr, 0, all * sizeof(int)));
+    CHECK_CUDA(cudaMemcpy(dr + me * block, h, block * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dr, (int)block, MPI_INT, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr, all * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < all; i++)
+      CHECK(got[i] == want[i], "one-pass allgather in place (call %d): element %zu is %d, expected %d", again + 1, i,
+            got[i], want[i]);
+    /* bcast from the last rank */
+    for (size_t i = 0; i < all; i++) h[i] = me == p - 1 ? (int)(i * 3) + again : -1;
+    CHECK_CUDA(cudaMemcpy(dr, h, all * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK_MPI(MPI_Bcast(dr, (int)all, MPI_INT, p - 1, comm));
+    CHECK_CUDA(cudaMemcpy(got, dr, all * sizeof(int), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < all; i++)
+      CHECK(got[i] == (int)(i * 3) + again, "one-pass bcast (call %d): element %zu is %d", again + 1, i, got[i]);
+  }
+  cudaFree(ds);
+  cudaFree(dr);
+  free(h);
+  free(want);
+  free(got);
+}
+
+static void onepass_checks(MPI_Comm comm) {
+  onepass_others(comm);
+  const size_t mib = (size_t)1 << 20;
+  onepass_case<float>(MPI_FLOAT, MPI_SUM, "float sum", 16 * mib / 4, 0, false, comm);   /* 16 MiB, even */
+  onepass_case<float>(MPI_FLOAT, MPI_SUM, "float sum", mib / 4 * 3 + 7, 0, false, comm); /* uneven, a tail */
+  onepass_case<float>(MPI_FLOAT, MPI_SUM, "float sum", mib / 4 * 3 + 7, 5, true, comm);  /* unaligned, in place */
+  onepass_case<float>(MPI_FLOAT, MPI_PROD, "float prod", mib / 4 + 3, 0, false, comm);
+  onepass_case<double>(MPI_DOUBLE, MPI_SUM, "double sum", mib / 8 * 5 + 1, 2, false, comm);
+  onepass_case<double>(MPI_DOUBLE, MPI_MIN, "double min", mib / 8 * 2 + 3, 0, true, comm);
+  onepass_case<int>(MPI_INT, MPI_MAX, "int max", mib / 4 * 2 + 1, 4, false, comm);
+  onepass_case<int>(MPI_INT, MPI_BXOR, "int bxor", mib / 4 + 9, 0, true, comm);
+  onepass_case<long long>(MPI_LONG_LONG, MPI_SUM, "long long sum", mib / 8 * 3 + 5, 0, false, comm);
+  onepass_case<unsigned char>(MPI_UNSIGNED_CHAR, MPI_MAX, "unsigned char max", 2 * mib + 13, 3, false, comm);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -67,6 +184,24 @@ int main(int argc, char** argv) {
   cudaGetDeviceCount(&gpus);
   cudaSetDevice(rank % (gpus ? gpus : 1));
   const size_t counts[] = {1, 1000, 300000};
+
+  /* --onepass: only the one-pass checks (run.sh runs them with
+   * FERRY_DEBUG=cuda and looks for the path's line), on the world and, at 4
+   * ranks or more, on two halves (communicator ranks that are not the
+   * world's). */
+  onepass_checks(MPI_COMM_WORLD);
+  if (size >= 4) {
+    MPI_Comm half;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half));
+    onepass_checks(half);
+    CHECK_MPI(MPI_Comm_free(&half));
+  }
+  if (argc > 1 && strcmp(argv[1], "--onepass") == 0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) printf("gpu_coll --onepass: OK (%d ranks)\n", size);
+    MPI_Finalize();
+    return 0;
+  }
 
   for (size_t n : counts) {
     int N = (int)n;

@@ -106,6 +106,59 @@ void check(const char* name, Element element, Reduction op, int n, size_t count,
   delete out;
 }
 
+// Several outputs (reduce_to, the one-pass allreduce's kernel): every
+// output gets the whole result; with `in_place` the first output is the
+// first input.
+template <typename T, typename Op>
+void check_outputs(const char* name, Element element, Reduction op, int n, int m, size_t count, bool aligned,
+                   bool in_place) {
+  size_t bytes = count * sizeof(T);
+  size_t offset = aligned ? 0 : sizeof(T);
+  std::vector<std::vector<T>> in(n, std::vector<T>(count));
+  std::vector<T> expected(count);
+  for (size_t i = 0; i < count; ++i) {
+    for (int k = 0; k < n; ++k) in[k][i] = value<T>(i, k);
+    T acc = in[0][i];
+    for (int k = 1; k < n; ++k) acc = Op::of(acc, in[k][i]);
+    expected[i] = acc;
+  }
+  std::vector<GpuBuffer*> buffers;
+  std::vector<const void*> srcs;
+  for (int k = 0; k < n; ++k) {
+    buffers.push_back(new GpuBuffer(bytes, offset));
+    cuda.htod(reinterpret_cast<unsigned long long>(buffers.back()->p), in[k].data(), bytes);
+    srcs.push_back(buffers.back()->p);
+  }
+  std::vector<GpuBuffer*> outs;
+  std::vector<void*> dsts;
+  for (int j = 0; j < m; ++j) {
+    if (j == 0 && in_place) {
+      dsts.push_back(buffers[0]->p);
+      continue;
+    }
+    outs.push_back(new GpuBuffer(bytes, offset));
+    dsts.push_back(outs.back()->p);
+  }
+  ++checks;
+  if (auto error = reduce_to(dsts.data(), m, srcs.data(), n, count, element, op)) {
+    std::printf("FAILED %s n=%d m=%d count=%zu: %s\n", name, n, m, count, error->c_str());
+    ++failures;
+  } else {
+    for (int j = 0; j < m; ++j) {
+      std::vector<T> got(count);
+      cuda.dtoh(got.data(), reinterpret_cast<unsigned long long>(dsts[j]), bytes);
+      if (std::memcmp(got.data(), expected.data(), bytes) != 0) {
+        std::printf("FAILED %s n=%d m=%d count=%zu aligned=%d in_place=%d: output %d differs\n", name, n, m, count,
+                    aligned, in_place, j);
+        ++failures;
+        break;
+      }
+    }
+  }
+  for (GpuBuffer* b : buffers) delete b;
+  for (GpuBuffer* b : outs) delete b;
+}
+
 template <typename T, typename Op>
 void check_all(const char* name, Element element, Reduction op) {
   if (!supports(element, op)) {
@@ -117,6 +170,10 @@ void check_all(const char* name, Element element, Reduction op) {
     for (size_t count : {size_t(1), size_t(37), size_t(4096)})
       for (bool aligned : {true, false})
         for (bool in_place : {false, true}) check<T, Op>(name, element, op, n, count, aligned, in_place);
+  for (int m : {2, kMaxOutputs})
+    for (size_t count : {size_t(37), size_t(4096)})
+      for (bool aligned : {true, false})
+        for (bool in_place : {false, true}) check_outputs<T, Op>(name, element, op, 3, m, count, aligned, in_place);
   // Enough for every thread of a full grid to loop (1056 blocks x 256 threads x 16 bytes is 4.3 MB).
   for (int n : {2, kMaxInputs}) check<T, Op>(name, element, op, n, (size_t(3) << 22) / sizeof(T) + 5, true, false);
 }

@@ -20,11 +20,19 @@
 # 3. gpu_io at 2 and 4 ranks on one GPU: MPI_File_write_all from device
 #    buffers and read_all back into device buffers, byte for byte; the
 #    nonblocking iwrite_at/iread_at; a strided memory type on the GPU.
+# 2b. gpu_coll --onepass at 2 and 4 ranks with FERRY_DEBUG=cuda: the
+#    one-pass allreduce, reduce_scatter_block, allgather and bcast over CUDA
+#    IPC (issue 33) checked, and each one's debug line must appear.
 # 3b. gpu_bench at 2 ranks: ping-pong and allreduce rows for host and device
 #    buffers, and the host rows again with FERRY_CUDA=off (host programs
-#    must lose nothing to FERRY_CUDA=auto).
-# 4. Steps 1 and 3b again under CUDA MPS, where the machine has it, and 3b
-#    over the TCP transport (the path between hosts, here on one host).
+#    must lose nothing to FERRY_CUDA=auto); at 4 ranks the allreduce rows;
+#    the 2-rank device rows again with the one pass off
+#    (FERRY_CUDA_ONEPASS_THRESHOLD=-1); each with its floor
+#    (allreduce-floor-npN: N ranks' cudaMemcpy of the bytes).
+# 4. Steps 1 and 3 again under CUDA MPS, where the machine has it, and the
+#    one-pass checks at 4 ranks and the quick allreduce rows at 2 and 4
+#    ranks, with the one pass and without; and 3b over the TCP transport
+#    (the path between hosts, here on one host).
 # 5. mpi4py with CuPy arrays at 2, 3 and 4 ranks: Allreduce, Sendrecv and
 #    Bcast on device arrays; an indexed type and a subarray on device arrays
 #    (the pack kernels of issue 33); MPI_Pack_external to and from device
@@ -90,12 +98,27 @@ step p2p_tcp env FERRY_CUDA=on FERRY_TRANSPORTS=tcp "${mpirun[@]}" -n 2 "$out/gp
 for n in 2 3 4; do
   step "coll_np$n" env FERRY_CUDA=on "${mpirun[@]}" -n "$n" "$out/gpu_coll"
 done
+# The one-pass allreduce over CUDA IPC (issue 33): its checks alone, with
+# the debug line that says the path ran.
+for n in 2 4; do
+  step "onepass_np$n" env FERRY_CUDA=on FERRY_DEBUG=cuda "${mpirun[@]}" -n "$n" "$out/gpu_coll" --onepass
+  for call in MPI_Allreduce MPI_Reduce_scatter_block MPI_Allgather MPI_Bcast; do
+    if ! grep -q "$call of .* one pass over CUDA IPC" "$out/onepass_np$n.log"; then
+      echo "== onepass_np$n: FAILED (no '$call ... one pass over CUDA IPC' line: that path never ran)"
+      failures=$((failures + 1))
+    fi
+  done
+done
 for n in 2 4; do
   step "io_np$n" env FERRY_CUDA=on "${mpirun[@]}" -n "$n" "$out/gpu_io" "$out"
 done
 step bench_auto env FERRY_CUDA=auto "${mpirun[@]}" -n 2 "$out/gpu_bench"
+step bench_np4 env FERRY_CUDA=auto "${mpirun[@]}" -n 4 "$out/gpu_bench"
+# Today's path without the one pass, for comparison in the same run.
+step bench_usual env FERRY_CUDA=auto FERRY_CUDA_ONEPASS_THRESHOLD=-1 "${mpirun[@]}" -n 2 "$out/gpu_bench" --quick
 step bench_host_cuda_off env FERRY_CUDA=off "${mpirun[@]}" -n 2 "$out/gpu_bench"
-grep -h '^gpu-bench' "$out/bench_auto.log" | sed 's/^/FERRY_CUDA=auto /'
+grep -h '^gpu-bench' "$out/bench_auto.log" "$out/bench_np4.log" | sed 's/^/FERRY_CUDA=auto /'
+grep -h '^gpu-bench allreduce' "$out/bench_usual.log" | sed 's/^/ONEPASS=off /'
 grep -h '^gpu-bench .*-host' "$out/bench_host_cuda_off.log" | sed 's/^/FERRY_CUDA=off  /'
 
 # The same with the ranks' GPU work funnelled through one MPS server (one
@@ -108,6 +131,14 @@ if command -v nvidia-cuda-mps-control >/dev/null; then
     step p2p_shm_mps env FERRY_CUDA=on "${mpirun[@]}" -n 2 "$out/gpu_p2p"
     step bench_mps env FERRY_CUDA=auto "${mpirun[@]}" -n 2 "$out/gpu_bench"
     grep -h '^gpu-bench' "$out/bench_mps.log" | sed 's/^/MPS /'
+    step onepass_mps_np4 env FERRY_CUDA=on "${mpirun[@]}" -n 4 "$out/gpu_coll" --onepass
+    for n in 2 4; do
+      step "bench_mps_quick_np$n" env FERRY_CUDA=auto "${mpirun[@]}" -n "$n" "$out/gpu_bench" --quick
+      step "bench_mps_usual_np$n" env FERRY_CUDA=auto FERRY_CUDA_ONEPASS_THRESHOLD=-1 "${mpirun[@]}" -n "$n" \
+        "$out/gpu_bench" --quick
+      grep -h '^gpu-bench' "$out/bench_mps_quick_np$n.log" | sed 's/^/MPS /'
+      grep -h '^gpu-bench allreduce' "$out/bench_mps_usual_np$n.log" | sed 's/^/MPS ONEPASS=off /'
+    done
     # The TCP transport between the two ranks, as between two hosts: the
     # device rows (staged in chunks, copies overlapped with the socket)
     # against the host rows over the same sockets.

@@ -29,6 +29,8 @@ Counters counted;
 int failing_copy = 0;
 int failing_module_load = 0;
 int failing_launch = 0;
+int failing_ipc_open = 0;
+LastReduce last_reduce_seen;
 int stream_token = 0;
 int module_token = 0;
 
@@ -122,6 +124,7 @@ struct Handle {
 };
 
 int ipc_get_handle(const void* base, IpcHandle* handle) {
+  ++counted.ipc_exports;
   uintptr_t b = 0;
   const Allocation* a = find(base, &b);
   if (a == nullptr) return 1;  // CUDA_ERROR_INVALID_VALUE
@@ -137,6 +140,11 @@ int ipc_open_handle(const IpcHandle& handle, int, void** mapped) {
   uintptr_t b = 0;
   const Allocation* a = find(reinterpret_cast<void*>(h.base), &b);
   if (a == nullptr || a->buffer_id != h.buffer_id) return 400;  // CUDA_ERROR_INVALID_HANDLE
+  if (failing_ipc_open != 0) {
+    int code = failing_ipc_open;
+    failing_ipc_open = 0;
+    return code;
+  }
   ++counted.ipc_opens;
   *mapped = reinterpret_cast<void*>(h.base);  // one process: the same address
   return 0;
@@ -153,12 +161,16 @@ using HostKernel = void (*)(void** args);
 
 template <typename T, typename Op>
 void host_reduce(void** args) {
-  auto* dst = static_cast<T*>(*static_cast<void**>(args[0]));
+  const auto& out = *static_cast<const kernels::ReduceOutputs*>(args[0]);
   const auto& in = *static_cast<const kernels::ReduceInputs*>(args[1]);
   size_t count = *static_cast<unsigned long long*>(args[2]);
+  LastReduce& last = last_reduce_seen;
+  last.outputs.assign(out.p, out.p + out.n);
+  last.inputs.assign(in.p, in.p + in.n);
+  last.count = count;
   std::set<std::pair<uintptr_t, const Allocation*>> opened;
-  for (const void* p : {static_cast<const void*>(dst), in.p[0], in.p[1], in.p[2], in.p[3], in.p[4], in.p[5],
-                        in.p[6], in.p[7]}) {
+  for (int k = 0; k < out.n + in.n; ++k) {
+    const void* p = k < out.n ? out.p[k] : in.p[k - out.n];
     uintptr_t base = 0;
     if (const Allocation* a = find(p, &base); a != nullptr && !a->managed) opened.insert({base, a});
   }
@@ -166,7 +178,7 @@ void host_reduce(void** args) {
   for (size_t i = 0; i < count; ++i) {
     T acc = static_cast<const T*>(in.p[0])[i];
     for (int k = 1; k < in.n; ++k) acc = Op::of(acc, static_cast<const T*>(in.p[k])[i]);
-    dst[i] = acc;
+    for (int k = 0; k < out.n; ++k) static_cast<T*>(out.p[k])[i] = acc;
   }
   for (auto [base, a] : opened) mprotect(reinterpret_cast<void*>(base), a->mapped, PROT_NONE);
 }
@@ -395,10 +407,14 @@ void reset_counters() {
   counted = Counters{};
   event_polls = 0;
   failing_event = 0;
+  failing_ipc_open = 0;
+  last_reduce_seen = LastReduce{};
 }
 void fail_next_copy(int code) { failing_copy = code; }
 void fail_next_module_load(int code) { failing_module_load = code; }
 void fail_next_launch(int code) { failing_launch = code; }
+void fail_next_ipc_open(int code) { failing_ipc_open = code; }
+const LastReduce& last_reduce() { return last_reduce_seen; }
 void set_event_polls(int n) { event_polls = n; }
 int copies_running() { return running; }
 void fail_next_event(int code) { failing_event = code; }

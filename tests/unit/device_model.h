@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "device/device.h"
 
@@ -33,6 +34,7 @@ struct Counters {
   uint64_t id_queries = 0;  // buffer_id
   uint64_t copies = 0;
   uint64_t copies_2d = 0;
+  uint64_t ipc_exports = 0;  // ipc_get_handle
   uint64_t ipc_opens = 0;
   uint64_t ipc_closes = 0;
   uint64_t pinned_allocs = 0;
@@ -55,6 +57,17 @@ void fail_next_copy(int code);
 // (CUDA_ERROR_LAUNCH_FAILED is 719), fails with this code.
 void fail_next_module_load(int code);
 void fail_next_launch(int code);
+// The next IPC open (CUDA_ERROR_INVALID_HANDLE is 400) fails with this code.
+void fail_next_ipc_open(int code);
+
+// The arguments of the last reduction kernel run: its outputs and inputs,
+// in the order the kernel got them, and its element count.
+struct LastReduce {
+  std::vector<void*> outputs;
+  std::vector<const void*> inputs;
+  size_t count = 0;
+};
+const LastReduce& last_reduce();
 // Copies finish at once, but an event recorded from now on answers
 // kNotReady to its first n queries (default 0), as a running copy would.
 void set_event_polls(int n);

@@ -56,6 +56,7 @@ struct State {
   bool holds_room = false;
   CommSegment segment;
   std::shared_ptr<void> hierarchy;  // coll/hier's (hierarchy_slot)
+  std::shared_ptr<void> onepass;    // coll/device_onepass.h's (onepass_slot)
 
   ~State() {
     if (holds_room) mapped_.fetch_sub(1, std::memory_order_relaxed);
@@ -331,6 +332,7 @@ CommSegment::~CommSegment() {
 }
 
 std::shared_ptr<void>& hierarchy_slot(Communicator* c) { return state_of(c)->hierarchy; }
+std::shared_ptr<void>& onepass_slot(Communicator* c) { return state_of(c)->onepass; }
 
 bool segment_among(Communicator* c, const std::vector<int>& members, int my_index,
                    std::unique_ptr<CommSegment>* out) {

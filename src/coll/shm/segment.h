@@ -299,5 +299,7 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
 // coll/hier's state of `c` (hier/structure.h), kept beside this layer's in
 // Communicator::coll_state and destroyed with it.
 std::shared_ptr<void>& hierarchy_slot(Communicator* c);
+// coll/device_onepass.h's state of `c`, likewise.
+std::shared_ptr<void>& onepass_slot(Communicator* c);
 
 }  // namespace ferry::coll::shm

@@ -1,10 +1,11 @@
 // GPU reduction kernels: dst[i] = src0[i] op src1[i] op ... op src{n-1}[i]
-// for i < count, folded left to right, one extern "C" kernel per (operation,
-// element type) named as reduce_abi.h lists them. nvcc builds them into a
-// fatbin that libmpi embeds; device/kernels.cc loads it with
-// cuModuleLoadData and launches them with cuLaunchKernel.
+// for i < count, folded left to right, stored to every dst of the outputs;
+// one extern "C" kernel per (operation, element type) named as reduce_abi.h
+// lists them. nvcc builds them into a fatbin that libmpi embeds;
+// device/kernels.cc loads it with cuModuleLoadData and launches them with
+// cuLaunchKernel.
 //
-// Cost: memory-bound. Each element is read n times and written once, and
+// Cost: memory-bound. Each element is read n times and written m times, and
 // the arithmetic is one instruction per read, so what matters is how wide
 // the loads are. When every pointer is 16-byte aligned (cuMemAlloc's always
 // are), each thread loads 16 bytes per input at a time (one ld.global.v4)
@@ -17,9 +18,13 @@
 // index, where a loop to `n` would copy the struct to local memory and
 // index it there on every element.
 //
-// In place: dst may be one of the inputs. Each thread reads position i of
-// every input before it writes position i of dst, and no other thread
+// In place: a dst may be one of the inputs. Each thread reads position i of
+// every input before it writes position i of any dst, and no other thread
 // touches position i, so that is safe.
+//
+// Several outputs (the one-pass allreduce, coll/device_onepass.h): the
+// result is computed once and stored to each, so the traffic is n reads and
+// m writes per element, the least that gives m buffers the result.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -29,8 +34,10 @@
 namespace {
 
 using ferry::device::kernels::ReduceInputs;
+using ferry::device::kernels::ReduceOutputs;
 using ferry::device::kernels::kReduceThreads;
 constexpr int kMaxInputs = ferry::device::kernels::kReduceMaxInputs;
+constexpr int kMaxOutputs = ferry::device::kernels::kReduceMaxOutputs;
 
 // The element functions, (in, inout) -> the new inout, with the host path's
 // results (base/reduce_kernels.h, a layer above the device layer, so
@@ -94,8 +101,11 @@ union Pack {
   T lane[kLanes];
 };
 
-__device__ bool aligned_16(const void* dst, const ReduceInputs& in) {
-  uintptr_t bits = reinterpret_cast<uintptr_t>(dst);
+__device__ bool aligned_16(const ReduceOutputs& out, const ReduceInputs& in) {
+  uintptr_t bits = 0;
+#pragma unroll
+  for (int k = 0; k < kMaxOutputs; ++k)
+    if (k < out.n) bits |= reinterpret_cast<uintptr_t>(out.p[k]);
 #pragma unroll
   for (int k = 0; k < kMaxInputs; ++k)
     if (k < in.n) bits |= reinterpret_cast<uintptr_t>(in.p[k]);
@@ -103,14 +113,14 @@ __device__ bool aligned_16(const void* dst, const ReduceInputs& in) {
 }
 
 template <typename T, typename Op>
-__device__ void reduce(T* dst, const ReduceInputs& in, size_t count) {
+__device__ void reduce(const ReduceOutputs& out, const ReduceInputs& in, size_t count) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   constexpr int kLanes = Pack<T>::kLanes;
 
   // Vector path: whole 16-byte packs.
   size_t packs = 0;
-  if (aligned_16(dst, in)) {
+  if (aligned_16(out, in)) {
     packs = count / kLanes;
     for (size_t v = first; v < packs; v += stride) {
       Pack<T> acc;
@@ -123,7 +133,11 @@ __device__ void reduce(T* dst, const ReduceInputs& in, size_t count) {
 #pragma unroll
         for (int l = 0; l < kLanes; ++l) acc.lane[l] = Op::of(acc.lane[l], next.lane[l]);
       }
-      reinterpret_cast<uint4*>(dst)[v] = acc.raw;
+#pragma unroll
+      for (int k = 0; k < kMaxOutputs; ++k) {
+        if (k >= out.n) break;
+        static_cast<uint4*>(out.p[k])[v] = acc.raw;
+      }
     }
   }
 
@@ -135,7 +149,11 @@ __device__ void reduce(T* dst, const ReduceInputs& in, size_t count) {
       if (k >= in.n) break;
       acc = Op::of(acc, static_cast<const T*>(in.p[k])[i]);
     }
-    dst[i] = acc;
+#pragma unroll
+    for (int k = 0; k < kMaxOutputs; ++k) {
+      if (k >= out.n) break;
+      static_cast<T*>(out.p[k])[i] = acc;
+    }
   }
 }
 
@@ -143,7 +161,7 @@ __device__ void reduce(T* dst, const ReduceInputs& in, size_t count) {
 
 #define FERRY_REDUCE_KERNEL(op, Operation, type, T)                                                       \
   extern "C" __global__ void __launch_bounds__(kReduceThreads)                                            \
-      ferry_reduce_##op##_##type(void* dst, ReduceInputs inputs, unsigned long long count) {              \
-    reduce<T, Operation>(static_cast<T*>(dst), inputs, count);                                             \
+      ferry_reduce_##op##_##type(ReduceOutputs outputs, ReduceInputs inputs, unsigned long long count) {  \
+    reduce<T, Operation>(outputs, inputs, count);                                                          \
   }
 FERRY_REDUCE_KERNELS(FERRY_REDUCE_KERNEL)

@@ -2,9 +2,11 @@
 // that launches them (device/kernels.cc, and the unit tests' model) agree
 // on: the kernels' names, their parameters and their block size.
 //
-// Every kernel is `extern "C" __global__ void ferry_reduce_<op>_<type>(void*
-// dst, ReduceInputs inputs, unsigned long long count)`, found by that name
-// with cuModuleGetFunction. The pairs are the host path's
+// Every kernel is `extern "C" __global__ void ferry_reduce_<op>_<type>(
+// ReduceOutputs outputs, ReduceInputs inputs, unsigned long long count)`,
+// found by that name with cuModuleGetFunction: it writes the same result to
+// every output (one, for a reduction step; every rank's receive buffer, for
+// the one-pass allreduce of coll/device_onepass.h). The pairs are the host path's
 // (base/reduce_kernels.cc) for these ten types: the arithmetic and logical
 // operations on every type (logical on floating point is MPICH's extension:
 // zero is false, the result 0 or 1), the bitwise ones on the integers.
@@ -21,6 +23,16 @@ namespace ferry::device::kernels {
 constexpr int kReduceMaxInputs = 8;
 struct ReduceInputs {
   const void* p[kReduceMaxInputs];
+  int n;
+};
+
+// The outputs, likewise: p[0] .. p[n-1], 1 <= n <= kReduceMaxOutputs, each
+// given every element of the result. An output may be one of the inputs
+// (in place: the kernel reads position i of every input before it writes
+// position i anywhere), but two outputs never overlap.
+constexpr int kReduceMaxOutputs = 8;
+struct ReduceOutputs {
+  void* p[kReduceMaxOutputs];
   int n;
 };
 

@@ -5,6 +5,7 @@
 #include "common/config.h"
 #include "common/debug.h"
 #include "device/device.h"
+#include "device/ipc_exports.h"
 #include "device/staging.h"
 
 namespace ferry::transport::shm {
@@ -41,9 +42,11 @@ bool CudaIpc::expose(const MemoryRef& local, RemoteBuffer* remote) {
   device::PointerInfo info = device::describe(local.data);
   if (info.memory != device::Memory::kDevice) return false;
   device::IpcExport e;
-  e.base = info.base;
-  e.buffer_id = info.buffer_id;
-  if (!exported_handle(info, &e.handle)) return false;
+  if (int code = device::export_allocation(info, &e); code != 0) {
+    FERRY_DEBUG(kCuda, "cannot export a GPU buffer for IPC (%s): staged through the ring",
+                device::error_text("cuIpcGetMemHandle", code).c_str());
+    return false;
+  }
   // The receiver copies on its own stream, in another process: nothing
   // there orders it after a kernel this process queued on the legacy
   // default stream, so that work must be done before the buffer is
@@ -58,24 +61,6 @@ bool CudaIpc::expose(const MemoryRef& local, RemoteBuffer* remote) {
   remote->address = reinterpret_cast<uintptr_t>(local.data);
   remote->kind = MemoryKind::kDevice;
   put_export(e, remote);
-  return true;
-}
-
-bool CudaIpc::exported_handle(const device::PointerInfo& info, device::IpcHandle* handle) {
-  auto it = exports_.find(info.buffer_id);
-  if (it != exports_.end()) {
-    *handle = it->second;
-    return true;
-  }
-  if (int code = device::installed->ipc_get_handle(reinterpret_cast<void*>(info.base), handle); code != 0) {
-    FERRY_DEBUG(kCuda, "cannot export a GPU buffer for IPC (%s): staged through the ring",
-                device::error_text("cuIpcGetMemHandle", code).c_str());
-    return false;
-  }
-  // Ids are never reused, so an entry never goes stale; the table is only
-  // bounded, for programs that allocate without end.
-  if (exports_.size() >= kMaxExports) exports_.clear();
-  exports_[info.buffer_id] = *handle;
   return true;
 }
 

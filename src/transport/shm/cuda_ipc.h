@@ -2,8 +2,8 @@
 // rendezvous of p2p/engine.h with GPU memory in place of CMA.
 //
 // The sender exports the allocation that holds its buffer
-// (cuIpcGetMemHandle) and the rendezvous request carries the export as its
-// key: the 64-byte handle, the allocation's address and its buffer id
+// (cuIpcGetMemHandle, once per allocation: device/ipc_exports.h) and the
+// rendezvous request carries the export as its key: the 64-byte handle, the allocation's address and its buffer id
 // (transport/memory.h, kMaxKeyBytes). The receiver maps the allocation
 // (cuIpcOpenMemHandle, kept open per peer and allocation by
 // device/ipc_cache.h, reopened when the buffer id changes) and copies the
@@ -32,7 +32,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "device/ipc_cache.h"
 #include "device/staging.h"
@@ -66,13 +65,7 @@ class CudaIpc {
   static constexpr size_t kAsyncBytes = size_t(1) << 20;
 
  private:
-  // The handle of an allocation of ours, by buffer id: cuIpcGetMemHandle
-  // once per allocation, not per message.
-  bool exported_handle(const device::PointerInfo& info, device::IpcHandle* handle);
-  static constexpr size_t kMaxExports = 4096;
-
   size_t threshold_;
-  std::unordered_map<uint64_t, device::IpcHandle> exports_;
   std::unique_ptr<device::IpcCache> cache_;  // made at the first read
   bool refused_logged_ = false;
 
