@@ -198,6 +198,29 @@ TEST_F(CudaIpcTest, ASmallCopyIsNotWaitedForEither) {
   EXPECT_EQ(device::model::counters().events_made, 1u);
 }
 
+TEST_F(CudaIpcTest, WithEverySlotTakenACopyIsWaitedForInPlace) {
+  CudaIpc ipc;
+  Exported peer(ipc, 8);
+  Exported::ended = 0;
+  device::model::set_event_polls(1);
+  int pending = 0;
+  Started started = Started::kPending;
+  while (started == Started::kPending && pending < 1000) {
+    Exported::Read& r = peer.read_into_new_buffer();
+    started = ipc.read(&r.op);
+    if (started == Started::kPending) ++pending;
+  }
+  EXPECT_EQ(pending, 64) << "kMaxInFlight copies under way";
+  EXPECT_EQ(started, Started::kDone);
+  EXPECT_EQ(device::model::counters().stream_syncs, 1u) << "the one that found no slot";
+  EXPECT_TRUE(peer.arrived(peer.reads.back()));
+  int ended = 0;
+  for (int poll = 0; poll < 1000 && ended < pending; ++poll) ended += ipc.progress();
+  EXPECT_EQ(ended, pending);
+  EXPECT_FALSE(ipc.busy());
+  for (const Exported::Read& r : peer.reads) EXPECT_TRUE(peer.arrived(r));
+}
+
 TEST_F(CudaIpcTest, ACopyThatFailsUnderWayEndsItsReadWithTheCudaError) {
   CudaIpc ipc;
   Exported peer(ipc, 8);
