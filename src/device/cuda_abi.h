@@ -92,6 +92,7 @@ using cuPointerGetAttribute_t = CUresult (*)(void* data, int attribute, CUdevice
 using cuPointerGetAttributes_t = CUresult (*)(unsigned n, int* attributes, void** data, CUdeviceptr ptr);
 using cuStreamCreate_t = CUresult (*)(CUstream* stream, unsigned flags);
 using cuStreamSynchronize_t = CUresult (*)(CUstream stream);
+using cuStreamQuery_t = CUresult (*)(CUstream stream);
 using cuMemcpyAsync_t = CUresult (*)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
 using cuMemcpy2DAsync_t = CUresult (*)(const CUDA_MEMCPY2D* copy, CUstream stream);
 using cuMemAlloc_t = CUresult (*)(CUdeviceptr* p, size_t bytes);

@@ -4,13 +4,14 @@
 
 namespace ferry::device {
 
-void* IpcCache::open(int peer, const IpcExport& exported, int device, std::string* error) {
+void* IpcCache::open(int peer, const IpcExport& exported, int device, std::string* error, PointerInfo* mapping) {
   auto key = std::make_pair(peer, exported.base);
   auto it = mappings_.find(key);
   ++uses_;
   if (it != mappings_.end()) {
     if (it->second.buffer_id == exported.buffer_id) {
       it->second.last_use = uses_;
+      if (mapping != nullptr) *mapping = it->second.described;
       return it->second.mapped;
     }
     // Freed and allocated again at the same address: the old mapping shows
@@ -26,8 +27,17 @@ void* IpcCache::open(int peer, const IpcExport& exported, int device, std::strin
     return nullptr;
   }
   ++opens_;
+  // Where the driver cannot say, the mapping is GPU memory of `device` in
+  // its primary context, where ipc_open_handle opened it.
+  PointerInfo described;
+  if (ops_->pointer_info(mapped, &described) != 0 || described.memory != Memory::kDevice) {
+    described = PointerInfo{};
+    described.memory = Memory::kDevice;
+    described.device = device < 0 ? 0 : device;
+  }
   if (mappings_.size() >= kMaxMappings) close_least_recently_used();
-  mappings_[key] = Mapping{exported.buffer_id, mapped, uses_};
+  mappings_[key] = Mapping{exported.buffer_id, mapped, uses_, described};
+  if (mapping != nullptr) *mapping = described;
   return mapped;
 }
 

@@ -40,8 +40,11 @@ class IpcCache {
 
   // The local address of `peer`'s allocation, opening it on GPU `device`
   // if it is not open yet (or was replaced). nullptr with `*error` set
-  // ("cuIpcOpenMemHandle: ...") if the driver refuses.
-  void* open(int peer, const IpcExport& exported, int device, std::string* error);
+  // ("cuIpcOpenMemHandle: ...") if the driver refuses. `mapping`, if given,
+  // gets what the driver said of the mapping when it was opened (its
+  // context carries the copies out of it): the mapping stays what it was
+  // while it is open, so a message asks the driver nothing about it.
+  void* open(int peer, const IpcExport& exported, int device, std::string* error, PointerInfo* mapping = nullptr);
   void close_peer(int peer);
   void close_all();
 
@@ -54,6 +57,7 @@ class IpcCache {
     uint64_t buffer_id;
     void* mapped;
     uint64_t last_use;
+    PointerInfo described;  // the mapping's, asked once when it was opened
   };
   void close_least_recently_used();
   const Ops* ops_;

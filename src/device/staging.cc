@@ -16,7 +16,13 @@ namespace {
 // pinned for the one use.
 constexpr size_t kSmallest = 4096;
 constexpr int kClasses = 11;
+// Given back, a class keeps at least kKeptPerClass buffers and up to
+// kKeptBytesPerClass of them: the 256 KiB chunks of GPU messages staged in
+// chunks (p2p/pack_stream.h: two per send and two per receive) are 16, so a
+// window of messages in flight over TCP does not pin (milliseconds) and
+// unpin its chunks afresh for every message.
 constexpr size_t kKeptPerClass = 4;
+constexpr size_t kKeptBytesPerClass = size_t(4) << 20;
 
 struct Pool {
   std::mutex lock;
@@ -45,6 +51,8 @@ int class_of(size_t n) {
 }
 
 size_t class_bytes(int c) { return kSmallest << c; }
+
+size_t kept_in_class(int c) { return std::max(kKeptPerClass, kKeptBytesPerClass / class_bytes(c)); }
 
 void give_event(void* stream, void* event) {
   std::lock_guard<std::mutex> hold(pool.lock);
@@ -199,7 +207,7 @@ void give(void* p, size_t n) {
   if (p == nullptr) return;
   int c = class_of(n);
   std::lock_guard<std::mutex> hold(pool.lock);
-  if (c >= 0 && pool.free[c].size() < kKeptPerClass) {
+  if (c >= 0 && pool.free[c].size() < kept_in_class(c)) {
     pool.free[c].push_back(p);
     return;
   }

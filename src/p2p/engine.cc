@@ -79,6 +79,18 @@ void send_rendezvous_done(Request* r) {
   if (Err e = send_packet(r->world_peer, &done)) complete(r, e);
 }
 
+// The request's buffer for a transport's one-sided calls, with what the
+// driver said of it when it is GPU memory (the request asked once: no
+// layer below asks again).
+transport::MemoryRef local_memory(const Request* r) {
+  transport::MemoryRef local{r->buffer, r->memory};
+  if (r->memory == transport::MemoryKind::kDevice && r->device.memory == device::Memory::kDevice) {
+    local.device = r->device.device;
+    local.described = &r->device;
+  }
+  return local;
+}
+
 Request* request_of(transport::OneSided* op) {
   return reinterpret_cast<Request*>(reinterpret_cast<char*>(op) - offsetof(Request, one_sided));
 }
@@ -104,7 +116,7 @@ bool read_directly(Request* r, int world_peer, const PacketHeader& rts, const vo
   op.remote.kind = (rts.flags & kFlagDeviceMemory) != 0 ? transport::MemoryKind::kDevice : transport::MemoryKind::kHost;
   op.remote.key_bytes = static_cast<uint8_t>(rts.payload_bytes);
   if (rts.payload_bytes > 0) std::memcpy(op.remote.key, key, rts.payload_bytes);
-  op.local = transport::MemoryRef{r->buffer, r->memory};
+  op.local = local_memory(r);
   op.bytes = static_cast<size_t>(std::min<uint64_t>(rts.message_bytes, r->bytes));
   op.on_done = one_sided_read_done;
   r->packet.header = rts;  // keeps source, tag and message_bytes for finish_receive
@@ -437,7 +449,7 @@ bool offer_in_place(Request* r, const Route& route, int world_peer) {
   if (!r->datatype->contiguous || r->bytes < threshold) return false;
   // Half of an exchange: the transport may offer a single copy it would not
   // offer a one-way send.
-  transport::MemoryRef local{r->buffer, r->memory};
+  transport::MemoryRef local = local_memory(r);
   transport::RemoteBuffer* exposed = &r->one_sided.remote;
   if (!(r->exchange ? route.transport->expose_exchanged(world_peer, local, r->bytes, exposed)
                     : route.transport->expose(world_peer, local, r->bytes, exposed)))

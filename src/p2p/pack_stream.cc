@@ -50,6 +50,11 @@ struct PackStream {
   // pool (device/staging.h), so the copies to and from the GPU run at DMA
   // speed.
   bool pinned = false;
+  // Receive of GPU data in one run, in more than one chunk: the chunks land
+  // in chunks[0] and chunks[1] by turns, and each one's copy to the GPU runs
+  // while the next lands (no bounce buffer).
+  bool landing_in_turn = false;
+  int landing = 0;  // the chunk the next DATA packet lands in
 };
 
 namespace {
@@ -296,6 +301,18 @@ void expect_chunks(Request* r, uint64_t bytes) {
   auto* st = new PackStream;
   st->request = r;
   st->pinned = on_device(r);
+  if (st->pinned && r->datatype->contiguous && r->device.memory == device::Memory::kDevice && bytes > kChunkBytes) {
+    // Over a transport that stages GPU data (TCP; shm without IPC), each
+    // chunk's copy up to the GPU runs while the next comes off the wire,
+    // instead of the wire waiting for the copy (cuStreamSynchronize).
+    st->landing_in_turn = true;
+    for (PackStream::Chunk& c : st->chunks) {
+      c.stream = st;
+      c.buffer = take_chunk(st);
+    }
+    r->stream = st;
+    return;
+  }
   if (bytes >= kChunkBytes || st->pinned) {
     st->bounce = take_chunk(st);
     st->bounce_cached = true;
@@ -306,12 +323,34 @@ void expect_chunks(Request* r, uint64_t bytes) {
 }
 
 Destination chunk_destination(Request* r, const PacketHeader& h) {
-  if (r->stream == nullptr) return Destination{nullptr, 0, r};
-  return Destination{r->stream->bounce, std::min<uint64_t>(h.payload_bytes, kChunkBytes), r};
+  PackStream* st = r->stream;
+  if (st == nullptr) return Destination{nullptr, 0, r};
+  uint64_t n = std::min<uint64_t>(h.payload_bytes, kChunkBytes);
+  if (!st->landing_in_turn) return Destination{st->bounce, n, r};
+  // The copy out of this buffer started two chunks ago: usually long done.
+  PackStream::Chunk& c = st->chunks[st->landing];
+  copy_done(st, c, true);
+  return Destination{c.buffer, n, r};
 }
 
 void unpack_chunk(Request* r, const PacketHeader& h, const Destination& d) {
-  if (Err e = unpack_part(r, h.offset, d.capacity, d.data)) set_error(r, e);
+  PackStream* st = r->stream;
+  if (st == nullptr || !st->landing_in_turn) {
+    if (Err e = unpack_part(r, h.offset, d.capacity, d.data)) set_error(r, e);
+    return;
+  }
+  int landed = d.data == st->chunks[0].buffer ? 0 : 1;
+  PackStream::Chunk& c = st->chunks[landed];
+  st->landing = 1 - landed;
+  if (d.capacity == 0) return;
+  // Not waited for here: the next chunk's destination waits for it if it
+  // still runs, end_stream (the last chunk's arrival) for all of them.
+  if (auto error = device::staging::copy_start(r->device, static_cast<char*>(r->buffer) + h.offset, d.data,
+                                               d.capacity, &c.copy)) {
+    if (r->error == MPI_SUCCESS) set_error(r, gpu_failure(*error));
+    return;
+  }
+  c.copying = true;
 }
 
 void end_stream(Request* r) {

@@ -25,7 +25,11 @@
 // memory. A contiguous GPU send starts the next chunk's copy (an event
 // behind it) when the chunk before is handed to the transport and waits for
 // it only when the transport holds nothing else, so while one chunk is on
-// the wire the next is being copied and progress goes on.
+// the wire the next is being copied and progress goes on. A contiguous GPU
+// receive of more than one chunk lands them in two pinned buffers by turns
+// and starts each one's copy to the GPU (an event behind it) as it lands,
+// waiting for a copy only when its buffer is wanted again and, for all of
+// them, when the last chunk has landed: the wire does not wait for the GPU.
 #pragma once
 
 #include <cstdint>

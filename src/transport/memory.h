@@ -10,6 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace ferry::device {
+struct PointerInfo;  // device/device.h
+}  // namespace ferry::device
+
 namespace ferry::transport {
 
 enum class MemoryKind : uint8_t {
@@ -21,6 +25,11 @@ struct MemoryRef {
   void* data = nullptr;
   MemoryKind kind = MemoryKind::kHost;
   int device = -1;  // the GPU's ordinal, for kDevice
+  // kDevice: what the driver said of the allocation holding `data`, where
+  // the caller asked already (a request carries it: p2p/data_access.h
+  // locate), read during the call it is passed to; nullptr: the transport
+  // asks. A GPU message then asks about each buffer once, not per layer.
+  const device::PointerInfo* described = nullptr;
 };
 
 // A registration key: what a NIC (an rkey) or a GPU driver (a 64-byte IPC

@@ -19,6 +19,10 @@
 
 __global__ static void empty_kernel() {}
 
+/* An 8-byte copy by one thread: what a kernel in place of the copy engine
+ * would cost a tiny message. */
+__global__ static void copy8_kernel(unsigned long long* dst, const unsigned long long* src) { *dst = *src; }
+
 static double now_us() { return MPI_Wtime() * 1e6; }
 
 /* The best of 5 means over `iters` calls of `body`. */
@@ -124,6 +128,24 @@ int main(int argc, char** argv) {
           cuEventSynchronize(event);
         }));
     row("cuMemcpyAsync d2d 8 B from an IPC mapping, + event record, cuEventQuery until done", per_call(2000, [&] {
+          cuMemcpyAsync((CUdeviceptr)mine, (CUdeviceptr)peer, 8, blocking);
+          cuEventRecord(event, blocking);
+          while (cuEventQuery(event) == CUDA_ERROR_NOT_READY) {
+          }
+        }));
+    row("cuMemcpyAsync d2d 8 B from an IPC mapping, cuStreamQuery until done (no event)", per_call(2000, [&] {
+          cuMemcpyAsync((CUdeviceptr)mine, (CUdeviceptr)peer, 8, blocking);
+          while (cuStreamQuery(blocking) == CUDA_ERROR_NOT_READY) {
+          }
+        }));
+    row("8 B copy kernel from an IPC mapping, + event record, cuEventQuery until done", per_call(2000, [&] {
+          copy8_kernel<<<1, 1, 0, (cudaStream_t)blocking>>>((unsigned long long*)mine, (const unsigned long long*)peer);
+          cuEventRecord(event, blocking);
+          while (cuEventQuery(event) == CUDA_ERROR_NOT_READY) {
+          }
+        }));
+    row("cuStreamQuery(0) then cuMemcpyAsync d2d 8 B from an IPC mapping, + event, query until done", per_call(2000, [&] {
+          cuStreamQuery(0);
           cuMemcpyAsync((CUdeviceptr)mine, (CUdeviceptr)peer, 8, blocking);
           cuEventRecord(event, blocking);
           while (cuEventQuery(event) == CUDA_ERROR_NOT_READY) {

@@ -105,7 +105,10 @@ int copy_2d_async(void* dst, size_t dst_pitch, const void* src, size_t src_pitch
   return 0;
 }
 
-int stream_synchronize(void*) { return 0; }
+int stream_synchronize(void*) {
+  ++counted.stream_syncs;
+  return 0;
+}
 
 int pinned_alloc(void** p, size_t n) {
   ++counted.pinned_allocs;
@@ -303,6 +306,7 @@ int event_create(void*, void** event) {
 }
 
 int event_record(void* event, void*) {
+  ++counted.event_records;
   auto* e = static_cast<Event*>(event);
   if (e->running) --running;  // recorded again before a query saw it done
   e->polls_left = event_polls;

@@ -47,6 +47,8 @@ struct Counters {
   uint64_t events_made = 0;
   uint64_t events_destroyed = 0;
   uint64_t event_queries = 0;
+  uint64_t event_records = 0;
+  uint64_t stream_syncs = 0;  // stream_synchronize: a wait for copies queued on Ferry's stream
 };
 Counters& counters();
 void reset_counters();

@@ -139,5 +139,64 @@ TEST_F(CopyOverlapTest, AFailedCopySeenByTheEventFailsTheSendAndTheDataStillGoes
   device::model::free(gpu_);
 }
 
+// The receive side over the same wire: a GPU receive in chunks copies each
+// chunk up to the GPU while the next one lands (in the other of two pinned
+// buffers), never waiting for the stream; the receive completes once every
+// copy has ended.
+TEST_F(CopyOverlapTest, AGpuReceiveCopiesEachChunkUpWhileTheNextLands) {
+  constexpr size_t kDoubles = 200000;  // 1.6 MB: seven chunks
+  std::vector<double> data(kDoubles);
+  for (size_t i = 0; i < kDoubles; ++i) data[i] = static_cast<double>(i) * 2.0 + 1.0;
+  void* in = device::model::alloc(kDoubles * sizeof(double));
+  device::model::set_event_polls(2);
+  const Datatype* t = find_datatype(MPI_DOUBLE);
+  auto n = static_cast<MPI_Count>(kDoubles);
+  Request* r = nullptr;
+  Request* s = nullptr;
+  ASSERT_TRUE(pt2pt::irecv(in, n, t, 0, 9, &comm_, &r).ok());
+  ASSERT_TRUE(pt2pt::isend(pt2pt::Message{data.data(), n, t}, 0, 9, &comm_, Request::Mode::kStandard, &s).ok());
+  for (int i = 0; i < 100000 && !(r->complete && s->complete); ++i) wire_->progress();
+  ASSERT_TRUE(r->complete && s->complete);
+  EXPECT_EQ(r->error, MPI_SUCCESS);
+  EXPECT_EQ(s->error, MPI_SUCCESS);
+  std::vector<double> got(kDoubles);
+  device::model::read(got.data(), in, kDoubles * sizeof(double));
+  for (size_t i = 0; i < kDoubles; ++i) ASSERT_EQ(got[i], data[i]) << i;
+  EXPECT_EQ(device::model::counters().copies, 7u);
+  // Every chunk after the first came off the wire while the copy of the
+  // one before it still ran.
+  EXPECT_EQ(wire_->sent_while_copying, 6);
+  EXPECT_EQ(device::model::counters().stream_syncs, 0u) << "no chunk's copy was waited for with the stream";
+  EXPECT_EQ(device::model::counters().event_records, 7u);
+  EXPECT_EQ(device::model::copies_running(), 0) << "the receive completed after every copy ended";
+  requests::release(r);
+  requests::release(s);
+  device::model::free(in);
+}
+
+TEST_F(CopyOverlapTest, AFailedChunkCopyFailsTheGpuReceiveAndItStillEnds) {
+  constexpr size_t kDoubles = 200000;
+  std::vector<double> data(kDoubles, 3.0);
+  void* in = device::model::alloc(kDoubles * sizeof(double));
+  device::model::set_event_polls(1);
+  device::model::fail_next_event(700);
+  const Datatype* t = find_datatype(MPI_DOUBLE);
+  auto n = static_cast<MPI_Count>(kDoubles);
+  Request* r = nullptr;
+  Request* s = nullptr;
+  ASSERT_TRUE(pt2pt::irecv(in, n, t, 0, 9, &comm_, &r).ok());
+  ASSERT_TRUE(pt2pt::isend(pt2pt::Message{data.data(), n, t}, 0, 9, &comm_, Request::Mode::kStandard, &s).ok());
+  for (int i = 0; i < 100000 && !(r->complete && s->complete); ++i) wire_->progress();
+  ASSERT_TRUE(r->complete && s->complete) << "nobody is left waiting";
+  EXPECT_EQ(error_code::class_of(r->error), MPI_ERR_OTHER);
+  std::string text = error_code::text(r->error);
+  EXPECT_NE(text.find("cuMemcpyAsync"), std::string::npos) << text;
+  EXPECT_EQ(s->error, MPI_SUCCESS);
+  EXPECT_EQ(device::model::copies_running(), 0);
+  requests::release(r);
+  requests::release(s);
+  device::model::free(in);
+}
+
 }  // namespace
 }  // namespace ferry::p2p

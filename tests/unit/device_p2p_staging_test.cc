@@ -265,9 +265,10 @@ TEST_F(DeviceStagingTest, PinnedStagingBuffersAreReused) {
     ASSERT_TRUE(drive([&] { return r->complete && s->complete; }));
     ASSERT_EQ(r->error, MPI_SUCCESS);
   }
-  // Two chunks for the send, one bounce buffer for the receive, pinned once.
-  EXPECT_EQ(device::model::counters().pinned_allocs, 3u);
-  EXPECT_EQ(device::staging::pooled(), 3u);
+  // Two chunks for the send, two for the receive (each chunk's copy to the
+  // GPU runs while the next lands), pinned once.
+  EXPECT_EQ(device::model::counters().pinned_allocs, 4u);
+  EXPECT_EQ(device::staging::pooled(), 4u);
 }
 
 }  // namespace

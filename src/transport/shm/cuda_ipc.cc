@@ -37,9 +37,10 @@ CudaIpc::~CudaIpc() = default;
 
 bool CudaIpc::expose(const MemoryRef& local, RemoteBuffer* remote) {
   if (!device::enabled() || local.kind != MemoryKind::kDevice) return false;
-  // The memory-type cache confirms the allocation by its buffer id, which
-  // the receiver keys its mapping by.
-  device::PointerInfo info = device::describe(local.data);
+  // The allocation's buffer id keys the receiver's mapping: as the request
+  // found it when it was made (p2p/data_access.h locate), else confirmed by
+  // the memory-type cache.
+  device::PointerInfo info = local.described != nullptr ? *local.described : device::describe(local.data);
   if (info.memory != device::Memory::kDevice) return false;
   device::IpcExport e;
   if (int code = device::export_allocation(info, &e); code != 0) {
@@ -70,9 +71,15 @@ Started CudaIpc::read(OneSided* op) {
   if (op->bytes == 0) return Started::kDone;
   device::IpcExport e = get_export(op->remote);
   if (!cache_) cache_ = std::make_unique<device::IpcCache>(device::installed);
-  int device_ordinal = op->local.kind == MemoryKind::kDevice ? device::describe(op->local.data).device : 0;
+  int device_ordinal = 0;
+  if (op->local.kind == MemoryKind::kDevice)
+    device_ordinal =
+        op->local.described != nullptr ? op->local.described->device : device::describe(op->local.data).device;
   std::string error;
-  void* mapped = cache_->open(op->peer, e, device_ordinal, &error);
+  // The mapping's description carries the copy (its context's stream): the
+  // copy asks the driver nothing about either pointer.
+  device::PointerInfo mapping;
+  void* mapped = cache_->open(op->peer, e, device_ordinal, &error, &mapping);
   if (mapped == nullptr) {
     // Once per transport: a peer in another container, or a driver that
     // refuses, refuses every time.
@@ -82,9 +89,9 @@ Started CudaIpc::read(OneSided* op) {
     return Started::kUnsupported;
   }
   const char* source = static_cast<const char*>(mapped) + (op->remote.address - e.base);
-  if (op->bytes >= kAsyncBytes && in_flight_ < kMaxInFlight) {
+  if (in_flight_ < kMaxInFlight) {
     InFlight& slot = in_flight_ops_[(oldest_ + in_flight_) % kMaxInFlight];
-    if (auto failure = device::staging::copy_start(op->local.data, source, op->bytes, &slot.copy)) {
+    if (auto failure = device::staging::copy_start(mapping, op->local.data, source, op->bytes, &slot.copy)) {
       FERRY_DEBUG(kCuda, "peer %d: copy out of its GPU buffer failed (%s): staged through the ring instead",
                   op->peer, failure->c_str());
       return Started::kUnsupported;
@@ -94,7 +101,8 @@ Started CudaIpc::read(OneSided* op) {
     FERRY_DEBUG(kCuda, "peer %d: %zu bytes of GPU memory being read through CUDA IPC", op->peer, op->bytes);
     return Started::kPending;
   }
-  if (auto failure = device::staging::copy(op->local.data, source, op->bytes)) {
+  // Every slot taken: this one is waited for in place.
+  if (auto failure = device::staging::copy(mapping, op->local.data, source, op->bytes)) {
     FERRY_DEBUG(kCuda, "peer %d: copy out of its GPU buffer failed (%s): staged through the ring instead", op->peer,
                 failure->c_str());
     return Started::kUnsupported;

@@ -13,13 +13,16 @@
 // and the message takes the staged path through the ring (p2p/pack_stream.h),
 // with a FERRY_DEBUG=cuda line saying why.
 //
-// A copy of at least kAsyncBytes is not waited for: read() queues it with
-// an event behind it and answers kPending, and progress() reports it done
-// when the event says so. The receiver keeps progressing meanwhile, and
-// the copies of several messages queue back to back on the GPU (one copy's
-// completion costs ~9 us under MPS on an H200, as much as 4 MiB of copying:
-// docs/performance.md). Smaller copies are waited for in place, which is
-// quicker by a poll's granularity and has nothing to overlap.
+// No copy is waited for: read() queues it with an event behind it and
+// answers kPending, and progress() reports it done when the event says so.
+// The receiver keeps progressing meanwhile, and the copies of several
+// messages queue back to back on the GPU (one copy's completion costs ~9 us
+// under MPS on an H200, as much as 4 MiB of copying: docs/performance.md).
+// Even for a small message, polling the event from progress is quicker
+// than cuStreamSynchronize: an 8-byte copy out of an IPC mapping with an
+// event record and cuEventQuery until done took 9.16 us, with
+// cuStreamSynchronize 9.95 us (tests/gpu/primitives.cu, H200 under MPS).
+// Only when kMaxInFlight copies are under way is one waited for in place.
 //
 // Messages below FERRY_CUDA_IPC_THRESHOLD (default 0: all) stay on the
 // staged path. IPC moves even a small message with one GPU operation, the
@@ -46,12 +49,13 @@ class CudaIpc {
 
   // GPU messages of at least this many bytes are offered for IPC.
   size_t threshold() const { return threshold_; }
-  // Fills `remote` with the export of GPU memory `local`; false if it
-  // cannot be exported.
+  // Fills `remote` with the export of GPU memory `local` (as local.described
+  // says, if set); false if it cannot be exported.
   bool expose(const MemoryRef& local, RemoteBuffer* remote);
   // Copies op->bytes out of a peer's exported GPU buffer into op->local:
-  // kDone, kPending (a large copy under way: progress() ends it), or
-  // kUnsupported when it cannot (nothing copied).
+  // kPending (the copy under way: progress() ends it), kDone (nothing to
+  // copy, or copied in place with every slot taken), or kUnsupported when
+  // it cannot (nothing copied).
   Started read(OneSided* op);
   // Ends the copies that have finished, in the order they started (one
   // stream per GPU runs them in that order; across GPUs a slow copy holds
@@ -61,8 +65,6 @@ class CudaIpc {
   // Whether a copy is under way (the process must not sleep: nothing but
   // polling would notice it end).
   bool busy() const { return in_flight_ > 0; }
-
-  static constexpr size_t kAsyncBytes = size_t(1) << 20;
 
  private:
   size_t threshold_;
