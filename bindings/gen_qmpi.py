@@ -291,8 +291,8 @@ def late_partner_wrapper(f):
                 f"  auto result_ = ferry_impl_{f.name}({args});",
                 "  uint64_t end_ = now();",
                 f"  note_call({f.qmpi}, bytes_);",
+                f"  if (synchronized_) note_wait({f.qmpi}, everyone_ - start_);  // before note_time: counters.h",
                 f"  note_time({f.qmpi}, end_ - start_);",
-                f"  if (synchronized_) note_wait({f.qmpi}, everyone_ - start_);",
                 "  return result_;"]
     call = f"  auto result_ = ferry_impl_{f.name}({args});"
     if base in NONBLOCKING_COLLECTIVES:
@@ -303,8 +303,8 @@ def late_partner_wrapper(f):
                                  f"  note_time({f.qmpi}, companions::own_ticks(now() - start_, companions_));"])
     if base in ALL_WAITING:
         return counted_first(f, [call, "  uint64_t end_ = now();",
-                                 f"  note_time({f.qmpi}, end_ - start_);",
-                                 f"  note_wait({f.qmpi}, end_ - start_);"])
+                                 f"  note_wait({f.qmpi}, end_ - start_);",
+                                 f"  note_time({f.qmpi}, end_ - start_);"])
     if base in ("MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace"):
         # Whole, so that its errors name the call; the receive notes when its message was matched.
         return counted_first(f, ["  late_partners::begin_receive();", call,

@@ -22,7 +22,7 @@
 namespace ferry::profile_layout {
 
 constexpr uint64_t kMagic = 0x314c4946524f5250ull;  // "PROFIL1" little-endian
-constexpr uint32_t kVersion = 4;
+constexpr uint32_t kVersion = 5;  // 5: Call's forced_ fields
 
 // Message and access sizes in log2 buckets: bucket 0 holds 0 bytes, bucket b (1..kBuckets-2)
 // holds [2^(b-1), 2^b), the last everything from 2^(kBuckets-2) up.
@@ -44,18 +44,22 @@ enum State : uint32_t { kRunning = 0, kFinalized = 1 };
 // One MPI function's counts, laid out for the call that counts them (src/profile/counters.h): a
 // call that moves data adds to `bytes` and to one size bucket, and a call of up to 31 bytes
 // (buckets 0-5) finds both, and the sampling countdown, in the first 64 bytes of its Call (the
-// array starts on a 64-byte boundary and a Call is six lines long). So a call's count is not a
+// array starts on a 64-byte boundary and a Call is seven lines long). So a call's count is not a
 // counter of its own: `count` counts the calls that move no data (bytes < 0 in note_call), and the
 // function's calls are count + the sum of `sizes` (the launcher adds them up when it reads a file).
 // `bytes`: count x datatype size of the call's (send) buffer argument as the program passed it (a
 // receive's posted size, a collective's per-call contribution).
 // Times are in ticks of the rank's clock (Header::ticks_per_second; src/profile/clock.h), summed
-// over the `timed` calls of all of them (short calls are sampled, src/profile/counters.h): the
-// function's time is ticks x calls / timed.
+// over the `timed` calls of all of them (short calls are sampled, src/profile/counters.h). Of
+// those, `forced` calls (`forced_ticks`) were timed because they had to be (the warm-up, the slow
+// phase) and the rest on a sample: the function's time is forced_ticks + (ticks - forced_ticks) x
+// (calls - forced) / (timed - forced). The forced calls are a function's first and slowest, so
+// they count once each; scaled like the sample they would stand for hundreds of fast calls.
 // `wait_ticks`: of those ticks, the part spent waiting for a late partner (src/profile/late_partners.h
 // says what is measured for which call), summed over the `waits` calls it was measured on (a
 // sampled nonblocking collective's Wait counts in both as the calls it stands for, counters.h
-// note_wait): the function's wait is wait_ticks x calls / waits.
+// note_wait): the function's wait is forced_wait_ticks + the rest x (calls - forced) / (waits -
+// forced_waits), as for its time.
 // `untimed_left`: the rank's sampling state (counters.h Sampling), not a count: calls left before
 // the next timed one.
 struct alignas(64) Call {
@@ -68,8 +72,14 @@ struct alignas(64) Call {
   uint64_t ticks;
   uint64_t wait_ticks;
   uint64_t waits;
+  // The part of timed, ticks, waits and wait_ticks from the calls timed because they had to be
+  // (counters.h Sampling): only timed calls touch these.
+  uint64_t forced;
+  uint64_t forced_ticks;
+  uint64_t forced_waits;
+  uint64_t forced_wait_ticks;
 };
-static_assert(sizeof(Call) == 6 * 64 && offsetof(Call, sizes) + 6 * 8 == 64);
+static_assert(sizeof(Call) == 7 * 64 && offsetof(Call, sizes) + 6 * 8 == 64);
 
 // The point-to-point messages a rank sent to one world rank: a send adds to both, in one line.
 struct Peer {

@@ -21,6 +21,20 @@ std::vector<T> array_at(const std::vector<char>& bytes, uint64_t offset, size_t 
   return out;
 }
 
+// A sampled function's time (common/profile_layout.h Call), or its wait: its `forced` calls as
+// they were, and the sample (`measured` - `forced_measured` calls: timed calls, or those whose wait
+// was measured) scaled to the calls that were not forced. Nothing sampled yet (all calls forced, or
+// untimed ones before the first sample): the forced calls only, a lower bound.
+double estimate(uint64_t ticks, uint64_t forced_ticks, uint64_t measured, uint64_t forced_measured, uint64_t count,
+                uint64_t forced) {
+  // A reader may see a counter one update behind.
+  forced_ticks = std::min(forced_ticks, ticks);
+  forced_measured = std::min(forced_measured, measured);
+  uint64_t sampled = measured - forced_measured;
+  if (sampled == 0 || count <= forced) return double(forced_ticks);
+  return double(forced_ticks) + double(ticks - forced_ticks) * double(count - forced) / double(sampled);
+}
+
 // One rank's file, checked against the layout its header promises; false if absent or torn.
 bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, RankCounts& r) {
   std::ifstream in(path, std::ios::binary);
@@ -46,9 +60,10 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   for (layout::Call& c : r.calls) {
     // The calls that moved data are counted in their size buckets only (common/profile_layout.h).
     for (uint64_t n : c.sizes) c.count += n;
-    // A sampled function's time is estimated from its timed calls.
-    c.ticks = c.timed > 0 ? uint64_t(double(c.ticks) * ns_per_tick * double(c.count) / double(c.timed)) : 0;
-    c.wait_ticks = c.waits > 0 ? uint64_t(double(c.wait_ticks) * ns_per_tick * double(c.count) / double(c.waits)) : 0;
+    uint64_t forced = std::min(c.forced, c.timed);
+    c.ticks = uint64_t(estimate(c.ticks, c.forced_ticks, c.timed, forced, c.count, forced) * ns_per_tick);
+    c.wait_ticks =
+        uint64_t(estimate(c.wait_ticks, c.forced_wait_ticks, c.waits, c.forced_waits, c.count, forced) * ns_per_tick);
   }
   for (const layout::Peer& p : array_at<layout::Peer>(bytes, h.peers_offset, size_t(size))) {
     r.peer_bytes.push_back(p.bytes);

@@ -80,8 +80,12 @@ inline void note_sized_call(int index, uint64_t bytes) {
 // instructions and 0.3 ns per call; at 64, 9 instructions per MPI_Send + MPI_Recv pair and
 // 5 clock reads in 64 pairs), at gaps drawn at random so
 // that a program's own period (every other receive waiting for a late partner) cannot line up
-// with the sampling. The report estimates a function's time as ticks x count / timed: exact where
-// every call was timed, an unbiased estimate elsewhere (common/profile_layout.h).
+// with the sampling. The report counts the forced calls (warm-up, slow phase) once each and scales
+// only the sampled ones to the calls that were not forced: forced_ticks + sampled ticks x
+// (count - forced) / sampled (common/profile_layout.h). Exact where every call was timed; scaling
+// every timed call instead made the first, slowest calls (first contact, a late partner) stand for
+// ~174 calls each and put 8-byte MPI_Recv loops at 10x their time (issue 31). Until a function's
+// first sample only its forced calls count: a lower bound.
 // The countdown of untimed calls before a function's next timed one is its Call's untimed_left,
 // in the line the call counts into.
 struct Sampling {
@@ -103,14 +107,24 @@ inline __attribute__((always_inline)) bool timing_due(int index) {
 }
 
 // The time of a timed call of function `index`, and when to time it next.
+// Whether this call was forced is decided from the counts it was chosen under, before its own add
+// (what the previous note_time decided; with threads, a race may class one call wrongly).
+inline bool forced_timing(uint64_t timed, uint64_t total) {
+  return timed < Sampling::kWarmup || total >= sampling.long_ticks * timed;
+}
 inline void note_time(int index, uint64_t ticks) {
   layout::Call& c = where.calls[index];
-  add(c.timed, 1);
-  add(c.ticks, ticks);
   uint64_t timed = std::atomic_ref<uint64_t>(c.timed).load(std::memory_order_relaxed);
   uint64_t total = std::atomic_ref<uint64_t>(c.ticks).load(std::memory_order_relaxed);
+  if (forced_timing(timed, total)) {
+    add(c.forced, 1);
+    add(c.forced_ticks, ticks);
+  }
+  add(c.timed, 1);
+  add(c.ticks, ticks);
+  timed += 1, total += ticks;
   uint32_t skip = 0;
-  if (timed >= Sampling::kWarmup && total < sampling.long_ticks * timed) {
+  if (!forced_timing(timed, total)) {
     std::atomic_ref<uint32_t> state(sampling.random);
     uint32_t x = state.load(std::memory_order_relaxed);
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
@@ -124,11 +138,18 @@ inline void note_time(int index, uint64_t ticks) {
 // (src/profile/late_partners.h). `weight`: the calls it stands for, 1 but for a sampled
 // nonblocking or persistent collective's Wait (kSampleOneIn of them, src/profile/companions.h):
 // its ticks count that many times, and so does the call in `waits`, so that the report's
-// wait_ticks x calls / waits is the weighted mean over the measured calls.
+// estimate (common/profile_layout.h) is of the weighted mean over the measured calls.
+// Called before the call's note_time, so that its counts say whether the call was forced (the
+// report counts a forced call's wait as it was, and scales the others', as for times).
 inline void note_wait(int index, uint64_t ticks, uint64_t weight = 1) {
   layout::Call& c = where.calls[index];
   add(c.wait_ticks, ticks * weight);
   add(c.waits, weight);
+  if (forced_timing(std::atomic_ref<uint64_t>(c.timed).load(std::memory_order_relaxed),
+                    std::atomic_ref<uint64_t>(c.ticks).load(std::memory_order_relaxed))) {
+    add(c.forced_wait_ticks, ticks * weight);
+    add(c.forced_waits, weight);
+  }
 }
 
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).

@@ -27,8 +27,8 @@
 //   room for) is not measured: it adds to neither the wait nor the calls measured (`waits`). One
 //   on a sampled collective stands for the kSampleOneIn calls it was picked from (after the
 //   warmup): its wait and its call count that many times in wait_ticks and waits (note_wait's
-//   weight; an array's is the product of its collectives'). So the report's wait_ticks x calls /
-//   waits (common/profile_layout.h) is the weighted mean of the measured calls, an estimate of
+//   weight; an array's is the product of its collectives'). So the report's estimate from wait_ticks and
+//   waits (common/profile_layout.h) is of the weighted mean of the measured calls, an estimate of
 //   the function's wait as the sampled timed calls' ticks are of its time (counters.h Sampling),
 //   also where one function waits on both receives (measured on every timed call) and collectives.
 // - MPI_Recv (a timed call: counters.h Sampling): the receive notes when a message was matched to

@@ -96,6 +96,45 @@ TEST_F(ProfileFiles, SampledTimesAreScaledToEveryCall) {
   EXPECT_DOUBLE_EQ(seconds_in(job, job.ranks[0], nullptr), 4.0);
 }
 
+// The calls timed because they had to be (the warm-up, the slow phase: counters.h Sampling) count
+// as they were; only the sampled ones stand for the calls not timed (issue 31). Their waits too.
+TEST_F(ProfileFiles, ForcedCallsCountOnceAndOnlyTheSampleIsScaled) {
+  auto file = [](uint64_t count, uint64_t timed, uint64_t forced) {
+    std::vector<char> bytes = rank_file(0, 2, true, count, 8 * count, timed);  // timed calls of 1 s each
+    layout::Header h;
+    std::memcpy(&h, bytes.data(), sizeof h);
+    layout::Call send;
+    std::memcpy(&send, bytes.data() + h.calls_offset, sizeof send);
+    send.forced = forced;
+    send.forced_ticks = forced * 2'000'000'000ull;
+    send.ticks += forced * 8 * 2'000'000'000ull;  // the forced ones took 9 s each
+    send.forced_ticks += forced * 8 * 2'000'000'000ull;
+    send.waits = timed, send.wait_ticks = send.ticks;  // all of it waiting
+    send.forced_waits = forced, send.forced_wait_ticks = send.forced_ticks;
+    std::memcpy(bytes.data() + h.calls_offset, &send, sizeof send);
+    return bytes;
+  };
+  auto seconds = [&](uint64_t count, uint64_t timed, uint64_t forced, uint64_t* wait) {
+    write(0, file(count, timed, forced));
+    write(1, rank_file(1, 2, true, 0, 0));
+    Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+    *wait = job.ranks[0].calls[0].wait_ticks / 1'000'000'000;
+    return job.ranks[0].calls[0].ticks / 1'000'000'000;
+  };
+  uint64_t wait = 0;
+  // 32 forced calls of 9 s, 4 sampled of 1 s standing for the other 200: 288 + 200 s (scaling all
+  // 36 timed calls alike would say 1881 s).
+  EXPECT_EQ(seconds(232, 36, 32, &wait), 488u);
+  EXPECT_EQ(wait, 488u);
+  // Every call timed, some not forced: exact.
+  EXPECT_EQ(seconds(40, 40, 32, &wait), 296u);
+  // Every call forced: exact.
+  EXPECT_EQ(seconds(32, 32, 32, &wait), 288u);
+  // Nothing sampled yet: the forced calls only, a lower bound.
+  EXPECT_EQ(seconds(100, 32, 32, &wait), 288u);
+  EXPECT_EQ(wait, 288u);
+}
+
 // The late-partner wait (src/profile/late_partners.h) of a sampled function is scaled as its time is.
 TEST_F(ProfileFiles, WaitsAreScaledToEveryCall) {
   std::vector<char> bytes = rank_file(0, 2, true, 8, 0);
