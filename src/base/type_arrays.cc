@@ -71,7 +71,7 @@ Err subarray(int ndims, Counts sizes, Counts subsizes, Counts starts, int order,
   s = type::resized(std::move(s), 0, whole);
   // ndims and order are ints in both forms; the large-count form records
   // the sizes and starts as large counts (MPI-4.0 §5.1.13).
-  Recipe r{MPI_COMBINER_SUBARRAY, {ndims}, {}, {&old}};
+  Recipe r{MPI_COMBINER_SUBARRAY, {ndims}, {}, {&old}, {}};
   for (const Counts& a : {sizes, subsizes, starts})
     for (int d = 0; d < ndims; ++d) r.count(a[d], form == Form::kLarge);
   r.ints.push_back(order);
@@ -172,7 +172,7 @@ Err darray(int size, int rank, int ndims, Counts gsizes, const int distribs[], c
   s = type::resized(std::move(s), 0, whole);
   // Only the global sizes are counts: the large-count form records them as
   // large counts, the rest as integers (MPI-4.0 §5.1.13).
-  Recipe r{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {&old}};
+  Recipe r{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {&old}, {}};
   for (int d = 0; d < ndims; ++d) r.count(gsizes[d], form == Form::kLarge);
   for (const int* a : {distribs, dargs, psizes}) r.ints.insert(r.ints.end(), a, a + ndims);
   r.ints.push_back(order);

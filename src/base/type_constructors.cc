@@ -42,7 +42,7 @@ void record_counts(Recipe& r, MPI_Count count, Counts values, bool large) {
 
 Err contiguous(MPI_Count count, const Datatype& old, const Datatype** out, Form form) {
   Shape s = type::block(type::shape_of(old), u(count));
-  Recipe r{MPI_COMBINER_CONTIGUOUS, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_CONTIGUOUS, {}, {}, {&old}, {}};
   r.count(count, is_large(form));
   return create(std::move(s), std::move(r), out);
 }
@@ -51,7 +51,7 @@ Err vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, const Datat
            Form form) {
   Shape element = type::shape_of(old);
   Shape s = type::repeat(type::block(element, u(blocklength)), u(count), stride * element.extent());
-  Recipe r{MPI_COMBINER_VECTOR, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_VECTOR, {}, {}, {&old}, {}};
   for (MPI_Count v : {count, blocklength, stride}) r.count(v, is_large(form));
   return create(std::move(s), std::move(r), out);
 }
@@ -59,7 +59,7 @@ Err vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, const Datat
 Err hvector(MPI_Count count, MPI_Count blocklength, MPI_Aint stride, const Datatype& old, const Datatype** out,
             Form form) {
   Shape s = type::repeat(type::block(type::shape_of(old), u(blocklength)), u(count), stride);
-  Recipe r{MPI_COMBINER_HVECTOR, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_HVECTOR, {}, {}, {&old}, {}};
   r.count(count, is_large(form));
   r.count(blocklength, is_large(form));
   r.address(stride, is_large(form));
@@ -70,7 +70,7 @@ Err indexed(MPI_Count count, Counts blocklengths, Counts displacements, const Da
             Form form) {
   std::vector<MPI_Aint> bytes = scaled(count, displacements, old.extent);
   Shape s = blocks(count, blocklengths, false, 0, bytes.data(), old);
-  Recipe r{MPI_COMBINER_INDEXED, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_INDEXED, {}, {}, {&old}, {}};
   r.count(count, is_large(form));
   record_counts(r, count, blocklengths, is_large(form));
   record_counts(r, count, displacements, is_large(form));
@@ -80,7 +80,7 @@ Err indexed(MPI_Count count, Counts blocklengths, Counts displacements, const Da
 Err hindexed(MPI_Count count, Counts blocklengths, const MPI_Aint displacements[], const Datatype& old, const Datatype** out,
              Form form) {
   Shape s = blocks(count, blocklengths, false, 0, displacements, old);
-  Recipe r{MPI_COMBINER_HINDEXED, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_HINDEXED, {}, {}, {&old}, {}};
   r.count(count, is_large(form));
   record_counts(r, count, blocklengths, is_large(form));
   for (MPI_Count i = 0; i < count; ++i) r.address(displacements[i], is_large(form));
@@ -91,7 +91,7 @@ Err indexed_block(MPI_Count count, MPI_Count blocklength, Counts displacements, 
                   Form form) {
   std::vector<MPI_Aint> bytes = scaled(count, displacements, old.extent);
   Shape s = blocks(count, Counts(static_cast<const int*>(nullptr)), true, blocklength, bytes.data(), old);
-  Recipe r{MPI_COMBINER_INDEXED_BLOCK, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_INDEXED_BLOCK, {}, {}, {&old}, {}};
   r.count(count, is_large(form));
   r.count(blocklength, is_large(form));
   record_counts(r, count, displacements, is_large(form));
@@ -101,7 +101,7 @@ Err indexed_block(MPI_Count count, MPI_Count blocklength, Counts displacements, 
 Err hindexed_block(MPI_Count count, MPI_Count blocklength, const MPI_Aint displacements[], const Datatype& old,
                    const Datatype** out, Form form) {
   Shape s = blocks(count, Counts(static_cast<const int*>(nullptr)), true, blocklength, displacements, old);
-  Recipe r{MPI_COMBINER_HINDEXED_BLOCK, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_HINDEXED_BLOCK, {}, {}, {&old}, {}};
   r.count(count, is_large(form));
   r.count(blocklength, is_large(form));
   for (MPI_Count i = 0; i < count; ++i) r.address(displacements[i], is_large(form));
@@ -132,7 +132,7 @@ Err structure(MPI_Count count, Counts blocklengths, const MPI_Aint displacements
     if (!has_ub) ub = s.ub;
     s = type::resized(std::move(s), lb, ub - lb);
   }
-  Recipe r{MPI_COMBINER_STRUCT, {}, {}, {types, types + count}};
+  Recipe r{MPI_COMBINER_STRUCT, {}, {}, {types, types + count}, {}};
   r.count(count, is_large(form));
   record_counts(r, count, blocklengths, is_large(form));
   for (MPI_Count i = 0; i < count; ++i) r.address(displacements[i], is_large(form));
@@ -141,14 +141,14 @@ Err structure(MPI_Count count, Counts blocklengths, const MPI_Aint displacements
 
 Err resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent, const Datatype** out, Form form) {
   Shape s = type::resized(type::shape_of(old), lb, extent);
-  Recipe r{MPI_COMBINER_RESIZED, {}, {}, {&old}};
+  Recipe r{MPI_COMBINER_RESIZED, {}, {}, {&old}, {}};
   r.address(lb, is_large(form));
   r.address(extent, is_large(form));
   return create(std::move(s), std::move(r), out);
 }
 
 Err dup(const Datatype& old, const Datatype** out) {
-  Err e = create(type::shape_of(old), Recipe{MPI_COMBINER_DUP, {}, {}, {&old}}, out);
+  Err e = create(type::shape_of(old), Recipe{MPI_COMBINER_DUP, {}, {}, {&old}, {}}, out);
   // A duplicate is committed if the original is (MPI-3.1 §4.1.10), and a
   // predefined type always is.
   if (!e && old.committed) commit(*out);
