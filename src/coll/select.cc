@@ -236,14 +236,15 @@ constexpr std::array kRules = {
     // leave as soon as they have sent) up to 512 KiB; beyond, on 4 or more
     // ranks, reduce-scatter + gather, whose root link carries 2n bytes
     // instead of n lg p (1.4-2.4x faster at 2 MiB on 4-8 ranks). On two
-    // ranks, from 512 KiB, halves: each rank combines half, so the root
-    // combines n/2 and copies nothing (coll_sweep with written buffers,
-    // float sum, median of 10 alternating runs at load 2, us, binomial /
-    // halves / Open MPI 4: 512 KiB 89 / 62 / 46, 1 MiB 276 / 141 / 175,
-    // 2 MiB 645 / 362 / 417, 4 MiB 1271 / 785 / 807; at 256 KiB binomial
-    // 24 against halves' 35: its second round costs more than it saves).
-    Rule{Operation::kReduce,     256 * KiB, 1, Algorithm::kBinomial},
-    Rule{Operation::kReduce,     kAny,      2, Algorithm::kHalves, false, 2},
+    // ranks the binomial tree at every size: since its root receives into
+    // recvbuf and combines its input there (two passes over n, no copy,
+    // no scratch), halves (each rank combines half, the root n/2, but two
+    // rounds that both ranks must be running for) lost at every size from
+    // 256 KiB (coll_sweep -n 2, float sum, 8 alternating runs at load 10,
+    // median of pair ratios binomial / halves: 256 KiB 0.48, 512 KiB 0.47,
+    // 1 MiB 0.54, 2 MiB 0.57, 4 MiB 0.49; min us 512 KiB 72 / 135, 4 MiB
+    // 391 / 952). Before (three passes on the root) halves won from 512 KiB
+    // at load 2 (89 / 62 us); reduce/halves.cc stays for the override.
     Rule{Operation::kReduce,     512 * KiB, 1, Algorithm::kBinomial},
     Rule{Operation::kReduce,     kAny,      4, Algorithm::kReduceScatterGather},
     Rule{Operation::kReduce,     kAny,      1, Algorithm::kBinomial},

@@ -8,6 +8,14 @@
 // Cost = lg p.(alpha + n.beta + n.gamma)
 //        (+ alpha + n.beta for a non-commutative op whose root is not 0).
 //
+// A receiving rank's first partner's partial lands straight in its
+// accumulator and its own input is combined into it (`in` of the
+// operation: its ranks are the lower ones), so the input is never copied
+// and, on two ranks, the root needs no scratch: two passes over n bytes
+// instead of copy, receive into scratch, combine (three, and a scratch
+// buffer that evicts recvbuf). Only MPI_IN_PLACE, where the input already
+// is the accumulator, receives that partial into scratch.
+//
 // Order: the receiving rank's partial covers ranks [r, r + 2^k) and the
 // incoming one [r + 2^k, r + 2^(k+1)), combined in that order. For a
 // commutative op the tree is rooted at `root` (ranks counted from it); for
@@ -38,13 +46,18 @@ void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count 
   const void* partial = input;
   void* acc = nullptr;
   void* tmp = nullptr;
+  // Whether acc holds this rank's input yet (in place at the root it does).
+  bool acc_holds_input = false;
   if (receives) {
     acc = rank == root && rank == tree_root ? recvbuf : temp_buffer(s, static_cast<size_t>(count), type);
-    tmp = temp_buffer(s, static_cast<size_t>(count), type);
-    // Phase 0: the input into the accumulator.
-    copy_input(s, input, acc, count, type);
+    acc_holds_input = acc == input;
     partial = acc;
   }
+  // Scratch for the incoming partials, wherever one lands outside acc.
+  auto incoming = [&]() {
+    if (tmp == nullptr) tmp = temp_buffer(s, static_cast<size_t>(count), type);
+    return tmp;
+  };
 
   // Phase 1: up the binomial tree.
   for (int mask = 1; mask < p; mask <<= 1) {
@@ -54,7 +67,16 @@ void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count 
       break;
     }
     if (rel + mask >= p) continue;
-    s.recv(tmp, count, type, real(rel + mask));
+    if (!acc_holds_input) {
+      // First partner: its partial into acc, then mine (the lower ranks)
+      // op theirs, which is the order of both branches below.
+      s.recv(acc, count, type, real(rel + mask));
+      s.reduce(input, acc, count, type, op);
+      acc_holds_input = true;
+      s.end_round();
+      continue;
+    }
+    s.recv(incoming(), count, type, real(rel + mask));
     if (ordered) {
       s.reduce(acc, tmp, count, type, op);  // mine (lower ranks) op theirs
       std::swap(acc, tmp);

@@ -1,10 +1,12 @@
 // Reduce on two ranks, each reducing half of the vector.
 //
-// Chosen for large vectors on communicators of exactly two ranks with a
-// commutative operation. The binomial tree makes the root do all the work:
-// copy its input into recvbuf, receive the other rank's whole vector into
-// scratch, and combine the two (three passes over n bytes, all on the
-// root). Here the ranks swap halves of their inputs, each combines one
+// Runs on communicators of exactly two ranks with a commutative operation,
+// where FERRY_REDUCE_ALGORITHM=halves asks (and for hier's two leaders when
+// asked so): the table no longer picks it. The binomial tree makes the root
+// do all the work: receive the other rank's whole vector into recvbuf and
+// combine its input there (two passes over n bytes, all on the root; three
+// with a copy before 2026-11-30, when this won from 512 KiB). Here the
+// ranks swap halves of their inputs, each combines one
 // half, and the other rank's combined half is then received straight into
 // the root's recvbuf: the root moves and combines n/2 at a time, no copy of
 // its input, and no scratch unless MPI_IN_PLACE. It is the allreduce ring

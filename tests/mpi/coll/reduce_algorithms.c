@@ -3,13 +3,17 @@
  * to a few MiB: integer sums (exact), double sums (to rounding), MINLOC on
  * pairs, MPI_IN_PLACE at the root, and a non-commutative user operation in
  * rank order (MPI-3.1 §5.9.1). The send buffer is never written and the
- * receive buffer of other ranks is not touched.
+ * receive buffer of other ranks is not touched. Every (datatype, operation)
+ * pair MPI_Reduce_local takes, at a few elements and at more than the
+ * shared-memory cell (16 KiB) in every type, so that the message-based
+ * algorithms see each pair, in place and not, at rotating roots.
  *
  * Run once per algorithm with FERRY_REDUCE_ALGORITHM.
  */
 #define TEST_NAME "reduce_algorithms"
 #include "../mpitest.h"
 #include "reduction_check.h"
+#include "reduction_pairs.h"
 
 static const int kCounts[] = {0, 1, 2, 3, 7, 64, 1000, 4099, 65536, 300007};
 
@@ -80,6 +84,41 @@ static void matrix_product(int rank, int size, int count, int root, MPI_Op matmu
   free(out);
 }
 
+static void every_pair(int rank, int size, int count) {
+  size_t bytes = (size_t)count * 32;
+  char *in = rc_alloc(bytes), *out = rc_alloc(bytes), *ref = rc_alloc(bytes), *tmp = rc_alloc(bytes);
+  char *pa = rc_alloc(bytes * 2), *pb = rc_alloc(bytes * 2);
+  int pairs = 0;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+    const struct type_info *t = &types[ti];
+    for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+      if (!rp_reference(t, ops[oi].op, count, size, ref, tmp)) continue;
+      pairs++;
+      fill_input(t, in, count, rank);
+      int root = (int)(ti + oi) % size, in_place = (int)(ti + oi / 2) % 2;
+      memset(out, 0, bytes);
+      if (rank == root && in_place) {
+        memcpy(out, in, bytes);
+        CHECK_MPI(MPI_Reduce(MPI_IN_PLACE, out, count, t->type, ops[oi].op, root, MPI_COMM_WORLD));
+      } else {
+        CHECK_MPI(MPI_Reduce(in, out, count, t->type, ops[oi].op, root, MPI_COMM_WORLD));
+      }
+      if (rank == root)
+        CHECK(same_data(out, ref, count, t->type, pa, pb, (int)bytes * 2), "reduce %d x %s %s to %d%s differs", count,
+              t->name, ops[oi].name, root, in_place ? " in place" : "");
+    }
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  CHECK(pairs >= 100, "only %d (datatype, op) pairs accepted", pairs);
+  free(in);
+  free(out);
+  free(ref);
+  free(tmp);
+  free(pa);
+  free(pb);
+}
+
 int main(int argc, char **argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
@@ -100,6 +139,8 @@ int main(int argc, char **argv) {
       matrix_product(rank, size, count, root, matmul, root % 2);
     }
   }
+  every_pair(rank, size, 3);
+  every_pair(rank, size, 20000);
   MPI_Op_free(&matmul);
   mt_pass();
   MPI_Finalize();
