@@ -53,7 +53,7 @@ const Datatype* Call::datatype_or_failed(MPI_Datatype handle, const char* argume
   return nullptr;
 }
 
-const Datatype* Call::message_datatype(MPI_Datatype handle, MPI_Count count) {
+const Datatype* Call::message_datatype_or_failed(MPI_Datatype handle, MPI_Count count) {
   if (count == 0 && handle == MPI_DATATYPE_NULL && ok()) return find_datatype(MPI_BYTE);
   return datatype(handle);
 }
@@ -227,8 +227,7 @@ int Call::result_failed(Err e) {
   return raise();
 }
 
-int Call::raise_code(int code) {
-  if (code == MPI_SUCCESS) return MPI_SUCCESS;
+int Call::raise_code_failed(int code) {
   std::string message = std::string(name_) + ": " + error_code::text(code);
   int with_call = error_code::make(error_code::class_of(code), message);
   if (file_call_) return io::files::invoke_errhandler(file_, with_call, message);

@@ -22,14 +22,14 @@ struct Args {
 
 // The send side of both forms: MPI_IN_PLACE is allowed on an
 // intracommunicator.
-const Datatype* check_send(api::Call& call, const Communicator* c, const void* sendbuf, MPI_Count sendcount,
-                           MPI_Datatype sendtype) {
+FERRY_INLINE const Datatype* check_send(api::Call& call, const Communicator* c, const void* sendbuf,
+                                        MPI_Count sendcount, MPI_Datatype sendtype) {
   return api::check_triple(call, sendbuf, sendcount, sendtype, "send", c == nullptr || !c->inter);
 }
 
-int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-              MPI_Request* request) {
+FERRY_INLINE int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Args a;
   a.comm = call.comm(comm);

@@ -26,9 +26,10 @@ struct Args {
 
 // MPI_Alltoall, and MPI_Alltoallv when the count arrays are given (each
 // block then checked at its own displacement).
-Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
-           coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-           coll::CountArray recvcounts, coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm, bool v_form) {
+FERRY_INLINE Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
+                        coll::DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                        coll::CountArray recvcounts, coll::DisplArray rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                        bool v_form) {
   Args a;
   a.comm = call.comm(comm);
   if (!call.ok()) return a;
@@ -74,9 +75,9 @@ Communicator* check_w(api::Call& call, const void* sendbuf, coll::CountArray sen
   return c;
 }
 
-int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-             MPI_Request* request) {
+FERRY_INLINE int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr, nullptr,
                  recvtype, comm, false);

@@ -17,7 +17,8 @@ struct Args {
   const Datatype* type;
 };
 
-Args check(api::Call& call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+FERRY_INLINE Args check(api::Call& call, void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                        MPI_Comm comm) {
   Args a{call.comm(comm), nullptr};
   if (a.comm != nullptr) api::check_root(call, root, a.comm);
   // On an intercommunicator, the root's partners (MPI_PROC_NULL) pass
@@ -27,8 +28,8 @@ Args check(api::Call& call, void* buffer, MPI_Count count, MPI_Datatype datatype
   return a;
 }
 
-int bcast(const char* name, api::Form form, void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
-          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+FERRY_INLINE int bcast(const char* name, api::Form form, void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, buffer, count, datatype, root, comm);
   return api::launch(call, form, info, request,

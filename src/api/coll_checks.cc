@@ -137,42 +137,12 @@ bool check_not_in_place(Call& call, const void* buf, const char* what) {
   return true;
 }
 
-bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
-                       bool recv_has_data) {
+bool check_not_aliased_fully(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
+                             bool recv_has_data) {
   if (!call.ok()) return false;
   if (sendbuf == recvbuf && sendbuf != nullptr && send_has_data && recv_has_data)
     return call.fail(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
   return true;
-}
-
-RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer& everyone,
-                        const RootedBuffer& at_root) {
-  RootedArgs a;
-  a.comm = call.comm(comm);
-  if (a.comm != nullptr) check_root(call, root, a.comm);
-  if (!call.ok()) return a;
-  // On an intercommunicator the root's own group passes MPI_ROOT (the root)
-  // or MPI_PROC_NULL (nothing is significant), the other group the root's
-  // rank (only `everyone` is significant); MPI_IN_PLACE is not allowed.
-  const bool inter = a.comm->inter;
-  if (inter && root == MPI_PROC_NULL) return a;
-  const bool is_root = inter ? root == MPI_ROOT : a.comm->rank == root;
-  if (!inter || !is_root)
-    a.everyone_type = check_triple(call, everyone.buf, everyone.count, everyone.type, everyone.what, is_root && !inter);
-  if (!is_root) return a;
-  MPI_Count root_count = at_root.count;
-  const int blocks = a.comm->peer_count();
-  if (at_root.v_form) {
-    a.root_type = check_v_triple(call, at_root.buf, at_root.counts, at_root.displs, blocks, at_root.type,
-                                 at_root.what);
-    // Whether the root's buffer holds data at all, for the aliasing check.
-    if (call.ok()) root_count = largest_count(at_root.counts, blocks);
-  } else {
-    a.root_type = check_triple(call, at_root.buf, root_count, at_root.type, at_root.what);
-  }
-  if (!inter && everyone.buf != MPI_IN_PLACE)
-    check_not_aliased(call, everyone.buf, everyone.count > 0, at_root.buf, root_count > 0);
-  return a;
 }
 
 int finish_nonblocking(Call& call, Err e, Request* r, MPI_Request* request) {

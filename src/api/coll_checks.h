@@ -77,10 +77,16 @@ bool check_types(Call& call, const MPI_Datatype types[], coll::CountArray counts
 // MPI_IN_PLACE in an argument where the standard does not allow it.
 bool check_not_in_place(Call& call, const void* buf, const char* what);
 
+bool check_not_aliased_fully(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
+                             bool recv_has_data);
 // The send and the receive buffer of one rank must not be the same memory
 // unless MPI_IN_PLACE is used (MPI-3.1 §5.2.2; MPI_ERR_BUFFER).
-bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
-                       bool recv_has_data);
+inline bool check_not_aliased(Call& call, const void* sendbuf, bool send_has_data, const void* recvbuf,
+                              bool recv_has_data) {
+  if (call.ok() && (sendbuf != recvbuf || !send_has_data || !recv_has_data)) [[likely]]
+    return true;
+  return check_not_aliased_fully(call, sendbuf, send_has_data, recvbuf, recv_has_data);
+}
 
 // Gather and scatter (and their v forms) are mirror images: one buffer that
 // every rank passes (gather's send, scatter's receive; MPI_IN_PLACE allowed
@@ -102,8 +108,35 @@ struct RootedArgs {
 };
 // Checks the communicator, the root (MPI_ERR_ROOT), both buffers as above,
 // and that they are not the same memory without MPI_IN_PLACE.
-RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer& everyone,
-                        const RootedBuffer& at_root);
+// Inline (FERRY_INLINE, api.h) into each form, whose v_form is a constant.
+FERRY_INLINE RootedArgs check_rooted(Call& call, MPI_Comm comm, int root, const RootedBuffer& everyone,
+                                     const RootedBuffer& at_root) {
+  RootedArgs a;
+  a.comm = call.comm(comm);
+  if (a.comm != nullptr) check_root(call, root, a.comm);
+  if (!call.ok()) return a;
+  // On an intercommunicator the root's own group passes MPI_ROOT (the root)
+  // or MPI_PROC_NULL (nothing is significant), the other group the root's
+  // rank (only `everyone` is significant); MPI_IN_PLACE is not allowed.
+  const bool inter = a.comm->inter;
+  if (inter && root == MPI_PROC_NULL) return a;
+  const bool is_root = inter ? root == MPI_ROOT : a.comm->rank == root;
+  if (!inter || !is_root)
+    a.everyone_type = check_triple(call, everyone.buf, everyone.count, everyone.type, everyone.what, is_root && !inter);
+  if (!is_root) return a;
+  MPI_Count root_count = at_root.count;
+  const int blocks = a.comm->peer_count();
+  if (at_root.v_form) {
+    a.root_type = check_v_triple(call, at_root.buf, at_root.counts, at_root.displs, blocks, at_root.type, at_root.what);
+    // Whether the root's buffer holds data at all, for the aliasing check.
+    if (call.ok()) root_count = largest_count(at_root.counts, blocks);
+  } else {
+    a.root_type = check_triple(call, at_root.buf, root_count, at_root.type, at_root.what);
+  }
+  if (!inter && everyone.buf != MPI_IN_PLACE)
+    check_not_aliased(call, everyone.buf, everyone.count > 0, at_root.buf, root_count > 0);
+  return a;
+}
 
 // The nonblocking forms hand out the request, or MPI_REQUEST_NULL when the
 // call failed before it started.
@@ -127,8 +160,9 @@ enum class Form { kBlocking, kNonblocking, kPersistent };
 // nonblocking request (run_nonblocking, start_shared, at_once, the
 // intercommunicator and GPU forms), where this is one inlined flag test at
 // the one place every nonblocking collective passes.
+// Inline (FERRY_INLINE) into each form, whose `form` is then a constant.
 template <typename Core>
-int launch(Call& call, Form form, MPI_Info info, MPI_Request* request, Core&& core, bool barrier = false) {
+FERRY_INLINE int launch(Call& call, Form form, MPI_Info info, MPI_Request* request, Core&& core, bool barrier = false) {
   if (form != Form::kBlocking) call.not_null(request, "request");
   if (form == Form::kPersistent && call.ok()) checked_hints(call, info);
   if (!call.ok()) return call.raise();

@@ -23,19 +23,18 @@ struct Args {
 };
 
 // `recvcounts` is null for MPI_Gather, whose count is `recvcount`.
-Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-           MPI_Count recvcount, coll::CountArray recvcounts, coll::DisplArray displs, MPI_Datatype recvtype, int root,
-           MPI_Comm comm, bool v_form) {
+FERRY_INLINE Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        MPI_Count recvcount, coll::CountArray recvcounts, coll::DisplArray displs,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, bool v_form) {
   api::RootedArgs r =
       api::check_rooted(call, comm, root, {sendbuf, sendcount, false, nullptr, nullptr, sendtype, "send"},
                         {recvbuf, recvcount, v_form, recvcounts, displs, recvtype, "recv"});
   return Args{r.comm, r.everyone_type, r.root_type};
 }
 
-
-int gather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-           MPI_Request* request) {
+FERRY_INLINE int gather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm,
                  false);

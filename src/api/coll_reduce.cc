@@ -26,7 +26,7 @@ namespace {
 
 // The operation behind `handle`, checked against `type`; nullptr after
 // recording the error.
-const Op* checked_op(api::Call& call, MPI_Op handle, const Datatype* type) {
+FERRY_INLINE const Op* checked_op(api::Call& call, MPI_Op handle, const Datatype* type) {
   if (!call.ok()) return nullptr;
   const Op* op = find_op(handle);
   if (op == nullptr) {
@@ -49,7 +49,8 @@ struct Checked {
   const Op* op = nullptr;
 };
 
-Checked check_common(api::Call& call, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op, bool inter_ok = false) {
+FERRY_INLINE Checked check_common(api::Call& call, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op,
+                                  bool inter_ok = false) {
   Checked c;
   c.comm = inter_ok ? call.comm(comm) : call.intracomm(comm);
   c.type = call.datatype(datatype);
@@ -59,7 +60,7 @@ Checked check_common(api::Call& call, MPI_Comm comm, MPI_Datatype datatype, MPI_
 }
 
 // MPI_IN_PLACE has no meaning across an intercommunicator (MPI-3.1 §5.2.2).
-void check_inter_not_in_place(api::Call& call, const Checked& c, const void* sendbuf) {
+FERRY_INLINE void check_inter_not_in_place(api::Call& call, const Checked& c, const void* sendbuf) {
   if (call.ok() && c.comm->inter && sendbuf == MPI_IN_PLACE)
     call.fail(MPI_ERR_ARG, "sendbuf is MPI_IN_PLACE, which an intercommunicator does not allow");
 }
@@ -71,8 +72,8 @@ void check_inter_not_in_place(api::Call& call, const Checked& c, const void* sen
 // detected.
 // No elements on either side: nothing here can fail (issue 29: the
 // calls of 0 elements pass at once).
-bool check_buffers(api::Call& call, const Datatype* type, const void* sendbuf, MPI_Count send_elements,
-                   const void* recvbuf, MPI_Count recv_elements, bool recv_significant = true) {
+FERRY_INLINE bool check_buffers(api::Call& call, const Datatype* type, const void* sendbuf, MPI_Count send_elements,
+                                const void* recvbuf, MPI_Count recv_elements, bool recv_significant = true) {
   if (send_elements == 0 && recv_elements == 0) return call.ok();
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, send_elements, type, "sendbuf");
   if (recv_significant) call.buffer(recvbuf, recv_elements, type, "recvbuf");
@@ -81,9 +82,9 @@ bool check_buffers(api::Call& call, const Datatype* type, const void* sendbuf, M
   return call.ok();
 }
 
-
 // MPI_Reduce's own checks: the root, and buffers that matter only at it.
-void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* recvbuf, MPI_Count count, int root) {
+FERRY_INLINE void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* recvbuf, MPI_Count count,
+                               int root) {
   if (!call.ok()) return;
   if (c.comm->inter) {
     // MPI_ROOT receives, the remote group sends, MPI_PROC_NULL does nothing.
@@ -105,7 +106,6 @@ void check_reduce(api::Call& call, const Checked& c, const void* sendbuf, void* 
   check_buffers(call, c.type, sendbuf, count, recvbuf, count, is_root);
 }
 
-
 // recvcounts: one count >= 0 per rank. Returns their sum (the number of
 // elements each rank contributes), or -1 after recording the error.
 MPI_Count check_recvcounts(api::Call& call, const Communicator* comm, coll::CountArray recvcounts) {
@@ -125,8 +125,8 @@ MPI_Count check_recvcounts(api::Call& call, const Communicator* comm, coll::Coun
   return total;
 }
 
-int allreduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
-              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+FERRY_INLINE int allreduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   call.count(count);
   Checked c = check_common(call, comm, datatype, op, true);
@@ -137,8 +137,9 @@ int allreduce(const char* name, api::Form form, const void* sendbuf, void* recvb
   });
 }
 
-int reduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
-           MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+FERRY_INLINE int reduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request* request) {
   api::Call call(name);
   call.count(count);
   Checked c = check_common(call, comm, datatype, op, true);
@@ -148,8 +149,9 @@ int reduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf,
   });
 }
 
-int reduce_scatter_block(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+FERRY_INLINE int reduce_scatter_block(const char* name, api::Form form, const void* sendbuf, void* recvbuf,
+                                      MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   call.count(recvcount, "recvcount");
   Checked c = check_common(call, comm, datatype, op, true);
@@ -160,9 +162,9 @@ int reduce_scatter_block(const char* name, api::Form form, const void* sendbuf, 
   });
 }
 
-int reduce_scatter(const char* name, api::Form form, const void* sendbuf, void* recvbuf,
-                   coll::CountArray recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                   MPI_Request* request) {
+FERRY_INLINE int reduce_scatter(const char* name, api::Form form, const void* sendbuf, void* recvbuf,
+                                coll::CountArray recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Checked c = check_common(call, comm, datatype, op, true);
   check_inter_not_in_place(call, c, sendbuf);
@@ -174,8 +176,9 @@ int reduce_scatter(const char* name, api::Form form, const void* sendbuf, void* 
 }
 
 // MPI_Scan and MPI_Exscan (§5.11): intracommunicators only.
-int scan(const char* name, api::Form form, bool exclusive, const void* sendbuf, void* recvbuf, MPI_Count count,
-         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+FERRY_INLINE int scan(const char* name, api::Form form, bool exclusive, const void* sendbuf, void* recvbuf,
+                      MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* request) {
   api::Call call(name);
   call.count(count);
   Checked c = check_common(call, comm, datatype, op);
@@ -185,12 +188,12 @@ int scan(const char* name, api::Form form, bool exclusive, const void* sendbuf, 
                      : coll::scan(sendbuf, recvbuf, count, c.type, c.op, c.comm, how);
   });
 }
-int scan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
-         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+FERRY_INLINE int scan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scan(name, form, false, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
-int exscan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
-           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+FERRY_INLINE int exscan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   return scan(name, form, true, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 

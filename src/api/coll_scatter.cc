@@ -22,18 +22,18 @@ struct Args {
   const Datatype* recvtype = nullptr;
 };
 
-Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
-           coll::DisplArray displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-           int root, MPI_Comm comm, bool v_form) {
+FERRY_INLINE Args check(api::Call& call, const void* sendbuf, MPI_Count sendcount, coll::CountArray sendcounts,
+                        coll::DisplArray displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, bool v_form) {
   api::RootedArgs r =
       api::check_rooted(call, comm, root, {recvbuf, recvcount, false, nullptr, nullptr, recvtype, "recv"},
                         {sendbuf, sendcount, v_form, sendcounts, displs, sendtype, "send"});
   return Args{r.comm, r.root_type, r.everyone_type};
 }
 
-int scatter(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-            MPI_Request* request) {
+FERRY_INLINE int scatter(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
+                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm,
                  false);

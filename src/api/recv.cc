@@ -9,8 +9,8 @@ using namespace ferry;
 
 namespace {
 
-Communicator* check_recv(api::Call& call, void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
-                         MPI_Comm comm, const Datatype** t) {
+FERRY_INLINE Communicator* check_recv(api::Call& call, void* buf, MPI_Count count, MPI_Datatype type, int source,
+                                      int tag, MPI_Comm comm, const Datatype** t) {
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
   *t = call.message_datatype(type, count);
@@ -27,8 +27,8 @@ Communicator* check_probe(api::Call& call, int source, int tag, MPI_Comm comm) {
   return c;
 }
 
-int receive(const char* name, void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-            MPI_Status* status) {
+FERRY_INLINE int receive(const char* name, void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status* status) {
   api::Call call(name);
   const Datatype* t = nullptr;
   Communicator* c = check_recv(call, buf, count, type, source, tag, comm, &t);

@@ -13,8 +13,8 @@ namespace {
 using Mode = Request::Mode;
 
 // The checks every send shares; returns the communicator, or nullptr.
-Communicator* check_send(api::Call& call, const void* buf, MPI_Count count, MPI_Datatype type, int dest,
-                         int tag, MPI_Comm comm, const Datatype** t) {
+FERRY_INLINE Communicator* check_send(api::Call& call, const void* buf, MPI_Count count, MPI_Datatype type, int dest,
+                                      int tag, MPI_Comm comm, const Datatype** t) {
   Communicator* c = call.comm(comm);
   if (c == nullptr) return nullptr;
   *t = call.message_datatype(type, count);
@@ -24,8 +24,8 @@ Communicator* check_send(api::Call& call, const void* buf, MPI_Count count, MPI_
   return c;
 }
 
-int blocking_send(const char* name, const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                  Mode mode) {
+FERRY_INLINE int blocking_send(const char* name, const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                               MPI_Comm comm, Mode mode) {
   api::Call call(name);
   const Datatype* t = nullptr;
   Communicator* c = check_send(call, buf, count, type, dest, tag, comm, &t);

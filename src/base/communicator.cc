@@ -1,6 +1,7 @@
 // Communicator objects: the predefined two, the handle table of the others,
 // and their end (MPI_Comm_free). Construction is in comm_create.cc.
 #include "base/communicator.h"
+#include "base/comm_lookup.h"
 
 #include <memory>
 #include <mutex>
@@ -15,6 +16,9 @@
 #include "base/revocation.h"
 
 namespace ferry::communicators {
+
+Communicator* predefined[2] = {nullptr, nullptr};
+
 namespace {
 
 Communicator world_comm;
@@ -81,6 +85,8 @@ void create_predefined(int world_rank, int world_size) {
   self_comm.world_ranks = {world_rank};
   self_comm.name = "MPI_COMM_SELF";
   self_comm.group = groups::make({world_rank}, world_rank);
+  predefined[0] = &world_comm;
+  predefined[1] = &self_comm;
 
   slots->reserve(context_ids::kSessionSlot);
   session_comm = Communicator{};
@@ -108,6 +114,7 @@ void destroy_all() {
     for (Communicator* c : zombies) destroy(c);
     zombies.clear();
   }
+  predefined[0] = predefined[1] = nullptr;
   for (Communicator* c : {&world_comm, &self_comm, &session_comm}) {
     if (c->group != nullptr) groups::release(c->group);
     *c = Communicator{};

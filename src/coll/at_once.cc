@@ -46,7 +46,7 @@ shm::CommSegment* deferring_segment(Communicator* c) {
 
 }  // namespace
 
-bool defer_no_data(const char* operation, Communicator* c) {
+bool defer_no_data_fully(const char* operation, Communicator* c) {
   // An intercommunicator or a communicator of one rank has no segment:
   // false (at_once.h).
   shm::CommSegment* seg = deferring_segment(c);

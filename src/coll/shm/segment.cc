@@ -47,21 +47,7 @@ bool take_room() {
   return false;
 }
 
-// The coll layer's state of one communicator (Communicator::coll_state),
-// destroyed with it: the segment is unmapped (transport::shm::Segment) and
-// its room given back when the communicator goes (MPI_Comm_free, once its
-// pending operations are done).
-struct State {
-  enum class Status : uint8_t { kIneligible, kEligible, kMaking, kReady } status = Status::kIneligible;
-  bool holds_room = false;
-  CommSegment segment;
-  std::shared_ptr<void> hierarchy;  // coll/hier's (hierarchy_slot)
-  std::shared_ptr<void> onepass;    // coll/device_onepass.h's (onepass_slot)
-
-  ~State() {
-    if (holds_room) mapped_.fetch_sub(1, std::memory_order_relaxed);
-  }
-};
+using State = CommState;
 
 }  // namespace
 
@@ -316,11 +302,8 @@ CommSegment* segment_for(Communicator* c) {
   return &seg;
 }
 
-CommSegment* segment_if_made(Communicator* c) {
-  // Without a State yet, nothing was made (no state_of: a lookup on every
-  // call with no data, issue 29).
-  auto* st = static_cast<State*>(c->coll_state.get());
-  return st != nullptr && st->status == State::Status::kReady ? &st->segment : nullptr;
+CommState::~CommState() {
+  if (holds_room) mapped_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 CommSegment::~CommSegment() {

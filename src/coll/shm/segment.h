@@ -137,6 +137,17 @@ class CommSegment {
     deferred_ = ++sequence_;
     if (!listed_ || progress::threads_enabled) [[unlikely]] defer_slowly();
   }
+  // defer_nothing where it is the increment alone (the segment listed
+  // already, no other thread polling) and nothing started on the segment
+  // is pending (settle() would wait for it): true when done. A call with no
+  // data takes this inline (coll/at_once.h, defer_no_data: no function
+  // call on its way, issue 29); false: nothing done.
+  bool defer_nothing_at_once() {
+    if (!listed_ || progress::threads_enabled || outstanding() != 0) [[unlikely]]
+      return false;
+    deferred_ = ++sequence_;
+    return true;
+  }
 
   FlagLine& line(int r) const { return lines_[r]; }
   // Where rank r's data of operation s is, `bytes` in all: in its slot
@@ -258,6 +269,21 @@ class CommSegment {
   std::atomic<int> outstanding_{0};
 };
 
+// The coll layer's state of one communicator (Communicator::coll_state),
+// destroyed with it: the segment is unmapped (transport::shm::Segment) and
+// its room given back when the communicator goes (MPI_Comm_free, once its
+// pending operations are done). Declared here for segment_if_made, which
+// every call with no data asks (segment.cc makes and reads the rest).
+struct CommState {
+  enum class Status : uint8_t { kIneligible, kEligible, kMaking, kReady } status = Status::kIneligible;
+  bool holds_room = false;
+  CommSegment segment;
+  std::shared_ptr<void> hierarchy;  // coll/hier's (hierarchy_slot)
+  std::shared_ptr<void> onepass;    // coll/device_onepass.h's (onepass_slot)
+
+  ~CommState();
+};
+
 // Whether `c` may use shared-memory collectives at all: an
 // intracommunicator of 2 or more ranks, all sharing this host's memory,
 // with FERRY_COLL_SHM on, and no failed attempt to make its segment. Every
@@ -272,7 +298,12 @@ CommSegment* segment_for(Communicator* c);
 // The segment if it has been made already (by a blocking collective), else
 // nullptr; never makes it (a nonblocking call must not wait for the others,
 // started.h).
-CommSegment* segment_if_made(Communicator* c);
+// Inline: a call with no data asks it every time (issue 29). Without a
+// state yet, nothing was made (no state_of, which would make one).
+inline CommSegment* segment_if_made(Communicator* c) {
+  auto* st = static_cast<CommState*>(c->coll_state.get());
+  return st != nullptr && st->status == CommState::Status::kReady ? &st->segment : nullptr;
+}
 
 // Raises the flags that defer_nothing left down, on every segment of this
 // process (the progress engine's coll/shm source, at each pass).
