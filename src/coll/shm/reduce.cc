@@ -50,7 +50,7 @@ Err contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* re
                const Datatype* type) {
   const size_t bytes = type->bytes(count);
   if (Err e = seg.wait_cell_free(s, bytes)) return e;
-  std::memcpy(seg.cell(seg.rank(), s, bytes), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  copy_to_shared(seg.cell(seg.rank(), s, bytes), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
   seg.record_data(s, bytes);
   return {};
 }
