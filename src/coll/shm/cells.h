@@ -1,19 +1,52 @@
 // Moving a typed buffer into and out of a shared-memory cell (coll/shm):
 // the cell holds the data packed (contiguous types: the bytes themselves,
-// one memcpy; others through the datatype engine, base/type_pack.h).
+// one copy; others through the datatype engine, base/type_pack.h).
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 
 #include "base/datatype.h"
 #include "coll/packed_bytes.h"
+#include "coll/shm/segment.h"
 
 namespace ferry::coll::shm {
+
+// Whether this CPU copies with `rep movsb` in whole cache lines (ERMS,
+// cpuid leaf 7), asked once.
+bool fast_string_copies();
+
+// `bytes` into shared memory that the readers of earlier operations left
+// in their caches. Beyond a slot's data (a cell), a string copy (`rep
+// movsb`, its destination aligned to a line first): with ERMS it writes
+// whole lines without reading them first, where glibc's memcpy below its
+// 2,112-byte `rep movsb` threshold stores vectors, and each line then
+// crosses back from the reader's core before it can be written (issue 29:
+// a 2 KiB gather on 2 ranks took 0.55-0.60 us against 0.33-0.35 with the
+// string copy, a 1.5 KiB one 0.46-0.51 against 0.28-0.31; at 1 KiB, in a
+// slot whose data starts 16 bytes into a line, the string copy was no
+// faster, and at 512 bytes slower: 0.19-0.20 against 0.29; docs/performance.md).
+// The readers' copies out of the cell keep memcpy: the string copy there
+// gained little.
+inline void copy_to_shared(char* to, const void* from, size_t bytes) {
+#if defined(__x86_64__)
+  if (bytes > CommSegment::kSlotData && fast_string_copies()) {
+    const size_t head = static_cast<size_t>(-reinterpret_cast<uintptr_t>(to) & 63);
+    std::memcpy(to, from, head);
+    const char* src = static_cast<const char*>(from) + head;
+    size_t rest = bytes - head;
+    to += head;
+    asm volatile("rep movsb" : "+D"(to), "+S"(src), "+c"(rest) : : "memory");
+    return;
+  }
+#endif
+  if (bytes != 0) std::memcpy(to, from, bytes);
+}
 
 inline Err to_cell(const void* buf, MPI_Count count, const Datatype* type, char* cell) {
   const size_t bytes = type->bytes(count);
   if (type->contiguous) {
-    if (bytes != 0) std::memcpy(cell, buf, bytes);
+    copy_to_shared(cell, buf, bytes);
     return {};
   }
   return copy_typed(buf, count, *type, cell, static_cast<MPI_Count>(bytes), *packed_bytes());

@@ -20,8 +20,8 @@ namespace {
 // recvbuf; each writer recorded `recorded` bytes. A rank whose count
 // differs from ours (erroneous) fails the call here, and its cell is left
 // out, after every flag has been waited for. `mine`, if given, is my own
-// operand, read where it is instead of from my cell (the reduce's root,
-// which wrote none).
+// operand, read where it is instead of from my cell (the reduce's root
+// and a scan's last rank, which wrote none; a scan's other ranks).
 Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t recorded, void* recvbuf, MPI_Count count,
             const Datatype* type, const Op* op, const void* mine = nullptr) {
   const size_t bytes = type->bytes(count);
@@ -39,8 +39,11 @@ Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t record
       operand = seg.cell(r, s, recorded) + offset;
     }
     if (bytes == 0) continue;
-    if (r == last) std::memcpy(recvbuf, operand, bytes);
-    else apply(*op, operand, recvbuf, count, *type);
+    if (r == last) {
+      if (operand != recvbuf) std::memcpy(recvbuf, operand, bytes);  // in place: there already (scan)
+    } else {
+      apply(*op, operand, recvbuf, count, *type);
+    }
   }
   return e;
 }
@@ -50,7 +53,7 @@ Err contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* re
                const Datatype* type) {
   const size_t bytes = type->bytes(count);
   if (Err e = seg.wait_cell_free(s, bytes)) return e;
-  std::memcpy(seg.cell(seg.rank(), s, bytes), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  copy_to_shared(seg.cell(seg.rank(), s, bytes), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
   seg.record_data(s, bytes);
   return {};
 }
@@ -97,11 +100,27 @@ Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count co
 Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
          bool exclusive) {
   const uint64_t s = seg.next();
+  const size_t bytes = type->bytes(count);
+  // Exscan: rank 0's result is undefined (MPI-3.1 §5.11.2), nothing to
+  // combine. A scan's own operand comes first (the last combined) and is
+  // read where it is, not back out of my cell; in place it is recvbuf.
+  const int last = exclusive ? seg.rank() - 1 : seg.rank();
+  const void* mine = exclusive ? nullptr : sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (seg.rank() == seg.size() - 1) {
+    // The last rank's input is no other rank's operand: like the reduce's
+    // root, it records its bytes without writing its cell, once nobody
+    // reads its slot of s - kRing, and raises its flags once, at the end
+    // (issue 29: a copy, a wait and a wake-up less on the rank that waits
+    // for all the others).
+    if (Err e = seg.wait_cell_free(s, 0)) return e;
+    seg.record(s, bytes);
+    Err e = combine(seg, s, last, 0, bytes, recvbuf, count, type, op, mine);
+    seg.publish_and_leave(s);
+    return e;
+  }
   if (Err e = contribute(seg, s, sendbuf, recvbuf, count, type)) return e;
   seg.publish(s);
-  // Exscan: rank 0's result is undefined (MPI-3.1 §5.11.2), nothing to combine.
-  const int last = exclusive ? seg.rank() - 1 : seg.rank();
-  Err e = last >= 0 ? combine(seg, s, last, 0, type->bytes(count), recvbuf, count, type, op) : Err();
+  Err e = last >= 0 ? combine(seg, s, last, 0, bytes, recvbuf, count, type, op, mine) : Err();
   seg.leave(s);
   return e;
 }

@@ -163,8 +163,7 @@ bool reduction(CommSegment& seg, Started& o) {
   const size_t bytes = c.type->bytes(c.count);
   if (o.phase == 0) {
     if (!cell_free(seg, o, bytes)) return false;
-    if (bytes != 0)
-      std::memcpy(seg.cell(seg.rank(), o.s, bytes), c.sendbuf == MPI_IN_PLACE ? c.recvbuf : c.sendbuf, bytes);
+    copy_to_shared(seg.cell(seg.rank(), o.s, bytes), c.sendbuf == MPI_IN_PLACE ? c.recvbuf : c.sendbuf, bytes);
     seg.record_data(o.s, bytes);
     if (c.kind == Call::Kind::kReduce && seg.rank() != c.root) {
       seg.publish_and_leave(o.s);
