@@ -233,11 +233,12 @@ def counted_first(f, timed_body, after=()):
     timed call to timed_X, which runs `timed_body` (it has `start_`). Out of line, the timed path
     leaves the counting path nothing to save and restore.
 
-    A call that moves data (a count and a datatype) is counted inline only in the common case, one
-    thread and a predefined datatype (and, for a send, MPI_COMM_WORLD, whose ranks are world ranks):
-    a few plain adds and no call, so that the arguments stay in their registers for the
-    implementation. Anything else goes to counted_X, out of line, which counts in general and then
-    goes on as X does.
+    A call that moves data (a count and a datatype) is counted inline only in the common case, a
+    thread that counts plainly (counters.h counts_plainly: any below MPI_THREAD_MULTIPLE, the one
+    that initialised MPI under it) and a predefined datatype (and, for a send, MPI_COMM_WORLD, whose
+    ranks are world ranks): a few plain adds and no call, so that the arguments stay in their
+    registers for the implementation. Anything else goes to counted_X, out of line, which counts in
+    general and then goes on as X does.
 
     `after`: lines to run after the implementation on both paths (its result in `result_`); the
     call is then no tail call."""
@@ -260,7 +261,7 @@ def counted_first(f, timed_body, after=()):
         return general, timed
     counted = [f"__attribute__((noinline)) {f.returns} counted_{f.name}({parameters(f)}) {{"] + general + ["}"]
     body = [f"  int64_t bytes_ = {quick};",
-            "  if (__builtin_expect(bytes_ < 0 || progress::threads_enabled" +
+            "  if (__builtin_expect(bytes_ < 0 || !counts_plainly()" +
             (" || comm != MPI_COMM_WORLD" if is_send(f) else "") + ", 0))",
             f"    return counted_{f.name}({args});",
             f"  note_sized_call({idx}, uint64_t(bytes_));"] + (
