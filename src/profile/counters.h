@@ -50,7 +50,8 @@ extern Where where;
 
 // Whether this thread is the counting thread (Threads above): set by start() on the first thread
 // that calls it. Initial-exec, so that asking is one %fs-relative load (the general model calls
-// __tls_get_addr in a shared library).
+// __tls_get_addr in a shared library); where libmpi is opened with dlopen (mpi4py), its one byte
+// comes from glibc's surplus of static TLS.
 inline thread_local constinit bool counting_thread __attribute__((tls_model("initial-exec"))) = false;
 
 // Whether this thread adds plainly into where.calls and where.peers: every thread below
