@@ -233,11 +233,13 @@ def counted_first(f, timed_body, after=()):
     timed call to timed_X, which runs `timed_body` (it has `start_`). Out of line, the timed path
     leaves the counting path nothing to save and restore.
 
-    A call that moves data (a count and a datatype) is counted inline only in the common case, one
-    thread and a predefined datatype (and, for a send, MPI_COMM_WORLD, whose ranks are world ranks):
-    a few plain adds and no call, so that the arguments stay in their registers for the
-    implementation. Anything else goes to counted_X, out of line, which counts in general and then
-    goes on as X does.
+    A call that moves data (a count and a datatype) is counted inline only in the common case, a
+    thread that counts plainly (counters.h counts_plainly: any below MPI_THREAD_MULTIPLE, the one
+    that initialised MPI under it) and a predefined datatype (and, for a send, MPI_COMM_WORLD, whose
+    ranks are world ranks): a few plain adds and no call, so that the arguments stay in their
+    registers for the implementation. Anything else goes to counted_X, out of line, which counts in
+    general and then goes on as X does; but a send on another communicator goes to other_comm_X,
+    the same few adds when the communicator is the last one sent on (RecentComm).
 
     `after`: lines to run after the implementation on both paths (its result in `result_`); the
     call is then no tail call."""
@@ -259,13 +261,28 @@ def counted_first(f, timed_body, after=()):
     if quick == bytes_expression(f):  # moves no data: one add, no call either
         return general, timed
     counted = [f"__attribute__((noinline)) {f.returns} counted_{f.name}({parameters(f)}) {{"] + general + ["}"]
+    if not is_send(f):
+        body = [f"  int64_t bytes_ = {quick};",
+                "  if (__builtin_expect(bytes_ < 0 || !counts_plainly(), 0))",
+                f"    return counted_{f.name}({args});",
+                f"  note_sized_call({idx}, uint64_t(bytes_));"] + go_on
+        return body, timed + counted
+    # A send on another communicator, by a thread that counts plainly: other_comm_X, out of line
+    # (its registers would cost MPI_COMM_WORLD's sends), counts it as inline when the communicator
+    # is the one the last such send was on (RecentComm), else goes to counted_X.
+    other_comm = [f"__attribute__((noinline)) {f.returns} other_comm_{f.name}({parameters(f)}) {{",
+                  f"  if (__builtin_expect(!recent(comm), 0)) return counted_{f.name}({args});",
+                  f"  int64_t bytes_ = {quick};",
+                  f"  note_sized_call({idx}, uint64_t(bytes_));",
+                  "  note_message_alone(recent_world_peer(dest), uint64_t(bytes_));"] + go_on + ["}"]
     body = [f"  int64_t bytes_ = {quick};",
-            "  if (__builtin_expect(bytes_ < 0 || progress::threads_enabled" +
-            (" || comm != MPI_COMM_WORLD" if is_send(f) else "") + ", 0))",
+            "  if (__builtin_expect(bytes_ < 0 || !counts_plainly() || comm != MPI_COMM_WORLD, 0)) {",
+            f"    if (bytes_ >= 0 && counts_plainly()) return other_comm_{f.name}({args});",
             f"    return counted_{f.name}({args});",
-            f"  note_sized_call({idx}, uint64_t(bytes_));"] + (
-        ["  note_message_alone(dest, uint64_t(bytes_));"] if is_send(f) else []) + go_on
-    return body, timed + counted
+            "  }",
+            f"  note_sized_call({idx}, uint64_t(bytes_));",
+            "  note_message_alone(dest, uint64_t(bytes_));"] + go_on
+    return body, timed + counted + other_comm
 
 
 def is_send(f):
@@ -343,6 +360,7 @@ def profile(functions):
            "// profile::io_enabled.",
            '#include "api/qmpi.h"',
            '#include "base/communicator.h"',
+           '#include "base/communicator_retirements.h"',
            '#include "base/datatype.h"',
            '#include "base/handles.h"',
            '#include "base/request.h"',
@@ -423,10 +441,45 @@ def profile(functions):
             "  return w != nullptr && rank < w->comm->size ? w->comm->world_rank(rank) : -1;",
             "}",
             "",
-            "// The world rank of point-to-point rank `rank` of `comm` (not MPI_COMM_WORLD), or -1.",
+            "// The communicator the last send not on MPI_COMM_WORLD was on, as the counting thread found it",
+            "// (counters.h counts_plainly; no other thread reads or writes this): a program sends on the",
+            "// same communicator over and over (msgrate's pairs on a duplicate of MPI_COMM_WORLD), and its",
+            "// lookup (communicators::find and the world rank, out of line) was most of what the profile",
+            "// added to such a send. The entry stands while no communicator handle has been retired since",
+            "// it was made (base/communicator_retirements.h): until then its handle names the same live",
+            "// communicator, whose ranks never change. When a handle is freed the count moves before the",
+            "// handle can name another communicator or its object be destroyed, so from then on the entry is",
+            "// stale (the next send looks up again), never wrong.",
+            "struct RecentComm {",
+            "  MPI_Comm handle = MPI_COMM_NULL;",
+            "  uint64_t retirements = UINT64_MAX;  // matches no count: empty",
+            "  const int* world_ranks = nullptr;  // nullptr: the identity",
+            "  int peers = 0;",
+            "};",
+            "RecentComm recent_comm;",
+            "",
+            "// Whether recent_comm holds `comm` (for a thread that may read it: counts_plainly()).",
+            "inline __attribute__((always_inline)) bool recent(MPI_Comm comm) {",
+            "  return comm == recent_comm.handle &&",
+            "         recent_comm.retirements == communicators::retirements.load(std::memory_order_relaxed);",
+            "}",
+            "",
+            "// The world rank of point-to-point rank `rank` of the communicator in recent_comm, or -1 (out of",
+            "// range: MPI_PROC_NULL, or an error the call raises).",
+            "inline __attribute__((always_inline)) int recent_world_peer(int rank) {",
+            "  if (unsigned(rank) >= unsigned(recent_comm.peers)) return -1;",
+            "  return recent_comm.world_ranks != nullptr ? recent_comm.world_ranks[rank] : rank;",
+            "}",
+            "",
+            "// The world rank of point-to-point rank `rank` of `comm` (not MPI_COMM_WORLD), or -1; a thread",
+            "// that counts plainly remembers the communicator in recent_comm for its next sends.",
             "__attribute__((noinline)) int other_world_peer(MPI_Comm comm, int rank) {",
-            "  Communicator* c = rank >= 0 ? communicators::find(comm) : nullptr;",
-            "  return c != nullptr && rank < c->peer_count() ? c->world_rank(rank) : -1;",
+            "  uint64_t retirements = communicators::retirements.load(std::memory_order_relaxed);  // before find",
+            "  Communicator* c = communicators::find(comm);",
+            "  if (c == nullptr) return -1;",
+            "  if (counts_plainly())",
+            "    recent_comm = {comm, retirements, c->world_ranks.empty() ? nullptr : c->world_ranks.data(), c->peer_count()};",
+            "  return rank >= 0 && rank < c->peer_count() ? c->world_rank(rank) : -1;",
             "}",
             "",
             "// The world rank of point-to-point rank `rank` of `comm`, or -1 (inline: every send asks).",

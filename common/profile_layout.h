@@ -14,6 +14,8 @@
 //
 // One writer per file (its rank; under MPI_THREAD_MULTIPLE several threads of it, see
 // src/profile/counters.h), plain 64-bit stores: a reader may see a counter one update behind.
+// Under MPI_THREAD_MULTIPLE the calls and messages of the threads other than the one that
+// initialised MPI are counted apart (other_calls, other_peers), and the reader adds them in.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,7 @@
 namespace ferry::profile_layout {
 
 constexpr uint64_t kMagic = 0x314c4946524f5250ull;  // "PROFIL1" little-endian
-constexpr uint32_t kVersion = 5;  // 5: Call's forced_ fields
+constexpr uint32_t kVersion = 6;  // 6: the other threads' counts (other_calls_offset, other_peers_offset)
 
 // Message and access sizes in log2 buckets: bucket 0 holds 0 bytes, bucket b (1..kBuckets-2)
 // holds [2^(b-1), 2^b), the last everything from 2^(kBuckets-2) up.
@@ -81,7 +83,18 @@ struct alignas(64) Call {
 };
 static_assert(sizeof(Call) == 7 * 64 && offsetof(Call, sizes) + 6 * 8 == 64);
 
+// The counts of a Call that every call adds to (its bytes, its size bucket or `count`), as the
+// threads other than the rank's counting thread add them under MPI_THREAD_MULTIPLE
+// (src/profile/counters.h, Threads): the function's calls, bytes and sizes are its Call's plus
+// these. Their times, which only timed calls add, stay in the Call.
+struct OtherThreadsCall {
+  uint64_t bytes;
+  uint64_t sizes[kBuckets];
+  uint64_t count;
+};
+
 // The point-to-point messages a rank sent to one world rank: a send adds to both, in one line.
+// A Peer of other_peers: those its other threads sent (as OtherThreadsCall).
 struct Peer {
   uint64_t bytes;
   uint64_t messages;  // persistent sends at each start
@@ -121,6 +134,8 @@ struct Header {
   uint64_t files_offset;          // File[kMaxFiles]
   uint64_t coll_names_offset;     // char[2][kCollSlots][kNameBytes]: operations, then algorithms
   uint64_t coll_offset;           // uint64_t[kCollSlots op][kCollSlots algorithm][kBuckets bytes]
+  uint64_t other_calls_offset;    // OtherThreadsCall[num_calls]: added to calls' counts
+  uint64_t other_peers_offset;    // Peer[size]: added to peers'
   uint64_t total_bytes;           // of the whole file
 };
 
@@ -151,6 +166,10 @@ inline Header layout(uint32_t num_calls, int32_t size) {
   at = align(at + 2 * kCollSlots * kNameBytes);
   h.coll_offset = at;
   at = align(at + uint64_t(kCollSlots) * kCollSlots * kBuckets * 8);
+  h.other_calls_offset = at;
+  at = align(at + uint64_t(num_calls) * sizeof(OtherThreadsCall));
+  h.other_peers_offset = at;
+  at = align(at + uint64_t(size) * sizeof(Peer));
   h.total_bytes = at;
   return h;
 }

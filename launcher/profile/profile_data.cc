@@ -57,6 +57,14 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
   // Times to nanoseconds: each rank's clock has its own rate (src/profile/clock.h).
   double ns_per_tick = h.ticks_per_second > 0 ? 1e9 / h.ticks_per_second : 1;
   r.calls = array_at<layout::Call>(bytes, h.calls_offset, h.num_calls);
+  // Under MPI_THREAD_MULTIPLE the threads but the counting one count apart (src/profile/counters.h).
+  std::vector<layout::OtherThreadsCall> others =
+      array_at<layout::OtherThreadsCall>(bytes, h.other_calls_offset, h.num_calls);
+  for (uint32_t i = 0; i < h.num_calls; ++i) {
+    r.calls[i].count += others[i].count;
+    r.calls[i].bytes += others[i].bytes;
+    for (int b = 0; b < layout::kBuckets; ++b) r.calls[i].sizes[b] += others[i].sizes[b];
+  }
   for (layout::Call& c : r.calls) {
     // The calls that moved data are counted in their size buckets only (common/profile_layout.h).
     for (uint64_t n : c.sizes) c.count += n;
@@ -65,9 +73,11 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
     c.wait_ticks =
         uint64_t(estimate(c.wait_ticks, c.forced_wait_ticks, c.waits, c.forced_waits, c.count, forced) * ns_per_tick);
   }
+  std::vector<layout::Peer> other_peers = array_at<layout::Peer>(bytes, h.other_peers_offset, size_t(size));
   for (const layout::Peer& p : array_at<layout::Peer>(bytes, h.peers_offset, size_t(size))) {
-    r.peer_bytes.push_back(p.bytes);
-    r.peer_messages.push_back(p.messages);
+    const layout::Peer& other = other_peers[r.peer_bytes.size()];
+    r.peer_bytes.push_back(p.bytes + other.bytes);
+    r.peer_messages.push_back(p.messages + other.messages);
   }
   r.peer_rma_bytes = array_at<uint64_t>(bytes, h.peer_rma_bytes_offset, size_t(size));
   r.peer_rma_ops = array_at<uint64_t>(bytes, h.peer_rma_ops_offset, size_t(size));

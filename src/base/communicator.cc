@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "base/attribute.h"
+#include "base/communicator_retirements.h"
 #include "base/context_id.h"
 #include "base/errhandler.h"
 #include "base/group.h"
@@ -18,6 +19,7 @@
 namespace ferry::communicators {
 
 Communicator* predefined[2] = {nullptr, nullptr};
+std::atomic<uint64_t> retirements{0};
 
 namespace {
 
@@ -29,6 +31,12 @@ std::unique_ptr<context_ids::Allocator> slots;
 // Dynamic communicators by handle index: looked up by every MPI call, from
 // any thread, without a lock (base/handles.h).
 handle::Table<Communicator> table;
+
+// Takes a handle out of the table, for good (communicator_retirements.h).
+void retire(MPI_Comm h) {
+  retirements.fetch_add(1, std::memory_order_relaxed);
+  table.remove(handle::index_of(h));
+}
 
 // Freed communicators that requests still refer to. Guarded by the engine
 // lock, which also guards the requests that any_of() looks at.
@@ -106,9 +114,10 @@ Err delete_predefined_attributes() {
 
 void destroy_all() {
   for (Communicator* c : table.all()) {
-    table.remove(handle::index_of(c->handle));
+    retire(c->handle);
     destroy(c);
   }
+  retirements.fetch_add(1, std::memory_order_relaxed);  // MPI_COMM_SELF's world rank table goes below
   {
     progress::Lock lock;
     for (Communicator* c : zombies) destroy(c);
@@ -157,7 +166,7 @@ Communicator* make(Communicator* parent, Group* group, uint32_t slot) {
 
 void discard(Communicator* c) {
   if (c->local != nullptr) discard(c->local);
-  table.remove(handle::index_of(c->handle));
+  retire(c->handle);
   destroy(c);
 }
 
@@ -168,9 +177,9 @@ void sweep() {
 
 Err free_communicator(Communicator* c) {
   if (Err e = attributes::delete_all(attributes::Kind::kComm, c, c->handle)) return e;
-  table.remove(handle::index_of(c->handle));
+  retire(c->handle);
   if (c->local != nullptr) {
-    table.remove(handle::index_of(c->local->handle));
+    retire(c->local->handle);
     c->local->handle = MPI_COMM_NULL;
   }
   progress::Lock lock;

@@ -27,8 +27,9 @@ namespace ferry::profile {
 
 namespace {
 
-// Counts of the calls before MPI_Init has told us who we are.
+// Counts of the calls before MPI_Init has told us who we are (the other threads' too).
 layout::Call early_calls[kMaxCalls];
+layout::OtherThreadsCall early_other_calls[kMaxCalls];
 
 char* mapping = nullptr;  // the file's bytes, or nullptr (no file: counting goes on in memory)
 
@@ -86,7 +87,7 @@ char* map_file(const std::string& dir, const std::string& nspace, int rank, uint
 
 }  // namespace
 
-Where where = {early_calls, nullptr, nullptr, nullptr, 0, nullptr};
+Where where = {early_calls, nullptr, nullptr, nullptr, 0, nullptr, early_other_calls, nullptr};
 Sampling sampling;
 bool io_enabled = false;
 
@@ -102,6 +103,10 @@ void attach() {
 }
 
 void start(const char* const* names, int num_calls) {
+  // The first thread here (MPI_Init's or MPI_Init_thread's, or the first MPI_Session_init's) is
+  // the counting thread from now on (counters.h Threads), whether or not a file is made.
+  static std::atomic<bool> claimed{false};
+  if (!claimed.exchange(true, std::memory_order_relaxed)) counting_thread = true;
   if (!runtime::active()) return;
   if (mapping != nullptr) {
     // A session opened again after the last one closed: the rank is running again.
@@ -151,13 +156,17 @@ void start(const char* const* names, int num_calls) {
   // The counts so far (MPI_Init's own is added by its wrapper after this returns).
   auto* calls = part<layout::Call>(h.calls_offset);
   std::memcpy(calls, early_calls, sizeof(layout::Call) * size_t(num_calls));
+  auto* other_calls = part<layout::OtherThreadsCall>(h.other_calls_offset);
+  std::memcpy(other_calls, early_other_calls, sizeof(layout::OtherThreadsCall) * size_t(num_calls));
   files::move_to(part<layout::File>(h.files_offset), &header().num_files);
   where = {calls,
            part<layout::Peer>(h.peers_offset),
            part<uint64_t>(h.peer_rma_bytes_offset),
            part<uint64_t>(h.peer_rma_ops_offset),
            job.size,
-           part<uint64_t>(h.coll_offset)};
+           part<uint64_t>(h.coll_offset),
+           other_calls,
+           part<layout::Peer>(h.other_peers_offset)};
   coll::set_profile_table(where.coll_table);
 }
 

@@ -4,14 +4,24 @@
 // Cost: nothing at all when FERRY_PROFILE is unset, because the wrappers are a QMPI tool that is
 // then never attached (api/qmpi.cc): the entry points see an empty slot, as without any tool.
 // When it is set, a call pays a handful of adds into memory that is already there (no lock, no
-// allocation, no system call) and, when it is timed, two clock reads (see Sampling below). The counters sit in a shared mapping of a file
-// (common/profile_layout.h) from MPI_Init on, so what a rank counted survives its crash; before
-// MPI_Init (and for calls that come before it, MPI_Init itself included) they go to a static area
-// that start() copies into the mapping.
+// allocation, no system call; no locked add either, but from a second thread under
+// MPI_THREAD_MULTIPLE: Threads below) and, when it is timed, two clock reads (see Sampling
+// below). The counters sit in a shared mapping of a file (common/profile_layout.h) from MPI_Init
+// on, so what a rank counted survives its crash; before MPI_Init (and for calls that come before
+// it, MPI_Init itself included) they go to a static area that start() copies into the mapping.
 //
 // Threads: below MPI_THREAD_MULTIPLE one thread calls MPI at a time, so plain adds are exact. Under
-// it two threads may add to the same counter at once; the adds are then relaxed atomic ones
-// (progress::threads_enabled, the same predictable branch the engine lock takes).
+// it (progress::threads_enabled, the same predictable branch the engine lock takes) the thread
+// that initialised MPI (MPI_Init, MPI_Init_thread, or the first MPI_Session_init: the counting
+// thread) still adds plainly into the counts (where.calls, where.peers), and every other thread
+// adds with relaxed atomic adds into a second set of them (where.other_calls, where.other_peers),
+// which the launcher adds in (common/profile_layout.h). So both sets stay exact, and a program
+// that asks for MPI_THREAD_MULTIPLE but calls from one thread pays no locked add on an untimed
+// call (lock xadd: a one-thread 8-byte ping-pong under MPI_THREAD_MULTIPLE paid 4% for them,
+// issue 31). Only what every call adds is split (a call's bytes, size bucket or count; a send's
+// peer): the times, added by timed calls only (Sampling), stay in one set, atomic under
+// MPI_THREAD_MULTIPLE. The second set costs each rank's counter file 336 bytes per function
+// counted and 16 per rank of the job: 205 KiB for today's 625 functions.
 #pragma once
 
 #include <atomic>
@@ -33,15 +43,29 @@ struct Where {
   uint64_t* peer_rma_ops = nullptr;
   int world_size = 0;
   uint64_t* coll_table = nullptr;  // the collective choices, as installed in coll (choice_counters.h)
+  layout::OtherThreadsCall* other_calls = nullptr;  // the other threads' counts (Threads above)
+  layout::Peer* other_peers = nullptr;
 };
 extern Where where;
+
+// Whether this thread is the counting thread (Threads above): set by start() on the first thread
+// that calls it. Initial-exec, so that asking is one %fs-relative load (the general model calls
+// __tls_get_addr in a shared library); where libmpi is opened with dlopen (mpi4py), its one byte
+// comes from glibc's surplus of static TLS.
+inline thread_local constinit bool counting_thread __attribute__((tls_model("initial-exec"))) = false;
+
+// Whether this thread adds plainly into where.calls and where.peers: every thread below
+// MPI_THREAD_MULTIPLE, the counting thread under it. The second test runs only under it.
+inline bool counts_plainly() { return !progress::threads_enabled || counting_thread; }
 
 // The number of functions counted: QMPI's plus the MPI-IO ones (set by the generated wrappers).
 constexpr int kMaxCalls = 1024;
 
 inline uint64_t now() { return clock::ticks(); }
 
-// `atomic`: progress::threads_enabled, read once by the caller for all its adds.
+// `atomic`: whether another thread may add to `counter` at once, read once by the caller for all
+// its adds (progress::threads_enabled for the counters every thread shares; the other threads'
+// set for note_call's and note_message's, Threads above).
 inline void add(uint64_t& counter, uint64_t amount, bool atomic) {
   if (atomic)
     std::atomic_ref<uint64_t>(counter).fetch_add(amount, std::memory_order_relaxed);
@@ -50,20 +74,26 @@ inline void add(uint64_t& counter, uint64_t amount, bool atomic) {
 }
 inline void add(uint64_t& counter, uint64_t amount) { add(counter, amount, progress::threads_enabled); }
 
-// A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions); `bytes` < 0
-// when the call moves no data (no size histogram entry). Every call is counted, timed or not: one
-// that moves data in its size bucket, the others in `count` (common/profile_layout.h Call).
-inline void note_call(int index, int64_t bytes) {
-  layout::Call& c = where.calls[index];
-  bool atomic = progress::threads_enabled;
+// A call's counts into `c` (a Call, or another thread's OtherThreadsCall): `bytes` < 0 when the
+// call moves no data.
+template <class Counts>
+inline void count_call(Counts& c, int64_t bytes, bool atomic) {
   if (bytes < 0) return add(c.count, 1, atomic);
   add(c.bytes, uint64_t(bytes), atomic);
   add(c.sizes[layout::bucket(uint64_t(bytes))], 1, atomic);
 }
 
-// note_call of a call that moves `bytes` >= 0, when one thread calls MPI (the caller has seen
-// progress::threads_enabled false): the wrappers' inline path for MPI_Send, MPI_Recv and the like,
-// two plain adds in the Call's first line for a short message.
+// A call of function `index` (QMPI's enumerator, or past it for the MPI-IO functions); `bytes` < 0
+// when the call moves no data (no size histogram entry). Every call is counted, timed or not: one
+// that moves data in its size bucket, the others in `count` (common/profile_layout.h Call).
+inline void note_call(int index, int64_t bytes) {
+  if (counts_plainly()) return count_call(where.calls[index], bytes, false);
+  count_call(where.other_calls[index], bytes, true);
+}
+
+// note_call of a call that moves `bytes` >= 0, when the caller has seen counts_plainly(): the
+// wrappers' inline path for MPI_Send, MPI_Recv and the like, two plain adds in the Call's first
+// line for a short message.
 inline void note_sized_call(int index, uint64_t bytes) {
   layout::Call& c = where.calls[index];
   c.bytes += bytes;
@@ -155,12 +185,13 @@ inline void note_wait(int index, uint64_t ticks, uint64_t weight = 1) {
 // A point-to-point message of `bytes` to world rank `peer` (a send's start).
 inline void note_message(int peer, uint64_t bytes) {
   if (unsigned(peer) >= unsigned(where.world_size)) return;  // MPI_PROC_NULL, or a peer of another job
-  bool atomic = progress::threads_enabled;
-  add(where.peers[peer].bytes, bytes, atomic);
-  add(where.peers[peer].messages, 1, atomic);
+  bool plain = counts_plainly();
+  layout::Peer& p = plain ? where.peers[peer] : where.other_peers[peer];
+  add(p.bytes, bytes, !plain);
+  add(p.messages, 1, !plain);
 }
 
-// note_message when one thread calls MPI (as note_sized_call).
+// note_message when the caller has seen counts_plainly() (as note_sized_call).
 inline void note_message_alone(int peer, uint64_t bytes) {
   if (unsigned(peer) >= unsigned(where.world_size)) return;
   layout::Peer& p = where.peers[peer];

@@ -5,8 +5,10 @@
  * counters for perf stat.
  *
  *   mpirun -n 1 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=cg.%p \
- *       pair_instructions [warm pairs, 400000] [counted pairs, 40]
+ *       pair_instructions [warm pairs, 400000] [counted pairs, 40] [multiple]
  *   grep -h ^summary: cg.*.* | sort | uniq -c          (the most common count is the figure)
+ *
+ * "multiple": MPI_Init_thread(MPI_THREAD_MULTIPLE), still one thread (pingpong --thread-multiple).
  *
  * The warm pairs run uninstrumented (callgrind's slow instrumented calls would make FERRY_PROFILE
  * time every call: it times a function on every call while its calls average 5 us or more); then
@@ -17,6 +19,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "callgrind_marks.h"
 
@@ -28,7 +31,12 @@ static void pair(long* out, long* in, int rank) {
 int main(int argc, char** argv) {
   int warm = argc > 1 ? atoi(argv[1]) : 400000, counted = argc > 2 ? atoi(argv[2]) : 40;
   long out = 42, in = 0;
-  MPI_Init(&argc, &argv);
+  if (argc > 3 && strcmp(argv[3], "multiple") == 0) {
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int i = 0; i < warm; i++) pair(&out, &in, rank);

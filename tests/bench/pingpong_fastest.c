@@ -5,19 +5,29 @@
  * its whole run moves several-fold (docs/performance.md, "FERRY_PROFILE's overhead with the direct
  * call").
  *
- *   mpirun -n 2 pingpong_fastest [batches]     (default 300)
+ *   mpirun -n 2 pingpong_fastest [batches] [--thread-multiple]     (default 300)
+ *
+ * --thread-multiple: MPI_Init_thread(MPI_THREAD_MULTIPLE), still one thread (as pingpong's).
  *
  * Output: '#' header lines, then the fastest batch's latency in us.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
   enum { round_trips = 1000 };
-  int batches = argc > 1 ? atoi(argv[1]) : 300, rank, size;
+  int batches = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 300, multiple = 0, rank, size;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--thread-multiple")) multiple = 1;
   long buf = 0;
-  MPI_Init(&argc, &argv);
+  if (multiple) {
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size < 2) {

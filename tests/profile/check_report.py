@@ -30,6 +30,9 @@
   check_report.py MPIRUN SLOW_PROGRAM slow_first_calls  slow_first_calls.c: a receive's first calls
                                              slow, then many short ones: the estimate near the
                                              time the program measured
+  check_report.py MPIRUN THREAD_PROGRAM threads  thread_traffic.c: two threads of each rank under
+                                             MPI_THREAD_MULTIPLE send at once, counted apart by the
+                                             rank: the report holds both threads' traffic, exactly
   check_report.py MPIRUN PROGRAM hosts HOSTS_SH TESTBED  6 ranks, 2 on each host of tests/multihost's
                                              bed, no FERRY_PROFILE_DIR: the remote ranks' files come
                                              through the node daemons (FERRY_LAUNCH_FANOUT as set)
@@ -690,10 +693,47 @@ def check_reused_context(mpirun, program, directory):
                         f"call {times[0]:.4f} s)")
 
 
+# thread_traffic.c's constants.
+THREAD_RING, THREAD_WORLD_MESSAGES, THREAD_PROBES = 3000, 1000, 20000
+MAIN_BYTES, HELPER_BYTES, REUSE_MESSAGES, REUSE_BYTES = 8, 100, 10, 1000
+
+
+def check_threads(mpirun, program, directory):
+    """thread_traffic: under MPI_THREAD_MULTIPLE the main thread (the one that initialised MPI)
+    counts plainly and the second thread apart (src/profile/counters.h Threads); every number of
+    both threads' traffic must be in the report, exactly, and the main thread's sends on a
+    communicator made after another was freed must go to the right peers."""
+    report = profiled_job(mpirun, program, directory, [])
+    if report is None:
+        return
+    n = RANKS
+    expect("partial", report["partial"], False)
+    both = MAIN_BYTES + HELPER_BYTES
+    for s in range(n):
+        for d in range(n):
+            right = d == (s + 1) % n
+            messages = 2 * (THREAD_RING + THREAD_WORLD_MESSAGES + REUSE_MESSAGES) if right else 0
+            sent = (THREAD_RING + THREAD_WORLD_MESSAGES) * both + 2 * REUSE_MESSAGES * REUSE_BYTES if right else 0
+            expect(f"p2p_messages[{s}][{d}]", report["p2p_messages"][s][d], messages)
+            expect(f"p2p_bytes[{s}][{d}]", report["p2p_bytes"][s][d], sent)
+    calls = calls_by_name(report)
+    isend, send = calls.get("MPI_Isend", {}), calls.get("MPI_Send", {})
+    expect("MPI_Isend count", isend.get("count"), n * 2 * THREAD_RING)
+    expect("MPI_Isend bytes", isend.get("bytes"), n * THREAD_RING * both)
+    expect("MPI_Isend sizes (main)", isend.get("sizes", [0] * 40)[bucket(MAIN_BYTES)], n * THREAD_RING)
+    expect("MPI_Isend sizes (helper)", isend.get("sizes", [0] * 40)[bucket(HELPER_BYTES)], n * THREAD_RING)
+    expect("MPI_Send count", send.get("count"), n * 2 * (THREAD_WORLD_MESSAGES + REUSE_MESSAGES))
+    expect("MPI_Send bytes", send.get("bytes"), n * (THREAD_WORLD_MESSAGES * both + 2 * REUSE_MESSAGES * REUSE_BYTES))
+    expect("MPI_Recv count", calls.get("MPI_Recv", {}).get("count"),
+           n * 2 * (THREAD_RING + THREAD_WORLD_MESSAGES + REUSE_MESSAGES))
+    expect("MPI_Wait count", calls.get("MPI_Wait", {}).get("count"), n * 2 * THREAD_RING)
+    expect("MPI_Iprobe count", calls.get("MPI_Iprobe", {}).get("count"), n * 2 * THREAD_PROBES)
+
+
 def main(argv):
     cases = {"numbers": 4, "with_tool": 4, "shared_dir": 4, "partial": 4, "restarts": 4, "sessions": 4, "spawn": 4, "unwritable": 4,
              "singleton": 5, "srun": 6, "hosts": 6, "spawn_hosts": 6, "late_partners": 4,
-             "late_nonblocking": 4, "reused_context": 4, "slow_first_calls": 4}
+             "late_nonblocking": 4, "reused_context": 4, "slow_first_calls": 4, "threads": 4}
     if len(argv) < 4 or cases.get(argv[3]) != len(argv):
         print(__doc__, file=sys.stderr)
         return 2
@@ -712,7 +752,7 @@ def main(argv):
              "restarts": check_restarts, "sessions": check_sessions, "spawn": check_spawn,
              "unwritable": check_unwritable, "late_partners": check_late_partners,
              "late_nonblocking": check_late_nonblocking, "reused_context": check_reused_context,
-             "slow_first_calls": check_slow_first_calls}[case](
+             "slow_first_calls": check_slow_first_calls, "threads": check_threads}[case](
                 os.path.abspath(mpirun), os.path.abspath(program), directory)
     for f in failures:
         print(f"check_report {case}: FAILED: {f}")

@@ -156,6 +156,36 @@ TEST_F(ProfileFiles, WaitsAreScaledToEveryCall) {
   EXPECT_NE(text.find("\"late_wait_s\": 2}"), std::string::npos) << text;
 }
 
+// Under MPI_THREAD_MULTIPLE the threads other than the counting one count into a second set
+// (src/profile/counters.h Threads): the reader adds it to the calls' counts, bytes and sizes and
+// to the peers', and the sampled time stands for every thread's calls.
+TEST_F(ProfileFiles, OtherThreadsCountsAreAddedIn) {
+  std::vector<char> bytes = rank_file(0, 2, true, 3, 300);  // 3 sends of 100 bytes, each timed 1 s
+  layout::Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  layout::OtherThreadsCall send{}, allreduce{};
+  send.sizes[layout::bucket(8)] = 5;  // 5 sends of 8 bytes
+  send.bytes = 40;
+  allreduce.count = 7;  // calls that move no data count in `count`
+  std::memcpy(bytes.data() + h.other_calls_offset, &send, sizeof send);
+  std::memcpy(bytes.data() + h.other_calls_offset + sizeof send, &allreduce, sizeof allreduce);
+  layout::Peer to_peer1{40, 5};
+  std::memcpy(bytes.data() + h.other_peers_offset + sizeof(layout::Peer), &to_peer1, sizeof to_peer1);
+  write(0, bytes);
+  write(1, rank_file(1, 2, true, 0, 0));
+  Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+  const layout::Call& c = job.ranks[0].calls[0];
+  EXPECT_EQ(c.count, 8u);
+  EXPECT_EQ(c.bytes, 340u);
+  EXPECT_EQ(c.sizes[layout::bucket(100)], 3u);
+  EXPECT_EQ(c.sizes[layout::bucket(8)], 5u);
+  EXPECT_EQ(c.ticks, 8'000'000'000u);  // 3 timed calls of 1 s stand for all 8
+  EXPECT_EQ(job.ranks[0].calls[1].count, 7u);
+  EXPECT_EQ(job.ranks[0].peer_bytes[1], 340u);
+  EXPECT_EQ(job.ranks[0].peer_messages[1], 5u);
+  EXPECT_EQ(job.ranks[1].peer_bytes[0], 0u);
+}
+
 TEST_F(ProfileFiles, AnUnfinishedRankMakesItPartialAndKeepsItsCounts) {
   write(0, rank_file(0, 2, true, 1, 10));
   write(1, rank_file(1, 2, false, 4, 0));
