@@ -19,7 +19,7 @@
 namespace ferry::progress {
 
 bool threads_enabled = false;
-thread_local int lock_depth = 0;
+thread_local int lock_depth __attribute__((tls_model("initial-exec"))) = 0;
 std::atomic<int> contenders{0};
 bool someone_waits = false;
 bool announce_pending = false;

@@ -71,7 +71,13 @@ std::mutex& engine_mutex();
 // it (MPI_Sendrecv's send, a collective schedule starting its next round
 // from inside poll()) takes it again as a no-op. This counts the Locks of
 // this thread that are alive; the engine lock is held while it is nonzero.
-extern thread_local int lock_depth;
+// Initial-exec: a read is one %fs-relative load, where the shared library's
+// default model called __tls_get_addr on every Lock (55 of an 8-byte
+// Send+Recv pair's 1373 instructions under MPI_THREAD_MULTIPLE). It takes 4
+// bytes of the static TLS that glibc keeps for libraries loaded later, as
+// the profile's counting_thread does (profile/counters.h), so a dlopen'ed
+// libmpi (mpi4py) still loads.
+extern thread_local int lock_depth __attribute__((tls_model("initial-exec")));
 
 // Threads blocked on the engine lock (only counted when they had to wait):
 // a polling thread lets go of the lock between passes while this is nonzero.
