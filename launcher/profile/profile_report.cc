@@ -154,7 +154,7 @@ std::vector<FileSummary> files(const Job& job) {
       for (FileSummary& o : out)
         if (o.name == name) s = &o;
       if (s == nullptr) {
-        out.push_back({name, {}, std::vector<double>(size_t(job.size), 0.0)});
+        out.push_back({name, {}, std::vector<double>(size_t(job.size), 0.0), {}});
         s = &out.back();
       }
       s->total.opens += f.opens;
