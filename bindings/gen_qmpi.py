@@ -236,10 +236,14 @@ def counted_first(f, timed_body, after=()):
     A call that moves data (a count and a datatype) is counted inline only in the common case, a
     thread that counts plainly (counters.h counts_plainly: any below MPI_THREAD_MULTIPLE, the one
     that initialised MPI under it) and a predefined datatype (and, for a send, MPI_COMM_WORLD, whose
-    ranks are world ranks): a few plain adds and no call, so that the arguments stay in their
-    registers for the implementation. Anything else goes to counted_X, out of line, which counts in
-    general and then goes on as X does; but a send on another communicator goes to other_comm_X,
-    the same few adds when the communicator is the last one sent on (RecentComm).
+    ranks are world ranks; for a one-sided call, the window last reached, recent_win): a few plain
+    adds and no call, so that the arguments stay in their registers for the implementation.
+    Anything else goes to counted_X, out of line, which counts in general and then goes on as X
+    does; but a send on another communicator goes to other_comm_X, the same few adds when the
+    communicator is the one last sent on (recent_comm).
+
+    Like a send, a one-sided call is counted whatever its outcome: one that fails (an argument error
+    under MPI_ERRORS_RETURN) is counted with its target, if that names a rank of its window.
 
     `after`: lines to run after the implementation on both paths (its result in `result_`); the
     call is then no tail call."""
@@ -256,11 +260,22 @@ def counted_first(f, timed_body, after=()):
                  f"  return timed_{f.name}({args});"]
     general = [f"  int64_t bytes_ = {bytes_expression(f)};",
                f"  note_call({idx}, bytes_);"] + (
-        ["  note_message(world_peer(comm, dest), uint64_t(bytes_));"] if is_send(f) else []) + go_on
+        ["  note_message(world_peer(comm, dest), uint64_t(bytes_));"] if is_send(f) else []) + (
+        ["  note_one_sided(window_peer(win, target_rank), uint64_t(bytes_));"] if one_sided(f) else []) + go_on
     quick = bytes_expression(f).replace("type_bytes(", "builtin_bytes(", 1)
     if quick == bytes_expression(f):  # moves no data: one add, no call either
         return general, timed
     counted = [f"__attribute__((noinline)) {f.returns} counted_{f.name}({parameters(f)}) {{"] + general + ["}"]
+    if one_sided(f):
+        # Its target's world rank from recent_win when the window is the last one reached: a few
+        # adds, as a send's on MPI_COMM_WORLD; counted_X looks the window up and remembers it.
+        body = [f"  int64_t bytes_ = {quick};",
+                "  if (__builtin_expect(bytes_ < 0 || !counts_plainly() ||",
+                "                       !recent_win.holds(win, rma::windows::retirements), 0))",
+                f"    return counted_{f.name}({args});",
+                f"  note_sized_call({idx}, uint64_t(bytes_));",
+                "  note_one_sided(recent_win.world_peer(target_rank), uint64_t(bytes_));"] + go_on
+        return body, timed + counted
     if not is_send(f):
         body = [f"  int64_t bytes_ = {quick};",
                 "  if (__builtin_expect(bytes_ < 0 || !counts_plainly(), 0))",
@@ -269,12 +284,13 @@ def counted_first(f, timed_body, after=()):
         return body, timed + counted
     # A send on another communicator, by a thread that counts plainly: other_comm_X, out of line
     # (its registers would cost MPI_COMM_WORLD's sends), counts it as inline when the communicator
-    # is the one the last such send was on (RecentComm), else goes to counted_X.
+    # is the one the last such send was on (recent_comm), else goes to counted_X.
     other_comm = [f"__attribute__((noinline)) {f.returns} other_comm_{f.name}({parameters(f)}) {{",
-                  f"  if (__builtin_expect(!recent(comm), 0)) return counted_{f.name}({args});",
+                  f"  if (__builtin_expect(!recent_comm.holds(comm, communicators::retirements), 0))",
+                  f"    return counted_{f.name}({args});",
                   f"  int64_t bytes_ = {quick};",
                   f"  note_sized_call({idx}, uint64_t(bytes_));",
-                  "  note_message_alone(recent_world_peer(dest), uint64_t(bytes_));"] + go_on + ["}"]
+                  "  note_message_alone(recent_comm.world_peer(dest), uint64_t(bytes_));"] + go_on + ["}"]
     body = [f"  int64_t bytes_ = {quick};",
             "  if (__builtin_expect(bytes_ < 0 || !counts_plainly() || comm != MPI_COMM_WORLD, 0)) {",
             f"    if (bytes_ >= 0 && counts_plainly()) return other_comm_{f.name}({args});",
@@ -435,50 +451,48 @@ def profile(functions):
             "  note_message(r->comm->world_rank(r->peer), r->bytes);",
             "}",
             "",
-            "// The world rank of rank `rank` of `win`'s group, or -1.",
-            "int window_peer(MPI_Win win, int rank) {",
-            "  const rma::Window* w = rank >= 0 ? rma::windows::find(win) : nullptr;",
-            "  return w != nullptr && rank < w->comm->size ? w->comm->world_rank(rank) : -1;",
-            "}",
-            "",
-            "// The communicator the last send not on MPI_COMM_WORLD was on, as the counting thread found it",
-            "// (counters.h counts_plainly; no other thread reads or writes this): a program sends on the",
-            "// same communicator over and over (msgrate's pairs on a duplicate of MPI_COMM_WORLD), and its",
-            "// lookup (communicators::find and the world rank, out of line) was most of what the profile",
-            "// added to such a send. The entry stands while no communicator handle has been retired since",
-            "// it was made (base/communicator_retirements.h): until then its handle names the same live",
-            "// communicator, whose ranks never change. When a handle is freed the count moves before the",
-            "// handle can name another communicator or its object be destroyed, so from then on the entry is",
-            "// stale (the next send looks up again), never wrong.",
-            "struct RecentComm {",
-            "  MPI_Comm handle = MPI_COMM_NULL;",
+            "// The world ranks of the communicator the last send not on MPI_COMM_WORLD was on (recent_comm),",
+            "// and of the window the last one-sided call reached (recent_win), as the counting thread found",
+            "// them (counters.h counts_plainly; no other thread reads or writes these): a program sends on the",
+            "// same communicator, and reaches the same window, over and over (msgrate's pairs on a duplicate of",
+            "// MPI_COMM_WORLD, an RMA loop), and the lookup (communicators::find or windows::find and the world",
+            "// rank, out of line) was most of what the profile added to such a send, and a fifth of what it",
+            "// added to an 8-byte MPI_Put + MPI_Win_flush. An entry stands while no handle of its kind has been",
+            "// retired since it was made (base/communicator_retirements.h, rma/window.h windows::retirements):",
+            "// until then its handle names the same live communicator or window, whose ranks never change.",
+            "// When a handle is freed the count moves before the handle can name another object or its object",
+            "// be destroyed, so from then on the entry is stale (the next call looks up again), never wrong.",
+            "struct RecentRanks {",
+            "  int handle = 0;                     // an MPI_Comm or an MPI_Win (ints in MPICH's ABI)",
             "  uint64_t retirements = UINT64_MAX;  // matches no count: empty",
-            "  const int* world_ranks = nullptr;  // nullptr: the identity",
+            "  const int* world_ranks = nullptr;   // nullptr: the identity",
             "  int peers = 0;",
+            "",
+            "  // Whether this still holds handle `h`, whose kind's retirements `retired` counts.",
+            "  __attribute__((always_inline)) bool holds(int h, const std::atomic<uint64_t>& retired) const {",
+            "    return h == handle && retirements == retired.load(std::memory_order_relaxed);",
+            "  }",
+            "  // The world rank of rank `rank`, or -1 (out of range: MPI_PROC_NULL, or an error the call raises).",
+            "  __attribute__((always_inline)) int world_peer(int rank) const {",
+            "    if (unsigned(rank) >= unsigned(peers)) return -1;",
+            "    return world_ranks != nullptr ? world_ranks[rank] : rank;",
+            "  }",
+            "  // Remembers `c`'s ranks as handle `h`'s, `retired` read before the lookup that found `c`: only",
+            "  // for a thread that counts plainly.",
+            "  void remember(int h, uint64_t retired, const Communicator& c) {",
+            "    if (counts_plainly())",
+            "      *this = {h, retired, c.world_ranks.empty() ? nullptr : c.world_ranks.data(), c.peer_count()};",
+            "  }",
             "};",
-            "RecentComm recent_comm;",
+            "RecentRanks recent_comm, recent_win;",
             "",
-            "// Whether recent_comm holds `comm` (for a thread that may read it: counts_plainly()).",
-            "inline __attribute__((always_inline)) bool recent(MPI_Comm comm) {",
-            "  return comm == recent_comm.handle &&",
-            "         recent_comm.retirements == communicators::retirements.load(std::memory_order_relaxed);",
-            "}",
-            "",
-            "// The world rank of point-to-point rank `rank` of the communicator in recent_comm, or -1 (out of",
-            "// range: MPI_PROC_NULL, or an error the call raises).",
-            "inline __attribute__((always_inline)) int recent_world_peer(int rank) {",
-            "  if (unsigned(rank) >= unsigned(recent_comm.peers)) return -1;",
-            "  return recent_comm.world_ranks != nullptr ? recent_comm.world_ranks[rank] : rank;",
-            "}",
-            "",
-            "// The world rank of point-to-point rank `rank` of `comm` (not MPI_COMM_WORLD), or -1; a thread",
-            "// that counts plainly remembers the communicator in recent_comm for its next sends.",
+            "// The world rank of point-to-point rank `rank` of `comm` (not MPI_COMM_WORLD), or -1; remembers",
+            "// the communicator in recent_comm for the next sends.",
             "__attribute__((noinline)) int other_world_peer(MPI_Comm comm, int rank) {",
-            "  uint64_t retirements = communicators::retirements.load(std::memory_order_relaxed);  // before find",
+            "  uint64_t retired = communicators::retirements.load(std::memory_order_relaxed);  // before find",
             "  Communicator* c = communicators::find(comm);",
             "  if (c == nullptr) return -1;",
-            "  if (counts_plainly())",
-            "    recent_comm = {comm, retirements, c->world_ranks.empty() ? nullptr : c->world_ranks.data(), c->peer_count()};",
+            "  recent_comm.remember(comm, retired, *c);",
             "  return rank >= 0 && rank < c->peer_count() ? c->world_rank(rank) : -1;",
             "}",
             "",
@@ -486,6 +500,16 @@ def profile(functions):
             "// MPI_COMM_WORLD's ranks are world ranks (note_message drops those out of range: MPI_PROC_NULL).",
             "inline __attribute__((always_inline)) int world_peer(MPI_Comm comm, int rank) {",
             "  return comm == MPI_COMM_WORLD ? rank : other_world_peer(comm, rank);",
+            "}",
+            "",
+            "// The world rank of rank `rank` of `win`'s group, or -1; remembers the window in recent_win for",
+            "// the next one-sided calls.",
+            "__attribute__((noinline)) int window_peer(MPI_Win win, int rank) {",
+            "  uint64_t retired = rma::windows::retirements.load(std::memory_order_relaxed);  // before find",
+            "  const rma::Window* w = rma::windows::find(win);",
+            "  if (w == nullptr) return -1;",
+            "  recent_win.remember(win, retired, *w->comm);",
+            "  return rank >= 0 && rank < w->comm->size ? w->comm->world_rank(rank) : -1;",
             "}",
             "",
             f"constexpr int kNumCalls = {io_base + len(io)};",
@@ -515,7 +539,7 @@ def profile(functions):
             body = counted_first(f, [f"  auto result_ = ferry_impl_{f.name}({args});",
                                      f"  note_time({f.qmpi}, now() - start_);"],
                                  after=["  if (result_ == MPI_SUCCESS)"] + each.split("\n"))
-        if body is None and not (one_sided(f) or f.name in LIFE_CYCLE):
+        if body is None and f.name not in LIFE_CYCLE:
             body = counted_first(f, [f"  auto result_ = ferry_impl_{f.name}({args});",
                                      f"  note_time({f.qmpi}, now() - start_);"])
         if isinstance(body, tuple):  # counted first, timed out of line
@@ -541,8 +565,6 @@ def profile(functions):
                 f"  if (timed_) note_time({f.qmpi}, end_ - start_);"]
         if is_send(f):
             out.append("  note_message(world_peer(comm, dest), uint64_t(bytes_));")
-        if one_sided(f):
-            out.append("  if (result_ == MPI_SUCCESS) note_one_sided(window_peer(win, target_rank), uint64_t(bytes_));")
         if f.name == "MPI_Finalize":
             out.append("  finished();")
         if f.name == "MPI_Session_finalize":

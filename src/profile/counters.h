@@ -200,8 +200,10 @@ inline void note_message_alone(int peer, uint64_t bytes) {
 }
 
 // A one-sided operation moving `bytes` (the origin's side) on world rank `peer`'s window memory.
+// One set for every thread (no second one as for messages: one-sided calls from several threads
+// at once are rare), so atomic under MPI_THREAD_MULTIPLE, whoever calls.
 inline void note_one_sided(int peer, uint64_t bytes) {
-  if (peer < 0 || peer >= where.world_size) return;  // MPI_PROC_NULL
+  if (unsigned(peer) >= unsigned(where.world_size)) return;  // MPI_PROC_NULL
   add(where.peer_rma_bytes[peer], bytes);
   add(where.peer_rma_ops[peer], 1);
 }

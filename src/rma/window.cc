@@ -52,7 +52,12 @@ bool add(Window* w) {
   return true;
 }
 
-void remove(Window* w) { live.remove(handle::index_of(w->handle)); }
+std::atomic<uint64_t> retirements{0};
+
+void remove(Window* w) {
+  retirements.fetch_add(1, std::memory_order_relaxed);
+  live.remove(handle::index_of(w->handle));
+}
 
 void finalize() {
   // A window the program never freed keeps its memory until exit, but its

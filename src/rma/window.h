@@ -32,6 +32,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -153,7 +154,15 @@ inline Window* find(MPI_Win h) {
 }
 // Registers a new window and gives it its handle; false when the table is full.
 bool add(Window* w);
+// Takes the window's handle out of the table for good, after bumping `retirements`.
 void remove(Window* w);
+
+// How many window handles have been removed: what a cache of handle -> window needs to know that
+// it is still current (FERRY_PROFILE's wrappers keep one for the one-sided calls, as for sends:
+// base/communicator_retirements.h). Bumped before the handle leaves the table, so that a thread
+// given the handle's next window (after the table's lock and the program's own synchronization)
+// sees the bump.
+extern std::atomic<uint64_t> retirements;
 // MPI_Finalize: windows the program did not free stop their services.
 void finalize();
 

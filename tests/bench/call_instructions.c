@@ -5,7 +5,7 @@
  * MPI_Recv from MPI_PROC_NULL, and an 8-byte MPI_Iallreduce + MPI_Wait and MPI_Start + MPI_Wait of an
  * 8-byte persistent allreduce (the rows where FERRY_PROFILE's companion barriers, src/profile/companions.h,
  * cost most; with more than one rank they count the Wait's polling for the partner too, so compare them
- * at -n 1, or as the same run's two halves). The load-independent
+ * at -n 1, or as the same run's two halves), and the bench's one-sided rows (below). The load-independent
  * figure behind scripts/bench's call_overhead and the sweep's 0-byte rows, where the VM has no
  * hardware counters for perf stat.
  *
@@ -63,9 +63,36 @@ static void start_wait(void) {
   MPI_Wait(&persistent, MPI_STATUS_IGNORE);
 }
 
+/* One-sided, each rank on the other's MPI_Win_allocate memory (the bench's rma rows, issue 31's
+ * FERRY_PROFILE cost there): an 8-byte MPI_Put + MPI_Win_flush and an MPI_Fetch_and_op +
+ * MPI_Win_flush inside an MPI_Win_lock_all epoch, an exclusive MPI_Win_lock + MPI_Win_unlock, and a
+ * fence epoch with one 8-byte MPI_Put. */
+static MPI_Win win;
+static int other; /* the rank whose window memory this rank's one-sided calls reach */
+static void lock_all(void) { MPI_Win_lock_all(0, win); }
+static void unlock_all(void) { MPI_Win_unlock_all(win); }
+static void put_flush(void) {
+  MPI_Put(sbuf, 8, MPI_BYTE, other, 0, 8, MPI_BYTE, win);
+  MPI_Win_flush(other, win);
+}
+static void fetch_and_op_flush(void) {
+  MPI_Fetch_and_op(sbuf, rbuf, MPI_LONG, other, 8, MPI_SUM, win);
+  MPI_Win_flush(other, win);
+}
+static void lock_unlock(void) {
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, other, 0, win);
+  MPI_Win_unlock(other, win);
+}
+static void fence_put(void) {
+  MPI_Win_fence(0, win);
+  MPI_Put(sbuf, 8, MPI_BYTE, other, 0, 8, MPI_BYTE, win);
+  MPI_Win_fence(0, win);
+}
+
 static struct {
   const char *name;
   void (*fn)(void);
+  void (*begin)(void), (*end)(void); /* around the op's calls, or NULL */
 } ops[] = {
     {"Bcast0", bcast},         {"Gather0", gather},     {"Scatter0", scatter},   {"Allgather0", allgather},
     {"Alltoall0", alltoall},   {"Reduce0", reduce},     {"Allreduce0", allreduce},
@@ -73,6 +100,8 @@ static struct {
     {"Scan0", scan},           {"Exscan0", exscan},     {"Comm_rank", comm_rank},
     {"Send_PROC_NULL", send_null}, {"Recv_PROC_NULL", recv_null}, {"Iallreduce8_Wait", iallreduce_wait},
     {"Start_Wait8", start_wait},
+    {"Put8_flush", put_flush, lock_all, unlock_all}, {"Fetch_and_op_flush", fetch_and_op_flush, lock_all, unlock_all},
+    {"Lock_unlock", lock_unlock}, {"Fence_Put8_fence", fence_put},
 };
 
 int main(int argc, char **argv) {
@@ -84,8 +113,14 @@ int main(int argc, char **argv) {
   zeros = calloc((size_t)size, sizeof *zeros);
   if (zeros == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
   MPI_Allreduce_init(sbuf, rbuf, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  other = (rank + 1) % size;
+  void *window_memory;
+  MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &window_memory, &win);
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
     MPI_Barrier(MPI_COMM_WORLD);
+    if (ops[o].begin != NULL) ops[o].begin();
     for (int i = 0; i < warm; i++) ops[o].fn();
     CALLGRIND_START_INSTRUMENTATION;
     for (int i = 0; i < 200; i++) ops[o].fn();
@@ -93,8 +128,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < calls; i++) ops[o].fn();
     CALLGRIND_DUMP_STATS_AT(ops[o].name);
     CALLGRIND_STOP_INSTRUMENTATION;
+    if (ops[o].end != NULL) ops[o].end();
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
   MPI_Request_free(&persistent);
   free(zeros);
   MPI_Finalize();

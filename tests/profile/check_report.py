@@ -54,7 +54,7 @@ ALLTOALLS, ALLTOALL_INTS = 5, 16
 ALLREDUCES = 7
 BIG_MESSAGES, BIG_BYTES = 3, 65536
 PERSISTENT_ROUNDS, PERSISTENT_BYTES = 6, 512
-RMA_PUTS, RMA_PUT_INTS = 5, 32
+RMA_PUTS, RMA_PUT_INTS, REUSE_PUTS = 5, 32, 7
 WRITE_ROUNDS, BLOCK, TAIL = 4, 4096, 100
 SHORT_PROBES, LONG_BARRIERS = 20000, 40
 WARMUP = 32  # calls of each function timed before sampling may start (src/profile/counters.h)
@@ -126,14 +126,16 @@ def verify_numbers(directory, data):
                 sent += BIG_MESSAGES * BIG_BYTES
             expect(f"p2p_messages[{s}][{d}]", report["p2p_messages"][s][d], messages)
             expect(f"p2p_bytes[{s}][{d}]", report["p2p_bytes"][s][d], sent)
-    # One-sided, by origin and target: the puts to the right, a fetch_and_op of one int on rank 0.
+    # One-sided, by origin and target: the puts to the right, a fetch_and_op of one int on rank 0,
+    # the puts of one int on the backwards window's rank 0, the last world rank.
     for s in range(n):
         for d in range(n):
-            ops = (RMA_PUTS if d == (s + 1) % n else 0) + (1 if d == 0 else 0)
-            moved = (RMA_PUTS * RMA_PUT_INTS * 4 if d == (s + 1) % n else 0) + (4 if d == 0 else 0)
+            ops = (RMA_PUTS if d == (s + 1) % n else 0) + (1 if d == 0 else 0) + (REUSE_PUTS if d == n - 1 else 0)
+            moved = ((RMA_PUTS * RMA_PUT_INTS * 4 if d == (s + 1) % n else 0) + (4 if d == 0 else 0) +
+                     (REUSE_PUTS * 4 if d == n - 1 else 0))
             expect(f"rma_operations[{s}][{d}]", report["rma_operations"][s][d], ops)
             expect(f"rma_bytes[{s}][{d}]", report["rma_bytes"][s][d], moved)
-    expect("MPI_Put count", calls["MPI_Put"]["count"], n * RMA_PUTS)
+    expect("MPI_Put count", calls["MPI_Put"]["count"], n * (RMA_PUTS + REUSE_PUTS))
     expect("MPI_Start count", calls["MPI_Start"]["count"], n * PERSISTENT_ROUNDS)  # two per even round
     expect("MPI_Startall count", calls["MPI_Startall"]["count"], n * PERSISTENT_ROUNDS // 2)
     expect("MPI_Isend count", calls["MPI_Isend"]["count"], n * RING_MESSAGES)
@@ -446,7 +448,7 @@ def check_singleton(tool, program, directory):
     # One rank: the ring is to itself, the big messages are not sent.
     expect("p2p_messages[0][0]", report["p2p_messages"][0][0], RING_MESSAGES + PERSISTENT_ROUNDS)
     expect("p2p_bytes[0][0]", report["p2p_bytes"][0][0], RING_MESSAGES * RING_BYTES + PERSISTENT_ROUNDS * PERSISTENT_BYTES)
-    expect("rma_operations[0][0]", report["rma_operations"][0][0], RMA_PUTS + 1)
+    expect("rma_operations[0][0]", report["rma_operations"][0][0], RMA_PUTS + 1 + REUSE_PUTS)
     expect("MPI_Alltoall count", calls["MPI_Alltoall"]["count"], ALLTOALLS)
     f = {x["file"]: x for x in report["io"]}.get(data, {})
     expect("bytes_written", f.get("bytes_written"), WRITE_ROUNDS * BLOCK + 2 * TAIL)

@@ -7,7 +7,11 @@
  * MPI_Wait); ALLTOALLS MPI_Alltoall of ALLTOALL_INTS ints per peer; ALLREDUCES MPI_Allreduce of
  * one double; PERSISTENT_ROUNDS starts of a persistent send of PERSISTENT_BYTES to the right
  * (MPI_Send_init_c, MPI_Start and MPI_Startall in turn: a message at each start, none at the init); RMA_PUTS MPI_Put of RMA_PUT_INTS ints on
- * the right neighbour's window and one MPI_Fetch_and_op of an int on rank 0's; rank 0 also sends
+ * the right neighbour's window and one MPI_Fetch_and_op of an int on rank 0's, then, on a window
+ * over a communicator that orders the ranks backwards (which often gets the freed window's handle:
+ * the profile's memory of the last window reached, bindings/gen_qmpi.py recent_win, must not give
+ * it the old one's ranks), REUSE_PUTS MPI_Put of one int, each rank's own, on its rank 0 (the last
+ * world rank); rank 0 also sends
  * BIG_MESSAGES of BIG_BYTES to the last rank (MPI_Send; on MPI_COMM_WORLD, a duplicate of it, and
  * with a derived datatype in turn). Then FILE:
  * WRITE_ROUNDS collective writes of BLOCK bytes each (MPI_File_write_at_all), rank 0 alone two
@@ -42,6 +46,7 @@
 #define PERSISTENT_BYTES 512
 #define RMA_PUTS 5
 #define RMA_PUT_INTS 32
+#define REUSE_PUTS 7
 #define BIG_MESSAGES 3
 #define BIG_BYTES 65536
 #define WRITE_ROUNDS 4
@@ -170,6 +175,18 @@ int main(int argc, char** argv) {
   MPI_Fetch_and_op(&increment, &before, MPI_INT, 0, RMA_PUT_INTS, MPI_SUM, win);
   MPI_Win_unlock(0, win);
   MPI_Win_free(&win);
+
+  MPI_Comm backwards;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &backwards);
+  MPI_Win_allocate(sizeof(int) * size, sizeof(int), MPI_INFO_NULL, backwards, &window_memory, &win);
+  for (int i = 0; i < size; ++i) window_memory[i] = -1;
+  MPI_Win_fence(0, win);
+  for (int i = 0; i < REUSE_PUTS; ++i) MPI_Put(&rank, 1, MPI_INT, 0, rank, 1, MPI_INT, win);
+  MPI_Win_fence(0, win);
+  for (int i = 0; i < size && rank == size - 1; ++i)
+    if (window_memory[i] != i) fail(rank, "MPI_Put on the backwards window delivered the wrong int");
+  MPI_Win_free(&win);
+  MPI_Comm_free(&backwards);
 
   /* The same bytes three ways: the profile's inline count (MPI_COMM_WORLD, a predefined type), then
    * its general one (counted_X in the generated wrappers) for another communicator, then for a
