@@ -2,23 +2,20 @@
  * nonblocking_instructions: the instructions of one MPI_Irecv + MPI_Isend + MPI_Waitall of 8 bytes
  * to oneself on a duplicate of MPI_COMM_WORLD (as msgrate's pairs talk), counted by callgrind round
  * by round: FERRY_PROFILE's cost per call where a send is not on MPI_COMM_WORLD, load-independent
- * (docs/performance.md). As pair_instructions.c:
+ * (docs/performance.md). Run and read as counted_rounds.h says:
  *
  *   mpirun -n 1 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=cg.%p \
  *       nonblocking_instructions [warm rounds, 400000] [counted rounds, 40] [world|dup|multiple]
  *   grep -h ^summary: cg.*.* | sort | uniq -c          (the most common count is the figure)
  *
  * "world": on MPI_COMM_WORLD instead; "multiple": on the duplicate, MPI_Init_thread(MULTIPLE), one
- * thread. The warm rounds run uninstrumented, then each counted round is one dump; the profile times
- * one call in 256 at random, so the most common count is the untimed path's. Built without
- * valgrind's header, it runs the rounds and counts nothing.
+ * thread.
  */
 #include <mpi.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "callgrind_marks.h"
+#include "counted_rounds.h"
 
 static void round_trip(long* out, long* in, int rank, MPI_Comm comm) {
   MPI_Request r[2];
@@ -28,29 +25,14 @@ static void round_trip(long* out, long* in, int rank, MPI_Comm comm) {
 }
 
 int main(int argc, char** argv) {
-  int warm = argc > 1 ? atoi(argv[1]) : 400000, counted = argc > 2 ? atoi(argv[2]) : 40;
   const char* form = argc > 3 ? argv[3] : "dup";
   long out = 42, in = 0;
-  if (strcmp(form, "multiple") == 0) {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  } else {
-    MPI_Init(&argc, &argv);
-  }
+  struct rounds rounds = start_mpi(&argc, &argv, strcmp(form, "multiple") == 0);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm comm = MPI_COMM_WORLD;
   if (strcmp(form, "world") != 0) MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  for (int i = 0; i < warm; i++) round_trip(&out, &in, rank, comm);
-  CALLGRIND_START_INSTRUMENTATION;
-  // 1000 rounds instrumented but not counted: callgrind translates the code on its first runs.
-  for (int i = 0; i < 1000; i++) round_trip(&out, &in, rank, comm);
-  for (int i = 0; i < counted; i++) {
-    CALLGRIND_ZERO_STATS;
-    round_trip(&out, &in, rank, comm);
-    CALLGRIND_DUMP_STATS_AT("round");
-  }
-  CALLGRIND_STOP_INSTRUMENTATION;
+  COUNT_ROUNDS(rounds, round_trip(&out, &in, rank, comm), "round");
   if (in != out) {
     printf("nonblocking_instructions: FAILED: received %ld\n", in);
     return 1;

@@ -1,7 +1,10 @@
 /*
  * Every predefined (datatype, operation) pair that MPI_Reduce_local may
- * take, with inputs whose rank-order fold is exact in every type (shared
- * by shm_collectives.c and nbc_shm.c). Include after mpitest.h.
+ * take, with inputs whose rank-order fold is exact in every type, and the
+ * one loop over the pairs it accepts (rp_for_each_pair), for the tests that
+ * reduce each pair through a collective (reduce_algorithms.c,
+ * shm_collectives.c, shm_scan_pairs.c; nbc_shm.c keeps a type's pairs in
+ * flight together). Include after mpitest.h.
  */
 #ifndef FERRY_TESTS_MPI_COLL_REDUCTION_PAIRS_H
 #define FERRY_TESTS_MPI_COLL_REDUCTION_PAIRS_H
@@ -10,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "reduction_check.h" /* rc_alloc */
 
 typedef struct { float v; int k; } float_int;
 typedef struct { double v; int k; } double_int;
@@ -103,6 +108,56 @@ static int rp_reference(const struct type_info *t, MPI_Op op, int count, int siz
     return MPI_Reduce_local(tmp, tmp, count, t->type, op) == MPI_SUCCESS;
   }
   return 1;
+}
+
+/* One pair MPI_Reduce_local accepts, as rp_for_each_pair hands it to a
+ * test's check: `in` holds rank `rank`'s input, `ref` the rank-order fold
+ * of `size` ranks' inputs; `out` and `tmp` are the check's to use (`bytes`
+ * each) and rp_out_is_ref compares `out` with `ref`. ti and oi index types[]
+ * and ops[], so that a test can rotate roots and in-place calls with them. */
+struct rp_pair {
+  size_t ti, oi;
+  const struct type_info *t;
+  MPI_Op op;
+  const char *op_name;
+  int count, rank, size;
+  size_t bytes;
+  char *in, *out, *ref, *tmp, *pa, *pb;
+};
+
+/* Whether `out` holds the data of `ref` (packed: padding aside). */
+static inline int rp_out_is_ref(const struct rp_pair *p) {
+  return same_data(p->out, p->ref, p->count, p->t->type, p->pa, p->pb, (int)p->bytes * 2);
+}
+
+/* Calls check(pair, context) for every (datatype, op) pair MPI_Reduce_local
+ * accepts at `count` elements, and checks that there are at least 100 (a
+ * Reduce_local that refused most pairs would leave little tested); returns
+ * how many. Every rank folds all `size` ranks' inputs itself, so all skip
+ * the same pairs and the collectives in `check` match. Meanwhile
+ * MPI_COMM_WORLD's errors return (a refusal is an answer, not an abort), so
+ * the checks' CHECK_MPI report a collective's error as a failure. */
+static inline int rp_for_each_pair(int count, int rank, int size, void (*check)(const struct rp_pair *, void *),
+                                   void *context) {
+  /* 32 bytes an element: the largest type, MPI_LONG_DOUBLE_INT. */
+  struct rp_pair p = {.count = count, .rank = rank, .size = size, .bytes = (size_t)count * 32};
+  p.in = rc_alloc(p.bytes), p.out = rc_alloc(p.bytes), p.ref = rc_alloc(p.bytes), p.tmp = rc_alloc(p.bytes);
+  p.pa = rc_alloc(p.bytes * 2), p.pb = rc_alloc(p.bytes * 2);
+  int accepted = 0;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  for (p.ti = 0; p.ti < sizeof types / sizeof types[0]; p.ti++) {
+    for (p.oi = 0; p.oi < sizeof ops / sizeof ops[0]; p.oi++) {
+      p.t = &types[p.ti], p.op = ops[p.oi].op, p.op_name = ops[p.oi].name;
+      if (!rp_reference(p.t, p.op, count, size, p.ref, p.tmp)) continue;
+      accepted++;
+      fill_input(p.t, p.in, count, rank);
+      check(&p, context);
+    }
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  CHECK(accepted >= 100, "only %d (datatype, op) pairs accepted", accepted);
+  free(p.in); free(p.out); free(p.ref); free(p.tmp); free(p.pa); free(p.pb);
+  return accepted;
 }
 
 #endif

@@ -18,6 +18,28 @@ static int rank, size;
 
 static unsigned char pattern(int from, int to, size_t i) { return (unsigned char)(from * 37 + to * 11 + i * 7 + i / 251); }
 
+/* Allgather (alltoall 0: one block, pattern(rank, 0, i), for every rank)
+ * or alltoall (a block for each rank t, pattern(rank, t, i)), blocking or
+ * nonblocking (nb): block f of r then holds what rank f sent here. */
+static void to_everyone(int alltoall, int nb, unsigned char *s, unsigned char *r, size_t bytes, int count,
+                        MPI_Datatype type, const char *tname) {
+  int to_here = alltoall ? rank : 0;
+  for (int t = 0; t < (alltoall ? size : 1); t++)
+    for (size_t i = 0; i < bytes; i++) s[(size_t)t * bytes + i] = pattern(rank, t, i);
+  memset(r, 0, bytes * (size_t)size);
+  if (nb) {
+    MPI_Request req;
+    (alltoall ? MPI_Ialltoall : MPI_Iallgather)(s, count, type, r, count, type, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    (alltoall ? MPI_Alltoall : MPI_Allgather)(s, count, type, r, count, type, MPI_COMM_WORLD);
+  }
+  for (int f = 0; f < size; f++)
+    for (size_t i = 0; i < bytes; i++)
+      CHECK(r[(size_t)f * bytes + i] == pattern(f, to_here, i), "%s%s %zu B of %s: block %d byte %zu on %d",
+            alltoall ? "alltoall" : "allgather", nb ? " (nonblocking)" : "", bytes, tname, f, i, rank);
+}
+
 /* `bytes` per block as `count` elements of `type` (bytes a multiple of its size). */
 static void one_size(size_t bytes, size_t skew, MPI_Datatype type, size_t elem, const char *tname) {
   int count = (int)(bytes / elem);
@@ -58,32 +80,8 @@ static void one_size(size_t bytes, size_t skew, MPI_Datatype type, size_t elem, 
   }
   /* allgather and alltoall, blocking and nonblocking */
   for (int nb = 0; nb < 2; nb++) {
-    MPI_Request req;
-    for (size_t i = 0; i < bytes; i++) s[i] = pattern(rank, 0, i);
-    memset(r, 0, all);
-    if (nb) {
-      MPI_Iallgather(s, count, type, r, count, type, MPI_COMM_WORLD, &req);
-      MPI_Wait(&req, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Allgather(s, count, type, r, count, type, MPI_COMM_WORLD);
-    }
-    for (int f = 0; f < size; f++)
-      for (size_t i = 0; i < bytes; i++)
-        CHECK(r[(size_t)f * bytes + i] == pattern(f, 0, i), "allgather%s %zu B of %s: block %d byte %zu on %d",
-              nb ? " (nonblocking)" : "", bytes, tname, f, i, rank);
-    for (int t = 0; t < size; t++)
-      for (size_t i = 0; i < bytes; i++) s[(size_t)t * bytes + i] = pattern(rank, t, i);
-    memset(r, 0, all);
-    if (nb) {
-      MPI_Ialltoall(s, count, type, r, count, type, MPI_COMM_WORLD, &req);
-      MPI_Wait(&req, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Alltoall(s, count, type, r, count, type, MPI_COMM_WORLD);
-    }
-    for (int f = 0; f < size; f++)
-      for (size_t i = 0; i < bytes; i++)
-        CHECK(r[(size_t)f * bytes + i] == pattern(f, rank, i), "alltoall%s %zu B of %s: block %d byte %zu on %d",
-              nb ? " (nonblocking)" : "", bytes, tname, f, i, rank);
+    to_everyone(0, nb, s, r, bytes, count, type, tname);
+    to_everyone(1, nb, s, r, bytes, count, type, tname);
   }
   free(sraw);
   free(rraw);

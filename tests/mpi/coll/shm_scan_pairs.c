@@ -12,40 +12,23 @@
 #include "reduction_check.h"
 #include "reduction_pairs.h"
 
-static void pairs(int rank, int count) {
-  size_t bytes = (size_t)count * 32;
-  char *in = rc_alloc(bytes), *out = rc_alloc(bytes), *ref = rc_alloc(bytes), *tmp = rc_alloc(bytes);
-  char *pa = rc_alloc(bytes * 2), *pb = rc_alloc(bytes * 2);
-  int checked = 0;
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-    const struct type_info *t = &types[ti];
-    for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
-      /* Every rank asks Reduce_local about the whole job, so all skip alike. */
-      int size;
-      MPI_Comm_size(MPI_COMM_WORLD, &size);
-      if (!rp_reference(t, ops[oi].op, count, size, ref, tmp)) continue;
-      checked++;
-      for (int exclusive = 0; exclusive < 2; exclusive++)
-        for (int in_place = 0; in_place < 2; in_place++) {
-          fill_input(t, in, count, rank);
-          if (in_place) memcpy(out, in, bytes);
-          else memset(out, 0, bytes);
-          const void *send = in_place ? MPI_IN_PLACE : in;
-          if (exclusive) CHECK_MPI(MPI_Exscan(send, out, count, t->type, ops[oi].op, MPI_COMM_WORLD));
-          else CHECK_MPI(MPI_Scan(send, out, count, t->type, ops[oi].op, MPI_COMM_WORLD));
-          /* The fold of ranks 0..last: rp_reference over last + 1 ranks. */
-          int last = exclusive ? rank - 1 : rank;
-          if (last < 0) continue;
-          rp_reference(t, ops[oi].op, count, last + 1, ref, tmp);
-          CHECK(same_data(out, ref, count, t->type, pa, pb, (int)bytes * 2), "%s %d x %s %s%s differs on rank %d",
-                exclusive ? "Exscan" : "Scan", count, t->name, ops[oi].name, in_place ? " in place" : "", rank);
-        }
+/* One pair MPI_Reduce_local takes, by MPI_Scan and MPI_Exscan, in place
+ * and not: rank r holds the rank-order fold of ranks 0..r (0..r-1). */
+static void scan_pair(const struct rp_pair *p, void *unused) {
+  for (int exclusive = 0; exclusive < 2; exclusive++)
+    for (int in_place = 0; in_place < 2; in_place++) {
+      if (in_place) memcpy(p->out, p->in, p->bytes);
+      else memset(p->out, 0, p->bytes);
+      const void *send = in_place ? MPI_IN_PLACE : p->in;
+      if (exclusive) CHECK_MPI(MPI_Exscan(send, p->out, p->count, p->t->type, p->op, MPI_COMM_WORLD));
+      else CHECK_MPI(MPI_Scan(send, p->out, p->count, p->t->type, p->op, MPI_COMM_WORLD));
+      /* The fold of ranks 0..last: rp_reference over last + 1 ranks. */
+      int last = exclusive ? p->rank - 1 : p->rank;
+      if (last < 0) continue;
+      rp_reference(p->t, p->op, p->count, last + 1, p->ref, p->tmp);
+      CHECK(rp_out_is_ref(p), "%s %d x %s %s%s differs on rank %d", exclusive ? "Exscan" : "Scan", p->count,
+            p->t->name, p->op_name, in_place ? " in place" : "", p->rank);
     }
-  }
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-  CHECK(checked >= 100, "only %d (datatype, op) pairs accepted", checked);
-  free(in); free(out); free(ref); free(tmp); free(pa); free(pb);
 }
 
 static void non_commutative(int rank, int count) {
@@ -71,12 +54,14 @@ static void non_commutative(int rank, int count) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int rank;
+  int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   /* 1 and 7 elements: in a slot; 300: above a slot's 1,072 bytes for
    * types of 4 bytes and more (a cell), below it for the 1- and 2-byte ones. */
   static const int counts[] = {1, 7, 300};
-  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) pairs(rank, counts[k]);
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+    rp_for_each_pair(counts[k], rank, size, scan_pair, NULL);
   static const int matrices[] = {1, 134, 135, 1000};  /* 1,072 and 1,080 bytes: either side of a slot */
   for (size_t k = 0; k < sizeof matrices / sizeof matrices[0]; k++) non_commutative(rank, matrices[k]);
   /* Many in a row: every slot of the ring reused. */
