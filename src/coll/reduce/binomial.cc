@@ -6,7 +6,8 @@
 // lowest one set sends its partial to the rank 2^k below and is done.
 //
 // Cost = lg p.(alpha + n.beta + n.gamma)
-//        (+ alpha + n.beta for a non-commutative op whose root is not 0).
+//        (+ alpha + n.beta for a non-commutative op whose root is not 0),
+//        with ceil(n / 256 KiB) alphas a level from n = 2 MiB (below).
 //
 // A receiving rank's first partner's partial lands straight in its
 // accumulator and its own input is combined into it (`in` of the
@@ -21,8 +22,10 @@
 // partial of 2 MiB or more was received into a buffer that the core's
 // 2 MiB L2 could not keep until the combine read it again (2-rank reduce
 // of 2 / 4 MiB: 372 / 802 us whole, 284 / 588 in segments, Open MPI's
-// 352 / 738). Sender and receiver cut at the same elements (a reduction's
-// count and type are the same on every rank).
+// 352 / 738). A segment's receive is posted once the one before it is
+// combined: the receiving core does both, taking turns (the sender's whole
+// partial is offered at once). Sender and receiver cut at the same
+// elements (a reduction's count and type are the same on every rank).
 //
 // Order: the receiving rank's partial covers ranks [r, r + 2^k) and the
 // incoming one [r + 2^k, r + 2^(k+1)), combined in that order. For a
@@ -56,7 +59,9 @@ struct Segments {
 };
 
 Segments segments(MPI_Count count, const Datatype* type) {
-  if (type->bytes(count) < kPipelineBytes || type->size == 0) return {count, count};
+  // One segment of everything below the threshold; of at least one element, so that a count of
+  // 0 (an intercommunicator's local reduction comes here with it) is one empty segment.
+  if (type->bytes(count) < kPipelineBytes || type->size == 0) return {count, std::max<MPI_Count>(count, 1)};
   return {count, std::max<MPI_Count>(1, static_cast<MPI_Count>(kSegmentBytes / type->size))};
 }
 

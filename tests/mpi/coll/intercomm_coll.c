@@ -5,7 +5,8 @@
  * the root in each group (MPI_ROOT at the root, MPI_PROC_NULL at the rest of
  * its group, the root's rank in the other group). Every value says which
  * world rank sent it. Reduce_scatter(_block) scatter the other group's
- * reduction by this group's counts. Run with 2 or more ranks.
+ * reduction by this group's counts. Reduce and allreduce also of 0 elements.
+ * Run with 2 or more ranks.
  */
 #define TEST_NAME "intercomm_coll"
 #include "mpitest.h"
@@ -50,6 +51,10 @@ static void rooted(MPI_Comm inter, int nb, int root_group) {
       MPI_Ireduce(&mine, &sum, 1, MPI_INT, MPI_SUM, root, inter, REQ));
   if (root == MPI_ROOT) CHECK(sum == want_sum, "reduce at the root: %d, want %d", sum, want_sum);
   else CHECK(sum == -1, "reduce wrote recvbuf off the root: %d", sum);
+  /* Of nothing: the group with 2 or more ranks reduces locally first, count 0 included. */
+  RUN(nb, MPI_Reduce(&mine, &sum, 0, MPI_INT, MPI_SUM, root, inter),
+      MPI_Ireduce(&mine, &sum, 0, MPI_INT, MPI_SUM, root, inter, REQ));
+  CHECK(sum == (root == MPI_ROOT ? want_sum : -1), "reduce of 0 ints wrote recvbuf: %d", sum);
 
   /* Gather: two ints from every process of the other group. */
   int two[2] = {value(rank, 0), value(rank, 1)};
@@ -91,6 +96,8 @@ static void exchanges(MPI_Comm inter, int nb) {
   RUN(nb, MPI_Allreduce(in + 1, out + 1, 1, MPI_INT, MPI_MAX, inter),
       MPI_Iallreduce(in + 1, out + 1, 1, MPI_INT, MPI_MAX, inter, REQ));
   CHECK(out[1] == want_max, "allreduce max %d, want %d", out[1], want_max);
+  RUN(nb, MPI_Allreduce(in, out, 0, MPI_INT, MPI_SUM, inter), MPI_Iallreduce(in, out, 0, MPI_INT, MPI_SUM, inter, REQ));
+  CHECK(out[0] == want_sum && out[1] == want_max, "allreduce of 0 ints wrote recvbuf: %d %d", out[0], out[1]);
 
   /* Allgather and alltoall. */
   int *all = mt_malloc(sizeof(int) * 2 * (size_t)rsize), *send = mt_malloc(sizeof(int) * 2 * (size_t)rsize);
