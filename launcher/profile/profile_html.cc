@@ -335,8 +335,9 @@ std::string html(const Job& job) {
   });
   if (one_sided)
     o << "<h2>One-sided traffic</h2><p class=\"note\">Put, Get, Accumulate, Get_accumulate, Fetch_and_op and "
-         "Compare_and_swap (and their request forms) by origin (rows) and target (columns); bytes are the "
-         "origin's side.</p><h3>Bytes</h3>"
+         "Compare_and_swap (and their request forms) by origin (rows) and target (columns), counted as they "
+         "are called (a call that fails with an error is counted too, as sends are); bytes are the origin's "
+         "side.</p><h3>Bytes</h3>"
       << heat_map(job, &RankCounts::peer_rma_bytes, true) << "<h3>Operations</h3>"
       << heat_map(job, &RankCounts::peer_rma_ops, false) << "\n";
 
