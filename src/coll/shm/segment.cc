@@ -171,7 +171,7 @@ void raise_all_deferred() {
   deferring_.resize(kept);
 }
 
-void CommSegment::wake_others() { wake(others_.data(), others_.size()); }
+void CommSegment::wake_others() { bells_.wake(others_.data(), others_.size()); }
 
 Err CommSegment::wait(const std::atomic<uint64_t>& word, uint64_t target) const {
   if (wait_at_least(word, target, context_)) [[likely]] return {};

@@ -67,6 +67,7 @@
 
 #include "base/communicator.h"
 #include "base/error.h"
+#include "coll/shm/host.h"
 #include "progress/progress.h"
 #include "transport/shm/segment.h"
 
@@ -264,6 +265,7 @@ class CommSegment {
   bool listed_ = false;    // in the list raise_all_deferred() goes through
   uint32_t context_ = 0;  // the communicator's, to notice its revocation while waiting
   std::vector<int> others_;  // world ranks of the other members, to wake
+  PeerBells bells_;          // their bells, found at the first wake-up
   bool holds_room_ = false;  // a host segment's (segment_among): one of FERRY_COLL_SHM_SEGMENTS
   StartedQueue* started_ = nullptr;  // made at the first start (started.cc), freed by forget()
   std::atomic<int> outstanding_{0};
