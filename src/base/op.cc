@@ -8,11 +8,14 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "base/handles.h"
 #include "base/reduce_kernels.h"
 
 namespace ferry {
+
+static_assert(std::is_same_v<builtin_ops::Kernel, reduce::Kernel>);
 
 // By handle index (MPI_MAX is 0x58000001). MPI_REPLACE and MPI_NO_OP are not
 // commutative (a REPLACE b is a, b REPLACE a is b): a reduction that used them
@@ -117,7 +120,7 @@ Err check_accumulate_op(const Op& op, const Datatype& type) {
   return check_kernel(op, type);
 }
 
-void apply(const Op& op, const void* in, void* inout, MPI_Count count, const Datatype& type) {
+void apply_slowly(const Op& op, const void* in, void* inout, MPI_Count count, const Datatype& type) {
   if (count <= 0) return;
   // MPI's prototypes take non-const pointers; the function must not write invec.
   MPI_Datatype handle = type.handle;
@@ -142,6 +145,14 @@ void apply(const Op& op, const void* in, void* inout, MPI_Count count, const Dat
     std::fprintf(stderr, "ferry: internal error: apply(%s, %s) without a kernel\n", op.name,
                  datatype_label(type).c_str());
     std::abort();
+  }
+  // A predefined operation on a builtin datatype (its own element): the
+  // inline apply() calls its kernel from now on (builtin_ops::kernels).
+  if (handle::kind_of(op.handle) == handle::kKindBuiltin && handle::kind_of(type.handle) == handle::kKindBuiltin &&
+      e.per_element == 1 && e.basic == type.handle) {
+    const uint32_t o = handle::index_of(op.handle);
+    if (o < builtin_ops::kOps)
+      builtin_ops::kernels[o][static_cast<uint32_t>(type.handle) & 0xff].store(kernel, std::memory_order_relaxed);
   }
   kernel(in, inout, static_cast<size_t>(count) * e.per_element);
 }

@@ -278,6 +278,13 @@ namespace {
 // scan past no_data_now, out of line (at_once.h says why).
 __attribute__((noinline)) Err scan_with_data(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                                              const Op* op, Communicator* c, Launch how) {
+  // The table's first choice without asking it (choose.h, shared_now): on
+  // 2 ranks the long way was about 390 of a rank's 1,170-1,220
+  // instructions per 8-byte scan (issue 29, rooted_instructions).
+  if (!c->inter && type->contiguous) [[likely]]
+    if (shm::CommSegment* seg = shared_now(Operation::kScan, type->bytes(count), type->bytes(count), c, how))
+        [[likely]]
+      return shm::scan(*seg, sendbuf, recvbuf, count, type, op, false);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::scan(sendbuf, recvbuf, count, type, op, false, c, how);
       }))
@@ -295,6 +302,11 @@ namespace {
 // exscan past no_data_now, out of line (at_once.h says why).
 __attribute__((noinline)) Err exscan_with_data(const void* sendbuf, void* recvbuf, MPI_Count count,
                                                const Datatype* type, const Op* op, Communicator* c, Launch how) {
+  // As scan_with_data.
+  if (!c->inter && type->contiguous) [[likely]]
+    if (shm::CommSegment* seg = shared_now(Operation::kExscan, type->bytes(count), type->bytes(count), c, how))
+        [[likely]]
+      return shm::scan(*seg, sendbuf, recvbuf, count, type, op, true);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::scan(sendbuf, recvbuf, count, type, op, true, c, how);
       }))

@@ -462,7 +462,9 @@ Err select(Operation op, const Query& q, Algorithm* out) {
   return {};
 }
 
-bool shared_memory_whenever_possible(Operation op) {
+static_assert(kOperationCount <= std::size(select_detail::whenever));
+
+bool select_detail::find_whenever(Operation op) {
   // The override is read once (override_of); the table never changes.
   static const std::array<bool, kOperationCount> always = [] {
     std::array<bool, kOperationCount> all{};
@@ -473,7 +475,9 @@ bool shared_memory_whenever_possible(Operation op) {
     }
     return all;
   }();
-  return always[static_cast<size_t>(op)] && !debug::on(debug::kColl);
+  const bool yes = always[static_cast<size_t>(op)];
+  whenever[static_cast<size_t>(op)].store(yes ? 1 : 2, std::memory_order_relaxed);
+  return yes;
 }
 
 const char* name(Operation op) {

@@ -11,12 +11,14 @@
 //      return e;` then switch on `a` to build the schedule.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "base/error.h"
+#include "common/debug.h"
 
 namespace ferry::coll {
 
@@ -92,7 +94,18 @@ Err select(Operation op, const Query& q, Algorithm* out);
 // nothing else; and FERRY_DEBUG=coll is off (select() prints each choice).
 // Then a blocking call that fits a cell may skip select() (choose.h,
 // shared_now), counting its choice with count_choice (choice_counters.h).
-bool shared_memory_whenever_possible(Operation op);
+//
+// Inline, the answer kept per operation once found (issue 29: a call with
+// a static's guard was about 25 of a small call's instructions).
+namespace select_detail {
+inline std::atomic<uint8_t> whenever[32];  // by Operation: 0 not found yet, 1 yes, 2 no
+bool find_whenever(Operation op);          // finds the answer and keeps it
+}  // namespace select_detail
+inline bool shared_memory_whenever_possible(Operation op) {
+  const uint8_t known = select_detail::whenever[static_cast<size_t>(op)].load(std::memory_order_relaxed);
+  const bool always = known != 0 ? known == 1 : select_detail::find_whenever(op);
+  return always && !debug::on(debug::kColl);
+}
 
 const char* name(Operation op);
 const char* name(Algorithm a);

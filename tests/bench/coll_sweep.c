@@ -51,12 +51,13 @@ static void reduce_scatter(size_t b) {
   MPI_Reduce_scatter_block(sbuf, rbuf, (int)(b / 4 / (size_t)size), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
 static void scan(size_t b) { MPI_Scan(sbuf, rbuf, (int)(b / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void exscan(size_t b) { MPI_Exscan(sbuf, rbuf, (int)(b / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
 
 static struct { const char *name; call_fn fn; } ops[] = {
     {"PingPong", pingpong},   {"Sendrecv", sendrecv},   {"Barrier", barrier},     {"Bcast", bcast},
     {"Gather", gather},       {"Scatter", scatter},     {"Allgather", allgather}, {"Alltoall", alltoall},
     {"Reduce", reduce},       {"Allreduce", allreduce}, {"Reduce_scatter", reduce_scatter},
-    {"Scan", scan},
+    {"Scan", scan},           {"Exscan", exscan},
 };
 
 static double measure(call_fn fn, size_t bytes, double budget) {

@@ -1,11 +1,11 @@
 /*
  * rooted_instructions: the instructions of one small rooted collective (issue 29), counted by
- * callgrind per call and per rank: MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Reduce and MPI_Scan (floats, sum)
- * of BYTES per rank (a block, for gather and scatter), root 0, on MPI_COMM_WORLD, the buffers
- * written (not calloc's zero page). In a stream of such calls the root runs ahead of the others
+ * callgrind per call and per rank: MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Reduce, MPI_Scan and
+ * MPI_Exscan (floats, sum) of BYTES per rank (a block, for gather and scatter), root 0, on
+ * MPI_COMM_WORLD, the buffers written (not calloc's zero page). In a stream of such calls the root runs ahead of the others
  * (coll/shm/segment.h), so one rank's count includes its waits' polling: compare the functions
  * below the wait (callgrind_annotate --inclusive=yes), or the rank that does not wait (bcast,
- * scatter: the root's; gather, reduce: the others'; scan: rank 0's).
+ * scatter: the root's; gather, reduce: the others'; scan, exscan: rank 0's).
  *
  *   mpirun -n 2 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=cg.%p \
  *       rooted_instructions [bytes, 8] [calls per dump, 1000] [warm calls, 2000]
@@ -29,11 +29,13 @@ static void gather(void) { MPI_Gather(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BY
 static void scatter(void) { MPI_Scatter(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD); }
 static void reduce(void) { MPI_Reduce(sbuf, rbuf, bytes / 4, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); }
 static void scan(void) { MPI_Scan(sbuf, rbuf, bytes / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void exscan(void) { MPI_Exscan(sbuf, rbuf, bytes / 4, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
 
 static struct {
   const char *name;
   void (*fn)(void);
-} ops[] = {{"Bcast", bcast}, {"Gather", gather}, {"Scatter", scatter}, {"Reduce", reduce}, {"Scan", scan}};
+} ops[] = {{"Bcast", bcast}, {"Gather", gather}, {"Scatter", scatter}, {"Reduce", reduce}, {"Scan", scan},
+           {"Exscan", exscan}};
 
 int main(int argc, char **argv) {
   bytes = argc > 1 ? atoi(argv[1]) : 8;

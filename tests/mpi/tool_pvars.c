@@ -10,12 +10,17 @@
  * counts once among the ferry.coll.allreduce.* counters, and so does each
  * small bcast, gather, scatter and reduce among its operation's (on one
  * host those skip the selection table, coll/choose.h shared_now, and must
- * still count their choice). Also: stopped
+ * still count their choice), and so does each small scan and exscan; where
+ * FERRY_<OP>_ALGORITHM names an algorithm (the test's algorithm_set form),
+ * every such call counts on that algorithm's counter: the path that skips
+ * the table must not skip the override. Also: stopped
  * handles stop counting, sessions do not disturb each other, readreset and
  * write act on the handle only, and the classes refuse what they must.
  */
 #define TEST_NAME "tool_pvars"
 #include "mpitest.h"
+
+#include <ctype.h>
 
 enum { N = 25, B = 100, K = 7, BIG = 4 << 20 };
 
@@ -76,8 +81,15 @@ static void wait_for_receiver(int rank) {
 
 /* How many of `calls` calls of `call` count among ferry.coll.<op>.*, each
  * on every rank (summed over the operation's algorithms, in a session of
- * its own). */
+ * its own); all of them on FERRY_<OP>_ALGORITHM's where that is set. */
 static void one_count_per_call(const char *op, void (*call)(void), int calls) {
+  char setting[64];
+  snprintf(setting, sizeof setting, "FERRY_%s_ALGORITHM", op);
+  for (char *c = setting; *c; ++c) *c = (char)toupper((unsigned char)*c);
+  const char *forced = getenv(setting);
+  char forced_name[128] = "";
+  if (forced != NULL && *forced != 0) snprintf(forced_name, sizeof forced_name, "ferry.coll.%s.%s", op, forced);
+  int forced_at = -1;
   MPI_T_pvar_session s;
   CHECK(MPI_T_pvar_session_create(&s) == MPI_SUCCESS, "session for %s", op);
   char prefix[64];
@@ -91,9 +103,11 @@ static void one_count_per_call(const char *op, void (*call)(void), int calls) {
     MPI_T_pvar_get_info(i, name, &name_len, NULL, &var_class, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     if (strncmp(name, prefix, strlen(prefix)) != 0) continue;
     CHECK(MPI_T_pvar_handle_alloc(s, i, NULL, &hs[n], &count) == MPI_SUCCESS, "alloc %s", name);
+    if (strcmp(name, forced_name) == 0) forced_at = n;
     ++n;
   }
   CHECK(n >= 1, "no %s* counter", prefix);
+  CHECK(forced_name[0] == 0 || forced_at >= 0, "no %s counter", forced_name);
   CHECK(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES) == MPI_SUCCESS, "start %s", op);
   for (int i = 0; i < calls; ++i) call();
   unsigned long long counted = 0;
@@ -101,6 +115,9 @@ static void one_count_per_call(const char *op, void (*call)(void), int calls) {
     unsigned long long v = 0;
     CHECK(MPI_T_pvar_read(s, hs[i], &v) == MPI_SUCCESS, "read %s", op);
     counted += v;
+    if (i == forced_at)
+      CHECK(v == (unsigned long long)calls, "%d calls of %s with %s=%s: %llu counted on %s", calls, op, setting,
+            forced, v, forced_name);
   }
   CHECK(counted == (unsigned long long)calls, "%d calls of %s counted %llu times", calls, op, counted);
   CHECK(MPI_T_pvar_session_free(&s) == MPI_SUCCESS, "free the %s session", op);
@@ -111,6 +128,8 @@ static void small_bcast(void) { MPI_Bcast(small_in, 8, MPI_BYTE, 0, MPI_COMM_WOR
 static void small_gather(void) { MPI_Gather(small_in, 8, MPI_BYTE, small_out, 8, MPI_BYTE, 0, MPI_COMM_WORLD); }
 static void small_scatter(void) { MPI_Scatter(small_out, 8, MPI_BYTE, small_in, 8, MPI_BYTE, 0, MPI_COMM_WORLD); }
 static void small_reduce(void) { MPI_Reduce(small_in, small_out, 2, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); }
+static void small_scan(void) { MPI_Scan(small_in, small_out, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void small_exscan(void) { MPI_Exscan(small_in, small_out, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
 
 int main(int argc, char **argv) {
   int provided, rank, size;
@@ -261,6 +280,8 @@ int main(int argc, char **argv) {
     one_count_per_call("gather", small_gather, 3);
     one_count_per_call("scatter", small_scatter, 3);
     one_count_per_call("reduce", small_reduce, 3);
+    one_count_per_call("scan", small_scan, 3);
+    one_count_per_call("exscan", small_exscan, 3);
   }
 
   CHECK(MPI_T_pvar_handle_free(session, &level) == MPI_SUCCESS && level == MPI_T_PVAR_HANDLE_NULL, "handle_free");

@@ -27,7 +27,7 @@ Err mismatch(int r, size_t got, bool got_by_message, size_t want, bool want_by_m
 
 }  // namespace
 
-Err check(const CommSegment& seg, int r, uint64_t s, size_t want) {
+Err check_slowly(const CommSegment& seg, int r, uint64_t s, size_t want) {
   // Arrived without a record of s: it had nothing to move (agreement.h).
   if (!seg.has_record(r, s)) [[unlikely]] return mismatch(r, 0, false, want, false);
   const bool theirs = seg.by_message(r, s);

@@ -40,7 +40,13 @@ namespace ferry::coll::shm {
 // with nothing to move) is 0 bytes.
 // Other bytes: MPI_ERR_TRUNCATE if more (as a message would be), else
 // MPI_ERR_OTHER; the same bytes by message: MPI_ERR_OTHER.
-Err check(const CommSegment& seg, int r, uint64_t s, size_t want);
+// Inline for the usual answer, the same bytes through shared memory: a
+// call per operand combined was about 30 instructions (issue 29).
+Err check_slowly(const CommSegment& seg, int r, uint64_t s, size_t want);
+inline Err check(const CommSegment& seg, int r, uint64_t s, size_t want) {
+  if (seg.has_record(r, s) && !seg.by_message(r, s) && seg.bytes_in(r, s) == want) [[likely]] return {};
+  return check_slowly(seg, r, s, want);
+}
 
 // - A rank with no data at all (coll/at_once.h: 0 bytes, 0 elements) on a
 //   communicator with a segment takes the operation's number too, and

@@ -84,8 +84,15 @@ bool shares_memory(int peer) {
   return peer == me_ || (transport_ != nullptr && transport_->reaches(peer) && same_test_host(peer));
 }
 
-void wake(const int* peers, size_t n) {
-  if (transport_ != nullptr) transport_->wake(peers, n);
+void PeerBells::wake(const int* peers, size_t n) {
+  if (transport_ == nullptr) return;
+  // Found at the first wake-up, and again should the transport be another
+  // one than the bells' (a later initialisation).
+  if (of_ != transport_) [[unlikely]] {
+    transport_->bells_of(peers, n, &bells_);
+    of_ = transport_;
+  }
+  transport_->ring(bells_.data(), bells_.size());
 }
 
 const void* this_thread() {

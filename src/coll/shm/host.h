@@ -20,8 +20,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ferry::transport::shm {
+class Bell;
 class ShmTransport;
 }
 
@@ -37,9 +39,20 @@ bool installed();
 // Whether world rank `peer` shares this host's memory (this rank does).
 bool shares_memory(int peer);
 
-// Wakes those of `peers` (world ranks) that sleep, after the caller's
-// release store of what they wait for.
-void wake(const int* peers, size_t n);
+// Wakes those of a fixed set of peers (world ranks) that sleep, after the
+// caller's release store of what they wait for: a segment's other members,
+// at every operation. Their bells are found at the first wake-up (the
+// peers contacted then) and kept, so that a wake-up costs the fence and
+// one load per peer (issue 29: looking each peer up again at every call
+// was about 45 of a wake-up's 70 instructions, one or two per collective).
+class PeerBells {
+ public:
+  void wake(const int* peers, size_t n);
+
+ private:
+  const transport::shm::ShmTransport* of_ = nullptr;  // the transport whose bells these are
+  std::vector<transport::shm::Bell*> bells_;
+};
 
 // A flag some thread of this process waits to reach `target`, linked while
 // it waits (engine lock held), so that the re-check before a sleep sees it.

@@ -171,7 +171,7 @@ void raise_all_deferred() {
   deferring_.resize(kept);
 }
 
-void CommSegment::wake_others() { wake(others_.data(), others_.size()); }
+void CommSegment::wake_others() { bells_.wake(others_.data(), others_.size()); }
 
 Err CommSegment::wait(const std::atomic<uint64_t>& word, uint64_t target) const {
   if (wait_at_least(word, target, context_)) [[likely]] return {};
@@ -220,8 +220,7 @@ void CommSegment::publish_and_leave(uint64_t s) {
   wake_others();
 }
 
-Err CommSegment::wait_arrived(int r, uint64_t s) const {
-  if (arrived(r, s)) [[likely]] return {};
+Err CommSegment::wait_arrived_slowly(int r, uint64_t s) const {
   if (wait_either(slot(r, s).recorded, 4 * s + 2, lines_[r].arrived, s, context_)) return {};
   return p2p::revoke::refusal();
 }

@@ -67,6 +67,7 @@
 
 #include "base/communicator.h"
 #include "base/error.h"
+#include "coll/shm/host.h"
 #include "progress/progress.h"
 #include "transport/shm/segment.h"
 
@@ -187,8 +188,12 @@ class CommSegment {
     return slot(r, s).recorded.load(std::memory_order_acquire) >= 4 * s + 2 ||
            lines_[r].arrived.load(std::memory_order_acquire) >= s;
   }
-  // Waits until arrived(r, s).
-  [[nodiscard]] Err wait_arrived(int r, uint64_t s) const;
+  // Waits until arrived(r, s). Inline for a rank that has arrived already
+  // (issue 29: a call per operand combined).
+  [[nodiscard]] Err wait_arrived(int r, uint64_t s) const {
+    if (arrived(r, s)) [[likely]] return {};
+    return wait_arrived_slowly(r, s);
+  }
   // Waits until rank r's flag has reached s (a barrier: nobody records).
   [[nodiscard]] Err wait_flag(int r, uint64_t s) const { return wait(lines_[r].arrived, s); }
   // The two words arrived() reads (started.cc waits on them).
@@ -238,6 +243,7 @@ class CommSegment {
   void defer_slowly();
   friend void raise_all_deferred();
   Err wait(const std::atomic<uint64_t>& word, uint64_t target) const;
+  Err wait_arrived_slowly(int r, uint64_t s) const;
   Err wait_left(uint64_t target);
   void map_layout();  // lines_, slots_, cells_ in memory_ (segment.h's layout)
   SlotHeader& slot(int r, uint64_t s) const {
@@ -264,6 +270,7 @@ class CommSegment {
   bool listed_ = false;    // in the list raise_all_deferred() goes through
   uint32_t context_ = 0;  // the communicator's, to notice its revocation while waiting
   std::vector<int> others_;  // world ranks of the other members, to wake
+  PeerBells bells_;          // their bells, found at the first wake-up
   bool holds_room_ = false;  // a host segment's (segment_among): one of FERRY_COLL_SHM_SEGMENTS
   StartedQueue* started_ = nullptr;  // made at the first start (started.cc), freed by forget()
   std::atomic<int> outstanding_{0};

@@ -613,17 +613,23 @@ int ShmTransport::progress_peer(int peer) {
   return events;
 }
 
-void ShmTransport::wake(const int* peers, size_t n) {
+void ShmTransport::bells_of(const int* peers, size_t n, std::vector<Bell*>* bells) {
   // First contact changes the peer table, which a thread driving the engine
   // may be using (a no-op unless threads do).
   progress::Lock lock;
-  fence::light(all_asymmetric_);
+  bells->clear();
   for (size_t i = 0; i < n; ++i) {
     if (!reaches(peers[i])) continue;
     size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peers[i])]);
     contact_or_fail(li);
-    peers_[li].bell.ring_if_asleep();
+    bells->push_back(&peers_[li].bell);  // peers_ is sized once, at construction
   }
+}
+
+void ShmTransport::ring(Bell* const* bells, size_t n) {
+  progress::Lock lock;
+  fence::light(all_asymmetric_);
+  for (size_t i = 0; i < n; ++i) bells[i]->ring_if_asleep();
 }
 
 bool ShmTransport::arm_wakeup() {

@@ -99,13 +99,18 @@ class ShmTransport final : public Transport {
   // True if `peer` is a local peer this transport reaches.
   bool reaches(int peer) const;
   // For others that publish to local peers through shared memory of their
-  // own (coll/shm): after storing what a peer may wait for, wakes each of
-  // `peers` (world ranks, this host) that sleeps. One fence for all of
-  // them (wakeup.h's handshake; the waiter re-checks after its heavy
-  // fence, through a progress source added after this transport's). Takes
-  // the engine lock (the caller may not hold it): a peer not met yet is
-  // contacted here.
-  void wake(const int* peers, size_t n);
+  // own (coll/shm), who wake the same peers at every operation: the bells
+  // of `peers` (world ranks, this host; those this transport does not
+  // reach are left out), each peer not met yet contacted here, into
+  // *bells. The bells live as long as this transport. Takes the engine
+  // lock (the caller may not hold it).
+  void bells_of(const int* peers, size_t n, std::vector<Bell*>* bells);
+  // After storing what they may wait for: rings those of `bells` (from
+  // bells_of) whose owner sleeps. One fence for all of them (wakeup.h's
+  // handshake; the waiter re-checks after its heavy fence, through a
+  // progress source added after this transport's). Takes the engine lock
+  // where threads use it (a peer attached meanwhile changes the fence).
+  void ring(Bell* const* bells, size_t n);
 
   const char* name() const override { return "shm"; }
   // Joining the job (shm_provider.cc): publish creates our segment (the
