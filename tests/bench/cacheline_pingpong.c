@@ -20,23 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "two_cores.h"
+
 struct lines {
   _Alignas(64) atomic_long ping; /* written by the parent */
   _Alignas(64) atomic_long pong; /* written by the child */
 };
-
-static void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  if (sched_setaffinity(0, sizeof set, &set) != 0) perror("cacheline_pingpong: sched_setaffinity");
-}
-
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 int main(int argc, char **argv) {
   long iters = 2000000;
@@ -61,7 +50,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (child == 0) {
-    pin(cpu_b);
+    pin_to_core("cacheline_pingpong", cpu_b);
     for (long i = 1; i <= iters; i++) {
       while (atomic_load_explicit(&l->ping, memory_order_acquire) != i) {
       }
@@ -69,7 +58,7 @@ int main(int argc, char **argv) {
     }
     _exit(0);
   }
-  pin(cpu_a);
+  pin_to_core("cacheline_pingpong", cpu_a);
   double start = now_ns();
   for (long i = 1; i <= iters; i++) {
     atomic_store_explicit(&l->ping, i, memory_order_release);

@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "two_cores.h"
+
 enum { kCellBytes = 64 * 1024, kMaxCells = 16, kBatch = 500 };
 
 struct flags {
@@ -57,19 +59,6 @@ static long ops = 100000;
 static struct flags *flags;
 static char *shared_cells, *src, *dst;
 static pid_t writer_pid;
-
-static void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  if (sched_setaffinity(0, sizeof set, &set) != 0) perror("cell_handoff: sched_setaffinity");
-}
-
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 static void relax(void) {
 #if defined(__x86_64__)
@@ -94,7 +83,7 @@ static void wait_for(atomic_uint_least64_t *word, uint64_t target) {
 static char *cell(uint64_t s) { return shared_cells + (s % (uint64_t)cells) * kCellBytes; }
 
 static void reader(void) {
-  pin(1);
+  pin_to_core("cell_handoff", 1);
   for (uint64_t s = 1; s <= (uint64_t)ops; s++) {
     wait_for(&flags->record, s);
     if (cma) {
@@ -145,7 +134,7 @@ int main(int argc, char **argv) {
     reader();
     _exit(0);
   }
-  pin(0);
+  pin_to_core("cell_handoff", 0);
   double best = 1e30, start = now_ns();
   uint64_t left_seen = 0;
   for (uint64_t s = 1; s <= (uint64_t)ops; s++) {
