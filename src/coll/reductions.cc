@@ -275,50 +275,34 @@ Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
 }
 
 namespace {
-// scan past no_data_now, out of line (at_once.h says why).
+// scan (exclusive: exscan) past no_data_now, out of line (at_once.h says why).
 __attribute__((noinline)) Err scan_with_data(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
-                                             const Op* op, Communicator* c, Launch how) {
+                                             const Op* op, Communicator* c, Launch how, bool exclusive) {
   // The table's first choice without asking it (choose.h, shared_now): on
   // 2 ranks the long way was about 390 of a rank's 1,170-1,220
   // instructions per 8-byte scan (issue 29, rooted_instructions).
+  const Operation operation = exclusive ? Operation::kExscan : Operation::kScan;
   if (!c->inter && type->contiguous) [[likely]]
-    if (shm::CommSegment* seg = shared_now(Operation::kScan, type->bytes(count), type->bytes(count), c, how))
-        [[likely]]
-      return shm::scan(*seg, sendbuf, recvbuf, count, type, op, false);
+    if (shm::CommSegment* seg = shared_now(operation, type->bytes(count), type->bytes(count), c, how)) [[likely]]
+      return shm::scan(*seg, sendbuf, recvbuf, count, type, op, exclusive);
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::scan(sendbuf, recvbuf, count, type, op, false, c, how);
+        return gpu::scan(sendbuf, recvbuf, count, type, op, exclusive, c, how);
       }))
     return std::move(*staged);
-  return do_scan(sendbuf, recvbuf, count, type, op, false, c, how);
+  return do_scan(sendbuf, recvbuf, count, type, op, exclusive, c, how);
 }
 }  // namespace
 
 Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
          Launch how) {
   if (no_data_now("scan", c, how, !c->inter && count == 0)) return {};
-  return scan_with_data(sendbuf, recvbuf, count, type, op, c, how);
+  return scan_with_data(sendbuf, recvbuf, count, type, op, c, how, false);
 }
-namespace {
-// exscan past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err exscan_with_data(const void* sendbuf, void* recvbuf, MPI_Count count,
-                                               const Datatype* type, const Op* op, Communicator* c, Launch how) {
-  // As scan_with_data.
-  if (!c->inter && type->contiguous) [[likely]]
-    if (shm::CommSegment* seg = shared_now(Operation::kExscan, type->bytes(count), type->bytes(count), c, how))
-        [[likely]]
-      return shm::scan(*seg, sendbuf, recvbuf, count, type, op, true);
-  if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
-        return gpu::scan(sendbuf, recvbuf, count, type, op, true, c, how);
-      }))
-    return std::move(*staged);
-  return do_scan(sendbuf, recvbuf, count, type, op, true, c, how);
-}
-}  // namespace
 
 Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
            Launch how) {
   if (no_data_now("exscan", c, how, !c->inter && count == 0)) return {};
-  return exscan_with_data(sendbuf, recvbuf, count, type, op, c, how);
+  return scan_with_data(sendbuf, recvbuf, count, type, op, c, how, true);
 }
 
 }  // namespace ferry::coll
