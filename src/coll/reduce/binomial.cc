@@ -17,7 +17,7 @@
 // buffer that evicts recvbuf). Only MPI_IN_PLACE, where the input already
 // is the accumulator, receives that partial into scratch.
 //
-// Large partials move in segments (kSegmentBytes), each combined as soon
+// Large partials move in segments (about kSegmentBytes), each combined as soon
 // as it has arrived, while it is still in this core's cache: whole, a
 // partial of 2 MiB or more was received into a buffer that the core's
 // 2 MiB L2 could not keep until the combine read it again (2-rank reduce
@@ -50,19 +50,14 @@ namespace {
 constexpr size_t kSegmentBytes = size_t{256} << 10;
 constexpr size_t kPipelineBytes = size_t{2} << 20;
 
-struct Segments {
-  MPI_Count count;  // elements in all
-  MPI_Count each;   // elements per segment, the last one fewer
-  MPI_Count number() const { return (count + each - 1) / each; }
-  MPI_Count first(MPI_Count i) const { return i * each; }
-  MPI_Count size(MPI_Count i) const { return std::min(each, count - i * each); }
-};
-
-Segments segments(MPI_Count count, const Datatype* type) {
-  // One segment of everything below the threshold; of at least one element, so that a count of
-  // 0 (an intercommunicator's local reduction comes here with it) is one empty segment.
-  if (type->bytes(count) < kPipelineBytes || type->size == 0) return {count, std::max<MPI_Count>(count, 1)};
-  return {count, std::max<MPI_Count>(1, static_cast<MPI_Count>(kSegmentBytes / type->size))};
+// The segments of `count` elements: one below kPipelineBytes (also of 0
+// elements: an intercommunicator's local reduction comes here with count
+// 0), else about kSegmentBytes each, nearly equal.
+Blocks segments(MPI_Count count, const Datatype* type) {
+  const size_t n = static_cast<size_t>(count);
+  if (type->bytes(count) < kPipelineBytes || type->size == 0) return {n, 1};
+  const size_t each = std::max<size_t>(1, kSegmentBytes / type->size);
+  return {n, (n + each - 1) / each};
 }
 
 }  // namespace
@@ -97,13 +92,14 @@ void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count 
     if (tmp == nullptr) tmp = temp_buffer(s, static_cast<size_t>(count), type);
     return tmp;
   };
-  const Segments segs = segments(count, type);
-  auto at = [&](auto* buf, MPI_Count i) { return element(buf, static_cast<size_t>(segs.first(i)), type); };
+  const Blocks segs = segments(count, type);
+  auto at = [&](auto* buf, size_t i) { return element(buf, segs.start(i), type); };
+  auto length = [&](size_t i) { return static_cast<MPI_Count>(segs.size(i)); };
 
   // Phase 1: up the binomial tree.
   for (int mask = 1; mask < p; mask <<= 1) {
     if (rel & mask) {
-      for (MPI_Count i = 0; i < segs.number(); ++i) s.send(at(partial, i), segs.size(i), type, real(rel - mask));
+      for (size_t i = 0; i < segs.parts; ++i) s.send(at(partial, i), length(i), type, real(rel - mask));
       s.end_round();
       break;
     }
@@ -112,19 +108,19 @@ void reduce_binomial(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count 
     if (!acc_holds_input) {
       // First partner: its partial into acc, then mine (the lower ranks)
       // op theirs, which is the order of both branches below.
-      for (MPI_Count i = 0; i < segs.number(); ++i) {
-        s.recv(at(acc, i), segs.size(i), type, from);
-        s.reduce(at(input, i), at(acc, i), segs.size(i), type, op);
+      for (size_t i = 0; i < segs.parts; ++i) {
+        s.recv(at(acc, i), length(i), type, from);
+        s.reduce(at(input, i), at(acc, i), length(i), type, op);
         s.end_round();
       }
       acc_holds_input = true;
       continue;
     }
     void* theirs = incoming();
-    for (MPI_Count i = 0; i < segs.number(); ++i) {
-      s.recv(at(theirs, i), segs.size(i), type, from);
-      if (ordered) s.reduce(at(acc, i), at(theirs, i), segs.size(i), type, op);  // mine (lower ranks) op theirs
-      else s.reduce(at(theirs, i), at(acc, i), segs.size(i), type, op);
+    for (size_t i = 0; i < segs.parts; ++i) {
+      s.recv(at(theirs, i), length(i), type, from);
+      if (ordered) s.reduce(at(acc, i), at(theirs, i), length(i), type, op);  // mine (lower ranks) op theirs
+      else s.reduce(at(theirs, i), at(acc, i), length(i), type, op);
       s.end_round();
     }
     if (ordered) {
