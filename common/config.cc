@@ -134,8 +134,8 @@ constexpr std::array kSettings = {
             "segments larger than FERRY_COLL_SEGMENT_SIZE; the same on every rank"},
     Setting{"FERRY_COLL_SHM", "auto",
             "Shared-memory collectives among the ranks of a communicator that all share one host (coll/shm): on, "
-            "off, or auto (on unless the host's ranks outnumber its cores; README \"Collectives\"); the same on "
-            "every rank"},
+            "off, or auto (on unless the host's ranks outnumber its cores more than four times; README "
+            "\"Collectives\"); the same on every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
             "a collective whose data does not fit uses messages. The same on every rank"},

@@ -15,9 +15,10 @@ struct Facts {
   int appnum = 0;         // MPI_APPNUM
   std::string hostname;
   int thread_level = 0;   // MPI_THREAD_SINGLE
-  // More of this job's ranks on this host than cores they may use (the
-  // cgroup's cpuset): the same answer on every rank of the host.
-  bool ranks_outnumber_cores = false;
+  // This job's ranks on this host, and the cores they may use (the
+  // cgroup's cpuset): the same answers on every rank of the host.
+  int host_ranks = 1;
+  int host_cores = 1;
 };
 
 // Set once, before any MPI object is used.

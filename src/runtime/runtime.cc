@@ -256,7 +256,8 @@ Err start(int requested_thread_level, int* provided) {
   facts.appnum = state.job.appnum;
   facts.hostname = state.job.hostname;
   facts.thread_level = state.thread_level;
-  facts.ranks_outnumber_cores = static_cast<int>(state.job.local_peers.size()) > available_cores();
+  facts.host_ranks = static_cast<int>(state.job.local_peers.size());
+  facts.host_cores = available_cores();
   process::set_facts(facts);
   process::set_abort(abort_job);
 

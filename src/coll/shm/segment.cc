@@ -63,19 +63,23 @@ size_t configured_cell_bytes() {
 namespace {
 
 // FERRY_COLL_SHM: on, off, or auto (the default): on unless this host's
-// ranks outnumber its cores. Flag-and-cell algorithms have every member
-// poll flags and wake the sleepers among the others, mapping their
-// segments; with more ranks than cores the waits mostly sleep, messages
-// were measured faster for small rooted calls at 4 ranks on 2 cores, and
-// at 1,024 ranks on 2 cores a start-up barrier took 29-33 s instead of 14
-// (docs/performance.md). Every rank of a communicator here shares the host,
-// so all decide alike.
+// ranks outnumber its cores more than kMostRanksPerCore times. Where ranks
+// share cores, a flag-and-cell call still beats messages: a waiting rank
+// yields its core to the one it waits for, and one flag round replaces a
+// message schedule's several (4 and 8 ranks on 2 cores, small calls:
+// Scan 4-8 us -> 0.4, Allreduce 5-6 -> 1.8 at 4 ranks, 39-40 -> 10-11 at 8;
+// docs/performance.md). Far beyond that, every collective's wake-ups map
+// its members' segments and the waits sleep: at 1,024 ranks on 2 cores a
+// start-up barrier took 29-33 s instead of 14. Every rank of a
+// communicator here shares the host, so all decide alike.
+constexpr int kMostRanksPerCore = 4;
 }  // namespace
 
 bool enabled() {
   static const bool on = [] {
     std::string v = config::value("FERRY_COLL_SHM");
-    if (v == "auto") return !process::facts().ranks_outnumber_cores;
+    const process::Facts& f = process::facts();
+    if (v == "auto") return f.host_ranks <= kMostRanksPerCore * f.host_cores;
     return config::flag("FERRY_COLL_SHM");
   }();
   return on;
