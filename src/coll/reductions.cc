@@ -128,11 +128,12 @@ Err do_reduce_scatter(Operation o, const void* sendbuf, void* recvbuf, CountArra
   });
 }
 
-void build_scan(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
-                bool exclusive) {
+void build_scan(Schedule& s, Algorithm a, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                const Op* op, bool exclusive) {
   if (count == 0) return;
   // One rank: the scan is the input; the exscan is undefined (MPI-3.1 §5.11.2).
   if (s.size() == 1) return exclusive ? void() : copy_input(s, sendbuf, recvbuf, count, type);
+  if (a == Algorithm::kPipelinedChain) return scan_pipelined_chain(s, sendbuf, recvbuf, count, type, op, exclusive);
   scan_recursive_doubling(s, sendbuf, recvbuf, count, type, op, exclusive);
 }
 
@@ -152,7 +153,7 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
       return e;
   if (a == Algorithm::kSharedMemory) return shm::scan(*seg, sendbuf, recvbuf, count, type, op, exclusive);
   return run_reduction(c, how, op,
-                       [&](Schedule& s) { build_scan(s, sendbuf, recvbuf, count, type, op, exclusive); });
+                       [&](Schedule& s) { build_scan(s, a, sendbuf, recvbuf, count, type, op, exclusive); });
 }
 
 }  // namespace

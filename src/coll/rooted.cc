@@ -71,6 +71,7 @@ Err run_gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
                          sendtype});
   }
   return run(c, how, [&](Schedule& s) {
+    if (a == Algorithm::kLinear) return gather_linear(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
 }
@@ -117,6 +118,8 @@ Err run_scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendty
                          sendtype});
   }
   return run(c, how, [&](Schedule& s) {
+    if (a == Algorithm::kLinear)
+      return scatter_linear(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
   });
 }

@@ -122,12 +122,16 @@ constexpr std::array kAlgorithms = {
     AlgorithmInfo{Operation::kReduceScatterBlock, Algorithm::kRecursiveHalving, "recursive_halving", false},
     AlgorithmInfo{Operation::kScan, Algorithm::kRecursiveDoubling, "recursive_doubling", false},
     AlgorithmInfo{Operation::kExscan, Algorithm::kRecursiveDoubling, "recursive_doubling", false},
+    AlgorithmInfo{Operation::kScan, Algorithm::kPipelinedChain, "pipelined_chain", false},
+    AlgorithmInfo{Operation::kExscan, Algorithm::kPipelinedChain, "pipelined_chain", false},
     AlgorithmInfo{Operation::kBarrier, Algorithm::kDissemination, "dissemination", false},
     AlgorithmInfo{Operation::kBcast, Algorithm::kBinomial, "binomial", false},
     AlgorithmInfo{Operation::kBcast, Algorithm::kScatterRingAllgather, "scatter_ring_allgather", false},
     AlgorithmInfo{Operation::kBcast, Algorithm::kPipelinedChain, "pipelined_chain", false},
     AlgorithmInfo{Operation::kGather, Algorithm::kBinomial, "binomial", false},
+    AlgorithmInfo{Operation::kGather, Algorithm::kLinear, "linear", false},
     AlgorithmInfo{Operation::kScatter, Algorithm::kBinomial, "binomial", false},
+    AlgorithmInfo{Operation::kScatter, Algorithm::kLinear, "linear", false},
     AlgorithmInfo{Operation::kAllgather, Algorithm::kRing, "ring", false},
     AlgorithmInfo{Operation::kAllgather, Algorithm::kRecursiveDoubling, "recursive_doubling", false},
     AlgorithmInfo{Operation::kAllgather, Algorithm::kBruck, "bruck", false},
@@ -261,7 +265,27 @@ constexpr std::array kRules = {
     Rule{Operation::kReduceScatterBlock, kAny,     2, Algorithm::kPairwise, false, 7},
     Rule{Operation::kReduceScatterBlock, kAny,     1, Algorithm::kRecursiveHalving},
 
+    // Scans. Recursive doubling has the fewest rounds (lg p) but every
+    // rank exchanges and combines the whole vector in each; the pipelined
+    // chain combines each element once per rank and keeps every link busy
+    // once its segments (FERRY_COLL_SEGMENT_SIZE, 256 KiB) outnumber the
+    // hops. Measured on 4 ranks on 2 cores (coll_sweep t_avg, best of 3 at
+    // load 5, recursive doubling / chain, us): scan 128 KiB 260 / 85, 1 MiB
+    // 2470 / 1030, 4 MiB 11700 / 5430 (Open MPI, quiet: 40, 550, 2180); 3
+    // ranks 1 MiB 1280 / 740. With one segment the chain's p - 1 hops lose
+    // to lg p rounds where each rank has a core of its own (not measured
+    // here): so above 128 KiB on up to 4 ranks; on 5-8 ranks above 1 MiB,
+    // where there are at least 4 segments (a chain of 7 hops with one
+    // segment would take 7 message times against lg 8 = 3).
+    Rule{Operation::kScan,       128 * KiB, 1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kScan,       kAny,      3, Algorithm::kPipelinedChain, false, 4},
+    Rule{Operation::kScan,       1024 * KiB, 1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kScan,       kAny,      5, Algorithm::kPipelinedChain, false, 8},
     Rule{Operation::kScan,       kAny,      1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kExscan,     128 * KiB, 1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kExscan,     kAny,      3, Algorithm::kPipelinedChain, false, 4},
+    Rule{Operation::kExscan,     1024 * KiB, 1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kExscan,     kAny,      5, Algorithm::kPipelinedChain, false, 8},
     Rule{Operation::kExscan,     kAny,      1, Algorithm::kRecursiveDoubling},
 
     // The data-movement collectives and barrier. `bytes` is what one rank
@@ -288,8 +312,18 @@ constexpr std::array kRules = {
     Rule{Operation::kBcast,      kAny,      3, Algorithm::kPipelinedChain},
     Rule{Operation::kBcast,      kAny,      1, Algorithm::kBinomial},
 
-    Rule{Operation::kGather,     kAny,      1, Algorithm::kBinomial},
-    Rule{Operation::kScatter,    kAny,      1, Algorithm::kBinomial},
+    // Gather and scatter: the binomial tree's lg p rounds for short blocks;
+    // for long ones every block straight to or from the root, once, where
+    // the tree forwards half of them through other ranks. Measured on 4
+    // ranks on 2 cores (coll_sweep t_avg, best of 3 at load 5, binomial /
+    // linear, us): scatter 256 KiB 107 / 51, 1 MiB 544 / 325, 4 MiB 2280 /
+    // 1200; gather 512 KiB 690 / 430, 2 MiB 1300 / 890, 4 MiB 2400 / 1860;
+    // 32-128 KiB within the noise either way (the cell, 16 KiB, ends the
+    // shared-memory rows below).
+    Rule{Operation::kGather,     16 * KiB,  1, Algorithm::kBinomial},
+    Rule{Operation::kGather,     kAny,      1, Algorithm::kLinear},
+    Rule{Operation::kScatter,    16 * KiB,  1, Algorithm::kBinomial},
+    Rule{Operation::kScatter,    kAny,      1, Algorithm::kLinear},
 
     // Allgather: lg p rounds for short blocks (recursive doubling on powers
     // of two, Bruck otherwise, which needs a final local rotation; 4 ranks,

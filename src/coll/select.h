@@ -48,11 +48,12 @@ enum class Algorithm : uint8_t {
   kRecursiveHalving,     // reduce_scatter, reduce_scatter_block
   kDissemination,        // barrier
   kScatterRingAllgather, // bcast
-  kPipelinedChain,       // bcast
+  kPipelinedChain,       // bcast, scan, exscan
   kBruck,                // allgather, alltoall
   kSharedMemory,         // every operation but the v and w forms (coll/shm)
   kHierarchical,         // allreduce, reduce, bcast, barrier, allgather across hosts (coll/hier)
   kHalves,               // reduce on two ranks
+  kLinear,               // gather, scatter (long blocks)
 };
 
 // What the choice depends on. Every rank of a call must get the same answer,

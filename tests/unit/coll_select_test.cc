@@ -60,6 +60,22 @@ TEST(CollSelect, ReduceOnTwoRanksIsBinomialAtEverySizeAndHalvesNeverDefault) {
     EXPECT_NE(pick(Operation::kReduce, size_t{4} << 20, ranks, true), Algorithm::kHalves) << ranks;
 }
 
+// Scans take the pipelined chain for long vectors on few ranks (above
+// 128 KiB on 3-4, above 1 MiB on 5-8: at least 4 segments), commutative or
+// not, and recursive doubling elsewhere.
+TEST(CollSelect, LongScansOnFewRanksTakeThePipelinedChain) {
+  for (Operation o : {Operation::kScan, Operation::kExscan})
+    for (bool commutative : {true, false}) {
+      EXPECT_EQ(pick(o, 128 * 1024, 4, commutative), Algorithm::kRecursiveDoubling);
+      EXPECT_EQ(pick(o, 256 * 1024, 2, commutative), Algorithm::kRecursiveDoubling);
+      EXPECT_EQ(pick(o, 256 * 1024, 3, commutative), Algorithm::kPipelinedChain);
+      EXPECT_EQ(pick(o, 256 * 1024, 4, commutative), Algorithm::kPipelinedChain);
+      EXPECT_EQ(pick(o, 256 * 1024, 5, commutative), Algorithm::kRecursiveDoubling);
+      EXPECT_EQ(pick(o, size_t{2} << 20, 8, commutative), Algorithm::kPipelinedChain);
+      EXPECT_EQ(pick(o, size_t{2} << 20, 9, commutative), Algorithm::kRecursiveDoubling);
+    }
+}
+
 TEST(CollSelect, EveryReductionHasItsOwnAlgorithms) {
   EXPECT_EQ(pick(Operation::kScan, 100, 5, false), Algorithm::kRecursiveDoubling);
   EXPECT_EQ(pick(Operation::kExscan, 100, 5, true), Algorithm::kRecursiveDoubling);
@@ -197,8 +213,10 @@ TEST(CollSelect, EveryDataMovementCallGetsOneOfItsAlgorithms) {
   for (size_t bytes = 0; bytes <= (size_t{256} << 20); bytes = bytes == 0 ? 1 : bytes * 4) {
     for (int ranks = 1; ranks <= 70; ++ranks) {
       EXPECT_EQ(pick(Operation::kBarrier, bytes, ranks, true), Algorithm::kDissemination);
-      EXPECT_EQ(pick(Operation::kGather, bytes, ranks, true), Algorithm::kBinomial);
-      EXPECT_EQ(pick(Operation::kScatter, bytes, ranks, true), Algorithm::kBinomial);
+      // The tree for short blocks, linear for long ones.
+      const Algorithm rooted = bytes <= (size_t{16} << 10) ? Algorithm::kBinomial : Algorithm::kLinear;
+      EXPECT_EQ(pick(Operation::kGather, bytes, ranks, true), rooted);
+      EXPECT_EQ(pick(Operation::kScatter, bytes, ranks, true), rooted);
       Algorithm b = pick(Operation::kBcast, bytes, ranks, true);
       EXPECT_TRUE(b == Algorithm::kBinomial || b == Algorithm::kScatterRingAllgather ||
                   b == Algorithm::kPipelinedChain)

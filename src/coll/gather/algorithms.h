@@ -10,6 +10,8 @@ namespace ferry::coll {
 
 void gather_binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                      MPI_Count recvcount, const Datatype* recvtype, int root);
+void gather_linear(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                   MPI_Count recvcount, const Datatype* recvtype, int root);
 void gatherv_linear(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                     CountArray recvcounts, DisplArray displs, const Datatype* recvtype, int root);
 

@@ -13,5 +13,7 @@ namespace ferry::coll {
 
 void scan_recursive_doubling(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                              const Op* op, bool exclusive);
+void scan_pipelined_chain(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+                          const Op* op, bool exclusive);
 
 }  // namespace ferry::coll

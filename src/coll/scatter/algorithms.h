@@ -11,6 +11,8 @@ namespace ferry::coll {
 
 void scatter_binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                       MPI_Count recvcount, const Datatype* recvtype, int root);
+void scatter_linear(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                    MPI_Count recvcount, const Datatype* recvtype, int root);
 void scatterv_linear(Schedule& s, const void* sendbuf, CountArray sendcounts, DisplArray displs,
                      const Datatype* sendtype, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype, int root);
 
