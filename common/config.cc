@@ -138,7 +138,8 @@ constexpr std::array kSettings = {
             "\"Collectives\"); the same on every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
-            "a collective whose data does not fit uses messages. The same on every rank"},
+            "a collective whose data does not fit uses messages. Unset, 64k where the host's ranks outnumber its "
+            "cores. The same on every rank"},
     Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
             "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
             "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},
@@ -255,6 +256,16 @@ std::string value(std::string_view name) {
   if (!s.alias.empty())
     if (const char* v = std::getenv(std::string(s.alias).c_str())) return v;
   return std::string(s.default_value);
+}
+
+bool is_set(std::string_view name) {
+  const Setting& s = require(name);
+  {
+    std::lock_guard lock(written_mutex);
+    if (written.find(name) != written.end()) return true;
+  }
+  return std::getenv(std::string(s.name).c_str()) != nullptr ||
+         (!s.alias.empty() && std::getenv(std::string(s.alias).c_str()) != nullptr);
 }
 
 void set(std::string_view name, std::string text) {

@@ -29,6 +29,9 @@ std::span<const Setting> all_settings();
 // else its alias), else the default. Asking for an unregistered name is a programming error (aborts).
 std::string value(std::string_view name);
 
+// Whether the environment (its own name or its alias) or a tool set it:
+// for a default that depends on what the caller knows of the machine.
+bool is_set(std::string_view name);
 // Replaces a setting's value for the rest of this process, as if the
 // environment had said `text` (MPI_T_cvar_write, MPI-4.0 §15.3.6); whoever
 // read the setting before keeps what it read, so the caller decides which

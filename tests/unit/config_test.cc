@@ -94,6 +94,19 @@ TEST_F(ConfigTest, AliasSetsTheSettingUnlessItsOwnNameDoes) {
   EXPECT_EQ(validate(), std::nullopt);
 }
 
+// is_set: the environment (own name or alias) or a tool set it, not the default.
+TEST_F(ConfigTest, IsSetSaysWhetherTheEnvironmentOrAToolSetIt) {
+  EXPECT_FALSE(is_set("FERRY_COLL_SHM_CELL"));
+  set("FERRY_COLL_SHM_CELL", "16k");  // the default's value, set all the same
+  EXPECT_TRUE(is_set("FERRY_COLL_SHM_CELL"));
+  EXPECT_FALSE(is_set("FERRY_QMPI_TOOL_LIST"));
+  set("MPIR_CVAR_QMPI_TOOL_LIST", "a");
+  EXPECT_TRUE(is_set("FERRY_QMPI_TOOL_LIST"));
+  EXPECT_FALSE(is_set("FERRY_SPIN_US"));
+  ferry::config::set("FERRY_SPIN_US", "50");
+  EXPECT_TRUE(is_set("FERRY_SPIN_US"));
+}
+
 TEST_F(ConfigTest, IntegerSuffixesArePowersOf1024) {
   const std::pair<const char*, int64_t> cases[] = {
       {"4k", 4096},           {"4K", 4096},          {"4kb", 4096},        {"4KB", 4096},

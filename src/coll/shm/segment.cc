@@ -49,13 +49,29 @@ bool take_room() {
 
 using State = CommState;
 
+// Whole cache lines, at least one.
+size_t whole_lines(int64_t v) { return static_cast<size_t>(std::max<int64_t>(64, (v + 63) / 64 * 64)); }
+
+// Where ranks share cores, a call above the cell goes by messages after a
+// flag round (agreement.h) that takes away their run-ahead, and each
+// message wait may cost a context switch: there 64 KiB cells, unless the
+// user chose (4 ranks on 2 cores, coll_sweep best of 3-4 at load 5, 16 /
+// 64 KiB cells, us: bcast 32 KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14,
+// allgather 32 KiB 54 / 19, alltoall 8 KiB 29 / 7.3; 4-16 KiB the same).
+// Each rank's four cells then take 256 KiB of a segment.
+constexpr int64_t kCellWhereRanksShareCores = 64 << 10;
 }  // namespace
 
 size_t configured_cell_bytes() {
+  static const size_t bytes = whole_lines(config::integer("FERRY_COLL_SHM_CELL"));
+  return bytes;
+}
+
+size_t cell_bytes_here() {
   static const size_t bytes = [] {
-    int64_t v = config::integer("FERRY_COLL_SHM_CELL");
-    // Whole cache lines, at least one.
-    return static_cast<size_t>(std::max<int64_t>(64, (v + 63) / 64 * 64));
+    const process::Facts& f = process::facts();
+    if (config::is_set("FERRY_COLL_SHM_CELL") || f.host_ranks <= f.host_cores) return configured_cell_bytes();
+    return whole_lines(kCellWhereRanksShareCores);
   }();
   return bytes;
 }
@@ -262,7 +278,7 @@ CommSegment* segment_for(Communicator* c) {
   seg.n_ = c->size;
   seg.me_ = c->rank;
   seg.context_ = c->context;
-  seg.cell_bytes_ = configured_cell_bytes();
+  seg.cell_bytes_ = cell_bytes_here();
   const size_t bytes = segment_bytes(seg.n_, seg.cell_bytes_);
 
   char name[64] = {};
@@ -327,7 +343,7 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
   seg->n_ = n;
   seg->me_ = my_index;
   seg->context_ = c->context;
-  seg->cell_bytes_ = configured_cell_bytes();
+  seg->cell_bytes_ = cell_bytes_here();
   const size_t bytes = segment_bytes(n, seg->cell_bytes_);
 
   // Phase 1: the host's first member makes the segment and tells the

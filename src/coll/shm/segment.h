@@ -316,8 +316,13 @@ inline CommSegment* segment_if_made(Communicator* c) {
 // process (the progress engine's coll/shm source, at each pass).
 void raise_all_deferred();
 
-// FERRY_COLL_SHM_CELL, in whole cache lines: the same on every rank.
+// FERRY_COLL_SHM_CELL, in whole cache lines: the same on every rank of the
+// job (for choices that ranks on different hosts must make alike).
 size_t configured_cell_bytes();
+// The cells of this host's segments: FERRY_COLL_SHM_CELL, or where it is
+// unset and the host's ranks outnumber its cores, 64 KiB. The same on every
+// rank of the host.
+size_t cell_bytes_here();
 
 // FERRY_COLL_SHM on this host (auto: unless its ranks outnumber its cores).
 bool enabled();
