@@ -1,9 +1,10 @@
 /*
- * The reductions of no elements have a short way in (api/coll_checks.h,
+ * Blocking collectives have a short way in (api/coll_checks.h,
  * usual_intracomm ... usual_op: issue 29), taken without building the
- * call's checks. An erroneous argument must still fail there with the right
- * class and a message naming the call: each case below is a call of 0
- * elements (or all-zero recvcounts) that the short way must not pass, made
+ * call's checks: the reductions of no elements, bcast, gather, scatter,
+ * allgather and alltoall at any size. An erroneous argument must still fail
+ * there with the right class and a message naming the call: each case below
+ * is a call that the short way must not pass, made
  * after a valid call has given the communicator its shared-memory segment
  * (the path where the short way finishes at once). Then the valid calls of
  * 0 elements still succeed, and a reduction with data still works.
@@ -52,6 +53,27 @@ int main(int argc, char** argv) {
                   "0 elements, MPI_OP_NULL");
   mt_expect_error(MPI_Exscan(in, out, 0, uncommitted, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Exscan",
                   "0 elements, an uncommitted type");
+
+  /* The data-movement calls take the short way at any size: their bad
+   * arguments too. */
+  char bytes[64] = {0};
+  mt_expect_error(MPI_Bcast(bytes, 0, MPI_BYTE, size, MPI_COMM_WORLD), MPI_ERR_ROOT, "MPI_Bcast",
+                  "0 bytes, root = size");
+  mt_expect_error(MPI_Bcast(bytes, 2, uncommitted, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Bcast",
+                  "an uncommitted type");
+  mt_expect_error(MPI_Scatter(bytes, 1, MPI_BYTE, bytes + 32, 1, MPI_BYTE, -1, MPI_COMM_WORLD), MPI_ERR_ROOT,
+                  "MPI_Scatter", "root = -1");
+  mt_expect_error(MPI_Gather(bytes, 0, MPI_BYTE, bytes + 32, 0, MPI_BYTE, size, MPI_COMM_WORLD), MPI_ERR_ROOT,
+                  "MPI_Gather", "0 bytes, root = size");
+  if (rank == 0)
+    mt_expect_error(MPI_Gather(bytes, 1, MPI_BYTE, bytes, 1, MPI_BYTE, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+                    "MPI_Gather", "sendbuf == recvbuf at the root");
+  mt_expect_error(MPI_Allgather(bytes, 0, MPI_DATATYPE_NULL, bytes + 32, 0, MPI_BYTE, MPI_COMM_WORLD), MPI_ERR_TYPE,
+                  "MPI_Allgather", "0 bytes, sendtype MPI_DATATYPE_NULL");
+  mt_expect_error(MPI_Alltoall(bytes, 0, MPI_BYTE, bytes + 32, -1, MPI_BYTE, MPI_COMM_WORLD), MPI_ERR_COUNT,
+                  "MPI_Alltoall", "recvcount -1");
+  mt_expect_error(MPI_Alltoall(bytes, 1, MPI_BYTE, bytes, 1, MPI_BYTE, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+                  "MPI_Alltoall", "sendbuf == recvbuf");
 
   /* The valid calls of no elements, then one with data: still in step. */
   CHECK_MPI(MPI_Allreduce(in, out, 0, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
