@@ -27,9 +27,12 @@ FERRY_INLINE const Datatype* check_send(api::Call& call, const Communicator* c, 
   return api::check_triple(call, sendbuf, sendcount, sendtype, "send", c == nullptr || !c->inter);
 }
 
-FERRY_INLINE int allgather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
-                           MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                           MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int allgather_checked(const char* name, const void* sendbuf, MPI_Count sendcount,
+                                                MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request* request) {
   api::Call call(name);
   Args a;
   a.comm = call.comm(comm);
@@ -39,6 +42,18 @@ FERRY_INLINE int allgather(const char* name, api::Form form, const void* sendbuf
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::allgather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, how);
   });
+}
+
+// The usual blocking call goes straight to the core (api/coll_checks.h, usual_*).
+template <api::Form form>
+FERRY_INLINE int allgather(const char* name, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request* request) {
+  if (api::UsualPair u; form == api::Form::kBlocking && api::usual_pair(comm, sendbuf, sendcount, sendtype, recvbuf,
+                                                                        recvcount, recvtype, &u)) [[likely]]
+    return api::core_result(name, u.comm,
+                            coll::allgather(sendbuf, sendcount, u.sendtype, recvbuf, recvcount, u.recvtype, u.comm));
+  return allgather_checked<form>(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
 
 // Each receive block is checked at its own displacement.
@@ -62,40 +77,40 @@ int allgatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count 
 
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather("MPI_Allgather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    comm, MPI_INFO_NULL, nullptr);
+  return allgather<api::Form::kBlocking>("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Allgather)
 extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather("MPI_Iallgather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, comm, MPI_INFO_NULL, request);
+  return allgather<api::Form::kNonblocking>("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                            recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Iallgather)
 extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
-  return allgather("MPI_Allgather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, comm, info, request);
+  return allgather<api::Form::kPersistent>("MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, comm, info, request);
 }
 FERRY_ENTRY(Allgather_init)
 extern "C" int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather("MPI_Allgather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    comm, MPI_INFO_NULL, nullptr);
+  return allgather<api::Form::kBlocking>("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Allgather_c)
 extern "C" int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather("MPI_Iallgather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, comm, MPI_INFO_NULL, request);
+  return allgather<api::Form::kNonblocking>("MPI_Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                            recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Iallgather_c)
 extern "C" int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                      MPI_Request* request) {
-  return allgather("MPI_Allgather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, comm, info, request);
+  return allgather<api::Form::kPersistent>("MPI_Allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, comm, info, request);
 }
 FERRY_ENTRY(Allgather_init_c)
 

@@ -75,15 +75,30 @@ Communicator* check_w(api::Call& call, const void* sendbuf, coll::CountArray sen
   return c;
 }
 
-FERRY_INLINE int alltoall(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
-                          MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int alltoall_checked(const char* name, const void* sendbuf, MPI_Count sendcount,
+                                               MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, nullptr, nullptr,
                  recvtype, comm, false);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::alltoall(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, a.comm, how);
   });
+}
+
+// The usual blocking call goes straight to the core (api/coll_checks.h, usual_*).
+template <api::Form form>
+FERRY_INLINE int alltoall(const char* name, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request* request) {
+  if (api::UsualPair u; form == api::Form::kBlocking && api::usual_pair(comm, sendbuf, sendcount, sendtype, recvbuf,
+                                                                        recvcount, recvtype, &u)) [[likely]]
+    return api::core_result(name, u.comm,
+                            coll::alltoall(sendbuf, sendcount, u.sendtype, recvbuf, recvcount, u.recvtype, u.comm));
+  return alltoall_checked<form>(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
 
 int alltoallv(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
@@ -118,40 +133,40 @@ int alltoallw(const char* name, api::Form form, const void* sendbuf, coll::Count
 
 extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall("MPI_Alltoall", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    comm, MPI_INFO_NULL, nullptr);
+  return alltoall<api::Form::kBlocking>("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Alltoall)
 extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return alltoall("MPI_Ialltoall", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    comm, MPI_INFO_NULL, request);
+  return alltoall<api::Form::kNonblocking>("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                           comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ialltoall)
 extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                   MPI_Request* request) {
-  return alltoall("MPI_Alltoall_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, comm, info, request);
+  return alltoall<api::Form::kPersistent>("MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, comm, info, request);
 }
 FERRY_ENTRY(Alltoall_init)
 extern "C" int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall("MPI_Alltoall_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    comm, MPI_INFO_NULL, nullptr);
+  return alltoall<api::Form::kBlocking>("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Alltoall_c)
 extern "C" int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return alltoall("MPI_Ialltoall_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, comm, MPI_INFO_NULL, request);
+  return alltoall<api::Form::kNonblocking>("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ialltoall_c)
 extern "C" int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
-  return alltoall("MPI_Alltoall_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, comm, info, request);
+  return alltoall<api::Form::kPersistent>("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, comm, info, request);
 }
 FERRY_ENTRY(Alltoall_init_c)
 

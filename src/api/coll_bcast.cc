@@ -28,41 +28,54 @@ FERRY_INLINE Args check(api::Call& call, void* buffer, MPI_Count count, MPI_Data
   return a;
 }
 
-FERRY_INLINE int bcast(const char* name, api::Form form, void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int bcast_checked(const char* name, void* buffer, MPI_Count count, MPI_Datatype datatype,
+                                            int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, buffer, count, datatype, root, comm);
   return api::launch(call, form, info, request,
                      [&](coll::Launch how) { return coll::bcast(buffer, count, a.type, root, a.comm, how); });
 }
 
+// The usual blocking call goes straight to the core (api/coll_checks.h, usual_*).
+template <api::Form form>
+FERRY_INLINE int bcast(const char* name, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       MPI_Info info, MPI_Request* request) {
+  if (form == api::Form::kBlocking)
+    if (Communicator* c = api::usual_intracomm(comm); c != nullptr && root >= 0 && root < c->size)
+      if (const Datatype* t = api::usual_triple(buffer, count, datatype)) [[likely]]
+        return api::core_result(name, c, coll::bcast(buffer, count, t, root, c));
+  return bcast_checked<form>(name, buffer, count, datatype, root, comm, info, request);
+}
+
 }  // namespace
 
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return bcast("MPI_Bcast", api::Form::kBlocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
+  return bcast<api::Form::kBlocking>("MPI_Bcast", buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Bcast)
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            MPI_Request* request) {
-  return bcast("MPI_Ibcast", api::Form::kNonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
+  return bcast<api::Form::kNonblocking>("MPI_Ibcast", buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ibcast)
 extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                MPI_Info info, MPI_Request* request) {
-  return bcast("MPI_Bcast_init", api::Form::kPersistent, buffer, count, datatype, root, comm, info, request);
+  return bcast<api::Form::kPersistent>("MPI_Bcast_init", buffer, count, datatype, root, comm, info, request);
 }
 FERRY_ENTRY(Bcast_init)
 extern "C" int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return bcast("MPI_Bcast_c", api::Form::kBlocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
+  return bcast<api::Form::kBlocking>("MPI_Bcast_c", buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Bcast_c)
 extern "C" int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                              MPI_Request* request) {
-  return bcast("MPI_Ibcast_c", api::Form::kNonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
+  return bcast<api::Form::kNonblocking>("MPI_Ibcast_c", buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ibcast_c)
 extern "C" int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                  MPI_Info info, MPI_Request* request) {
-  return bcast("MPI_Bcast_init_c", api::Form::kPersistent, buffer, count, datatype, root, comm, info, request);
+  return bcast<api::Form::kPersistent>("MPI_Bcast_init_c", buffer, count, datatype, root, comm, info, request);
 }
 FERRY_ENTRY(Bcast_init_c)

@@ -145,6 +145,12 @@ bool check_not_aliased_fully(Call& call, const void* sendbuf, bool send_has_data
   return true;
 }
 
+int core_failed(const char* name, Communicator* c, Err e) {
+  Call call(name);
+  call.use_errhandler_of(c);
+  return call.result(std::move(e));
+}
+
 int finish_nonblocking(Call& call, Err e, Request* r, MPI_Request* request) {
   *request = r != nullptr ? r->handle : MPI_REQUEST_NULL;
   return call.result(std::move(e));

@@ -23,6 +23,72 @@ namespace ferry::api {
 // a collective of no data costs little else, issue 29), and out of line
 // (coll_checks.cc) for every other, which names what failed.
 
+// The arguments of the usual call, seen valid in a few compares without a
+// Call (issue 29): a collective's entry point whose arguments all pass these
+// runs the core at once and builds its Call only if the core fails
+// (core_result); nullptr (false) means only "not at a glance": the entry
+// point's full checks then decide, and name what is wrong. Each answers
+// true only where its full check passes, which uses it as its own first test.
+//
+// An intracommunicator of an initialized runtime (Call::comm, intracomm).
+FERRY_INLINE Communicator* usual_intracomm(MPI_Comm handle) {
+  if (!runtime::active()) [[unlikely]]
+    return nullptr;
+  Communicator* c = communicators::find_inline(handle);
+  return c != nullptr && !c->inter ? c : nullptr;
+}
+// A builtin datatype (MPI_FLOAT, ...; find_datatype's inline case, in one
+// compare of the handle's kind and object) that can be moved
+// (Call::datatype, Call::movable). Others are not usual here.
+FERRY_INLINE const Datatype* usual_type(MPI_Datatype handle) {
+  const auto h = static_cast<uint32_t>(handle);
+  if ((h >> 26) != (handle::kKindBuiltin << 4 | static_cast<uint32_t>(handle::Object::kDatatype))) return nullptr;
+  const Datatype* t = datatypes::builtin[h & 0xff];
+  return t != nullptr && t->handle == handle && t->committed && t->supported ? t : nullptr;
+}
+// A (buffer, count, datatype) triple that check_triple passes at once.
+FERRY_INLINE const Datatype* usual_triple(const void* buf, MPI_Count count, MPI_Datatype type) {
+  if (buf == MPI_IN_PLACE || count < 0) return nullptr;
+  const Datatype* t = usual_type(type);
+  return t != nullptr && Call::buffer_fits(buf, count, t) ? t : nullptr;
+}
+// A predefined operation (MPI_SUM, ...) that check_op has found defined for
+// `type`, a builtin type (usual_type): its bit in builtin_ops::known.
+FERRY_INLINE const Op* usual_op(MPI_Op handle, const Datatype* type) {
+  const auto h = static_cast<uint32_t>(handle);
+  if ((h >> 26) != (handle::kKindBuiltin << 4 | static_cast<uint32_t>(handle::Object::kOp))) return nullptr;
+  const uint32_t i = handle::index_of(handle);
+  const uint32_t slot = static_cast<uint32_t>(type->handle) & 0xff;
+  if (i == 0 || i >= builtin_ops::kOps) return nullptr;
+  if ((builtin_ops::known[i][slot / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (slot % 64))) == 0)
+    return nullptr;
+  return &builtin_ops::predefined[i];
+}
+// The usual send and receive triples of allgather and alltoall (no
+// MPI_IN_PLACE), not the same memory when both hold data.
+struct UsualPair {
+  Communicator* comm = nullptr;
+  const Datatype* sendtype = nullptr;
+  const Datatype* recvtype = nullptr;
+};
+FERRY_INLINE bool usual_pair(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             const void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, UsualPair* u) {
+  u->comm = usual_intracomm(comm);
+  u->sendtype = usual_triple(sendbuf, sendcount, sendtype);
+  u->recvtype = usual_triple(recvbuf, recvcount, recvtype);
+  return u->comm != nullptr && u->sendtype != nullptr && u->recvtype != nullptr &&
+         (sendbuf != recvbuf || sendcount == 0 || recvcount == 0);
+}
+
+// What a blocking call that passed the usual checks answers for its core's
+// `e`: MPI_SUCCESS, or the error raised on c's handler, named for the call.
+int core_failed(const char* name, Communicator* c, Err e);
+FERRY_INLINE int core_result(const char* name, Communicator* c, Err&& e) {
+  if (e.ok()) [[likely]]
+    return MPI_SUCCESS;
+  return core_failed(name, c, std::move(e));
+}
+
 bool check_root_fully(Call& call, int root, const Communicator* c);
 // `root` must be a rank of the communicator (MPI_ERR_ROOT); on an
 // intercommunicator, MPI_ROOT, MPI_PROC_NULL or a rank of the remote group.
@@ -41,10 +107,9 @@ const Datatype* check_triple_fully(Call& call, const void* buf, MPI_Count count,
 // datatype, or nullptr for MPI_IN_PLACE or after an error.
 inline const Datatype* check_triple(Call& call, const void* buf, MPI_Count count, MPI_Datatype type,
                                     const char* what, bool in_place_allowed = false) {
-  if (call.ok() && buf != MPI_IN_PLACE && count >= 0) [[likely]] {
-    const Datatype* t = find_datatype(type);
-    if (t != nullptr && t->committed && t->supported && Call::buffer_fits(buf, count, t)) [[likely]] return t;
-  }
+  if (call.ok()) [[likely]]
+    if (const Datatype* t = usual_triple(buf, count, type)) [[likely]]
+      return t;
   return check_triple_fully(call, buf, count, type, what, in_place_allowed);
 }
 
@@ -106,6 +171,22 @@ struct RootedArgs {
   const Datatype* everyone_type = nullptr;
   const Datatype* root_type = nullptr;
 };
+// check_rooted's usual case (gather, scatter): an intracommunicator, a
+// root of it, the buffer every rank passes and, at the root, the root's
+// as usual_triple (no MPI_IN_PLACE), and not the same memory at the root.
+// The root's is not looked at elsewhere (a->root_type stays nullptr), as
+// in check_rooted.
+FERRY_INLINE bool usual_rooted(MPI_Comm comm, int root, const void* everyone_buf, MPI_Count everyone_count,
+                               MPI_Datatype everyone_type, const void* root_buf, MPI_Count root_count,
+                               MPI_Datatype root_type, RootedArgs* a) {
+  a->comm = usual_intracomm(comm);
+  if (a->comm == nullptr || root < 0 || root >= a->comm->size) return false;
+  a->everyone_type = usual_triple(everyone_buf, everyone_count, everyone_type);
+  if (a->everyone_type == nullptr) return false;
+  if (a->comm->rank != root) return true;
+  a->root_type = usual_triple(root_buf, root_count, root_type);
+  return a->root_type != nullptr && (everyone_buf != root_buf || everyone_count == 0 || root_count == 0);
+}
 // Checks the communicator, the root (MPI_ERR_ROOT), both buffers as above,
 // and that they are not the same memory without MPI_IN_PLACE.
 // Inline (FERRY_INLINE, api.h) into each form, whose v_form is a constant.

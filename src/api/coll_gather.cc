@@ -32,15 +32,31 @@ FERRY_INLINE Args check(api::Call& call, const void* sendbuf, MPI_Count sendcoun
   return Args{r.comm, r.everyone_type, r.root_type};
 }
 
-FERRY_INLINE int gather(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
-                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int gather_checked(const char* name, const void* sendbuf, MPI_Count sendcount,
+                                             MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm,
                  false);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::gather(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, how);
   });
+}
+
+// The usual blocking call goes straight to the core (api/coll_checks.h, usual_*).
+template <api::Form form>
+FERRY_INLINE int gather(const char* name, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request) {
+  if (api::RootedArgs r; form == api::Form::kBlocking && api::usual_rooted(comm, root, sendbuf, sendcount, sendtype,
+                                                                           recvbuf, recvcount, recvtype, &r)) [[likely]]
+    return api::core_result(
+        name, r.comm, coll::gather(sendbuf, sendcount, r.everyone_type, recvbuf, recvcount, r.root_type, root, r.comm));
+  return gather_checked<form>(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                              request);
 }
 
 int gatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -57,40 +73,40 @@ int gatherv(const char* name, api::Form form, const void* sendbuf, MPI_Count sen
 
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gather("MPI_Gather", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-    comm, MPI_INFO_NULL, nullptr);
+  return gather<api::Form::kBlocking>("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                      comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Gather)
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return gather("MPI_Igather", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, MPI_INFO_NULL, request);
+  return gather<api::Form::kNonblocking>("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         root, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Igather)
 extern "C" int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return gather("MPI_Gather_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, info, request);
+  return gather<api::Form::kPersistent>("MPI_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        root, comm, info, request);
 }
 FERRY_ENTRY(Gather_init)
 extern "C" int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gather("MPI_Gather_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-    comm, MPI_INFO_NULL, nullptr);
+  return gather<api::Form::kBlocking>("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                      comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Gather_c)
 extern "C" int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request* request) {
-  return gather("MPI_Igather_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, MPI_INFO_NULL, request);
+  return gather<api::Form::kNonblocking>("MPI_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         root, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Igather_c)
 extern "C" int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                   MPI_Request* request) {
-  return gather("MPI_Gather_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, info, request);
+  return gather<api::Form::kPersistent>("MPI_Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        root, comm, info, request);
 }
 FERRY_ENTRY(Gather_init_c)
 

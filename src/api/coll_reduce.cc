@@ -125,8 +125,31 @@ MPI_Count check_recvcounts(api::Call& call, const Communicator* comm, coll::Coun
   return total;
 }
 
-FERRY_INLINE int allreduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
-                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+// The usual blocking reduction of no elements (issue 29: 0-byte and
+// sub-element calls): an intracommunicator, a movable type and an operation
+// found defined for it, seen in a few compares. Every check of the full
+// path passes then (no buffer matters without elements), and the core
+// finishes the call at once (coll/at_once.h): no Call is built.
+struct Usual {
+  Communicator* comm = nullptr;
+  const Datatype* type = nullptr;
+  const Op* op = nullptr;
+};
+FERRY_INLINE bool usual_without_elements(api::Form form, MPI_Count count, MPI_Comm comm, MPI_Datatype datatype,
+                                         MPI_Op op, Usual* u) {
+  if (form != api::Form::kBlocking || count != 0) return false;
+  u->comm = api::usual_intracomm(comm);
+  u->type = api::usual_type(datatype);
+  if (u->comm == nullptr || u->type == nullptr) return false;
+  u->op = api::usual_op(op, u->type);
+  return u->op != nullptr;
+}
+
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int allreduce_checked(const char* name, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request* request) {
   api::Call call(name);
   call.count(count);
   Checked c = check_common(call, comm, datatype, op, true);
@@ -137,9 +160,19 @@ FERRY_INLINE int allreduce(const char* name, api::Form form, const void* sendbuf
   });
 }
 
-FERRY_INLINE int reduce(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
-                        MPI_Request* request) {
+template <api::Form form>
+FERRY_INLINE int allreduce(const char* name, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (Usual u; usual_without_elements(form, count, comm, datatype, op, &u)) [[likely]]
+    return api::core_result(name, u.comm, coll::allreduce(sendbuf, recvbuf, 0, u.type, u.op, u.comm));
+  return allreduce_checked<form>(name, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int reduce_checked(const char* name, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request* request) {
   api::Call call(name);
   call.count(count);
   Checked c = check_common(call, comm, datatype, op, true);
@@ -149,9 +182,21 @@ FERRY_INLINE int reduce(const char* name, api::Form form, const void* sendbuf, v
   });
 }
 
-FERRY_INLINE int reduce_scatter_block(const char* name, api::Form form, const void* sendbuf, void* recvbuf,
-                                      MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                      MPI_Info info, MPI_Request* request) {
+template <api::Form form>
+FERRY_INLINE int reduce(const char* name, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  // (MPI_IN_PLACE is the root's alone, even without elements.)
+  if (Usual u; usual_without_elements(form, count, comm, datatype, op, &u) && root >= 0 && root < u.comm->size &&
+               (sendbuf != MPI_IN_PLACE || root == u.comm->rank)) [[likely]]
+    return api::core_result(name, u.comm, coll::reduce(sendbuf, recvbuf, 0, u.type, u.op, root, u.comm));
+  return reduce_checked<form>(name, sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+}
+
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int reduce_scatter_block_checked(const char* name, const void* sendbuf, void* recvbuf,
+                                                           MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+                                                           MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   call.count(recvcount, "recvcount");
   Checked c = check_common(call, comm, datatype, op, true);
@@ -162,9 +207,20 @@ FERRY_INLINE int reduce_scatter_block(const char* name, api::Form form, const vo
   });
 }
 
-FERRY_INLINE int reduce_scatter(const char* name, api::Form form, const void* sendbuf, void* recvbuf,
-                                coll::CountArray recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                MPI_Info info, MPI_Request* request) {
+template <api::Form form>
+FERRY_INLINE int reduce_scatter_block(const char* name, const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request* request) {
+  if (Usual u; usual_without_elements(form, recvcount, comm, datatype, op, &u)) [[likely]]
+    return api::core_result(name, u.comm, coll::reduce_scatter_block(sendbuf, recvbuf, 0, u.type, u.op, u.comm));
+  return reduce_scatter_block_checked<form>(name, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+}
+
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int reduce_scatter_checked(const char* name, const void* sendbuf, void* recvbuf,
+                                                     coll::CountArray recvcounts, MPI_Datatype datatype, MPI_Op op,
+                                                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   Checked c = check_common(call, comm, datatype, op, true);
   check_inter_not_in_place(call, c, sendbuf);
@@ -175,10 +231,22 @@ FERRY_INLINE int reduce_scatter(const char* name, api::Form form, const void* se
   });
 }
 
+template <api::Form form>
+FERRY_INLINE int reduce_scatter(const char* name, const void* sendbuf, void* recvbuf, coll::CountArray recvcounts,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  // Every count 0 (so none negative), on a communicator of any size.
+  if (Usual u; !recvcounts.null() && usual_without_elements(form, 0, comm, datatype, op, &u) &&
+               coll::all_empty(recvcounts, u.comm->size)) [[likely]]
+    return api::core_result(name, u.comm, coll::reduce_scatter(sendbuf, recvbuf, recvcounts, u.type, u.op, u.comm));
+  return reduce_scatter_checked<form>(name, sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+}
+
 // MPI_Scan and MPI_Exscan (§5.11): intracommunicators only.
-FERRY_INLINE int scan(const char* name, api::Form form, bool exclusive, const void* sendbuf, void* recvbuf,
-                      MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                      MPI_Request* request) {
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int scan_checked(const char* name, bool exclusive, const void* sendbuf, void* recvbuf,
+                                           MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                           MPI_Info info, MPI_Request* request) {
   api::Call call(name);
   call.count(count);
   Checked c = check_common(call, comm, datatype, op);
@@ -188,233 +256,246 @@ FERRY_INLINE int scan(const char* name, api::Form form, bool exclusive, const vo
                      : coll::scan(sendbuf, recvbuf, count, c.type, c.op, c.comm, how);
   });
 }
-FERRY_INLINE int scan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
+
+template <api::Form form>
+FERRY_INLINE int scan(const char* name, bool exclusive, const void* sendbuf, void* recvbuf, MPI_Count count,
                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return scan(name, form, false, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  if (Usual u; usual_without_elements(form, count, comm, datatype, op, &u)) [[likely]]
+    return api::core_result(name, u.comm,
+                            exclusive ? coll::exscan(sendbuf, recvbuf, 0, u.type, u.op, u.comm)
+                                      : coll::scan(sendbuf, recvbuf, 0, u.type, u.op, u.comm));
+  return scan_checked<form>(name, exclusive, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
-FERRY_INLINE int exscan(const char* name, api::Form form, const void* sendbuf, void* recvbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return scan(name, form, true, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+
+template <api::Form form>
+FERRY_INLINE int scan(const char* name, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan<form>(name, false, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+template <api::Form form>
+FERRY_INLINE int exscan(const char* name, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan<form>(name, true, sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 
 }  // namespace
 
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
-  return allreduce("MPI_Allreduce", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    nullptr);
+  return allreduce<api::Form::kBlocking>("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                         nullptr);
 }
 FERRY_ENTRY(Allreduce)
 extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request* request) {
-  return allreduce("MPI_Iallreduce", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm,
-    MPI_INFO_NULL, request);
+  return allreduce<api::Form::kNonblocking>("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm,
+                                            MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Iallreduce)
 extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return allreduce("MPI_Allreduce_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
-    request);
+  return allreduce<api::Form::kPersistent>("MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm, info,
+                                           request);
 }
 FERRY_ENTRY(Allreduce_init)
 extern "C" int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm) {
-  return allreduce("MPI_Allreduce_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    nullptr);
+  return allreduce<api::Form::kBlocking>("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                         nullptr);
 }
 FERRY_ENTRY(Allreduce_c)
 extern "C" int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm, MPI_Request* request) {
-  return allreduce("MPI_Iallreduce_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm,
-    MPI_INFO_NULL, request);
+  return allreduce<api::Form::kNonblocking>("MPI_Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm,
+                                            MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Iallreduce_c)
 extern "C" int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return allreduce("MPI_Allreduce_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
-    request);
+  return allreduce<api::Form::kPersistent>("MPI_Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm, info,
+                                           request);
 }
 FERRY_ENTRY(Allreduce_init_c)
 
 extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                            MPI_Comm comm) {
-  return reduce("MPI_Reduce", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
-    nullptr);
+  return reduce<api::Form::kBlocking>("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
+                                      nullptr);
 }
 FERRY_ENTRY(Reduce)
 extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                             MPI_Comm comm, MPI_Request* request) {
-  return reduce("MPI_Ireduce", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, root, comm,
-    MPI_INFO_NULL, request);
+  return reduce<api::Form::kNonblocking>("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                                         MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ireduce)
 extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return reduce("MPI_Reduce_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, root, comm, info,
-    request);
+  return reduce<api::Form::kPersistent>("MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm, info,
+                                        request);
 }
 FERRY_ENTRY(Reduce_init)
 extern "C" int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                              int root, MPI_Comm comm) {
-  return reduce("MPI_Reduce_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
-    nullptr);
+  return reduce<api::Form::kBlocking>("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, MPI_INFO_NULL,
+                                      nullptr);
 }
 FERRY_ENTRY(Reduce_c)
 extern "C" int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                               int root, MPI_Comm comm, MPI_Request* request) {
-  return reduce("MPI_Ireduce_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, root, comm,
-    MPI_INFO_NULL, request);
+  return reduce<api::Form::kNonblocking>("MPI_Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm,
+                                         MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ireduce_c)
 extern "C" int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                   int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return reduce("MPI_Reduce_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, root, comm, info,
-    request);
+  return reduce<api::Form::kPersistent>("MPI_Reduce_init_c", sendbuf, recvbuf, count, datatype, op, root, comm, info,
+                                        request);
 }
 FERRY_ENTRY(Reduce_init_c)
 
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_block("MPI_Reduce_scatter_block", api::Form::kBlocking, sendbuf, recvbuf, recvcount, datatype,
-    op, comm, MPI_INFO_NULL, nullptr);
+  return reduce_scatter_block<api::Form::kBlocking>("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, datatype,
+                                                    op, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Reduce_scatter_block)
 extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return reduce_scatter_block("MPI_Ireduce_scatter_block", api::Form::kNonblocking, sendbuf, recvbuf, recvcount,
-    datatype, op, comm, MPI_INFO_NULL, request);
+  return reduce_scatter_block<api::Form::kNonblocking>("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount,
+                                                       datatype, op, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ireduce_scatter_block)
 extern "C" int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return reduce_scatter_block("MPI_Reduce_scatter_block_init", api::Form::kPersistent, sendbuf, recvbuf, recvcount,
-    datatype, op, comm, info, request);
+  return reduce_scatter_block<api::Form::kPersistent>("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, recvcount,
+                                                      datatype, op, comm, info, request);
 }
 FERRY_ENTRY(Reduce_scatter_block_init)
 extern "C" int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_block("MPI_Reduce_scatter_block_c", api::Form::kBlocking, sendbuf, recvbuf, recvcount, datatype,
-    op, comm, MPI_INFO_NULL, nullptr);
+  return reduce_scatter_block<api::Form::kBlocking>("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype,
+                                                    op, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Reduce_scatter_block_c)
 extern "C" int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return reduce_scatter_block("MPI_Ireduce_scatter_block_c", api::Form::kNonblocking, sendbuf, recvbuf, recvcount,
-    datatype, op, comm, MPI_INFO_NULL, request);
+  return reduce_scatter_block<api::Form::kNonblocking>("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, recvcount,
+                                                       datatype, op, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ireduce_scatter_block_c)
 extern "C" int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                                 MPI_Request* request) {
-  return reduce_scatter_block("MPI_Reduce_scatter_block_init_c", api::Form::kPersistent, sendbuf, recvbuf, recvcount,
-    datatype, op, comm, info, request);
+  return reduce_scatter_block<api::Form::kPersistent>("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf, recvcount,
+                                                      datatype, op, comm, info, request);
 }
 FERRY_ENTRY(Reduce_scatter_block_init_c)
 
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter("MPI_Reduce_scatter", api::Form::kBlocking, sendbuf, recvbuf, recvcounts, datatype, op, comm,
-    MPI_INFO_NULL, nullptr);
+  return reduce_scatter<api::Form::kBlocking>("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                              MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Reduce_scatter)
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                     MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return reduce_scatter("MPI_Ireduce_scatter", api::Form::kNonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
-    comm, MPI_INFO_NULL, request);
+  return reduce_scatter<api::Form::kNonblocking>("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op,
+                                                 comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ireduce_scatter)
 extern "C" int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                         MPI_Request* request) {
-  return reduce_scatter("MPI_Reduce_scatter_init", api::Form::kPersistent, sendbuf, recvbuf, recvcounts, datatype, op,
-    comm, info, request);
+  return reduce_scatter<api::Form::kPersistent>("MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op,
+                                                comm, info, request);
 }
 FERRY_ENTRY(Reduce_scatter_init)
 extern "C" int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter("MPI_Reduce_scatter_c", api::Form::kBlocking, sendbuf, recvbuf, recvcounts, datatype, op, comm,
-    MPI_INFO_NULL, nullptr);
+  return reduce_scatter<api::Form::kBlocking>("MPI_Reduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                              MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Reduce_scatter_c)
 extern "C" int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return reduce_scatter("MPI_Ireduce_scatter_c", api::Form::kNonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
-    comm, MPI_INFO_NULL, request);
+  return reduce_scatter<api::Form::kNonblocking>("MPI_Ireduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op,
+                                                 comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Ireduce_scatter_c)
 extern "C" int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                           MPI_Request* request) {
-  return reduce_scatter("MPI_Reduce_scatter_init_c", api::Form::kPersistent, sendbuf, recvbuf, recvcounts, datatype, op,
-    comm, info, request);
+  return reduce_scatter<api::Form::kPersistent>("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, recvcounts, datatype, op,
+                                                comm, info, request);
 }
 FERRY_ENTRY(Reduce_scatter_init_c)
 
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm) {
-  return scan("MPI_Scan", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
+  return scan<api::Form::kBlocking>("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Scan)
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                           MPI_Comm comm, MPI_Request* request) {
-  return scan("MPI_Iscan", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    request);
+  return scan<api::Form::kNonblocking>("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                       request);
 }
 FERRY_ENTRY(Iscan)
 extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return scan("MPI_Scan_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  return scan<api::Form::kPersistent>("MPI_Scan_init", sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 FERRY_ENTRY(Scan_init)
 extern "C" int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm) {
-  return scan("MPI_Scan_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
+  return scan<api::Form::kBlocking>("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Scan_c)
 extern "C" int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm, MPI_Request* request) {
-  return scan("MPI_Iscan_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    request);
+  return scan<api::Form::kNonblocking>("MPI_Iscan_c", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                       request);
 }
 FERRY_ENTRY(Iscan_c)
 extern "C" int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return scan("MPI_Scan_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  return scan<api::Form::kPersistent>("MPI_Scan_init_c", sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 FERRY_ENTRY(Scan_init_c)
 
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm) {
-  return exscan("MPI_Exscan", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    nullptr);
+  return exscan<api::Form::kBlocking>("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                      nullptr);
 }
 FERRY_ENTRY(Exscan)
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm, MPI_Request* request) {
-  return exscan("MPI_Iexscan", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    request);
+  return exscan<api::Form::kNonblocking>("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                         request);
 }
 FERRY_ENTRY(Iexscan)
 extern "C" int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return exscan("MPI_Exscan_init", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info, request);
+  return exscan<api::Form::kPersistent>("MPI_Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 FERRY_ENTRY(Exscan_init)
 extern "C" int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm) {
-  return exscan("MPI_Exscan_c", api::Form::kBlocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    nullptr);
+  return exscan<api::Form::kBlocking>("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                      nullptr);
 }
 FERRY_ENTRY(Exscan_c)
 extern "C" int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm, MPI_Request* request) {
-  return exscan("MPI_Iexscan_c", api::Form::kNonblocking, sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
-    request);
+  return exscan<api::Form::kNonblocking>("MPI_Iexscan_c", sendbuf, recvbuf, count, datatype, op, comm, MPI_INFO_NULL,
+                                         request);
 }
 FERRY_ENTRY(Iexscan_c)
 extern "C" int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  return exscan("MPI_Exscan_init_c", api::Form::kPersistent, sendbuf, recvbuf, count, datatype, op, comm, info,
-    request);
+  return exscan<api::Form::kPersistent>("MPI_Exscan_init_c", sendbuf, recvbuf, count, datatype, op, comm, info,
+                                        request);
 }
 FERRY_ENTRY(Exscan_init_c)

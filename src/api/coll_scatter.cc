@@ -31,15 +31,32 @@ FERRY_INLINE Args check(api::Call& call, const void* sendbuf, MPI_Count sendcoun
   return Args{r.comm, r.root_type, r.everyone_type};
 }
 
-FERRY_INLINE int scatter(const char* name, api::Form form, const void* sendbuf, MPI_Count sendcount,
-                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+// Every check, named where it fails (not the usual call).
+template <api::Form form>
+__attribute__((noinline)) int scatter_checked(const char* name, const void* sendbuf, MPI_Count sendcount,
+                                              MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request) {
   api::Call call(name);
   Args a = check(call, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm,
                  false);
   return api::launch(call, form, info, request, [&](coll::Launch how) {
     return coll::scatter(sendbuf, sendcount, a.sendtype, recvbuf, recvcount, a.recvtype, root, a.comm, how);
   });
+}
+
+// The usual blocking call goes straight to the core (api/coll_checks.h, usual_*).
+template <api::Form form>
+FERRY_INLINE int scatter(const char* name, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request* request) {
+  if (api::RootedArgs r; form == api::Form::kBlocking && api::usual_rooted(comm, root, recvbuf, recvcount, recvtype,
+                                                                           sendbuf, sendcount, sendtype, &r)) [[likely]]
+    return api::core_result(
+        name, r.comm,
+        coll::scatter(sendbuf, sendcount, r.root_type, recvbuf, recvcount, r.everyone_type, root, r.comm));
+  return scatter_checked<form>(name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                               request);
 }
 
 int scatterv(const char* name, api::Form form, const void* sendbuf, coll::CountArray sendcounts,
@@ -56,41 +73,41 @@ int scatterv(const char* name, api::Form form, const void* sendbuf, coll::CountA
 
 extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return scatter("MPI_Scatter", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-    comm, MPI_INFO_NULL, nullptr);
+  return scatter<api::Form::kBlocking>("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                       comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Scatter)
 extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return scatter("MPI_Iscatter", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, MPI_INFO_NULL, request);
+  return scatter<api::Form::kNonblocking>("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                          root, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Iscatter)
 extern "C" int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
-  return scatter("MPI_Scatter_init", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, info, request);
+  return scatter<api::Form::kPersistent>("MPI_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         root, comm, info, request);
 }
 FERRY_ENTRY(Scatter_init)
 extern "C" int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return scatter("MPI_Scatter_c", api::Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, MPI_INFO_NULL, nullptr);
+  return scatter<api::Form::kBlocking>("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                       root, comm, MPI_INFO_NULL, nullptr);
 }
 FERRY_ENTRY(Scatter_c)
 extern "C" int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                                MPI_Request* request) {
-  return scatter("MPI_Iscatter_c", api::Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-    root, comm, MPI_INFO_NULL, request);
+  return scatter<api::Form::kNonblocking>("MPI_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                          root, comm, MPI_INFO_NULL, request);
 }
 FERRY_ENTRY(Iscatter_c)
 extern "C" int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
-  return scatter("MPI_Scatter_init_c", api::Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-    recvtype, root, comm, info, request);
+  return scatter<api::Form::kPersistent>("MPI_Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                         recvtype, root, comm, info, request);
 }
 FERRY_ENTRY(Scatter_init_c)
 

@@ -24,7 +24,7 @@ bool is_revoked_slow(uint32_t context);
 
 // What every send and receive start asks: one relaxed load until a
 // communicator is revoked.
-inline bool is_revoked(uint32_t context) {
+inline __attribute__((always_inline)) bool is_revoked(uint32_t context) {
   return any.load(std::memory_order_relaxed) && is_revoked_slow(context);
 }
 

@@ -170,11 +170,9 @@ Err run_alltoallw(const void* sendbuf, CountArray sendcounts, DisplArray sdispls
 
 Err barrier(Communicator* c, Launch how) { return run_barrier(c, how); }
 
-namespace {
-// allgather past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err allgather_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype,
-                                                  void* recvbuf, MPI_Count recvcount, const Datatype* recvtype,
-                                                  Communicator* c, Launch how) {
+// allgather past no_data_now (collectives.h).
+Err allgather_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                        MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
   // Every rank asks, whatever its buffers: the one pass runs only if all can.
   if (!c->inter && gpu::onepass::big_enough(recvtype->bytes(recvcount) * static_cast<size_t>(c->size)))
     if (std::optional<Err> done =
@@ -186,13 +184,6 @@ __attribute__((noinline)) Err allgather_with_data(const void* sendbuf, MPI_Count
     return std::move(*staged);
   return run_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
 }
-}  // namespace
-
-Err allgather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-              const Datatype* recvtype, Communicator* c, Launch how) {
-  if (no_data_now("allgather", c, how, !c->inter && recvtype->bytes(recvcount) == 0)) return {};
-  return allgather_with_data(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
-}
 Err allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
                DisplArray displs, const Datatype* recvtype, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
@@ -201,23 +192,14 @@ Err allgatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtyp
     return std::move(*staged);
   return run_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c, how);
 }
-namespace {
-// alltoall past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err alltoall_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype,
-                                                 void* recvbuf, MPI_Count recvcount, const Datatype* recvtype,
-                                                 Communicator* c, Launch how) {
+// alltoall past no_data_now (collectives.h).
+Err alltoall_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                       MPI_Count recvcount, const Datatype* recvtype, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
       }))
     return std::move(*staged);
   return run_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
-}
-}  // namespace
-
-Err alltoall(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-             const Datatype* recvtype, Communicator* c, Launch how) {
-  if (no_data_now("alltoall", c, how, !c->inter && recvtype->bytes(recvcount) == 0)) return {};
-  return alltoall_with_data(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, how);
 }
 Err alltoallv(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, const Datatype* sendtype, void* recvbuf,
               CountArray recvcounts, DisplArray rdispls, const Datatype* recvtype, Communicator* c, Launch how) {

@@ -32,7 +32,7 @@
 #include "base/communicator.h"
 #include "base/error.h"
 #include "base/revocation.h"
-#include "coll/collectives.h"
+#include "coll/launch_form.h"
 #include "coll/shm/segment.h"
 #include "common/debug.h"
 #include "device/device.h"
@@ -68,7 +68,7 @@ bool defer_no_data_fully(const char* operation, Communicator* c);
 // The same, inline where nothing but the number is to do (not revoked,
 // no FERRY_DEBUG=coll line, defer_nothing_at_once): a call with no data
 // then makes no function call (issue 29); else defer_no_data_fully.
-inline bool defer_no_data(const char* operation, Communicator* c) {
+inline __attribute__((always_inline)) bool defer_no_data(const char* operation, Communicator* c) {
   shm::CommSegment* seg = shm::segment_if_made(c);
   if (seg != nullptr && !revocation::is_revoked(c->context) && !debug::on(debug::kColl) && seg->defer_nothing_at_once())
       [[likely]]
@@ -81,13 +81,14 @@ inline bool defer_no_data(const char* operation, Communicator* c) {
 // (`empty`, the same test as at_once's `trivial`, and false on an
 // intercommunicator), done by defer_no_data. False: the call goes on its
 // way, through at_once for the other trivial cases. A collective's entry
-// point tests it and hands the rest to a function of its own kept out of
-// line (`allreduce_with_data`, ...): inlined there, the GPU tests and the
+// point (inline in collectives.h, so in the API's entry point) tests it and
+// hands the rest to a function of its own kept out of line
+// (`allreduce_with_data`, ...): inlined there, the GPU tests and the
 // algorithms' schedules gave the entry a frame of 900 bytes and spills
 // that this call set up and took down without using. With that and
 // defer_no_data inline, coll::allreduce of 0 elements on 2 ranks costs
 // 50 instructions instead of 79 (callgrind, call_instructions).
-inline bool no_data_now(const char* operation, Communicator* c, Launch how, bool empty) {
+inline __attribute__((always_inline)) bool no_data_now(const char* operation, Communicator* c, Launch how, bool empty) {
   return empty && how.form == Launch::Form::kBlocking && !device::enabled() && defer_no_data(operation, c);
 }
 

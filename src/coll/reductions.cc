@@ -158,10 +158,9 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
 
 }  // namespace
 
-namespace {
-// allreduce past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err allreduce_with_data(const void* sendbuf, void* recvbuf, MPI_Count count,
-                                                  const Datatype* type, const Op* op, Communicator* c, Launch how) {
+// allreduce past no_data_now (collectives.h).
+Err allreduce_with_data(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+                        Communicator* c, Launch how) {
   // Every rank asks, whatever its buffers: the one pass runs only if all can.
   if (!c->inter && gpu::onepass::big_enough(type->bytes(count)))
     if (std::optional<Err> done = gpu::onepass::allreduce(sendbuf, recvbuf, count, type, op, c, how))
@@ -171,13 +170,6 @@ __attribute__((noinline)) Err allreduce_with_data(const void* sendbuf, void* rec
       }))
     return std::move(*staged);
   return do_allreduce(sendbuf, recvbuf, count, type, op, c, how);
-}
-}  // namespace
-
-Err allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
-              Launch how) {
-  if (no_data_now("allreduce", c, how, !c->inter && count == 0)) return {};
-  return allreduce_with_data(sendbuf, recvbuf, count, type, op, c, how);
 }
 
 Err reduce_local(const void* in, void* inout, MPI_Count count, const Datatype* type, const Op* op) {
@@ -194,11 +186,9 @@ Err iallreduce_both_groups(const void* sendbuf, void* recvbuf, MPI_Count count, 
   });
 }
 
-namespace {
-// reduce past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err reduce_with_data(const void* sendbuf, void* recvbuf, MPI_Count count,
-                                               const Datatype* type, const Op* op, int root, Communicator* c,
-                                               Launch how) {
+// reduce past no_data_now (collectives.h).
+Err reduce_with_data(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
+                     Communicator* c, Launch how) {
   // (An intercommunicator's other group may pass no type: MPI_PROC_NULL.)
   if (!c->inter && type->contiguous) [[likely]]
     if (shm::CommSegment* seg = shared_now(Operation::kReduce, type->bytes(count), type->bytes(count), c, how))
@@ -210,53 +200,21 @@ __attribute__((noinline)) Err reduce_with_data(const void* sendbuf, void* recvbu
     return std::move(*staged);
   return do_reduce(sendbuf, recvbuf, count, type, op, root, c, how);
 }
-}  // namespace
 
-Err reduce(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, int root,
-           Communicator* c, Launch how) {
-  if (no_data_now("reduce", c, how, !c->inter && count == 0)) return {};
-  return reduce_with_data(sendbuf, recvbuf, count, type, op, root, c, how);
-}
-
-namespace {
-
-// Whether every rank's block of a reduce_scatter is empty: the same answer
-// on every rank (the recvcounts must match, MPI-3.1 §5.10.1).
-bool all_empty(CountArray recvcounts, int n) {
-  for (int r = 0; r < n; ++r)
-    if (recvcounts[r] != 0) return false;
-  return true;
-}
-
-}  // namespace
-
-namespace {
-// reduce_scatter past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err reduce_scatter_with_data(const void* sendbuf, void* recvbuf, CountArray recvcounts,
-                                                       const Datatype* type, const Op* op, Communicator* c,
-                                                       Launch how) {
+// reduce_scatter past no_data_now (collectives.h).
+Err reduce_scatter_with_data(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type,
+                             const Op* op, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
         return gpu::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, c, how);
       }))
     return std::move(*staged);
   return do_reduce_scatter(Operation::kReduceScatter, sendbuf, recvbuf, recvcounts, type, op, c, how);
 }
-}  // namespace
-
-Err reduce_scatter(const void* sendbuf, void* recvbuf, CountArray recvcounts, const Datatype* type, const Op* op,
-                   Communicator* c, Launch how) {
-  if (how.form == Launch::Form::kBlocking &&
-      no_data_now("reduce_scatter", c, how, !c->inter && all_empty(recvcounts, c->size)))
-    return {};
-  return reduce_scatter_with_data(sendbuf, recvbuf, recvcounts, type, op, c, how);
-}
 
 // The schedule reads the counts while it is built, so a local array will do.
-namespace {
-// reduce_scatter_block past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err reduce_scatter_block_with_data(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                                                             const Datatype* type, const Op* op, Communicator* c,
-                                                             Launch how) {
+// reduce_scatter_block past no_data_now (collectives.h).
+Err reduce_scatter_block_with_data(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type,
+                                   const Op* op, Communicator* c, Launch how) {
   if (!c->inter && gpu::onepass::big_enough(type->bytes(recvcount) * static_cast<size_t>(c->size)))
     if (std::optional<Err> done = gpu::onepass::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, c, how))
       return std::move(*done);
@@ -267,18 +225,10 @@ __attribute__((noinline)) Err reduce_scatter_block_with_data(const void* sendbuf
   std::vector<MPI_Count> counts(static_cast<size_t>(c->size), recvcount);
   return do_reduce_scatter(Operation::kReduceScatterBlock, sendbuf, recvbuf, counts.data(), type, op, c, how);
 }
-}  // namespace
 
-Err reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, const Datatype* type, const Op* op,
-                         Communicator* c, Launch how) {
-  if (no_data_now("reduce_scatter_block", c, how, !c->inter && recvcount == 0)) return {};
-  return reduce_scatter_block_with_data(sendbuf, recvbuf, recvcount, type, op, c, how);
-}
-
-namespace {
-// scan (exclusive: exscan) past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err scan_with_data(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
-                                             const Op* op, Communicator* c, Launch how, bool exclusive) {
+// scan past no_data_now (collectives.h).
+Err scan_with_data(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
+                   Communicator* c, Launch how, bool exclusive) {
   // The table's first choice without asking it (choose.h, shared_now): on
   // 2 ranks the long way was about 390 of a rank's 1,170-1,220
   // instructions per 8-byte scan (issue 29, rooted_instructions).
@@ -291,19 +241,6 @@ __attribute__((noinline)) Err scan_with_data(const void* sendbuf, void* recvbuf,
       }))
     return std::move(*staged);
   return do_scan(sendbuf, recvbuf, count, type, op, exclusive, c, how);
-}
-}  // namespace
-
-Err scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
-         Launch how) {
-  if (no_data_now("scan", c, how, !c->inter && count == 0)) return {};
-  return scan_with_data(sendbuf, recvbuf, count, type, op, c, how, false);
-}
-
-Err exscan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op, Communicator* c,
-           Launch how) {
-  if (no_data_now("exscan", c, how, !c->inter && count == 0)) return {};
-  return scan_with_data(sendbuf, recvbuf, count, type, op, c, how, true);
 }
 
 }  // namespace ferry::coll

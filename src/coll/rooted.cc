@@ -143,10 +143,8 @@ Err run_scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, 
 
 }  // namespace
 
-namespace {
-// bcast past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err bcast_with_data(void* buf, MPI_Count count, const Datatype* type, int root,
-                                              Communicator* c, Launch how) {
+// bcast past no_data_now (collectives.h).
+Err bcast_with_data(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
   // (An intercommunicator's other group may pass no type: MPI_PROC_NULL.)
   if (!c->inter) [[likely]] {
     const size_t bytes = type->bytes(count);
@@ -161,17 +159,9 @@ __attribute__((noinline)) Err bcast_with_data(void* buf, MPI_Count count, const 
     return std::move(*staged);
   return run_bcast(buf, count, type, root, c, how);
 }
-}  // namespace
-
-Err bcast(void* buf, MPI_Count count, const Datatype* type, int root, Communicator* c, Launch how) {
-  if (no_data_now("bcast", c, how, !c->inter && type->bytes(count) == 0)) return {};
-  return bcast_with_data(buf, count, type, root, c, how);
-}
-namespace {
-// gather past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err gather_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype,
-                                               void* recvbuf, MPI_Count recvcount, const Datatype* recvtype, int root,
-                                               Communicator* c, Launch how) {
+// gather past no_data_now (collectives.h).
+Err gather_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                     MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (!c->inter) [[likely]] {
     const size_t bytes = c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount);
     if (shm::CommSegment* seg = shared_now(Operation::kGather, bytes, bytes, c, how)) [[likely]]
@@ -183,15 +173,6 @@ __attribute__((noinline)) Err gather_with_data(const void* sendbuf, MPI_Count se
     return std::move(*staged);
   return run_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
-}  // namespace
-
-Err gather(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-           const Datatype* recvtype, int root, Communicator* c, Launch how) {
-  if (no_data_now("gather", c, how,
-                  !c->inter && (c->rank == root ? recvtype->bytes(recvcount) : sendtype->bytes(sendcount)) == 0))
-    return {};
-  return gather_with_data(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
-}
 Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, CountArray recvcounts,
             DisplArray displs, const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (gpu::Outcome staged = gpu::for_launch(how, sendbuf, recvbuf, [&] {
@@ -200,11 +181,9 @@ Err gatherv(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, 
     return std::move(*staged);
   return run_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c, how);
 }
-namespace {
-// scatter past no_data_now, out of line (at_once.h says why).
-__attribute__((noinline)) Err scatter_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype,
-                                                void* recvbuf, MPI_Count recvcount, const Datatype* recvtype, int root,
-                                                Communicator* c, Launch how) {
+// scatter past no_data_now (collectives.h).
+Err scatter_with_data(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
+                      MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how) {
   if (!c->inter) [[likely]] {
     const size_t bytes = c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount);
     if (shm::CommSegment* seg = shared_now(Operation::kScatter, bytes, bytes * static_cast<size_t>(c->size), c, how))
@@ -216,15 +195,6 @@ __attribute__((noinline)) Err scatter_with_data(const void* sendbuf, MPI_Count s
       }))
     return std::move(*staged);
   return run_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
-}
-}  // namespace
-
-Err scatter(const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-            const Datatype* recvtype, int root, Communicator* c, Launch how) {
-  if (no_data_now("scatter", c, how,
-                  !c->inter && (c->rank == root ? sendtype->bytes(sendcount) : recvtype->bytes(recvcount)) == 0))
-    return {};
-  return scatter_with_data(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c, how);
 }
 Err scatterv(const void* sendbuf, CountArray sendcounts, DisplArray displs, const Datatype* sendtype, void* recvbuf,
              MPI_Count recvcount, const Datatype* recvtype, int root, Communicator* c, Launch how) {

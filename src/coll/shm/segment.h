@@ -143,7 +143,7 @@ class CommSegment {
   // is pending (settle() would wait for it): true when done. A call with no
   // data takes this inline (coll/at_once.h, defer_no_data: no function
   // call on its way, issue 29); false: nothing done.
-  bool defer_nothing_at_once() {
+  __attribute__((always_inline)) bool defer_nothing_at_once() {
     if (!listed_ || progress::threads_enabled || outstanding() != 0) [[unlikely]]
       return false;
     deferred_ = ++sequence_;
@@ -307,7 +307,7 @@ CommSegment* segment_for(Communicator* c);
 // started.h).
 // Inline: a call with no data asks it every time (issue 29). Without a
 // state yet, nothing was made (no state_of, which would make one).
-inline CommSegment* segment_if_made(Communicator* c) {
+inline __attribute__((always_inline)) CommSegment* segment_if_made(Communicator* c) {
   auto* st = static_cast<CommState*>(c->coll_state.get());
   return st != nullptr && st->status == CommState::Status::kReady ? &st->segment : nullptr;
 }
