@@ -141,8 +141,9 @@ TEST_F(DeviceScheduleTest, AnAllreduceOnGpuBuffersRunsThereWithoutWholeBufferSta
   ASSERT_TRUE(done.has_value());
   ASSERT_TRUE(done->ok()) << done->message();
   EXPECT_EQ(read_ints(recv, 1000), a);
-  if (gpu::gpu_reducible(*find_op(MPI_SUM), *find_datatype(MPI_INT)))
+  if (gpu::gpu_reducible(*find_op(MPI_SUM), *find_datatype(MPI_INT))) {
     EXPECT_EQ(device::model::counters().copies, 1u) << "one GPU copy, sendbuf to recvbuf; nothing through the host";
+  }
   device::model::free(send);
   device::model::free(recv);
 }
