@@ -272,17 +272,19 @@ constexpr std::array kRules = {
     // hops. Measured on 4 ranks on 2 cores (coll_sweep t_avg, best of 3 at
     // load 5, recursive doubling / chain, us): scan 128 KiB 260 / 85, 1 MiB
     // 2470 / 1030, 4 MiB 11700 / 5430 (Open MPI, quiet: 40, 550, 2180); 3
-    // ranks 1 MiB 1280 / 740. With one segment the chain's p - 1 hops lose
-    // to lg p rounds where each rank has a core of its own (not measured
-    // here): so above 128 KiB on up to 4 ranks; on 5-8 ranks above 1 MiB,
+    // ranks 1 MiB 1280 / 740; quiet, 64 / 128 KiB 67 / 45-52 and 113 /
+    // 70-78 (segments of 32 or 64 KiB were slower than 256). With one
+    // segment the chain's p - 1 hops lose to lg p rounds where each rank has
+    // a core of its own (not measured here): so above 64 KiB on up to 4
+    // ranks; on 5-8 ranks above 1 MiB,
     // where there are at least 4 segments (a chain of 7 hops with one
     // segment would take 7 message times against lg 8 = 3).
-    Rule{Operation::kScan,       128 * KiB, 1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kScan,       64 * KiB,  1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kScan,       kAny,      3, Algorithm::kPipelinedChain, false, 4},
     Rule{Operation::kScan,       1024 * KiB, 1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kScan,       kAny,      5, Algorithm::kPipelinedChain, false, 8},
     Rule{Operation::kScan,       kAny,      1, Algorithm::kRecursiveDoubling},
-    Rule{Operation::kExscan,     128 * KiB, 1, Algorithm::kRecursiveDoubling},
+    Rule{Operation::kExscan,     64 * KiB,  1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kExscan,     kAny,      3, Algorithm::kPipelinedChain, false, 4},
     Rule{Operation::kExscan,     1024 * KiB, 1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kExscan,     kAny,      5, Algorithm::kPipelinedChain, false, 8},

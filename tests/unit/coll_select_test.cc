@@ -61,12 +61,13 @@ TEST(CollSelect, ReduceOnTwoRanksIsBinomialAtEverySizeAndHalvesNeverDefault) {
 }
 
 // Scans take the pipelined chain for long vectors on few ranks (above
-// 128 KiB on 3-4, above 1 MiB on 5-8: at least 4 segments), commutative or
+// 64 KiB on 3-4, above 1 MiB on 5-8: at least 4 segments), commutative or
 // not, and recursive doubling elsewhere.
 TEST(CollSelect, LongScansOnFewRanksTakeThePipelinedChain) {
   for (Operation o : {Operation::kScan, Operation::kExscan})
     for (bool commutative : {true, false}) {
-      EXPECT_EQ(pick(o, 128 * 1024, 4, commutative), Algorithm::kRecursiveDoubling);
+      EXPECT_EQ(pick(o, 64 * 1024, 4, commutative), Algorithm::kRecursiveDoubling);
+      EXPECT_EQ(pick(o, 128 * 1024, 4, commutative), Algorithm::kPipelinedChain);
       EXPECT_EQ(pick(o, 256 * 1024, 2, commutative), Algorithm::kRecursiveDoubling);
       EXPECT_EQ(pick(o, 256 * 1024, 3, commutative), Algorithm::kPipelinedChain);
       EXPECT_EQ(pick(o, 256 * 1024, 4, commutative), Algorithm::kPipelinedChain);
