@@ -128,7 +128,7 @@ constexpr std::array kSettings = {
     Setting{"FERRY_SCAN_ALGORITHM", "auto", "Scan algorithm: recursive_doubling, pipelined_chain, shared_memory or auto"},
     Setting{"FERRY_EXSCAN_ALGORITHM", "auto", "Exscan algorithm: recursive_doubling, pipelined_chain, shared_memory or auto"},
     Setting{"FERRY_COLL_SEGMENT_SIZE", "256k",
-            "Bytes per piece in pipelined collective algorithms (allreduce ring and tree, bcast chain); the same on every rank"},
+            "Bytes per piece in pipelined collective algorithms (allreduce ring and tree, bcast and scan chains); the same on every rank"},
     Setting{"FERRY_COLL_MAX_SEGMENTS", "2",
             "Most segments the allreduce ring cuts one rank's block into (0: no limit); a larger block gets "
             "segments larger than FERRY_COLL_SEGMENT_SIZE; the same on every rank"},
@@ -138,8 +138,8 @@ constexpr std::array kSettings = {
             "\"Collectives\"); the same on every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
-            "a collective whose data does not fit uses messages. Unset, 64k where the host's ranks outnumber its "
-            "cores. The same on every rank"},
+            "a collective whose data does not fit uses messages. Unset, 64k where the host's ranks (16 at most) "
+            "outnumber its cores. The same on every rank"},
     Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
             "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
             "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},

@@ -320,8 +320,8 @@ constexpr std::array kRules = {
     // ranks on 2 cores (coll_sweep t_avg, best of 3 at load 5, binomial /
     // linear, us): scatter 256 KiB 107 / 51, 1 MiB 544 / 325, 4 MiB 2280 /
     // 1200; gather 512 KiB 690 / 430, 2 MiB 1300 / 890, 4 MiB 2400 / 1860;
-    // 32-128 KiB within the noise either way (the cell, 16 KiB, ends the
-    // shared-memory rows below).
+    // 32-128 KiB within the noise either way (the cell, 16 KiB or 64 where
+    // ranks outnumber cores, ends the shared-memory rows above).
     Rule{Operation::kGather,     16 * KiB,  1, Algorithm::kBinomial},
     Rule{Operation::kGather,     kAny,      1, Algorithm::kLinear},
     Rule{Operation::kScatter,    16 * KiB,  1, Algorithm::kBinomial},

@@ -58,8 +58,11 @@ size_t whole_lines(int64_t v) { return static_cast<size_t>(std::max<int64_t>(64,
 // user chose (4 ranks on 2 cores, coll_sweep best of 3-4 at load 5, 16 /
 // 64 KiB cells, us: bcast 32 KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14,
 // allgather 32 KiB 54 / 19, alltoall 8 KiB 29 / 7.3; 4-16 KiB the same).
-// Each rank's four cells then take 256 KiB of a segment.
+// Each rank's four cells then take 256 KiB of a segment, reserved in
+// /dev/shm: so only on hosts of at most kMostRanksForLargeCells ranks (a
+// segment of at most ~4 MiB; Docker's /dev/shm is 64 MiB by default).
 constexpr int64_t kCellWhereRanksShareCores = 64 << 10;
+constexpr int kMostRanksForLargeCells = 16;
 }  // namespace
 
 size_t configured_cell_bytes() {
@@ -70,7 +73,8 @@ size_t configured_cell_bytes() {
 size_t cell_bytes_here() {
   static const size_t bytes = [] {
     const process::Facts& f = process::facts();
-    if (config::is_set("FERRY_COLL_SHM_CELL") || f.host_ranks <= f.host_cores) return configured_cell_bytes();
+    if (config::is_set("FERRY_COLL_SHM_CELL") || f.host_ranks <= f.host_cores || f.host_ranks > kMostRanksForLargeCells)
+      return configured_cell_bytes();
     return whole_lines(kCellWhereRanksShareCores);
   }();
   return bytes;
@@ -118,6 +122,15 @@ State* state_of(Communicator* c) {
   }
   return static_cast<State*>(c->coll_state.get());
 }
+
+// What a segment's maker tells the others: its name, and the cell size it
+// laid the segment out for, which they take. Ranks of one communicator may
+// come from different jobs on the host (spawned, connected) and so count
+// different ranks per core (cell_bytes_here).
+struct Announcement {
+  char name[56] = {};
+  uint64_t cell_bytes = 0;
+};
 
 std::string segment_name() {
   static std::atomic<unsigned> counter{0};
@@ -279,9 +292,10 @@ CommSegment* segment_for(Communicator* c) {
   seg.me_ = c->rank;
   seg.context_ = c->context;
   seg.cell_bytes_ = cell_bytes_here();
-  const size_t bytes = segment_bytes(seg.n_, seg.cell_bytes_);
+  size_t bytes = segment_bytes(seg.n_, seg.cell_bytes_);
 
-  char name[64] = {};
+  Announcement told;
+  char* name = told.name;
   std::string error;
   // Every rank must have room; the allreduce below tells all of them if
   // one has not (the count differs between processes: each has its own
@@ -292,13 +306,17 @@ CommSegment* segment_for(Communicator* c) {
     std::string made = segment_name();
     if (seg.memory_.create(made, bytes, &error) && seg.memory_.back(0, bytes, &error)) {
       seg.memory_.done_backing();
-      std::snprintf(name, sizeof name, "%s", made.c_str());
+      std::snprintf(told.name, sizeof told.name, "%s", made.c_str());
+      told.cell_bytes = seg.cell_bytes_;
     }
   }
-  const Datatype* chars = find_datatype(MPI_CHAR);
-  Err e = bcast(name, sizeof name, chars, 0, c);
+  Err e = bcast(&told, sizeof told, find_datatype(MPI_BYTE), 0, c);
   int ok = !e && name[0] != 0 && st->holds_room;
-  if (ok && c->rank != 0) ok = seg.memory_.attach(name, bytes, &error);
+  if (ok && c->rank != 0) {
+    seg.cell_bytes_ = static_cast<size_t>(told.cell_bytes);
+    bytes = segment_bytes(seg.n_, seg.cell_bytes_);
+    ok = seg.memory_.attach(name, bytes, &error);
+  }
   int all = 0;
   if (!e) e = allreduce(&ok, &all, 1, find_datatype(MPI_INT), find_op(MPI_MIN), c);
   if (c->rank == 0) seg.memory_.unlink();
@@ -344,12 +362,13 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
   seg->me_ = my_index;
   seg->context_ = c->context;
   seg->cell_bytes_ = cell_bytes_here();
-  const size_t bytes = segment_bytes(n, seg->cell_bytes_);
+  size_t bytes = segment_bytes(n, seg->cell_bytes_);
 
   // Phase 1: the host's first member makes the segment and tells the
-  // others its name (a binomial bcast among the members, on c's collective
-  // context with one tag that every rank of c takes).
-  char name[64] = {};
+  // others its name and cell size (a binomial bcast among the members, on
+  // c's collective context with one tag that every rank of c takes).
+  Announcement told;
+  char* name = told.name;
   std::string error;
   int ok = 1;
   if (n > 1) {
@@ -364,17 +383,21 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
       std::string made = segment_name();
       if (seg->memory_.create(made, bytes, &error) && seg->memory_.back(0, bytes, &error)) {
         seg->memory_.done_backing();
-        std::snprintf(name, sizeof name, "%s", made.c_str());
+        std::snprintf(told.name, sizeof told.name, "%s", made.c_str());
+        told.cell_bytes = seg->cell_bytes_;
       }
     }
   }
   Schedule tell(c, members, my_index);
-  const Datatype* chars = find_datatype(MPI_CHAR);
-  if (n > 1) bcast_binomial(tell, name, sizeof name, chars, 0);
+  if (n > 1) bcast_binomial(tell, &told, sizeof told, find_datatype(MPI_BYTE), 0);
   Err e = tell.run();
   if (n > 1) {
     ok = ok && !e && name[0] != 0;
-    if (ok && my_index != 0) ok = seg->memory_.attach(name, bytes, &error);
+    if (ok && my_index != 0) {
+      seg->cell_bytes_ = static_cast<size_t>(told.cell_bytes);
+      bytes = segment_bytes(n, seg->cell_bytes_);
+      ok = seg->memory_.attach(name, bytes, &error);
+    }
   }
   // Phase 2: every host's members agree, over all of c.
   int all = 0;

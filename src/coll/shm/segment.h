@@ -44,10 +44,12 @@
 //
 // Memory: n x (64 + kRing x kSlotBytes + kCells x cell_bytes) bytes per
 // communicator and host, FERRY_COLL_SHM_CELL bytes per cell (default
-// 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB), made only for communicators
-// that use collectives, and at most FERRY_COLL_SHM_SEGMENTS (64) mapped by
-// a process at once: the communicators beyond it use messages (every rank
-// of the communicator learns it alike in the creation's allreduce).
+// 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB; 64 KiB where up to 16 ranks
+// outnumber the cores, cell_bytes_here: 4 ranks 1.1 MiB, 16 ranks 4.3
+// MiB), made only for communicators that use collectives, and at most
+// FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
+// communicators beyond it use messages (every rank of the communicator
+// learns it alike in the creation's allreduce).
 //
 // Creation (blocking, collective): rank 0 creates and sizes a named
 // segment, broadcasts its name, every rank maps it, an allreduce agrees
@@ -319,12 +321,14 @@ void raise_all_deferred();
 // FERRY_COLL_SHM_CELL, in whole cache lines: the same on every rank of the
 // job (for choices that ranks on different hosts must make alike).
 size_t configured_cell_bytes();
-// The cells of this host's segments: FERRY_COLL_SHM_CELL, or where it is
-// unset and the host's ranks outnumber its cores, 64 KiB. The same on every
-// rank of the host.
+// The cells of the segments this process makes: FERRY_COLL_SHM_CELL, or
+// where it is unset and the host's ranks (at most 16) outnumber its cores,
+// 64 KiB. Whoever maps a segment takes its maker's (segment.cc,
+// Announcement): ranks of one host need not agree on this.
 size_t cell_bytes_here();
 
-// FERRY_COLL_SHM on this host (auto: unless its ranks outnumber its cores).
+// FERRY_COLL_SHM on this host (auto: unless its ranks outnumber its cores
+// more than four times).
 bool enabled();
 
 // A segment among `members` of `c` (ranks sharing this host, ascending; this
