@@ -45,6 +45,15 @@ struct Blocks {
   size_t start(size_t i) const { return count / parts * i + std::min(i, count % parts); }
 };
 
+// `count` elements of `type` in blocks of whole elements of about `bytes`
+// each (nearly equal), at least one: the segments of a pipelined algorithm.
+inline Blocks blocks_of_about(MPI_Count count, const Datatype* type, size_t bytes) {
+  const size_t n = static_cast<size_t>(count);
+  if (type->size == 0) return {n, 1};
+  const size_t each = std::max<size_t>(1, bytes / type->size);
+  return {n, std::max<size_t>(1, (n + each - 1) / each)};
+}
+
 // A round of its own that copies a reduction's input into the buffer where
 // the algorithm accumulates (nothing for MPI_IN_PLACE: it is there already).
 inline void copy_input(Schedule& s, const void* sendbuf, void* acc, MPI_Count count, const Datatype* type) {

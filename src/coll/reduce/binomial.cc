@@ -54,10 +54,8 @@ constexpr size_t kPipelineBytes = size_t{2} << 20;
 // elements: an intercommunicator's local reduction comes here with count
 // 0), else about kSegmentBytes each, nearly equal.
 Blocks segments(MPI_Count count, const Datatype* type) {
-  const size_t n = static_cast<size_t>(count);
-  if (type->bytes(count) < kPipelineBytes || type->size == 0) return {n, 1};
-  const size_t each = std::max<size_t>(1, kSegmentBytes / type->size);
-  return {n, (n + each - 1) / each};
+  if (type->bytes(count) < kPipelineBytes) return {static_cast<size_t>(count), 1};
+  return blocks_of_about(count, type, kSegmentBytes);
 }
 
 }  // namespace

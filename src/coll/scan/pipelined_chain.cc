@@ -15,26 +15,11 @@
 //
 // Order: the prefix of the lower ranks always goes in front of this rank's
 // input, so non-commutative operations are safe.
-#include <algorithm>
-
 #include "coll/scan/algorithms.h"
 #include "coll/select.h"
 #include "coll/typed_buffer.h"
 
 namespace ferry::coll {
-
-namespace {
-
-// The segments of `count` elements: whole elements of about
-// pipeline_segment_bytes() each, at least one.
-Blocks chain_segments(MPI_Count count, const Datatype* type) {
-  const size_t n = static_cast<size_t>(count);
-  if (type->size == 0) return {n, 1};
-  const size_t each = std::max<size_t>(1, pipeline_segment_bytes() / type->size);
-  return {n, std::max<size_t>(1, (n + each - 1) / each)};
-}
-
-}  // namespace
 
 void scan_pipelined_chain(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
                           const Op* op, bool exclusive) {
@@ -42,7 +27,7 @@ void scan_pipelined_chain(Schedule& s, const void* sendbuf, void* recvbuf, MPI_C
   const int rank = s.rank();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const void* input = in_place ? recvbuf : sendbuf;
-  const Blocks segs = chain_segments(count, type);
+  const Blocks segs = blocks_of_about(count, type, pipeline_segment_bytes());
   auto at = [&](auto* buf, size_t k) { return element(buf, segs.start(k), type); };
   auto length = [&](size_t k) { return static_cast<MPI_Count>(segs.size(k)); };
   const bool has_next = rank + 1 < p;
