@@ -140,6 +140,10 @@ constexpr std::array kSettings = {
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
             "a collective whose data does not fit uses messages. Unset, 64k where the host's ranks (16 at most) "
             "outnumber its cores. The same on every rank"},
+    Setting{"FERRY_COLL_SHM_AFTER", "4",
+            "Blocking collectives a communicator runs by messages before it makes its shared-memory segment "
+            "(coll/shm): one made, used a few times and freed never pays for a segment (0: at its first); the "
+            "same on every rank"},
     Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
             "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
             "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},

@@ -58,8 +58,9 @@ bool defer_no_data_fully(const char* operation, Communicator* c) {
 
 void record_no_data(const char* operation, Communicator* c, Launch how) {
   if (how.form == Launch::Form::kBlocking) {
-    // Makes the segment at the communicator's first collective, and waits
-    // for what this rank started on it (settle()).
+    // Counts the call toward the segment's making (segment.h), makes it
+    // when its turn comes, and waits for what this rank started on it
+    // (settle()).
     if (shm::CommSegment* seg = segment_if_possible(c, how)) seg->defer_nothing();
     return;
   }

@@ -17,9 +17,10 @@
 // in an erroneous program whose other ranks pass data, a rank that waits
 // on this one fails instead of waiting for ever (shm/segment.h,
 // CommSegment::defer_nothing, says how and what it costs). The segment is
-// made at the communicator's first blocking collective of any size, this
-// one included (choose.cc), so that every rank makes it at the same call:
-// that first call waits for every rank.
+// made at the communicator's blocking collective after its first
+// FERRY_COLL_SHM_AFTER, of any size, this one included (choose.cc), so that
+// every rank counts and makes it at the same call: that call waits for
+// every rank.
 //
 // Nonblocking forms get a request that is already complete. Persistent
 // forms keep their (empty) schedule: they are built once, and each start

@@ -14,10 +14,11 @@ namespace ferry::coll {
 // Blocking, on an eligible communicator, and host memory only (while a GPU
 // driver is loaded a rank may pass device buffers, which loads and stores
 // cannot touch; the message-based algorithms know device memory). Made at
-// the first such call whatever its size: nothing here depends on what a
-// rank passes (MPI-3.1 §5.12: a blocking collective never matches a
-// nonblocking one), so every rank makes it at the same call, even when an
-// erroneous program's ranks disagree on the sizes (shm/agreement.h).
+// the such call after the first FERRY_COLL_SHM_AFTER, whatever its size:
+// every such call counts, and nothing here depends on what a rank passes
+// (MPI-3.1 §5.12: a blocking collective never matches a nonblocking one),
+// so every rank makes it at the same call, even when an erroneous
+// program's ranks disagree on the sizes (shm/agreement.h).
 // nullptr if it could not be made (every rank learns that alike).
 //
 // Nonblocking calls (shm/started.h) use the segment only

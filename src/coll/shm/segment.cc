@@ -90,9 +90,26 @@ namespace {
 // Scan 4-8 us -> 0.4, Allreduce 5-6 -> 1.8 at 4 ranks, 39-40 -> 10-11 at 8;
 // docs/performance.md). Far beyond that, every collective's wake-ups map
 // its members' segments and the waits sleep: at 1,024 ranks on 2 cores a
-// start-up barrier took 29-33 s instead of 14. Every rank of a
-// communicator here shares the host, so all decide alike.
+// start-up barrier took 29-33 s instead of 14. Ranks of one communicator
+// from different jobs may answer differently: the creation's allreduce
+// settles it (eligible(), segment.h).
 constexpr int kMostRanksPerCore = 4;
+
+// FERRY_COLL_SHM_AFTER: a segment costs a file in /dev/shm (shm_open and
+// fallocate, ~40 us here), its mapping, a creation round (a bcast and an
+// allreduce) and every member's first touches of its pages: 105-110 us at
+// 2 ranks, 450-510 at 4 on 2 cores, then 10-30 us more in each of the next
+// three calls. A communicator's first few collectives go by messages, so
+// that one duplicated for a call or two never pays it (MPI_Comm_dup, one
+// 4-byte allreduce, MPI_Comm_free: 140 -> 4.6 us at 2 ranks, 455 -> 32 at
+// 4; Open MPI 10, MPICH 8.6 at 2). MPICH waits likewise
+// (MPIR_CVAR_POSIX_NUM_COLLS_THRESHOLD, 5).
+uint32_t calls_before_segment() {
+  static const uint32_t after =
+      static_cast<uint32_t>(std::clamp<int64_t>(config::integer("FERRY_COLL_SHM_AFTER"), 0, 1 << 30));
+  return after;
+}
+
 }  // namespace
 
 bool enabled() {
@@ -115,7 +132,7 @@ State* state_of(Communicator* c) {
     // and State; on one communicator the program must order its threads'
     // collective calls, MPI-3.1 §12.4.2), and their waits share the engine
     // as host.cc's Recheck explains.
-    bool all_here = !c->inter && c->size >= 2 && !c->has_fixed_collective_tag() && enabled() && installed();
+    bool all_here = !c->inter && c->size >= 2 && !c->has_fixed_collective_tag() && installed();
     for (int r = 0; all_here && r < c->size; ++r) all_here = shares_memory(c->world_rank(r));
     s->status = all_here ? State::Status::kEligible : State::Status::kIneligible;
     c->coll_state = s;
@@ -284,6 +301,10 @@ CommSegment* segment_for(Communicator* c) {
   State* st = state_of(c);
   if (st->status == State::Status::kReady) [[likely]] return &st->segment;
   if (st->status != State::Status::kEligible) return nullptr;
+  if (st->calls_before < calls_before_segment()) {
+    ++st->calls_before;
+    return nullptr;
+  }
   // While it is made, this communicator's collectives (the bcast and
   // allreduce below) use messages.
   st->status = State::Status::kMaking;
@@ -300,8 +321,12 @@ CommSegment* segment_for(Communicator* c) {
   // Every rank must have room; the allreduce below tells all of them if
   // one has not (the count differs between processes: each has its own
   // communicators).
-  st->holds_room = take_room();
-  if (!st->holds_room) error = "FERRY_COLL_SHM_SEGMENTS segments are mapped already";
+  // A rank with FERRY_COLL_SHM off still takes part, and says no in the
+  // allreduce (eligible() says why).
+  const bool on = enabled();
+  if (!on) error = "FERRY_COLL_SHM is off on a rank";
+  st->holds_room = on && take_room();
+  if (on && !st->holds_room) error = "FERRY_COLL_SHM_SEGMENTS segments are mapped already";
   if (c->rank == 0 && st->holds_room) {
     std::string made = segment_name();
     if (seg.memory_.create(made, bytes, &error) && seg.memory_.back(0, bytes, &error)) {

@@ -51,11 +51,14 @@
 // communicators beyond it use messages (every rank of the communicator
 // learns it alike in the creation's allreduce).
 //
-// Creation (blocking, collective): rank 0 creates and sizes a named
+// Creation (blocking, collective), at the communicator's blocking
+// collective after the first FERRY_COLL_SHM_AFTER (4) ones, which go by
+// messages: a communicator made, used once or twice and freed (libraries,
+// comm_threads) never pays for a segment. Rank 0 creates and sizes a named
 // segment, broadcasts its name, every rank maps it, an allreduce agrees
-// that all did (else nobody uses it and the communicator keeps the
-// message-based algorithms), and rank 0 removes the name: nothing outlives
-// the job in /dev/shm. Both steps use the message-based algorithms (the
+// that all did and that FERRY_COLL_SHM is on for every one of them (else
+// nobody uses it and the communicator keeps the message-based algorithms),
+// and rank 0 removes the name: nothing outlives the job in /dev/shm. Both steps use the message-based algorithms (the
 // segment is not ready yet). Freed with the communicator (unmapped, its
 // room under the cap given back) at MPI_Comm_free, once no request refers
 // to it.
@@ -286,6 +289,9 @@ class CommSegment {
 struct CommState {
   enum class Status : uint8_t { kIneligible, kEligible, kMaking, kReady } status = Status::kIneligible;
   bool holds_room = false;
+  // Blocking collectives this eligible communicator ran by messages before
+  // its segment is made (FERRY_COLL_SHM_AFTER); every rank counts alike.
+  uint32_t calls_before = 0;
   CommSegment segment;
   std::shared_ptr<void> hierarchy;  // coll/hier's (hierarchy_slot)
   std::shared_ptr<void> onepass;    // coll/device_onepass.h's (onepass_slot)
@@ -295,13 +301,20 @@ struct CommState {
 
 // Whether `c` may use shared-memory collectives at all: an
 // intracommunicator of 2 or more ranks, all sharing this host's memory,
-// with FERRY_COLL_SHM on, and no failed attempt to make its segment. Every
-// rank computes the same answer. Cheap after the first call (cached).
+// and no failed attempt to make its segment. Every rank computes the same
+// answer. Whether FERRY_COLL_SHM is on is each rank's own answer (auto
+// counts the ranks and cores of its job and cgroup), so it is not asked
+// here but in the creation's allreduce: ranks of one communicator from
+// different jobs could answer differently, and the ones that said yes
+// would wait at the creation for ones that never came. Cheap after the
+// first call (cached).
 bool eligible(Communicator* c);
 
-// The segment, made now if it is not yet (collective: every rank of `c`
-// calls it at the same operation); nullptr if it could not be made, which
-// every rank learns alike, and eligible() is false from then on.
+// The segment, made now if it is not yet and the communicator has run its
+// first FERRY_COLL_SHM_AFTER blocking collectives by messages (collective:
+// every rank of `c` calls it at every blocking collective, choose.cc);
+// nullptr until then, or if it could not be made, which every rank learns
+// alike, and eligible() is false from then on.
 CommSegment* segment_for(Communicator* c);
 
 // The segment if it has been made already (by a blocking collective), else

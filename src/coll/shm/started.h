@@ -27,8 +27,8 @@
 // queue waits on has come up (after the transport armed its doorbell, like
 // the blocking waits' re-check, host.h), so no wake-up is lost.
 //
-// The segment is used only once it exists: it is made at the
-// communicator's first blocking collective (choose.cc), which waits for
+// The segment is used only once it exists: it is made at one of the
+// communicator's blocking collectives (choose.cc, segment.h), which waits for
 // every rank, and a nonblocking call must not (MPI-3.1 §5.12: it is
 // local). Until then, and for data above a cell, the message schedules
 // run as before. Every rank knows alike whether it exists (it is made at

@@ -1,0 +1,81 @@
+/*
+ * When a communicator makes its shared-memory collective segment (coll/shm,
+ * segment.h): at its blocking collective after the first
+ * FERRY_COLL_SHM_AFTER ones (4 unless the environment says otherwise),
+ * which run by messages, so that a communicator made for a call or two
+ * never pays for a segment. Calls with no data count like the others: every
+ * rank must make it at the same call. Each call's data is checked, and the
+ * segments are counted in /proc/self/maps (names /dev/shm/ferry-coll-*), so
+ * the test is Ferry's only and Linux only.
+ */
+#define TEST_NAME "shm_making"
+#include "../mpitest.h"
+
+/* Distinct ferry-coll segments mapped by this process. */
+static int mapped_segments(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  CHECK(f != NULL, "cannot open /proc/self/maps");
+  char line[1024], seen[16][256];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    char *name = strstr(line, "/ferry-coll-");
+    if (name == NULL) continue;
+    name[strcspn(name, " \n")] = 0;
+    int known = 0;
+    for (int i = 0; i < n && !known; i++) known = strcmp(seen[i], name) == 0;
+    if (!known && n < 16) snprintf(seen[n++], sizeof seen[0], "%s", name);
+  }
+  fclose(f);
+  return n;
+}
+
+/* Call k of a mix: data and no data, rooted and not. */
+static void call(MPI_Comm c, int k, int rank, int size) {
+  int v = -1, sum = -1;
+  switch (k % 4) {
+    case 0:
+      CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, c));
+      CHECK(sum == size * (size - 1) / 2, "call %d: allreduce gave %d", k, sum);
+      break;
+    case 1:
+      v = rank == 0 ? 1000 + k : -1;
+      CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, c));
+      CHECK(v == 1000 + k, "call %d: bcast gave %d", k, v);
+      break;
+    case 2:
+      CHECK_MPI(MPI_Bcast(&v, 0, MPI_INT, 0, c)); /* no data: counts too */
+      break;
+    default:
+      CHECK_MPI(MPI_Barrier(c));
+      break;
+  }
+}
+
+int main(int argc, char **argv) {
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (!mt_is_ferry() || size < 2) {
+    mt_pass();
+    MPI_Finalize();
+    return 0;
+  }
+  const char *setting = getenv("FERRY_COLL_SHM_AFTER");
+  const int after = setting != NULL ? atoi(setting) : 4;
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  const int base = mapped_segments(); /* MPI_COMM_WORLD's, if it has one */
+  for (int k = 1; k <= after + 3; k++) {
+    call(c, k, rank, size);
+    const int held = mapped_segments() - base;
+    const int want = k > after ? 1 : 0;
+    CHECK(held == want, "after %d collectives on a new communicator (FERRY_COLL_SHM_AFTER=%d): %d segments of its own "
+          "mapped, expected %d", k, after, held, want);
+  }
+  MPI_Comm_free(&c);
+  CHECK(mapped_segments() == base, "freed: its segment is still mapped");
+  mt_pass();
+  MPI_Finalize();
+  return 0;
+}
