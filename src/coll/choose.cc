@@ -14,9 +14,10 @@ namespace ferry::coll {
 // Blocking, on an eligible communicator, and host memory only (while a GPU
 // driver is loaded a rank may pass device buffers, which loads and stores
 // cannot touch; the message-based algorithms know device memory). Made at
-// the such call after the first FERRY_COLL_SHM_AFTER, whatever its size:
-// every such call counts, and nothing here depends on what a rank passes
-// (MPI-3.1 §5.12: a blocking collective never matches a nonblocking one),
+// the first such call after the first FERRY_COLL_SHM_AFTER ones, whatever
+// its size: every such call counts, and nothing here depends on what a
+// rank passes (MPI-3.1 §5.12: a blocking collective never matches a
+// nonblocking one),
 // so every rank makes it at the same call, even when an erroneous
 // program's ranks disagree on the sizes (shm/agreement.h).
 // nullptr if it could not be made (every rank learns that alike).
@@ -26,6 +27,11 @@ namespace ferry::coll {
 // a nonblocking call must not (MPI-3.1 §5.12). A blocking call first
 // finishes the operations this rank started on it (shm::settle), whose
 // flags come before its own.
+//
+// A blocking call with no data (at_once.h) counts and makes it too, and
+// then waits for every rank: in an erroneous program whose ranks disagree
+// on whether the call has data, they must still make the segment at the
+// same call (a rank making it alone took the others' data for the name).
 shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
   // segment_for and segment_if_made answer nullptr where the communicator
   // is not eligible (shm::eligible), without a second look at its state.

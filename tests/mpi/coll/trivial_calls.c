@@ -8,9 +8,10 @@
  *   after hearing from all of them. A call that waited for rank 0 would
  *   never tell it (the test gives up after 10 s). The nonblocking forms
  *   must be complete at their first MPI_Test (in Ferry; MPICH's Ibcast is not).
- *   A barrier comes first: a communicator's first blocking collective, of
- *   any size, makes its shared-memory segment (coll/shm) at every rank and
- *   so waits for all of them; the empty calls after it never wait.
+ *   A barrier comes first: the blocking collective, of any size, that
+ *   makes a communicator's shared-memory segment (coll/shm) waits for every
+ *   rank; with FERRY_COLL_SHM_AFTER=0 (the test's) it is the first, and the
+ *   empty calls after it never wait.
  * - Arguments: a count of 0 does not hide a bad root, datatype, op or
  *   request (MPI_ERRORS_RETURN on a duplicate of MPI_COMM_WORLD).
  * - One rank (MPI_COMM_SELF): every collective copies the input where the
