@@ -17,20 +17,22 @@ namespace ferry::coll::shm {
 bool fast_string_copies();
 
 // `bytes` into shared memory that the readers of earlier operations left
-// in their caches. Beyond a slot's data (a cell), a string copy (`rep
-// movsb`, its destination aligned to a line first): with ERMS it writes
-// whole lines without reading them first, where glibc's memcpy below its
-// 2,112-byte `rep movsb` threshold stores vectors, and each line then
-// crosses back from the reader's core before it can be written (issue 29:
-// a 2 KiB gather on 2 ranks took 0.55-0.60 us against 0.33-0.35 with the
-// string copy, a 1.5 KiB one 0.46-0.51 against 0.28-0.31; at 1 KiB, in a
-// slot whose data starts 16 bytes into a line, the string copy was no
-// faster, and at 512 bytes slower: 0.19-0.20 against 0.29; docs/performance.md).
-// The readers' copies out of the cell keep memcpy: the string copy there
+// in their caches. Above kStringCopyAbove, a string copy (`rep movsb`, its
+// destination aligned to a line first): with ERMS it writes whole lines
+// without reading them first, where glibc's memcpy below its 2,112-byte
+// `rep movsb` threshold stores vectors, and each line then crosses back
+// from the reader's core before it can be written (issue 29: a 2 KiB
+// gather on 2 ranks took 0.55-0.60 us against 0.33-0.35 with the string
+// copy, a 1.5 KiB one 0.46-0.51 against 0.28-0.31). A slot's data of more
+// than a line starts on a line of its own (segment.h), so 1 KiB takes it
+// too: a 1 KiB bcast on 2 ranks 0.47-0.57 us -> 0.20-0.30 (MPICH 0.31); at
+// 512 bytes and below it was slower (0.29 against 0.19-0.20), as before the
+// alignment. The readers' copies out keep memcpy: the string copy there
 // gained little.
+constexpr size_t kStringCopyAbove = 512;
 inline void copy_to_shared(char* to, const void* from, size_t bytes) {
 #if defined(__x86_64__)
-  if (bytes > CommSegment::kSlotData && fast_string_copies()) {
+  if (bytes > kStringCopyAbove && fast_string_copies()) {
     const size_t head = static_cast<size_t>(-reinterpret_cast<uintptr_t>(to) & 63);
     std::memcpy(to, from, head);
     const char* src = static_cast<const char*>(from) + head;

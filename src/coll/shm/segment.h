@@ -9,8 +9,11 @@
 //              needed from the others' cells)
 //   n x kRing slots of kSlotBytes, rank r's slot k at (r * kRing + k),
 //   written only by rank r: a header (what r passed to operation s, for
-//   s % kRing == k) and, after it in the same cache line, the data of an
-//   operation whose cell content fits (kSlotData bytes)
+//   s % kRing == k) and the data of an operation whose cell content fits:
+//   after the header in its cache line up to kSlotInline (48) bytes, so
+//   that a reader of small data takes one line; else from the next line
+//   on, up to kSlotData (1 KiB), in whole lines that a string copy writes
+//   without reading them first (cells.h)
 //   n x kCells cells of cell_bytes, rank r's cell k at (r * kCells + k),
 //   written only by rank r: the data that does not fit a slot.
 //
@@ -101,7 +104,8 @@ class CommSegment {
   static constexpr uint64_t kRing = 16;
   static constexpr uint64_t kCells = 4;
   static constexpr size_t kSlotBytes = 1088;
-  static constexpr size_t kSlotData = kSlotBytes - sizeof(SlotHeader);
+  static constexpr size_t kSlotInline = 64 - sizeof(SlotHeader);
+  static constexpr size_t kSlotData = kSlotBytes - 64;
 
   int size() const { return n_; }
   int rank() const { return me_; }
@@ -160,7 +164,8 @@ class CommSegment {
   // when they fit, else in its cell. Writer and readers pass the same
   // bytes (the readers after check(), agreement.h).
   char* cell(int r, uint64_t s, size_t bytes) const {
-    if (bytes <= kSlotData) return reinterpret_cast<char*>(&slot(r, s)) + sizeof(SlotHeader);
+    if (bytes <= kSlotInline) return reinterpret_cast<char*>(&slot(r, s)) + sizeof(SlotHeader);
+    if (bytes <= kSlotData) return reinterpret_cast<char*>(&slot(r, s)) + 64;
     return cells_ + (static_cast<size_t>(r) * kCells + s % kCells) * cell_bytes_;
   }
 
