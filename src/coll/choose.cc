@@ -17,9 +17,8 @@ namespace ferry::coll {
 // the first such call after the first FERRY_COLL_SHM_AFTER ones, whatever
 // its size: every such call counts, and nothing here depends on what a
 // rank passes (MPI-3.1 §5.12: a blocking collective never matches a
-// nonblocking one),
-// so every rank makes it at the same call, even when an erroneous
-// program's ranks disagree on the sizes (shm/agreement.h).
+// nonblocking one), so every rank makes it at the same call, even when an
+// erroneous program's ranks disagree on the sizes (shm/agreement.h).
 // nullptr if it could not be made (every rank learns that alike).
 //
 // Nonblocking calls (shm/started.h) use the segment only
@@ -32,7 +31,7 @@ namespace ferry::coll {
 // then waits for every rank: in an erroneous program whose ranks disagree
 // on whether the call has data, they must still make the segment at the
 // same call (a rank making it alone took the others' data for the name).
-shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
+shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now) {
   // segment_for and segment_if_made answer nullptr where the communicator
   // is not eligible (shm::eligible), without a second look at its state.
   if (device::enabled()) return nullptr;
@@ -41,7 +40,7 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how) {
   // or receive, where flags in shared memory would wait for ranks that left.
   if (revocation::is_revoked(c->context)) [[unlikely]] return nullptr;
   if (how.form != Launch::Form::kBlocking) return shm::segment_if_made(c);
-  shm::CommSegment* seg = shm::segment_for(c);
+  shm::CommSegment* seg = shm::segment_for(c, now);
   if (seg != nullptr) shm::settle(*seg);
   return seg;
 }
@@ -64,8 +63,8 @@ bool has_started_form(Operation o, Launch how) {
 }  // namespace
 
 Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
-                  shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits) {
-  *seg = segment_if_possible(c, how);
+                  shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits, bool order_matters) {
+  *seg = segment_if_possible(c, how, order_matters);
   q.shared_memory = *seg != nullptr && dense && cell_bytes <= (*seg)->cell_bytes() && has_started_form(o, how);
   if (how.form == Launch::Form::kNonblocking) q.prefix = "i";
   if (how.form == Launch::Form::kPersistent) q.suffix = "_init";
@@ -93,12 +92,36 @@ Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, L
   return select_shared(o, Query{bytes, c->size, true}, cell_bytes, true, c, how, a, seg, hier);
 }
 
+namespace {
+
+// Whether a reduction's bits are the same in any order of combining: a
+// predefined operation other than sum and product (comparisons, logical,
+// bitwise, replace), or a sum or product of integers (wrapping, exact).
+// Decided from the basic type of the signature, which MPI requires every
+// rank to pass alike (the handles may differ). Unsure: false, which only
+// makes the segment sooner.
+bool order_free(const Datatype* type, const Op* op) {
+  if (op->user()) return false;
+  if (op->handle != MPI_SUM && op->handle != MPI_PROD) return true;
+  const MPI_Datatype basic = type->signature != nullptr ? type->signature->single_basic() : type->handle;
+  static const MPI_Datatype integers[] = {
+      MPI_CHAR,     MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE,       MPI_SHORT,       MPI_UNSIGNED_SHORT,
+      MPI_INT,      MPI_UNSIGNED,    MPI_LONG,          MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
+      MPI_INT8_T,   MPI_INT16_T,     MPI_INT32_T,       MPI_INT64_T,    MPI_UINT8_T,     MPI_UINT16_T,
+      MPI_UINT32_T, MPI_UINT64_T,    MPI_AINT,          MPI_OFFSET,     MPI_COUNT,       MPI_INTEGER};
+  for (MPI_Datatype t : integers)
+    if (basic == t) return true;
+  return false;
+}
+
+}  // namespace
+
 // coll/hier's local phases combine pieces of whole elements in a cell.
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier) {
   const bool hier_fits = type->contiguous && type->size <= shm::configured_cell_bytes();
   return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, type->contiguous, c, how, a, seg, hier,
-                       hier_fits);
+                       hier_fits, !order_free(type, op));
 }
 
 }  // namespace ferry::coll

@@ -31,7 +31,8 @@ namespace ferry::coll {
 
 // The communicator's shared-memory segment (coll/shm) if this call could
 // run there at some size; nullptr if not (see choose.cc).
-shm::CommSegment* segment_if_possible(Communicator* c, Launch how);
+// `now`: make it at this call, whatever the count (select_shared).
+shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = false);
 
 // select() for a call whose shared-memory form puts `cell_bytes` in each
 // writer's cell (`dense`: the data as it is, for the reductions), with the
@@ -42,8 +43,17 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how);
 // type whose elements fit a cell); *hier is the communicator's hierarchy
 // where that was chosen (nullptr otherwise). The communicator's first such
 // call makes the hierarchy (hier/structure.h).
+//
+// `order_matters`: a reduction whose bits depend on the order it combines
+// in (floating-point sums and products, users' operations). Shared memory
+// and messages combine in different orders, so such a call makes the
+// segment at once rather than after FERRY_COLL_SHM_AFTER calls: its
+// algorithm must not depend on how many calls the communicator ran before
+// (README "Reproducibility": a training job restarted from a checkpoint
+// ends with the same loss, bit for bit, as one never stopped).
 Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
-                  shm::CommSegment** seg, hier::Hierarchy** hier = nullptr, bool hier_fits = true);
+                  shm::CommSegment** seg, hier::Hierarchy** hier = nullptr, bool hier_fits = true,
+                  bool order_matters = false);
 
 // Data movement and barrier. `bytes`: what one rank sends (select.cc);
 // `cell_bytes`: what a writer puts in its cell on the shared-memory path.

@@ -273,8 +273,10 @@ int main(int argc, char **argv) {
   CHECK(sum(msgs) == first_session, "a stopped handle of the first session moved");
   CHECK(MPI_T_pvar_session_free(&other) == MPI_SUCCESS, "free other (with its handles)");
 
-  /* Small rooted calls, after the allreduce above made the communicator's
-   * shared-memory segment where the ranks share a host. */
+  /* Small rooted calls, counted alike whether they run before or after the
+   * call that makes the communicator's shared-memory segment (where the
+   * ranks share a host, its fifth: the creation's own bcast and allreduce
+   * count as no call of the program's). */
   if (size <= 8) {
     one_count_per_call("bcast", small_bcast, 3);
     one_count_per_call("gather", small_gather, 3);

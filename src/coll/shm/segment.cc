@@ -297,16 +297,18 @@ void CommSegment::map_layout() {
   cells_ = slots_ + static_cast<size_t>(n_) * kRing * kSlotBytes;
 }
 
-CommSegment* segment_for(Communicator* c) {
+CommSegment* segment_for(Communicator* c, bool now) {
   State* st = state_of(c);
   if (st->status == State::Status::kReady) [[likely]] return &st->segment;
   if (st->status != State::Status::kEligible) return nullptr;
-  if (st->calls_before < calls_before_segment()) {
+  if (!now && st->calls_before < calls_before_segment()) {
     ++st->calls_before;
     return nullptr;
   }
-  // While it is made, this communicator's collectives (the bcast and
-  // allreduce below) use messages.
+  // While it is made, this communicator's collectives use messages. The
+  // bcast and allreduce below are schedules of their own, as the host
+  // segments' (segment_among): the program's calls, not these, are what
+  // the collective counters, tool events and FERRY_DEBUG lines count.
   st->status = State::Status::kMaking;
   CommSegment& seg = st->segment;
   seg.n_ = c->size;
@@ -320,11 +322,10 @@ CommSegment* segment_for(Communicator* c) {
   std::string error;
   // Every rank must have room; the allreduce below tells all of them if
   // one has not (the count differs between processes: each has its own
-  // communicators).
-  // A rank with FERRY_COLL_SHM off still takes part, and says no in the
-  // allreduce (eligible() says why).
+  // communicators). A rank with FERRY_COLL_SHM off still takes part, and
+  // says so (eligible() says why); the least answer wins.
+  enum Answer : int { kOff = 0, kCouldNot = 1, kMapped = 2 };
   const bool on = enabled();
-  if (!on) error = "FERRY_COLL_SHM is off on a rank";
   st->holds_room = on && take_room();
   if (on && !st->holds_room) error = "FERRY_COLL_SHM_SEGMENTS segments are mapped already";
   if (c->rank == 0 && st->holds_room) {
@@ -335,20 +336,29 @@ CommSegment* segment_for(Communicator* c) {
       told.cell_bytes = seg.cell_bytes_;
     }
   }
-  Err e = bcast(&told, sizeof told, find_datatype(MPI_BYTE), 0, c);
-  int ok = !e && name[0] != 0 && st->holds_room;
-  if (ok && c->rank != 0) {
+  Schedule tell(c);
+  bcast_binomial(tell, &told, sizeof told, find_datatype(MPI_BYTE), 0);
+  Err e = tell.run();
+  int mine = !on ? kOff : !e && name[0] != 0 && st->holds_room ? kMapped : kCouldNot;
+  if (mine == kMapped && c->rank != 0) {
     seg.cell_bytes_ = static_cast<size_t>(told.cell_bytes);
     bytes = segment_bytes(seg.n_, seg.cell_bytes_);
-    ok = seg.memory_.attach(name, bytes, &error);
+    if (!seg.memory_.attach(name, bytes, &error)) mine = kCouldNot;
   }
-  int all = 0;
-  if (!e) e = allreduce(&ok, &all, 1, find_datatype(MPI_INT), find_op(MPI_MIN), c);
+  int all = kOff;
+  {
+    Schedule agree(c);
+    allreduce_recursive_doubling(agree, &mine, &all, 1, find_datatype(MPI_INT), find_op(MPI_MIN));
+    if (Err a = agree.run(); a && !e) e = std::move(a);
+  }
   if (c->rank == 0) seg.memory_.unlink();
-  if (e || all == 0) {
+  if (e || all != kMapped) {
     if (debug::on(debug::kColl))
       debug::print("no shared-memory collectives on this communicator: %s",
-                   e ? e.message().c_str() : error.empty() ? "a rank could not map the segment" : error.c_str());
+                   e                        ? e.message().c_str()
+                   : all == kOff            ? "FERRY_COLL_SHM is off on a rank"
+                   : !error.empty()         ? error.c_str()
+                                            : "a rank could not map the segment, or has FERRY_COLL_SHM_SEGMENTS mapped");
     seg.memory_ = transport::shm::Segment();
     if (st->holds_room) mapped_.fetch_sub(1, std::memory_order_relaxed);
     st->holds_room = false;

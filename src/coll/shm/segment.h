@@ -1,6 +1,7 @@
 // A communicator's shared-memory collective segment (coll/shm), made at
-// its first blocking collective that has a shared-memory algorithm,
-// whatever the call's size (coll/choose.cc, segment_if_possible).
+// its blocking collective after the first FERRY_COLL_SHM_AFTER (4) ones,
+// whatever the call's size (coll/choose.cc, segment_if_possible; Creation
+// below).
 //
 // Layout, for the communicator's n ranks (all on this host):
 //   n flag lines, one 64-byte line per rank, written only by that rank:
@@ -27,7 +28,8 @@
 //
 // Small calls (issue 29): a writer stores its data and then its record in
 // the slot, the record meaning "the data is here" (record_data), so that a
-// reader's wait and its data are one cache line, and readers never touch
+// reader's wait and data of up to 48 bytes are one cache line (longer data
+// takes whole lines after it, cells.h), and readers never touch
 // the writer's flag line. A writer remembers the least `left` it last saw
 // (left_seen_) and reads the others' flag lines only when that is short of
 // what it needs, about once in kRing - 1 calls in a stream of small rooted
@@ -38,8 +40,8 @@
 // release_gather a 32 KiB bcast buffer in cells: the same idea.
 //
 // Sizes (issue 29): a slot is 17 cache lines, so that 1 KiB of data fits
-// one with its header (a 1 KiB bcast, gather or scatter on 2 ranks took a
-// cell with 16 lines); four cells, so that the root of calls of 1-16 KiB
+// one beside its header's line (a 1 KiB bcast, gather or scatter on 2
+// ranks took a cell with 16 lines); four cells, so that the root of calls of 1-16 KiB
 // runs up to three ahead of its slowest reader instead of one (with two,
 // 2-rank bcast, gather and scatter of 1-8 KiB waited for the reader's
 // `left` at every call and ran 1.2-1.8x behind MPICH, whose bcast buffer
@@ -242,7 +244,7 @@ class CommSegment {
   CommSegment& operator=(const CommSegment&) = delete;
 
  private:
-  friend CommSegment* segment_for(Communicator* c);
+  friend CommSegment* segment_for(Communicator* c, bool now);
   friend struct StartedQueue;
   friend StartedQueue& queue_of(CommSegment& seg);
   friend void forget(CommSegment* seg);
@@ -316,11 +318,12 @@ struct CommState {
 bool eligible(Communicator* c);
 
 // The segment, made now if it is not yet and the communicator has run its
-// first FERRY_COLL_SHM_AFTER blocking collectives by messages (collective:
-// every rank of `c` calls it at every blocking collective, choose.cc);
-// nullptr until then, or if it could not be made, which every rank learns
-// alike, and eligible() is false from then on.
-CommSegment* segment_for(Communicator* c);
+// first FERRY_COLL_SHM_AFTER blocking collectives by messages, or `now`
+// (collective: every rank of `c` calls it at every blocking collective,
+// choose.cc, passing the same `now`); nullptr until then, or if it could
+// not be made, which every rank learns alike, and eligible() is false from
+// then on.
+CommSegment* segment_for(Communicator* c, bool now = false);
 
 // The segment if it has been made already (by a blocking collective), else
 // nullptr; never makes it (a nonblocking call must not wait for the others,

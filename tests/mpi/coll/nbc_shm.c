@@ -295,7 +295,7 @@ static void handles(MPI_Comm comm, const char *name) {
 }
 
 static void run(MPI_Comm comm, const char *name) {
-  MPI_Barrier(comm); /* the segment is made at the first blocking call */
+  MPI_Barrier(comm); /* the segment is made at the first blocking call (FERRY_COLL_SHM_AFTER=0) */
   rounds(comm, name, quick ? 12 : 300);
   if (quick) {
     movement(comm, name, 7);

@@ -1,9 +1,10 @@
 /*
- * Data written into a shared-memory cell (coll/shm, cells.h: beyond a
- * slot's 1,072 bytes, a string copy whose destination is first aligned to a
- * cache line) arrives whole: bcast, gather, scatter, allgather, alltoall,
- * reduce and allreduce, blocking and nonblocking, with sizes either side of
- * the slot (1,071-1,073 bytes), blocks that do not start on a line in a
+ * Data written into shared memory (coll/shm, cells.h: above 512 bytes, a
+ * string copy whose destination is first aligned to a cache line; a slot
+ * holds 48 bytes beside its record or 1,024 on the lines after it) arrives
+ * whole: bcast, gather, scatter, allgather, alltoall, reduce and allreduce,
+ * blocking and nonblocking, with sizes either side of those borders
+ * (47-49, 511-513, 1,023-1,025 bytes) and the slot's old one (1,072), blocks that do not start on a line in a
  * sender's cell (1,100 bytes: the second block of a scatter or alltoall at
  * 3 ranks and more), either side of glibc's own string-copy threshold
  * (2,111-2,113) and a few KiB, from user buffers on and off alignment, in
@@ -140,7 +141,7 @@ int main(int argc, char **argv) {
   MPI_Datatype three;
   MPI_Type_contiguous(3, MPI_CHAR, &three);
   MPI_Type_commit(&three);
-  static const size_t sizes[] = {1071, 1072, 1073, 1100, 2111, 2112, 2113, 4097, 8191};
+  static const size_t sizes[] = {47, 48, 49, 511, 512, 513, 1023, 1024, 1025, 1072, 1100, 2111, 2112, 2113, 4097, 8191};
   static const size_t skews[] = {0, 1, 13, 48};
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
     size_t b = sizes[k], skew = skews[k % 4];

@@ -4,7 +4,9 @@
  * FERRY_COLL_SHM_AFTER ones (4 unless the environment says otherwise),
  * which run by messages, so that a communicator made for a call or two
  * never pays for a segment. Calls with no data count like the others: every
- * rank must make it at the same call. Each call's data is checked, and the
+ * rank must make it at the same call. A floating-point sum makes it at
+ * once: its bits depend on the order the algorithm combines in, which must
+ * not depend on how many calls came before (README "Reproducibility"). Each call's data is checked, and the
  * segments are counted in /proc/self/maps (names /dev/shm/ferry-coll-*), so
  * the test is Ferry's only and Linux only.
  */
@@ -75,6 +77,14 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_free(&c);
   CHECK(mapped_segments() == base, "freed: its segment is still mapped");
+
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  double x = rank + 0.5, sum = 0;
+  CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, c));
+  CHECK(sum == size * (size - 1) / 2.0 + size * 0.5, "double allreduce gave %g", sum);
+  CHECK(mapped_segments() - base == 1, "a double MPI_SUM as a communicator's first collective left it without a "
+        "segment (%d of its own mapped)", mapped_segments() - base);
+  MPI_Comm_free(&c);
   mt_pass();
   MPI_Finalize();
   return 0;

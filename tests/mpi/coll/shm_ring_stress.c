@@ -30,12 +30,13 @@ static void maybe_sleep(int k, int rank, int size) {
   }
 }
 
-/* Ints per rank of call k: 1-32 (4-128 bytes), 300 (1200 bytes, beyond a
- * slot) every 23rd call, and every 29th 252 or 253 (1008 bytes, the most a
- * slot holds beside its record, or 4 more: a cell). */
+/* Ints per rank of call k: 1-32 (4-128 bytes: 48 bytes and less share the
+ * record's line, more start on the next), 300 (1200 bytes, beyond a slot)
+ * every 23rd call, and every 29th 256 or 257 (1024 bytes, the most a slot
+ * holds, or 4 more: a cell). */
 static int count_of(int k) {
   if (k % 23 == 22) return 300;
-  if (k % 29 == 28) return 252 + (k / 29) % 2;
+  if (k % 29 == 28) return 256 + (k / 29) % 2;
   return 1 + (k * 5) % 32;
 }
 
