@@ -142,8 +142,8 @@ constexpr std::array kSettings = {
             "outnumber its cores. The same on every rank"},
     Setting{"FERRY_COLL_SHM_AFTER", "4",
             "Blocking collectives a communicator runs by messages before it makes its shared-memory segment "
-            "(coll/shm): one made, used a few times and freed never pays for a segment (0: at its first); the "
-            "same on every rank"},
+            "(coll/shm): one made, used a few times and freed never pays for a segment (0: at its first); a "
+            "floating-point sum or product makes it at once; the same on every rank"},
     Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
             "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
             "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},
