@@ -124,6 +124,11 @@ class Table {
     add<Group::kCharacter, unsigned char>(MPI_PACKED);
   }
 
+  bool exact(MPI_Datatype type) const {
+    int s = slot_of(type);
+    return s >= 0 && handles_[static_cast<size_t>(s)] == type && exact_[static_cast<size_t>(s)];
+  }
+
   Kernel find(MPI_Op op, MPI_Datatype type) const {
     if (handle::kind_of(op) != handle::kKindBuiltin || handle::object_of(op) != handle::Object::kOp) return nullptr;
     uint32_t o = handle::index_of(op);
@@ -158,6 +163,8 @@ class Table {
   void add_with(MPI_Datatype h) {
     size_t s = static_cast<size_t>(slot_of(h));
     handles_[s] = h;
+    exact_[s] = G == Group::kCInteger || G == Group::kFortranInteger || G == Group::kMultiLanguage ||
+                G == Group::kLogical || G == Group::kByte;
     auto set = [&](uint32_t op, Kernel k) { kernels_[op][s] = k; };
     set(kReplace, kernel<T, Replace, kAvx2>());
     set(kNoOp, no_op);
@@ -188,14 +195,21 @@ class Table {
   }
 
   std::array<MPI_Datatype, kSlots> handles_{};
+  std::array<bool, kSlots> exact_{};  // exact_in_any_order
   std::array<std::array<Kernel, kSlots>, kOps> kernels_{};
 };
 
 }  // namespace
 
-Kernel find_kernel(MPI_Op op, MPI_Datatype type) {
-  static const Table table;  // built on first use, so no other static initializer can see it empty
-  return table.find(op, type);
+namespace {
+const Table& table() {
+  static const Table t;  // built on first use, so no other static initializer can see it empty
+  return t;
 }
+}  // namespace
+
+Kernel find_kernel(MPI_Op op, MPI_Datatype type) { return table().find(op, type); }
+
+bool exact_in_any_order(MPI_Datatype type) { return table().exact(type); }
 
 }  // namespace ferry::reduce

@@ -22,6 +22,13 @@ using Kernel = void (*)(const void* in, void* inout, size_t count);
 // handle is not predefined).
 Kernel find_kernel(MPI_Op op, MPI_Datatype type);
 
+// Whether every predefined operation on predefined datatype `type` gives
+// the same bits whatever order it combines the operands in: the integer
+// groups, C and Fortran and MPI_AINT/OFFSET/COUNT (sums and products wrap),
+// logical and byte. False for floating point and complex (even MIN and MAX:
+// -0.0 against +0.0, NaNs), the MINLOC/MAXLOC pairs, and any other handle.
+bool exact_in_any_order(MPI_Datatype type);
+
 // The element types the kernels work on besides the C arithmetic types.
 template <typename Value, typename Index>
 struct Pair {  // MPI_FLOAT_INT, MPI_2INT, MPI_2REAL, ...: MINLOC/MAXLOC operands

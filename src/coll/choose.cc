@@ -4,6 +4,7 @@
 // communicator that has a segment.
 #include "coll/choose.h"
 
+#include "base/reduce_kernels.h"
 #include "base/revocation.h"
 #include "coll/shm/agreement.h"
 #include "coll/shm/started.h"
@@ -95,23 +96,14 @@ Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, L
 namespace {
 
 // Whether a reduction's bits are the same in any order of combining: a
-// predefined operation other than sum and product (comparisons, logical,
-// bitwise, replace), or a sum or product of integers (wrapping, exact).
-// Decided from the basic type of the signature, which MPI requires every
-// rank to pass alike (the handles may differ). Unsure: false, which only
-// makes the segment sooner.
+// predefined operation on integers, logicals or bytes (base/reduce_kernels.h;
+// not floating point, even MIN and MAX: -0.0 against +0.0, NaNs). Decided
+// from the basic type of the signature, which MPI requires every rank to
+// pass alike (the handles may differ: MPI_INTEGER and MPI_INTEGER4 are both
+// Fortran integers). Unsure: false, which only makes the segment sooner.
 bool order_free(const Datatype* type, const Op* op) {
   if (op->user()) return false;
-  if (op->handle != MPI_SUM && op->handle != MPI_PROD) return true;
-  const MPI_Datatype basic = type->signature != nullptr ? type->signature->single_basic() : type->handle;
-  static const MPI_Datatype integers[] = {
-      MPI_CHAR,     MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE,       MPI_SHORT,       MPI_UNSIGNED_SHORT,
-      MPI_INT,      MPI_UNSIGNED,    MPI_LONG,          MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
-      MPI_INT8_T,   MPI_INT16_T,     MPI_INT32_T,       MPI_INT64_T,    MPI_UINT8_T,     MPI_UINT16_T,
-      MPI_UINT32_T, MPI_UINT64_T,    MPI_AINT,          MPI_OFFSET,     MPI_COUNT,       MPI_INTEGER};
-  for (MPI_Datatype t : integers)
-    if (basic == t) return true;
-  return false;
+  return reduce::exact_in_any_order(type->signature != nullptr ? type->signature->single_basic() : type->handle);
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
  * FERRY_COLL_SHM_AFTER ones (4 unless the environment says otherwise),
  * which run by messages, so that a communicator made for a call or two
  * never pays for a segment. Calls with no data count like the others: every
- * rank must make it at the same call. A floating-point sum makes it at
- * once: its bits depend on the order the algorithm combines in, which must
+ * rank must make it at the same call. A floating-point reduction makes it
+ * at once: its bits depend on the order the algorithm combines in, which must
  * not depend on how many calls came before (README "Reproducibility"). Each call's data is checked, and the
  * segments are counted in /proc/self/maps (names /dev/shm/ferry-coll-*), so
  * the test is Ferry's only and Linux only.
@@ -78,13 +78,17 @@ int main(int argc, char **argv) {
   MPI_Comm_free(&c);
   CHECK(mapped_segments() == base, "freed: its segment is still mapped");
 
-  MPI_Comm_dup(MPI_COMM_WORLD, &c);
-  double x = rank + 0.5, sum = 0;
-  CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, c));
-  CHECK(sum == size * (size - 1) / 2.0 + size * 0.5, "double allreduce gave %g", sum);
-  CHECK(mapped_segments() - base == 1, "a double MPI_SUM as a communicator's first collective left it without a "
-        "segment (%d of its own mapped)", mapped_segments() - base);
-  MPI_Comm_free(&c);
+  /* Floating point, even MPI_MIN (-0.0 against +0.0): at once. */
+  const MPI_Op ops[] = {MPI_SUM, MPI_MIN};
+  for (int k = 0; k < 2; k++) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    double x = rank + 0.5, got = 0;
+    CHECK_MPI(MPI_Allreduce(&x, &got, 1, MPI_DOUBLE, ops[k], c));
+    CHECK(got == (k == 0 ? size * (size - 1) / 2.0 + size * 0.5 : 0.5), "double allreduce %d gave %g", k, got);
+    CHECK(mapped_segments() - base == 1, "a double %s as a communicator's first collective left it without a "
+          "segment (%d of its own mapped)", k == 0 ? "MPI_SUM" : "MPI_MIN", mapped_segments() - base);
+    MPI_Comm_free(&c);
+  }
   mt_pass();
   MPI_Finalize();
   return 0;
