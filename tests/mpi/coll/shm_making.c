@@ -65,9 +65,13 @@ int main(int argc, char **argv) {
   }
   const char *setting = getenv("FERRY_COLL_SHM_AFTER");
   const int after = setting != NULL ? atoi(setting) : 4;
+  /* MPI_COMM_WORLD's segment first, so that the count below is the new
+   * communicators' alone (communicator creation runs collectives on it). */
+  for (int k = 0; k <= after; k++) CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  const int base = mapped_segments();
+  CHECK(base == 1, "%d segments mapped after %d barriers on MPI_COMM_WORLD, expected its one", base, after + 1);
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
-  const int base = mapped_segments(); /* MPI_COMM_WORLD's, if it has one */
   for (int k = 1; k <= after + 3; k++) {
     call(c, k, rank, size);
     const int held = mapped_segments() - base;
@@ -80,15 +84,17 @@ int main(int argc, char **argv) {
 
   /* Floating point, even MPI_MIN (-0.0 against +0.0): at once. */
   const MPI_Op ops[] = {MPI_SUM, MPI_MIN};
+  MPI_Comm fresh[2];
   for (int k = 0; k < 2; k++) {
-    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Comm_dup(MPI_COMM_WORLD, &fresh[k]);
     double x = rank + 0.5, got = 0;
-    CHECK_MPI(MPI_Allreduce(&x, &got, 1, MPI_DOUBLE, ops[k], c));
+    CHECK_MPI(MPI_Allreduce(&x, &got, 1, MPI_DOUBLE, ops[k], fresh[k]));
     CHECK(got == (k == 0 ? size * (size - 1) / 2.0 + size * 0.5 : 0.5), "double allreduce %d gave %g", k, got);
-    CHECK(mapped_segments() - base == 1, "a double %s as a communicator's first collective left it without a "
-          "segment (%d of its own mapped)", k == 0 ? "MPI_SUM" : "MPI_MIN", mapped_segments() - base);
-    MPI_Comm_free(&c);
+    CHECK(mapped_segments() - base == k + 1, "a double %s as a communicator's first collective left it without a "
+          "segment (%d of their own mapped, expected %d)", k == 0 ? "MPI_SUM" : "MPI_MIN", mapped_segments() - base,
+          k + 1);
   }
+  for (int k = 0; k < 2; k++) MPI_Comm_free(&fresh[k]);
   mt_pass();
   MPI_Finalize();
   return 0;
