@@ -143,7 +143,7 @@ constexpr std::array kSettings = {
     Setting{"FERRY_COLL_SHM_AFTER", "4",
             "Blocking collectives a communicator runs by messages before it makes its shared-memory segment "
             "(coll/shm): one made, used a few times and freed never pays for a segment (0: at its first); a "
-            "floating-point sum or product makes it at once; the same on every rank"},
+            "reduction of floating-point data or by a user operation makes it at once; the same on every rank"},
     Setting{"FERRY_COLL_SHM_SEGMENTS", "64",
             "Most shared-memory collective segments a process maps at once (one per communicator that uses them); "
             "communicators beyond it use messages, and a freed communicator's segment makes room (0: none)"},

@@ -45,12 +45,12 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = fa
 // call makes the hierarchy (hier/structure.h).
 //
 // `order_matters`: a reduction whose bits depend on the order it combines
-// in (floating-point sums and products, users' operations). Shared memory
-// and messages combine in different orders, so such a call makes the
-// segment at once rather than after FERRY_COLL_SHM_AFTER calls: its
-// algorithm must not depend on how many calls the communicator ran before
-// (README "Reproducibility": a training job restarted from a checkpoint
-// ends with the same loss, bit for bit, as one never stopped).
+// in (floating-point data, whatever the operation; users' operations).
+// Shared memory and messages combine in different orders, so such a call
+// makes the segment at once rather than after FERRY_COLL_SHM_AFTER calls:
+// its algorithm must not depend on how many calls the communicator ran
+// before (README "Reproducibility": a training job restarted from a
+// checkpoint ends with the same loss, bit for bit, as one never stopped).
 Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
                   shm::CommSegment** seg, hier::Hierarchy** hier = nullptr, bool hier_fits = true,
                   bool order_matters = false);
