@@ -1,7 +1,8 @@
 // Reductions through every rank's cell: each rank copies its input into
 // its cell and raises its flag; then whoever needs a result combines the
-// cells in rank order into its receive buffer, x0 op (x1 op (... op xk)),
-// as each flag comes up: the root over all (reduce), every rank over all
+// cells in rank order into its receive buffer (fold_order, algorithms.h:
+// ((x0 op x1) op x2) ... for a commutative operation, else x0 op (x1 op
+// (... op xk))), as each flag comes up: the root over all (reduce), every rank over all
 // (allreduce: the same operands in the same order everywhere, so the same
 // bits), rank r over ranks 0..r (scan) or 0..r-1 (exscan), rank r over
 // block r of every cell (reduce_scatter: each cell holds a rank's whole
@@ -25,8 +26,9 @@ namespace {
 Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t recorded, void* recvbuf, MPI_Count count,
             const Datatype* type, const Op* op, const void* mine = nullptr) {
   const size_t bytes = type->bytes(count);
+  const FoldOrder order = fold_order(*op, last, mine != nullptr && mine == recvbuf);
   Err e;
-  for (int r = last; r >= 0; --r) {
+  for (int r = order.first; r != order.end; r += order.step) {
     const char* operand = nullptr;
     if (mine != nullptr && r == seg.rank()) {
       operand = static_cast<const char*>(mine);
@@ -39,7 +41,7 @@ Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t record
       operand = seg.cell(r, s, recorded) + offset;
     }
     if (bytes == 0) continue;
-    if (r == last) {
+    if (r == order.first) {
       if (operand != recvbuf) std::memcpy(recvbuf, operand, bytes);  // in place: there already (scan)
     } else {
       apply(*op, operand, recvbuf, count, *type);
@@ -116,16 +118,15 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
     seg.record(s, bytes);
     Err e;
     if (!exclusive && op->commutative && last > 0 && mine != recvbuf) {
-      // The others' operands first, the nearest one copied into recvbuf,
-      // then mine: on 2 ranks the operation's kernel then reads only
+      // The others' operands first (rank 0's copied into recvbuf), then
+      // mine, last, as fold_order has it: on 2 ranks the operation's kernel then reads only
       // recvbuf and my own buffer, no line the other core wrote (from 3,
       // the farther cells still go through it). Read by the kernel,
       // a payload that reached the slot's third line (in the layout of
       // then, data right after the header) cost ~50 ns more
       // (2-rank MPI_Scan of 120-192 B: 169-190 ns per call in a loop,
       // 85-107 this way; 112 B 116 -> 88; Exscan, whose last rank copies,
-      // showed no such step). Commutative operations only: the order
-      // changes to mine op (theirs).
+      // showed no such step). Commutative operations only (mine op theirs).
       e = combine(seg, s, last - 1, 0, bytes, recvbuf, count, type, op);
       if (e.ok() && bytes != 0) apply(*op, mine, recvbuf, count, *type);
     } else {

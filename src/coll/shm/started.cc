@@ -11,6 +11,7 @@
 #include "base/revocation.h"
 #include "coll/at_once.h"
 #include "coll/shm/agreement.h"
+#include "coll/shm/algorithms.h"
 #include "coll/shm/blocks.h"
 #include "coll/shm/cells.h"
 #include "coll/typed_buffer.h"
@@ -157,7 +158,8 @@ bool bcast(CommSegment& seg, Started& o) {
 }
 
 // Reduce and allreduce (reduce.cc): my input into my cell, then whoever
-// needs the result combines the cells in rank order, last to first.
+// needs the result combines the cells in rank order (fold_order,
+// algorithms.h, as the blocking calls do: the same bits).
 bool reduction(CommSegment& seg, Started& o) {
   const Call& c = o.call;
   const size_t bytes = c.type->bytes(c.count);
@@ -171,13 +173,14 @@ bool reduction(CommSegment& seg, Started& o) {
     }
     seg.publish(o.s);
     o.phase = 1;
-    o.next = seg.size() - 1;
+    o.next = fold_order(*c.op, seg.size() - 1).first;
   }
-  for (; o.next >= 0; --o.next) {
+  const FoldOrder order = fold_order(*c.op, seg.size() - 1);
+  for (; o.next != order.end; o.next += order.step) {
     const int r = o.next;
     if (!arrived(seg, o, r)) return false;
     Err mismatch = check(seg, r, o.s, bytes);
-    if (r == seg.size() - 1) {
+    if (r == order.first) {
       o.error = std::move(mismatch);
       if (bytes != 0) std::memcpy(c.recvbuf, seg.cell(r, o.s, bytes), bytes);
     } else if (mismatch) {
