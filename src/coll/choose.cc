@@ -6,6 +6,7 @@
 
 #include "base/reduce_kernels.h"
 #include "base/revocation.h"
+#include "coll/hier/algorithms.h"
 #include "coll/shm/agreement.h"
 #include "coll/shm/started.h"
 #include "device/device.h"
@@ -106,12 +107,27 @@ bool order_free(const Datatype* type, const Op* op) {
   return reduce::exact_in_any_order(type->signature != nullptr ? type->signature->single_basic() : type->handle);
 }
 
+// coll/hier's reductions run on the signature's basic elements, the same
+// on every rank whatever datatype each passed (hier/reductions.cc), with a
+// predefined operation that combines them one by one (MPI_MINLOC on
+// MPI_2INT, whose basic elements are ints, keeps the flat algorithms):
+// this rank's element size or contiguity could differ from another's
+// (same-signature types), and the ranks would wait for each other in
+// different algorithms; a user's function takes the datatype each rank
+// passed.
+bool hier_reduces(const Datatype* type, const Op* op) {
+  if (op->user()) return false;
+  const MPI_Datatype basic = hier::basic_type_of(*type);
+  return basic != MPI_DATATYPE_NULL && reduce::find_kernel(op->handle, basic) != nullptr;
+}
+
 }  // namespace
 
-// coll/hier's local phases combine pieces of whole elements in a cell.
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier) {
-  const bool hier_fits = type->contiguous && type->size <= shm::configured_cell_bytes();
+  // A communicator with a segment of its own is on one host: no hierarchy
+  // to ask about (and nothing more to look up on the way of small calls).
+  const bool hier_fits = shm::segment_if_made(c) == nullptr && hier_reduces(type, op);
   return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, type->contiguous, c, how, a, seg, hier,
                        hier_fits, !order_free(type, op));
 }

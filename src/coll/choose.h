@@ -39,8 +39,8 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = fa
 // segment in *seg where shared memory was chosen (nullptr otherwise).
 //
 // `hier` non-null: the operation has a hierarchical form (coll/hier),
-// which may run this call where `hier_fits` (reductions: a contiguous
-// type whose elements fit a cell); *hier is the communicator's hierarchy
+// which may run this call where `hier_fits` (reductions: a predefined
+// operation on data of one basic type, choose_reduction); *hier is the communicator's hierarchy
 // where that was chosen (nullptr otherwise). The communicator's first such
 // call makes the hierarchy (hier/structure.h).
 //

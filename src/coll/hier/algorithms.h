@@ -22,8 +22,9 @@
 //               ((H-1) rounds of k n) + local bcast of all p n bytes.
 // Reductions combine each host's ranks first, out of rank order, so they
 // take commutative operations only (MPI-3.1 §5.9.1; select.cc skips
-// "hierarchical" for the others) on contiguous datatypes (the cells hold
-// the data as it is, shm/algorithms.h).
+// "hierarchical" for the others), predefined ones (a user's function gets
+// the datatype each rank passed, and the phases run on the signature's
+// basic elements, reductions.cc) on data of one basic type.
 //
 // A wait that ends because the communicator was revoked returns
 // MPIX_ERR_REVOKED at once (shm/wait.h), as coll/shm's do.
@@ -39,6 +40,10 @@ namespace ferry::coll::hier {
 
 Err barrier(Hierarchy& h, Communicator* c);
 Err bcast(Hierarchy& h, Communicator* c, void* buf, MPI_Count count, const Datatype* type, int root);
+// The one basic type of a datatype's signature (what MPI requires every
+// rank to pass alike, whatever datatype it names), or MPI_DATATYPE_NULL
+// for a mix: reductions run here only where it is one.
+MPI_Datatype basic_type_of(const Datatype& type);
 Err allreduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
               const Datatype* type, const Op* op);
 Err reduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,

@@ -1,6 +1,14 @@
 // Hierarchical allreduce and reduce (algorithms.h): combine within each
 // host into one rank, combine among the hosts, and (allreduce) hand the
 // result back within each host.
+//
+// The phases run on the signature's basic elements (basic_type_of), which
+// MPI requires every rank to pass alike, not on the datatype the rank
+// passed: the local phase cuts the data into cell-sized pieces of whole
+// elements, and ranks passing MPI_INT x 8 on one host and
+// MPI_Type_contiguous(2, MPI_INT) x 4 on another must cut the same pieces.
+// (A predefined operation takes contiguous types only, base/op.cc, and
+// users' operations keep the flat algorithms, choose.cc.)
 #include <vector>
 
 #include "coll/hier/algorithms.h"
@@ -15,10 +23,43 @@ namespace {
 // not left waiting (revocation ends every wait anyway).
 Err first(Err a, Err b) { return a ? std::move(a) : std::move(b); }
 
+// `count` elements of `type` as basic elements (contiguous: the same bytes).
+struct Basic {
+  MPI_Count count;
+  const Datatype* type;
+};
+Basic basic_elements(MPI_Count count, const Datatype* type) {
+  const Datatype* basic = find_datatype(basic_type_of(*type));
+  return {static_cast<MPI_Count>(type->bytes(count) / basic->size), basic};
+}
+
+Err allreduce_basic(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
+                    const Datatype* type, const Op* op);
+Err reduce_basic(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
+                 const Datatype* type, const Op* op, int root);
+
 }  // namespace
+
+MPI_Datatype basic_type_of(const Datatype& type) {
+  return type.signature != nullptr ? type.signature->single_basic() : type.handle;
+}
 
 Err allreduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
               const Datatype* type, const Op* op) {
+  const Basic b = basic_elements(count, type);
+  return allreduce_basic(h, c, sendbuf, recvbuf, b.count, b.type, op);
+}
+
+Err reduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
+           const Op* op, int root) {
+  const Basic b = basic_elements(count, type);
+  return reduce_basic(h, c, sendbuf, recvbuf, b.count, b.type, op, root);
+}
+
+namespace {
+
+Err allreduce_basic(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
+                    const Datatype* type, const Op* op) {
   // Phase 1: each host's ranks combine into their leader's recvbuf (in
   // place, a member's input is in its recvbuf).
   const void* input = sendbuf;
@@ -36,8 +77,8 @@ Err allreduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf,
   return e;
 }
 
-Err reduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
-           const Op* op, int root) {
+Err reduce_basic(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
+                 const Datatype* type, const Op* op, int root) {
   // The root stands for its host; every other host's leader for its own.
   const std::vector<int> reps = h.representatives(root);
   const int rep = reps[static_cast<size_t>(h.my_host)];
@@ -62,5 +103,7 @@ Err reduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MP
   return leaders_reduce(Leaders{c, reps, h.my_host}, input, i_root ? recvbuf : scratch.data(), count, type, op,
                         h.host_of[static_cast<size_t>(root)]);
 }
+
+}  // namespace
 
 }  // namespace ferry::coll::hier
