@@ -64,10 +64,10 @@ bool has_started_form(Operation o, Launch how) {
 
 }  // namespace
 
-Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
+Err select_shared(Operation o, Query q, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                   shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits, bool order_matters) {
   *seg = segment_if_possible(c, how, order_matters);
-  q.shared_memory = *seg != nullptr && dense && cell_bytes <= (*seg)->cell_bytes() && has_started_form(o, how);
+  q.shared_memory = *seg != nullptr && cell_bytes <= (*seg)->cell_bytes() && has_started_form(o, how);
   if (how.form == Launch::Form::kNonblocking) q.prefix = "i";
   if (how.form == Launch::Form::kPersistent) q.suffix = "_init";
   // Only a communicator without a segment of its own may span hosts; the
@@ -91,7 +91,7 @@ Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communica
 
 Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                 shm::CommSegment** seg, hier::Hierarchy** hier) {
-  return select_shared(o, Query{bytes, c->size, true}, cell_bytes, true, c, how, a, seg, hier);
+  return select_shared(o, Query{bytes, c->size, true}, cell_bytes, c, how, a, seg, hier);
 }
 
 namespace {
@@ -128,7 +128,7 @@ Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* 
   // A communicator with a segment of its own is on one host: no hierarchy
   // to ask about (and nothing more to look up on the way of small calls).
   const bool hier_fits = shm::segment_if_made(c) == nullptr && hier_reduces(type, op);
-  return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, type->contiguous, c, how, a, seg, hier,
+  return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, c, how, a, seg, hier,
                        hier_fits, !order_free(type, op));
 }
 

@@ -35,8 +35,11 @@ namespace ferry::coll {
 shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = false);
 
 // select() for a call whose shared-memory form puts `cell_bytes` in each
-// writer's cell (`dense`: the data as it is, for the reductions), with the
-// segment in *seg where shared memory was chosen (nullptr otherwise).
+// writer's cell, with the segment in *seg where shared memory was chosen
+// (nullptr otherwise). The choice rests only on what MPI requires every
+// rank to pass alike (the bytes of the type signature, the operation), never
+// on this rank's datatype: ranks may pass a contiguous type and a strided
+// one of the same signature (MPI-4.0 §6.1), and would take different paths.
 //
 // `hier` non-null: the operation has a hierarchical form (coll/hier),
 // which may run this call where `hier_fits` (reductions: a predefined
@@ -51,7 +54,7 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = fa
 // its algorithm must not depend on how many calls the communicator ran
 // before (README "Reproducibility": a training job restarted from a
 // checkpoint ends with the same loss, bit for bit, as one never stopped).
-Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communicator* c, Launch how, Algorithm* a,
+Err select_shared(Operation o, Query q, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                   shm::CommSegment** seg, hier::Hierarchy** hier = nullptr, bool hier_fits = true,
                   bool order_matters = false);
 
@@ -60,9 +63,10 @@ Err select_shared(Operation o, Query q, size_t cell_bytes, bool dense, Communica
 Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                 shm::CommSegment** seg, hier::Hierarchy** hier = nullptr);
 
-// The reductions, which coll/shm may run when the data is one dense run
-// (the cells hold the bytes as they are, and the operation applies to
-// them); `bytes` is one rank's whole input (reduce_scatter: all blocks).
+// The reductions, which coll/shm runs on packed data in its cells (a rank
+// whose datatype is not contiguous, with a user's operation, unpacks each
+// operand first, shm/cells.h); `bytes` is one rank's whole input
+// (reduce_scatter: all blocks).
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier = nullptr);
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "base/datatype.h"
 #include "coll/packed_bytes.h"
@@ -62,6 +63,31 @@ inline Err from_cell(const char* cell, size_t bytes, void* buf, MPI_Count count,
     return {};
   }
   return copy_typed(cell, static_cast<MPI_Count>(bytes), *packed_bytes(), buf, count, *type);
+}
+
+// `count` elements of `type` from one buffer of this rank to another (a
+// reduction's own operand into its result).
+inline Err copy_elements(const void* from, void* to, MPI_Count count, const Datatype* type) {
+  if (type->contiguous) [[likely]] {
+    const size_t bytes = type->bytes(count);
+    if (bytes != 0) std::memcpy(to, from, bytes);
+    return {};
+  }
+  return copy_typed(from, count, *type, to, count, *type);
+}
+
+// A reduction's operand from a cell, laid out as `count` elements of
+// `type` lie in a user's buffer, for apply(): the cell itself where `type`
+// is contiguous (packed data is its layout), else unpacked into `scratch`.
+// Only a user-defined operation takes a datatype that is not contiguous
+// (base/op.cc), and ranks may pass one where others pass a contiguous type
+// of the same signature (MPI-4.0 §6.1): the cells hold packed data always.
+const void* unpacked_operand(const char* cell, size_t bytes, MPI_Count count, const Datatype* type,
+                             std::vector<char>* scratch);
+inline const void* operand_from_cell(const char* cell, size_t bytes, MPI_Count count, const Datatype* type,
+                                     std::vector<char>* scratch) {
+  if (type->contiguous) [[likely]] return cell;
+  return unpacked_operand(cell, bytes, count, type, scratch);
 }
 
 }  // namespace ferry::coll::shm

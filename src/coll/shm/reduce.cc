@@ -9,6 +9,7 @@
 // input). Non-commutative operations are applied in rank order, as MPI-3.1
 // §5.9.1 requires.
 #include <cstring>
+#include <vector>
 
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
@@ -27,24 +28,29 @@ Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t record
             const Datatype* type, const Op* op, const void* mine = nullptr) {
   const size_t bytes = type->bytes(count);
   const FoldOrder order = fold_order(*op, last, mine != nullptr && mine == recvbuf);
+  std::vector<char> scratch;  // an operand of a datatype that is not contiguous (cells.h)
   Err e;
   for (int r = order.first; r != order.end; r += order.step) {
-    const char* operand = nullptr;
     if (mine != nullptr && r == seg.rank()) {
-      operand = static_cast<const char*>(mine);
-    } else {
-      if (Err w = seg.wait_arrived(r, s)) return w;
-      if (Err mismatch = check(seg, r, s, recorded)) {
-        if (e.ok()) e = std::move(mismatch);
-        continue;
+      if (bytes == 0) continue;
+      if (r != order.first) {
+        apply(*op, mine, recvbuf, count, *type);
+      } else if (mine != recvbuf) {  // in place: there already (scan)
+        if (Err c = copy_elements(mine, recvbuf, count, type); c && e.ok()) e = std::move(c);
       }
-      operand = seg.cell(r, s, recorded) + offset;
+      continue;
     }
+    if (Err w = seg.wait_arrived(r, s)) return w;
+    if (Err mismatch = check(seg, r, s, recorded)) {
+      if (e.ok()) e = std::move(mismatch);
+      continue;
+    }
+    const char* cell = seg.cell(r, s, recorded) + offset;
     if (bytes == 0) continue;
     if (r == order.first) {
-      if (operand != recvbuf) std::memcpy(recvbuf, operand, bytes);  // in place: there already (scan)
+      if (Err c = from_cell(cell, bytes, recvbuf, count, type); c && e.ok()) e = std::move(c);
     } else {
-      apply(*op, operand, recvbuf, count, *type);
+      apply(*op, operand_from_cell(cell, bytes, count, type, &scratch), recvbuf, count, *type);
     }
   }
   return e;
@@ -55,7 +61,8 @@ Err contribute(CommSegment& seg, uint64_t s, const void* sendbuf, const void* re
                const Datatype* type) {
   const size_t bytes = type->bytes(count);
   if (Err e = seg.wait_cell_free(s, bytes)) return e;
-  copy_to_shared(seg.cell(seg.rank(), s, bytes), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  // Packing into a cell of exactly its size cannot fail.
+  (void)to_cell(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, seg.cell(seg.rank(), s, bytes));
   seg.record_data(s, bytes);
   return {};
 }
@@ -141,7 +148,7 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
     // undefined. It raises both flags at once, with one wake-up (issue 29:
     // publish and leave woke the others once each, about 70 instructions).
     seg.publish_and_leave(s);
-    if (!exclusive && bytes != 0 && mine != recvbuf) std::memcpy(recvbuf, mine, bytes);
+    if (!exclusive && bytes != 0 && mine != recvbuf) return copy_elements(mine, recvbuf, count, type);
     return {};
   }
   seg.publish(s);

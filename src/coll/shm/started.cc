@@ -165,7 +165,8 @@ bool reduction(CommSegment& seg, Started& o) {
   const size_t bytes = c.type->bytes(c.count);
   if (o.phase == 0) {
     if (!cell_free(seg, o, bytes)) return false;
-    copy_to_shared(seg.cell(seg.rank(), o.s, bytes), c.sendbuf == MPI_IN_PLACE ? c.recvbuf : c.sendbuf, bytes);
+    // Packing into a cell of exactly its size cannot fail.
+    (void)to_cell(c.sendbuf == MPI_IN_PLACE ? c.recvbuf : c.sendbuf, c.count, c.type, seg.cell(seg.rank(), o.s, bytes));
     seg.record_data(o.s, bytes);
     if (c.kind == Call::Kind::kReduce && seg.rank() != c.root) {
       seg.publish_and_leave(o.s);
@@ -182,11 +183,13 @@ bool reduction(CommSegment& seg, Started& o) {
     Err mismatch = check(seg, r, o.s, bytes);
     if (r == order.first) {
       o.error = std::move(mismatch);
-      if (bytes != 0) std::memcpy(c.recvbuf, seg.cell(r, o.s, bytes), bytes);
+      if (bytes != 0 && o.error.ok()) o.error = from_cell(seg.cell(r, o.s, bytes), bytes, c.recvbuf, c.count, c.type);
     } else if (mismatch) {
       if (o.error.ok()) o.error = std::move(mismatch);
     } else if (bytes != 0) {
-      apply(*c.op, seg.cell(r, o.s, bytes), c.recvbuf, c.count, *c.type);
+      std::vector<char> scratch;  // an operand of a datatype that is not contiguous (cells.h)
+      apply(*c.op, operand_from_cell(seg.cell(r, o.s, bytes), bytes, c.count, c.type, &scratch), c.recvbuf, c.count,
+            *c.type);
     }
   }
   seg.leave(o.s);

@@ -1,20 +1,24 @@
 /*
- * Reductions across hosts whose ranks pass different datatypes of the same
- * type signature, as MPI allows (MPI-4.0 §6.1: the signatures must match,
- * the type maps need not). With FERRY_COLL_TEST_RANKS_PER_HOST the
- * communicator spans pretended hosts and takes the hierarchical algorithms
- * (coll/hier), which cut each host's data into cell-sized pieces: every
- * rank must cut the same pieces whatever its datatype's element.
+ * Reductions whose ranks pass different datatypes of the same type
+ * signature, as MPI allows (MPI-4.0 §6.1: the signatures must match, the
+ * type maps need not): nothing that decides how a call runs may rest on a
+ * rank's own datatype.
  *
  * 1. MPI_SUM over 3 x 8192 ints: even ranks pass MPI_INT, odd ranks
  *    MPI_Type_contiguous(3, MPI_INT) (12-byte elements, which do not divide
- *    a cell: ranks cutting by their own element took different pieces).
+ *    a cell). Across pretended hosts (FERRY_COLL_TEST_RANKS_PER_HOST) the
+ *    hierarchical algorithms cut each host's data into cell-sized pieces of
+ *    whole elements: ranks cutting by their own element took different
+ *    pieces and failed.
  * 2. A commutative user-defined sum over 4 ints: even ranks pass MPI_INT,
- *    odd ranks a vector of 4 ints with stride 2; the gaps stay untouched.
- *    (Before, 3 and 4 ranks on 2 pretended hosts waited for ever here: the
- *    contiguous ranks took the hierarchical algorithm, the others not.)
+ *    odd ranks a vector of 4 ints with stride 2, whose gaps stay untouched;
+ *    MPI_Allreduce, MPI_Reduce, MPI_Iallreduce, MPI_Scan. On one host the
+ *    contiguous ranks took the segment and the others messages (the calls
+ *    failed: "do all ranks pass the same datatypes?"; across hosts they
+ *    waited for ever): the segment's cells now hold packed data, and a
+ *    strided rank unpacks each operand for the user's function.
  */
-#define TEST_NAME "hier_mixed_types"
+#define TEST_NAME "mixed_types"
 #include "../mpitest.h"
 
 #define N (3 * 8192)
@@ -71,19 +75,31 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&strided);
   MPI_Op op;
   CHECK_MPI(MPI_Op_create(user_sum, 1, &op));
-  for (int rep = 0; rep < 7; rep++) {
+  for (int rep = 0; rep < 12; rep++) {
     int s[8], r[8];
     for (int i = 0; i < 8; i++) {
       s[i] = rank + 1;
       r[i] = -5;
     }
-    if (odd) CHECK_MPI(MPI_Allreduce(s, r, 1, strided, op, MPI_COMM_WORLD));
-    else CHECK_MPI(MPI_Allreduce(s, r, 4, MPI_INT, op, MPI_COMM_WORLD));
-    for (int i = 0; i < 4; i++) {
+    /* Kind k: 0 allreduce, 1 reduce to rank 1, 2 iallreduce, 3 scan. */
+    const int k = rep % 4;
+    const MPI_Datatype t = odd ? strided : MPI_INT;
+    const int n = odd ? 1 : 4;
+    MPI_Request req;
+    switch (k) {
+      case 0: CHECK_MPI(MPI_Allreduce(s, r, n, t, op, MPI_COMM_WORLD)); break;
+      case 1: CHECK_MPI(MPI_Reduce(s, r, n, t, op, 1, MPI_COMM_WORLD)); break;
+      case 2:
+        CHECK_MPI(MPI_Iallreduce(s, r, n, t, op, MPI_COMM_WORLD, &req));
+        CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        break;
+      default: CHECK_MPI(MPI_Scan(s, r, n, t, op, MPI_COMM_WORLD)); break;
+    }
+    const int want = k == 3 ? (rank + 1) * (rank + 2) / 2 : size * (size + 1) / 2;
+    for (int i = 0; i < 4 && (k != 1 || rank == 1); i++) {
       const int at = odd ? 2 * i : i;
-      CHECK(r[at] == size * (size + 1) / 2, "user-defined allreduce %d: element %d is %d, expected %d", rep, i, r[at],
-            size * (size + 1) / 2);
-      if (odd) CHECK(r[2 * i + 1] == -5, "user-defined allreduce %d wrote the gap after element %d", rep, i);
+      CHECK(r[at] == want, "user-defined call %d (kind %d): element %d is %d, expected %d", rep, k, i, r[at], want);
+      if (odd) CHECK(r[2 * i + 1] == -5, "user-defined call %d (kind %d) wrote the gap after element %d", rep, k, i);
     }
   }
   MPI_Op_free(&op);
