@@ -67,7 +67,13 @@ Err launch(Request* r) {
   }
   if (r->kind == Request::Kind::kSend) {
     r->world_peer = r->comm->world_rank(r->peer);
-    return p2p::start_send(r);
+    Err e = p2p::start_send(r);
+    // A send that could not start is over, with its error: whoever waits on
+    // its request (a collective's schedule, MPI_Wait after MPI_Isend) must
+    // not wait for ever (an allreduce by messages on a communicator revoked
+    // before the call hung).
+    if (e) [[unlikely]] complete(r, e);
+    return e;
   }
   p2p::start_recv(r);
   return {};

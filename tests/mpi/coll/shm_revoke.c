@@ -12,6 +12,13 @@
  * others waited on its flag for ever (shared-memory waits looked at the
  * revocation only when the call started). The data fit a cell, so the calls
  * take the shared-memory path (FERRY_COLL_SHM=on in CMakeLists.txt).
+ *
+ * Then the same without the warm-up: the call makes the segment
+ * (FERRY_COLL_SHM_AFTER=0), and the revocation ends its creation round. And
+ * in both, every rank then calls the collective once more on the revoked
+ * communicator, which goes by messages and must fail at once (it hung: a
+ * send refused at its start left its request incomplete, and the
+ * collective's schedule waited on it).
  */
 #define TEST_NAME "shm_revoke"
 #include <string.h>
@@ -45,11 +52,12 @@ int main(int argc, char **argv) {
   int *rbuf = mt_malloc(sizeof(int) * 4 * (size_t)size);
   for (int i = 0; i < 4 * size; i++) sbuf[i] = rank + i;
 
-  for (int op = 0; op < kOps; op++) {
+  for (int step = 0; step < 2 * kOps; step++) {
+    const int op = step % kOps, warm_up = step < kOps;
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "%s: the warm-up barrier failed", names[op]);
+    if (warm_up) CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "%s: the warm-up barrier failed", names[op]);
     if (rank == last) {
       usleep(200 * 1000);
       CHECK(MPIX_Comm_revoke(comm) == MPI_SUCCESS, "%s: revoke", names[op]);
@@ -70,6 +78,12 @@ int main(int argc, char **argv) {
   next:
     /* Every member of the world is still in step. */
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "%s: world barrier", names[op]);
+    {
+      int rc = call(op, comm, last, sbuf, rbuf), cls = -1;
+      MPI_Error_class(rc, &cls);
+      CHECK(cls == MPIX_ERR_REVOKED, "%s %s warm-up, called again on the revoked communicator: class %d, not "
+            "MPIX_ERR_REVOKED", names[op], warm_up ? "after a" : "without", cls);
+    }
     MPI_Comm_free(&comm);
   }
   free(sbuf);
