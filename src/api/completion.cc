@@ -177,8 +177,14 @@ extern "C" int PMPI_Startall(int count, MPI_Request requests[]) {
       return call.raise();
     }
   }
-  for (int i = 0; i < count; ++i)
-    if (Err e = pt2pt::start(requests::find(requests[i]))) return call.result(std::move(e));
+  for (int i = 0; i < count; ++i) {
+    Request* r = requests::find(requests[i]);
+    if (Err e = pt2pt::start(r)) {
+      // The failing request's communicator's handler, as MPI_Start uses.
+      call.use_errhandler_of(r->comm);
+      return call.result(std::move(e));
+    }
+  }
   return MPI_SUCCESS;
 }
 FERRY_ENTRY(Startall)

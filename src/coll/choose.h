@@ -64,9 +64,9 @@ Err choose_data(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, L
                 shm::CommSegment** seg, hier::Hierarchy** hier = nullptr);
 
 // The reductions, which coll/shm runs on packed data in its cells (a rank
-// whose datatype is not contiguous, with a user's operation, unpacks each
-// operand first, shm/cells.h); `bytes` is one rank's whole input
-// (reduce_scatter: all blocks).
+// whose datatype is not contiguous, MPI_DOUBLE_INT or a user's strided
+// type, unpacks each operand first, shm/cells.h); `bytes` is one rank's
+// whole input (reduce_scatter: all blocks).
 Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* op, Communicator* c, Launch how,
                      Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier = nullptr);
 

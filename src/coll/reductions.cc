@@ -3,7 +3,7 @@
 // MPI_Reduce_local. Each asks coll/device_collectives.h first (GPU
 // buffers: run on them, or again on host copies), finishes at once where
 // there is nothing to combine (no elements, one rank: at_once.h), chooses
-// shared memory (reduce, allreduce: dense data) or an algorithm
+// shared memory (through packed data, shm/cells.h) or an algorithm
 // (choose.h), and builds the chosen algorithm's schedule (build_*) in the
 // launch form asked for (launch.h, run_reduction, which keeps the
 // operation alive while a request may apply it).

@@ -70,7 +70,8 @@ struct Query {
   // coll/hier may run this call: a blocking call on a communicator that
   // spans hosts, one of them with 2 or more of its ranks, each host's with
   // a shared-memory segment (hier/structure.h); reductions: commutative
-  // ops on contiguous types. `hierarchical_forced`: FERRY_COLL_HIER=on,
+  // predefined ops on data of one basic type (choose.cc, hier_reduces).
+  // `hierarchical_forced`: FERRY_COLL_HIER=on,
   // which takes it whatever the table's bounds. Every rank computes the
   // same answer.
   bool hierarchical = false;

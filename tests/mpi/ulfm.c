@@ -86,6 +86,20 @@ int main(int argc, char **argv) {
   CHECK(error_class(err) == MPIX_ERR_REVOKED, "receive on a revoked communicator: class %d", error_class(err));
   err = MPI_Barrier(comm);
   CHECK(error_class(err) == MPIX_ERR_REVOKED, "barrier on a revoked communicator: class %d", error_class(err));
+  /* A persistent send started on it fails, through comm's handler (errors
+   * return) for MPI_Startall as for MPI_Start (MPI_COMM_WORLD's, fatal,
+   * ended the job), and its request completes with the error. */
+  MPI_Request persistent[2];
+  MPI_Send_init(&value, 1, MPI_INT, (rank + 1) % size, 8, comm, &persistent[0]);
+  MPI_Send_init(&value, 1, MPI_INT, (rank + 1) % size, 9, comm, &persistent[1]);
+  err = MPI_Start(&persistent[0]);
+  CHECK(error_class(err) == MPIX_ERR_REVOKED, "MPI_Start on a revoked communicator: class %d", error_class(err));
+  err = MPI_Wait(&persistent[0], MPI_STATUS_IGNORE);
+  CHECK(error_class(err) == MPIX_ERR_REVOKED, "MPI_Wait after a refused MPI_Start: class %d", error_class(err));
+  err = MPI_Startall(2, persistent);
+  CHECK(error_class(err) == MPIX_ERR_REVOKED, "MPI_Startall on a revoked communicator: class %d", error_class(err));
+  MPI_Request_free(&persistent[0]);
+  MPI_Request_free(&persistent[1]);
   char text[MPI_MAX_ERROR_STRING];
   int len;
   MPI_Error_string(err, text, &len);

@@ -7,8 +7,9 @@
 // passed: the local phase cuts the data into cell-sized pieces of whole
 // elements, and ranks passing MPI_INT x 8 on one host and
 // MPI_Type_contiguous(2, MPI_INT) x 4 on another must cut the same pieces.
-// (A predefined operation takes contiguous types only, base/op.cc, and
-// users' operations keep the flat algorithms, choose.cc.)
+// Only predefined operations that combine basic elements one by one come
+// here (choose.cc): a pair type's MINLOC and MAXLOC, and users' operations,
+// keep the flat algorithms.
 #include <vector>
 
 #include "coll/hier/algorithms.h"

@@ -45,28 +45,30 @@ Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const D
 // its result (reduce.cc, started.cc). A commutative operation goes from
 // rank 0 up, ((x0 op x1) op x2) ...: the order of a loop over the ranks and
 // of the message-based algorithms on up to three ranks (binomial reduce,
-// recursive doubling), so that a small communicator's sums keep their bits
-// whichever way they run. apply() computes `in op inout`, so each step is
+// recursive doubling; a reduce to another root rotates the binomial tree),
+// so that a small communicator's allreduces and reduces to rank 0 keep
+// their bits whichever way they run. apply() computes `in op inout`, so each step is
 // x_r op acc: the same bits for a commutative operation. ScaLAPACK's
 // eigensolver test xssep (PDSYEVX, N=27 on a 1x3 grid, its sums through a
 // 3-rank segment) lost orthogonality in about half its runs when they went
 // from the last rank down (||Q'Q - I|| 17-75 against its threshold of 50;
 // 0.5-2.7 by messages and in this order), every sum exact for its order:
-// why the order matters to it is not known. A non-commutative operation,
-// and a result buffer that holds this rank's own operand (an in-place
-// scan), go from the last rank down, x0 op (x1 op (... op xk)), which
-// apply() computes in place with no temporary.
+// why the order matters to it is not known. A non-commutative operation
+// goes from the last rank down, x0 op (x1 op (... op xk)), which apply()
+// computes in place with no temporary.
 struct FoldOrder {
   int first;
   int step;  // +1: rank 0 up; -1: the last rank down
   int end;   // one step beyond the last rank combined
 };
-inline FoldOrder fold_order(const Op& op, int last, bool result_holds_my_operand = false) {
-  if (op.commutative && !result_holds_my_operand) return {0, 1, last + 1};
+inline FoldOrder fold_order(const Op& op, int last) {
+  if (op.commutative) return {0, 1, last + 1};
   return {last, -1, -1};
 }
 
-// Reductions: `type` contiguous (the caller checks).
+// Reductions: the cells hold packed data (cells.h: a rank whose datatype is
+// not contiguous, such as MPI_DOUBLE_INT or a user's strided type, unpacks
+// each operand).
 Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
            int root);
 Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include "base/datatype.h"
 #include "coll/packed_bytes.h"
@@ -78,16 +77,16 @@ inline Err copy_elements(const void* from, void* to, MPI_Count count, const Data
 
 // A reduction's operand from a cell, laid out as `count` elements of
 // `type` lie in a user's buffer, for apply(): the cell itself where `type`
-// is contiguous (packed data is its layout), else unpacked into `scratch`.
-// Only a user-defined operation takes a datatype that is not contiguous
-// (base/op.cc), and ranks may pass one where others pass a contiguous type
-// of the same signature (MPI-4.0 §6.1): the cells hold packed data always.
-const void* unpacked_operand(const char* cell, size_t bytes, MPI_Count count, const Datatype* type,
-                             std::vector<char>* scratch);
-inline const void* operand_from_cell(const char* cell, size_t bytes, MPI_Count count, const Datatype* type,
-                                     std::vector<char>* scratch) {
+// is contiguous (packed data is its layout), else unpacked into this
+// thread's scratch, valid until its next call. The cells hold packed data
+// always: datatypes with gaps reduce too (the predefined pairs
+// MPI_DOUBLE_INT, MPI_LONG_INT, ... with MINLOC and MAXLOC; any datatype with
+// a user's operation), and ranks may pass such a type where others pass a
+// contiguous one of the same signature (MPI-4.0 §6.1).
+const void* unpacked_operand(const char* cell, size_t bytes, MPI_Count count, const Datatype* type);
+inline const void* operand_from_cell(const char* cell, size_t bytes, MPI_Count count, const Datatype* type) {
   if (type->contiguous) [[likely]] return cell;
-  return unpacked_operand(cell, bytes, count, type, scratch);
+  return unpacked_operand(cell, bytes, count, type);
 }
 
 }  // namespace ferry::coll::shm

@@ -9,7 +9,6 @@
 // input). Non-commutative operations are applied in rank order, as MPI-3.1
 // §5.9.1 requires.
 #include <cstring>
-#include <vector>
 
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
@@ -23,20 +22,20 @@ namespace {
 // differs from ours (erroneous) fails the call here, and its cell is left
 // out, after every flag has been waited for. `mine`, if given, is my own
 // operand, read where it is instead of from my cell (the reduce's root
-// and a scan's last rank, which wrote none; a scan's other ranks).
+// and a scan's last rank, which wrote none; a scan's other ranks), never
+// recvbuf (which rank 0's operand overwrites first).
 Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t recorded, void* recvbuf, MPI_Count count,
             const Datatype* type, const Op* op, const void* mine = nullptr) {
   const size_t bytes = type->bytes(count);
-  const FoldOrder order = fold_order(*op, last, mine != nullptr && mine == recvbuf);
-  std::vector<char> scratch;  // an operand of a datatype that is not contiguous (cells.h)
+  const FoldOrder order = fold_order(*op, last);
   Err e;
   for (int r = order.first; r != order.end; r += order.step) {
     if (mine != nullptr && r == seg.rank()) {
       if (bytes == 0) continue;
       if (r != order.first) {
         apply(*op, mine, recvbuf, count, *type);
-      } else if (mine != recvbuf) {  // in place: there already (scan)
-        if (Err c = copy_elements(mine, recvbuf, count, type); c && e.ok()) e = std::move(c);
+      } else if (Err c = copy_elements(mine, recvbuf, count, type); c && e.ok()) {
+        e = std::move(c);
       }
       continue;
     }
@@ -50,7 +49,7 @@ Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t record
     if (r == order.first) {
       if (Err c = from_cell(cell, bytes, recvbuf, count, type); c && e.ok()) e = std::move(c);
     } else {
-      apply(*op, operand_from_cell(cell, bytes, count, type, &scratch), recvbuf, count, *type);
+      apply(*op, operand_from_cell(cell, bytes, count, type), recvbuf, count, *type);
     }
   }
   return e;
@@ -111,11 +110,13 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
   const uint64_t s = seg.next();
   const size_t bytes = type->bytes(count);
   // Exscan: rank 0's result is undefined (MPI-3.1 §5.11.2), nothing to
-  // combine. A scan's own operand comes first (the last combined) and is
-  // read where it is, not back out of my cell; in place it is recvbuf.
+  // combine. A scan's own operand is read where it is, not back out of my
+  // cell; in place it is in recvbuf, which the result overwrites from rank
+  // 0's operand on (fold_order), so then it is read from my cell.
   const int last = exclusive ? seg.rank() - 1 : seg.rank();
-  const void* mine = exclusive ? nullptr : sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (seg.rank() == seg.size() - 1) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const void* mine = exclusive || in_place ? nullptr : sendbuf;
+  if (seg.rank() == seg.size() - 1 && (exclusive || !in_place)) {
     // The last rank's input is no other rank's operand: like the reduce's
     // root, it records its bytes without writing its cell, once nobody
     // reads its slot of s - kRing, and raises its flags once, at the end
@@ -124,7 +125,7 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
     if (Err e = seg.wait_cell_free(s, 0)) return e;
     seg.record(s, bytes);
     Err e;
-    if (!exclusive && op->commutative && last > 0 && mine != recvbuf) {
+    if (!exclusive && op->commutative && last > 0) {
       // The others' operands first (rank 0's copied into recvbuf), then
       // mine, last, as fold_order has it: on 2 ranks the operation's kernel then reads only
       // recvbuf and my own buffer, no line the other core wrote (from 3,
@@ -148,7 +149,7 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
     // undefined. It raises both flags at once, with one wake-up (issue 29:
     // publish and leave woke the others once each, about 70 instructions).
     seg.publish_and_leave(s);
-    if (!exclusive && bytes != 0 && mine != recvbuf) return copy_elements(mine, recvbuf, count, type);
+    if (!exclusive && bytes != 0 && !in_place) return copy_elements(sendbuf, recvbuf, count, type);
     return {};
   }
   seg.publish(s);

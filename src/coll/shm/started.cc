@@ -187,9 +187,7 @@ bool reduction(CommSegment& seg, Started& o) {
     } else if (mismatch) {
       if (o.error.ok()) o.error = std::move(mismatch);
     } else if (bytes != 0) {
-      std::vector<char> scratch;  // an operand of a datatype that is not contiguous (cells.h)
-      apply(*c.op, operand_from_cell(seg.cell(r, o.s, bytes), bytes, c.count, c.type, &scratch), c.recvbuf, c.count,
-            *c.type);
+      apply(*c.op, operand_from_cell(seg.cell(r, o.s, bytes), bytes, c.count, c.type), c.recvbuf, c.count, *c.type);
     }
   }
   seg.leave(o.s);

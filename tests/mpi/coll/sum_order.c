@@ -14,9 +14,10 @@
  * the same way.
  *
  * Run with FERRY_COLL_SHM=on FERRY_COLL_SHM_AFTER=0 (every call through the
- * segment); with FERRY_COLL_SHM=off, at 3 ranks, it checks the blocking
- * MPI_Allreduce and MPI_Reduce only (the other message-based algorithms
- * combine in their own orders).
+ * segment: reduce to every root, in-place scan too); with FERRY_COLL_SHM=off,
+ * at 3 ranks, it checks the blocking MPI_Allreduce and MPI_Reduce to rank 0
+ * only (a reduce to another root rotates the binomial tree, and the other
+ * message-based algorithms combine in their own orders).
  */
 #define TEST_NAME "sum_order"
 #include "../mpitest.h"
@@ -56,14 +57,24 @@ int main(int argc, char **argv) {
     double got = 0;
     CHECK_MPI(MPI_Allreduce(&x, &got, 1, MPI_DOUBLE, ops[k], MPI_COMM_WORLD));
     CHECK(got == want, "MPI_Allreduce by %s gave 1 + %.3g, expected 1 + %.3g", names[k], got - 1, want - 1);
-    const int roots[] = {0, size - 1};
-    for (int i = 0; i < 2; i++) {
+    for (int root = 0; root < (messages ? 1 : size); root++) {
       got = 0;
-      CHECK_MPI(MPI_Reduce(&x, &got, 1, MPI_DOUBLE, ops[k], roots[i], MPI_COMM_WORLD));
-      CHECK(rank != roots[i] || got == want, "MPI_Reduce to %d by %s gave 1 + %.3g, expected 1 + %.3g", roots[i],
-            names[k], got - 1, want - 1);
+      CHECK_MPI(MPI_Reduce(&x, &got, 1, MPI_DOUBLE, ops[k], root, MPI_COMM_WORLD));
+      CHECK(rank != root || got == want, "MPI_Reduce to %d by %s gave 1 + %.3g, expected 1 + %.3g", root, names[k],
+            got - 1, want - 1);
+      got = x;
+      CHECK_MPI(MPI_Reduce(rank == root ? MPI_IN_PLACE : &x, &got, 1, MPI_DOUBLE, ops[k], root, MPI_COMM_WORLD));
+      CHECK(rank != root || got == want, "MPI_Reduce in place to %d by %s gave 1 + %.3g", root, names[k], got - 1);
     }
     if (messages) continue;
+    /* Scan: rank r's prefix from rank 0 up, in place or not. */
+    const double prefix = from_rank_0_up(rank, 1.0, small);
+    got = 0;
+    CHECK_MPI(MPI_Scan(&x, &got, 1, MPI_DOUBLE, ops[k], MPI_COMM_WORLD));
+    CHECK(got == prefix, "MPI_Scan by %s gave 1 + %.3g on rank %d", names[k], got - 1, rank);
+    got = x;
+    CHECK_MPI(MPI_Scan(MPI_IN_PLACE, &got, 1, MPI_DOUBLE, ops[k], MPI_COMM_WORLD));
+    CHECK(got == prefix, "MPI_Scan in place by %s gave 1 + %.3g on rank %d", names[k], got - 1, rank);
     got = x;
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_DOUBLE, ops[k], MPI_COMM_WORLD));
     CHECK(got == want, "MPI_Allreduce in place by %s gave 1 + %.3g", names[k], got - 1);
