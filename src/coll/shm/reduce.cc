@@ -36,7 +36,7 @@ Err combine_unpacking(CommSegment& seg, uint64_t s, int last, size_t offset, siz
   Err e;
   for (int r = order.first; r != order.end; r += order.step) {
     const bool first = r == order.first;
-    if (mine != nullptr && r == seg.rank()) {
+    if (mine != MPI_IN_PLACE && r == seg.rank()) {
       if (!first) apply(*op, mine, recvbuf, count, *type);
       else if (Err c = copy_elements(mine, recvbuf, count, type); c && e.ok()) e = std::move(c);
       continue;
@@ -58,9 +58,11 @@ Err combine_unpacking(CommSegment& seg, uint64_t s, int last, size_t offset, siz
 // recvbuf, in fold_order (algorithms.h); each writer recorded `recorded`
 // bytes. A rank whose count differs from ours (erroneous) fails the call
 // here, and its cell is left out, after every flag has been waited for.
-// `mine`, if given, is my own operand, read where it is instead of from my
-// cell (the reduce's root and a scan's last rank, which wrote none; a
-// scan's other ranks), never recvbuf (which the first operand overwrites).
+// `mine`, unless MPI_IN_PLACE, is my own operand, read where it is instead
+// of from my cell (the reduce's root and a scan's last rank, which wrote
+// none; a scan's other ranks), never recvbuf (which the first operand
+// overwrites). Not nullptr for "none": MPI_BOTTOM is a user's buffer too
+// (a datatype of absolute addresses).
 //
 // The first operand is copied into recvbuf, the others combined into it
 // by the operation's kernel. Where rank 0's own operand would come first
@@ -70,17 +72,17 @@ Err combine_unpacking(CommSegment& seg, uint64_t s, int last, size_t offset, siz
 // with the kernel reading them, MPI_Reduce of 128-256 B took 0.16-0.21 us
 // against 0.12-0.14).
 Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t recorded, void* recvbuf, MPI_Count count,
-            const Datatype* type, const Op* op, const void* mine = nullptr) {
+            const Datatype* type, const Op* op, const void* mine = MPI_IN_PLACE) {
   if (!type->contiguous) [[unlikely]]
     return combine_unpacking(seg, s, last, offset, recorded, recvbuf, count, type, op, mine);
   const size_t bytes = type->bytes(count);
   const FoldOrder order = fold_order(*op, last);
-  const bool swap = mine != nullptr && seg.rank() == 0 && order.step == 1 && last >= 1 && symmetric(*op, *type);
+  const bool swap = mine != MPI_IN_PLACE && seg.rank() == 0 && order.step == 1 && last >= 1 && symmetric(*op, *type);
   Err e;
   for (int i = 0; i <= last; ++i) {
     const int r = order.step == 1 ? (swap && i < 2 ? 1 - i : i) : last - i;
     const char* operand;
-    if (mine != nullptr && r == seg.rank()) {
+    if (mine != MPI_IN_PLACE && r == seg.rank()) {
       operand = static_cast<const char*>(mine);
     } else {
       if (Err w = seg.wait_arrived(r, s)) return w;
@@ -157,7 +159,7 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
   // 0's operand on (fold_order), so then it is read from my cell.
   const int last = exclusive ? seg.rank() - 1 : seg.rank();
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  const void* mine = exclusive || in_place ? nullptr : sendbuf;
+  const void* mine = exclusive || in_place ? MPI_IN_PLACE : sendbuf;
   if (seg.rank() == seg.size() - 1 && (exclusive || !in_place)) {
     // The last rank's input is no other rank's operand: like the reduce's
     // root, it records its bytes without writing its cell, once nobody
