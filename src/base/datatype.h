@@ -53,6 +53,11 @@ struct Datatype {
   // theirs, so one path carries counts beyond 2^31.
   size_t bytes(MPI_Count count) const { return size * static_cast<size_t>(count); }
   bool predefined() const { return derived == nullptr; }
+  // The one basic type of every element of its signature (what MPI requires
+  // every rank to pass alike, whatever datatype each names: MPI_INTEGER and
+  // MPI_INTEGER4, MPI_INT and a vector of ints), or MPI_DATATYPE_NULL for a
+  // mix. MPI_2INT's is MPI_INT.
+  MPI_Datatype single_basic() const { return signature != nullptr ? signature->single_basic() : handle; }
 };
 
 // What a derived type owns besides its Datatype: how it was made

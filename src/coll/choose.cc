@@ -6,7 +6,6 @@
 
 #include "base/reduce_kernels.h"
 #include "base/revocation.h"
-#include "coll/hier/algorithms.h"
 #include "coll/shm/agreement.h"
 #include "coll/shm/started.h"
 #include "device/device.h"
@@ -104,7 +103,7 @@ namespace {
 // Fortran integers). Unsure: false, which only makes the segment sooner.
 bool order_free(const Datatype* type, const Op* op) {
   if (op->user()) return false;
-  return reduce::exact_in_any_order(type->signature != nullptr ? type->signature->single_basic() : type->handle);
+  return reduce::exact_in_any_order(type->single_basic());
 }
 
 // coll/hier's reductions run on the signature's basic elements, the same
@@ -117,7 +116,7 @@ bool order_free(const Datatype* type, const Op* op) {
 // passed.
 bool hier_reduces(const Datatype* type, const Op* op) {
   if (op->user()) return false;
-  const MPI_Datatype basic = hier::basic_type_of(*type);
+  const MPI_Datatype basic = type->single_basic();
   return basic != MPI_DATATYPE_NULL && reduce::find_kernel(op->handle, basic) != nullptr;
 }
 

@@ -40,10 +40,6 @@ namespace ferry::coll::hier {
 
 Err barrier(Hierarchy& h, Communicator* c);
 Err bcast(Hierarchy& h, Communicator* c, void* buf, MPI_Count count, const Datatype* type, int root);
-// The one basic type of a datatype's signature (what MPI requires every
-// rank to pass alike, whatever datatype it names), or MPI_DATATYPE_NULL
-// for a mix: reductions run here only where it is one.
-MPI_Datatype basic_type_of(const Datatype& type);
 Err allreduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
               const Datatype* type, const Op* op);
 Err reduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,

@@ -2,7 +2,7 @@
 // host into one rank, combine among the hosts, and (allreduce) hand the
 // result back within each host.
 //
-// The phases run on the signature's basic elements (basic_type_of), which
+// The phases run on the signature's basic elements (Datatype::single_basic), which
 // MPI requires every rank to pass alike, not on the datatype the rank
 // passed: the local phase cuts the data into cell-sized pieces of whole
 // elements, and ranks passing MPI_INT x 8 on one host and
@@ -30,7 +30,7 @@ struct Basic {
   const Datatype* type;
 };
 Basic basic_elements(MPI_Count count, const Datatype* type) {
-  const Datatype* basic = find_datatype(basic_type_of(*type));
+  const Datatype* basic = find_datatype(type->single_basic());
   return {static_cast<MPI_Count>(type->bytes(count) / basic->size), basic};
 }
 
@@ -40,10 +40,6 @@ Err reduce_basic(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvb
                  const Datatype* type, const Op* op, int root);
 
 }  // namespace
-
-MPI_Datatype basic_type_of(const Datatype& type) {
-  return type.signature != nullptr ? type.signature->single_basic() : type.handle;
-}
 
 Err allreduce(Hierarchy& h, Communicator* c, const void* sendbuf, void* recvbuf, MPI_Count count,
               const Datatype* type, const Op* op) {

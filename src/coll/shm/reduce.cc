@@ -26,7 +26,7 @@ namespace {
 bool symmetric(const Op& op, const Datatype& type) {
   if (op.user()) return false;
   if (op.handle == MPI_SUM) return true;
-  return reduce::exact_in_any_order(type.signature != nullptr ? type.signature->single_basic() : type.handle);
+  return reduce::exact_in_any_order(type.single_basic());
 }
 
 // combine() where `type` has gaps (cells.h): each operand unpacked first.
