@@ -12,18 +12,12 @@
 #include "progress/progress.h"
 
 namespace ferry::coll {
-namespace {
+namespace choice_detail {
 
-// Wide enough for every Operation and Algorithm value (checked below).
-constexpr int kSlots = 32;
-struct Choice {
-  // Collectives of several threads (MPI_THREAD_MULTIPLE, different
-  // communicators) may choose at once: a relaxed atomic add, no lock.
-  std::atomic<uint64_t> calls{0};
-  int pvar = -1;
-};
 Choice choices[kSlots][kSlots];
 std::atomic<uint64_t*> profile_table{nullptr};
+
+namespace {
 
 [[maybe_unused]] const bool registered = [] {
   for (int o = 0; o < kSlots; ++o) {
@@ -41,26 +35,10 @@ std::atomic<uint64_t*> profile_table{nullptr};
   return true;
 }();
 
-// One more call in a counter that MPI_T or the profile reads at any time. A
-// locked add (x86's lock xadd) costs about 20 cycles, twice per collective
-// with FERRY_PROFILE on, a few percent of an 8-byte MPI_Iallreduce + MPI_Wait:
-// so it is locked only where threads may count at once (progress::threads_enabled);
-// with one thread in MPI at a time a relaxed load and store are the plain
-// add, and still no data race for a reader on another thread.
-// The plain add is the likely path, laid out inline: GCC otherwise put it behind a jump there and
-// one back, on the profile's add of every nonblocking collective's choice.
-template <class Counter>  // std::atomic<uint64_t>& or std::atomic_ref<uint64_t>
-void add_one(Counter&& n) {
-  if (progress::threads_enabled) [[unlikely]] n.fetch_add(1, std::memory_order_relaxed);
-  else n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
-
 }  // namespace
 
-void count_choice(Operation op, Algorithm a, const Query& q) {
-  Choice& c = choices[static_cast<int>(op)][static_cast<int>(a)];
-  add_one(c.calls);
-  tool::note_algorithm(c.pvar, q.ranks, q.bytes);
+void count_elsewhere(Operation op, Algorithm a, const Query& q) {
+  tool::note_algorithm(choices[static_cast<int>(op)][static_cast<int>(a)].pvar, q.ranks, q.bytes);
   if (uint64_t* table = profile_table.load(std::memory_order_relaxed)) {
     namespace pl = profile_layout;
     static_assert(pl::kCollSlots <= kSlots);
@@ -69,6 +47,8 @@ void count_choice(Operation op, Algorithm a, const Query& q) {
   }
 }
 
-void set_profile_table(uint64_t* table) { profile_table.store(table, std::memory_order_relaxed); }
+}  // namespace choice_detail
+
+void set_profile_table(uint64_t* table) { choice_detail::profile_table.store(table, std::memory_order_relaxed); }
 
 }  // namespace ferry::coll

@@ -4,11 +4,57 @@
 // (base/tool_events.h). select() calls count_choice once per call.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+
+#include "base/tool_events.h"
 #include "coll/select.h"
+#include "progress/progress.h"
 
 namespace ferry::coll {
 
-void count_choice(Operation op, Algorithm a, const Query& q);
+namespace choice_detail {
+
+// Wide enough for every Operation and Algorithm value.
+constexpr int kSlots = 32;
+struct Choice {
+  // Collectives of several threads (MPI_THREAD_MULTIPLE, different
+  // communicators) may choose at once: a relaxed atomic add, no lock.
+  std::atomic<uint64_t> calls{0};
+  int pvar = -1;
+};
+extern Choice choices[kSlots][kSlots];
+extern std::atomic<uint64_t*> profile_table;
+
+// The ferry.coll.algorithm event and FERRY_PROFILE's table (choice_counters.cc).
+void count_elsewhere(Operation op, Algorithm a, const Query& q);
+
+// One more call in a counter that MPI_T or the profile reads at any time. A
+// locked add (x86's lock xadd) costs about 20 cycles, twice per collective
+// with FERRY_PROFILE on, a few percent of an 8-byte MPI_Iallreduce + MPI_Wait:
+// so it is locked only where threads may count at once (progress::threads_enabled);
+// with one thread in MPI at a time a relaxed load and store are the plain
+// add, and still no data race for a reader on another thread.
+template <class Counter>  // std::atomic<uint64_t>& or std::atomic_ref<uint64_t>
+inline __attribute__((always_inline)) void add_one(Counter&& n) {
+  if (progress::threads_enabled) [[unlikely]] n.fetch_add(1, std::memory_order_relaxed);
+  else n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+}  // namespace choice_detail
+
+// Counts the choice of `a` for `op`. Inline: every collective call counts
+// one, and the usual case is the counter's add alone (where op and a are
+// constants, one add to a fixed address); a call out of line with the
+// event and profile tests cost a small call about 40 instructions per rank
+// (issue 29: a 2-rank MPI_Bcast of 8 bytes is ~400).
+inline __attribute__((always_inline)) void count_choice(Operation op, Algorithm a, const Query& q) {
+  using namespace choice_detail;
+  add_one(choices[static_cast<int>(op)][static_cast<int>(a)].calls);
+  if (tool::wanted(tool::EventKind::kCollAlgorithm) || profile_table.load(std::memory_order_relaxed) != nullptr)
+      [[unlikely]]
+    count_elsewhere(op, a, q);
+}
 
 // FERRY_PROFILE (src/profile/) installs a table here at MPI_Init: uint64_t[16 operations][16
 // algorithms][profile_layout::kBuckets], counted by the call's bytes (Query::bytes). Installed from
