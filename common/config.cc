@@ -138,9 +138,8 @@ constexpr std::array kSettings = {
             "\"Collectives\"); the same on every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
-            "a collective whose data does not fit uses messages. Unset, where the host's ranks (16 at most) "
-            "outnumber its cores: 256k for 2-4 ranks, 128k for 5-8, 64k for 9-16 (a segment's cells within 4 MiB). "
-            "The same on every rank"},
+            "a collective whose data does not fit uses messages. Unset, 64k where the host's ranks (16 at most) "
+            "outnumber its cores. The same on every rank"},
     Setting{"FERRY_COLL_SHM_AFTER", "4",
             "Blocking collectives a communicator runs by messages before it makes its shared-memory segment "
             "(coll/shm): one made, used a few times and freed never pays for a segment (0: at its first); a "

@@ -52,30 +52,18 @@ using State = CommState;
 // Whole cache lines, at least one.
 size_t whole_lines(int64_t v) { return static_cast<size_t>(std::max<int64_t>(64, (v + 63) / 64 * 64)); }
 
-// Where ranks share cores, a call above the cell goes by messages, and each
-// message wait may cost a context switch: a flag-and-cell call of the same
-// size is up to 2.7x faster there (4 ranks on 2 cores, us, 16 / 64 KiB
-// cells: bcast 32 KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14, allgather
-// 32 KiB 54 / 19, alltoall 8 KiB 29 / 7.3; 64 / 256 KiB cells, medians of 5
-// alternating runs: bcast 128-256 KiB 71-110 / 27-47, allgather 201-398 /
-// 117-266, allreduce 181-354 / 99-209, reduce_scatter 89-126 / 47-90,
-// exscan 97-171 / 58-119; alltoall, gather, scan, sendrecv alike). So there,
-// unless the user chose, cells as large as kSegmentBudget allows for the
-// host's ranks (each rank's four cells are reserved in /dev/shm: Docker's
-// is 64 MiB by default), a power of two from 64 to 256 KiB: 2-4 ranks 256
-// KiB, 5-8 ranks 128, 9-16 ranks 64; more keep the configured cells.
-constexpr int64_t kLargestCellWhereRanksShareCores = 256 << 10;
-constexpr int64_t kSmallestCellWhereRanksShareCores = 64 << 10;
-constexpr int64_t kSegmentBudget = 4 << 20;  // the cells of a segment of the host's ranks
-
+// Where ranks share cores, a call above the cell goes by messages after a
+// flag round (agreement.h) that takes away their run-ahead, and each
+// message wait may cost a context switch: there 64 KiB cells, unless the
+// user chose (4 ranks on 2 cores, coll_sweep best of 3-4 at load 5, 16 /
+// 64 KiB cells, us: bcast 32 KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14,
+// allgather 32 KiB 54 / 19, alltoall 8 KiB 29 / 7.3; 4-16 KiB the same).
+// Each rank's four cells then take 256 KiB of a segment, reserved in
+// /dev/shm: so only on hosts of at most kMostRanksForLargeCells ranks (a
+// segment of at most ~4 MiB; Docker's /dev/shm is 64 MiB by default).
+constexpr int64_t kCellWhereRanksShareCores = 64 << 10;
+constexpr int kMostRanksForLargeCells = 16;
 }  // namespace
-
-size_t cell_where_ranks_share_cores(int64_t host_ranks) {
-  int64_t cell = kLargestCellWhereRanksShareCores;
-  while (cell >= kSmallestCellWhereRanksShareCores && cell * int64_t{CommSegment::kCells} * host_ranks > kSegmentBudget)
-    cell /= 2;
-  return cell >= kSmallestCellWhereRanksShareCores ? static_cast<size_t>(cell) : 0;
-}
 
 size_t configured_cell_bytes() {
   static const size_t bytes = whole_lines(config::integer("FERRY_COLL_SHM_CELL"));
@@ -85,10 +73,9 @@ size_t configured_cell_bytes() {
 size_t cell_bytes_here() {
   static const size_t bytes = [] {
     const process::Facts& f = process::facts();
-    const size_t shared = cell_where_ranks_share_cores(f.host_ranks);
-    if (config::is_set("FERRY_COLL_SHM_CELL") || f.host_ranks <= f.host_cores || shared == 0)
+    if (config::is_set("FERRY_COLL_SHM_CELL") || f.host_ranks <= f.host_cores || f.host_ranks > kMostRanksForLargeCells)
       return configured_cell_bytes();
-    return shared;
+    return whole_lines(kCellWhereRanksShareCores);
   }();
   return bytes;
 }

@@ -49,9 +49,9 @@
 //
 // Memory: n x (64 + kRing x kSlotBytes + kCells x cell_bytes) bytes per
 // communicator and host, FERRY_COLL_SHM_CELL bytes per cell (default
-// 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB; where up to 16 ranks
-// outnumber the cores, cells of 64-256 KiB, cell_bytes_here: 4 ranks 4.1
-// MiB, 8 ranks 4.1 MiB, 16 ranks 4.3 MiB), made only for communicators that use collectives, and at most
+// 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB; 64 KiB where up to 16 ranks
+// outnumber the cores, cell_bytes_here: 4 ranks 1.1 MiB, 16 ranks 4.3
+// MiB), made only for communicators that use collectives, and at most
 // FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
 // communicators beyond it use messages (every rank of the communicator
 // learns it alike in the creation's allreduce).
@@ -344,14 +344,9 @@ void raise_all_deferred();
 size_t configured_cell_bytes();
 // The cells of the segments this process makes: FERRY_COLL_SHM_CELL, or
 // where it is unset and the host's ranks (at most 16) outnumber its cores,
-// 64-256 KiB, the largest that keeps a segment's cells within 4 MiB
-// (segment.cc). Whoever maps a segment takes its maker's (segment.cc,
+// 64 KiB. Whoever maps a segment takes its maker's (segment.cc,
 // Announcement): ranks of one host need not agree on this.
 size_t cell_bytes_here();
-// The cell where `host_ranks` ranks outnumber the host's cores and
-// FERRY_COLL_SHM_CELL is unset: 256 KiB for 2-4 ranks, 128 KiB for 5-8, 64
-// KiB for 9-16 (a segment's cells within 4 MiB); 0 beyond: the configured one.
-size_t cell_where_ranks_share_cores(int64_t host_ranks);
 
 // FERRY_COLL_SHM on this host (auto: unless its ranks outnumber its cores
 // more than four times).
