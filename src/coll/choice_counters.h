@@ -26,6 +26,10 @@ struct Choice {
 extern Choice choices[kSlots][kSlots];
 extern std::atomic<uint64_t*> profile_table;
 
+// Set while this thread runs a collective that the program did not call
+// (UncountedChoices): its choice is nobody's to count.
+inline thread_local constinit bool uncounted __attribute__((tls_model("initial-exec"))) = false;
+
 // The ferry.coll.algorithm event and FERRY_PROFILE's table (choice_counters.cc).
 void count_elsewhere(Operation op, Algorithm a, const Query& q);
 
@@ -50,11 +54,28 @@ inline __attribute__((always_inline)) void add_one(Counter&& n) {
 // (issue 29: a 2-rank MPI_Bcast of 8 bytes is ~400).
 inline __attribute__((always_inline)) void count_choice(Operation op, Algorithm a, const Query& q) {
   using namespace choice_detail;
+  if (uncounted) [[unlikely]]
+    return;
   add_one(choices[static_cast<int>(op)][static_cast<int>(a)].calls);
   if (tool::wanted(tool::EventKind::kCollAlgorithm) || profile_table.load(std::memory_order_relaxed) != nullptr)
       [[unlikely]]
     count_elsewhere(op, a, q);
 }
+
+// While one lives, this thread's collectives count no choice: no MPI_T
+// counter, no ferry.coll.algorithm event, nothing in FERRY_PROFILE's table
+// (the profile's own barrier, profile/late_partners.cc, is not one of the
+// program's calls). Only this thread's: others count on.
+class UncountedChoices {
+ public:
+  UncountedChoices() : was_(choice_detail::uncounted) { choice_detail::uncounted = true; }
+  ~UncountedChoices() { choice_detail::uncounted = was_; }
+  UncountedChoices(const UncountedChoices&) = delete;
+  UncountedChoices& operator=(const UncountedChoices&) = delete;
+
+ private:
+  bool was_;
+};
 
 // FERRY_PROFILE (src/profile/) installs a table here at MPI_Init: uint64_t[16 operations][16
 // algorithms][profile_layout::kBuckets], counted by the call's bytes (Query::bytes). Installed from

@@ -133,10 +133,11 @@ bool synchronize(MPI_Comm comm) {
   // An intercommunicator's barrier lets nobody go before every process of both groups has
   // arrived (coll/inter/barrier.cc; MPI-4.0 §6.3 asks this of the other group), so the wait is
   // until both groups are there, as an intracommunicator's is until all of it is.
-  // The profile's own barrier is not one of the program's choices of algorithm.
-  coll::set_profile_table(nullptr);
+  // The profile's own barrier is not one of the program's calls: its choice of algorithm is
+  // counted nowhere (neither MPI_T's counters and events nor the profile's table), and other
+  // threads' choices still are.
+  coll::UncountedChoices uncounted;
   (void)coll::barrier(c);
-  coll::set_profile_table(where.coll_table);
   return true;
 }
 
