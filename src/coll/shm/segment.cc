@@ -28,7 +28,7 @@ namespace {
 
 // Segments this process maps now, against FERRY_COLL_SHM_SEGMENTS: a
 // program that makes thousands of communicators must not map thousands of
-// segments (each n x (16 slots + 2 cells), in /dev/shm's memory until freed).
+// segments (each n x (16 slots + 4 cells), in /dev/shm's memory until freed).
 std::atomic<int64_t> mapped_{0};
 // The segments whose flags defer_nothing left down (one thread: the
 // deferral is only taken when the engine runs on one).
@@ -52,10 +52,11 @@ using State = CommState;
 // Whole cache lines, at least one.
 size_t whole_lines(int64_t v) { return static_cast<size_t>(std::max<int64_t>(64, (v + 63) / 64 * 64)); }
 
-// Where ranks share cores, a call above the cell goes by messages after a
-// flag round (agreement.h) that takes away their run-ahead, and each
-// message wait may cost a context switch: there 64 KiB cells, unless the
-// user chose (4 ranks on 2 cores, coll_sweep best of 3-4 at load 5, 16 /
+// Where ranks share cores, a call above the cell goes by message schedules,
+// each of whose waits may cost a context switch (the agreement's flag round
+// before them is not what costs: with FERRY_COLL_SHM=off, no segment and no
+// flag round, 4 ranks' bcast, gather, alltoall and reduce of 64-512 KiB took
+// the same time): there 64 KiB cells, unless the user chose (4 ranks on 2 cores, coll_sweep best of 3-4 at load 5, 16 /
 // 64 KiB cells, us: bcast 32 KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14,
 // allgather 32 KiB 54 / 19, alltoall 8 KiB 29 / 7.3; 4-16 KiB the same).
 // Each rank's four cells then take 256 KiB of a segment, reserved in
