@@ -82,7 +82,8 @@ Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* 
 // as select() counts it. In a stream of small rooted calls the long way
 // cost about 300 of the root's 790 instructions per 8-byte bcast on 2 ranks
 // (issue 29, tests/bench/rooted_instructions.c).
-inline __attribute__((always_inline)) shm::CommSegment* shared_now(Operation o, size_t bytes, size_t cell_bytes, Communicator* c, Launch how) {
+inline __attribute__((always_inline)) shm::CommSegment* shared_now(Operation o, size_t bytes, size_t cell_bytes,
+                                                                   Communicator* c, Launch how) {
   if (how.form != Launch::Form::kBlocking || bytes == 0) return nullptr;
   shm::CommSegment* seg = shm::segment_if_made(c);
   if (seg == nullptr || cell_bytes > seg->cell_bytes() || seg->outstanding() != 0) [[unlikely]] return nullptr;

@@ -56,12 +56,16 @@ size_t whole_lines(int64_t v) { return static_cast<size_t>(std::max<int64_t>(64,
 // each of whose waits may cost a context switch (the agreement's flag round
 // before them is not what costs: with FERRY_COLL_SHM=off, no segment and no
 // flag round, 4 ranks' bcast, gather, alltoall and reduce of 64-512 KiB took
-// the same time): there 64 KiB cells, unless the user chose (4 ranks on 2 cores, coll_sweep best of 3-4 at load 5, 16 /
-// 64 KiB cells, us: bcast 32 KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14,
-// allgather 32 KiB 54 / 19, alltoall 8 KiB 29 / 7.3; 4-16 KiB the same).
-// Each rank's four cells then take 256 KiB of a segment, reserved in
-// /dev/shm: so only on hosts of at most kMostRanksForLargeCells ranks (a
-// segment of at most ~4 MiB; Docker's /dev/shm is 64 MiB by default).
+// the same time): there 64 KiB cells, unless the user chose (4 ranks on 2
+// cores, coll_sweep best of 3-4 at load 5, 16 / 64 KiB cells, us: bcast 32
+// KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14, allgather 32 KiB 54 / 19,
+// alltoall 8 KiB 29 / 7.3; 4-16 KiB the same). Each rank's four cells then
+// take 256 KiB of a segment, reserved in /dev/shm: so only on hosts of at
+// most kMostRanksForLargeCells ranks (a segment of at most ~4 MiB; Docker's
+// /dev/shm is 64 MiB by default). Larger cells would take 128-256 KiB calls
+// off the message schedules too (2-3x faster at 4 ranks), but each segment
+// is zeroed when made and they fill a small /dev/shm sooner
+// (docs/performance.md, 2026-11-30 18:41).
 constexpr int64_t kCellWhereRanksShareCores = 64 << 10;
 constexpr int kMostRanksForLargeCells = 16;
 }  // namespace
