@@ -49,9 +49,9 @@ inline __attribute__((always_inline)) void add_one(Counter&& n) {
 
 // Counts the choice of `a` for `op`. Inline: every collective call counts
 // one, and the usual case is the counter's add alone (where op and a are
-// constants, one add to a fixed address); a call out of line with the
-// event and profile tests cost a small call about 40 instructions per rank
-// (issue 29: a 2-rank MPI_Bcast of 8 bytes is ~400).
+// constants, one add to a fixed address). Out of line, with the event and
+// profile tests inside, it cost every call about 40 instructions per rank
+// (issue 29: a 2-rank MPI_Bcast of 8 bytes is ~390 at the root).
 inline __attribute__((always_inline)) void count_choice(Operation op, Algorithm a, const Query& q) {
   using namespace choice_detail;
   if (uncounted) [[unlikely]]
