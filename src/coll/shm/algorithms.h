@@ -2,7 +2,8 @@
 // share one host (coll/shm, segment.h): data moves by loads and stores
 // through each rank's cell and flags, with no message. Chosen by the
 // selection table (select.cc, algorithm "shared_memory") for blocking
-// calls whose data fits a cell (reduce_scatter: a rank's whole input);
+// calls whose data fits a cell (reduce_scatter: a rank's whole input;
+// bcast also beyond, streamed through the root's cells: bcast_streams);
 // the nonblocking forms of barrier, bcast, gather, scatter, allgather,
 // alltoall, reduce and allreduce run the same steps through started.h;
 // the other nonblocking forms and every persistent one keep the
@@ -33,6 +34,21 @@ namespace ferry::coll::shm {
 
 Err barrier(CommSegment& seg);
 Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root);
+// Whether a blocking bcast of `bytes`, more than a cell holds, runs on the
+// segment, streamed through the root's cells (bcast.cc), rather than by a
+// message schedule: where ranks share cores, from one cell on (4 ranks on
+// 2 cores, 128 KiB-4 MiB: 0.5-0.6 of the schedules' time; 3 ranks, 0.6-0.7
+// from 128 KiB), else from kBcastStreamsFrom (2 ranks on 2 cores, us,
+// streamed / binomial: 2 MiB 230-250 / 270-310, 4 MiB 480-490 / 510-520,
+// 64 MiB 7.7-8.9 / 13.0-13.3 ms; but 1 MiB 117-122 / 88-102, 32-512 KiB
+// 1.2-1.5x, where one single-copy message beats two copies through a
+// cell). Every rank answers alike: the bytes agree, and so does the
+// segment's ranks_share_cores().
+constexpr size_t kBcastStreamsFrom = size_t{2} << 20;
+inline bool bcast_streams(const CommSegment& seg, size_t bytes) {
+  return (bytes >= kBcastStreamsFrom || seg.ranks_share_cores()) &&
+         bytes / seg.cell_bytes() < CommSegment::kChunkBase - 1;
+}
 Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
            MPI_Count recvcount, const Datatype* recvtype, int root);
 Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,

@@ -2,16 +2,89 @@
 // and records it; every other rank waits for that record and unpacks. The
 // root leaves at once, and may run up to kRing - 1 small operations (one
 // beyond a slot: kCells - 1) ahead of its slowest reader (segment.h).
+//
+// A message larger than a cell (the blocking form only, where
+// bcast_streams says, algorithms.h) streams through all of the root's
+// kCells cells within the one operation, in chunks of a cell: the root
+// fills chunk j once every reader has taken chunk j - kCells from the same
+// cell, and the readers copy each chunk out as soon as it is counted
+// (segment.h, count_chunks), so that the root's copy in and the readers'
+// copies out overlap (issue 29: 4 ranks on 2 cores, 128 KiB-4 MiB, half
+// the time of the message schedules; docs/performance.md). The operation
+// keeps one number whatever its size, so that ranks that disagree on the
+// size stay in step: a reader that finds another size recorded fails as
+// below, and its leaving stands for all its chunks. The root returns once
+// every rank has left (its cells are free for its next operation, which
+// does not look at chunks).
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
 
+#include <algorithm>
+
+#include "base/type_pack.h"
+
 namespace ferry::coll::shm {
+namespace {
+
+void pack_chunk(const void* buf, MPI_Count count, const Datatype* type, uint64_t from, size_t bytes, char* cell) {
+  if (type->contiguous)
+    copy_to_shared(cell, static_cast<const char*>(buf) + from, bytes);
+  else
+    type::pack(*type, buf, static_cast<uint64_t>(count), from, bytes, cell);
+}
+
+void unpack_chunk(const char* cell, uint64_t from, size_t bytes, void* buf, MPI_Count count, const Datatype* type) {
+  if (type->contiguous)
+    std::memcpy(static_cast<char*>(buf) + from, cell, bytes);
+  else
+    type::unpack(*type, buf, static_cast<uint64_t>(count), from, bytes, cell);
+}
+
+// The root's side: its cells hold its earlier operations' data until every
+// rank has left them, and this one's until every rank has left it (a later
+// operation of the root's writes a cell without looking at chunks).
+Err root_in_chunks(CommSegment& seg, const void* buf, MPI_Count count, const Datatype* type, uint64_t s,
+                   size_t bytes) {
+  const size_t chunk = seg.cell_bytes();
+  const uint64_t chunks = (bytes + chunk - 1) / chunk;
+  if (Err e = seg.wait_all_left(s - 1)) return e;
+  seg.start_chunks(s);
+  seg.record_data(s, bytes);  // the size, for the readers' check; data follows chunk by chunk
+  for (uint64_t j = 0; j < chunks; ++j) {
+    if (j >= CommSegment::kCells)
+      for (int r = 0; r < seg.size(); ++r)
+        if (r != seg.rank())
+          if (Err e = seg.wait_chunks(r, s, j - CommSegment::kCells + 1)) return e;
+    const uint64_t from = j * chunk;
+    pack_chunk(buf, count, type, from, std::min<size_t>(chunk, bytes - from), seg.chunk_cell(seg.rank(), j));
+    seg.count_chunks(s, j + 1);
+  }
+  seg.publish_and_leave(s);
+  return seg.wait_all_left(s);
+}
+
+Err reader_in_chunks(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root, uint64_t s,
+                     size_t bytes) {
+  const size_t chunk = seg.cell_bytes();
+  const uint64_t chunks = (bytes + chunk - 1) / chunk;
+  for (uint64_t j = 0; j < chunks; ++j) {
+    if (Err e = seg.wait_chunks(root, s, j + 1)) return e;
+    const uint64_t from = j * chunk;
+    unpack_chunk(seg.chunk_cell(root, j), from, std::min<size_t>(chunk, bytes - from), buf, count, type);
+    seg.count_chunks(s, j + 1);
+  }
+  return {};
+}
+
+}  // namespace
 
 Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root) {
   const uint64_t s = seg.next();
   const size_t bytes = type->bytes(count);
+  const bool chunked = bytes > seg.cell_bytes();
   if (seg.rank() == root) {
+    if (chunked) return root_in_chunks(seg, buf, count, type, s, bytes);
     if (Err e = seg.wait_cell_free(s, bytes)) return e;
     Err e = to_cell(buf, count, type, seg.cell(root, s, bytes));
     seg.record_data(s, bytes);
@@ -19,9 +92,16 @@ Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, in
     return e;
   }
   if (Err e = seg.wait_arrived(root, s)) return e;
+  if (chunked) seg.start_chunks(s);
   seg.record(s, bytes);
   Err e = check(seg, root, s, bytes);
-  if (e.ok()) e = from_cell(seg.cell(root, s, bytes), bytes, buf, count, type);
+  if (e.ok()) {
+    if (chunked) {
+      if (Err c = reader_in_chunks(seg, buf, count, type, root, s, bytes)) return c;
+    } else {
+      e = from_cell(seg.cell(root, s, bytes), bytes, buf, count, type);
+    }
+  }
   seg.leave(s);
   return e;
 }

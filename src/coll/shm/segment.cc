@@ -152,7 +152,13 @@ State* state_of(Communicator* c) {
 struct Announcement {
   char name[56] = {};
   uint64_t cell_bytes = 0;
+  uint64_t ranks_share_cores = 0;  // the maker's host runs more of its job's ranks than it has cores
 };
+
+bool ranks_share_cores_here() {
+  const process::Facts& f = process::facts();
+  return f.host_ranks > f.host_cores;
+}
 
 std::string segment_name() {
   static std::atomic<unsigned> counter{0};
@@ -275,6 +281,18 @@ void CommSegment::publish_and_leave(uint64_t s) {
   wake_others();
 }
 
+void CommSegment::count_chunks(uint64_t s, uint64_t chunks) {
+  chunk_word(me_, s).store(s * kChunkBase + chunks, std::memory_order_release);
+  wake_others();
+}
+
+Err CommSegment::wait_chunks(int r, uint64_t s, uint64_t chunks) const {
+  if (wait_either(slot(r, s).recorded, 4 * s, lines_[r].left, s, context_) &&
+      wait_either(chunk_word(r, s), s * kChunkBase + chunks, lines_[r].left, s, context_)) [[likely]]
+    return {};
+  return p2p::revoke::refusal();
+}
+
 Err CommSegment::wait_arrived_slowly(int r, uint64_t s) const {
   if (wait_either(slot(r, s).recorded, 4 * s + 2, lines_[r].arrived, s, context_)) return {};
   return p2p::revoke::refusal();
@@ -339,6 +357,7 @@ CommSegment* segment_for(Communicator* c, bool now) {
       seg.memory_.done_backing();
       std::snprintf(told.name, sizeof told.name, "%s", made.c_str());
       told.cell_bytes = seg.cell_bytes_;
+      told.ranks_share_cores = ranks_share_cores_here();
     }
   }
   Schedule tell(c);
@@ -350,6 +369,7 @@ CommSegment* segment_for(Communicator* c, bool now) {
     bytes = segment_bytes(seg.n_, seg.cell_bytes_);
     if (!seg.memory_.attach(name, bytes, &error)) mine = kCouldNot;
   }
+  seg.ranks_share_cores_ = told.ranks_share_cores != 0;
   int all = kOff;
   {
     Schedule agree(c);
@@ -425,6 +445,7 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
         seg->memory_.done_backing();
         std::snprintf(told.name, sizeof told.name, "%s", made.c_str());
         told.cell_bytes = seg->cell_bytes_;
+        told.ranks_share_cores = ranks_share_cores_here();
       }
     }
   }
@@ -438,6 +459,7 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
       bytes = segment_bytes(n, seg->cell_bytes_);
       ok = seg->memory_.attach(name, bytes, &error);
     }
+    seg->ranks_share_cores_ = told.ranks_share_cores != 0;
   }
   // Phase 2: every host's members agree, over all of c.
   int all = 0;

@@ -16,7 +16,8 @@
 //   on, up to kSlotData (1 KiB), in whole lines that a string copy writes
 //   without reading them first (cells.h)
 //   n x kCells cells of cell_bytes, rank r's cell k at (r * kCells + k),
-//   written only by rank r: the data that does not fit a slot.
+//   written only by rank r: the data that does not fit a slot (a bcast
+//   beyond a cell streams through all four of its root's, bcast.cc).
 //
 // Operations are numbered 1, 2, ... in call order, the same on every rank
 // (MPI-3.1 §5.12: collectives are called in the same order). Operation s
@@ -112,6 +113,11 @@ class CommSegment {
   int size() const { return n_; }
   int rank() const { return me_; }
   size_t cell_bytes() const { return cell_bytes_; }
+  // Whether the segment's maker found more of its job's ranks on the host
+  // than cores (the same answer on every rank, unlike each rank's own
+  // process::facts() where ranks of several jobs meet): the collectives
+  // that choose by it choose alike (bcast_streams, algorithms.h).
+  bool ranks_share_cores() const { return ranks_share_cores_; }
   // The next operation's number (every rank calls this once per operation).
   // Raises the flags that defer_nothing left down first, `left` at least: a
   // writer of this operation may wait for it (wait_cell_free).
@@ -159,6 +165,31 @@ class CommSegment {
       return false;
     deferred_ = ++sequence_;
     return true;
+  }
+
+  // A bcast larger than a cell (bcast.cc) streams through all kCells of
+  // the root's cells within its one operation s, chunk j in cell j %
+  // kCells: the root counts the chunks it has put in place, and each reader
+  // the chunks it has taken, in its slot's first word after the header (a
+  // bcast keeps no data in its slots then), as s * kChunkBase + chunks, so
+  // that the word only grows like every flag. Each count wakes the others.
+  // The word holds an older operation's data until its rank sets it to no
+  // chunks (start_chunks), before its record of s (release) that makes it
+  // valid to whoever has seen the record.
+  static constexpr uint64_t kChunkBase = uint64_t{1} << 24;
+  void start_chunks(uint64_t s) { chunk_word(me_, s).store(s * kChunkBase, std::memory_order_relaxed); }
+  void count_chunks(uint64_t s, uint64_t chunks);
+  // Until rank r has recorded operation s and counted `chunks` chunks of
+  // it, or left s (done with it, or failed: agreement.h's check).
+  [[nodiscard]] Err wait_chunks(int r, uint64_t s, uint64_t chunks) const;
+  // Rank r's cell that holds chunk j of a bcast beyond a cell.
+  char* chunk_cell(int r, uint64_t j) const {
+    return cells_ + (static_cast<size_t>(r) * kCells + j % kCells) * cell_bytes_;
+  }
+  // Until every rank has left operation `target` (left_seen_ then says so).
+  [[nodiscard]] Err wait_all_left(uint64_t target) {
+    if (left_seen_ >= target) return {};
+    return wait_left(target);
   }
 
   FlagLine& line(int r) const { return lines_[r]; }
@@ -261,6 +292,9 @@ class CommSegment {
   SlotHeader& slot(int r, uint64_t s) const {
     return *reinterpret_cast<SlotHeader*>(slots_ + (static_cast<size_t>(r) * kRing + s % kRing) * kSlotBytes);
   }
+  std::atomic<uint64_t>& chunk_word(int r, uint64_t s) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(reinterpret_cast<char*>(&slot(r, s)) + sizeof(SlotHeader));
+  }
   void store_record(uint64_t s, size_t bytes, uint64_t flags) {
     SlotHeader& h = slot(me_, s);
     h.bytes.store(bytes, std::memory_order_relaxed);
@@ -275,6 +309,7 @@ class CommSegment {
   // lower bound, since flags only grow.
   uint64_t left_seen_ = 0;
   size_t cell_bytes_ = 0;
+  bool ranks_share_cores_ = false;
   int n_ = 0;
   int me_ = 0;
   uint64_t sequence_ = 0;
