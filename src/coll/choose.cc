@@ -67,11 +67,12 @@ bool has_started_form(Operation o, Launch how) {
 Err select_shared(Operation o, Query q, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                   shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits, bool order_matters) {
   *seg = segment_if_possible(c, how, order_matters);
-  // Data beyond a cell: a blocking bcast may stream through the cells.
+  // Data beyond a cell: a blocking bcast or gather may stream through the cells.
   q.shared_memory = *seg != nullptr && has_started_form(o, how) &&
                     (cell_bytes <= (*seg)->cell_bytes() ||
-                     (o == Operation::kBcast && how.form == Launch::Form::kBlocking &&
-                      shm::bcast_streams(**seg, cell_bytes)));
+                     (how.form == Launch::Form::kBlocking &&
+                      ((o == Operation::kBcast && shm::bcast_streams(**seg, cell_bytes)) ||
+                       (o == Operation::kGather && shm::gather_streams(**seg, cell_bytes)))));
   if (how.form == Launch::Form::kNonblocking) q.prefix = "i";
   if (how.form == Launch::Form::kPersistent) q.suffix = "_init";
   // Only a communicator without a segment of its own may span hosts; the

@@ -49,6 +49,23 @@ inline bool bcast_streams(const CommSegment& seg, size_t bytes) {
   return (bytes >= kBcastStreamsFrom || seg.ranks_share_cores()) &&
          bytes / seg.cell_bytes() < CommSegment::kChunkBase - 1;
 }
+// The same for a blocking gather of `bytes` per rank (gather.cc). The root
+// copies every block out of the cells where one message would have it copy
+// them straight from the ranks' buffers (single-copy), so streaming pays
+// where the ranks' copies in overlap the root's: from kGatherStreamsFrom
+// on ranks with cores of their own (2 ranks on 2 cores, us, streamed /
+// linear: 2 MiB 361-367 / 415-427, 4 MiB 783-827 / 844-853; 1 MiB alike);
+// where ranks share cores only up to kGatherStreamsUpTo, beyond which the
+// extra copy costs more than the waits it saves (4 ranks on 2 cores, us,
+// four alternating runs: 256 KiB 139-188 / 170-266, 512 KiB 317-334 /
+// 406-484, 1 MiB 636-879 / 825-934; but 4 MiB 2508-2583 / 1654-1913).
+constexpr size_t kGatherStreamsFrom = size_t{2} << 20;
+constexpr size_t kGatherStreamsUpTo = size_t{1} << 20;
+inline bool gather_streams(const CommSegment& seg, size_t bytes) {
+  return seg.ranks_share_cores() ? bytes <= kGatherStreamsUpTo
+                                 : bytes >= kGatherStreamsFrom && bytes / seg.cell_bytes() < CommSegment::kChunkBase - 1;
+}
+
 Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
            MPI_Count recvcount, const Datatype* recvtype, int root);
 Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,

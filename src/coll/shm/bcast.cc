@@ -22,24 +22,8 @@
 
 #include <algorithm>
 
-#include "base/type_pack.h"
-
 namespace ferry::coll::shm {
 namespace {
-
-void pack_chunk(const void* buf, MPI_Count count, const Datatype* type, uint64_t from, size_t bytes, char* cell) {
-  if (type->contiguous)
-    copy_to_shared(cell, static_cast<const char*>(buf) + from, bytes);
-  else
-    type::pack(*type, buf, static_cast<uint64_t>(count), from, bytes, cell);
-}
-
-void unpack_chunk(const char* cell, uint64_t from, size_t bytes, void* buf, MPI_Count count, const Datatype* type) {
-  if (type->contiguous)
-    std::memcpy(static_cast<char*>(buf) + from, cell, bytes);
-  else
-    type::unpack(*type, buf, static_cast<uint64_t>(count), from, bytes, cell);
-}
 
 // The root's side: its cells hold its earlier operations' data until every
 // rank has left them, and this one's until every rank has left it (a later
@@ -57,7 +41,7 @@ Err root_in_chunks(CommSegment& seg, const void* buf, MPI_Count count, const Dat
         if (r != seg.rank())
           if (Err e = seg.wait_chunks(r, s, j - CommSegment::kCells + 1)) return e;
     const uint64_t from = j * chunk;
-    pack_chunk(buf, count, type, from, std::min<size_t>(chunk, bytes - from), seg.chunk_cell(seg.rank(), j));
+    to_cell_range(buf, count, type, from, std::min<size_t>(chunk, bytes - from), seg.chunk_cell(seg.rank(), j));
     seg.count_chunks(s, j + 1);
   }
   seg.publish_and_leave(s);
@@ -71,7 +55,7 @@ Err reader_in_chunks(CommSegment& seg, void* buf, MPI_Count count, const Datatyp
   for (uint64_t j = 0; j < chunks; ++j) {
     if (Err e = seg.wait_chunks(root, s, j + 1)) return e;
     const uint64_t from = j * chunk;
-    unpack_chunk(seg.chunk_cell(root, j), from, std::min<size_t>(chunk, bytes - from), buf, count, type);
+    from_cell_range(seg.chunk_cell(root, j), from, std::min<size_t>(chunk, bytes - from), buf, count, type);
     seg.count_chunks(s, j + 1);
   }
   return {};

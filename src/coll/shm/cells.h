@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "base/datatype.h"
+#include "base/type_pack.h"
 #include "coll/packed_bytes.h"
 #include "coll/shm/segment.h"
 
@@ -52,6 +53,23 @@ inline Err to_cell(const void* buf, MPI_Count count, const Datatype* type, char*
     return {};
   }
   return copy_typed(buf, count, *type, cell, static_cast<MPI_Count>(bytes), *packed_bytes());
+}
+
+// Bytes [from, from + bytes) of the packed form of `count` elements of
+// `type` into a cell, and back: a chunk of a stream (bcast.cc, gather.cc).
+inline void to_cell_range(const void* buf, MPI_Count count, const Datatype* type, uint64_t from, size_t bytes,
+                          char* cell) {
+  if (type->contiguous)
+    copy_to_shared(cell, static_cast<const char*>(buf) + from, bytes);
+  else
+    type::pack(*type, buf, static_cast<uint64_t>(count), from, bytes, cell);
+}
+inline void from_cell_range(const char* cell, uint64_t from, size_t bytes, void* buf, MPI_Count count,
+                            const Datatype* type) {
+  if (type->contiguous)
+    std::memcpy(static_cast<char*>(buf) + from, cell, bytes);
+  else
+    type::unpack(*type, buf, static_cast<uint64_t>(count), from, bytes, cell);
 }
 
 // `bytes` packed bytes into `count` elements of `type`; more bytes than

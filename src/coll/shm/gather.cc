@@ -7,6 +7,8 @@
 #include "coll/shm/cells.h"
 #include "coll/typed_buffer.h"
 
+#include <algorithm>
+
 namespace ferry::coll::shm {
 namespace {
 
@@ -44,6 +46,71 @@ Err own_block(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const 
                     recvcount, *recvtype);
 }
 
+// Gather beyond a cell (where gather_streams says, algorithms.h): every
+// other rank streams its block through its own kCells cells, chunk j in
+// cell j % kCells, and the root takes them in rounds, round j being chunk
+// j of each rank in rank order, and counts its rounds (segment.h,
+// count_chunks). A rank fills chunk j once the root has counted round
+// j - kCells, so that the ranks' copies in and the root's copies out
+// overlap. One operation number whatever the size, as bcast.cc's stream:
+// the root skips a rank whose record shows another size (and fails), and
+// its leaving releases the ranks that wait on its rounds.
+//
+// A writer's cells hold its earlier operations' data until every rank has
+// left them, and this one's until the root has left it.
+Err writer_in_chunks(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, int root,
+                     uint64_t s, size_t bytes) {
+  const size_t chunk = seg.cell_bytes();
+  const uint64_t chunks = (bytes + chunk - 1) / chunk;
+  if (Err e = seg.wait_all_left(s - 1)) return e;
+  seg.start_chunks(s);
+  seg.record_data(s, bytes);  // the size, for the root's check; data follows chunk by chunk
+  for (uint64_t j = 0; j < chunks; ++j) {
+    if (j >= CommSegment::kCells)
+      if (Err e = seg.wait_chunks(root, s, j - CommSegment::kCells + 1)) return e;
+    const uint64_t from = j * chunk;
+    to_cell_range(sendbuf, sendcount, sendtype, from, std::min<size_t>(chunk, bytes - from),
+                  seg.chunk_cell(seg.rank(), j));
+    seg.count_chunks(s, j + 1);
+  }
+  seg.publish_and_leave(s);
+  return seg.wait_left_by(root, s);
+}
+
+Err root_in_chunks(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
+  const size_t bytes = recvtype->bytes(recvcount);
+  const size_t chunk = seg.cell_bytes();
+  const uint64_t chunks = (bytes + chunk - 1) / chunk;
+  Err first;
+  bool recorded = false;
+  for (uint64_t j = 0; j < chunks; ++j) {
+    for (int r = 0; r < seg.size(); ++r) {
+      if (r == seg.rank()) continue;
+      if (j == 0) {
+        if (Err e = seg.wait_arrived(r, s)) return e;
+        // As collect()'s root: the first writer's arrival frees my slot.
+        if (!recorded) {
+          seg.start_chunks(s);
+          seg.record(s, bytes);
+          recorded = true;
+        }
+      }
+      // A rank's record stays while I have not left s: the same answer each round.
+      if (Err e = check(seg, r, s, bytes)) {
+        if (j == 0 && first.ok()) first = std::move(e);
+        continue;
+      }
+      if (Err e = seg.wait_chunks(r, s, j + 1)) return e;
+      const uint64_t from = j * chunk;
+      from_cell_range(seg.chunk_cell(r, j), from, std::min<size_t>(chunk, bytes - from),
+                      element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype), recvcount,
+                      recvtype);
+    }
+    seg.count_chunks(s, j + 1);
+  }
+  return first;
+}
+
 }  // namespace
 
 Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
@@ -51,6 +118,7 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
   const uint64_t s = seg.next();
   if (seg.rank() != root) {
     const size_t bytes = sendtype->bytes(sendcount);
+    if (bytes > seg.cell_bytes()) return writer_in_chunks(seg, sendbuf, sendcount, sendtype, root, s, bytes);
     if (Err e = seg.wait_cell_free(s, bytes)) return e;
     Err e = to_cell(sendbuf, sendcount, sendtype, seg.cell(seg.rank(), s, bytes));
     seg.record_data(s, bytes);
@@ -58,7 +126,8 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
     return e;
   }
   Err e = own_block(seg, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  Err rest = collect(seg, s, recvbuf, recvcount, recvtype, false);
+  Err rest = recvtype->bytes(recvcount) > seg.cell_bytes() ? root_in_chunks(seg, s, recvbuf, recvcount, recvtype)
+                                                           : collect(seg, s, recvbuf, recvcount, recvtype, false);
   seg.leave(s);
   return e.ok() ? std::move(rest) : std::move(e);
 }

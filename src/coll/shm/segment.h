@@ -16,8 +16,9 @@
 //   on, up to kSlotData (1 KiB), in whole lines that a string copy writes
 //   without reading them first (cells.h)
 //   n x kCells cells of cell_bytes, rank r's cell k at (r * kCells + k),
-//   written only by rank r: the data that does not fit a slot (a bcast
-//   beyond a cell streams through all four of its root's, bcast.cc).
+//   written only by rank r: the data that does not fit a slot (a bcast or
+//   gather beyond a cell streams through all four of each writer's cells,
+//   bcast.cc, gather.cc).
 //
 // Operations are numbered 1, 2, ... in call order, the same on every rank
 // (MPI-3.1 §5.12: collectives are called in the same order). Operation s
@@ -167,11 +168,12 @@ class CommSegment {
     return true;
   }
 
-  // A bcast larger than a cell (bcast.cc) streams through all kCells of
-  // the root's cells within its one operation s, chunk j in cell j %
-  // kCells: the root counts the chunks it has put in place, and each reader
-  // the chunks it has taken, in its slot's first word after the header (a
-  // bcast keeps no data in its slots then), as s * kChunkBase + chunks, so
+  // A bcast or gather larger than a cell (bcast.cc, gather.cc) streams
+  // through all kCells of each writer's cells within its one operation s,
+  // chunk j in cell j % kCells: a writer counts the chunks it has put in
+  // place, and a reader the chunks (gather's root: the rounds) it has
+  // taken, in its slot's first word after the header (no data is in the
+  // slots then), as s * kChunkBase + chunks, so
   // that the word only grows like every flag. Each count wakes the others.
   // The word holds an older operation's data until its rank sets it to no
   // chunks (start_chunks), before its record of s (release) that makes it
@@ -186,6 +188,8 @@ class CommSegment {
   char* chunk_cell(int r, uint64_t j) const {
     return cells_ + (static_cast<size_t>(r) * kCells + j % kCells) * cell_bytes_;
   }
+  // Until rank r has left operation s.
+  [[nodiscard]] Err wait_left_by(int r, uint64_t s) const { return wait(lines_[r].left, s); }
   // Until every rank has left operation `target` (left_seen_ then says so).
   [[nodiscard]] Err wait_all_left(uint64_t target) {
     if (left_seen_ >= target) return {};

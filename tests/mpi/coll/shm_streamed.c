@@ -1,19 +1,20 @@
 /*
- * MPI_Bcast of more than a cell streamed through the root's cells
- * (coll/shm/bcast.cc: from 1 MiB, or from one cell where ranks share
- * cores): the data arrive whole at every rank, from every root, whatever
- * the chunk count (sizes just above a cell, above the four cells a root
- * has, and of 1-3 MiB), with a strided datatype at the root and MPI_INT
- * elsewhere (same signature, the chunks packed and unpacked by ranges),
- * and with nothing written past the buffer. Between the streams come
- * small calls (allreduce, a 1 KiB bcast, a gather of a cell's size), so
- * that the slots holding the chunk counts and the root's cells are reused
- * by other operations and back. Then, erroneous (Ferry only): rank 0, the
- * root, passes 3 MiB and the others 2 MiB, and the reverse; every other
- * rank fails (MPI_ERR_TRUNCATE, MPI_ERR_OTHER), none hangs, and the
- * communicator stays in step.
+ * MPI_Bcast and MPI_Gather of more than a cell streamed through the
+ * writers' cells (coll/shm/bcast.cc, gather.cc: from 2 MiB, or from one
+ * cell where ranks share cores): the data arrive whole, from every root,
+ * whatever the chunk count (sizes just above a cell, above the four cells
+ * a writer has, and of 1-3 MiB), with a strided datatype on the writing
+ * side and MPI_INT on the reading one (same signature, the chunks packed
+ * and unpacked by ranges), and with nothing written past the buffer.
+ * Between the streams come small calls (allreduces, a 1 KiB bcast, a
+ * gather of a cell's size), so that the slots holding the chunk counts
+ * and the writers' cells are reused by other operations and back. Then,
+ * erroneous (Ferry only): rank 0 passes 3 MiB and the others 2 MiB, and
+ * the reverse; every rank that reads another's data fails
+ * (MPI_ERR_TRUNCATE, MPI_ERR_OTHER), none hangs, and the communicator
+ * stays in step.
  */
-#define TEST_NAME "shm_bcast_streamed"
+#define TEST_NAME "shm_streamed"
 #include "../mpitest.h"
 
 static int rank, size;
@@ -53,6 +54,35 @@ static void one_bcast(MPI_Comm comm, int root, size_t n, int round) {
   free(g);
 }
 
+/* `n` ints from each rank to `root`: strided at every rank, flat at the root. */
+static void one_gather(MPI_Comm comm, int root, size_t n, int round) {
+  MPI_Datatype strided;
+  MPI_Type_vector((int)n, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  int *b = mt_malloc(sizeof(int) * 2 * n);
+  for (size_t i = 0; i < 2 * n; i++) b[i] = i % 2 ? -7 : val(rank, i / 2, round);
+  unsigned char *g = rank == root ? mt_guarded(sizeof(int) * n * (size_t)size) : NULL;
+  int *all = (int *)g;
+  if (all != NULL)
+    for (size_t i = 0; i < n * (size_t)size; i++) all[i] = -1;
+  CHECK_MPI(MPI_Gather(b, 1, strided, all, (int)n, MPI_INT, root, comm));
+  if (all != NULL) {
+    for (int r = 0; r < size; r++)
+      for (size_t i = 0; i < n; i++)
+        if (all[(size_t)r * n + i] != val(r, i, round)) {
+          CHECK(0, "gather of %zu ints to root %d, round %d: rank %d's [%zu] = %d, want %d", n, root, round, r, i,
+                all[(size_t)r * n + i], val(r, i, round));
+          r = size;
+          break;
+        }
+    for (int i = 0; i < MT_GUARD; i++)
+      CHECK(g[sizeof(int) * n * (size_t)size + i] == 0xA5, "gather of %zu ints: written past the buffer", n);
+  }
+  free(g);
+  free(b);
+  MPI_Type_free(&strided);
+}
+
 /* Small calls between the streams: other operations take the slots and cells. A
  * ring's worth of allreduces first leave every slot's first data word all ones
  * (each rank's operand), the word where a stream counts its chunks: a count
@@ -74,16 +104,17 @@ static void small_calls(MPI_Comm comm, int round) {
     for (int i = 0; i < per * size; i++) CHECK(rbuf[i] == i, "gather after a stream: [%d] = %d", i, rbuf[i]);
 }
 
-static void disagree(MPI_Comm comm, int mine, int others, const char *what) {
+/* `op` (kBcast or kGather, root 0) with rank 0 passing `mine` ints and the
+ * others `others`: the ranks that read another's data must fail (bcast: all
+ * but the root; gather: the root); the others may succeed. */
+static void disagree(MPI_Comm comm, int op, int mine, int others, const char *what) {
   const int n = rank == 0 ? mine : others;
-  int rc = call(kBcast, n, comm);
-  if (rank != 0) {
-    CHECK(rc != MPI_SUCCESS, "MPI_Bcast, %s: rank %d passed %d ints and did not fail", what, rank, n);
-    if (rc != MPI_SUCCESS) check_mismatch_error(rc, kBcast, NULL, what);
-  } else if (rc != MPI_SUCCESS) {
-    check_mismatch_error(rc, kBcast, NULL, what);
-  }
-  check_still_in_step(comm, kBcast, what);
+  int rc = call(op, n, comm);
+  const int reads = op == kBcast ? rank != 0 : rank == 0;
+  if (reads)
+    CHECK(rc != MPI_SUCCESS, "%s, %s: rank %d passed %d ints and did not fail", names[op], what, rank, n);
+  if (rc != MPI_SUCCESS) check_mismatch_error(rc, op, NULL, what);
+  check_still_in_step(comm, op, what);
 }
 
 int main(int argc, char **argv) {
@@ -101,14 +132,18 @@ int main(int argc, char **argv) {
   for (int root = 0; root < size; root++)
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++, round++) {
       one_bcast(comm, root, counts[k], round);
+      one_gather(comm, root, counts[k], round);
       if (round % 2) small_calls(comm, round);
     }
   /* Streams back to back, the root rotating: a root's cells still being read. */
   for (int i = 0; i < 20; i++, round++) one_bcast(comm, i % size, 65537 + (size_t)i * 1000, round);
-  if (size >= 2 && mt_is_ferry()) {
-    disagree(comm, 3 * (int)mib, 2 * (int)mib, "rank 0 passes 3 MiB, the others 2 MiB");
-    disagree(comm, 2 * (int)mib, 3 * (int)mib, "rank 0 passes 2 MiB, the others 3 MiB");
-  }
+  for (int i = 0; i < 20; i++, round++) one_gather(comm, i % size, 65537 + (size_t)i * 1000, round);
+  static const int streamed[] = {kBcast, kGather};
+  if (size >= 2 && mt_is_ferry())
+    for (int k = 0; k < 2; k++) {
+      disagree(comm, streamed[k], 3 * (int)mib, 2 * (int)mib, "rank 0 passes 3 MiB, the others 2 MiB");
+      disagree(comm, streamed[k], 2 * (int)mib, 3 * (int)mib, "rank 0 passes 2 MiB, the others 3 MiB");
+    }
   MPI_Comm_free(&comm);
   free(sbuf);
   free(rbuf);
