@@ -6,8 +6,9 @@
 // its type signature for the call (select.cc), which MPI requires to agree
 // (MPI-4.0 §6.1: "the type signatures ... must be equal"; bcast, reduce:
 // the same on every rank). In a legal program they all choose alike. In an
-// erroneous one, ranks whose data fits a cell run the call through memory
-// while the others send messages, and each side waits on the other. So:
+// erroneous one, ranks whose data fits a cell (or, for a bcast or gather,
+// streams beyond it: algorithms.h) run the call through memory while the
+// others send messages, and each side waits on the other. So:
 //
 // - A rank on the shared-memory path checks what each rank it reads from
 //   recorded for the operation (segment.h, FlagLine): a rank that runs it
@@ -20,7 +21,8 @@
 //   send (agree_on_messages()); otherwise it fails before any message.
 //
 // Cost: nothing on the shared-memory path but a store and a load of words
-// in lines already touched; on the message path (data above the cell) one
+// in lines already touched; on the message path (data above the cell, not
+// streamed) one
 // flag round among the communicator's ranks, n-1 loads, before data that
 // takes microseconds to move. Every rank takes the same operation number
 // either way, and no rank fails after taking a collective tag, so the

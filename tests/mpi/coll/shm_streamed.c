@@ -1,9 +1,10 @@
 /*
  * MPI_Bcast and MPI_Gather of more than a cell streamed through the
  * writers' cells (coll/shm/bcast.cc, gather.cc: from 2 MiB, or from one
- * cell where ranks share cores): the data arrive whole, from every root,
- * whatever the chunk count (sizes just above a cell, above the four cells
- * a writer has, and of 1-3 MiB), with a strided datatype on the writing
+ * cell where ranks share cores, gather then up to 1 MiB): the data arrive
+ * whole, from every root, whatever the chunk count (sizes just above a
+ * cell, above the four cells a writer has, of 1 MiB, and from 2 MiB on,
+ * which stream on any host), with a strided datatype on the writing
  * side and MPI_INT on the reading one (same signature, the chunks packed
  * and unpacked by ranges), and with nothing written past the buffer.
  * Between the streams come small calls (allreduces, a 1 KiB bcast, a
@@ -127,7 +128,10 @@ int main(int argc, char **argv) {
   const size_t mib = 1 << 18; /* ints */
   sbuf = mt_malloc(sizeof(int) * 3 * mib * (size_t)size);
   rbuf = mt_malloc(sizeof(int) * 3 * mib * (size_t)size);
-  static const size_t counts[] = {4097, 16385, 65537, 1 << 18, (1 << 18) + 3, 3 << 18};
+  /* Ints: above one cell and four (16 KiB cells: streamed where ranks share cores), then from 2 MiB
+   * (streamed on any host): just above, plus a cell, plus four cells and one int, and 3 MiB. */
+  static const size_t counts[] = {4097,          16385,           65537,        1 << 18, (1 << 19) + 1,
+                                  (1 << 19) + 4096, (1 << 19) + 16385, 3 << 18};
   int round = 0;
   for (int root = 0; root < size; root++)
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++, round++) {
@@ -138,6 +142,8 @@ int main(int argc, char **argv) {
   /* Streams back to back, the root rotating: a root's cells still being read. */
   for (int i = 0; i < 20; i++, round++) one_bcast(comm, i % size, 65537 + (size_t)i * 1000, round);
   for (int i = 0; i < 20; i++, round++) one_gather(comm, i % size, 65537 + (size_t)i * 1000, round);
+  for (int i = 0; i < 8; i++, round++) one_bcast(comm, i % size, (1 << 19) + (size_t)i * 4099, round);
+  for (int i = 0; i < 8; i++, round++) one_gather(comm, i % size, (1 << 19) + (size_t)i * 4099, round);
   static const int streamed[] = {kBcast, kGather};
   if (size >= 2 && mt_is_ferry())
     for (int k = 0; k < 2; k++) {
