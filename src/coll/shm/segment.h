@@ -184,7 +184,7 @@ class CommSegment {
   // Until rank r has recorded operation s and counted `chunks` chunks of
   // it, or left s (done with it, or failed: agreement.h's check).
   [[nodiscard]] Err wait_chunks(int r, uint64_t s, uint64_t chunks) const;
-  // Rank r's cell that holds chunk j of a bcast beyond a cell.
+  // Rank r's cell that holds chunk j of a bcast or gather beyond a cell.
   char* chunk_cell(int r, uint64_t j) const {
     return cells_ + (static_cast<size_t>(r) * kCells + j % kCells) * cell_bytes_;
   }
