@@ -3,7 +3,8 @@
 // through each rank's cell and flags, with no message. Chosen by the
 // selection table (select.cc, algorithm "shared_memory") for blocking
 // calls whose data fits a cell (reduce_scatter: a rank's whole input;
-// bcast also beyond, streamed through the root's cells: bcast_streams);
+// bcast and gather also beyond, streamed through the writers' cells:
+// bcast_streams, gather_streams);
 // the nonblocking forms of barrier, bcast, gather, scatter, allgather,
 // alltoall, reduce and allreduce run the same steps through started.h;
 // the other nonblocking forms and every persistent one keep the
