@@ -19,39 +19,15 @@
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
-
-#include <algorithm>
+#include "coll/shm/stream.h"
 
 namespace ferry::coll::shm {
 namespace {
 
-// The root's side: its cells hold its earlier operations' data until every
-// rank has left them, and this one's until every rank has left it (a later
-// operation of the root's writes a cell without looking at chunks).
-Err root_in_chunks(CommSegment& seg, const void* buf, MPI_Count count, const Datatype* type, uint64_t s,
-                   size_t bytes) {
-  const size_t chunk = seg.cell_bytes();
-  const uint64_t chunks = (bytes + chunk - 1) / chunk;
-  if (Err e = seg.wait_all_left(s - 1)) return e;
-  seg.start_chunks(s);
-  seg.record_data(s, bytes);  // the size, for the readers' check; data follows chunk by chunk
-  for (uint64_t j = 0; j < chunks; ++j) {
-    if (j >= CommSegment::kCells)
-      for (int r = 0; r < seg.size(); ++r)
-        if (r != seg.rank())
-          if (Err e = seg.wait_chunks(r, s, j - CommSegment::kCells + 1)) return e;
-    const uint64_t from = j * chunk;
-    to_cell_range(buf, count, type, from, std::min<size_t>(chunk, bytes - from), seg.chunk_cell(seg.rank(), j));
-    seg.count_chunks(s, j + 1);
-  }
-  seg.publish_and_leave(s);
-  return seg.wait_all_left(s);
-}
-
 Err reader_in_chunks(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root, uint64_t s,
                      size_t bytes) {
   const size_t chunk = seg.cell_bytes();
-  const uint64_t chunks = (bytes + chunk - 1) / chunk;
+  const uint64_t chunks = chunks_of(seg, bytes);
   for (uint64_t j = 0; j < chunks; ++j) {
     if (Err e = seg.wait_chunks(root, s, j + 1)) return e;
     const uint64_t from = j * chunk;
@@ -68,7 +44,7 @@ Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, in
   const size_t bytes = type->bytes(count);
   const bool chunked = bytes > seg.cell_bytes();
   if (seg.rank() == root) {
-    if (chunked) return root_in_chunks(seg, buf, count, type, s, bytes);
+    if (chunked) return write_stream(seg, s, buf, count, type, bytes, -1);
     if (Err e = seg.wait_cell_free(s, bytes)) return e;
     Err e = to_cell(buf, count, type, seg.cell(root, s, bytes));
     seg.record_data(s, bytes);

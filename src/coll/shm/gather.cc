@@ -5,6 +5,7 @@
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
+#include "coll/shm/stream.h"
 #include "coll/typed_buffer.h"
 
 #include <algorithm>
@@ -54,33 +55,12 @@ Err own_block(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const 
 // j - kCells, so that the ranks' copies in and the root's copies out
 // overlap. One operation number whatever the size, as bcast.cc's stream:
 // the root skips a rank whose record shows another size (and fails), and
-// its leaving releases the ranks that wait on its rounds.
-//
-// A writer's cells hold its earlier operations' data until every rank has
-// left them, and this one's until the root has left it.
-Err writer_in_chunks(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, int root,
-                     uint64_t s, size_t bytes) {
-  const size_t chunk = seg.cell_bytes();
-  const uint64_t chunks = (bytes + chunk - 1) / chunk;
-  if (Err e = seg.wait_all_left(s - 1)) return e;
-  seg.start_chunks(s);
-  seg.record_data(s, bytes);  // the size, for the root's check; data follows chunk by chunk
-  for (uint64_t j = 0; j < chunks; ++j) {
-    if (j >= CommSegment::kCells)
-      if (Err e = seg.wait_chunks(root, s, j - CommSegment::kCells + 1)) return e;
-    const uint64_t from = j * chunk;
-    to_cell_range(sendbuf, sendcount, sendtype, from, std::min<size_t>(chunk, bytes - from),
-                  seg.chunk_cell(seg.rank(), j));
-    seg.count_chunks(s, j + 1);
-  }
-  seg.publish_and_leave(s);
-  return seg.wait_left_by(root, s);
-}
-
+// its leaving releases the ranks that wait on its rounds. The ranks'
+// side is stream.h's write_stream.
 Err root_in_chunks(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
   const size_t bytes = recvtype->bytes(recvcount);
   const size_t chunk = seg.cell_bytes();
-  const uint64_t chunks = (bytes + chunk - 1) / chunk;
+  const uint64_t chunks = chunks_of(seg, bytes);
   Err first;
   bool recorded = false;
   for (uint64_t j = 0; j < chunks; ++j) {
@@ -118,7 +98,7 @@ Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Dat
   const uint64_t s = seg.next();
   if (seg.rank() != root) {
     const size_t bytes = sendtype->bytes(sendcount);
-    if (bytes > seg.cell_bytes()) return writer_in_chunks(seg, sendbuf, sendcount, sendtype, root, s, bytes);
+    if (bytes > seg.cell_bytes()) return write_stream(seg, s, sendbuf, sendcount, sendtype, bytes, root);
     if (Err e = seg.wait_cell_free(s, bytes)) return e;
     Err e = to_cell(sendbuf, sendcount, sendtype, seg.cell(seg.rank(), s, bytes));
     seg.record_data(s, bytes);

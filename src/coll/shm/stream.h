@@ -1,0 +1,46 @@
+// A stream: data larger than a cell moved through all kCells of the
+// writer's cells within one operation (bcast.cc, gather.cc; segment.h,
+// count_chunks): chunk j in cell j % kCells, the writer filling chunk j
+// once its readers have counted j - kCells, its readers counting each
+// chunk as they take it.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "coll/shm/cells.h"
+
+namespace ferry::coll::shm {
+
+// Chunks of a cell in `bytes`, the last one short.
+inline uint64_t chunks_of(const CommSegment& seg, size_t bytes) {
+  return (bytes + seg.cell_bytes() - 1) / seg.cell_bytes();
+}
+
+// The writer's side of operation s: `bytes` of `count` elements of `type`
+// at buf, read by every other rank (`reader` < 0: a bcast's root) or by
+// `reader` alone (a gather's rank, whose root counts rounds). The writer's
+// cells hold its earlier operations' data until every rank has left them,
+// and this one's until its readers have left it (a later operation of the
+// writer's writes a cell without looking at chunks).
+inline Err write_stream(CommSegment& seg, uint64_t s, const void* buf, MPI_Count count, const Datatype* type,
+                        size_t bytes, int reader) {
+  const size_t chunk = seg.cell_bytes();
+  const uint64_t chunks = chunks_of(seg, bytes);
+  if (Err e = seg.wait_all_left(s - 1)) return e;
+  seg.start_chunks(s);
+  seg.record_data(s, bytes);  // the size, for the readers' check; data follows chunk by chunk
+  for (uint64_t j = 0; j < chunks; ++j) {
+    if (j >= CommSegment::kCells)
+      for (int r = 0; r < seg.size(); ++r)
+        if (r != seg.rank() && (reader < 0 || r == reader))
+          if (Err e = seg.wait_chunks(r, s, j - CommSegment::kCells + 1)) return e;
+    const uint64_t from = j * chunk;
+    to_cell_range(buf, count, type, from, std::min<size_t>(chunk, bytes - from), seg.chunk_cell(seg.rank(), j));
+    seg.count_chunks(s, j + 1);
+  }
+  seg.publish_and_leave(s);
+  return reader < 0 ? seg.wait_all_left(s) : seg.wait_left_by(reader, s);
+}
+
+}  // namespace ferry::coll::shm
