@@ -43,8 +43,9 @@ void retire(MPI_Comm h) {
 std::vector<Communicator*> zombies;
 
 void destroy(Communicator* c) {
-  if (c->context != context_ids::kNoContext) slots->release(context_ids::slot_of_context(c->context));
-  if (c->context != context_ids::kNoContext) revocation::forget(c->context);
+  // A slot whose communicator this process revoked stays taken (base/revocation.h).
+  if (c->context != context_ids::kNoContext && revocation::forget(*c))
+    slots->release(context_ids::slot_of_context(c->context));
   errhandlers::release(c->errhandler);
   if (c->group != nullptr) groups::release(c->group);
   if (c->remote_group != nullptr) groups::release(c->remote_group);
@@ -104,6 +105,9 @@ void create_predefined(int world_rank, int world_size) {
   session_comm.size = world_size;
   session_comm.name = "the sessions' hidden world";
   session_comm.group = groups::make(identity(world_size), world_rank);
+
+  revocation::reset();
+  for (const Communicator* c : {&world_comm, &self_comm, &session_comm}) (void)revocation::settle(*c);
 }
 
 Err delete_predefined_attributes() {

@@ -142,7 +142,8 @@ int compare(const Communicator& a, const Communicator& b);
 // ---- Internals shared with communicator creation (runtime/comm_create.h) ----
 // A new communicator object on `group` (takes over the caller's reference)
 // with context slot `slot` (context_ids::kNoSlot: decided later), the
-// parent's error handler, and a handle.
+// parent's error handler, and a handle. Its maker settles it once its
+// context and members are final (p2p::revoke::settle).
 Communicator* make(Communicator* parent, Group* group, uint32_t slot);
 // Destroys a communicator that has not been handed out (a failed dup).
 void discard(Communicator* c);

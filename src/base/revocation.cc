@@ -1,30 +1,102 @@
 #include "base/revocation.h"
 
+#include <algorithm>
+#include <iterator>
+#include <bitset>
 #include <mutex>
 #include <set>
+#include <utility>
+#include <vector>
+
+#include "base/communicator.h"
+#include "base/context_id.h"
+#include "base/group.h"
 
 namespace ferry::revocation {
 
 std::atomic<bool> any{false};
 
 namespace {
+
 std::mutex mutex;
 std::set<uint32_t> revoked;  // point-to-point and collective contexts
-}  // namespace
+// The communicator on each slot here, from settle to forget.
+const Communicator* settled[context_ids::kSlots] = {};
+// Slots of communicators this process revoked: never offered again.
+std::bitset<context_ids::kSlots> kept;
+// Notices that found no communicator on their slot: (slot, sender).
+std::vector<std::pair<uint32_t, int>> held;
 
+bool has_member(const Communicator& c, int world_rank) {
+  auto in = [world_rank](const Group* g) {
+    return g != nullptr && std::find(g->members.begin(), g->members.end(), world_rank) != g->members.end();
+  };
+  return in(c.group) || (c.inter && in(c.remote_group));
+}
+
+uint32_t slot_of(uint32_t context) { return context_ids::slot_of_context(context); }
+
+// mutex held
 bool mark(uint32_t p2p_context) {
-  std::lock_guard lock(mutex);
   bool fresh = revoked.insert(p2p_context).second;
   revoked.insert(p2p_context + 1);  // its collectives (base/communicator.h)
   any.store(true, std::memory_order_relaxed);
   return fresh;
 }
 
-void forget(uint32_t p2p_context) {
-  if (!any.load(std::memory_order_relaxed)) return;
+}  // namespace
+
+bool settle(const Communicator& c) {
   std::lock_guard lock(mutex);
-  revoked.erase(p2p_context);
-  revoked.erase(p2p_context + 1);
+  const uint32_t slot = slot_of(c.context);
+  settled[slot] = &c;
+  bool named = false;
+  for (size_t i = 0; i < held.size();) {
+    if (held[i].first != slot) {
+      ++i;
+      continue;
+    }
+    named = named || has_member(c, held[i].second);
+    held[i] = held.back();
+    held.pop_back();
+  }
+  return named && mark(c.context);
+}
+
+void reset() {
+  std::lock_guard lock(mutex);
+  revoked.clear();
+  std::fill(std::begin(settled), std::end(settled), nullptr);
+  kept.reset();
+  held.clear();
+  any.store(false, std::memory_order_relaxed);
+}
+
+bool forget(const Communicator& c) {
+  std::lock_guard lock(mutex);
+  const uint32_t slot = slot_of(c.context);
+  if (settled[slot] == &c) settled[slot] = nullptr;
+  revoked.erase(c.context);
+  revoked.erase(c.context + 1);
+  return !kept.test(slot);
+}
+
+bool revoke_own(const Communicator& c) {
+  std::lock_guard lock(mutex);
+  kept.set(slot_of(c.context));
+  return mark(c.context);
+}
+
+bool notice(uint32_t context, int sender) {
+  std::lock_guard lock(mutex);
+  const uint32_t slot = slot_of(context);
+  if (slot >= context_ids::kSlots) return false;
+  const Communicator* c = settled[slot];
+  if (c == nullptr) {
+    held.emplace_back(slot, sender);
+    return false;
+  }
+  return has_member(*c, sender) && mark(c->context);
 }
 
 bool is_revoked_slow(uint32_t context) {

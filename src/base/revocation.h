@@ -4,6 +4,24 @@
 // group-collective context stays open, because MPIX_Comm_agree and
 // MPIX_Comm_shrink must still work on a revoked communicator.
 //
+// Which communicator a notice names. A revoke notice from another member
+// carries the context id only, and ids are reused: a member may free the
+// revoked communicator and make the next one on the same id before the
+// notice reaches it (the notice travels on the pair's channel, the next
+// agreement on others: the shared segment, a tree). Two rules keep a late
+// notice off the next communicator:
+//   - the revoking process never offers the id again (its slot stays taken
+//     when the communicator is freed), so no communicator made later with
+//     it as a member can have that id;
+//   - a member applies a notice only to a communicator on that id of which
+//     the sender is a member, which by the first rule is the revoked one.
+// A notice that finds no communicator on its id here came before this
+// member finished making the revoked communicator (or after it freed it):
+// it is held, and applied when a communicator with the sender settles on
+// the id, dropped when one without the sender does. Every revoke costs the
+// revoking process one of its 2048 slots for good; programs revoke rarely
+// (ULFM recovery does it once per failure).
+//
 // Kept here, below the engine, so that the communicator's context can be
 // forgotten when the communicator is destroyed and its context id reused.
 #pragma once
@@ -11,17 +29,32 @@
 #include <atomic>
 #include <cstdint>
 
+namespace ferry {
+struct Communicator;
+}
+
 namespace ferry::revocation {
 
 extern std::atomic<bool> any;  // some communicator was ever revoked
 
-// Marks the communicator whose point-to-point context is `p2p_context`;
-// false if it was already revoked.
-bool mark(uint32_t p2p_context);
-// Its context id is free again.
-void forget(uint32_t p2p_context);
-bool is_revoked_slow(uint32_t context);
+// The communicator's context and members are final (the last step of
+// making it, before any operation on it): notices for its id are checked
+// against its members from now on. True if a notice held for its id names
+// it: it is revoked now (the caller fails what was posted on it).
+bool settle(const Communicator& c);
+// It is being destroyed: its marks go. False if its slot must stay taken
+// (this process revoked it).
+bool forget(const Communicator& c);
+// This process revokes it. False if it was already revoked.
+bool revoke_own(const Communicator& c);
+// A notice from `sender` (a world rank) for the communicator on `context`
+// arrived. True if it revoked a communicator here just now.
+bool notice(uint32_t context, int sender);
 
+// A new start of the runtime: nothing settled, revoked, kept or held.
+void reset();
+
+bool is_revoked_slow(uint32_t context);
 // What every send and receive start asks: one relaxed load until a
 // communicator is revoked.
 inline __attribute__((always_inline)) bool is_revoked(uint32_t context) {

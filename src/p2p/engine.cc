@@ -334,7 +334,7 @@ Destination Handler::on_header(int peer, const PacketHeader& h) {
       return {};
     }
     case PacketType::kRevoke:
-      revoke::arrived(h.context);
+      revoke::arrived(h.context, peer);
       return {};
     case PacketType::kRendezvousData: {
       // Data may come in chunks (p2p/pack_stream.h), each at its offset.

@@ -9,8 +9,8 @@
 namespace ferry::p2p::revoke {
 namespace {
 
-void revoke_here(uint32_t context) {
-  if (!revocation::mark(context)) return;
+// The communicator on `context` was just marked revoked here.
+void fail_here(uint32_t context) {
   fail_posted(context);
   fail_posted(context + 1);
 }
@@ -24,14 +24,22 @@ void refuse(Request* r) {
   complete(r);
 }
 
-void arrived(uint32_t context) {
-  FERRY_DEBUG(kComm, "communicator of context %u revoked by a peer", context);
-  revoke_here(context);
+void arrived(uint32_t context, int sender) {
+  if (!revocation::notice(context, sender)) return;
+  FERRY_DEBUG(kComm, "communicator of context %u revoked by world rank %d", context, sender);
+  fail_here(context);
+}
+
+void settle(const Communicator* c) {
+  progress::Lock lock;
+  if (!revocation::settle(*c)) return;
+  FERRY_DEBUG(kComm, "communicator of context %u revoked by a notice that came before it was made", c->context);
+  fail_here(c->context);
 }
 
 Err revoke(Communicator* c) {
   progress::Lock lock;
-  revoke_here(c->context);
+  if (revocation::revoke_own(*c)) fail_here(c->context);
   // Every other process of the communicator: the remote group of an
   // intercommunicator and its own local group.
   Err first;

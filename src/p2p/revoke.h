@@ -13,6 +13,8 @@
 // (or of one arriving later) is told, and its send fails with
 // MPIX_ERR_REVOKED rather than wait for a receive that cannot come. A
 // rendezvous send that its receiver had already matched still completes.
+// A packet names its communicator by context id and comes from a member;
+// base/revocation.h says why that is enough although ids are reused.
 #pragma once
 
 #include "base/communicator.h"
@@ -23,8 +25,14 @@
 namespace ferry::p2p::revoke {
 
 Err revoke(Communicator* c);
-// A kRevoke packet for the communicator of `context` arrived. Engine lock held.
-void arrived(uint32_t context);
+// A kRevoke packet from `sender` (a world rank) for the communicator of
+// `context` arrived (base/revocation.h says which communicator it names).
+// Engine lock held.
+void arrived(uint32_t context, int sender);
+// The communicator's context and members are final: the last step of every
+// constructor, before the program can use it. A notice that came before
+// revokes it here.
+void settle(const Communicator* c);
 // The error of an operation on a revoked communicator.
 Err refusal();
 // Completes a receive with that error. Engine lock held.

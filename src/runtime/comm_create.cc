@@ -16,6 +16,7 @@
 #include "base/group.h"
 #include "runtime/group_allreduce.h"
 #include "base/op.h"
+#include "p2p/revoke.h"
 #include "progress/progress.h"
 #include "runtime/runtime.h"
 
@@ -57,6 +58,14 @@ Err agree_over(const char* what, Communicator* parent, bool need, uint32_t* slot
 
 int my_world_rank() { return world().rank; }
 
+// A new intracommunicator on `slot`, final: a revoke notice that came before
+// it was made applies to it now (p2p/revoke.h).
+Communicator* build(Communicator* parent, Group* group, uint32_t slot) {
+  Communicator* c = make(parent, group, slot);
+  p2p::revoke::settle(c);
+  return c;
+}
+
 // Checks that every member of `group` belongs to `parent`.
 Err check_subgroup(const Communicator& parent, const Group& group) {
   std::unordered_set<int> in_parent;
@@ -81,7 +90,7 @@ Err dup(Communicator* parent, const Info* hints, Communicator** out) {
   uint32_t slot = 0;
   if (Err e = agree_over("MPI_Comm_dup", parent, true, &slot)) return e;
   groups::retain(parent->group);
-  Communicator* c = make(parent, parent->group, slot);
+  Communicator* c = build(parent, parent->group, slot);
   comm_hints::assign(*c, hints != nullptr ? comm_hints::filter(*hints) : parent->hints);
   c->topology = parent->topology;  // MPI-3.1 §7.4: a duplicate keeps the topology
   // MPI-3.1 §6.7.2: the attributes go through their copy callbacks; if one
@@ -125,7 +134,7 @@ Err split(Communicator* parent, int color, int key, Communicator** out) {
   groups::Members members;
   members.reserve(same_color.size());
   for (const Candidate& m : same_color) members.push_back(parent->world_rank(m.parent_rank));
-  *out = make(parent, groups::make(std::move(members), my_world_rank()), slot);
+  *out = build(parent, groups::make(std::move(members), my_world_rank()), slot);
   return {};
 }
 
@@ -148,7 +157,7 @@ Err create(Communicator* parent, Group* group, Communicator** out) {
   if (Err e = agree_over("MPI_Comm_create", parent, member, &slot)) return e;
   if (!member) return {};
   groups::retain(group);
-  *out = make(parent, group, slot);
+  *out = build(parent, group, slot);
   return {};
 }
 
@@ -171,7 +180,7 @@ Err create_group(Communicator* parent, Group* group, int tag, Communicator** out
     return e;
   FERRY_DEBUG(kComm, "MPI_Comm_create_group of %d ranks, tag %d: slot %u", group->size(), tag, slot);
   groups::retain(group);
-  *out = make(parent, group, slot);
+  *out = build(parent, group, slot);
   return {};
 }
 

@@ -34,6 +34,7 @@
 #include "progress/progress.h"
 #include "progress/tasks.h"
 #include "p2p/pt2pt.h"
+#include "p2p/revoke.h"
 
 namespace ferry::communicators {
 namespace {
@@ -96,6 +97,7 @@ class PendingIdup final : public progress::Task {
     switch (allocator().finish(attempt, result_, &slot)) {
       case context_ids::Allocator::Outcome::kDone:
         child->context = context_ids::p2p_context(slot);
+        p2p::revoke::settle(child);
         FERRY_DEBUG(kComm, "MPI_Comm_idup of %d ranks: slot %u", via.size, slot);
         complete(request);
         return true;

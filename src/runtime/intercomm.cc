@@ -21,6 +21,7 @@
 #include "coll/collectives.h"
 #include "common/debug.h"
 #include "p2p/pt2pt.h"
+#include "p2p/revoke.h"
 #include "runtime/comm_create.h"
 #include "runtime/peers.h"
 
@@ -124,12 +125,18 @@ LeaderLink link_of(Communicator* inter) {
 
 Communicator* make_inter(Communicator* parent, Group* group, const groups::Members& remote, uint32_t slot,
                          Communicator* local) {
-  Communicator* c = make(parent, group, slot);
+  Communicator* c = make(parent, group, context_ids::kNoSlot);
   c->inter = true;
   c->remote_size = static_cast<int>(remote.size());
   c->remote_group = groups::make(remote, world().rank);
   c->world_ranks = remote;  // point-to-point ranks name the remote group
   c->local = local;
+  // Its context once both groups are set: a revoke notice is checked
+  // against both (p2p/revoke.h).
+  if (slot != context_ids::kNoSlot) {
+    c->context = context_ids::p2p_context(slot);
+    p2p::revoke::settle(c);
+  }
   return c;
 }
 
@@ -212,6 +219,7 @@ Err intercomm_merge(Communicator* inter, bool high, Communicator** out) {
   uint32_t slot = 0;
   if (Err e = agree_both("MPI_Intercomm_merge", priority_of(inter), local, 0, link, &slot)) return e;
   *out = make(inter, groups::make(std::move(members), world().rank), slot);
+  p2p::revoke::settle(*out);
   return {};
 }
 
