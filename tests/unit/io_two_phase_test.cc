@@ -115,7 +115,7 @@ std::vector<RankRange> six_on_two_hosts(int64_t cb_nodes, int64_t per_host, int6
   std::vector<RankRange> r;
   for (int64_t i = 0; i < 6; ++i)
     r.push_back(RankRange{0, 1000 + i * 10, 1000 + i * 10 + 100000, 5000, i < 3 ? 0 : 3, buffer, cb_nodes, per_host,
-                          0, unit});
+                          0, unit, 0, 0});
   return r;
 }
 
