@@ -62,17 +62,31 @@ bool has_started_form(Operation o, Launch how) {
          o == Operation::kAlltoall;
 }
 
+// Data beyond a cell: a blocking bcast, gather, scan or exscan may stream
+// through the cells (shm/algorithms.h).
+bool streams(Operation o, Launch how, const shm::CommSegment& seg, size_t cell_bytes, bool elementwise) {
+  if (how.form != Launch::Form::kBlocking) return false;
+  switch (o) {
+    case Operation::kBcast:
+      return shm::bcast_streams(seg, cell_bytes);
+    case Operation::kGather:
+      return shm::gather_streams(seg, cell_bytes);
+    case Operation::kScan:
+    case Operation::kExscan:
+      return shm::scan_streams(seg, cell_bytes, elementwise);
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 Err select_shared(Operation o, Query q, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
-                  shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits, bool order_matters) {
+                  shm::CommSegment** seg, hier::Hierarchy** hier, bool hier_fits, bool order_matters,
+                  bool elementwise) {
   *seg = segment_if_possible(c, how, order_matters);
-  // Data beyond a cell: a blocking bcast or gather may stream through the cells.
   q.shared_memory = *seg != nullptr && has_started_form(o, how) &&
-                    (cell_bytes <= (*seg)->cell_bytes() ||
-                     (how.form == Launch::Form::kBlocking &&
-                      ((o == Operation::kBcast && shm::bcast_streams(**seg, cell_bytes)) ||
-                       (o == Operation::kGather && shm::gather_streams(**seg, cell_bytes)))));
+                    (cell_bytes <= (*seg)->cell_bytes() || streams(o, how, **seg, cell_bytes, elementwise));
   if (how.form == Launch::Form::kNonblocking) q.prefix = "i";
   if (how.form == Launch::Form::kPersistent) q.suffix = "_init";
   // Only a communicator without a segment of its own may span hosts; the
@@ -132,9 +146,10 @@ Err choose_reduction(Operation o, size_t bytes, const Datatype* type, const Op* 
                      Algorithm* a, shm::CommSegment** seg, hier::Hierarchy** hier) {
   // A communicator with a segment of its own is on one host: no hierarchy
   // to ask about (and nothing more to look up on the way of small calls).
-  const bool hier_fits = shm::segment_if_made(c) == nullptr && hier_reduces(type, op);
+  const bool elementwise = hier_reduces(type, op);
+  const bool hier_fits = shm::segment_if_made(c) == nullptr && elementwise;
   return select_shared(o, Query{bytes, c->size, op->commutative}, bytes, c, how, a, seg, hier,
-                       hier_fits, !order_free(type, op));
+                       hier_fits, !order_free(type, op), elementwise);
 }
 
 }  // namespace ferry::coll

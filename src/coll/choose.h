@@ -54,9 +54,13 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = fa
 // its algorithm must not depend on how many calls the communicator ran
 // before (README "Reproducibility": a training job restarted from a
 // checkpoint ends with the same loss, bit for bit, as one never stopped).
+//
+// `elementwise`: a reduction of one basic type with a predefined operation
+// that has a kernel for it, which a blocking scan needs to stream beyond a
+// cell (shm/algorithms.h, scan_streams).
 Err select_shared(Operation o, Query q, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                   shm::CommSegment** seg, hier::Hierarchy** hier = nullptr, bool hier_fits = true,
-                  bool order_matters = false);
+                  bool order_matters = false, bool elementwise = false);
 
 // Data movement and barrier. `bytes`: what one rank sends (select.cc);
 // `cell_bytes`: what a writer puts in its cell on the shared-memory path.

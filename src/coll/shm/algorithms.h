@@ -3,8 +3,8 @@
 // through each rank's cell and flags, with no message. Chosen by the
 // selection table (select.cc, algorithm "shared_memory") for blocking
 // calls whose data fits a cell (reduce_scatter: a rank's whole input;
-// bcast and gather also beyond, streamed through the writers' cells:
-// bcast_streams, gather_streams);
+// bcast, gather and scans also beyond, streamed through the writers' cells:
+// bcast_streams, gather_streams, scan_streams);
 // the nonblocking forms of barrier, bcast, gather, scatter, allgather,
 // alltoall, reduce and allreduce run the same steps through started.h;
 // the other nonblocking forms and every persistent one keep the
@@ -67,6 +67,25 @@ inline bool gather_streams(const CommSegment& seg, size_t bytes) {
                                  : bytes >= kGatherStreamsFrom && bytes / seg.cell_bytes() < CommSegment::kChunkBase - 1;
 }
 
+// The same for a blocking scan or exscan of `bytes` (scan_stream.cc),
+// where the data is of one basic type with a predefined operation that
+// has a kernel for it (`elementwise`: the cells hold the basic elements,
+// whatever layout each rank passed). Every rank combines every element
+// once, as in the message chain, but a chunk of a cell passes on as soon
+// as it is combined. Where ranks share cores from one cell on (us,
+// alternating runs, streamed / pipelined chain: 4 ranks on 2 cores, Exscan
+// 512 KiB 161-175 / 232-250, 4 MiB 1521-1695 / 2189-2439, Scan 4 MiB
+// 1335-1432 / 2077-2140; 3 ranks, Exscan 1 MiB 235-308 / 507-669; 8 ranks,
+// Exscan 512 KiB 460-509 / 679-779), else from 2 MiB (2 ranks, streamed /
+// recursive doubling: Scan 2 MiB 315-339 / 336-361, 4 MiB 614-647 /
+// 744-779, Exscan 4 MiB 404-416 / 448-460; but 1 MiB and below 1.1-2.3x,
+// where one single-copy message beats two copies through a cell).
+constexpr size_t kScanStreamsFrom = size_t{2} << 20;
+inline bool scan_streams(const CommSegment& seg, size_t bytes, bool elementwise) {
+  return elementwise && (bytes >= kScanStreamsFrom || seg.ranks_share_cores()) &&
+         bytes / seg.cell_bytes() < CommSegment::kChunkBase - 2;
+}
+
 Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
            MPI_Count recvcount, const Datatype* recvtype, int root);
 Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
@@ -108,6 +127,8 @@ Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count
 Err allreduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type,
               const Op* op);
 // Scan (rank r: ranks 0..r) or exscan (0..r-1; nothing on rank 0).
+// Beyond a cell (the blocking forms, where scan_streams says), a chain
+// through the cells (scan_stream.cc).
 Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype* type, const Op* op,
          bool exclusive);
 // Reduce_scatter(_block): every cell holds a rank's `total` elements; rank

@@ -14,6 +14,7 @@
 #include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
+#include "coll/shm/stream.h"
 
 namespace ferry::coll::shm {
 namespace {
@@ -153,6 +154,7 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
          bool exclusive) {
   const uint64_t s = seg.next();
   const size_t bytes = type->bytes(count);
+  if (bytes > seg.cell_bytes()) return scan_in_chunks(seg, s, sendbuf, recvbuf, count, type, op, exclusive);
   // Exscan: rank 0's result is undefined (MPI-3.1 §5.11.2), nothing to
   // combine. A scan's own operand is read where it is, not back out of my
   // cell; in place it is in recvbuf, which the result overwrites from rank

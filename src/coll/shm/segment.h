@@ -168,7 +168,8 @@ class CommSegment {
     return true;
   }
 
-  // A bcast or gather larger than a cell (bcast.cc, gather.cc) streams
+  // A bcast, gather or scan larger than a cell (bcast.cc, gather.cc,
+  // scan_stream.cc) streams
   // through all kCells of each writer's cells within its one operation s,
   // chunk j in cell j % kCells: a writer counts the chunks it has put in
   // place, and a reader the chunks (gather's root: the rounds) it has
@@ -184,7 +185,12 @@ class CommSegment {
   // Until rank r has recorded operation s and counted `chunks` chunks of
   // it, or left s (done with it, or failed: agreement.h's check).
   [[nodiscard]] Err wait_chunks(int r, uint64_t s, uint64_t chunks) const;
-  // Rank r's cell that holds chunk j of a bcast or gather beyond a cell.
+  // After wait_chunks, of a rank whose record of s I checked: whether it
+  // counted them (false: it left s without, having failed).
+  bool counted(int r, uint64_t s, uint64_t chunks) const {
+    return chunk_word(r, s).load(std::memory_order_acquire) >= s * kChunkBase + chunks;
+  }
+  // Rank r's cell that holds chunk j of a stream.
   char* chunk_cell(int r, uint64_t j) const {
     return cells_ + (static_cast<size_t>(r) * kCells + j % kCells) * cell_bytes_;
   }

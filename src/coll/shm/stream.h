@@ -1,13 +1,14 @@
 // A stream: data larger than a cell moved through all kCells of the
-// writer's cells within one operation (bcast.cc, gather.cc; segment.h,
-// count_chunks): chunk j in cell j % kCells, the writer filling chunk j
-// once its readers have counted j - kCells, its readers counting each
-// chunk as they take it.
+// writer's cells within one operation (bcast.cc, gather.cc, scan_stream.cc;
+// segment.h, count_chunks): chunk j in cell j % kCells, the writer filling
+// chunk j once its readers have counted j - kCells, its readers counting
+// each chunk as they take it.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
+#include "base/op.h"
 #include "coll/shm/cells.h"
 
 namespace ferry::coll::shm {
@@ -42,5 +43,10 @@ inline Err write_stream(CommSegment& seg, uint64_t s, const void* buf, MPI_Count
   seg.publish_and_leave(s);
   return reader < 0 ? seg.wait_all_left(s) : seg.wait_left_by(reader, s);
 }
+
+// A scan or exscan beyond a cell, operation s (scan_stream.cc): a chain of
+// streams, each rank reading its predecessor's and writing its own.
+Err scan_in_chunks(CommSegment& seg, uint64_t s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                   const Datatype* type, const Op* op, bool exclusive);
 
 }  // namespace ferry::coll::shm
