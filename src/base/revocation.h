@@ -19,8 +19,12 @@
 // member finished making the revoked communicator (or after it freed it):
 // it is held, and applied when a communicator with the sender settles on
 // the id, dropped when one without the sender does. Every revoke costs the
-// revoking process one of its 2048 slots for good; programs revoke rarely
-// (ULFM recovery does it once per failure).
+// revoking process one of its 2044 free slots for good (MPI_COMM_WORLD's
+// and the other reserved ones cost nothing); programs revoke rarely (ULFM
+// recovery does it once per failure). The rules hold because only the
+// revoking process sends notices: were members ever to forward them (ULFM's
+// reliable broadcast, for processes that outlive a failure), each forwarder
+// would have to keep the slot too.
 //
 // Kept here, below the engine, so that the communicator's context can be
 // forgotten when the communicator is destroyed and its context id reused.
@@ -37,8 +41,8 @@ namespace ferry::revocation {
 
 extern std::atomic<bool> any;  // some communicator was ever revoked
 
-// The communicator's context and members are final (the last step of
-// making it, before any operation on it): notices for its id are checked
+// The communicator's context and members are final (its maker calls this
+// before handing it out, before any operation on it): notices for its id are checked
 // against its members from now on. True if a notice held for its id names
 // it: it is revoked now (the caller fails what was posted on it).
 bool settle(const Communicator& c);

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/context_id.h"
 #include "common/debug.h"
 #include "p2p/engine.h"
 #include "progress/progress.h"
@@ -38,6 +39,10 @@ void settle(const Communicator* c) {
 }
 
 Err revoke(Communicator* c) {
+  // Its context is agreed on when the MPI_Comm_idup that makes it completes;
+  // until then it may not be used (MPI-4.0 §7.4.2), nor revoked.
+  if (c->context == context_ids::kNoContext)
+    return fail(MPI_ERR_COMM, "the communicator's MPI_Comm_idup has not completed yet");
   progress::Lock lock;
   if (revocation::revoke_own(*c)) fail_here(c->context);
   // Every other process of the communicator: the remote group of an

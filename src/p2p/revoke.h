@@ -4,8 +4,9 @@
 //
 // The revoking process marks the communicator (base/revocation.h), fails
 // the receives posted on it here, and sends a kRevoke packet to every other
-// member; each member does the same when the packet arrives, in whatever
-// MPI call is making progress at the time (a receive blocked on the
+// member; each member marks it and fails its posted receives when the
+// packet arrives (it sends nothing on), in whatever MPI call is making
+// progress at the time (a receive blocked on the
 // communicator ends there). Ferry ends the whole job when a process dies,
 // so the packet always arrives and no forwarding among survivors (ULFM's
 // reliable broadcast) is needed. Messages waiting unreceived on the
@@ -29,8 +30,8 @@ Err revoke(Communicator* c);
 // `context` arrived (base/revocation.h says which communicator it names).
 // Engine lock held.
 void arrived(uint32_t context, int sender);
-// The communicator's context and members are final: the last step of every
-// constructor, before the program can use it. A notice that came before
+// The communicator's context and members are final: every constructor calls
+// this before it hands the communicator out. A notice that came before
 // revokes it here.
 void settle(const Communicator* c);
 // The error of an operation on a revoked communicator.

@@ -12,7 +12,8 @@
  *   - a duplicate of the world made right after works at every rank,
  *   - a communicator revoked by rank 0 right after it was made fails a
  *     receive at every other rank, even at a rank that reads the notice before
- *     it has finished making the communicator.
+ *     it has finished making the communicator,
+ *   - revoking one whose MPI_Comm_idup has not completed is MPI_ERR_COMM.
  * A rank whose operation fails revokes the communicator itself, so that the
  * others return too and the failure is reported rather than hanging.
  */
@@ -134,6 +135,21 @@ int main(int argc, char **argv) {
     }
     MPI_Comm_free(&early);
   }
+
+  /* Revoked before the MPI_Comm_idup that makes it completes (erroneous:
+   * it has no context id yet): MPI_ERR_COMM, and nothing revoked. */
+  MPI_Comm parent = dup_returning(MPI_COMM_WORLD), pending;
+  MPI_Request made;
+  MPI_Comm_idup(parent, &pending, &made);
+  if (rank == 0) {
+    int err = MPIX_Comm_revoke(pending);
+    CHECK(error_class(err) == MPI_ERR_COMM, "revoke before the idup completed: class %d, not MPI_ERR_COMM",
+          error_class(err));
+  }
+  MPI_Wait(&made, MPI_STATUS_IGNORE);
+  CHECK(everywhere(works(pending, size)), "the idup's communicator failed after a refused revoke");
+  MPI_Comm_free(&pending);
+  MPI_Comm_free(&parent);
 
   MPI_Group_free(&others_group);
   MPI_Group_free(&world_group);
