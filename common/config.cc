@@ -138,8 +138,8 @@ constexpr std::array kSettings = {
             "\"Collectives\"); the same on every rank"},
     Setting{"FERRY_COLL_SHM_CELL", "16k",
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
-            "a collective whose data does not fit uses messages (a blocking bcast, gather, scan or exscan may "
-            "stream through the cells in chunks instead). Unset, 64k where the host's ranks (16 at most) "
+            "a collective whose data does not fit uses messages (a blocking bcast, gather, reduce, scan or exscan "
+            "may stream through the cells in chunks instead). Unset, 64k where the host's ranks (16 at most) "
             "outnumber its cores. The same on every rank"},
     Setting{"FERRY_COLL_SHM_AFTER", "4",
             "Blocking collectives a communicator runs by messages before it makes its shared-memory segment "

@@ -62,8 +62,8 @@ bool has_started_form(Operation o, Launch how) {
          o == Operation::kAlltoall;
 }
 
-// Data beyond a cell: a blocking bcast, gather, scan or exscan may stream
-// through the cells (shm/algorithms.h).
+// Data beyond a cell: a blocking bcast, gather, reduce, scan or exscan may
+// stream through the cells (shm/algorithms.h).
 bool streams(Operation o, Launch how, const shm::CommSegment& seg, size_t cell_bytes, bool elementwise) {
   if (how.form != Launch::Form::kBlocking) return false;
   switch (o) {
@@ -74,6 +74,8 @@ bool streams(Operation o, Launch how, const shm::CommSegment& seg, size_t cell_b
     case Operation::kScan:
     case Operation::kExscan:
       return shm::scan_streams(seg, cell_bytes, elementwise);
+    case Operation::kReduce:
+      return shm::reduce_streams(seg, cell_bytes, elementwise);
     default:
       return false;
   }

@@ -56,8 +56,8 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = fa
 // checkpoint ends with the same loss, bit for bit, as one never stopped).
 //
 // `elementwise`: a reduction of one basic type with a predefined operation
-// that has a kernel for it, which a blocking scan needs to stream beyond a
-// cell (shm/algorithms.h, scan_streams).
+// that has a kernel for it, which a blocking reduce or scan needs to stream
+// beyond a cell (shm/algorithms.h, reduce_streams, scan_streams).
 Err select_shared(Operation o, Query q, size_t cell_bytes, Communicator* c, Launch how, Algorithm* a,
                   shm::CommSegment** seg, hier::Hierarchy** hier = nullptr, bool hier_fits = true,
                   bool order_matters = false, bool elementwise = false);

@@ -65,9 +65,9 @@ struct Query {
   // coll/shm may run this call: a blocking call on a communicator whose
   // ranks all share this host's memory, with data that fits a cell
   // (`bytes` <= what the caller worked out from the cell size), or a
-  // blocking bcast, gather, scan or exscan that streams beyond it
-  // (shm/algorithms.h, bcast_streams, gather_streams, scan_streams). Every
-  // rank computes the same answer.
+  // blocking bcast, gather, reduce, scan or exscan that streams beyond it
+  // (shm/algorithms.h: bcast_streams, gather_streams, reduce_streams,
+  // scan_streams). Every rank computes the same answer.
   bool shared_memory = false;
   // coll/hier may run this call: a blocking call on a communicator that
   // spans hosts, one of them with 2 or more of its ranks, each host's with

@@ -6,8 +6,8 @@
 // its type signature for the call (select.cc), which MPI requires to agree
 // (MPI-4.0 §6.1: "the type signatures ... must be equal"; bcast, reduce:
 // the same on every rank). In a legal program they all choose alike. In an
-// erroneous one, ranks whose data fits a cell (or, for a bcast, gather or
-// scan, streams beyond it: algorithms.h) run the call through memory while the
+// erroneous one, ranks whose data fits a cell (or, for a bcast, gather,
+// reduce or scan, streams beyond it: algorithms.h) run the call through memory while the
 // others send messages, and each side waits on the other. So:
 //
 // - A rank on the shared-memory path checks what each rank it reads from

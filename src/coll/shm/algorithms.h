@@ -3,8 +3,9 @@
 // through each rank's cell and flags, with no message. Chosen by the
 // selection table (select.cc, algorithm "shared_memory") for blocking
 // calls whose data fits a cell (reduce_scatter: a rank's whole input;
-// bcast, gather and scans also beyond, streamed through the writers' cells:
-// bcast_streams, gather_streams, scan_streams);
+// bcast, gather, reduce and scans also beyond, streamed through the
+// writers' cells: bcast_streams, gather_streams, reduce_streams,
+// scan_streams);
 // the nonblocking forms of barrier, bcast, gather, scatter, allgather,
 // alltoall, reduce and allreduce run the same steps through started.h;
 // the other nonblocking forms and every persistent one keep the
@@ -19,6 +20,10 @@
 // operation n-1 times on every rank that needs the result (allreduce: every
 // rank, in rank order, so every rank gets the same bits and
 // non-commutative operations are applied as MPI-3.1 §5.9.1 requires).
+// Beyond a cell, a streamed bcast, gather or reduce moves the same copies
+// chunk by chunk; a streamed scan is a chain instead: rank r waits on rank
+// r-1 alone and applies the operation once per element (rank 0 and an
+// exscan's last rank only copy).
 //
 // A call whose wait ends because the communicator was revoked (wait.h)
 // returns MPIX_ERR_REVOKED at once, its flags left as they are: no later
@@ -81,6 +86,19 @@ inline bool gather_streams(const CommSegment& seg, size_t bytes) {
 // 744-779, Exscan 4 MiB 404-416 / 448-460; but 1 MiB and below 1.1-2.3x,
 // where one single-copy message beats two copies through a cell).
 constexpr size_t kScanStreamsFrom = size_t{2} << 20;
+// And for a blocking reduce (reduce_stream.cc), on the same condition:
+// where ranks share cores from one cell on (4 ranks on 2 cores, us,
+// alternating runs, streamed / messages (binomial to 512 KiB, then
+// reduce-scatter-gather): 128 KiB 35-46 / 48-61, 256 KiB 75-87 / 98-109,
+// 1 MiB 454-591 / 567-729, 4 MiB 1873-2127 / 2412-2585), else from
+// kReduceStreamsFrom (2 ranks: 1 MiB 112-117 / 131-137, 8 MiB 995-1069 /
+// 1284-1346; but 512 KiB 57-60 / 43-46: one single-copy message and a
+// kernel reading it beat a copy into a cell).
+constexpr size_t kReduceStreamsFrom = size_t{1} << 20;
+inline bool reduce_streams(const CommSegment& seg, size_t bytes, bool elementwise) {
+  return elementwise && (bytes >= kReduceStreamsFrom || seg.ranks_share_cores()) &&
+         bytes / seg.cell_bytes() < CommSegment::kChunkBase - 2;
+}
 inline bool scan_streams(const CommSegment& seg, size_t bytes, bool elementwise) {
   return elementwise && (bytes >= kScanStreamsFrom || seg.ranks_share_cores()) &&
          bytes / seg.cell_bytes() < CommSegment::kChunkBase - 2;

@@ -117,6 +117,7 @@ Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count
            int root) {
   const uint64_t s = seg.next();
   const size_t bytes = type->bytes(count);
+  if (bytes > seg.cell_bytes()) return reduce_in_chunks(seg, s, sendbuf, recvbuf, count, type, op, root);
   if (seg.rank() != root || sendbuf == MPI_IN_PLACE) {
     if (Err e = contribute(seg, s, sendbuf, recvbuf, count, type)) return e;
     if (seg.rank() != root) {

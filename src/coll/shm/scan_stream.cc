@@ -8,8 +8,9 @@
 // count_chunks). That count tells rank r+1 that the prefix of 0..r is
 // there, and tells rank r-1 that rank r has taken its chunk j, so that
 // r-1 may fill that cell again kCells chunks later: one word per rank
-// serves both neighbours. Every rank works on every element once, and
-// while rank r combines chunk j, rank r+1 combines chunk j-1: the work of
+// serves both neighbours. Every rank but rank 0 (and an exscan's last,
+// which only copies) applies the operation once per element, and while
+// rank r combines chunk j, rank r+1 combines chunk j-1: the work of
 // n ranks overlaps where the message chain sends whole segments of 256 KiB
 // hop by hop (issue 29: Exscan of 512 KiB at 4 ranks, 1.45-1.51x Open
 // MPI's linear exscan).
@@ -17,9 +18,11 @@
 // The cells hold the signature's basic elements packed (scan_streams: a
 // predefined operation with a kernel for them), so ranks that pass other
 // layouts of one signature agree on the bytes and on the chunks. A rank
-// whose predecessor recorded other bytes fails, as do the ranks after it:
-// they find their predecessor left without counting, and name the rank
-// whose size differs.
+// whose predecessor recorded other bytes fails (naming it), and so does
+// every rank after it: one whose own size differs from its predecessor's
+// on that check, one whose size matches on finding its predecessor left
+// without counting (predecessor_failed then names the rank whose size
+// differs).
 #include <algorithm>
 
 #include "base/op.h"

@@ -16,9 +16,9 @@
 //   on, up to kSlotData (1 KiB), in whole lines that a string copy writes
 //   without reading them first (cells.h)
 //   n x kCells cells of cell_bytes, rank r's cell k at (r * kCells + k),
-//   written only by rank r: the data that does not fit a slot (a bcast or
-//   gather beyond a cell streams through all four of each writer's cells,
-//   bcast.cc, gather.cc).
+//   written only by rank r: the data that does not fit a slot (a bcast,
+//   gather, reduce or scan beyond a cell streams through all four of each
+//   writer's cells, bcast.cc, gather.cc, reduce_stream.cc, scan_stream.cc).
 //
 // Operations are numbered 1, 2, ... in call order, the same on every rank
 // (MPI-3.1 §5.12: collectives are called in the same order). Operation s
@@ -168,8 +168,8 @@ class CommSegment {
     return true;
   }
 
-  // A bcast, gather or scan larger than a cell (bcast.cc, gather.cc,
-  // scan_stream.cc) streams
+  // A bcast, gather, reduce or scan larger than a cell (bcast.cc,
+  // gather.cc, reduce_stream.cc, scan_stream.cc) streams
   // through all kCells of each writer's cells within its one operation s,
   // chunk j in cell j % kCells: a writer counts the chunks it has put in
   // place, and a reader the chunks (gather's root: the rounds) it has

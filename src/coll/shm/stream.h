@@ -1,8 +1,8 @@
 // A stream: data larger than a cell moved through all kCells of the
-// writer's cells within one operation (bcast.cc, gather.cc, scan_stream.cc;
-// segment.h, count_chunks): chunk j in cell j % kCells, the writer filling
-// chunk j once its readers have counted j - kCells, its readers counting
-// each chunk as they take it.
+// writer's cells within one operation (bcast.cc, gather.cc,
+// reduce_stream.cc, scan_stream.cc; segment.h, count_chunks): chunk j in
+// cell j % kCells, the writer filling chunk j once its readers have counted
+// j - kCells, its readers counting each chunk as they take it.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +44,10 @@ inline Err write_stream(CommSegment& seg, uint64_t s, const void* buf, MPI_Count
   return reader < 0 ? seg.wait_all_left(s) : seg.wait_left_by(reader, s);
 }
 
+// A reduce beyond a cell, operation s (reduce_stream.cc): the other ranks
+// stream their operands to the root, which folds them chunk by chunk.
+Err reduce_in_chunks(CommSegment& seg, uint64_t s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                     const Datatype* type, const Op* op, int root);
 // A scan or exscan beyond a cell, operation s (scan_stream.cc): a chain of
 // streams, each rank reading its predecessor's and writing its own.
 Err scan_in_chunks(CommSegment& seg, uint64_t s, const void* sendbuf, void* recvbuf, MPI_Count count,

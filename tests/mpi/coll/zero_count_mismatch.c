@@ -11,7 +11,7 @@
  * Rank 0 passes one count, the others another, for each of bcast, reduce,
  * allreduce, gather, scatter, allgather, alltoall, reduce_scatter_block,
  * scan and exscan (root 0): 0 and a count that fits a cell, and 0 and one
- * that does not (messages, or a bcast, gather or scan streamed through cells).
+ * that does not (messages, or a bcast, gather, reduce or scan streamed through cells).
  * Where a rank that passed data receives from a
  * rank that passed 0 (the data ranks read their cells, or agree on messages
  * first), it must fail; a rank whose own part needs nothing from the others
@@ -37,10 +37,12 @@ static int must_fail(int op, int r, int mine, int others) {
   const int n = r == 0 ? mine : others;
   if (n == 0) return 0;
   /* Data too big for a cell (16 KiB): every rank with data agrees on messages first, but where ranks
-   * share cores a bcast's root, a gather's other ranks and a scan's rank 0 may stream it through their
-   * cells instead (coll/shm/bcast.cc, gather.cc, scan_stream.cc) and, reading nothing, succeed. */
+   * share cores a bcast's root, the other ranks of a gather or reduce and a scan's rank 0 may stream it
+   * through their cells instead (coll/shm/bcast.cc, gather.cc, reduce_stream.cc, scan_stream.cc) and,
+   * reading nothing, succeed. */
   if (n == BIG)
-    return !((op == kBcast && r == 0) || (op == kGather && r != 0) || ((op == kScan || op == kExscan) && r == 0));
+    return !((op == kBcast && r == 0) || ((op == kGather || op == kReduce) && r != 0) ||
+             ((op == kScan || op == kExscan) && r == 0));
   switch (op) {
     case kBcast:
     case kScatter: return r != 0;              /* the root only writes */

@@ -1,21 +1,24 @@
 /*
- * MPI_Scan and MPI_Exscan of more than a cell, chained through the ranks'
- * cells (coll/shm/scan_stream.cc: from 1 MiB, or from one cell where ranks
- * share cores): every rank's result is the left fold of the operands of the
- * ranks before it (and its own, for a scan), bit for bit for a sum of
- * doubles of mixed magnitudes, whose result depends on the order; at sizes
+ * MPI_Scan, MPI_Exscan and MPI_Reduce of more than a cell, streamed through
+ * the ranks' cells (coll/shm/scan_stream.cc, reduce_stream.cc: from 2 MiB
+ * and 1 MiB, or from one cell where ranks share cores): a scan's result is
+ * the left fold of the operands of the ranks before it (and its own, for a
+ * scan), a reduce's the left fold of every rank's at each root, bit for bit
+ * for a sum of doubles of mixed magnitudes, whose result depends on the
+ * order; at sizes
  * just above a cell, above four cells, 1 MiB and 3 MiB; with one derived
  * datatype of all the elements on odd ranks and the elements one by one on
  * even ranks (one signature: the cells hold the basic elements), in place,
- * and with MPI_MAX on ints. (Reductions take only datatypes of one
+ * with MPI_MAX on ints, and MPI_MINLOC on MPI_DOUBLE_INT (a pair with a gap:
+ * not streamed, checked anyway). (Reductions take only datatypes of one
  * contiguous run, README; strided ones are refused.)
- * Small calls come between the chains, so that slots and cells pass to
- * other operations and back, and some chains come back to back. Then,
+ * Small calls come between the streams, so that slots and cells pass to
+ * other operations and back, and some streams come back to back. Then,
  * erroneous (Ferry only): rank 1 passes 3 MiB and the others 2 MiB, and
- * the reverse; every rank after rank 0 fails, none hangs, and the
- * communicator stays in step.
+ * the reverse; every rank of a scan after rank 0 fails, and a reduce's root
+ * 0, none hangs, and the communicator stays in step.
  */
-#define TEST_NAME "shm_scan_streamed"
+#define TEST_NAME "shm_reductions_streamed"
 #include "../mpitest.h"
 
 static int rank, size;
@@ -82,6 +85,41 @@ static void one_sum(MPI_Comm comm, size_t n, int exclusive, int in_place, int ro
   free(out);
 }
 
+/* A reduce of n doubles to `root`, MPI_SUM; odd ranks pass one element of
+ * a contiguous type of n doubles; the root in place if asked. */
+static void one_reduce(MPI_Comm comm, size_t n, int root, int in_place, int round) {
+  MPI_Datatype t = MPI_DOUBLE;
+  int count = (int)n;
+  if (rank % 2) {
+    MPI_Type_contiguous((int)n, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    count = 1;
+  }
+  double *in = mt_malloc(sizeof(double) * n);
+  double *out = mt_malloc(sizeof(double) * n + MT_GUARD);
+  memset((char *)out + sizeof(double) * n, 0xA5, MT_GUARD);
+  for (size_t i = 0; i < n; i++) {
+    in[i] = operand(rank, i, round);
+    out[i] = rank == root && in_place ? in[i] : -7.25;
+  }
+  const int here = rank == root && in_place;
+  CHECK_MPI(MPI_Reduce(here ? MPI_IN_PLACE : in, out, count, t, MPI_SUM, root, comm));
+  if (rank == root)
+    for (size_t i = 0; i < n; i++) {
+      double want = folded(size - 1, i, round);
+      if (memcmp(&out[i], &want, sizeof want) != 0) {
+        CHECK(0, "MPI_Reduce of %zu doubles to %d%s, round %d: [%zu] = %.17g, want %.17g", n, root,
+              here ? " in place" : "", round, i, out[i], want);
+        break;
+      }
+    }
+  for (int i = 0; i < MT_GUARD; i++)
+    CHECK(((unsigned char *)out)[sizeof(double) * n + i] == 0xA5, "MPI_Reduce of %zu doubles: written past the end", n);
+  if (rank % 2) MPI_Type_free(&t);
+  free(in);
+  free(out);
+}
+
 /* A scan and an exscan of n ints, MPI_MAX. */
 static void one_max(MPI_Comm comm, size_t n, int round) {
   int *in = mt_malloc(sizeof(int) * n), *out = mt_malloc(sizeof(int) * n);
@@ -108,6 +146,37 @@ static void one_max(MPI_Comm comm, size_t n, int round) {
   free(out);
 }
 
+/* A scan of n MPI_DOUBLE_INT pairs, MPI_MINLOC: a pair type with a gap
+ * (12 bytes packed, 16 in memory), whose packed form the kernel cannot
+ * read, so it must not stream (it goes by messages); the result is checked
+ * either way. */
+static void one_minloc(MPI_Comm comm, size_t n, int round) {
+  struct pair {
+    double value;
+    int index;
+  } *in = mt_malloc(sizeof(struct pair) * n), *out = mt_malloc(sizeof(struct pair) * n);
+  for (size_t i = 0; i < n; i++) {
+    in[i].value = (double)((i * 7 + (size_t)rank * 13 + (size_t)round) % 11);
+    in[i].index = rank;
+  }
+  CHECK_MPI(MPI_Scan(in, out, (int)n, MPI_DOUBLE_INT, MPI_MINLOC, comm));
+  for (size_t i = 0; i < n; i++) {
+    double least = 1e300;
+    int at = -1;
+    for (int r = 0; r <= rank; r++) {
+      double v = (double)((i * 7 + (size_t)r * 13 + (size_t)round) % 11);
+      if (v < least) least = v, at = r;
+    }
+    if (out[i].value != least || out[i].index != at) {
+      CHECK(0, "MPI_Scan MINLOC of %zu MPI_DOUBLE_INT: [%zu] = (%g, %d), want (%g, %d)", n, i, out[i].value,
+            out[i].index, least, at);
+      break;
+    }
+  }
+  free(in);
+  free(out);
+}
+
 static void small_calls(MPI_Comm comm, int round) {
   for (int i = 0; i < 16; i++) {
     long long ones = -1 - rank, least = 0;
@@ -120,11 +189,12 @@ static void small_calls(MPI_Comm comm, int round) {
 }
 
 /* Rank 1 passes `mine` ints and the others `others` (erroneous): every
- * rank from 1 on must fail; rank 0 reads nobody's data. */
+ * rank of a scan from 1 on must fail (rank 0 reads nobody's data), and a
+ * reduce's root, 0. */
 static void disagree(MPI_Comm comm, int op, int mine, int others, const char *what) {
   const int n = rank == 1 ? mine : others;
   int rc = call(op, n, comm);
-  if (rank >= 1) CHECK(rc != MPI_SUCCESS, "%s, %s: rank %d passed %d ints and did not fail", names[op], what, rank, n);
+  if (op == kReduce ? rank == 0 : rank >= 1) CHECK(rc != MPI_SUCCESS, "%s, %s: rank %d passed %d ints and did not fail", names[op], what, rank, n);
   if (rc != MPI_SUCCESS) check_mismatch_error(rc, op, NULL, what);
   check_still_in_step(comm, op, what);
 }
@@ -148,12 +218,20 @@ int main(int argc, char **argv) {
       one_sum(comm, counts[k], form & 1, form >> 1, round);
       if (round % 3 == 0) small_calls(comm, round);
     }
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+    for (int root = 0; root < size; root++, round++) {
+      one_reduce(comm, counts[k], root, (int)(k + (size_t)root) % 2, round);
+      if (round % 3 == 0) small_calls(comm, round);
+    }
+  for (int i = 0; i < 12; i++, round++) one_reduce(comm, 8193 + (size_t)i * 1000, i % size, 0, round);
   one_max(comm, 16385, round++);
   one_max(comm, 3 << 18, round++);
+  one_minloc(comm, 20000, round++);
   /* Back to back: a rank's cells still being read by its successor. */
   for (int i = 0; i < 12; i++, round++) one_sum(comm, 8193 + (size_t)i * 1000, i % 2, 0, round);
   if (size >= 2 && mt_is_ferry())
-    for (int op = kScan; op <= kExscan; op++) {
+    for (int op = kReduce; op <= kExscan; op++) {
+      if (op != kReduce && op != kScan && op != kExscan) continue;
       disagree(comm, op, 3 * (int)mib, 2 * (int)mib, "rank 1 passes 3 MiB, the others 2 MiB");
       disagree(comm, op, 2 * (int)mib, 3 * (int)mib, "rank 1 passes 2 MiB, the others 3 MiB");
     }
