@@ -66,23 +66,11 @@ Err root_in_chunks(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvco
   for (uint64_t j = 0; j < chunks; ++j) {
     for (int r = 0; r < seg.size(); ++r) {
       if (r == seg.rank()) continue;
-      if (j == 0) {
-        if (Err e = seg.wait_arrived(r, s)) return e;
-        // As collect()'s root: the first writer's arrival frees my slot.
-        if (!recorded) {
-          seg.start_chunks(s);
-          seg.record(s, bytes);
-          recorded = true;
-        }
-      }
-      // A rank's record stays while I have not left s: the same answer each round.
-      if (Err e = check(seg, r, s, bytes)) {
-        if (j == 0 && first.ok()) first = std::move(e);
-        continue;
-      }
-      if (Err e = seg.wait_chunks(r, s, j + 1)) return e;
+      const char* cell = nullptr;
+      if (Err e = chunk_of_round(seg, s, r, j, bytes, &recorded, &first, &cell)) return e;
+      if (cell == nullptr) continue;
       const uint64_t from = j * chunk;
-      from_cell_range(seg.chunk_cell(r, j), from, std::min<size_t>(chunk, bytes - from),
+      from_cell_range(cell, from, std::min<size_t>(chunk, bytes - from),
                       element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype), recvcount,
                       recvtype);
     }

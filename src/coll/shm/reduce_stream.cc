@@ -19,7 +19,6 @@
 #include <cstring>
 
 #include "base/op.h"
-#include "coll/shm/agreement.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/cells.h"
 #include "coll/shm/stream.h"
@@ -55,22 +54,8 @@ Err root_folds_chunks(CommSegment& seg, uint64_t s, const void* sendbuf, void* r
       if (r == me) {
         operand = !in_place ? static_cast<const char*>(sendbuf) + from : own_in_cell ? seg.chunk_cell(me, j) : acc;
       } else {
-        if (j == 0) {
-          if (Err e = seg.wait_arrived(r, s)) return e;
-          // As gather's root: the first writer's arrival frees my slot.
-          if (!recorded) {
-            seg.start_chunks(s);
-            seg.record(s, bytes);
-            recorded = true;
-          }
-        }
-        // A rank's record stays while I have not left s: the same answer each round.
-        if (Err e = check(seg, r, s, bytes)) {
-          if (j == 0 && first_error.ok()) first_error = std::move(e);
-          continue;
-        }
-        if (Err e = seg.wait_chunks(r, s, j + 1)) return e;
-        operand = seg.chunk_cell(r, j);
+        if (Err e = chunk_of_round(seg, s, r, j, bytes, &recorded, &first_error, &operand)) return e;
+        if (operand == nullptr) continue;
       }
       if (first) {
         if (operand != acc) std::memcpy(acc, operand, n);

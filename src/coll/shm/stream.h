@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "base/op.h"
+#include "coll/shm/agreement.h"
 #include "coll/shm/cells.h"
 
 namespace ferry::coll::shm {
@@ -42,6 +43,33 @@ inline Err write_stream(CommSegment& seg, uint64_t s, const void* buf, MPI_Count
   }
   seg.publish_and_leave(s);
   return reader < 0 ? seg.wait_all_left(s) : seg.wait_left_by(reader, s);
+}
+
+// A root that reads streams in rounds (gather.cc, reduce_stream.cc): rank
+// r's chunk j of operation s, of `bytes` from each rank, in *chunk; nullptr
+// where r recorded another size (the call's error, kept in *first at round
+// 0), which the root skips. At round 0 it waits for r, and at the first
+// writer's arrival, which frees my slot of s, records my bytes and starts
+// my count of rounds. An error return: a wait failed (revoked).
+inline Err chunk_of_round(CommSegment& seg, uint64_t s, int r, uint64_t j, size_t bytes, bool* recorded, Err* first,
+                          const char** chunk) {
+  *chunk = nullptr;
+  if (j == 0) {
+    if (Err e = seg.wait_arrived(r, s)) return e;
+    if (!*recorded) {
+      seg.start_chunks(s);
+      seg.record(s, bytes);
+      *recorded = true;
+    }
+  }
+  // A rank's record stays while I have not left s: the same answer each round.
+  if (Err e = check(seg, r, s, bytes)) {
+    if (j == 0 && first->ok()) *first = std::move(e);
+    return {};
+  }
+  if (Err e = seg.wait_chunks(r, s, j + 1)) return e;
+  *chunk = seg.chunk_cell(r, j);
+  return {};
 }
 
 // A reduce beyond a cell, operation s (reduce_stream.cc): the other ranks
