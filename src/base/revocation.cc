@@ -1,8 +1,8 @@
 #include "base/revocation.h"
 
 #include <algorithm>
-#include <iterator>
 #include <bitset>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <utility>

@@ -20,8 +20,8 @@
 // operation n-1 times on every rank that needs the result (allreduce: every
 // rank, in rank order, so every rank gets the same bits and
 // non-commutative operations are applied as MPI-3.1 §5.9.1 requires).
-// Beyond a cell, a streamed bcast, gather or reduce moves the same copies
-// chunk by chunk; a streamed scan is a chain instead: rank r waits on rank
+// Beyond a cell, a streamed bcast, gather or reduce moves at most the
+// same copies chunk by chunk; a streamed scan is a chain instead: rank r waits on rank
 // r-1 alone and applies the operation once per element (rank 0 and an
 // exscan's last rank only copy).
 //
@@ -118,7 +118,10 @@ Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const D
 // of the message-based algorithms on up to three ranks (binomial reduce,
 // recursive doubling; a reduce to another root rotates the binomial tree),
 // so that a small communicator's allreduces and reduces to rank 0 keep
-// their bits whichever way they run. apply() computes `in op inout`, so each step is
+// their bits whichever way they run (but for the sign of a zero under
+// MIN and MAX: -0 and +0 compare equal, and which one is kept differs
+// between the paths: 2 ranks, root 0, -0 through the cells, +0 by
+// messages at 320-800 KB). apply() computes `in op inout`, so each step is
 // x_r op acc: the same bits for a commutative operation. ScaLAPACK's
 // eigensolver test xssep (PDSYEVX, N=27 on a 1x3 grid, its sums through a
 // 3-rank segment) lost orthogonality in about half its runs when they went

@@ -7,7 +7,8 @@
 // bits), rank r over ranks 0..r (scan) or 0..r-1 (exscan), rank r over
 // block r of every cell (reduce_scatter: each cell holds a rank's whole
 // input). Non-commutative operations are applied in rank order, as MPI-3.1
-// §5.9.1 requires.
+// §5.9.1 requires. A reduce or scan beyond a cell goes on in
+// reduce_stream.cc and scan_stream.cc (where algorithms.h says it streams).
 #include <cstring>
 
 #include "base/reduce_kernels.h"

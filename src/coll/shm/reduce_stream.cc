@@ -1,6 +1,6 @@
 // Reduce beyond a cell (the blocking form, where reduce_streams says,
 // algorithms.h): every rank but the root streams its operand through its
-// own kCells cells (stream.h, write_stream, the root its one reader), and
+// own cells, up to kCells (stream.h, write_stream, the root its one reader), and
 // the root folds them into its receive buffer in rounds, round j being
 // chunk j of every rank in fold order (algorithms.h: from rank 0 up), and
 // counts its rounds (segment.h, count_chunks), as gather.cc's root takes

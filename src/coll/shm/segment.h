@@ -172,7 +172,8 @@ class CommSegment {
   // gather.cc, reduce_stream.cc, scan_stream.cc) streams
   // through all kCells of each writer's cells within its one operation s,
   // chunk j in cell j % kCells: a writer counts the chunks it has put in
-  // place, and a reader the chunks (gather's root: the rounds) it has
+  // place, and a reader the chunks (a gather's or reduce's root: the
+  // rounds; a scan's rank: the chunks of its own it has combined) it has
   // taken, in its slot's first word after the header (no data is in the
   // slots then), as s * kChunkBase + chunks, so
   // that the word only grows like every flag. Each count wakes the others.

@@ -21,7 +21,7 @@ inline uint64_t chunks_of(const CommSegment& seg, size_t bytes) {
 
 // The writer's side of operation s: `bytes` of `count` elements of `type`
 // at buf, read by every other rank (`reader` < 0: a bcast's root) or by
-// `reader` alone (a gather's rank, whose root counts rounds). The writer's
+// `reader` alone (a gather's or reduce's rank, whose root counts rounds). The writer's
 // cells hold its earlier operations' data until every rank has left them,
 // and this one's until its readers have left it (a later operation of the
 // writer's writes a cell without looking at chunks).
