@@ -455,6 +455,8 @@ bool offer_in_place(Request* r, const Route& route, int world_peer) {
                     : route.transport->expose(world_peer, local, r->bytes, exposed)))
     return false;
   r->one_sided.peer = world_peer;
+  // Its completion waits for the receiver's copy: poll, not sleep, meanwhile.
+  if (r->memory == transport::MemoryKind::kHost) progress::expect_peer_copy(r->bytes);
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <chrono>
@@ -119,6 +120,15 @@ void enable_locking() {
   threads_enabled = true;
 }
 int spin_us() { return spin_microseconds; }
+
+void expect_peer_copy(size_t bytes) {
+  const long long lasts = std::min(static_cast<long long>(bytes / kPeerCopyBytesPerUs), kPeerCopySpinMaxUs);
+  if (lasts <= spin_microseconds) return;
+  const long long until = now_us() + lasts;
+  long long seen = peer_copy_until.load(std::memory_order_relaxed);
+  while (seen < until && !peer_copy_until.compare_exchange_weak(seen, until, std::memory_order_relaxed)) {
+  }
+}
 int sleep_ms() { return sleep_milliseconds; }
 
 int poll() {

@@ -35,6 +35,7 @@
 //     someone sleeps in the kernel or polls.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -154,6 +155,22 @@ void yield_core();
 long long now_us();
 int spin_us();
 
+// A peer copies `bytes` straight out of this process's memory (the
+// single-copy rendezvous: it reads a send's buffer, p2p/engine.cc), so
+// this rank's waits may end only when that copy does. Until the copy could
+// have ended at the slowest rate we plan for, kPeerCopyBytesPerUs, every
+// wait polls (or yields, when ranks outnumber cores) instead of sleeping
+// after FERRY_SPIN_US: a wake-up from the kernel costs a VM milliseconds,
+// more than the copy (2-rank MPI_Sendrecv of 4 MiB, which a 200 us spin
+// left asleep: 808-1024 us, against 488-523 with a longer spin).
+// Only messages whose copy outlasts the spin read the clock here. At most
+// kPeerCopySpinMaxUs: a receiver that comes late to a copy of 40 MiB or
+// more must not cost seconds of polling, and a wake-up is small beside it.
+constexpr size_t kPeerCopyBytesPerUs = 4096;  // 4 GB/s: a page per microsecond
+constexpr long long kPeerCopySpinMaxUs = 10000;
+inline std::atomic<long long> peer_copy_until{0};
+void expect_peer_copy(size_t bytes);
+
 // Empty passes between two reads of the clock while spinning: a poll that
 // finds nothing costs a few cache reads, and the clock (vDSO, slower still
 // in a VM) would cost more than the poll itself.
@@ -224,7 +241,7 @@ void wait_with(Lock& lock, Done done, Pass pass) {
     if (policy == WaitPolicy::kSpinThenBlock && ++idle_passes % kPassesPerClockRead != 0) continue;
     long long now = now_us();
     if (moved) {
-      spin_until = now + spin_us();
+      spin_until = std::max(now + spin_us(), peer_copy_until.load(std::memory_order_relaxed));
       moved = false;
     }
     if (now < spin_until) {

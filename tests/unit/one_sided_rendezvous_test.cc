@@ -19,6 +19,7 @@
 #include "base/request.h"
 #include "mpi.h"
 #include "p2p/engine.h"
+#include "progress/progress.h"
 #include "transport/self/self_transport.h"
 
 namespace ferry::p2p {
@@ -195,6 +196,44 @@ TEST_F(OneSidedRendezvousTest, ThePostedReceiveReadsWithTheKeyThatCameWithTheReq
   EXPECT_EQ(nic_->count(transport::PacketType::kRendezvousDone), 1u);
   EXPECT_EQ(nic_->exposed, 1);
   EXPECT_EQ(nic_->concealed, 1);
+}
+
+// A send whose buffer the receiver reads in place keeps this rank's waits
+// polling for as long as that read may take at the planned slowest rate
+// (progress.h, expect_peer_copy): its completion comes when the copy ends,
+// and a sleep would add a wake-up. A copy that fits the spin changes
+// nothing, and a huge one is capped.
+TEST_F(OneSidedRendezvousTest, AnOfferedSendKeepsWaitsPollingWhileThePeerCopies) {
+  progress::peer_copy_until.store(0);
+  std::vector<char> small = pattern(64 * 1024, 2), small_in(64 * 1024, 0);
+  Request* r = irecv(small_in, 5);
+  Request* s = isend(small, 5);
+  ASSERT_TRUE(drive([&] { return r->complete && s->complete; }));
+  EXPECT_EQ(progress::peer_copy_until.load(), 0) << "16 us of copy is within the spin";
+
+  const size_t bytes = size_t{8} << 20;
+  std::vector<char> big = pattern(bytes, 3), big_in(bytes, 0);
+  const long long before = progress::now_us();
+  r = irecv(big_in, 6);
+  s = isend(big, 6);
+  const long long after = progress::now_us();
+  const long long lasts = static_cast<long long>(bytes / progress::kPeerCopyBytesPerUs);
+  EXPECT_GE(progress::peer_copy_until.load(), before + lasts);
+  EXPECT_LE(progress::peer_copy_until.load(), after + lasts);
+  ASSERT_TRUE(drive([&] { return r->complete && s->complete; }));
+  EXPECT_EQ(big_in, big);
+
+  // An earlier, longer deadline stays; a copy of a gigabyte polls at most the cap.
+  const long long later = progress::now_us() + 5 * progress::kPeerCopySpinMaxUs;
+  progress::peer_copy_until.store(later);
+  progress::expect_peer_copy(bytes);
+  EXPECT_EQ(progress::peer_copy_until.load(), later);
+  progress::peer_copy_until.store(0);
+  const long long start = progress::now_us();
+  progress::expect_peer_copy(size_t{1} << 30);
+  EXPECT_GE(progress::peer_copy_until.load(), start + progress::kPeerCopySpinMaxUs);
+  EXPECT_LE(progress::peer_copy_until.load(), progress::now_us() + progress::kPeerCopySpinMaxUs);
+  progress::peer_copy_until.store(0);
 }
 
 TEST_F(OneSidedRendezvousTest, AnUnexpectedRequestKeepsItsKeyUntilItsReceiveComes) {
