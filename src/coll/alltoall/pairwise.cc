@@ -6,12 +6,36 @@
 // incast at any rank). Any p works (coll/alltoall/pairwise.h).
 //
 // Cost = (p-1) * (alpha + n/p * beta), n the bytes one rank sends.
+//
+// Where this host's ranks outnumber its cores, blocks of kAtOnceFrom or
+// more go in one round instead: every exchange posted at once, each
+// finishing as its partner gets a core, where a step waits for the one
+// partner of that step to be scheduled while the others that could move
+// data sit idle. Each pair still exchanges one message per call in call
+// order, so ranks that choose differently (hosts with and without spare
+// cores) match as before. 4 ranks on 2 cores, us, six alternating runs,
+// at once / in steps: 256 KiB 287-343 / 318-411, 512 KiB 557-622 /
+// 660-715, 1 MiB 1136-1287 / 1201-1367, 4 MiB 5674-9891 / 10070-13039;
+// 8 ranks, 64 KiB 470-629 / 571-902, 4 MiB 39122-45359 / 52469-57266;
+// 3 ranks alike but for 4 MiB 3406-4233 / 3482-7265; 4 ranks of 32-128
+// KiB within the runs' spread (32 KiB 51-101 / 69-101). With cores to
+// spare the steps stay: at most one message in flight each way.
 #include "coll/alltoall/algorithms.h"
 #include "coll/alltoall/pairwise.h"
+#include "base/process.h"
 #include "coll/packed_bytes.h"
 #include "coll/typed_buffer.h"
 
 namespace ferry::coll {
+
+namespace {
+constexpr size_t kAtOnceFrom = 32 * 1024;
+
+bool exchanges_at_once(size_t block_bytes) {
+  const process::Facts& f = process::facts();
+  return f.host_ranks > f.host_cores && block_bytes >= kAtOnceFrom;
+}
+}  // namespace
 
 void alltoall_pairwise(Schedule& s, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,
                        MPI_Count recvcount, const Datatype* recvtype) {
@@ -38,13 +62,15 @@ void alltoall_pairwise(Schedule& s, const void* sendbuf, MPI_Count sendcount, co
   }
   s.end_round();
 
-  // Phase 2: p-1 exchanges.
+  // Phase 2: p-1 exchanges, in steps or at once.
+  const bool at_once = exchanges_at_once(recvtype->bytes(recvcount));
   for (int i = 1; i < p; ++i) {
     PairwiseStep step = pairwise_step(rank, p, i);
     s.recv(recv_block(step.from), recvcount, recvtype, step.from);
     s.send(element(out, static_cast<size_t>(step.to) * out_count, out_type), out_count, out_type, step.to);
-    s.end_round();
+    if (!at_once) s.end_round();
   }
+  if (at_once && p > 1) s.end_round();
 }
 
 }  // namespace ferry::coll
