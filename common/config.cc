@@ -34,9 +34,11 @@ constexpr std::array kSettings = {
             "outnumber cores on the host, else spin briefly then block)"},
     Setting{"FERRY_SPIN_US", "200",
             "Microseconds a blocking call polls before it sleeps in the kernel (FERRY_WAIT=auto); longer than a "
-            "peer's single copy of a 2 MiB exchange, whose wake-up would cost more than the wait. While a peer "
-            "copies a larger send straight out of this rank's memory, waits poll as long as that copy may take (a "
-            "4 KiB page per microsecond, at most 10 ms)"},
+            "peer's single copy of a 2 MiB exchange on the VM of docs/performance.md, whose wake-up would cost more "
+            "than the wait. While a send that a peer copies straight out of this rank's memory is unanswered, and "
+            "that copy may outlast this setting (FERRY_YIELD_US where ranks outnumber cores) at a planned 4 GB/s "
+            "(a send of more than 800 KiB at the default), waits keep polling until it could have ended, at most "
+            "10 ms"},
     Setting{"FERRY_YIELD_US", "1000",
             "Microseconds a blocking call polls, yielding the core between polls, before it sleeps in the kernel "
             "when waits block (ranks outnumber cores, or FERRY_WAIT=block)"},

@@ -218,6 +218,7 @@ void conceal(Request* s) {
   if (s->one_sided.peer < 0) return;
   state->routes[static_cast<size_t>(s->one_sided.peer)].transport->conceal(s->one_sided.remote);
   s->one_sided.peer = -1;
+  if (s->memory == transport::MemoryKind::kHost && --state->host_offers == 0) progress::end_peer_copies();
 }
 
 // A rendezvous request whose key (if any) has arrived: the oldest posted
@@ -456,7 +457,10 @@ bool offer_in_place(Request* r, const Route& route, int world_peer) {
     return false;
   r->one_sided.peer = world_peer;
   // Its completion waits for the receiver's copy: poll, not sleep, meanwhile.
-  if (r->memory == transport::MemoryKind::kHost) progress::expect_peer_copy(r->bytes);
+  if (r->memory == transport::MemoryKind::kHost) {
+    ++state->host_offers;
+    progress::expect_peer_copy(r->bytes);
+  }
   return true;
 }
 

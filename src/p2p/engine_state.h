@@ -49,6 +49,10 @@ struct State {
   // ahead of every posted receive of its context, of which there were none
   // when it began.
   ReceiveNow* receive_now = nullptr;
+  // Sends of host memory offered for the receiver to read in place and not
+  // answered yet: while there are any, waits poll through the copies
+  // (progress::expect_peer_copy); at none, they may sleep again.
+  int host_offers = 0;
 };
 extern State* state;
 

@@ -129,6 +129,7 @@ void expect_peer_copy(size_t bytes) {
   while (seen < until && !peer_copy_until.compare_exchange_weak(seen, until, std::memory_order_relaxed)) {
   }
 }
+
 int sleep_ms() { return sleep_milliseconds; }
 
 int poll() {

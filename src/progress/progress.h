@@ -35,7 +35,6 @@
 //     someone sleeps in the kernel or polls.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -158,18 +157,25 @@ int spin_us();
 // A peer copies `bytes` straight out of this process's memory (the
 // single-copy rendezvous: it reads a send's buffer, p2p/engine.cc), so
 // this rank's waits may end only when that copy does. Until the copy could
-// have ended at the slowest rate we plan for, kPeerCopyBytesPerUs, every
-// wait polls (or yields, when ranks outnumber cores) instead of sleeping
-// after FERRY_SPIN_US: a wake-up from the kernel costs a VM milliseconds,
-// more than the copy (2-rank MPI_Sendrecv of 4 MiB, which a 200 us spin
-// left asleep: 808-1024 us, against 488-523 with a longer spin).
-// Only messages whose copy outlasts the spin read the clock here. At most
-// kPeerCopySpinMaxUs: a receiver that comes late to a copy of 40 MiB or
-// more must not cost seconds of polling, and a wake-up is small beside it.
+// have ended at the slowest rate we plan for, kPeerCopyBytesPerUs, a wait
+// that would sleep after FERRY_SPIN_US (or FERRY_YIELD_US) without an
+// event keeps polling (yielding, where ranks outnumber cores) instead: the
+// wake-up cost this VM hundreds of microseconds on top of the copy
+// (2-rank MPI_Sendrecv of 4 MiB, which a 200 us spin left asleep: 808-1024
+// us, against 488-523 with a longer spin). Only copies that outlast the
+// spin set a deadline (a clock read per such send), the latest one wins,
+// and end_peer_copies drops it once no offered send is unanswered (the
+// engine counts them), so other waits sleep again. At most
+// kPeerCopySpinMaxUs ahead: a receiver that comes late to a copy of about
+// 40 MB or more must not cost seconds of polling, and a wake-up is small
+// beside such a copy. Every wait reads the deadline at each of its clock
+// reads, so an offer made by another thread, or its end, counts at once;
+// a thread already asleep in the kernel stays asleep.
 constexpr size_t kPeerCopyBytesPerUs = 4096;  // 4 GB/s: a page per microsecond
 constexpr long long kPeerCopySpinMaxUs = 10000;
 inline std::atomic<long long> peer_copy_until{0};
 void expect_peer_copy(size_t bytes);
+inline void end_peer_copies() { peer_copy_until.store(0, std::memory_order_relaxed); }
 
 // Empty passes between two reads of the clock while spinning: a poll that
 // finds nothing costs a few cache reads, and the clock (vDSO, slower still
@@ -241,10 +247,10 @@ void wait_with(Lock& lock, Done done, Pass pass) {
     if (policy == WaitPolicy::kSpinThenBlock && ++idle_passes % kPassesPerClockRead != 0) continue;
     long long now = now_us();
     if (moved) {
-      spin_until = std::max(now + spin_us(), peer_copy_until.load(std::memory_order_relaxed));
+      spin_until = now + spin_us();
       moved = false;
     }
-    if (now < spin_until) {
+    if (now < spin_until || now < peer_copy_until.load(std::memory_order_relaxed)) {
       // Ranks that outnumber the cores poll politely: the core goes to a
       // rank that shares it and has work, yet never falls idle, because
       // waking an idle core costs tens of microseconds (more in a VM).

@@ -198,12 +198,12 @@ TEST_F(OneSidedRendezvousTest, ThePostedReceiveReadsWithTheKeyThatCameWithTheReq
   EXPECT_EQ(nic_->concealed, 1);
 }
 
-// A send whose buffer the receiver reads in place keeps this rank's waits
-// polling for as long as that read may take at the planned slowest rate
-// (progress.h, expect_peer_copy): its completion comes when the copy ends,
-// and a sleep would add a wake-up. A copy that fits the spin changes
-// nothing, and a huge one is capped.
-TEST_F(OneSidedRendezvousTest, AnOfferedSendKeepsWaitsPollingWhileThePeerCopies) {
+// A send whose buffer the receiver reads in place sets the deadline until
+// which this rank's waits poll rather than sleep: as long as that read may
+// take at the planned slowest rate (progress.h, expect_peer_copy), dropped
+// once no offered send is unanswered. A copy that fits the spin sets none,
+// and a huge one is capped.
+TEST_F(OneSidedRendezvousTest, AnOfferedSendSetsThePeerCopyDeadlineUntilItIsAnswered) {
   progress::peer_copy_until.store(0);
   std::vector<char> small = pattern(64 * 1024, 2), small_in(64 * 1024, 0);
   Request* r = irecv(small_in, 5);
@@ -222,6 +222,7 @@ TEST_F(OneSidedRendezvousTest, AnOfferedSendKeepsWaitsPollingWhileThePeerCopies)
   EXPECT_LE(progress::peer_copy_until.load(), after + lasts);
   ASSERT_TRUE(drive([&] { return r->complete && s->complete; }));
   EXPECT_EQ(big_in, big);
+  EXPECT_EQ(progress::peer_copy_until.load(), 0) << "answered: waits may sleep again";
 
   // An earlier, longer deadline stays; a copy of a gigabyte polls at most the cap.
   const long long later = progress::now_us() + 5 * progress::kPeerCopySpinMaxUs;

@@ -7,21 +7,27 @@
 //
 // Cost = (p-1) * (alpha + n/p * beta), n the bytes one rank sends.
 //
-// Where this host's ranks outnumber its cores, blocks of kAtOnceFrom or
-// more go in one round instead: every exchange posted at once, each
-// finishing as its partner gets a core, where a step waits for the one
-// partner of that step to be scheduled while the others that could move
-// data sit idle. Each pair still exchanges one message per call in call
-// order, so ranks that choose differently (hosts with and without spare
-// cores) match as before. 4 ranks on 2 cores, us, six alternating runs,
-// at once / in steps: 256 KiB 287-343 / 318-411, 512 KiB 557-622 /
-// 660-715, 1 MiB 1136-1287 / 1201-1367, 4 MiB 5674-9891 / 10070-13039;
-// 8 ranks, 64 KiB 470-629 / 571-902, 4 MiB 39122-45359 / 52469-57266;
-// 3 ranks alike but for 4 MiB 3406-4233 / 3482-7265; 4 ranks of 32-128
-// KiB within the runs' spread (32 KiB 51-101 / 69-101). With cores to
-// spare the steps stay: at most one message in flight each way.
+// Where this host's ranks outnumber its cores, on communicators of at
+// most kOneRoundMostRanks ranks, blocks of kOneRoundFrom or more go in one
+// round instead: every exchange posted at once, each finishing as its
+// partner gets a core, where a step waits for its one partner to be
+// scheduled while the others that could move data sit idle. Cost: the
+// same messages, up to p-1 in flight each way (the bound keeps that
+// small). Its sends are not marked as halves of exchanges (schedule.cc
+// marks a round of one send and one receive with the same peer), so shm
+// offers them for a single copy only where a one-way send would be. This
+// is a shape of the schedule, not an algorithm of the selection table:
+// ranks may choose differently (hosts with and without spare cores)
+// because every call has its own collective tag and each ordered pair
+// exchanges one message per call (or its pieces, posted in the same order
+// either way). 4 ranks on 2 cores, us, alternating runs, one round / steps
+// (docs/performance.md, "Waits that poll through a peer's copy, alltoall
+// at once where ranks share cores"): 256 KiB 287-343 / 318-411, 4 MiB
+// 5674-9891 / 10070-13039; 8 ranks 4 MiB 39122-45359 / 52469-57266; 3
+// ranks alike within the spread; 4 ranks of 32-128 KiB within it too.
 #include "coll/alltoall/algorithms.h"
 #include "coll/alltoall/pairwise.h"
+
 #include "base/process.h"
 #include "coll/packed_bytes.h"
 #include "coll/typed_buffer.h"
@@ -29,11 +35,12 @@
 namespace ferry::coll {
 
 namespace {
-constexpr size_t kAtOnceFrom = 32 * 1024;
+constexpr size_t kOneRoundFrom = 32 * 1024;
+constexpr int kOneRoundMostRanks = 8;
 
-bool exchanges_at_once(size_t block_bytes) {
+bool exchanges_in_one_round(int ranks, size_t block_bytes) {
   const process::Facts& f = process::facts();
-  return f.host_ranks > f.host_cores && block_bytes >= kAtOnceFrom;
+  return f.host_ranks > f.host_cores && ranks <= kOneRoundMostRanks && block_bytes >= kOneRoundFrom;
 }
 }  // namespace
 
@@ -62,15 +69,15 @@ void alltoall_pairwise(Schedule& s, const void* sendbuf, MPI_Count sendcount, co
   }
   s.end_round();
 
-  // Phase 2: p-1 exchanges, in steps or at once.
-  const bool at_once = exchanges_at_once(recvtype->bytes(recvcount));
+  // Phase 2: p-1 exchanges, in steps or in one round.
+  const bool one_round = exchanges_in_one_round(p, recvtype->bytes(recvcount));
   for (int i = 1; i < p; ++i) {
     PairwiseStep step = pairwise_step(rank, p, i);
     s.recv(recv_block(step.from), recvcount, recvtype, step.from);
     s.send(element(out, static_cast<size_t>(step.to) * out_count, out_type), out_count, out_type, step.to);
-    if (!at_once) s.end_round();
+    if (!one_round) s.end_round();
   }
-  if (at_once && p > 1) s.end_round();
+  if (one_round) s.end_round();
 }
 
 }  // namespace ferry::coll
