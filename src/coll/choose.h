@@ -41,11 +41,13 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = fa
 // on this rank's datatype: ranks may pass a contiguous type and a strided
 // one of the same signature (MPI-4.0 §6.1), and would take different paths.
 //
-// `hier` non-null: the operation has a hierarchical form (coll/hier),
-// which may run this call where `hier_fits` (reductions: a predefined
-// operation on data of one basic type, choose_reduction); *hier is the communicator's hierarchy
-// where that was chosen (nullptr otherwise). The communicator's first such
-// call makes the hierarchy (hier/structure.h).
+// `hier` non-null: the operation has a hierarchical form (coll/hier), or
+// (scans) a choice that depends on where the hosts are
+// (Query::hosts_in_runs), and may use the hierarchy where `hier_fits`
+// (reductions: a predefined operation on data of one basic type,
+// choose_reduction); *hier is the communicator's hierarchy where the
+// hierarchical form was chosen (nullptr otherwise). The communicator's
+// first such call makes the hierarchy (hier/structure.h).
 //
 // `order_matters`: a reduction whose bits depend on the order it combines
 // in (floating-point data, whatever the operation; users' operations).

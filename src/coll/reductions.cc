@@ -147,9 +147,11 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
     return std::move(*done);
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
+  // No hierarchical scan: the hierarchy only says where the hosts are (Query::hosts_in_runs).
+  hier::Hierarchy* h = nullptr;
   if (count != 0 && c->size > 1)
     if (Err e = choose_reduction(exclusive ? Operation::kExscan : Operation::kScan, type->bytes(count), type, op, c,
-                                 how, &a, &seg))
+                                 how, &a, &seg, &h))
       return e;
   if (a == Algorithm::kSharedMemory) return shm::scan(*seg, sendbuf, recvbuf, count, type, op, exclusive);
   return run_reduction(c, how, op,

@@ -78,6 +78,10 @@ struct Query {
   // same answer.
   bool hierarchical = false;
   bool hierarchical_forced = false;
+  // That hierarchy's hosts each hold consecutive ranks
+  // (hier::Hierarchy::hosts_in_runs): a chain along the ranks sends one
+  // message from host to host, the others through shared memory.
+  bool hosts_in_runs = false;
   // How FERRY_DEBUG=coll names the call: "i" before a nonblocking one's
   // operation, "_init" after a persistent one's (iallreduce, bcast_init).
   const char* prefix = "";

@@ -77,6 +77,32 @@ TEST(CollSelect, LongScansOnFewRanksTakeThePipelinedChain) {
     }
 }
 
+// Across hosts that each hold consecutive ranks, scans take the chain at
+// every size on 3-8 ranks (one message per host boundary); hosts in
+// another order, or more ranks, keep the rows above.
+TEST(CollSelect, ScansAcrossHostsInRunsTakeTheChainOnUpToEightRanks) {
+  for (Operation o : {Operation::kScan, Operation::kExscan})
+    for (size_t bytes : {size_t{8}, size_t{64} * 1024, size_t{4} << 20}) {
+      Query q{bytes, 6, true};
+      q.hierarchical = true;
+      q.hosts_in_runs = true;
+      Algorithm a{};
+      ASSERT_TRUE(select(o, q, &a).ok());
+      EXPECT_EQ(a, Algorithm::kPipelinedChain) << bytes;
+      q.ranks = 8;
+      ASSERT_TRUE(select(o, q, &a).ok());
+      EXPECT_EQ(a, Algorithm::kPipelinedChain) << bytes;
+      q.ranks = 9;
+      ASSERT_TRUE(select(o, q, &a).ok());
+      EXPECT_EQ(a, pick(o, bytes, 9, true)) << bytes;
+      q.ranks = 6;
+      q.hosts_in_runs = false;
+      ASSERT_TRUE(select(o, q, &a).ok());
+      EXPECT_EQ(a, pick(o, bytes, 6, true)) << bytes;
+    }
+  EXPECT_EQ(pick(Operation::kScan, 8, 6, true), Algorithm::kRecursiveDoubling);
+}
+
 TEST(CollSelect, EveryReductionHasItsOwnAlgorithms) {
   EXPECT_EQ(pick(Operation::kScan, 100, 5, false), Algorithm::kRecursiveDoubling);
   EXPECT_EQ(pick(Operation::kExscan, 100, 5, true), Algorithm::kRecursiveDoubling);

@@ -31,6 +31,9 @@ struct Hierarchy {
   std::vector<int> local_index;         // communicator rank -> its index within its host
   int me = 0;       // this rank's communicator rank
   int my_host = 0;
+  // Each host's ranks are consecutive (mpirun's default, by slot): a chain
+  // along the ranks crosses each boundary between hosts once.
+  bool hosts_in_runs = false;
   // My host's segment (nullptr where I am alone on my host: no local phase).
   std::unique_ptr<shm::CommSegment> local;
 

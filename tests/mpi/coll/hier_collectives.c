@@ -5,7 +5,8 @@
  * puts each host's ranks far apart (the hosts being real ones, or each
  * FERRY_COLL_TEST_RANKS_PER_HOST consecutive world ranks). On each:
  * allreduce and reduce (every root, in place, MPI_SUM/MAX/MIN/BAND of
- * int, double, MPI_2INT MAXLOC), bcast from every root with a strided type
+ * int, double, MPI_2INT MAXLOC), scan and exscan (MPI_SUM of int, in
+ * place too, MPI_MAX of double), bcast from every root with a strided type
  * on the root's side, allgather into blocks with holes and in place,
  * barrier held by a late rank; counts from 1 element to past the cell
  * (FERRY_COLL_SHM_CELL), so the host phases run in pieces; a
@@ -79,6 +80,27 @@ static void reductions(MPI_Comm comm, const char *name, int count) {
       for (int i = 0; i < count; i++)
         CHECK(dout[i] == (double)val(0, i) * 0.5, "%s: reduce %d MIN to %d [%d]=%g", name, count, root, i, dout[i]);
   }
+  /* scan and exscan (the chain where each host's ranks are consecutive,
+   * recursive doubling in the interleaved order): sums of the ranks up to
+   * mine, in place too, and maxima of doubles */
+  long upto = 0;  /* sum of (q + 1) * 1000 over ranks q < rank */
+  for (int r = 0; r < rank; r++) upto += (r + 1) * 1000;
+  MPI_Scan(in, out, count, MPI_INT, MPI_SUM, comm);
+  for (int i = 0; i < count; i++)
+    CHECK(out[i] == upto + (rank + 1) * 1000 + (long)(rank + 1) * (i % 997), "%s: scan %d SUM [%d]=%d", name, count,
+          i, out[i]);
+  memcpy(out, in, sizeof(int) * (size_t)count);
+  MPI_Scan(MPI_IN_PLACE, out, count, MPI_INT, MPI_SUM, comm);
+  for (int i = 0; i < count; i++)
+    CHECK(out[i] == upto + (rank + 1) * 1000 + (long)(rank + 1) * (i % 997), "%s: scan in place %d SUM [%d]=%d", name,
+          count, i, out[i]);
+  for (int i = 0; i < count; i++) out[i] = -7;
+  MPI_Exscan(in, out, count, MPI_INT, MPI_SUM, comm);
+  for (int i = 0; rank > 0 && i < count; i++)
+    CHECK(out[i] == upto + (long)rank * (i % 997), "%s: exscan %d SUM [%d]=%d", name, count, i, out[i]);
+  MPI_Exscan(din, dout, count, MPI_DOUBLE, MPI_MAX, comm);
+  for (int i = 0; rank > 0 && i < count; i++)
+    CHECK(dout[i] == (double)val(rank - 1, i) * 0.5, "%s: exscan %d double MAX [%d]=%g", name, count, i, dout[i]);
   free(pairs); free(pout); free(in); free(out); free(din); free(dout);
 }
 
