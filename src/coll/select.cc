@@ -289,11 +289,13 @@ constexpr std::array kRules = {
     // round). Three-host test bed, 6 ranks, 2 per host (coll_sweep t_avg,
     // us, recursive doubling / chain, 2026-12-01): 8 B-64 KiB 560-900 /
     // 8-120 (waits that block: 36-155 / 10-110); 128 KiB-1 MiB 2450-5960 /
-    // 1150-4340; 2-4 MiB within the spread (8480-25130 / 9260-23660),
-    // where 5-8 ranks take the chain anyway; ranks 1 to a host in turn (--map-by node) 730-1020 /
-    // 5-190. One scan alone (a barrier before each, slowest rank's time,
-    // waits that block): 6 ranks 46-106 / 43-82, 3 ranks (one per host)
-    // 42-54 / 47-61.
+    // 1150-4340; 2-4 MiB within the spread (9260-23660 / 8480-25130),
+    // where 5-8 ranks take the chain anyway. Ranks dealt to the hosts in
+    // turn (--map-by node): 730-1020 / 5-190, but each hop crosses hosts
+    // there, so a scan alone would take p - 1 messages against lg p. One
+    // scan alone (a barrier before each, slowest rank's time, waits that
+    // block): 6 ranks 46-106 / 43-82; 3 ranks, one per host (no hierarchy,
+    // so recursive doubling), 42-54 / 47-61.
     Rule{Operation::kScan,       kAny,      3, Algorithm::kPipelinedChain, false, 8, false, true},
     Rule{Operation::kScan,       64 * KiB,  1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kScan,       kAny,      3, Algorithm::kPipelinedChain, false, 4},
