@@ -68,14 +68,13 @@ void record_no_data(const char* operation, Communicator* c, Launch how);
 bool defer_no_data_fully(const char* operation, Communicator* c);
 // The same, inline where nothing but the number is to do (not revoked,
 // no FERRY_DEBUG=coll line, defer_nothing_at_once), or nothing at all: a
-// communicator found unable ever to have a segment (it spans hosts, or its
-// making failed; shm::CommState) has no number to take and no call to
-// count towards a segment's making. A call with no data then makes no
-// function call (issue 29: on a communicator across hosts, 0-byte calls
-// took 20-40 ns against 8-14 with a segment); else defer_no_data_fully.
+// communicator that can never have a segment (shm::never_has_segment:
+// across hosts, say) has no number to take and no call to count toward a
+// segment's making. A call with no data then makes no function call
+// (issue 29: 0-byte calls without a segment took 19-39 ns, now 7-12 as
+// with one); else defer_no_data_fully.
 inline __attribute__((always_inline)) bool defer_no_data(const char* operation, Communicator* c) {
-  const auto* st = static_cast<const shm::CommState*>(c->coll_state.get());
-  if (st != nullptr && st->status == shm::CommState::Status::kIneligible && !debug::on(debug::kColl)) return true;
+  if (shm::never_has_segment(c) && !debug::on(debug::kColl)) return true;
   shm::CommSegment* seg = shm::segment_if_made(c);
   if (seg != nullptr && !revocation::is_revoked(c->context) && !debug::on(debug::kColl) && seg->defer_nothing_at_once())
       [[likely]]

@@ -97,7 +97,7 @@ Err select_shared(Operation o, Query q, size_t cell_bytes, Communicator* c, Laun
   hier::Hierarchy* h = *seg == nullptr && hier != nullptr && hier_fits ? hier::hierarchy_for(c, how) : nullptr;
   q.hierarchical = h != nullptr;
   q.hierarchical_forced = h != nullptr && hier::forced();
-  q.hosts_in_runs = h != nullptr && h->hosts_in_runs;
+  q.chain_crossings = h != nullptr ? h->chain_crossings : -1;
   if (Err e = select(o, q, a)) return e;
   if (hier != nullptr) *hier = *a == Algorithm::kHierarchical ? h : nullptr;
   if (*a == Algorithm::kSharedMemory || *seg == nullptr) return {};

@@ -43,7 +43,7 @@ shm::CommSegment* segment_if_possible(Communicator* c, Launch how, bool now = fa
 //
 // `hier` non-null: the operation has a hierarchical form (coll/hier), or
 // (scans) a choice that depends on where the hosts are
-// (Query::hosts_in_runs), and may use the hierarchy where `hier_fits`
+// (Query::chain_crossings), and may use the hierarchy where `hier_fits`
 // (reductions: a predefined operation on data of one basic type,
 // choose_reduction); *hier is the communicator's hierarchy where the
 // hierarchical form was chosen (nullptr otherwise). The communicator's

@@ -147,7 +147,7 @@ Err do_scan(const void* sendbuf, void* recvbuf, MPI_Count count, const Datatype*
     return std::move(*done);
   Algorithm a{};
   shm::CommSegment* seg = nullptr;
-  // No hierarchical scan: the hierarchy only says where the hosts are (Query::hosts_in_runs).
+  // No hierarchical scan: the hierarchy only says where the hosts are (Query::chain_crossings).
   hier::Hierarchy* h = nullptr;
   if (count != 0 && c->size > 1)
     if (Err e = choose_reduction(exclusive ? Operation::kExscan : Operation::kScan, type->bytes(count), type, op, c,

@@ -167,7 +167,9 @@ struct Rule {
   bool power_of_two_only = false;  // ... whose size is a power of two
   int max_ranks = kAnyRanks;         // ... of at most this many ranks
   bool non_power_of_two_only = false;  // ... whose size is not a power of two
-  bool hosts_in_runs_only = false;     // ... that span hosts, each holding consecutive ranks
+  // ... that span hosts, where a chain along the ranks goes from host to
+  // host at most ceil(lg p) times (recursive doubling's rounds)
+  bool few_chain_crossings_only = false;
 };
 
 // clang-format off
@@ -281,12 +283,13 @@ constexpr std::array kRules = {
     // where there are at least 4 segments (a chain of 7 hops with one
     // segment would take 7 message times against lg 8 = 3).
     //
-    // Across hosts that each hold consecutive ranks (Query::hosts_in_runs),
-    // the chain at every size on up to 8 ranks: its p - 1 hops are h - 1
-    // messages between hosts and p - h through shared memory, where every
-    // round of recursive doubling crosses hosts, and a rank that has passed
-    // its prefix on is free (one rank per hop must run, not all in each
-    // round). Three-host test bed, 6 ranks, 2 per host (coll_sweep t_avg,
+    // Across hosts, where a chain along the ranks goes from host to host
+    // at most ceil(lg p) times (Query::chain_crossings: hosts - 1 where each
+    // holds consecutive ranks), the chain at every size on up to 8 ranks:
+    // it sends no more messages between hosts than recursive doubling has
+    // rounds, each of which crosses hosts, its other hops are messages
+    // within a host, and a rank that has passed its prefix on is free (one
+    // rank per hop must run, not all in each round). Three-host test bed, 6 ranks, 2 per host (coll_sweep t_avg,
     // us, recursive doubling / chain, 2026-12-01): 8 B-64 KiB 560-900 /
     // 8-120 (waits that block: 36-155 / 10-110); 128 KiB-1 MiB 2450-5960 /
     // 1150-4340; 2-4 MiB within the spread (9260-23660 / 8480-25130),
@@ -296,13 +299,13 @@ constexpr std::array kRules = {
     // scan alone (a barrier before each, slowest rank's time, waits that
     // block): 6 ranks 46-106 / 43-82; 3 ranks, one per host (no hierarchy,
     // so recursive doubling), 42-54 / 47-61.
-    Rule{Operation::kScan,       kAny,      3, Algorithm::kPipelinedChain, false, 8, false, true},
+    Rule{Operation::kScan,       kAny,      3, Algorithm::kPipelinedChain, false, 8, false, /*few_chain_crossings_only=*/true},
     Rule{Operation::kScan,       64 * KiB,  1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kScan,       kAny,      3, Algorithm::kPipelinedChain, false, 4},
     Rule{Operation::kScan,       1024 * KiB, 1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kScan,       kAny,      5, Algorithm::kPipelinedChain, false, 8},
     Rule{Operation::kScan,       kAny,      1, Algorithm::kRecursiveDoubling},
-    Rule{Operation::kExscan,     kAny,      3, Algorithm::kPipelinedChain, false, 8, false, true},
+    Rule{Operation::kExscan,     kAny,      3, Algorithm::kPipelinedChain, false, 8, false, /*few_chain_crossings_only=*/true},
     Rule{Operation::kExscan,     64 * KiB,  1, Algorithm::kRecursiveDoubling},
     Rule{Operation::kExscan,     kAny,      3, Algorithm::kPipelinedChain, false, 4},
     Rule{Operation::kExscan,     1024 * KiB, 1, Algorithm::kRecursiveDoubling},
@@ -444,9 +447,18 @@ constexpr bool shared_memory_first(Operation op) {
   for (const Rule& r : kRules) {
     if (r.op != op) continue;
     return r.algorithm == Algorithm::kSharedMemory && r.max_bytes == kAny && r.min_ranks <= 2 &&
-           r.max_ranks == kAnyRanks && !r.power_of_two_only && !r.non_power_of_two_only && !r.hosts_in_runs_only;
+           r.max_ranks == kAnyRanks && !r.power_of_two_only && !r.non_power_of_two_only &&
+           !r.few_chain_crossings_only;
   }
   return false;
+}
+
+// A chain along the ranks sends no more messages between hosts than
+// recursive doubling has rounds, each of which crosses hosts.
+bool few_chain_crossings(const Query& q) {
+  int rounds = 0;
+  while ((1 << rounds) < q.ranks) ++rounds;
+  return q.chain_crossings >= 0 && q.chain_crossings <= rounds;
 }
 
 Algorithm from_table(Operation op, const Query& q) {
@@ -458,7 +470,7 @@ Algorithm from_table(Operation op, const Query& q) {
       continue;
     if (r.algorithm == Algorithm::kSharedMemory && !q.shared_memory) continue;
     if (r.algorithm == Algorithm::kHierarchical && !q.hierarchical) continue;
-    if (r.hosts_in_runs_only && !q.hosts_in_runs) continue;
+    if (r.few_chain_crossings_only && !few_chain_crossings(q)) continue;
     // The algorithm table is looked up only for a non-commutative operation
     // (a scan of every algorithm, the most of a small call's choice).
     if (!q.commutative && info_of(op, r.algorithm)->commutative_only) continue;

@@ -69,7 +69,8 @@ struct Query {
   // (shm/algorithms.h: bcast_streams, gather_streams, reduce_streams,
   // scan_streams). Every rank computes the same answer.
   bool shared_memory = false;
-  // coll/hier may run this call: a blocking call on a communicator that
+  // coll/hier may run this call (its hierarchy was made; the operation
+  // need not have a hierarchical form): a blocking call on a communicator that
   // spans hosts, one of them with 2 or more of its ranks, each host's with
   // a shared-memory segment (hier/structure.h); reductions: commutative
   // predefined ops on data of one basic type (choose.cc, hier_reduces).
@@ -78,10 +79,11 @@ struct Query {
   // same answer.
   bool hierarchical = false;
   bool hierarchical_forced = false;
-  // That hierarchy's hosts each hold consecutive ranks
-  // (hier::Hierarchy::hosts_in_runs): a chain along the ranks sends one
-  // message from host to host, the others through shared memory.
-  bool hosts_in_runs = false;
+  // Where that hierarchy is made (scans too, which have no hierarchical
+  // form): how many of a chain's hops along the ranks go from host to host
+  // (hier::Hierarchy::chain_crossings), the others being messages within a
+  // host; -1 where no hierarchy was made.
+  int chain_crossings = -1;
   // How FERRY_DEBUG=coll names the call: "i" before a nonblocking one's
   // operation, "_init" after a persistent one's (iallreduce, bcast_init).
   const char* prefix = "";

@@ -77,28 +77,29 @@ TEST(CollSelect, LongScansOnFewRanksTakeThePipelinedChain) {
     }
 }
 
-// Across hosts that each hold consecutive ranks, scans take the chain at
-// every size on 3-8 ranks (one message per host boundary); hosts in
-// another order, or more ranks, keep the rows above.
-TEST(CollSelect, ScansAcrossHostsInRunsTakeTheChainOnUpToEightRanks) {
+// Across hosts, scans take the chain at every size on 3-8 ranks where it
+// goes from host to host at most ceil(lg p) times (recursive doubling's
+// rounds); more crossings, more ranks, or no hierarchy keep the rows above.
+TEST(CollSelect, ScansAcrossFewHostBoundariesTakeTheChainOnUpToEightRanks) {
+  auto chosen = [](Operation o, size_t bytes, int ranks, int crossings) {
+    Query q{bytes, ranks, true};
+    q.hierarchical = crossings >= 0;
+    q.chain_crossings = crossings;
+    Algorithm a{};
+    EXPECT_TRUE(select(o, q, &a).ok());
+    return a;
+  };
   for (Operation o : {Operation::kScan, Operation::kExscan})
     for (size_t bytes : {size_t{8}, size_t{64} * 1024, size_t{4} << 20}) {
-      Query q{bytes, 6, true};
-      q.hierarchical = true;
-      q.hosts_in_runs = true;
-      Algorithm a{};
-      ASSERT_TRUE(select(o, q, &a).ok());
-      EXPECT_EQ(a, Algorithm::kPipelinedChain) << bytes;
-      q.ranks = 8;
-      ASSERT_TRUE(select(o, q, &a).ok());
-      EXPECT_EQ(a, Algorithm::kPipelinedChain) << bytes;
-      q.ranks = 9;
-      ASSERT_TRUE(select(o, q, &a).ok());
-      EXPECT_EQ(a, pick(o, bytes, 9, true)) << bytes;
-      q.ranks = 6;
-      q.hosts_in_runs = false;
-      ASSERT_TRUE(select(o, q, &a).ok());
-      EXPECT_EQ(a, pick(o, bytes, 6, true)) << bytes;
+      EXPECT_EQ(chosen(o, bytes, 6, 2), Algorithm::kPipelinedChain) << bytes;  // 3 hosts of 2, in runs
+      EXPECT_EQ(chosen(o, bytes, 6, 3), Algorithm::kPipelinedChain) << bytes;  // ceil(lg 6) = 3
+      EXPECT_EQ(chosen(o, bytes, 8, 3), Algorithm::kPipelinedChain) << bytes;  // 4 hosts of 2
+      EXPECT_EQ(chosen(o, bytes, 3, 1), Algorithm::kPipelinedChain) << bytes;
+      EXPECT_EQ(chosen(o, bytes, 6, 4), pick(o, bytes, 6, true)) << bytes;   // hosts {0,1} {2} {3} {4} {5}
+      EXPECT_EQ(chosen(o, bytes, 8, 6), pick(o, bytes, 8, true)) << bytes;   // hosts {0,1} {2} ... {7}
+      EXPECT_EQ(chosen(o, bytes, 6, 5), pick(o, bytes, 6, true)) << bytes;   // dealt in turn
+      EXPECT_EQ(chosen(o, bytes, 9, 2), pick(o, bytes, 9, true)) << bytes;
+      EXPECT_EQ(chosen(o, bytes, 6, -1), pick(o, bytes, 6, true)) << bytes;  // one host, or no hierarchy
     }
   EXPECT_EQ(pick(Operation::kScan, 8, 6, true), Algorithm::kRecursiveDoubling);
 }

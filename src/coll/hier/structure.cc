@@ -62,9 +62,8 @@ bool learn_hosts(Communicator* c, Hierarchy* h) {
   }
   h->me = c->rank;
   h->my_host = h->host_of[static_cast<size_t>(c->rank)];
-  h->hosts_in_runs = true;
-  for (const auto& host : h->hosts)  // ascending, so a run is back - front + 1 ranks
-    h->hosts_in_runs = h->hosts_in_runs && static_cast<size_t>(host.back() - host.front() + 1) == host.size();
+  for (int r = 1; r < c->size; ++r)
+    h->chain_crossings += h->host_of[static_cast<size_t>(r)] != h->host_of[static_cast<size_t>(r - 1)];
   return true;
 }
 

@@ -1,6 +1,8 @@
 // The host structure of a communicator that spans hosts (coll/hier),
 // computed once, at its first blocking collective that could run
-// hierarchically, and kept with the communicator (shm::hierarchy_slot).
+// hierarchically or whose choice depends on where the hosts are (scans:
+// Query::chain_crossings), and kept with the communicator
+// (shm::hierarchy_slot).
 //
 // Which ranks share a host is only known to the ranks of that host
 // (shm::shares_memory), so the first use costs one allgather over the
@@ -31,9 +33,11 @@ struct Hierarchy {
   std::vector<int> local_index;         // communicator rank -> its index within its host
   int me = 0;       // this rank's communicator rank
   int my_host = 0;
-  // Each host's ranks are consecutive (mpirun's default, by slot): a chain
-  // along the ranks crosses each boundary between hosts once.
-  bool hosts_in_runs = false;
+  // How many times a chain along the ranks (0, 1, ..., p - 1) goes from one
+  // host to another: hosts - 1 where each host's ranks are consecutive
+  // (mpirun's default placement, by slot), up to p - 1 where they are dealt
+  // to the hosts in turn.
+  int chain_crossings = 0;
   // My host's segment (nullptr where I am alone on my host: no local phase).
   std::unique_ptr<shm::CommSegment> local;
 

@@ -337,8 +337,9 @@ class CommSegment {
 // The coll layer's state of one communicator (Communicator::coll_state),
 // destroyed with it: the segment is unmapped (transport::shm::Segment) and
 // its room given back when the communicator goes (MPI_Comm_free, once its
-// pending operations are done). Declared here for segment_if_made, which
-// every call with no data asks (segment.cc makes and reads the rest).
+// pending operations are done). Declared here for segment_if_made and
+// never_has_segment, which every call with no data asks (segment.cc makes
+// and reads the rest).
 struct CommState {
   enum class Status : uint8_t { kIneligible, kEligible, kMaking, kReady } status = Status::kIneligible;
   bool holds_room = false;
@@ -379,6 +380,16 @@ CommSegment* segment_for(Communicator* c, bool now = false);
 inline __attribute__((always_inline)) CommSegment* segment_if_made(Communicator* c) {
   auto* st = static_cast<CommState*>(c->coll_state.get());
   return st != nullptr && st->status == CommState::Status::kReady ? &st->segment : nullptr;
+}
+
+// Whether `c` was found unable ever to have a segment: not an
+// intracommunicator of 2 or more ranks all on this host (it spans hosts),
+// a shadow with a fixed collective tag, no shm transport, or a making that
+// failed (CommState: decided by its first collective and never undone).
+// Inline: a call with no data asks it every time (coll/at_once.h).
+inline __attribute__((always_inline)) bool never_has_segment(const Communicator* c) {
+  const auto* st = static_cast<const CommState*>(c->coll_state.get());
+  return st != nullptr && st->status == CommState::Status::kIneligible;
 }
 
 // Raises the flags that defer_nothing left down, on every segment of this
