@@ -53,7 +53,7 @@ Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, in
 constexpr size_t kBcastStreamsFrom = size_t{2} << 20;
 inline bool bcast_streams(const CommSegment& seg, size_t bytes) {
   return (bytes >= kBcastStreamsFrom || seg.ranks_share_cores()) &&
-         bytes / seg.cell_bytes() < CommSegment::kChunkBase - 1;
+         bytes / seg.chunk_bytes() < CommSegment::kChunkBase - 1;
 }
 // The same for a blocking gather of `bytes` per rank (gather.cc). The root
 // copies every block out of the cells where one message would have it copy
@@ -69,7 +69,7 @@ constexpr size_t kGatherStreamsFrom = size_t{2} << 20;
 constexpr size_t kGatherStreamsUpTo = size_t{1} << 20;
 inline bool gather_streams(const CommSegment& seg, size_t bytes) {
   return seg.ranks_share_cores() ? bytes <= kGatherStreamsUpTo
-                                 : bytes >= kGatherStreamsFrom && bytes / seg.cell_bytes() < CommSegment::kChunkBase - 1;
+                                 : bytes >= kGatherStreamsFrom && bytes / seg.chunk_bytes() < CommSegment::kChunkBase - 1;
 }
 
 // The same for a blocking scan or exscan of `bytes` (scan_stream.cc),
@@ -97,11 +97,11 @@ constexpr size_t kScanStreamsFrom = size_t{2} << 20;
 constexpr size_t kReduceStreamsFrom = size_t{1} << 20;
 inline bool reduce_streams(const CommSegment& seg, size_t bytes, bool elementwise) {
   return elementwise && (bytes >= kReduceStreamsFrom || seg.ranks_share_cores()) &&
-         bytes / seg.cell_bytes() < CommSegment::kChunkBase - 2;
+         bytes / seg.chunk_bytes() < CommSegment::kChunkBase - 2;
 }
 inline bool scan_streams(const CommSegment& seg, size_t bytes, bool elementwise) {
   return elementwise && (bytes >= kScanStreamsFrom || seg.ranks_share_cores()) &&
-         bytes / seg.cell_bytes() < CommSegment::kChunkBase - 2;
+         bytes / seg.chunk_bytes() < CommSegment::kChunkBase - 2;
 }
 
 Err gather(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Datatype* sendtype, void* recvbuf,

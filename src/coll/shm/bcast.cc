@@ -26,7 +26,7 @@ namespace {
 
 Err reader_in_chunks(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, int root, uint64_t s,
                      size_t bytes) {
-  const size_t chunk = seg.cell_bytes();
+  const size_t chunk = seg.chunk_bytes();
   const uint64_t chunks = chunks_of(seg, bytes);
   for (uint64_t j = 0; j < chunks; ++j) {
     if (Err e = seg.wait_chunks(root, s, j + 1)) return e;

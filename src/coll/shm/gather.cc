@@ -59,7 +59,7 @@ Err own_block(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const 
 // side is stream.h's write_stream.
 Err root_in_chunks(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, const Datatype* recvtype) {
   const size_t bytes = recvtype->bytes(recvcount);
-  const size_t chunk = seg.cell_bytes();
+  const size_t chunk = seg.chunk_bytes();
   const uint64_t chunks = chunks_of(seg, bytes);
   Err first;
   bool recorded = false;

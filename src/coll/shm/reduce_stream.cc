@@ -30,7 +30,7 @@ Err root_folds_chunks(CommSegment& seg, uint64_t s, const void* sendbuf, void* r
                       const Datatype* type, const Op* op) {
   const int me = seg.rank();
   const size_t bytes = type->bytes(count);
-  const size_t chunk = seg.cell_bytes();
+  const size_t chunk = seg.chunk_bytes();
   const uint64_t chunks = chunks_of(seg, bytes);
   const Datatype* basic = find_datatype(type->single_basic());
   const bool in_place = sendbuf == MPI_IN_PLACE;

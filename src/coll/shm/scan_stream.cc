@@ -55,7 +55,7 @@ Err scan_in_chunks(CommSegment& seg, uint64_t s, const void* sendbuf, void* recv
   const size_t bytes = type->bytes(count);
   const Datatype* basic = find_datatype(type->single_basic());
   // Whole elements per chunk, so that the kernel never splits one.
-  const size_t chunk = seg.cell_bytes() / basic->size * basic->size;
+  const size_t chunk = seg.chunk_bytes() / basic->size * basic->size;
   const uint64_t chunks = (bytes + chunk - 1) / chunk;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const void* mine = in_place ? recvbuf : sendbuf;

@@ -59,14 +59,19 @@ size_t whole_lines(int64_t v) { return static_cast<size_t>(std::max<int64_t>(64,
 // the same time): there 64 KiB cells, unless the user chose (4 ranks on 2
 // cores, coll_sweep best of 3-4 at load 5, 16 / 64 KiB cells, us: bcast 32
 // KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14, allgather 32 KiB 54 / 19,
-// alltoall 8 KiB 29 / 7.3; 4-16 KiB the same). Each rank's four cells then
-// take 256 KiB of a segment, reserved in /dev/shm: so only on hosts of at
-// most kMostRanksForLargeCells ranks (a segment of at most ~4 MiB; Docker's
-// /dev/shm is 64 MiB by default). Larger cells would take 128-256 KiB calls
-// off the message schedules too (2-3x faster at 4 ranks), but each segment
-// is zeroed when made and they fill a small /dev/shm sooner
-// (docs/performance.md, 2026-11-30 18:41).
+// alltoall 8 KiB 29 / 7.3; 4-16 KiB the same). Where the host has at most
+// kMostRanksForLargestCells ranks, 128 KiB, which takes calls of up to
+// 128 KiB off the schedules too (4 ranks, 64 / 128 KiB cells, us: alltoall
+// 32 KiB 33-38 / 22-24, allgather, allreduce and reduce_scatter of 128 KiB
+// 104-122 / 25-71, bcast 128 KiB 28 / 15; streams keep chunks of 64 KiB,
+// CommSegment::chunk_bytes). Each rank's four cells take 256 or 512 KiB of
+// a segment, reserved in /dev/shm and zeroed when made: so large cells only
+// on hosts of at most kMostRanksForLargeCells ranks, a segment of at most
+// ~4 MiB either way (Docker's /dev/shm is 64 MiB by default;
+// docs/performance.md, 2026-11-30 18:41 and 2026-12-01).
 constexpr int64_t kCellWhereRanksShareCores = 64 << 10;
+constexpr int64_t kLargestCellWhereRanksShareCores = 128 << 10;
+constexpr int kMostRanksForLargestCells = 8;
 constexpr int kMostRanksForLargeCells = 16;
 }  // namespace
 
@@ -80,7 +85,8 @@ size_t cell_bytes_here() {
     const process::Facts& f = process::facts();
     if (config::is_set("FERRY_COLL_SHM_CELL") || f.host_ranks <= f.host_cores || f.host_ranks > kMostRanksForLargeCells)
       return configured_cell_bytes();
-    return whole_lines(kCellWhereRanksShareCores);
+    return whole_lines(f.host_ranks <= kMostRanksForLargestCells ? kLargestCellWhereRanksShareCores
+                                                                 : kCellWhereRanksShareCores);
   }();
   return bytes;
 }

@@ -114,6 +114,12 @@ class CommSegment {
   int size() const { return n_; }
   int rank() const { return me_; }
   size_t cell_bytes() const { return cell_bytes_; }
+  // A stream's chunk (stream.h): a cell, but at most kMostChunkBytes, so
+  // that data beyond a larger cell still moves in pieces that let readers
+  // start early (4 ranks on 2 cores, 128 KiB chunks against 64: Exscan 1-4
+  // MiB 1.2-1.6x slower, Scan 256 KiB-2 MiB 1.1x; docs/performance.md).
+  static constexpr size_t kMostChunkBytes = 64 * 1024;
+  size_t chunk_bytes() const { return cell_bytes_ < kMostChunkBytes ? cell_bytes_ : kMostChunkBytes; }
   // Whether the segment's maker found more of its job's ranks on the host
   // than cores (the same answer on every rank, unlike each rank's own
   // process::facts() where ranks of several jobs meet): the collectives

@@ -14,9 +14,10 @@
 
 namespace ferry::coll::shm {
 
-// Chunks of a cell in `bytes`, the last one short.
+// Chunks (CommSegment::chunk_bytes, each at the start of its cell) in
+// `bytes`, the last one short.
 inline uint64_t chunks_of(const CommSegment& seg, size_t bytes) {
-  return (bytes + seg.cell_bytes() - 1) / seg.cell_bytes();
+  return (bytes + seg.chunk_bytes() - 1) / seg.chunk_bytes();
 }
 
 // The writer's side of operation s: `bytes` of `count` elements of `type`
@@ -27,7 +28,7 @@ inline uint64_t chunks_of(const CommSegment& seg, size_t bytes) {
 // writer's writes a cell without looking at chunks).
 inline Err write_stream(CommSegment& seg, uint64_t s, const void* buf, MPI_Count count, const Datatype* type,
                         size_t bytes, int reader) {
-  const size_t chunk = seg.cell_bytes();
+  const size_t chunk = seg.chunk_bytes();
   const uint64_t chunks = chunks_of(seg, bytes);
   if (Err e = seg.wait_all_left(s - 1)) return e;
   seg.start_chunks(s);
