@@ -144,7 +144,7 @@ constexpr std::array kSettings = {
             "Bytes of each rank's cell in a communicator's shared-memory collective segment (four cells per rank); "
             "a collective whose data does not fit uses messages (a blocking bcast, gather, reduce, scan or exscan "
             "may stream through the cells in chunks of at most 64k instead). Unset, where the host's ranks "
-            "outnumber its cores, 128k (up to 8 ranks) or 64k (9-16). The same on every rank"},
+            "outnumber its cores, 128k (up to 4 ranks) or 64k (5-16). The same on every rank"},
     Setting{"FERRY_COLL_SHM_AFTER", "4",
             "Blocking collectives a communicator runs by messages before it makes its shared-memory segment "
             "(coll/shm): one made, used a few times and freed never pays for a segment (0: at its first); a "

@@ -43,7 +43,7 @@ Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, in
 // Whether a blocking bcast of `bytes`, more than a cell holds, runs on the
 // segment, streamed through the root's cells (bcast.cc), rather than by a
 // message schedule: where ranks share cores, from one cell on (4 ranks on
-// 2 cores, 128 KiB-4 MiB: 0.5-0.6 of the schedules' time; 3 ranks, 0.6-0.7
+// 2 cores, 64 KiB cells, 128 KiB-4 MiB: 0.5-0.6 of the schedules' time; 3 ranks, 0.6-0.7
 // from 128 KiB), else from kBcastStreamsFrom (2 ranks on 2 cores, us,
 // streamed / binomial: 2 MiB 230-250 / 270-310, 4 MiB 480-490 / 510-520,
 // 64 MiB 7.7-8.9 / 13.0-13.3 ms; but 1 MiB 117-122 / 88-102, 32-512 KiB
@@ -76,7 +76,7 @@ inline bool gather_streams(const CommSegment& seg, size_t bytes) {
 // where the data is of one basic type with a predefined operation that
 // has a kernel for it (`elementwise`: the cells hold the basic elements,
 // whatever layout each rank passed). Every rank combines every element
-// once, as in the message chain, but a chunk of a cell passes on as soon
+// once, as in the message chain, but a chunk passes on as soon
 // as it is combined. Where ranks share cores from one cell on (us,
 // alternating runs, streamed / pipelined chain: 4 ranks on 2 cores, Exscan
 // 512 KiB 161-175 / 232-250, 4 MiB 1521-1695 / 2189-2439, Scan 4 MiB

@@ -5,7 +5,8 @@
 //
 // A message larger than a cell (the blocking form only, where
 // bcast_streams says, algorithms.h) streams through all of the root's
-// kCells cells within the one operation, in chunks of a cell: the root
+// kCells cells within the one operation, in chunks (CommSegment::chunk_bytes,
+// a cell of at most 64 KiB, at the start of its cell): the root
 // fills chunk j once every reader has taken chunk j - kCells from the same
 // cell, and the readers copy each chunk out as soon as it is counted
 // (segment.h, count_chunks), so that the root's copy in and the readers'

@@ -12,7 +12,8 @@
 // The cells hold the signature's basic elements (reduce_streams: a
 // predefined operation with a kernel for them, and so a datatype of one
 // contiguous run, base/op.h), which the kernel reads in place; cells are
-// whole cache lines, so a chunk never splits an element. One operation
+// whole cache lines, and so are chunks (CommSegment::chunk_bytes), so a
+// chunk never splits an element. One operation
 // number whatever the size, as the other streams: the root skips a rank
 // whose record shows another size (and fails), and its leaving releases the
 // ranks that wait on its rounds.

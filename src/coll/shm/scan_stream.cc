@@ -1,7 +1,7 @@
 // Scan and exscan beyond a cell (the blocking forms, where scan_streams
 // says, algorithms.h): a chain through the ranks' cells within one
 // operation number, as the message-based pipelined chain runs but in chunks
-// of a cell and with no message. Rank r takes chunk j of the prefix of
+// (CommSegment::chunk_bytes) and with no message. Rank r takes chunk j of the prefix of
 // ranks 0..r-1 from rank r-1's cell j % kCells, combines it into its own
 // chunk j in its own cell (prefix op mine: the order MPI-3.1 §5.11.1 asks,
 // also of a non-commutative operation), and counts the chunk (segment.h,

@@ -60,18 +60,19 @@ size_t whole_lines(int64_t v) { return static_cast<size_t>(std::max<int64_t>(64,
 // cores, coll_sweep best of 3-4 at load 5, 16 / 64 KiB cells, us: bcast 32
 // KiB 18 / 6.5, reduce 32-64 KiB 24-38 / 8-14, allgather 32 KiB 54 / 19,
 // alltoall 8 KiB 29 / 7.3; 4-16 KiB the same). Where the host has at most
-// kMostRanksForLargestCells ranks, 128 KiB, which takes calls of up to
-// 128 KiB off the schedules too (4 ranks, 64 / 128 KiB cells, us: alltoall
-// 32 KiB 33-38 / 22-24, allgather, allreduce and reduce_scatter of 128 KiB
-// 104-122 / 25-71, bcast 128 KiB 28 / 15; streams keep chunks of 64 KiB,
+// kMostRanksForLargestCells ranks (the range measured), 128 KiB, which
+// takes calls of up to 128 KiB off the schedules too (4 ranks, 64 / 128 KiB
+// cells, us: alltoall 32 KiB 28-33 / 21-22, scatter 32 KiB 14-18 / 7,
+// allgather, allreduce and reduce_scatter of 128 KiB 40-168 / 25-70, bcast
+// 128 KiB 25-28 / 15-21; streams keep chunks of 64 KiB,
 // CommSegment::chunk_bytes). Each rank's four cells take 256 or 512 KiB of
 // a segment, reserved in /dev/shm and zeroed when made: so large cells only
 // on hosts of at most kMostRanksForLargeCells ranks, a segment of at most
-// ~4 MiB either way (Docker's /dev/shm is 64 MiB by default;
-// docs/performance.md, 2026-11-30 18:41 and 2026-12-01).
+// ~2 MiB at 4 ranks and ~4 MiB at 16 (Docker's /dev/shm is 64 MiB by
+// default; docs/performance.md, 2026-11-30 18:41 and 2026-12-01).
 constexpr int64_t kCellWhereRanksShareCores = 64 << 10;
 constexpr int64_t kLargestCellWhereRanksShareCores = 128 << 10;
-constexpr int kMostRanksForLargestCells = 8;
+constexpr int kMostRanksForLargestCells = 4;
 constexpr int kMostRanksForLargeCells = 16;
 }  // namespace
 

@@ -51,9 +51,9 @@
 //
 // Memory: n x (64 + kRing x kSlotBytes + kCells x cell_bytes) bytes per
 // communicator and host, FERRY_COLL_SHM_CELL bytes per cell (default
-// 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB; 64 KiB where up to 16 ranks
-// outnumber the cores, cell_bytes_here: 4 ranks 1.1 MiB, 16 ranks 4.3
-// MiB), made only for communicators that use collectives, and at most
+// 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB; where up to 16 ranks outnumber
+// the cores, cell_bytes_here, 128 KiB up to 4 ranks, 64 KiB beyond: 4
+// ranks 2.1 MiB, 16 ranks 4.3 MiB), made only for communicators that use collectives, and at most
 // FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
 // communicators beyond it use messages (every rank of the communicator
 // learns it alike in the creation's allreduce).
@@ -407,7 +407,7 @@ void raise_all_deferred();
 size_t configured_cell_bytes();
 // The cells of the segments this process makes: FERRY_COLL_SHM_CELL, or
 // where it is unset and the host's ranks (at most 16) outnumber its cores,
-// 64 KiB. Whoever maps a segment takes its maker's (segment.cc,
+// 128 KiB (up to 4 ranks) or 64 KiB. Whoever maps a segment takes its maker's (segment.cc,
 // Announcement): ranks of one host need not agree on this.
 size_t cell_bytes_here();
 
