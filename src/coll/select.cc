@@ -58,6 +58,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
@@ -456,8 +457,7 @@ constexpr bool shared_memory_first(Operation op) {
 // A chain along the ranks sends no more messages between hosts than
 // recursive doubling has rounds, each of which crosses hosts.
 bool few_chain_crossings(const Query& q) {
-  int rounds = 0;
-  while ((1 << rounds) < q.ranks) ++rounds;
+  const int rounds = std::bit_width(static_cast<unsigned>(q.ranks - 1));  // ceil(lg p)
   return q.chain_crossings >= 0 && q.chain_crossings <= rounds;
 }
 
