@@ -7,11 +7,12 @@
 namespace ferry::coll {
 namespace {
 
-// One start's run: advances the schedule and completes the request when it
-// ends. It does not own the schedule (the request does). Completing never
-// frees the request: MPI_Request_free refuses an active persistent
-// collective (pt2pt::free_request, MPI-4.0 §6.13), so the request and its
-// schedule outlive every run.
+// A start's run: advances the schedule and completes the request when it
+// ends. The persistent collective keeps it and hands the same one to the
+// engine at every start (progress::start_kept: no allocation). Completing
+// never frees the request: MPI_Request_free refuses an active persistent
+// collective (pt2pt::free_request, MPI-4.0 §6.13), so the request, its
+// schedule and this run outlive every start.
 class PersistentRun final : public progress::Task {
  public:
   PersistentRun(Schedule* schedule, Request* request) : schedule_(schedule), request_(request) {}
@@ -28,7 +29,8 @@ class PersistentRun final : public progress::Task {
 
 class PersistentCollective final : public Restartable {
  public:
-  explicit PersistentCollective(std::unique_ptr<Schedule> schedule) : schedule_(std::move(schedule)) {}
+  PersistentCollective(std::unique_ptr<Schedule> schedule, Request* request)
+      : schedule_(std::move(schedule)), run_(schedule_.get(), request) {}
 
   Err start(Request* r) override {
     r->active = true;
@@ -38,14 +40,14 @@ class PersistentCollective final : public Restartable {
     r->status = pt2pt::empty_status();
     schedule_->rearm();
     if (Err e = schedule_->start()) return e;
-    auto run = std::make_unique<PersistentRun>(schedule_.get(), r);
     // Its first round may be over already (nothing to wait for).
-    if (!run->advance()) progress::start(std::move(run));
+    if (!run_.advance()) progress::start_kept(&run_);
     return {};
   }
 
  private:
   std::unique_ptr<Schedule> schedule_;
+  PersistentRun run_;
 };
 
 }  // namespace
@@ -58,7 +60,7 @@ Request* make_persistent(std::unique_ptr<Schedule> schedule) {
   r->persistent = true;
   r->active = false;
   r->status = pt2pt::empty_status();
-  r->restartable = new PersistentCollective(std::move(schedule));
+  r->restartable = new PersistentCollective(std::move(schedule), r);
   return r;
 }
 

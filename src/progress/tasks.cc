@@ -1,38 +1,62 @@
 #include "progress/tasks.h"
 
-#include <list>
-
 namespace ferry::progress {
-namespace {
 
+// First in, first advanced; a task handed over while the list is being
+// advanced (by one that finishes into another) is advanced in the same pass.
 // Guarded by the engine lock, like everything poll() touches.
-std::list<std::unique_ptr<Task>> tasks;
+struct TaskList {
+  Task* head = nullptr;
+  Task** tail = &head;
+  size_t size = 0;
 
+  void append(Task* task, bool owned) {
+    task->next_ = nullptr;
+    task->owned_ = owned;
+    *tail = task;
+    tail = &task->next_;
+    ++size;
+  }
+
+  int advance_all() {
+    int finished = 0;
+    for (Task** link = &head; *link != nullptr;) {
+      Task* task = *link;
+      if (!task->advance()) {
+        link = &task->next_;
+        continue;
+      }
+      *link = task->next_;
+      if (tail == &task->next_) tail = link;
+      --size;
+      ++finished;
+      if (task->owned_) delete task;
+    }
+    return finished;
+  }
+};
+
+namespace {
+TaskList tasks;
 }  // namespace
 
-void start(std::unique_ptr<Task> task) { tasks.push_back(std::move(task)); }
+void start(std::unique_ptr<Task> task) { tasks.append(task.release(), true); }
 
-size_t running_tasks() { return tasks.size(); }
+void start_kept(Task* task) { tasks.append(task, false); }
+
+size_t running_tasks() { return tasks.size; }
 
 int advance_tasks() {
   // A task may call back into code that polls (an extended generalized
   // request's poll function calling MPI_Iprobe, say): the nested pass leaves
-  // the tasks to this one, which would otherwise find the one it is
-  // advancing erased under it.
+  // the tasks to this one, which would otherwise unlink the one it is
+  // advancing under it.
   static bool advancing = false;
   if (advancing) return 0;
   advancing = true;
-  int events = 0;
-  for (auto it = tasks.begin(); it != tasks.end();) {
-    if ((*it)->advance()) {
-      it = tasks.erase(it);
-      ++events;
-    } else {
-      ++it;
-    }
-  }
+  int finished = tasks.advance_all();
   advancing = false;
-  return events;
+  return finished;
 }
 
 }  // namespace ferry::progress
