@@ -36,10 +36,17 @@ bool has_member(const Communicator& c, int world_rank) {
 
 uint32_t slot_of(uint32_t context) { return context_ids::slot_of_context(context); }
 
-// mutex held
-bool mark(uint32_t p2p_context) {
-  bool fresh = revoked.insert(p2p_context).second;
-  revoked.insert(p2p_context + 1);  // its collectives (base/communicator.h)
+// mutex held. An intercommunicator's collectives take their local steps
+// on its hidden local intracommunicator (coll/inter): its contexts go with
+// it, so that a member waiting in such a step for one that has given up
+// ends too.
+bool mark(const Communicator& c) {
+  bool fresh = revoked.insert(c.context).second;
+  revoked.insert(c.context + 1);  // its collectives (base/communicator.h)
+  if (c.inter && c.local != nullptr) {
+    revoked.insert(c.local->context);
+    revoked.insert(c.local->context + 1);
+  }
   any.store(true, std::memory_order_relaxed);
   return fresh;
 }
@@ -60,7 +67,7 @@ bool settle(const Communicator& c) {
     held[i] = held.back();
     held.pop_back();
   }
-  return named && mark(c.context);
+  return named && mark(c);
 }
 
 void reset() {
@@ -84,19 +91,19 @@ bool forget(const Communicator& c) {
 bool revoke_own(const Communicator& c) {
   std::lock_guard lock(mutex);
   kept.set(slot_of(c.context));
-  return mark(c.context);
+  return mark(c);
 }
 
-bool notice(uint32_t context, int sender) {
+const Communicator* notice(uint32_t context, int sender) {
   std::lock_guard lock(mutex);
   const uint32_t slot = slot_of(context);
-  if (slot >= context_ids::kSlots) return false;
+  if (slot >= context_ids::kSlots) return nullptr;
   const Communicator* c = settled[slot];
   if (c == nullptr) {
     held.emplace_back(slot, sender);
-    return false;
+    return nullptr;
   }
-  return has_member(*c, sender) && mark(c->context);
+  return has_member(*c, sender) && mark(*c) ? c : nullptr;
 }
 
 bool is_revoked_slow(uint32_t context) {

@@ -1,6 +1,8 @@
 // Which communicators are revoked (MPIX_Comm_revoke, p2p/revoke.h), by
 // context id: a revoked communicator's point-to-point and collective
-// contexts refuse every new operation with MPIX_ERR_REVOKED. Its
+// contexts (and an intercommunicator's local group's, where its
+// collectives take their local steps) refuse every new operation with
+// MPIX_ERR_REVOKED. Its
 // group-collective context stays open, because MPIX_Comm_agree and
 // MPIX_Comm_shrink must still work on a revoked communicator.
 //
@@ -52,8 +54,8 @@ bool forget(const Communicator& c);
 // This process revokes it. False if it was already revoked.
 bool revoke_own(const Communicator& c);
 // A notice from `sender` (a world rank) for the communicator on `context`
-// arrived. True if it revoked a communicator here just now.
-bool notice(uint32_t context, int sender);
+// arrived. The communicator it revoked here just now, or nullptr.
+const Communicator* notice(uint32_t context, int sender);
 
 // A new start of the runtime: nothing settled, revoked, kept or held.
 void reset();

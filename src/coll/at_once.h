@@ -22,6 +22,9 @@
 // every rank counts and makes it at the same call: that call waits for
 // every rank.
 //
+// On a revoked communicator such a call fails with MPIX_ERR_REVOKED, as
+// one with data does (ULFM).
+//
 // Nonblocking forms get a request that is already complete. Persistent
 // forms keep their (empty) schedule: they are built once, and each start
 // costs nothing. Arguments were checked by the API before this point, so
@@ -37,6 +40,7 @@
 #include "coll/shm/segment.h"
 #include "common/debug.h"
 #include "device/device.h"
+#include "p2p/revoke.h"
 
 namespace ferry::coll {
 
@@ -69,12 +73,13 @@ bool defer_no_data_fully(const char* operation, Communicator* c);
 // The same, inline where nothing but the number is to do (not revoked,
 // no FERRY_DEBUG=coll line, defer_nothing_at_once), or nothing at all: a
 // communicator that can never have a segment (shm::never_has_segment:
-// across hosts, say) has no number to take and no call to count toward a
+// across hosts, say) and is not revoked (at_once then fails the call) has
+// no number to take and no call to count toward a
 // segment's making. A call with no data then makes no function call
 // (issue 29: 0-byte calls without a segment took 19-39 ns, now 7-12 as
 // with one); else defer_no_data_fully.
 inline __attribute__((always_inline)) bool defer_no_data(const char* operation, Communicator* c) {
-  if (shm::never_has_segment(c) && !debug::on(debug::kColl)) return true;
+  if (shm::never_has_segment(c) && !debug::on(debug::kColl) && !revocation::is_revoked(c->context)) return true;
   shm::CommSegment* seg = shm::segment_if_made(c);
   if (seg != nullptr && !revocation::is_revoked(c->context) && !debug::on(debug::kColl) && seg->defer_nothing_at_once())
       [[likely]]
@@ -105,9 +110,16 @@ inline __attribute__((always_inline)) bool no_data_now(const char* operation, Co
 template <typename Work>
 std::optional<Err> at_once(const char* operation, Communicator* c, Launch how, bool trivial, Work&& work) {
   if (!trivial || c->inter || how.form == Launch::Form::kPersistent || device::enabled()) return std::nullopt;
-  note_at_once(operation, c, c->size == 1 ? "one rank" : "no data");
-  if (c->size > 1) record_no_data(operation, c, how);
-  Err e = work();
+  Err e;
+  if (revocation::is_revoked(c->context)) [[unlikely]] {
+    // Nothing to move or nobody to meet, but ULFM's promise holds: every
+    // collective on a revoked communicator fails, as those with data do.
+    e = p2p::revoke::refusal();
+  } else {
+    note_at_once(operation, c, c->size == 1 ? "one rank" : "no data");
+    if (c->size > 1) record_no_data(operation, c, how);
+    e = work();
+  }
   if (how.form == Launch::Form::kNonblocking) {
     *how.request = completed_request(c, e);
     return Err();

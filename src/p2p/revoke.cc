@@ -10,10 +10,16 @@
 namespace ferry::p2p::revoke {
 namespace {
 
-// The communicator on `context` was just marked revoked here.
-void fail_here(uint32_t context) {
-  fail_posted(context);
-  fail_posted(context + 1);
+// The communicator was just marked revoked here: the receives posted on its
+// contexts fail, and on its local group's where it is an intercommunicator
+// (base/revocation.h marks those with it).
+void fail_here(const Communicator& c) {
+  fail_posted(c.context);
+  fail_posted(c.context + 1);
+  if (c.inter && c.local != nullptr) {
+    fail_posted(c.local->context);
+    fail_posted(c.local->context + 1);
+  }
 }
 
 }  // namespace
@@ -26,16 +32,17 @@ void refuse(Request* r) {
 }
 
 void arrived(uint32_t context, int sender) {
-  if (!revocation::notice(context, sender)) return;
+  const Communicator* c = revocation::notice(context, sender);
+  if (c == nullptr) return;
   FERRY_DEBUG(kComm, "communicator of context %u revoked by world rank %d", context, sender);
-  fail_here(context);
+  fail_here(*c);
 }
 
 void settle(const Communicator* c) {
   progress::Lock lock;
   if (!revocation::settle(*c)) return;
   FERRY_DEBUG(kComm, "communicator of context %u revoked by a notice that came before it was made", c->context);
-  fail_here(c->context);
+  fail_here(*c);
 }
 
 Err revoke(Communicator* c) {
@@ -44,7 +51,7 @@ Err revoke(Communicator* c) {
   if (c->context == context_ids::kNoContext)
     return fail(MPI_ERR_COMM, "the communicator's MPI_Comm_idup has not completed yet");
   progress::Lock lock;
-  if (revocation::revoke_own(*c)) fail_here(c->context);
+  if (revocation::revoke_own(*c)) fail_here(*c);
   // Every other process of the communicator: the remote group of an
   // intercommunicator and its own local group.
   Err first;
