@@ -169,9 +169,12 @@ Communicator* make(Communicator* parent, Group* group, uint32_t slot) {
 }
 
 void discard(Communicator* c) {
-  if (c->local != nullptr) discard(c->local);
+  // The intercommunicator first: while it is settled, a revoke notice on
+  // another thread may mark its local group (base/revocation.h).
+  Communicator* local = c->local;
   retire(c->handle);
   destroy(c);
+  if (local != nullptr) discard(local);
 }
 
 void sweep() {

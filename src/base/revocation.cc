@@ -40,20 +40,24 @@ uint32_t slot_of(uint32_t context) { return context_ids::slot_of_context(context
 // on its hidden local intracommunicator (coll/inter): its contexts go with
 // it, so that a member waiting in such a step for one that has given up
 // ends too.
-bool mark(const Communicator& c) {
+Marked mark(const Communicator& c) {
   bool fresh = revoked.insert(c.context).second;
   revoked.insert(c.context + 1);  // its collectives (base/communicator.h)
+  Marked m;
+  if (!fresh) return m;
+  m.context = c.context;
   if (c.inter && c.local != nullptr) {
     revoked.insert(c.local->context);
     revoked.insert(c.local->context + 1);
+    m.local_context = c.local->context;
   }
   any.store(true, std::memory_order_relaxed);
-  return fresh;
+  return m;
 }
 
 }  // namespace
 
-bool settle(const Communicator& c) {
+Marked settle(const Communicator& c) {
   std::lock_guard lock(mutex);
   const uint32_t slot = slot_of(c.context);
   settled[slot] = &c;
@@ -67,7 +71,7 @@ bool settle(const Communicator& c) {
     held[i] = held.back();
     held.pop_back();
   }
-  return named && mark(c);
+  return named ? mark(c) : Marked{};
 }
 
 void reset() {
@@ -88,22 +92,22 @@ bool forget(const Communicator& c) {
   return !kept.test(slot);
 }
 
-bool revoke_own(const Communicator& c) {
+Marked revoke_own(const Communicator& c) {
   std::lock_guard lock(mutex);
   kept.set(slot_of(c.context));
   return mark(c);
 }
 
-const Communicator* notice(uint32_t context, int sender) {
+Marked notice(uint32_t context, int sender) {
   std::lock_guard lock(mutex);
   const uint32_t slot = slot_of(context);
-  if (slot >= context_ids::kSlots) return nullptr;
+  if (slot >= context_ids::kSlots) return {};
   const Communicator* c = settled[slot];
   if (c == nullptr) {
     held.emplace_back(slot, sender);
-    return nullptr;
+    return {};
   }
-  return has_member(*c, sender) && mark(*c) ? c : nullptr;
+  return has_member(*c, sender) ? mark(*c) : Marked{};
 }
 
 bool is_revoked_slow(uint32_t context) {

@@ -35,6 +35,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/context_id.h"
+
 namespace ferry {
 struct Communicator;
 }
@@ -43,19 +45,31 @@ namespace ferry::revocation {
 
 extern std::atomic<bool> any;  // some communicator was ever revoked
 
+// What a call below revoked here just now: the communicator's
+// point-to-point context and, on an intercommunicator, its local group's
+// (kNoContext where none), copied under this file's lock so that the
+// caller, which fails the receives posted on them, need not touch a
+// communicator that another thread may be destroying. Empty where nothing
+// was revoked.
+struct Marked {
+  uint32_t context = context_ids::kNoContext;
+  uint32_t local_context = context_ids::kNoContext;
+  explicit operator bool() const { return context != context_ids::kNoContext; }
+};
+
 // The communicator's context and members are final (its maker calls this
-// before handing it out, before any operation on it): notices for its id are checked
-// against its members from now on. True if a notice held for its id names
-// it: it is revoked now (the caller fails what was posted on it).
-bool settle(const Communicator& c);
+// before handing it out, before any operation on it): notices for its id are
+// checked against its members from now on. Not empty if a notice held for
+// its id names it: it is revoked now.
+Marked settle(const Communicator& c);
 // It is being destroyed: its marks go. False if its slot must stay taken
 // (this process revoked it).
 bool forget(const Communicator& c);
-// This process revokes it. False if it was already revoked.
-bool revoke_own(const Communicator& c);
+// This process revokes it. Empty if it was already revoked.
+Marked revoke_own(const Communicator& c);
 // A notice from `sender` (a world rank) for the communicator on `context`
-// arrived. The communicator it revoked here just now, or nullptr.
-const Communicator* notice(uint32_t context, int sender);
+// arrived: what it revoked here just now.
+Marked notice(uint32_t context, int sender);
 
 // A new start of the runtime: nothing settled, revoked, kept or held.
 void reset();

@@ -1,8 +1,6 @@
 #include "coll/persistent.h"
 
-#include "base/revocation.h"
 #include "p2p/pt2pt.h"
-#include "p2p/revoke.h"
 #include "progress/progress.h"
 #include "progress/tasks.h"
 
@@ -40,14 +38,6 @@ class PersistentCollective final : public Restartable {
     r->cancelled = false;
     r->error = MPI_SUCCESS;
     r->status = pt2pt::empty_status();
-    if (revocation::is_revoked(r->comm->context)) [[unlikely]] {
-      // Fails as a persistent send's start does (p2p/pt2pt.cc, launch), its
-      // request complete with the error: a schedule of no messages (no
-      // data) would otherwise succeed on a revoked communicator.
-      Err e = p2p::revoke::refusal();
-      complete(r, e);
-      return e;
-    }
     schedule_->rearm();
     if (Err e = schedule_->start()) return e;
     // Its first round may be over already (nothing to wait for).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "base/revocation.h"
 #include "coll/device_schedule.h"
 #include "coll/packed_bytes.h"
 #include "device/staging.h"
@@ -11,6 +12,7 @@
 #include "progress/progress.h"
 #include "progress/tasks.h"
 #include "p2p/pt2pt.h"
+#include "p2p/revoke.h"
 
 namespace ferry::coll {
 
@@ -282,6 +284,16 @@ Err Schedule::start() {
   end_round();
   error_ = build_error_.ok() ? Err() : Err(build_error_.mpi_class(), build_error_.message());
   started_ = true;
+  // On a revoked communicator it fails as its first message would, and so
+  // does one with no messages at all (an intercommunicator's rank passing
+  // MPI_PROC_NULL, a persistent call with no data): ULFM fails every
+  // collective there. The context is the one its messages take (a group
+  // collective's, which stays open for MPIX_Comm_agree, is not marked).
+  if (revocation::is_revoked(comm_->collective_context())) [[unlikely]] {
+    if (error_.ok()) error_ = p2p::revoke::refusal();
+    finished_ = true;
+    return {};
+  }
   if (round_ends_.empty()) {
     finished_ = true;
     return {};

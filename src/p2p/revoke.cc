@@ -10,15 +10,15 @@
 namespace ferry::p2p::revoke {
 namespace {
 
-// The communicator was just marked revoked here: the receives posted on its
+// A communicator was just marked revoked here: the receives posted on its
 // contexts fail, and on its local group's where it is an intercommunicator
 // (base/revocation.h marks those with it).
-void fail_here(const Communicator& c) {
-  fail_posted(c.context);
-  fail_posted(c.context + 1);
-  if (c.inter && c.local != nullptr) {
-    fail_posted(c.local->context);
-    fail_posted(c.local->context + 1);
+void fail_here(const revocation::Marked& m) {
+  fail_posted(m.context);
+  fail_posted(m.context + 1);
+  if (m.local_context != context_ids::kNoContext) {
+    fail_posted(m.local_context);
+    fail_posted(m.local_context + 1);
   }
 }
 
@@ -32,17 +32,18 @@ void refuse(Request* r) {
 }
 
 void arrived(uint32_t context, int sender) {
-  const Communicator* c = revocation::notice(context, sender);
-  if (c == nullptr) return;
+  revocation::Marked marked = revocation::notice(context, sender);
+  if (!marked) return;
   FERRY_DEBUG(kComm, "communicator of context %u revoked by world rank %d", context, sender);
-  fail_here(*c);
+  fail_here(marked);
 }
 
 void settle(const Communicator* c) {
   progress::Lock lock;
-  if (!revocation::settle(*c)) return;
+  revocation::Marked marked = revocation::settle(*c);
+  if (!marked) return;
   FERRY_DEBUG(kComm, "communicator of context %u revoked by a notice that came before it was made", c->context);
-  fail_here(*c);
+  fail_here(marked);
 }
 
 Err revoke(Communicator* c) {
@@ -51,7 +52,7 @@ Err revoke(Communicator* c) {
   if (c->context == context_ids::kNoContext)
     return fail(MPI_ERR_COMM, "the communicator's MPI_Comm_idup has not completed yet");
   progress::Lock lock;
-  if (revocation::revoke_own(*c)) fail_here(*c);
+  if (revocation::Marked marked = revocation::revoke_own(*c)) fail_here(marked);
   // Every other process of the communicator: the remote group of an
   // intercommunicator and its own local group.
   Err first;

@@ -8,14 +8,12 @@ namespace ferry::progress {
 struct TaskList {
   Task* head = nullptr;
   Task** tail = &head;
-  size_t size = 0;
 
   void append(Task* task, bool owned) {
     task->next_ = nullptr;
     task->owned_ = owned;
     *tail = task;
     tail = &task->next_;
-    ++size;
   }
 
   int advance_all() {
@@ -28,7 +26,6 @@ struct TaskList {
       }
       *link = task->next_;
       if (tail == &task->next_) tail = link;
-      --size;
       ++finished;
       if (task->owned_) delete task;
     }
@@ -43,8 +40,6 @@ TaskList tasks;
 void start(std::unique_ptr<Task> task) { tasks.append(task.release(), true); }
 
 void start_kept(Task* task) { tasks.append(task, false); }
-
-size_t running_tasks() { return tasks.size; }
 
 int advance_tasks() {
   // A task may call back into code that polls (an extended generalized

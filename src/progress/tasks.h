@@ -6,7 +6,6 @@
 // hands over the same task each time (start_kept).
 #pragma once
 
-#include <cstddef>
 #include <memory>
 
 namespace ferry::progress {
@@ -33,9 +32,6 @@ void start(std::unique_ptr<Task> task);
 // it has finished, and the caller may hand it over again after that (not
 // before). Engine lock held.
 void start_kept(Task* task);
-
-// Tasks not finished yet (tests, finalize).
-size_t running_tasks();
 
 // Advances every task once; returns how many finished. poll() calls it
 // after the sources.

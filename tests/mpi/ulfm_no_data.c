@@ -107,6 +107,13 @@ int main(int argc, char **argv) {
     CHECK(MPIX_Comm_revoke(inter) == MPI_SUCCESS, "revoke the intercommunicator");
     expect_revoked(MPI_Allreduce(&s, &r, 0, MPI_INT, MPI_SUM, inter), "MPI_Allreduce on an intercommunicator");
     expect_revoked(MPI_Allgather(&s, 0, MPI_INT, &r, 0, MPI_INT, inter), "MPI_Allgather on an intercommunicator");
+    /* From 3 ranks the root's group has ranks passing MPI_PROC_NULL: they
+     * take no part in the transfer, but the call fails all the same. */
+    int root = rank % 2 == 1 ? 0 : rank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    expect_revoked(MPI_Bcast(&s, 1, MPI_INT, root, inter), "MPI_Bcast with data on an intercommunicator");
+    err = MPI_Ibcast(&s, 1, MPI_INT, root, inter, &request);
+    if (err == MPI_SUCCESS) err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+    expect_revoked(err, "MPI_Ibcast with data on an intercommunicator (the call or its wait)");
     MPI_Comm_free(&inter);
 
     /* Only world rank 0 revokes; the others learn it from its notice, from
