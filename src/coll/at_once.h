@@ -74,10 +74,10 @@ bool defer_no_data_fully(const char* operation, Communicator* c);
 // no FERRY_DEBUG=coll line, defer_nothing_at_once), or nothing at all: a
 // communicator that can never have a segment (shm::never_has_segment:
 // across hosts, say) and is not revoked (at_once then fails the call) has
-// no number to take and no call to count toward a
-// segment's making. A call with no data then makes no function call
-// (issue 29: 0-byte calls without a segment took 19-39 ns, now 7-12 as
-// with one); else defer_no_data_fully.
+// no number to take and no call to count toward a segment's making. A call
+// with no data then makes no function call (issue 29: 0-byte calls without
+// a segment took 19-39 ns, now 7-12 as with one); else
+// defer_no_data_fully.
 inline __attribute__((always_inline)) bool defer_no_data(const char* operation, Communicator* c) {
   if (shm::never_has_segment(c) && !debug::on(debug::kColl) && !revocation::is_revoked(c->context)) return true;
   shm::CommSegment* seg = shm::segment_if_made(c);
