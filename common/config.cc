@@ -58,7 +58,9 @@ constexpr std::array kSettings = {
             "Smallest same-host contiguous message read with process_vm_readv (FERRY_SHM_CMA), so its standard "
             "send completes once the receiver has read it, as Open MPI's do from 4 KiB (a program whose ranks "
             "both send before they receive, unsafe in MPI's terms, then waits; 64k keeps such sends of up to "
-            "64 KiB buffered); smaller ones go through the shared-memory ring"},
+            "64 KiB buffered); smaller ones go through the shared-memory ring. Unset, under FERRY_SHM_CMA=auto, "
+            "the first such message's calibration may raise it to the size where a read pays back its system "
+            "call (up to 64 KiB, the ring's eager limit); set, it is taken as is"},
     Setting{"FERRY_RMA_SHM", "on",
             "One-sided communication with a same-host target: on (the origin itself loads, stores and updates the "
             "target's window memory: shared memory where Ferry allocated it, MPI_Alloc_mem memory included, "

@@ -77,6 +77,25 @@ TEST(ShmCmaTest, CalibrationMeasuresBothCopies) {
   EXPECT_GT(r.memcpy, 0);
 }
 
+TEST(ShmCmaTest, AReadBeatsTheRingWithinFiveCopies) {
+  EXPECT_TRUE(cma::read_beats_ring(0.5e-6, 0.1e-6));
+  EXPECT_FALSE(cma::read_beats_ring(0.65e-6, 0.1e-6)) << "32 KiB on the EPYC VM, where the ring was faster";
+}
+
+// The size single copy starts from is one the search tried (a power-of-two
+// multiple of where it started) or the limit, and the limit when the read
+// fails.
+TEST(ShmCmaTest, SingleCopyStartsAtATriedSizeOrTheLimit) {
+  if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
+  std::vector<uint8_t> source = pattern(64 * 1024, 6);
+  const uint64_t remote = reinterpret_cast<uintptr_t>(source.data());
+  size_t from = cma::single_copy_from(getpid(), remote, source.data(), 4096, source.size());
+  EXPECT_TRUE(from == 4096 || from == 8192 || from == 16384 || from == 32768 || from == source.size()) << from;
+  EXPECT_EQ(cma::single_copy_from(getpid(), remote, source.data(), 8192, 8192), 8192u) << "nothing below the limit";
+  EXPECT_EQ(cma::single_copy_from(getpid(), 4096, source.data(), 4096, source.size()), source.size())
+      << "a read that fails never wins";
+}
+
 struct Quiet : PacketHandler {
   Destination on_header(int, const PacketHeader&) override { return {}; }
   void on_payload(int, const PacketHeader&, const Destination&) override {}
@@ -93,8 +112,8 @@ std::string name(const char* what) { return "/ferry-test-cma-" + std::string(wha
 
 // Rank 0 of a 2-rank host whose peer (rank 1) is this process too.
 struct Transport {
-  explicit Transport(const char* what, CmaOptions cma)
-      : a(0, 2, {0, 1}, &quiet, 4096, cma), b(1, 2, {0, 1}, &quiet, 4096, cma) {
+  explicit Transport(const char* what, CmaOptions cma, size_t ring_bytes = 4096)
+      : a(0, 2, {0, 1}, &quiet, ring_bytes, cma), b(1, 2, {0, 1}, &quiet, ring_bytes, cma) {
     std::string error;
     EXPECT_TRUE(a.create(name(what) + "-0", &error)) << error;
     EXPECT_TRUE(b.create(name(what) + "-1", &error)) << error;
@@ -194,6 +213,34 @@ TEST(ShmCmaTest, AnExchangeReadsInPlaceWhereTheRingWinsOneWay) {
   std::vector<uint8_t> large(kExchangeCmaMax + 1);
   transport::OneSided beyond = copy_of(large, remote);
   EXPECT_EQ(t.a.start_read(&beyond), Started::kUnsupported) << "the receiver keeps the ring beyond the limit too";
+}
+
+// FERRY_SHM_CMA=auto measures at the first offer from the threshold on,
+// which may then rise to where a read pays back its fixed cost (at most the
+// eager limit); a threshold that was given stays as it is.
+TEST(ShmCmaTest, AutoRaisesTheThresholdUnlessItWasGiven) {
+  if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
+  std::vector<uint8_t> source = pattern(kEagerLimit, 10);
+  const MemoryRef local{source.data(), MemoryKind::kHost};
+  RemoteBuffer remote;
+  for (bool given : {false, true}) {
+    CmaOptions o = cma(CmaOptions::kAuto, 4096);
+    o.threshold_given = given;
+    Transport t(given ? "given" : "calibrated", o, kEagerLimit);  // rings that hold every size tried
+    t.b.expose(0, local, 4096, &remote);  // the first offer from the threshold on: calibrates
+    size_t threshold = t.b.reach(0)->exchange_one_sided_threshold;
+    if (given) {
+      EXPECT_EQ(threshold, 4096u) << "a given threshold is the user's";
+      continue;
+    }
+    EXPECT_TRUE(threshold == 4096 || threshold == 8192 || threshold == 16384 || threshold == 32768 ||
+                threshold == kEagerLimit)
+        << threshold;
+    if (threshold > 4096) {
+      EXPECT_FALSE(t.b.expose_exchanged(0, local, threshold - 1, &remote)) << "below the calibrated threshold: the ring";
+    }
+    EXPECT_TRUE(t.b.expose_exchanged(0, local, threshold, &remote)) << "from it, read in place";
+  }
 }
 
 TEST(ShmCmaTest, AFailedReadFallsBackForGood) {

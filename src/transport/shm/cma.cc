@@ -47,15 +47,17 @@ double seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-}  // namespace
-
-Rates calibrate(pid_t pid, uint64_t remote, const void* mapped, size_t n) {
+// The best times of read() and a memcpy of `n` bytes over `tries` tries
+// each; read 0 if it fails. A try that lost the core to another process
+// says nothing about either copy, and MPI_Init is a busy time.
+struct Times {
+  double read = 0;
+  double memcpy = 0;
+};
+Times time_copies(pid_t pid, uint64_t remote, const void* mapped, size_t n, int tries) {
   std::vector<char> scratch(n, 1);  // touched: page faults are not what we time
-  // Best of several: a try that lost the core to another process says
-  // nothing about either copy, and MPI_Init is a busy time.
-  constexpr int kTries = 5;
-  double best_cma = 1e30, best_copy = 1e30;
-  for (int i = 0; i < kTries; ++i) {
+  double best_read = 1e30, best_copy = 1e30;
+  for (int i = 0; i < tries; ++i) {
     double t0 = seconds();
     if (read(pid, remote, scratch.data(), n) != 0) return {};
     double t1 = seconds();
@@ -63,11 +65,32 @@ Rates calibrate(pid_t pid, uint64_t remote, const void* mapped, size_t n) {
     // Keep the copy: the compiler must not drop a memcpy whose result is unused.
     __asm__ volatile("" : : "r"(scratch.data()) : "memory");
     double t2 = seconds();
-    best_cma = std::min(best_cma, t1 - t0);
+    best_read = std::min(best_read, t1 - t0);
     best_copy = std::min(best_copy, t2 - t1);
   }
-  auto rate = [n](double t) { return static_cast<double>(n) / std::max(t, 1e-9); };
-  return Rates{rate(best_cma), rate(best_copy)};
+  return Times{best_read, best_copy};
+}
+
+}  // namespace
+
+Rates calibrate(pid_t pid, uint64_t remote, const void* mapped, size_t n) {
+  Times t = time_copies(pid, remote, mapped, n, 5);
+  if (t.read == 0) return {};
+  auto rate = [n](double seconds) { return static_cast<double>(n) / std::max(seconds, 1e-9); };
+  return Rates{rate(t.read), rate(t.memcpy)};
+}
+
+bool read_beats_ring(double read_seconds, double memcpy_seconds) { return read_seconds <= 5 * memcpy_seconds; }
+
+size_t single_copy_from(pid_t pid, uint64_t remote, const void* mapped, size_t from, size_t limit) {
+  for (size_t n = from; n < limit; n *= 2) {
+    // Small copies take well under a microsecond: more tries, so that the
+    // best of them is the copy's and not the clock's or a preemption's.
+    Times t = time_copies(pid, remote, mapped, n, 20);
+    if (t.read == 0) return limit;
+    if (read_beats_ring(t.read, t.memcpy)) return n;
+  }
+  return limit;
 }
 
 }  // namespace ferry::transport::shm::cma

@@ -39,4 +39,20 @@ struct Rates {
 };
 Rates calibrate(pid_t pid, uint64_t remote, const void* mapped, size_t n);
 
+// Below the ring's eager limit a read pays a fixed cost the ring does not:
+// the system call and its page pinning, 2 us on the EPYC VM of
+// docs/performance.md, where an 8 KiB ping-pong then took 7.8 us by CMA
+// against 2.7 through the ring (on the Xeon VM, 1.47 against 2.05 per half
+// round trip). So the size from which CMA goes below that limit is measured
+// too: the smallest size, doubling from `from` and below `limit`, at which
+// read_beats_ring; `limit` if none (or if read() fails).
+size_t single_copy_from(pid_t pid, uint64_t remote, const void* mapped, size_t from, size_t limit);
+// Whether a read of some bytes that took `read_seconds` beats sending them
+// through the ring, where a memcpy of them took `memcpy_seconds`. On the
+// EPYC VM the two went even at 64 KiB, where a read took 6 memcpys of shared
+// pages; at 32 KiB it took 6.5-8.6 and the ring was 1.6-1.8x faster, at
+// 8 KiB 17. So a read wins at 5 memcpys or fewer (the rule for large
+// messages, 4, has the same margin).
+bool read_beats_ring(double read_seconds, double memcpy_seconds);
+
 }  // namespace ferry::transport::shm::cma

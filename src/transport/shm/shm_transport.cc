@@ -100,6 +100,7 @@ CmaOptions ShmTransport::cma_options_from_settings() {
   else if (mode == "off") o.mode = CmaOptions::kOff;
   else if (mode != "auto") o.error = "FERRY_SHM_CMA=" + mode + ": expected auto, on or off";
   o.threshold = static_cast<size_t>(std::max<int64_t>(1, config::integer("FERRY_SHM_CMA_THRESHOLD")));
+  o.threshold_given = config::is_set("FERRY_SHM_CMA_THRESHOLD");
   return o;
 }
 
@@ -272,6 +273,17 @@ void ShmTransport::calibrate_cma(size_t li) {
   const bool wins = r.cma * 4 >= r.memcpy;
   FERRY_DEBUG(kP2p, "shm: process_vm_readv %.1f GB/s, memcpy %.1f GB/s on 4 KiB pages: %s", r.cma / 1e9,
               r.memcpy / 1e9, wins ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
+  // Below the eager limit, from the size where the read's fixed cost is
+  // paid back (cma.h single_copy_from), for one-way messages and exchanges
+  // alike. The engine's routes keep the threshold they were made with: a
+  // smaller message is still offered, and refused here by one compare.
+  // (Not over rings too small to hold the sizes tried: the unit tests' 4 KiB.)
+  if (!cma_.threshold_given && r.cma > 0 && n >= kEagerLimit) {
+    size_t from = cma::single_copy_from(p.pid, header_of(p.segment)->owner_address + rings_at_,
+                                        p.segment.data() + rings_at_, cma_.threshold, kEagerLimit);
+    FERRY_DEBUG(kP2p, "shm: single copy below the eager limit from %zu bytes (calibrated)", from);
+    cma_.threshold = std::max(cma_.threshold, from);
+  }
   record_cma_verdict(wins);
 }
 
@@ -316,6 +328,7 @@ bool ShmTransport::offer(int peer, const MemoryRef& local, size_t n, RemoteBuffe
   size_t li = static_cast<size_t>(local_index_[static_cast<size_t>(peer)]);
   contact_or_fail(li);
   calibrate_cma(li);
+  if (n < cma_.threshold) return false;  // raised by the calibration just made
   // The calibration weighs one copy by the kernel against the ring's two on
   // two cores (one each side). In an exchange each core also copies its own
   // incoming half, so the ring costs every core two copies where CMA costs

@@ -67,6 +67,9 @@ constexpr int kKeptBells = 32;
 struct CmaOptions {
   enum Mode { kAuto, kOn, kOff } mode = kAuto;  // auto: where calibration says it wins (cma.h)
   size_t threshold = 8 * 1024;                  // smallest message read directly
+  // Whether FERRY_SHM_CMA_THRESHOLD was given: then taken as is; else auto's
+  // calibration may raise it (cma::single_copy_from).
+  bool threshold_given = false;
   std::string error;                            // a malformed setting, reported by create()
 };
 
