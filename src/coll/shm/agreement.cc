@@ -39,13 +39,13 @@ Err check_slowly(const CommSegment& seg, int r, uint64_t s, size_t want) {
 Err agree_on_messages(CommSegment& seg, size_t bytes) {
   const uint64_t s = seg.next();
   // Phase 1: record "by message" where shared-memory ranks will look (my
-  // slot of s, free once everyone has left s - kRing: no data goes there)
+  // slot of s, free once everyone has left s - ring(): no data goes there)
   // and raise my flag: a rank that waits for my cell sees the record and
   // fails.
   if (Err e = seg.wait_cell_free(s, 0)) return e;
   seg.record(s, bytes, true);
   seg.publish(s);
-  // Phase 2: everyone's record of s. Nobody can record s + kRing in the
+  // Phase 2: everyone's record of s. Nobody can record s + ring() in the
   // same slot before I leave s, so what I read is theirs of s.
   Err first;
   for (int r = 0; r < seg.size(); ++r) {

@@ -1,6 +1,6 @@
 // Bcast through the root's slot or cell: the root packs the message there
 // and records it; every other rank waits for that record and unpacks. The
-// root leaves at once, and may run up to kRing - 1 small operations (one
+// root leaves at once, and may run up to ring() - 1 small operations (one
 // beyond a slot: kCells - 1) ahead of its slowest reader (segment.h).
 //
 // A message larger than a cell (the blocking form only, where

@@ -133,7 +133,7 @@ Err reduce(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count
   // The root, not in place: nobody reads its operand, which it combines
   // from sendbuf; it records its bytes (for a rank of an erroneous program
   // that runs the call by message, agreement.h) once nobody reads its slot
-  // of s - kRing, and raises its flags once, at the end (issue 29: a copy,
+  // of s - ring(), and raises its flags once, at the end (issue 29: a copy,
   // a wait and a wake-up less per call).
   if (Err e = seg.wait_cell_free(s, 0)) return e;
   seg.record(s, bytes);
@@ -167,7 +167,7 @@ Err scan(CommSegment& seg, const void* sendbuf, void* recvbuf, MPI_Count count, 
   if (seg.rank() == seg.size() - 1 && (exclusive || !in_place)) {
     // The last rank's input is no other rank's operand: like the reduce's
     // root, it records its bytes without writing its cell, once nobody
-    // reads its slot of s - kRing, and raises its flags once, at the end
+    // reads its slot of s - ring(), and raises its flags once, at the end
     // (issue 29: a copy, a wait and a wake-up less on the rank that waits
     // for all the others).
     if (Err e = seg.wait_cell_free(s, 0)) return e;

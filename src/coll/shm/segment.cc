@@ -160,11 +160,16 @@ struct Announcement {
   char name[56] = {};
   uint64_t cell_bytes = 0;
   uint64_t ranks_share_cores = 0;  // the maker's host runs more of its job's ranks than it has cores
+  uint64_t ring = 0;               // slots per rank (segment.h Sizes)
 };
 
 bool ranks_share_cores_here() {
   const process::Facts& f = process::facts();
   return f.host_ranks > f.host_cores;
+}
+
+uint64_t ring_here() {
+  return ranks_share_cores_here() ? CommSegment::kRingWhereRanksShareCores : CommSegment::kRing;
 }
 
 std::string segment_name() {
@@ -186,7 +191,7 @@ bool eligible(Communicator* c) {
 // `arrived` as far as it may go, or all the way when `now`. An arrival at t
 // lets the others record in their slot of t (and a reader relies on a
 // writer's arrival for that), so it waits until every rank has left
-// t - kRing: `arrived` goes up step by step to the least `left` + kRing.
+// t - ring(): `arrived` goes up step by step to the least `left` + ring().
 // All at once it would wait for ranks that themselves wait on this
 // arrival: an erroneous program (data against no data) would hang instead
 // of failing. Never lowers a flag that a later operation raised further.
@@ -200,10 +205,10 @@ bool CommSegment::raise_deferred(bool now) {
     raised = true;
   }
   uint64_t reach = s;
-  if (!now && s > kRing) {
+  if (!now && s > ring_) {
     uint64_t least = UINT64_MAX;
     for (int r = 0; r < n_; ++r) least = std::min(least, lines_[r].left.load(std::memory_order_acquire));
-    reach = std::min(s, least + kRing);
+    reach = std::min(s, least + ring_);
   }
   if (mine.arrived.load(std::memory_order_relaxed) < reach) {
     mine.arrived.store(reach, std::memory_order_release);
@@ -313,9 +318,9 @@ Err CommSegment::wait_recorded_or_arrived(int r, uint64_t s) const {
 namespace {
 
 // The segment's bytes for n ranks (segment.h's layout).
-size_t segment_bytes(int n, size_t cell_bytes) {
+size_t segment_bytes(int n, size_t cell_bytes, uint64_t ring) {
   return static_cast<size_t>(n) *
-         (sizeof(FlagLine) + CommSegment::kRing * CommSegment::kSlotBytes + CommSegment::kCells * cell_bytes);
+         (sizeof(FlagLine) + ring * CommSegment::kSlotBytes + CommSegment::kCells * cell_bytes);
 }
 
 }  // namespace
@@ -324,7 +329,7 @@ void CommSegment::map_layout() {
   const size_t lines = static_cast<size_t>(n_) * sizeof(FlagLine);
   lines_ = reinterpret_cast<FlagLine*>(memory_.data());
   slots_ = memory_.data() + lines;
-  cells_ = slots_ + static_cast<size_t>(n_) * kRing * kSlotBytes;
+  cells_ = slots_ + static_cast<size_t>(n_) * ring_ * kSlotBytes;
 }
 
 CommSegment* segment_for(Communicator* c, bool now) {
@@ -345,7 +350,8 @@ CommSegment* segment_for(Communicator* c, bool now) {
   seg.me_ = c->rank;
   seg.context_ = c->context;
   seg.cell_bytes_ = cell_bytes_here();
-  size_t bytes = segment_bytes(seg.n_, seg.cell_bytes_);
+  seg.ring_ = ring_here();
+  size_t bytes = segment_bytes(seg.n_, seg.cell_bytes_, seg.ring_);
 
   Announcement told;
   char* name = told.name;
@@ -365,6 +371,7 @@ CommSegment* segment_for(Communicator* c, bool now) {
       std::snprintf(told.name, sizeof told.name, "%s", made.c_str());
       told.cell_bytes = seg.cell_bytes_;
       told.ranks_share_cores = ranks_share_cores_here();
+      told.ring = seg.ring_;
     }
   }
   Schedule tell(c);
@@ -373,7 +380,8 @@ CommSegment* segment_for(Communicator* c, bool now) {
   int mine = !on ? kOff : !e && name[0] != 0 && st->holds_room ? kMapped : kCouldNot;
   if (mine == kMapped && c->rank != 0) {
     seg.cell_bytes_ = static_cast<size_t>(told.cell_bytes);
-    bytes = segment_bytes(seg.n_, seg.cell_bytes_);
+    seg.ring_ = told.ring;
+    bytes = segment_bytes(seg.n_, seg.cell_bytes_, seg.ring_);
     if (!seg.memory_.attach(name, bytes, &error)) mine = kCouldNot;
   }
   seg.ranks_share_cores_ = told.ranks_share_cores != 0;
@@ -429,7 +437,8 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
   seg->me_ = my_index;
   seg->context_ = c->context;
   seg->cell_bytes_ = cell_bytes_here();
-  size_t bytes = segment_bytes(n, seg->cell_bytes_);
+  seg->ring_ = ring_here();
+  size_t bytes = segment_bytes(n, seg->cell_bytes_, seg->ring_);
 
   // Phase 1: the host's first member makes the segment and tells the
   // others its name and cell size (a binomial bcast among the members, on
@@ -453,6 +462,7 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
         std::snprintf(told.name, sizeof told.name, "%s", made.c_str());
         told.cell_bytes = seg->cell_bytes_;
         told.ranks_share_cores = ranks_share_cores_here();
+        told.ring = seg->ring_;
       }
     }
   }
@@ -463,7 +473,8 @@ bool segment_among(Communicator* c, const std::vector<int>& members, int my_inde
     ok = ok && !e && name[0] != 0;
     if (ok && my_index != 0) {
       seg->cell_bytes_ = static_cast<size_t>(told.cell_bytes);
-      bytes = segment_bytes(n, seg->cell_bytes_);
+      seg->ring_ = told.ring;
+      bytes = segment_bytes(n, seg->cell_bytes_, seg->ring_);
       ok = seg->memory_.attach(name, bytes, &error);
     }
     seg->ranks_share_cores_ = told.ranks_share_cores != 0;

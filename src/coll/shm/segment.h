@@ -8,9 +8,9 @@
 //     arrived: the last operation whose input this rank has written
 //     left:    the last operation this rank has finished (read what it
 //              needed from the others' cells)
-//   n x kRing slots of kSlotBytes, rank r's slot k at (r * kRing + k),
+//   n x ring() slots of kSlotBytes, rank r's slot k at (r * ring() + k),
 //   written only by rank r: a header (what r passed to operation s, for
-//   s % kRing == k) and the data of an operation whose cell content fits:
+//   s % ring() == k) and the data of an operation whose cell content fits:
 //   after the header in its cache line up to kSlotInline (48) bytes, so
 //   that a reader of small data takes one line; else from the next line
 //   on, up to kSlotData (1 KiB), in whole lines that a string copy writes
@@ -22,11 +22,12 @@
 //
 // Operations are numbered 1, 2, ... in call order, the same on every rank
 // (MPI-3.1 §5.12: collectives are called in the same order). Operation s
-// records in slot s % kRing, and puts its data there if it fits, else in
-// cell s % kCells. Before a rank writes its slot or cell for operation s
-// it waits until every rank has left s - kRing (data in the slot) or
-// s - kCells (in a cell), so that nobody still reads what it overwrites. A
-// flag only grows, so every wait is "this flag has reached s" (wait.h).
+// records in slot s % ring() (Sizes below), and puts its data there if it
+// fits, else in cell s % kCells. Before a rank writes its slot or cell for
+// operation s it waits until every rank has left s - ring() (data in the
+// slot) or s - kCells (in a cell), so that nobody still reads what it
+// overwrites. A flag only grows, so every wait is "this flag has reached s"
+// (wait.h).
 //
 // Small calls (issue 29): a writer stores its data and then its record in
 // the slot, the record meaning "the data is here" (record_data), so that a
@@ -34,8 +35,8 @@
 // takes whole lines after it, cells.h), and readers never touch
 // the writer's flag line. A writer remembers the least `left` it last saw
 // (left_seen_) and reads the others' flag lines only when that is short of
-// what it needs, about once in kRing - 1 calls in a stream of small rooted
-// calls: the root runs up to kRing - 1 operations ahead of its slowest
+// what it needs, about once in ring() - 1 calls in a stream of small rooted
+// calls: the root runs up to ring() - 1 operations ahead of its slowest
 // reader, and the readers' `left` lines stay in their own caches meanwhile
 // (with two cells the root read them at every call). Open MPI's coll/sm
 // has 8 segments of 8 KiB acknowledged two groups at a time; MPICH's
@@ -47,13 +48,21 @@
 // runs up to three ahead of its slowest reader instead of one (with two,
 // 2-rank bcast, gather and scatter of 1-8 KiB waited for the reader's
 // `left` at every call and ran 1.2-1.8x behind MPICH, whose bcast buffer
-// holds 32 KiB).
+// holds 32 KiB). Sixteen slots where every rank has a core; 128 where
+// ranks outnumber the cores (the maker's view, as ranks_share_cores()), so
+// that a root of small calls, or a scan's first rank, runs 127 calls ahead
+// and a rank that waits hands its core over once per many calls instead of
+// once per 15: on 4 ranks and 2 cores, 8-byte Bcast 1.3-2.6 -> 0.5-1.4 us,
+// Scatter 1.0-1.8 -> 0.3-0.5, Scan 1.3-1.5 -> 0.5-0.8 (Open MPI 0.5-1.3,
+// 0.5-0.7, 0.5-2.1; docs/performance.md, 2026-12-02). Not where each rank
+// has a core: there 2-rank Gather of 8 B took 0.4-0.5 us with 128 slots
+// against 0.16 with 16.
 //
-// Memory: n x (64 + kRing x kSlotBytes + kCells x cell_bytes) bytes per
+// Memory: n x (64 + ring() x kSlotBytes + kCells x cell_bytes) bytes per
 // communicator and host, FERRY_COLL_SHM_CELL bytes per cell (default
 // 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB; where up to 16 ranks outnumber
 // the cores, cell_bytes_here, 128 KiB up to 4 ranks, 64 KiB beyond: 4
-// ranks 2.1 MiB, 16 ranks 4.3 MiB), made only for communicators that use collectives, and at most
+// ranks 2.6 MiB, 16 ranks 6.1 MiB with 128 slots), made only for communicators that use collectives, and at most
 // FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
 // communicators beyond it use messages (every rank of the communicator
 // learns it alike in the creation's allreduce).
@@ -95,8 +104,8 @@ struct alignas(64) FlagLine {
 // A slot's header: what its rank passed to operation s (agreement.h): its
 // bytes, and `recorded` = 4s + (2 if its data is in place: a writer's
 // record) + (1 if it runs the operation by message). Written after the
-// rank's data (release), always once every rank has left s - kRing, so
-// that nobody still reads what operation s - kRing recorded there.
+// rank's data (release), always once every rank has left s - ring(), so
+// that nobody still reads what operation s - ring() recorded there.
 struct SlotHeader {
   std::atomic<uint64_t> recorded;
   std::atomic<uint64_t> bytes;
@@ -106,6 +115,7 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags are shared betw
 class CommSegment {
  public:
   static constexpr uint64_t kRing = 16;
+  static constexpr uint64_t kRingWhereRanksShareCores = 128;
   static constexpr uint64_t kCells = 4;
   static constexpr size_t kSlotBytes = 1088;
   static constexpr size_t kSlotInline = 64 - sizeof(SlotHeader);
@@ -125,6 +135,9 @@ class CommSegment {
   // process::facts() where ranks of several jobs meet): the collectives
   // that choose by it choose alike (bcast_streams, algorithms.h).
   bool ranks_share_cores() const { return ranks_share_cores_; }
+  // Slots per rank: kRing, or kRingWhereRanksShareCores where the maker
+  // found ranks outnumbering cores (a power of two, told with the name).
+  uint64_t ring() const { return ring_; }
   // The next operation's number (every rank calls this once per operation).
   // Raises the flags that defer_nothing left down first, `left` at least: a
   // writer of this operation may wait for it (wait_cell_free).
@@ -143,7 +156,7 @@ class CommSegment {
   // rank's next operation on the segment (next()). Its `arrived` goes up
   // there too, or is covered by a later one (flags only grow; a flag of s
   // without a record of s means 0 bytes to whoever reads it), but only as
-  // far as every rank has left t - kRing for it: an arrival at t lets
+  // far as every rank has left t - ring() for it: an arrival at t lets
   // readers of t record in their slot of t (as a writer's does after
   // wait_cell_free); sooner, their record could overwrite one that a slower
   // rank still reads (raise_deferred). In an erroneous program, where a
@@ -226,7 +239,7 @@ class CommSegment {
   // Before writing my slot (and cell, for `bytes` of data) of operation s:
   // nobody reads them any more.
   [[nodiscard]] Err wait_cell_free(uint64_t s, size_t bytes) {
-    const uint64_t depth = bytes <= kSlotData ? kRing : kCells;
+    const uint64_t depth = this->depth(bytes);
     if (s <= depth || left_seen_ >= s - depth) [[likely]] return {};
     return wait_left(s - depth);
   }
@@ -234,7 +247,7 @@ class CommSegment {
   // `target`, else a flag still short of it.
   const std::atomic<uint64_t>* first_not_left(uint64_t target);
   // The depth a writer of `bytes` waits for (see wait_cell_free).
-  static uint64_t depth(size_t bytes) { return bytes <= kSlotData ? kRing : kCells; }
+  uint64_t depth(size_t bytes) const { return bytes <= kSlotData ? ring_ : kCells; }
   // My input of operation s is in my cell: tell the others.
   void publish(uint64_t s);
   // I am done with operation s (read what I needed).
@@ -276,7 +289,7 @@ class CommSegment {
   // flag to s (without a record if it had nothing to move, agreement.h).
   [[nodiscard]] Err wait_recorded_or_arrived(int r, uint64_t s) const;
   // Whether rank r recorded operation s (after one of the waits above). A
-  // rank overwrites its record of s only at s + kRing, once every rank
+  // rank overwrites its record of s only at s + ring(), once every rank
   // has left s, so a smaller value is an older operation's.
   bool has_record(int r, uint64_t s) const { return slot(r, s).recorded.load(std::memory_order_acquire) >= 4 * s; }
 
@@ -307,7 +320,7 @@ class CommSegment {
   Err wait_left(uint64_t target);
   void map_layout();  // lines_, slots_, cells_ in memory_ (segment.h's layout)
   SlotHeader& slot(int r, uint64_t s) const {
-    return *reinterpret_cast<SlotHeader*>(slots_ + (static_cast<size_t>(r) * kRing + s % kRing) * kSlotBytes);
+    return *reinterpret_cast<SlotHeader*>(slots_ + (static_cast<size_t>(r) * ring_ + (s & (ring_ - 1))) * kSlotBytes);
   }
   std::atomic<uint64_t>& chunk_word(int r, uint64_t s) const {
     return *reinterpret_cast<std::atomic<uint64_t>*>(reinterpret_cast<char*>(&slot(r, s)) + sizeof(SlotHeader));
@@ -326,6 +339,7 @@ class CommSegment {
   // lower bound, since flags only grow.
   uint64_t left_seen_ = 0;
   size_t cell_bytes_ = 0;
+  uint64_t ring_ = kRing;
   bool ranks_share_cores_ = false;
   int n_ = 0;
   int me_ = 0;

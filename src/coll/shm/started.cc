@@ -117,7 +117,7 @@ bool arrived(CommSegment& seg, Started& o, int r) {
 // Everyone has left s - depth: nobody reads my slot (and cell, for
 // `bytes` of data) of s (segment.h).
 bool cell_free(CommSegment& seg, Started& o, size_t bytes) {
-  const uint64_t depth = CommSegment::depth(bytes);
+  const uint64_t depth = seg.depth(bytes);
   if (o.s <= depth) return true;
   // A rank found short may leave before reached() looks again, and the
   // ranks after it were not looked at: on that, look at everyone again.

@@ -47,10 +47,11 @@ static void one_call(MPI_Comm comm, int k) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  /* Runs of 64 calls from one root (the root turning at each run), so that
-   * it can run ahead of its readers: bcasts only, scatters only, both in
-   * turns, and all four kinds in turns. */
-  const int run = k / 64, root = run % size;
+  /* Runs of 256 calls from one root (the root turning at each run), so that
+   * it can run ahead of its readers and lap the ring (16 slots, or 128 where
+   * ranks share cores): bcasts only, scatters only, both in turns, and all
+   * four kinds in turns. */
+  const int run = k / 256, root = run % size;
   const int n = count_of(k);
   static int buf[MAXN * MAXR], mine[MAXN * 2];
   static const int kinds[4][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 1, 0, 1}, {0, 1, 2, 3}};
@@ -120,8 +121,9 @@ static void one_call(MPI_Comm comm, int k) {
 }
 
 /* RUN nonblocking bcasts and scatters from one root started back to back
- * (more than the ring's slots), then all waited for. */
-#define RUN 40
+ * (more than the ring's slots: 16, or 128 where ranks share cores), then
+ * all waited for. */
+#define RUN 160
 static void nonblocking_run(MPI_Comm comm, int k0) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
