@@ -60,7 +60,7 @@ constexpr std::array kSettings = {
             "both send before they receive, unsafe in MPI's terms, then waits; 64k keeps such sends of up to "
             "64 KiB buffered); smaller ones go through the shared-memory ring. Unset, under FERRY_SHM_CMA=auto, "
             "the first such message's calibration may raise it to the size where a read pays back its system "
-            "call (up to 32 KiB, one piece of the ring); set, it is taken as is"},
+            "call (up to 64 KiB, the ring's eager limit); set, it is taken as is"},
     Setting{"FERRY_RMA_SHM", "on",
             "One-sided communication with a same-host target: on (the origin itself loads, stores and updates the "
             "target's window memory: shared memory where Ferry allocated it, MPI_Alloc_mem memory included, "

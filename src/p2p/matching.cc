@@ -1,6 +1,7 @@
 #include "p2p/matching.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 
 #include "base/communicator.h"
@@ -57,6 +58,7 @@ MatchingEngine::~MatchingEngine() {
     }
   }
   for (UnexpectedMessage* m : spare_) delete m;
+  for (Payload& p : spare_payloads_) std::free(p.data);
 }
 
 UnexpectedMessage* MatchingEngine::make_unexpected(const PacketHeader& h, int world_peer) {
@@ -73,13 +75,44 @@ UnexpectedMessage* MatchingEngine::make_unexpected(const PacketHeader& h, int wo
   }
   m->header = h;
   m->world_peer = world_peer;
-  if (h.payload_bytes > kInlineUnexpectedBytes) m->data = std::malloc(h.payload_bytes);
+  if (h.payload_bytes > kInlineUnexpectedBytes) m->data = take_payload(h.payload_bytes, &m->data_capacity);
   else if (h.payload_bytes > 0) m->data = m->inline_data;
   return m;
 }
 
+void* MatchingEngine::take_payload(size_t bytes, size_t* capacity) {
+  if (bytes < kLeastKeptPayload || bytes > kMostKeptPayload) {
+    *capacity = bytes;
+    return std::malloc(bytes);
+  }
+  // The smallest kept payload that holds it (at most kMaxSparePayloads to look at).
+  Payload* best = nullptr;
+  for (Payload& p : spare_payloads_)
+    if (p.capacity >= bytes && (best == nullptr || p.capacity < best->capacity)) best = &p;
+  if (best != nullptr) {
+    Payload p = *best;
+    *best = spare_payloads_.back();
+    spare_payloads_.pop_back();
+    *capacity = p.capacity;
+    return p.data;
+  }
+  *capacity = std::bit_ceil(bytes);
+  return std::malloc(*capacity);
+}
+
+void MatchingEngine::keep_payload(void* data, size_t capacity) {
+  if (data == nullptr || capacity < kLeastKeptPayload || capacity > kMostKeptPayload) return std::free(data);
+  if (spare_payloads_.size() < kMaxSparePayloads) return spare_payloads_.push_back(Payload{data, capacity});
+  // Full: the larger payloads are the ones worth keeping.
+  auto smallest = std::min_element(spare_payloads_.begin(), spare_payloads_.end(),
+                                   [](const Payload& a, const Payload& b) { return a.capacity < b.capacity; });
+  if (smallest->capacity >= capacity) return std::free(data);
+  std::free(smallest->data);
+  *smallest = Payload{data, capacity};
+}
+
 void MatchingEngine::free_unexpected(UnexpectedMessage* m) {
-  if (m->data != m->inline_data) std::free(m->data);
+  if (m->data != m->inline_data) keep_payload(m->data, m->data_capacity);
   if (spare_.size() < kMaxSpare) {
     spare_.push_back(m);
     return;

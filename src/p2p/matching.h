@@ -49,6 +49,7 @@ struct UnexpectedMessage {
   PacketHeader header;
   int world_peer = -1;
   void* data = nullptr;          // eager payload: inline_data, or malloc'ed when larger
+  size_t data_capacity = 0;      // what `data` holds when malloc'ed (a kept payload may hold more)
   bool data_complete = false;    // the eager payload has fully arrived
   Request* claimed_by = nullptr; // a receive matched it before its data arrived
   uint64_t arrival = 0;          // arrival order, to leave keyed mode in it
@@ -172,6 +173,24 @@ class MatchingEngine {
   // whatever the burst of unexpected traffic was.
   static constexpr size_t kMaxSpare = 64;
   std::vector<UnexpectedMessage*> spare_;
+  // Freed eager payloads of kLeastKeptPayload-kMostKeptPayload bytes, at
+  // most kMaxSparePayloads of them (512 KiB; the larger ones when more are
+  // freed), kept for the next unexpected messages. Freed to glibc instead, a payload of 48-64 KiB at the top of
+  // the heap took the free top past its trim threshold, and the next one
+  // grew the heap again: page faults on every message, which on a VM at
+  // 11 us a page made an exchange of 64 KiB around 4 ranks on 2 cores take
+  // 390 us instead of 25 (docs/performance.md, 2026-12-02). A new payload
+  // is made a power of two, so that later messages of nearby sizes fit it.
+  struct Payload {
+    void* data;
+    size_t capacity;
+  };
+  static constexpr size_t kMaxSparePayloads = 8;
+  static constexpr size_t kLeastKeptPayload = 4 * 1024;  // smaller ones come from glibc's bins
+  static constexpr size_t kMostKeptPayload = 64 * 1024;
+  std::vector<Payload> spare_payloads_;
+  void* take_payload(size_t bytes, size_t* capacity);
+  void keep_payload(void* data, size_t capacity);
 };
 
 }  // namespace ferry::p2p

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -385,6 +386,62 @@ TEST(EnvelopeMatches, WildcardsApplyOnlyOnTheReceiveSide) {
   // A message never carries a wildcard; a specific receive does not match one.
   EXPECT_FALSE(envelope_matches(3, 4, MPI_ANY_SOURCE, 4));
   EXPECT_FALSE(envelope_matches(3, 4, 3, MPI_ANY_TAG));
+}
+
+// Unexpected eager payloads: freed ones of up to 64 KiB are kept and taken
+// again by a later message they can hold (no free and malloc per message at
+// the top of the heap), a larger one is not kept, and every payload holds
+// its message.
+TEST(MatchingPayloadTest, FreedPayloadsAreTakenAgainByMessagesTheyHold) {
+  MatchingEngine engine;
+  PacketHeader h{};
+  h.type = PacketType::kEager;
+  h.payload_bytes = 49152;
+  UnexpectedMessage* first = engine.make_unexpected(h, 1);
+  ASSERT_NE(first->data, nullptr);
+  EXPECT_GE(first->data_capacity, h.payload_bytes);
+  std::memset(first->data, 7, h.payload_bytes);  // the whole payload is writable
+  void* kept = first->data;
+  engine.free_unexpected(first);
+  h.payload_bytes = 60000;  // another size that the kept (64 KiB) payload holds
+  UnexpectedMessage* second = engine.make_unexpected(h, 1);
+  EXPECT_EQ(second->data, kept) << "the freed payload is taken again";
+  std::memset(second->data, 8, h.payload_bytes);
+  h.payload_bytes = 100;  // past the inline bytes, below what is kept: malloc'ed as before
+  UnexpectedMessage* small = engine.make_unexpected(h, 1);
+  EXPECT_NE(small->data, kept);
+  EXPECT_EQ(small->data_capacity, 100u);
+  engine.free_unexpected(small);
+  engine.free_unexpected(second);
+  h.payload_bytes = 200 * 1024;  // beyond what is kept: a payload of its own, freed when done
+  UnexpectedMessage* large = engine.make_unexpected(h, 1);
+  EXPECT_NE(large->data, kept);
+  EXPECT_EQ(large->data_capacity, h.payload_bytes);
+  std::memset(large->data, 9, h.payload_bytes);
+  engine.free_unexpected(large);
+}
+
+// With the kept payloads full of smaller ones, a larger one freed takes the
+// place of one of them; a message takes the smallest kept one that holds it.
+TEST(MatchingPayloadTest, TheLargerPayloadsAreKept) {
+  MatchingEngine engine;
+  PacketHeader h{};
+  h.type = PacketType::kEager;
+  std::vector<UnexpectedMessage*> smalls;
+  h.payload_bytes = 5000;
+  for (int i = 0; i < 12; ++i) smalls.push_back(engine.make_unexpected(h, 1));
+  h.payload_bytes = 50000;
+  UnexpectedMessage* big = engine.make_unexpected(h, 1);
+  for (UnexpectedMessage* m : smalls) engine.free_unexpected(m);
+  void* big_payload = big->data;
+  engine.free_unexpected(big);
+  UnexpectedMessage* again = engine.make_unexpected(h, 1);
+  EXPECT_EQ(again->data, big_payload) << "a large payload is kept over a small one";
+  h.payload_bytes = 5000;
+  UnexpectedMessage* fitting = engine.make_unexpected(h, 1);
+  EXPECT_EQ(fitting->data_capacity, 8192u) << "the smallest kept payload that holds it";
+  engine.free_unexpected(fitting);
+  engine.free_unexpected(again);
 }
 
 }  // namespace

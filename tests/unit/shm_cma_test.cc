@@ -216,8 +216,8 @@ TEST(ShmCmaTest, AnExchangeReadsInPlaceWhereTheRingWinsOneWay) {
 }
 
 // FERRY_SHM_CMA=auto measures at the first offer from the threshold on,
-// which may then rise to where a read pays back its fixed cost (at most one
-// piece of the ring, 32 KiB); a threshold that was given stays as it is.
+// which may then rise to where a read pays back its fixed cost (at most the
+// eager limit); a threshold that was given stays as it is.
 TEST(ShmCmaTest, AutoRaisesTheThresholdUnlessItWasGiven) {
   if (!cma_allowed()) GTEST_SKIP() << "process_vm_readv is not allowed here";
   std::vector<uint8_t> source = pattern(kEagerLimit, 10);
@@ -233,8 +233,9 @@ TEST(ShmCmaTest, AutoRaisesTheThresholdUnlessItWasGiven) {
       EXPECT_EQ(threshold, 4096u) << "a given threshold is the user's";
       continue;
     }
-    EXPECT_TRUE(threshold == 4096 || threshold == 8192 || threshold == 16384 || threshold == 32768)
-        << threshold << ": at most one piece of the ring (32 KiB)";
+    EXPECT_TRUE(threshold == 4096 || threshold == 8192 || threshold == 16384 || threshold == 32768 ||
+                threshold == kEagerLimit)
+        << threshold;
     if (threshold > 4096) {
       EXPECT_FALSE(t.b.expose_exchanged(0, local, threshold - 1, &remote)) << "below the calibrated threshold: the ring";
     }

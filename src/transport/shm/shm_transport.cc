@@ -275,16 +275,12 @@ void ShmTransport::calibrate_cma(size_t li) {
               r.memcpy / 1e9, wins ? "CMA wins" : "the ring wins (FERRY_SHM_CMA=on forces CMA)");
   // Below the eager limit, from the size where the read's fixed cost is
   // paid back (cma.h single_copy_from), for one-way messages and exchanges
-  // alike, but at most from one piece (kPieceBytes): a larger eager message
-  // is queued and written piece by piece, and where 4 ranks shared 2 cores
-  // an MPI_Sendrecv of 48-64 KiB around them took 140-380 us that way
-  // against 48-79 by CMA (docs/performance.md, 2026-12-02). The engine's
-  // routes keep the threshold they were made with: a smaller message is
-  // still offered, and refused here by one compare. (Not over rings too
-  // small to hold the sizes tried: the unit tests' 4 KiB.)
-  if (!cma_.threshold_given && r.cma > 0 && n >= kPieceBytes) {
+  // alike. The engine's routes keep the threshold they were made with: a
+  // smaller message is still offered, and refused here by one compare.
+  // (Not over rings too small to hold the sizes tried: the unit tests' 4 KiB.)
+  if (!cma_.threshold_given && r.cma > 0 && n >= kEagerLimit) {
     size_t from = cma::single_copy_from(p.pid, header_of(p.segment)->owner_address + rings_at_,
-                                        p.segment.data() + rings_at_, cma_.threshold, kPieceBytes);
+                                        p.segment.data() + rings_at_, cma_.threshold, kEagerLimit);
     FERRY_DEBUG(kP2p, "shm: single copy below the eager limit from %zu bytes (calibrated)", from);
     cma_.threshold = std::max(cma_.threshold, from);
   }
