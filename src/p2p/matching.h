@@ -175,12 +175,13 @@ class MatchingEngine {
   std::vector<UnexpectedMessage*> spare_;
   // Freed eager payloads of kLeastKeptPayload-kMostKeptPayload bytes, at
   // most kMaxSparePayloads of them (512 KiB; the larger ones when more are
-  // freed), kept for the next unexpected messages. Freed to glibc instead, a payload of 48-64 KiB at the top of
-  // the heap took the free top past its trim threshold, and the next one
-  // grew the heap again: page faults on every message, which on a VM at
-  // 11 us a page made an exchange of 64 KiB around 4 ranks on 2 cores take
-  // 390 us instead of 25 (docs/performance.md, 2026-12-02). A new payload
-  // is made a power of two, so that later messages of nearby sizes fit it.
+  // freed), kept for the next unexpected messages. Freed to glibc instead,
+  // a payload of 48-64 KiB at the top of the heap took the free top past
+  // its trim threshold, and the next one grew the heap again: page faults
+  // on every message, which on a VM at 11 us a page made an exchange of
+  // 64,000 B around 4 ranks on 2 cores take 280-415 us instead of 27-31
+  // (docs/performance.md, 2026-12-02). A new payload is made a power of
+  // two, so that later messages of nearby sizes fit it.
   struct Payload {
     void* data;
     size_t capacity;

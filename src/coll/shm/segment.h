@@ -52,8 +52,8 @@
 // ranks outnumber the cores (the maker's view, as ranks_share_cores()), so
 // that a root of small calls, or a scan's first rank, runs 127 calls ahead
 // and a rank that waits hands its core over once per many calls instead of
-// once per 15: on 4 ranks and 2 cores, 8-byte Bcast 1.3-2.6 -> 0.5-1.4 us,
-// Scatter 1.0-1.8 -> 0.3-0.5, Scan 1.3-1.5 -> 0.5-0.8 (Open MPI 0.5-1.3,
+// once per 15: on 4 ranks and 2 cores, 8-byte Bcast 1.3-2.6 -> 0.5-1.8 us,
+// Scatter 1.0-1.8 -> 0.3-0.6, Scan 1.3-1.5 -> 0.5-0.8 (Open MPI 0.5-1.3,
 // 0.5-0.7, 0.5-2.1; docs/performance.md, 2026-12-02). Not where each rank
 // has a core: there 2-rank Gather of 8 B took 0.4-0.5 us with 128 slots
 // against 0.16 with 16.
@@ -62,7 +62,8 @@
 // communicator and host, FERRY_COLL_SHM_CELL bytes per cell (default
 // 16 KiB: 2 ranks 162 KiB, 8 ranks 648 KiB; where up to 16 ranks outnumber
 // the cores, cell_bytes_here, 128 KiB up to 4 ranks, 64 KiB beyond: 4
-// ranks 2.6 MiB, 16 ranks 6.1 MiB with 128 slots), made only for communicators that use collectives, and at most
+// ranks 2.6 MiB, 16 ranks 6.1 MiB with 128 slots), made only for
+// communicators that use collectives, and at most
 // FERRY_COLL_SHM_SEGMENTS (64) mapped by a process at once: the
 // communicators beyond it use messages (every rank of the communicator
 // learns it alike in the creation's allreduce).
@@ -81,6 +82,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -116,6 +118,7 @@ class CommSegment {
  public:
   static constexpr uint64_t kRing = 16;
   static constexpr uint64_t kRingWhereRanksShareCores = 128;
+  static_assert(std::has_single_bit(kRing) && std::has_single_bit(kRingWhereRanksShareCores), "slot(): s & (ring - 1)");
   static constexpr uint64_t kCells = 4;
   static constexpr size_t kSlotBytes = 1088;
   static constexpr size_t kSlotInline = 64 - sizeof(SlotHeader);
