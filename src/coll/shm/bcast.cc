@@ -52,7 +52,7 @@ Err bcast(CommSegment& seg, void* buf, MPI_Count count, const Datatype* type, in
     seg.publish_and_leave(s);
     return e;
   }
-  if (Err e = seg.wait_arrived(root, s)) return e;
+  if (Err e = seg.wait_arrived(root, s, seg.cell(root, s, bytes), bytes)) return e;
   if (chunked) seg.start_chunks(s);
   seg.record(s, bytes);
   Err e = check(seg, root, s, bytes);

@@ -43,12 +43,16 @@ inline Err pack_blocks(CommSegment& seg, uint64_t s, const void* buf, MPI_Count 
   return {};
 }
 
+// Where my block of `block` bytes is in rank `from`'s slot or cell of s.
+inline const char* my_block_in(const CommSegment& seg, uint64_t s, int from, size_t block) {
+  return seg.cell(from, s, blocks_bytes(seg, block)) + block_offset(from, seg.rank(), block);
+}
+
 // My block out of rank `from`'s cell, once its record agrees with my size.
 inline Err my_block(CommSegment& seg, uint64_t s, int from, void* recvbuf, MPI_Count count, const Datatype* type) {
   const size_t block = type->bytes(count);
   if (Err e = check(seg, from, s, block)) return e;
-  return from_cell(seg.cell(from, s, blocks_bytes(seg, block)) + block_offset(from, seg.rank(), block), block, recvbuf,
-                   count, type);
+  return from_cell(my_block_in(seg, s, from, block), block, recvbuf, count, type);
 }
 
 }  // namespace ferry::coll::shm

@@ -21,7 +21,7 @@ Err collect(CommSegment& seg, uint64_t s, void* recvbuf, MPI_Count recvcount, co
   const size_t want = recvtype->bytes(recvcount);
   for (int r = 0; r < seg.size(); ++r) {
     if (r == seg.rank()) continue;
-    if (Err e = seg.wait_arrived(r, s)) return e;
+    if (Err e = seg.wait_arrived(r, s, seg.cell(r, s, want), want)) return e;
     // A gather's root writes no cell: it records once a writer has arrived
     // (segment.h, record()).
     if (!recorded) {

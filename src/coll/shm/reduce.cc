@@ -87,12 +87,12 @@ Err combine(CommSegment& seg, uint64_t s, int last, size_t offset, size_t record
     if (mine != MPI_IN_PLACE && r == seg.rank()) {
       operand = static_cast<const char*>(mine);
     } else {
-      if (Err w = seg.wait_arrived(r, s)) return w;
+      operand = seg.cell(r, s, recorded) + offset;
+      if (Err w = seg.wait_arrived(r, s, operand, bytes)) return w;
       if (Err mismatch = check(seg, r, s, recorded)) {
         if (e.ok()) e = std::move(mismatch);
         continue;
       }
-      operand = seg.cell(r, s, recorded) + offset;
     }
     if (bytes == 0) continue;
     if (i == 0) std::memcpy(recvbuf, operand, bytes);

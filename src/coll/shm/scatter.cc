@@ -23,7 +23,8 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
                      *sendtype, recvbuf, recvcount, *recvtype);
     return e;
   }
-  if (Err e = seg.wait_arrived(root, s)) return e;
+  if (Err e = seg.wait_arrived(root, s, my_block_in(seg, s, root, recvtype->bytes(recvcount)), recvtype->bytes(recvcount)))
+    return e;
   seg.record(s, recvtype->bytes(recvcount));
   Err e = my_block(seg, s, root, recvbuf, recvcount, recvtype);
   seg.leave(s);
@@ -46,7 +47,8 @@ Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const D
                    *sendtype, mine, recvcount, *recvtype);
   for (int r = 0; r < seg.size(); ++r) {
     if (r == me) continue;
-    if (Err w = seg.wait_arrived(r, s)) return w;
+    if (Err w = seg.wait_arrived(r, s, my_block_in(seg, s, r, recvtype->bytes(recvcount)), recvtype->bytes(recvcount)))
+      return w;
     Err b = my_block(seg, s, r, element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype),
                      recvcount, recvtype);
     if (!b.ok() && e.ok()) e = std::move(b);

@@ -305,7 +305,17 @@ Err CommSegment::wait_chunks(int r, uint64_t s, uint64_t chunks) const {
   return p2p::revoke::refusal();
 }
 
-Err CommSegment::wait_arrived_slowly(int r, uint64_t s) const {
+Err CommSegment::wait_arrived_slowly(int r, uint64_t s, const char* lines, size_t len) const {
+  // While the writer is still on its way, loading its data lines at each
+  // look keeps them coming with its record (wait_arrived's prefetch); not
+  // where ranks share cores (wait.h spins only where each has one).
+  if (lines != nullptr && progress::wait_policy() != progress::WaitPolicy::kBlock) {
+    for (int i = 0; i < kSpins; ++i) {
+      cpu_relax();
+      prefetch_lines(lines, len);
+      if (arrived(r, s)) return {};
+    }
+  }
   if (wait_either(slot(r, s).recorded, 4 * s + 2, lines_[r].arrived, s, context_)) return {};
   return p2p::revoke::refusal();
 }

@@ -5,21 +5,6 @@
 #include "progress/progress.h"
 
 namespace ferry::coll::shm {
-namespace {
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// About a microsecond of pauses: a peer already in the same collective
-// answers within that, and the engine's wait costs more to enter.
-constexpr int kSpins = 256;
-
-}  // namespace
 
 bool wait_slow(const std::atomic<uint64_t>& word, uint64_t target, uint32_t context) {
   return wait_either(word, target, word, target, context);

@@ -23,6 +23,18 @@
 
 namespace ferry::coll::shm {
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// About a microsecond of pauses: a peer already in the same collective
+// answers within that, and the engine's wait costs more to enter.
+constexpr int kSpins = 256;
+
 // False if the communicator whose point-to-point context is `context` was
 // revoked before `word` reached `target`.
 [[nodiscard]] bool wait_slow(const std::atomic<uint64_t>& word, uint64_t target, uint32_t context);
