@@ -41,6 +41,9 @@ namespace ferry::transport::shm {
 constexpr size_t kCacheLine = 64;
 // The most stream bytes one frame carries (the stamp holds 16 bits of length).
 constexpr size_t kMaxFrameBytes = 65535;
+// The most lines after a frame's stamp line that a waiting consumer loads
+// with it (ring.cc, readable).
+constexpr uint64_t kMostLinesAhead = 8;
 
 // Each word on a line of its own: `head` changes with every frame but only
 // the producer reads it on the fast path; `writer_wants` changes only when
@@ -116,6 +119,7 @@ class Ring {
   uint64_t frame_start_ = 0;  // position of its stamp (== tail while it lasts)
   uint64_t read_at_ = 0;      // next stream byte's position
   size_t frame_left_ = 0;     // its bytes not yet consumed
+  uint64_t lines_ahead_ = 0;  // lines after the next stamp's to load while waiting: the last frame's
 };
 
 }  // namespace ferry::transport::shm
