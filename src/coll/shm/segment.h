@@ -32,7 +32,8 @@
 // Small calls (issue 29): a writer stores its data and then its record in
 // the slot, the record meaning "the data is here" (record_data), so that a
 // reader's wait and data of up to 48 bytes are one cache line (longer data
-// takes whole lines after it, cells.h), and readers never touch
+// takes whole lines after it, cells.h, which a reader loads with the
+// record, wait_arrived), and readers never touch
 // the writer's flag line. A writer remembers the least `left` it last saw
 // (left_seen_) and reads the others' flag lines only when that is short of
 // what it needs, about once in ring() - 1 calls in a stream of small rooted

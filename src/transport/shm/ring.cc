@@ -97,7 +97,7 @@ size_t Ring::readable() {
     // data takes two lines or more, and they would otherwise cross from
     // the producer's core only after the stamp was seen (issue 29: 2-rank
     // ping-pong of 16-256 B 0.84-0.93 us -> 0.76-0.85, MPI_Sendrecv
-    // 0.57-0.77 -> 0.47-0.60 on the EPYC VM). Not for frames longer than
+    // 0.57-0.77 -> 0.47-0.67 on the EPYC VM). Not for frames longer than
     // kMostLinesAhead + 1 lines: loaded at every look while the producer
     // still writes them, their lines went back and forth, and 1 KiB
     // ping-pongs took 1.73-1.80 us against 1.46-1.53. A line loaded

@@ -17,7 +17,10 @@
 // 48-byte header, 8 bytes of data) fills exactly one cache line, so the
 // consumer learns that a packet arrived and reads it in a single transfer
 // of that line between the cores; with a head counter it would first miss
-// on the counter's line, then, only after that, on the data's. The consumer
+// on the counter's line, then, only after that, on the data's. A longer
+// packet's later lines the waiting consumer loads at each look with the
+// stamp's, as many as its last frame took (up to kMostLinesAhead), so that
+// they too cross with the stamp rather than after it. The consumer
 // frees space per frame, by storing `tail`; the producer reads `tail` only
 // when the space it last saw runs out, so it does not miss on that line on
 // every packet either.
