@@ -29,20 +29,30 @@ run_mpirun() {
 
 show() { echo "--- stdout"; cat "$work/out"; echo "--- stderr"; cat "$work/err"; }
 
-# Nothing of a job may outlive it: no ferryd, no test program (all hosts
-# share this machine's process table). Zombies do not count: a detached
-# daemon is reaped by init, which in a container may never do it.
-# How many live processes run the program (by command name: the command
-# lines of mpirun and of the wrappers around it name the program too).
-running_count() {
-  ps -eo stat=,comm= | awk -v prog="$(basename "$1" | cut -c1-15)" '$1 !~ /^Z/ && $2 == prog' | wc -l
+# Nothing of a job may outlive it: no ferryd, no test program. All hosts
+# share this machine's process table, and so do the tests that ctest runs
+# beside this one (tests/profile runs known_traffic, tests/launcher ferryd),
+# so only the test bed's processes count: those in another mount namespace
+# than this script's (every host's sshd runs in its own, and `hosts.sh run`
+# starts mpirun in a private one, which the ranks and daemons it starts
+# inherit). Zombies do not count: a detached daemon is reaped by init, which
+# in a container may never do it.
+readonly OWN_MOUNTS=$(readlink /proc/$$/ns/mnt)
+# "PID COMM" of the test bed's live processes whose command name (not their
+# arguments, which this script's own command line would match) is one of
+# NAMES, each cut to the kernel's 15 characters.
+bed_processes() {
+  local names=" " name stat pid comm
+  for name in "$@"; do names+="$(basename "$name" | cut -c1-15) "; done
+  while read -r stat pid comm; do
+    [[ $stat == Z* || $names != *" $comm "* ]] && continue
+    [[ $(readlink "/proc/$pid/ns/mnt" 2>/dev/null) == "$OWN_MOUNTS" ]] && continue
+    [[ -e /proc/$pid ]] && echo "$pid $comm"
+  done < <(ps -eo stat=,pid=,comm=)
 }
-# Processes named ferryd or like the program, by their command name (not
-# their arguments, which this script's own command line would match).
-survivors() {
-  ps -eo stat=,pid=,comm= | awk -v prog="$(basename "$1" | cut -c1-15)" \
-    '$1 !~ /^Z/ && ($3 == "ferryd" || $3 == prog)'
-}
+# How many of them run the program (mpirun's own command line names it too).
+running_count() { bed_processes "$1" | wc -l; }
+survivors() { bed_processes ferryd "$1"; }
 expect_nothing_left() {
   local i
   for i in $(seq 1 50); do
