@@ -60,8 +60,9 @@ enum State : uint32_t { kRunning = 0, kFinalized = 1 };
 // `wait_ticks`: of those ticks, the part spent waiting for a late partner (src/profile/late_partners.h
 // says what is measured for which call), summed over the `waits` calls it was measured on (a
 // sampled nonblocking collective's Wait counts in both as the calls it stands for, counters.h
-// note_wait): the function's wait is forced_wait_ticks + the rest x (calls - forced) / (waits -
-// forced_waits), as for its time.
+// note_wait): the function's wait is forced_wait_ticks + the rest x (calls - forced_waits) /
+// (waits - forced_waits), as for its time; forced_waits counts the forced calls whose wait was
+// measured with weight 1 (a weighted one is a sample, and an unmeasured one is stood for by it).
 // `untimed_left`: the rank's sampling state (counters.h Sampling), not a count: calls left before
 // the next timed one.
 struct alignas(64) Call {

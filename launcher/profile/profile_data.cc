@@ -24,7 +24,9 @@ std::vector<T> array_at(const std::vector<char>& bytes, uint64_t offset, size_t 
 // A sampled function's time (common/profile_layout.h Call), or its wait: its `forced` calls as
 // they were, and the sample (`measured` - `forced_measured` calls: timed calls, or those whose wait
 // was measured) scaled to the calls that were not forced. Nothing sampled yet (all calls forced, or
-// untimed ones before the first sample): the forced calls only, a lower bound.
+// untimed ones before the first sample): the forced calls only, a lower bound. For a wait, the
+// forced calls are those whose wait was counted as it was (forced_waits): a forced call whose wait
+// was not measured, or was a weighted sample (counters.h note_wait), is one the sample stands for.
 double estimate(uint64_t ticks, uint64_t forced_ticks, uint64_t measured, uint64_t forced_measured, uint64_t count,
                 uint64_t forced) {
   // A reader may see a counter one update behind.
@@ -71,7 +73,8 @@ bool read_rank(const std::string& path, int size, int64_t end_ns, Job& job, Rank
     uint64_t forced = std::min(c.forced, c.timed);
     c.ticks = uint64_t(estimate(c.ticks, c.forced_ticks, c.timed, forced, c.count, forced) * ns_per_tick);
     c.wait_ticks =
-        uint64_t(estimate(c.wait_ticks, c.forced_wait_ticks, c.waits, c.forced_waits, c.count, forced) * ns_per_tick);
+        uint64_t(estimate(c.wait_ticks, c.forced_wait_ticks, c.waits, c.forced_waits, c.count, c.forced_waits) *
+                 ns_per_tick);
   }
   std::vector<layout::Peer> other_peers = array_at<layout::Peer>(bytes, h.other_peers_offset, size_t(size));
   for (const layout::Peer& p : array_at<layout::Peer>(bytes, h.peers_offset, size_t(size))) {

@@ -135,6 +135,30 @@ TEST_F(ProfileFiles, ForcedCallsCountOnceAndOnlyTheSampleIsScaled) {
   EXPECT_EQ(wait, 288u);
 }
 
+// A nonblocking collective's Wait that is long enough to be timed on every call (all forced) has
+// its wait measured on the companions' sample only: the first 32 as they were, then a few
+// weighted kSampleOneIn (src/profile/companions.h), whose weights add up to the calls they stand
+// for only on average. The report scales that sample to the calls not counted as they were.
+TEST_F(ProfileFiles, WeightedWaitsInForcedCallsAreASample) {
+  constexpr uint64_t kCalls = 4000, kTicksPerCall = 1'000'000;  // each call 0.5 ms, all of it waiting
+  std::vector<char> bytes = rank_file(0, 2, true, kCalls, 8 * kCalls);
+  layout::Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  layout::Call wait;
+  std::memcpy(&wait, bytes.data() + h.calls_offset, sizeof wait);
+  wait.ticks = wait.forced_ticks = kCalls * kTicksPerCall;
+  wait.forced = kCalls;
+  wait.forced_waits = 32, wait.forced_wait_ticks = 32 * kTicksPerCall;  // the companions' warm-up
+  wait.waits = 32 + 9 * 512;                                             // 9 samples, 4,640 "calls"
+  wait.wait_ticks = wait.waits * kTicksPerCall;
+  std::memcpy(bytes.data() + h.calls_offset, &wait, sizeof wait);
+  write(0, bytes);
+  write(1, rank_file(1, 2, true, 0, 0));
+  Job job = read_job(dir_, "ferry.1", 2, 0, 5'000'000'000);
+  EXPECT_EQ(job.ranks[0].calls[0].ticks, 2'000'000'000u);
+  EXPECT_EQ(job.ranks[0].calls[0].wait_ticks, 2'000'000'000u);  // not 4,640 x 0.5 ms
+}
+
 // The late-partner wait (src/profile/late_partners.h) of a sampled function is scaled as its time is.
 TEST_F(ProfileFiles, WaitsAreScaledToEveryCall) {
   std::vector<char> bytes = rank_file(0, 2, true, 8, 0);
