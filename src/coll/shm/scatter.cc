@@ -23,9 +23,9 @@ Err scatter(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const Da
                      *sendtype, recvbuf, recvcount, *recvtype);
     return e;
   }
-  if (Err e = seg.wait_arrived(root, s, my_block_in(seg, s, root, recvtype->bytes(recvcount)), recvtype->bytes(recvcount)))
-    return e;
-  seg.record(s, recvtype->bytes(recvcount));
+  const size_t bytes = recvtype->bytes(recvcount);
+  if (Err e = seg.wait_arrived(root, s, my_block_in(seg, s, root, bytes), bytes)) return e;
+  seg.record(s, bytes);
   Err e = my_block(seg, s, root, recvbuf, recvcount, recvtype);
   seg.leave(s);
   return e;
@@ -45,10 +45,10 @@ Err alltoall(CommSegment& seg, const void* sendbuf, MPI_Count sendcount, const D
   if (e.ok() && !in_place)
     e = copy_typed(element(sendbuf, static_cast<size_t>(me) * static_cast<size_t>(sendcount), sendtype), sendcount,
                    *sendtype, mine, recvcount, *recvtype);
+  const size_t received = recvtype->bytes(recvcount);
   for (int r = 0; r < seg.size(); ++r) {
     if (r == me) continue;
-    if (Err w = seg.wait_arrived(r, s, my_block_in(seg, s, r, recvtype->bytes(recvcount)), recvtype->bytes(recvcount)))
-      return w;
+    if (Err w = seg.wait_arrived(r, s, my_block_in(seg, s, r, received), received)) return w;
     Err b = my_block(seg, s, r, element(recvbuf, static_cast<size_t>(r) * static_cast<size_t>(recvcount), recvtype),
                      recvcount, recvtype);
     if (!b.ok() && e.ok()) e = std::move(b);
